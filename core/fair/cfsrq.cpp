@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "cfsrq.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+namespace {
+
+// floor(num / den) toward -inf (kernel-model.md §3.2 step 3).
+Int128 floorDiv(Int128 num, Int128 den)
+{
+    Int128 q = num / den;
+    if ((num % den != 0) && ((num < 0) != (den < 0)))
+        --q;
+    return q;
+}
+
+} // namespace
+
+CfsRq::CfsRq(const ProfileChoices& choices)
+    : m_choices(choices)
+{
+}
+
+CfsRq::~CfsRq() { clearTrees(); }
+
+void CfsRq::clearTrees()
+{
+    m_tree.clear();
+    m_vtree.clear();
+    m_slices.clear();
+    sumWVruntime = 0;
+    sumWeight = 0;
+}
+
+uint64_t CfsRq::avgWeight(const SchedEntity& se) const
+{
+    return m_choices.weightPrecision == WeightPrecision::Full ? se.load.weight
+                                                              : scaleLoadDown(se.load.weight);
+}
+
+void CfsRq::enqueueTree(SchedEntity& se)
+{
+    const Int128 w = avgWeight(se);
+    sumWVruntime += static_cast<Int128>(key(se)) * w;
+    sumWeight += w;
+    m_tree.insert(se);
+    m_vtree.insert(se);
+    sliceInsert(se.slice);
+    if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
+        syncZeroVruntime();
+}
+
+void CfsRq::dequeueTree(SchedEntity& se)
+{
+    m_tree.erase(m_tree.iterator_to(se));
+    m_vtree.erase(m_vtree.iterator_to(se));
+    sliceErase(se.slice);
+    const Int128 w = avgWeight(se);
+    sumWVruntime -= static_cast<Int128>(key(se)) * w;
+    sumWeight -= w;
+    if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
+        syncZeroVruntime();
+}
+
+void CfsRq::moveV0(int64_t delta)
+{
+    sumWVruntime -= sumWeight * delta;
+    v0 += static_cast<uint64_t>(delta);
+}
+
+uint64_t CfsRq::peekAvgVruntime() const
+{
+    Int128 num = sumWVruntime;
+    Int128 den = sumWeight;
+    const bool currQueued = curr && curr->onRq;
+    if (currQueued) {
+        const Int128 w = avgWeight(*curr);
+        num += static_cast<Int128>(key(*curr)) * w;
+        den += w;
+    }
+    Int128 q = 0;
+    if (den > 0)
+        q = floorDiv(num, den);
+    else if (currQueued)
+        q = key(*curr);
+    return v0 + static_cast<uint64_t>(static_cast<int64_t>(q));
+}
+
+uint64_t CfsRq::avgVruntime()
+{
+    const uint64_t v = peekAvgVruntime();
+    if (m_choices.v0 == V0Mode::ZeroVruntimeAvg)
+        moveV0(vdiff(v, v0)); // 7.0+: avg_vruntime() pulls zero_vruntime to V
+    return v;
+}
+
+void CfsRq::syncZeroVruntime() { moveV0(vdiff(peekAvgVruntime(), v0)); }
+
+bool CfsRq::vruntimeEligible(uint64_t v) const
+{
+    Int128 num = sumWVruntime;
+    Int128 den = sumWeight;
+    if (curr && curr->onRq) {
+        const Int128 w = avgWeight(*curr);
+        num += static_cast<Int128>(key(*curr)) * w;
+        den += w;
+    }
+    const int64_t k = vdiff(v, v0);
+    if (m_choices.weightPrecision == WeightPrecision::Full)
+        return num >= static_cast<Int128>(k) * den; // 7.1+: 128-bit product (b6eee96843e8)
+    // ≤7.0: plain 64-bit arithmetic, which wraps on overflow like the kernel's.
+    const auto lhs = static_cast<int64_t>(static_cast<uint64_t>(num));
+    const auto rhs = static_cast<int64_t>(static_cast<uint64_t>(k) * static_cast<uint64_t>(den));
+    return lhs >= rhs;
+}
+
+void CfsRq::updateMinVruntime()
+{
+    uint64_t vruntime = v0;
+    const SchedEntity* c = (curr && curr->onRq) ? curr : nullptr;
+    if (c)
+        vruntime = c->vruntime;
+    if (const SchedEntity* se = leftmostVruntime()) {
+        if (!c)
+            vruntime = se->vruntime;
+        else if (vdiff(se->vruntime, vruntime) < 0)
+            vruntime = se->vruntime;
+    }
+    if (vdiff(vruntime, v0) > 0)
+        moveV0(vdiff(vruntime, v0));
+}
+
+Int128 CfsRq::countedWeight() const
+{
+    Int128 w = sumWeight;
+    if (curr && curr->onRq)
+        w += avgWeight(*curr);
+    return w;
+}
+
+uint64_t CfsRq::ineligibleVruntime() const
+{
+    if (sumWeight <= 0)
+        return curr ? curr->vruntime + 1 : v0 + 1;
+    return v0 + static_cast<uint64_t>(static_cast<int64_t>(floorDiv(sumWVruntime, sumWeight))) + 1;
+}
+
+SchedEntity* CfsRq::leftmostDeadline() const
+{
+    return m_tree.empty() ? nullptr : const_cast<SchedEntity*>(&*m_tree.begin());
+}
+
+SchedEntity* CfsRq::leftmostVruntime() const
+{
+    return m_vtree.empty() ? nullptr : const_cast<SchedEntity*>(&*m_vtree.begin());
+}
+
+SchedEntity* CfsRq::firstEligibleByDeadline() const
+{
+    for (const SchedEntity& se : m_tree)
+        if (entityEligible(se))
+            return const_cast<SchedEntity*>(&se);
+    return nullptr;
+}
+
+SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix() const
+{
+    const SchedEntity* best = nullptr;
+    for (const SchedEntity& se : m_vtree) {
+        if (!entityEligible(se))
+            break;
+        if (!best || vdiff(se.deadline, best->deadline) < 0)
+            best = &se;
+    }
+    return const_cast<SchedEntity*>(best);
+}
+
+void CfsRq::sliceInsert(int64_t slice)
+{
+    auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
+    if (it != m_slices.end() && it->first == slice)
+        ++it->second;
+    else
+        m_slices.insert(it, {slice, 1});
+}
+
+void CfsRq::sliceErase(int64_t slice)
+{
+    auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
+    if (it != m_slices.end() && it->first == slice && --it->second == 0)
+        m_slices.erase(it);
+}
+
+int64_t CfsRq::minSlice() const
+{
+    int64_t s = m_slices.empty() ? 0 : m_slices.front().first;
+    if (curr && curr->onRq && (s == 0 || curr->slice < s))
+        s = curr->slice;
+    return s;
+}
+
+int64_t CfsRq::maxSlice() const
+{
+    int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
+    if (curr && curr->onRq && curr->slice > s)
+        s = curr->slice;
+    return s;
+}
+
+std::string CfsRq::checkInvariants() const
+{
+    Int128 sw = 0;
+    Int128 swv = 0;
+    uint64_t queuedLoad = 0;
+    int queued = 0;
+    bool anyEligible = false;
+    for (const SchedEntity& se : m_tree) {
+        if (&se == curr)
+            return "curr is in the tree";
+        if (!se.onRq || se.cfsRq != this)
+            return "tree entity not marked queued on this cfs_rq";
+        const Int128 w = avgWeight(se);
+        sw += w;
+        swv += static_cast<Int128>(key(se)) * w;
+        queuedLoad += se.load.weight;
+        ++queued;
+        anyEligible = anyEligible || entityEligible(se);
+    }
+    if (curr && curr->onRq) {
+        queuedLoad += curr->load.weight;
+        ++queued;
+        anyEligible = anyEligible || entityEligible(*curr);
+    }
+    if (m_vtree.size() != m_tree.size())
+        return "vruntime tree and deadline tree differ in size";
+    if (sw != sumWeight || swv != sumWVruntime)
+        return "sum_weight/sum_w_vruntime differ from the tree";
+    if (queuedLoad != loadWeight)
+        return "load.weight " + std::to_string(loadWeight) + " != sum of queued weights "
+               + std::to_string(queuedLoad);
+    if (queued != nrQueued)
+        return "nr_queued " + std::to_string(nrQueued) + " != queued entities "
+               + std::to_string(queued);
+    if (queued > 0 && !anyEligible)
+        return "no eligible entity on a non-empty cfs_rq";
+    return {};
+}
+
+} // namespace schedlab

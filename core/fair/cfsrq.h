@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// One cfs_rq: the queued entities of one task group on one CPU (kernel-model.md §3).
+//
+// Storage. Queued entities other than `curr` live in two Boost.Intrusive rbtrees:
+//   - the deadline tree, ordered by deadline (6.8+ key), ties go right (insertion order);
+//   - the vruntime tree, ordered by vruntime (the 6.6–6.7 key), ties go right.
+// The profile's tree_key decides which order the pick walks (§3.4, §3.5); the other tree stands in
+// for the kernel's subtree augmentation (min_vruntime / min_deadline): its leftmost is the minimum.
+// Slices of tree entities are kept as a sorted multiset (cfs_rq_min_slice / max_slice, §3.4).
+//
+// Sums (§3.2): sumWVruntime = Σ (v_i − v0)·ŵ_i and sumWeight = Σ ŵ_i over tree entities only
+// (ŵ = scale_load_down(w) or the full w, per weight_precision). 128-bit so that full weights
+// cannot overflow. curr is added explicitly by avgVruntime() and vruntimeEligible().
+//
+// Complexity (n tree entities): insert/erase O(log n); V O(1); eligibility O(1);
+// pick O(1 + k) where k = ineligible entities ahead of the first eligible one in walk order.
+//
+// Invariants (checkInvariants()):
+//   1. curr is never in a tree; every tree entity has onRq set and cfsRq == this.
+//   2. sumWeight/sumWVruntime equal the sums recomputed from the tree.
+//   3. loadWeight = Σ w over queued entities including curr (if onRq) and delayed ones.
+//   4. If any entity is queued, at least one queued entity is eligible (V is a weighted mean).
+#pragma once
+
+#include "core/fair/schedentity.h"
+#include "core/kernel/profile.h"
+
+#include <boost/intrusive/set.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace schedlab {
+
+class TaskGroupRq; // forward: group data hung off a cfs_rq by the hierarchy layer
+
+class CfsRq
+{
+public:
+    struct DeadlineLess
+    {
+        bool operator()(const SchedEntity& a, const SchedEntity& b) const
+        {
+            return vdiff(a.deadline, b.deadline) < 0;
+        }
+    };
+    struct VruntimeLess
+    {
+        bool operator()(const SchedEntity& a, const SchedEntity& b) const
+        {
+            return vdiff(a.vruntime, b.vruntime) < 0;
+        }
+    };
+    using TreeHook = boost::intrusive::member_hook<
+        SchedEntity, decltype(SchedEntity::treeHook), &SchedEntity::treeHook>;
+    using VTreeHook = boost::intrusive::member_hook<
+        SchedEntity, decltype(SchedEntity::vtreeHook), &SchedEntity::vtreeHook>;
+    using Tree = boost::intrusive::multiset<SchedEntity, TreeHook,
+                                            boost::intrusive::compare<DeadlineLess>>;
+    using VTree = boost::intrusive::multiset<SchedEntity, VTreeHook,
+                                             boost::intrusive::compare<VruntimeLess>>;
+
+    explicit CfsRq(const ProfileChoices& choices);
+    ~CfsRq();
+    CfsRq(const CfsRq&) = delete;
+    CfsRq& operator=(const CfsRq&) = delete;
+
+    // --- tree and sums (__enqueue_entity / __dequeue_entity) ---------------------------------
+    void enqueueTree(SchedEntity& se);
+    void dequeueTree(SchedEntity& se);
+    bool inTree(const SchedEntity& se) const { return se.treeHook.is_linked(); }
+    size_t treeSize() const { return m_tree.size(); }
+
+    /// Weight an entity contributes to V: ŵ or full w (weight_precision, §3.2).
+    uint64_t avgWeight(const SchedEntity& se) const;
+    int64_t key(const SchedEntity& se) const { return vdiff(se.vruntime, v0); }
+
+    /// avg_vruntime(): V. With v0 = zero_vruntime_avg it also moves v0 to V (§3.2 step 4).
+    uint64_t avgVruntime();
+    /// V without side effects (for display and invariant checks).
+    uint64_t peekAvgVruntime() const;
+    /// vruntime_eligible(): V ≥ v without division (§3.3).
+    bool vruntimeEligible(uint64_t v) const;
+    bool entityEligible(const SchedEntity& se) const { return vruntimeEligible(se.vruntime); }
+    /// Moves the reference point by @p delta keeping Σ(v−v0)·w consistent.
+    void moveV0(int64_t delta);
+    /// ≤6.18 update_min_vruntime(): monotonic max(v0, min(curr.v, min tree v)) (§3.2 step 5).
+    void updateMinVruntime();
+    /// 6.19 zero_vruntime: v0 := V after the sums change (§3.2 step 4, 6.19 variant).
+    void syncZeroVruntime();
+    /// The "L" of place_entity(): weight already counted in V (tree + curr if queued) (§4.2).
+    Int128 countedWeight() const;
+    /// ineligible_vruntime used by 6.17+ protection: v0 + floor(sumWV/sumW) + 1, without curr.
+    uint64_t ineligibleVruntime() const;
+
+    // --- walk orders ------------------------------------------------------------------------
+    SchedEntity* leftmostDeadline() const;
+    SchedEntity* leftmostVruntime() const;
+    /// First eligible tree entity in deadline order (the 6.8+ pick over the tree, §3.5 5–6).
+    SchedEntity* firstEligibleByDeadline() const;
+    /// Earliest-deadline eligible tree entity among the eligible vruntime prefix (6.6, §3.5 3–4).
+    SchedEntity* earliestDeadlineInEligiblePrefix() const;
+    template <typename F>
+    void forEachTree(F&& f) const
+    {
+        for (const SchedEntity& se : m_tree)
+            f(se);
+    }
+
+    /// cfs_rq_min_slice()/cfs_rq_max_slice(): over tree entities and curr if queued; 0 if none.
+    int64_t minSlice() const;
+    int64_t maxSlice() const;
+
+    /// Checks the invariants listed above; returns an empty string or a description.
+    std::string checkInvariants() const;
+    /// Rebuilds both trees (after a tree_key change the order itself does not change).
+    void clearTrees();
+
+    // --- state (the kernel's struct cfs_rq fields) --------------------------------------------
+    SchedEntity* curr = nullptr;
+    SchedEntity* next = nullptr; ///< next buddy
+    uint64_t loadWeight = 0;     ///< Σ w of queued entities incl. curr and delayed
+    LoadWeight load;             ///< same as a load_weight (for calc_delta of groups)
+    int nrQueued = 0;
+    int hNrQueued = 0;
+    int hNrRunnable = 0;
+    int hNrIdle = 0;
+    uint64_t v0 = 0; ///< min_vruntime or zero_vruntime, per profile
+
+    Int128 sumWVruntime = 0;
+    Int128 sumWeight = 0;
+
+    PeltAvg avg;                   ///< cfs_rq PELT (§6.6)
+    uint64_t removedLoad = 0;      ///< load of entities that left (applied at next update)
+    uint64_t tgLoadAvgContrib = 0; ///< this cfs_rq's share published in tg->load_avg
+    int64_t lastTgUpdate = -1;     ///< ns of the last tg->load_avg publication (1 ms ratelimit)
+
+    int cpu = 0;
+    SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)
+    int groupIndex = 0;           ///< task group index (0 = root)
+    bool throttled = false;
+    int throttleCount = 0;
+
+private:
+    void sliceInsert(int64_t slice);
+    void sliceErase(int64_t slice);
+
+    const ProfileChoices& m_choices;
+    Tree m_tree;
+    VTree m_vtree;
+    std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
+};
+
+} // namespace schedlab

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// struct sched_entity: a task or a group entity queued on a cfs_rq (kernel-model.md §3.1).
+// Units: vruntime/deadline/vlag/vprot are virtual nanoseconds (u64 wrap-safe, compared as
+// (s64)(a-b)); slice, exec times are real nanoseconds. Weights are scaled (NICE_0_LOAD = 2^20).
+#pragma once
+
+#include "core/base/ids.h"
+#include "core/fair/pelt.h"
+#include "core/fair/weights.h"
+
+#include <boost/intrusive/set_hook.hpp>
+
+#include <cstdint>
+
+namespace schedlab {
+
+class CfsRq;
+
+struct SchedEntity
+{
+    /// Hook of CfsRq::Tree (the rbtree of queued, not running, entities of one cfs_rq).
+    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>> treeHook;
+    /// Hook of CfsRq::VTree (the same entities ordered by vruntime).
+    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>> vtreeHook;
+
+    LoadWeight load;
+    uint64_t vruntime = 0;
+    uint64_t deadline = 0;  ///< absolute, or relative to vruntime while relDeadline
+    int64_t vlag = 0;       ///< saved virtual lag V - v (6.6–6.16: doubles as protection marker)
+    uint64_t vprot = 0;     ///< end of slice protection (6.17+)
+    int64_t slice = 0;      ///< request size r_i, real ns
+    bool customSlice = false;
+    bool onRq = false;
+    bool schedDelayed = false;
+    bool relDeadline = false;
+
+    int64_t execStart = 0;  ///< clock_task when it last started running / was charged
+    int64_t sumExecRuntime = 0;
+    int64_t prevSumExecRuntime = 0;
+
+    int depth = 0;                 ///< number of group levels above
+    SchedEntity* parent = nullptr; ///< group entity of the enclosing group (same CPU), or null
+    CfsRq* cfsRq = nullptr;        ///< the cfs_rq this entity is (or would be) queued on
+    CfsRq* myQ = nullptr;          ///< group entities: the group's own cfs_rq on this CPU
+    TaskId task;                   ///< task entities
+    bool idlePolicy = false;       ///< SCHED_IDLE task, or cpu.idle group entity
+    bool batchPolicy = false;      ///< SCHED_BATCH task (never wakeup-preempts)
+
+    PeltAvg avg;                   ///< load/runnable/util averages (§6.6)
+
+    bool isTask() const { return myQ == nullptr; }
+};
+
+/// (s64)(a - b): wrap-safe difference of two virtual times.
+constexpr int64_t vdiff(uint64_t a, uint64_t b) { return static_cast<int64_t>(a - b); }
+
+} // namespace schedlab

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Profile data: kernel-model.md §1.1 (behaviour matrix) and §13 (switches).
+#include "profile.h"
+
+#include <array>
+#include <functional>
+
+namespace schedlab {
+
+namespace {
+
+FeatureSet features(std::initializer_list<Feature> on)
+{
+    FeatureSet set;
+    for (Feature f : on)
+        set.set(f, true);
+    return set;
+}
+
+std::vector<KernelProfile> buildProfiles()
+{
+    using F = Feature;
+    std::vector<KernelProfile> out;
+
+    KernelProfile p66;
+    p66.name = "6.6";
+    p66.covers = "6.6 LTS";
+    p66.description = "First EEVDF kernel: rbtree by vruntime with min_deadline, min_vruntime as "
+                      "reference, no reweight correction of on-rq entities, no delayed dequeue, "
+                      "RUN_TO_PARITY via the vlag==deadline hack, yield pushes the deadline.";
+    p66.baseSlice = Nanoseconds(750000);
+    p66.choices = {TreeKey::Vruntime, V0Mode::MinVruntime, WeightPrecision::ScaledDown,
+                   LagClamp::OwnSlice, ReweightRule::KeepVruntime, DelayRules::None,
+                   Protection::DeadlineHack, YieldRule::DeadlineBump, ThrottleModel::Group,
+                   false, RtConstraintCheck::Patched, false, false};
+    p66.traits = {false, false, false, false, false, false, false, true};
+    p66.features = features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity,
+                             F::WakeupPreemption});
+    out.push_back(p66);
+
+    KernelProfile p612;
+    p612.name = "6.12";
+    p612.covers = "6.12.y LTS (as of 6.12.117, with stable backports)";
+    p612.description = "Deadline-sorted tree, reweight_eevdf() (V-invariant), delayed dequeue, "
+                       "custom slices, PREEMPT_SHORT; stable backports: zero_vruntime, "
+                       "PICK_BUDDY, forfeit-on-yield, 0.70 ms slice, empty groups keep weight.";
+    p612.baseSlice = Nanoseconds(700000);
+    p612.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeEnqueue, WeightPrecision::ScaledDown,
+                    LagClamp::OwnSlice, ReweightRule::Eevdf, DelayRules::V612,
+                    Protection::DeadlineHack, YieldRule::ForfeitEligible, ThrottleModel::Group,
+                    false, RtConstraintCheck::Patched, false, true};
+    p612.traits = {true, false, false, false, true, false, false, false};
+    p612.features = features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline,
+                              F::RunToParity, F::PreemptShort, F::PickBuddy, F::DelayDequeue,
+                              F::DelayZero, F::WakeupPreemption});
+    out.push_back(p612);
+
+    KernelProfile p613;
+    p613.name = "6.13";
+    p613.covers = "6.13–6.19 (modelled on 6.14–6.16; 6.17–6.19 via overrides)";
+    p613.description = "6d71a9c61604: reweight of an on-rq entity saves lag and calls "
+                       "place_entity() (lag inflated again for curr) -- the cgroup weight "
+                       "starvation bug. Group entities of empty groups keep their weight.";
+    p613.baseSlice = Nanoseconds(700000);
+    p613.choices = {TreeKey::Deadline, V0Mode::MinVruntime, WeightPrecision::ScaledDown,
+                    LagClamp::OwnSlice, ReweightRule::Place, DelayRules::V612,
+                    Protection::DeadlineHack, YieldRule::DeadlineBump, ThrottleModel::Group,
+                    false, RtConstraintCheck::Patched, false, true};
+    p613.traits = {true, true, false, false, true, false, true, false};
+    p613.features = p612.features;
+    out.push_back(p613);
+
+    KernelProfile p70;
+    p70.name = "7.0";
+    p70.covers = "7.0";
+    p70.description = "Still the 6.13 reweight (place_entity), but zero_vruntime tracked inside "
+                      "avg_vruntime(), lag clamp max_slice+tick, separate vprot, forfeit on "
+                      "yield, task-based CFS throttling.";
+    p70.baseSlice = Nanoseconds(700000);
+    p70.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeAvg, WeightPrecision::ScaledDown,
+                   LagClamp::MaxSliceTick, ReweightRule::Place, DelayRules::V612,
+                   Protection::Vprot, YieldRule::ForfeitEligible, ThrottleModel::Task,
+                   false, RtConstraintCheck::Patched, false, true};
+    p70.traits = {true, true, true, true, true, true, true, false};
+    p70.features = p612.features;
+    out.push_back(p70);
+
+    KernelProfile p71;
+    p71.name = "7.1";
+    p71.covers = "7.1–7.2";
+    p71.description = "Revert of 6d71a9c61604 (V-invariant rescale), full weights in V and "
+                      "exact calc_delta, int128 eligibility, delayed entities keep their "
+                      "saved negative lag (7.2 rules).";
+    p71.baseSlice = Nanoseconds(700000);
+    p71.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeAvg, WeightPrecision::Full,
+                   LagClamp::MaxSliceTick, ReweightRule::Rescale, DelayRules::V72,
+                   Protection::Vprot, YieldRule::ForfeitEligible, ThrottleModel::Task,
+                   false, RtConstraintCheck::Patched, false, true};
+    p71.traits = {true, true, true, true, true, true, false, false};
+    p71.features = p612.features;
+    out.push_back(p71);
+    return out;
+}
+
+struct ChoiceDef
+{
+    std::string_view name;
+    std::vector<std::string_view> values;
+    std::function<int(const ProfileChoices&)> get;
+    std::function<void(ProfileChoices&, int)> set;
+};
+
+template <typename E>
+ChoiceDef enumChoice(std::string_view name, std::vector<std::string_view> values,
+                     E ProfileChoices::*member)
+{
+    return {name, std::move(values),
+            [member](const ProfileChoices& c) { return static_cast<int>(c.*member); },
+            [member](ProfileChoices& c, int v) { c.*member = static_cast<E>(v); }};
+}
+
+ChoiceDef boolChoice(std::string_view name, bool ProfileChoices::*member)
+{
+    return {name, {"false", "true"},
+            [member](const ProfileChoices& c) { return c.*member ? 1 : 0; },
+            [member](ProfileChoices& c, int v) { c.*member = v != 0; }};
+}
+
+const std::vector<ChoiceDef>& choiceDefs()
+{
+    static const std::vector<ChoiceDef> defs{
+        enumChoice("tree_key", {"vruntime", "deadline"}, &ProfileChoices::treeKey),
+        enumChoice("v0", {"min_vruntime", "zero_vruntime_enqueue", "zero_vruntime_avg"},
+                   &ProfileChoices::v0),
+        enumChoice("weight_precision", {"scaled_down", "full"}, &ProfileChoices::weightPrecision),
+        enumChoice("lag_clamp", {"own_slice", "max_slice_tick"}, &ProfileChoices::lagClamp),
+        enumChoice("reweight", {"keep_vruntime", "eevdf", "place", "rescale"},
+                   &ProfileChoices::reweight),
+        enumChoice("delay_dequeue_rules", {"none", "6.12", "7.2"}, &ProfileChoices::delayRules),
+        enumChoice("protection", {"deadline_hack", "vprot_union", "vprot"},
+                   &ProfileChoices::protection),
+        enumChoice("yield", {"deadline_bump", "forfeit_always", "forfeit_eligible", "deadline_clamp"},
+                   &ProfileChoices::yield),
+        enumChoice("throttle", {"group", "task"}, &ProfileChoices::throttle),
+        boolChoice("boost_throttled_on_wakeup", &ProfileChoices::boostThrottledOnWakeup),
+        enumChoice("rt_constraint_check", {"walk_all_tasks", "patched"},
+                   &ProfileChoices::rtConstraintCheck),
+        boolChoice("flat", &ProfileChoices::flat),
+        boolChoice("empty_group_keep_weight", &ProfileChoices::emptyGroupKeepWeight),
+    };
+    return defs;
+}
+
+const ChoiceDef* findChoice(std::string_view name)
+{
+    for (const auto& def : choiceDefs())
+        if (def.name == name)
+            return &def;
+    return nullptr;
+}
+
+std::string joinValues(const std::vector<std::string_view>& values)
+{
+    std::string out;
+    for (auto v : values) {
+        if (!out.empty())
+            out += "|";
+        out += v;
+    }
+    return out;
+}
+
+} // namespace
+
+const std::vector<KernelProfile>& kernelProfiles()
+{
+    static const std::vector<KernelProfile> profiles = buildProfiles();
+    return profiles;
+}
+
+const KernelProfile* findProfile(std::string_view name)
+{
+    for (const auto& p : kernelProfiles())
+        if (p.name == name)
+            return &p;
+    return nullptr;
+}
+
+std::string profileNameList()
+{
+    std::string out;
+    for (const auto& p : kernelProfiles()) {
+        if (!out.empty())
+            out += ", ";
+        out += p.name;
+    }
+    return out;
+}
+
+const KernelProfile& defaultProfile() { return *findProfile("7.1"); }
+
+std::vector<std::string> choiceNames()
+{
+    std::vector<std::string> names;
+    for (const auto& def : choiceDefs())
+        names.emplace_back(def.name);
+    return names;
+}
+
+std::string choiceValues(std::string_view choice)
+{
+    const ChoiceDef* def = findChoice(choice);
+    return def ? joinValues(def->values) : std::string{};
+}
+
+bool applyChoice(ProfileChoices& choices, std::string_view choice, std::string_view value,
+                 std::string* error)
+{
+    const ChoiceDef* def = findChoice(choice);
+    if (!def) {
+        if (error) {
+            std::string names;
+            for (const auto& n : choiceNames())
+                names += (names.empty() ? "" : ", ") + n;
+            *error = "unknown behaviour choice \"" + std::string(choice) + "\" (known: " + names + ")";
+        }
+        return false;
+    }
+    for (size_t i = 0; i < def->values.size(); ++i) {
+        if (def->values[i] == value) {
+            def->set(choices, static_cast<int>(i));
+            return true;
+        }
+    }
+    if (error)
+        *error = "invalid value \"" + std::string(value) + "\" for " + std::string(choice)
+                 + " (expected " + joinValues(def->values) + ")";
+    return false;
+}
+
+std::string choiceValue(const ProfileChoices& choices, std::string_view choice)
+{
+    const ChoiceDef* def = findChoice(choice);
+    if (!def)
+        return {};
+    return std::string(def->values[static_cast<size_t>(def->get(choices))]);
+}
+
+} // namespace schedlab

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Kernel profiles: named sets of behaviour choices (kernel-model.md §1.1, §13) plus default sched
+// features. Every version-dependent behaviour of the model is read from here, by what it models,
+// never by comparing version names. Choice names/values are those of scenario-format.md §4.
+#pragma once
+
+#include "core/base/time.h"
+#include "core/kernel/features.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedlab {
+
+enum class TreeKey { Vruntime, Deadline };                               // tree_key
+enum class V0Mode { MinVruntime, ZeroVruntimeEnqueue, ZeroVruntimeAvg }; // v0
+enum class WeightPrecision { ScaledDown, Full };                         // weight_precision
+enum class LagClamp { OwnSlice, MaxSliceTick };                          // lag_clamp
+enum class ReweightRule { KeepVruntime, Eevdf, Place, Rescale };         // reweight
+enum class DelayRules { None, V612, V72 };                               // delay_dequeue_rules
+enum class Protection { DeadlineHack, VprotUnion, Vprot };               // protection
+enum class YieldRule { DeadlineBump, ForfeitAlways, ForfeitEligible, DeadlineClamp }; // yield
+enum class ThrottleModel { Group, Task };                                // throttle
+enum class RtConstraintCheck { WalkAllTasks, Patched };                  // rt_constraint_check
+
+struct ProfileChoices
+{
+    TreeKey treeKey = TreeKey::Deadline;
+    V0Mode v0 = V0Mode::ZeroVruntimeAvg;
+    WeightPrecision weightPrecision = WeightPrecision::Full;
+    LagClamp lagClamp = LagClamp::MaxSliceTick;
+    ReweightRule reweight = ReweightRule::Rescale;
+    DelayRules delayRules = DelayRules::V72;
+    Protection protection = Protection::Vprot;
+    YieldRule yield = YieldRule::ForfeitEligible;
+    ThrottleModel throttle = ThrottleModel::Task;
+    bool boostThrottledOnWakeup = false;
+    RtConstraintCheck rtConstraintCheck = RtConstraintCheck::Patched;
+    bool flat = false;
+    bool emptyGroupKeepWeight = true;
+    friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
+};
+
+/// Behaviour differences that are not user-selectable choices but still follow the version.
+struct ProfileTraits
+{
+    bool customSlices = true;      ///< sched_attr.sched_runtime honoured (6.12+)
+    bool placeLagSkipZero = true;  ///< place_entity skips inflation when vlag == 0 (~6.15+)
+    bool wakeupPreempt619 = true;  ///< 6.19+ wakeup_preempt_fair() structure (§7.1 step 5)
+    bool resched617 = true;        ///< update_curr reschedules at end of protection (6.17+)
+    bool pickBuddy = true;         ///< cfs_rq->next honoured by pick (PICK_BUDDY exists, 6.14+)
+    bool pickBuddyNeedsProtect = true; ///< 7.x: buddy only considered when protect is true
+    bool relDeadlineUngated = false;   ///< 6.13–7.0: rel-deadline branch ignores the feature bit
+    bool pick66 = false;           ///< 6.6: exact deadline tie keeps curr; buddy only with NEXT_BUDDY
+};
+
+struct KernelProfile
+{
+    std::string name;        ///< "6.6", "6.12", "6.13", "7.0", "7.1"
+    std::string covers;      ///< "6.13–6.19"
+    std::string description; ///< one paragraph for --help and the GUI
+    Nanoseconds baseSlice;   ///< normalised sysctl_sched_base_slice default
+    ProfileChoices choices;
+    ProfileTraits traits;
+    FeatureSet features;     ///< defaults of /sys/kernel/debug/sched/features
+};
+
+const std::vector<KernelProfile>& kernelProfiles();
+const KernelProfile* findProfile(std::string_view name);
+std::string profileNameList();
+/// The profile a scenario gets when it names none.
+const KernelProfile& defaultProfile();
+
+/// Choice names, in scenario-format.md §4 order.
+std::vector<std::string> choiceNames();
+/// Valid values of one choice, "|"-separated, for messages; empty if the choice is unknown.
+std::string choiceValues(std::string_view choice);
+/// Sets one choice from its string form; false (with a message) for an unknown name or value.
+bool applyChoice(ProfileChoices& choices, std::string_view choice, std::string_view value,
+                 std::string* error = nullptr);
+/// String form of a choice's current value (for metrics, help and the GUI).
+std::string choiceValue(const ProfileChoices& choices, std::string_view choice);
+
+} // namespace schedlab

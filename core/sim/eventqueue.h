@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Discrete-event queue: a binary min-heap keyed by (time, sequence number), so events at the same
+// simulated time run in insertion order and every run is reproducible (ns-3's EventKey).
+// Cancellation is lazy: a cancelled event stays in the heap and is skipped when it surfaces.
+//
+// Complexity: schedule O(log n), cancel O(1), isPending O(1), step O(log n) amortised.
+// Invariant: the time of executed events never decreases (asserted in step()).
+#pragma once
+
+#include "core/base/time.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace schedlab {
+
+struct EventKey
+{
+    Nanoseconds time{0};
+    uint64_t seq = 0;
+    friend constexpr auto operator<=>(const EventKey&, const EventKey&) = default;
+};
+
+/// Handle of a scheduled event; default-constructed = none.
+struct EventId
+{
+    uint64_t seq = 0;
+    constexpr bool valid() const { return seq != 0; }
+    friend constexpr bool operator==(EventId, EventId) = default;
+};
+
+class EventQueue
+{
+public:
+    using Handler = std::function<void()>;
+
+    /// Schedules @p handler at absolute time @p at (>= now()).
+    EventId schedule(Nanoseconds at, Handler handler);
+    /// Cancels a pending event; returns false if it already ran or was cancelled.
+    bool cancel(EventId id);
+    bool isPending(EventId id) const;
+
+    /// Runs the next event; returns false if the queue is empty.
+    bool step();
+    /// Runs every event with time <= @p until, then sets now() to @p until.
+    void runUntil(Nanoseconds until);
+
+    Nanoseconds now() const { return m_now; }
+    bool empty() const { return m_live == 0; }
+    size_t pending() const { return m_live; }
+    /// Time of the next live event, or Nanoseconds::max() when empty.
+    Nanoseconds nextTime();
+    uint64_t executed() const { return m_executed; }
+
+private:
+    struct Entry
+    {
+        EventKey key;
+        Handler handler;
+    };
+    static bool later(const Entry& a, const Entry& b) { return a.key > b.key; }
+    void dropCancelledTop();
+
+    std::vector<Entry> m_heap;
+    std::vector<bool> m_done{true}; // seq 0 is the "none" id; indexed by seq: executed or cancelled (1 bit per event ever scheduled)
+    Nanoseconds m_now{0};
+    uint64_t m_nextSeq = 1;
+    uint64_t m_executed = 0;
+    size_t m_live = 0;
+};
+
+} // namespace schedlab

@@ -1,0 +1,13 @@
+# Fails if a file under DIR includes a Qt header or mentions Qt in CMake.
+file(GLOB_RECURSE files ${DIR}/*.h ${DIR}/*.cpp ${DIR}/CMakeLists.txt)
+set(bad "")
+foreach(f IN LISTS files)
+    file(STRINGS ${f} lines REGEX "#[ \t]*include[ \t]*<Q|Qt6::|find_package\\(Qt")
+    if(lines)
+        list(APPEND bad "${f}: ${lines}")
+    endif()
+endforeach()
+if(bad)
+    message(FATAL_ERROR "core/ must not use Qt:\n${bad}")
+endif()
+message(STATUS "core/ is Qt-free (${CMAKE_ARGC} checked)")
