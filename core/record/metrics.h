@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Metrics of a run (scenario-format.md §3). No wall-clock values: identical inputs give
+// byte-identical metrics.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct TaskMetrics
+{
+    std::string name;
+    std::string cgroup;
+    int64_t cpuTimeNs = 0;
+    double share = 0.0; ///< cpu time / run duration (reporting only, never used in decisions)
+    int64_t waitMaxNs = 0;
+    int64_t waitP50Ns = 0;
+    int64_t waitP99Ns = 0;
+    int64_t switches = 0;
+    int64_t migrations = 0;
+    std::optional<int64_t> exitedAtNs;
+};
+
+struct CgroupMetrics
+{
+    std::string path;
+    int64_t cpuTimeNs = 0;
+    int64_t throttledNs = 0;
+};
+
+struct CpuMetrics
+{
+    int cpu = 0;
+    int64_t busyNs = 0;
+};
+
+struct ProbeMetrics
+{
+    std::string name;
+    int64_t spawnedAtNs = 0;
+    std::optional<int64_t> latencyNs;
+};
+
+struct Finding
+{
+    std::string kind; ///< "starvation", "invariant"
+    std::string task;
+    int cpu = 0;
+    int64_t fromNs = 0;
+    int64_t durationNs = 0;
+    std::string detail;
+};
+
+struct RunStats
+{
+    uint64_t events = 0;
+    uint64_t contextSwitches = 0;
+    uint64_t recordedEvents = 0;
+    uint64_t recordedBytes = 0;
+};
+
+struct Metrics
+{
+    std::string scenario;
+    std::string profile;
+    std::map<std::string, bool> features;
+    uint64_t seed = 0;
+    int64_t durationNs = 0;
+    std::vector<TaskMetrics> tasks;
+    std::vector<CgroupMetrics> cgroups;
+    std::vector<CpuMetrics> cpus;
+    std::vector<ProbeMetrics> probes;
+    std::vector<Finding> findings;
+    RunStats run;
+};
+
+/// JSON text of scenario-format.md §3 (2-space indentation, trailing newline).
+std::string metricsToJson(const Metrics& m);
+
+} // namespace schedlab

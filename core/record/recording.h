@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The append-only recording of a run (architecture.md §4): fixed 48-byte records, so the whole
+// run of a seed scenario fits in memory and can be re-read by plots, metrics and exports.
+// vruntime is piecewise linear between two samples of the same entity, so plots are exact.
+#pragma once
+
+#include "core/base/time.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+/// Identifies an entity in records: a task (>= 0) or a group entity (group index, cpu).
+struct EntityRef
+{
+    int32_t raw = -1;
+    static constexpr int32_t kGroupBit = 0x40000000;
+    static EntityRef task(int32_t taskIndex) { return {taskIndex}; }
+    static EntityRef group(int32_t groupIndex, int32_t cpu)
+    {
+        return {kGroupBit | (groupIndex << 12) | (cpu & 0xfff)};
+    }
+    bool valid() const { return raw >= 0; }
+    bool isTask() const { return raw >= 0 && !(raw & kGroupBit); }
+    bool isGroup() const { return raw >= 0 && (raw & kGroupBit); }
+    int32_t taskIndex() const { return raw; }
+    int32_t groupIndex() const { return (raw & ~kGroupBit) >> 12; }
+    int32_t groupCpu() const { return raw & 0xfff; }
+    friend bool operator==(EntityRef, EntityRef) = default;
+};
+
+enum class RecordKind : uint8_t {
+    Switch,        ///< cpu switches from `entity` (prev task, -1 idle) to `a` (next task, -1 idle)
+    Wakeup,        ///< task becomes runnable; a = target cpu
+    Enqueue,       ///< entity joins its cfs_rq; a = flags
+    Dequeue,       ///< entity leaves its cfs_rq; a = flags
+    Delay,         ///< entity stays queued as delayed (DELAY_DEQUEUE)
+    Place,         ///< place_entity: a = V, b = lag used, c = vlag before
+    DeadlineRenew, ///< update_deadline: a = new deadline, b = slice
+    Reweight,      ///< a = old weight, b = new weight
+    Sample,        ///< entity state: see Payload::sample
+    Migrate,       ///< task moves: a = from cpu, b = to cpu
+    Spawn,         ///< task created; a = parent task or -1
+    Exit,          ///< task exits
+    Yield,         ///< sched_yield
+    Feature,       ///< feature toggled: a = feature index, b = on
+    Tick,          ///< not recorded by default (too many); kept for completeness
+};
+
+struct Record
+{
+    int64_t time = 0;
+    EntityRef entity;
+    uint16_t cpu = 0;
+    RecordKind kind = RecordKind::Switch;
+    uint8_t flags = 0; ///< Sample: bit0 eligible, bit1 vlag saturated, bit2 curr, bit3 delayed
+    union Payload {
+        struct
+        {
+            int64_t a, b, c, d;
+        } generic;
+        struct
+        {
+            uint64_t vruntime;
+            uint64_t deadline;
+            uint64_t avgVruntime; ///< V of the cfs_rq the entity is queued on
+            int32_t vlag;         ///< saturated to int32 (flag bit1)
+            uint32_t weight;      ///< scaled load weight (≤ 2^28 for any task or group)
+        } sample;
+    } payload{};
+
+    static constexpr uint8_t kEligible = 1;
+    static constexpr uint8_t kVlagSaturated = 2;
+    static constexpr uint8_t kCurr = 4;
+    static constexpr uint8_t kDelayed = 8;
+};
+static_assert(sizeof(Record) == 48, "a recorded event must stay within 48 bytes");
+
+class Recording
+{
+public:
+    void append(const Record& r) { m_records.push_back(r); }
+    const std::vector<Record>& records() const { return m_records; }
+    size_t size() const { return m_records.size(); }
+    size_t bytes() const { return m_records.size() * sizeof(Record); }
+    void reserve(size_t n) { m_records.reserve(n); }
+    void clear() { m_records.clear(); }
+
+    /// Names for display (filled by the simulation as tasks and groups appear).
+    std::vector<std::string> taskNames;
+    std::vector<std::string> groupPaths;
+    int cpus = 1;
+
+private:
+    std::vector<Record> m_records;
+};
+
+/// One line per record in a stable text format for golden files and diffs:
+///   t=1200000 cpu0 switch t1->t2
+std::string formatRecord(const Record& r, const Recording& names);
+
+} // namespace schedlab
