@@ -5,9 +5,9 @@ namespace schedlab::ui {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
-{
-}
+{ }
 
-void MainWindow::openInitial(const QString&) {}
+void MainWindow::openInitial(const QString&)
+{ }
 
 } // namespace schedlab::ui

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The machine tree over hand-made Scenarios: QAbstractItemModelTester on every shape, the exact
+// rows and columns, and a full reset when another scenario is loaded.
+#include "core/scenario/scenario.h"
+#include "ui/machinetreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using schedlab::CgroupSpec;
+using schedlab::Policy;
+using schedlab::Scenario;
+using schedlab::TaskSpec;
+using schedlab::ui::MachineTreeModel;
+
+Q_DECLARE_METATYPE(schedlab::Scenario)
+
+namespace {
+
+CgroupSpec cgroup(const std::string& path, std::optional<int> weight = {})
+{
+    CgroupSpec c;
+    c.path = path;
+    c.files.weight = weight;
+    return c;
+}
+
+TaskSpec task(const std::string& name, const std::string& group = {}, std::optional<int> count = {})
+{
+    TaskSpec t;
+    t.name = name;
+    if (!group.empty())
+        t.cgroup = group;
+    t.count = count;
+    return t;
+}
+
+/// "name[weight|cpus](children…)", depth first, so one string pins the whole tree.
+QString dump(const QAbstractItemModel& model, const QModelIndex& parent = {})
+{
+    QStringList parts;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex name = model.index(row, MachineTreeModel::NameColumn, parent);
+        QString s = name.data().toString() + QLatin1Char('[')
+            + model.index(row, MachineTreeModel::WeightColumn, parent).data().toString()
+            + QLatin1Char('|')
+            + model.index(row, MachineTreeModel::CpusColumn, parent).data().toString()
+            + QLatin1Char(']');
+        if (model.rowCount(name) > 0)
+            s += QLatin1Char('(') + dump(model, name) + QLatin1Char(')');
+        parts << s;
+    }
+    return parts.join(QLatin1Char(','));
+}
+
+Scenario threeHogs()
+{
+    Scenario s;
+    s.name = "default";
+    s.tasks = {task("hog", {}, 3)};
+    return s;
+}
+
+Scenario starvation()
+{
+    Scenario s;
+    s.name = "cgroup-weight-starvation";
+    s.machine.cpus = 4;
+    s.cgroups = {cgroup("/testgroup", 2000), cgroup("/limited"), cgroup("/limited/inner")};
+    TaskSpec root = task("root-spin", "/");
+    root.cpus = "3";
+    TaskSpec test = task("test-spin", "/testgroup");
+    test.cpus = "3";
+    TaskSpec sleeper = task("sleeper", "/testgroup", 2);
+    sleeper.nice = 5;
+    s.tasks = {root, test, sleeper};
+    return s;
+}
+
+} // namespace
+
+class TestMachineTreeModel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void tree_data()
+    {
+        QTest::addColumn<Scenario>("scenario");
+        QTest::addColumn<QString>("expected");
+        QTest::addColumn<int>("tasks");
+
+        QTest::addRow("empty scenario: only the root") << Scenario{} << QStringLiteral("/[|]") << 0;
+        QTest::addRow("count expands to name-1..N")
+            << threeHogs()
+            << QStringLiteral("/[|](hog-1[nice 0|all],hog-2[nice 0|all],hog-3[nice 0|all])") << 3;
+        QTest::addRow("nested cgroups, weights, affinity")
+            << starvation()
+            << QStringLiteral("/[|](testgroup[2000|](test-spin[nice 0|3],sleeper-1[nice 5|all],"
+                              "sleeper-2[nice 5|all]),limited[100|](inner[100|]),"
+                              "root-spin[nice 0|3])")
+            << 4;
+        {
+            // Children listed before their parent, and the root listed explicitly.
+            Scenario s;
+            s.cgroups = {cgroup("/a/b/c", 5), cgroup("/a/b"), cgroup("/"), cgroup("/a", 300)};
+            s.tasks = {task("deep", "/a/b/c"), task("top")};
+            QTest::addRow("out-of-order paths")
+                << s
+                << QStringLiteral("/[|](a[300|](b[100|](c[5|](deep[nice 0|all]))),top[nice 0|all])")
+                << 2;
+        }
+        {
+            Scenario s;
+            TaskSpec rt = task("rt");
+            rt.policy = Policy::Fifo;
+            rt.rtPriority = 50;
+            TaskSpec batch = task("batch");
+            batch.policy = Policy::Batch;
+            batch.nice = -3;
+            batch.cpus = "0-1";
+            CgroupSpec niced = cgroup("/niced");
+            niced.files.weightNice = -5;
+            s.cgroups = {niced};
+            s.tasks = {rt, batch, task("lost", "/nowhere")};
+            QTest::addRow("policies, cpu.weight.nice, unknown cgroup under root")
+                << s
+                << QStringLiteral("/[|](niced[nice -5|],rt[fifo 50|all],batch[nice -3 (batch)|0-1],"
+                                  "lost[nice 0|all])")
+                << 3;
+        }
+    }
+
+    void tree()
+    {
+        QFETCH(Scenario, scenario);
+        QFETCH(QString, expected);
+        QFETCH(int, tasks);
+
+        MachineTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setScenario(&scenario);
+        QCOMPARE(dump(model), expected);
+        QCOMPARE(model.taskCount(), tasks);
+        QCOMPARE(model.columnCount(), 3);
+        QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("Name"));
+        QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("CPUs"));
+    }
+
+    void rolesAndLookup()
+    {
+        const Scenario s = starvation();
+        MachineTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setScenario(&s);
+
+        // Simulation indexes follow the file order, replicas expanded in place.
+        const QStringList names = {QStringLiteral("root-spin"), QStringLiteral("test-spin"),
+            QStringLiteral("sleeper-1"), QStringLiteral("sleeper-2")};
+        for (int i = 0; i < names.size(); ++i) {
+            const QModelIndex idx = model.indexForTask(names[i]);
+            QVERIFY2(idx.isValid(), qPrintable(names[i]));
+            QCOMPARE(idx.data(MachineTreeModel::TaskIndexRole).toInt(), i);
+            QCOMPARE(idx.data(MachineTreeModel::TaskNameRole).toString(), names[i]);
+            QCOMPARE(idx.data(MachineTreeModel::KindRole).toInt(),
+                static_cast<int>(MachineTreeModel::NodeKind::Task));
+            QVERIFY(idx.data(Qt::DecorationRole).canConvert<QColor>());
+        }
+        QCOMPARE(model.indexForTask(QStringLiteral("sleeper-2"))
+                     .data(MachineTreeModel::CgroupPathRole)
+                     .toString(),
+            QStringLiteral("/testgroup"));
+
+        const QModelIndex inner = model.indexForCgroup(QStringLiteral("/limited/inner"));
+        QVERIFY(inner.isValid());
+        QCOMPARE(inner.data().toString(), QStringLiteral("inner"));
+        QCOMPARE(inner.parent().data().toString(), QStringLiteral("limited"));
+        QCOMPARE(inner.parent().parent(), model.index(0, 0));
+        QCOMPARE(inner.data(MachineTreeModel::TaskIndexRole).toInt(), -1);
+        QVERIFY(model.indexForCgroup(QStringLiteral("/testgroup"))
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("cpu.weight: 2000")));
+        QVERIFY(!model.indexForTask(QStringLiteral("sleeper")).isValid());
+    }
+
+    void resetOnLoad()
+    {
+        const Scenario first = threeHogs();
+        const Scenario second = starvation();
+        MachineTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setScenario(&first);
+        QCOMPARE(model.rowCount(model.index(0, 0)), 3);
+
+        QSignalSpy aboutToReset(&model, &QAbstractItemModel::modelAboutToBeReset);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.setScenario(&second);
+        QCOMPARE(aboutToReset.size(), 1);
+        QCOMPARE(reset.size(), 1);
+        QCOMPARE(model.rowCount(model.index(0, 0)), 3); // testgroup, limited, root-spin
+        QVERIFY(!model.indexForTask(QStringLiteral("hog-1")).isValid());
+        QVERIFY(model.indexForTask(QStringLiteral("root-spin")).isValid());
+
+        model.setScenario(nullptr);
+        QCOMPARE(reset.size(), 2);
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(!model.index(0, 0).isValid());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMachineTreeModel)
+#include "tst_machinetreemodel.moc"
