@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Timeline math: time ↔ x mapping, run segments per CPU lane from switch records (clipping,
+// idle, open segments), level of detail, incremental updates, and per-task sample series.
+#include "core/record/recording.h"
+#include "ui/sampleindex.h"
+#include "ui/timelinelayout.h"
+
+#include <QTest>
+
+using schedlab::EntityRef;
+using schedlab::Nanoseconds;
+using schedlab::Record;
+using schedlab::Recording;
+using schedlab::RecordKind;
+using schedlab::ui::RunSegment;
+using schedlab::ui::RunSegmentIndex;
+using schedlab::ui::SampleIndex;
+using schedlab::ui::TimelineLayout;
+
+namespace {
+
+Record switchRecord(int64_t time, int cpu, int prev, int next)
+{
+    Record r;
+    r.time = time;
+    r.cpu = static_cast<uint16_t>(cpu);
+    r.kind = RecordKind::Switch;
+    r.entity = prev >= 0 ? EntityRef::task(prev) : EntityRef{};
+    r.payload.generic.a = next;
+    return r;
+}
+
+/// "time:cpu:next ..." (next -1 = idle); prev is tracked here so the records look real.
+Recording switches(const QString& text, int cpus = 2)
+{
+    Recording rec;
+    rec.cpus = cpus;
+    std::vector<int> current(static_cast<size_t>(cpus), -1);
+    const QStringList items = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const QString& item : items) {
+        const QStringList f = item.split(QLatin1Char(':'));
+        const int cpu = f[1].toInt();
+        const int next = f[2].toInt();
+        rec.append(switchRecord(f[0].toLongLong(), cpu, current[static_cast<size_t>(cpu)], next));
+        current[static_cast<size_t>(cpu)] = next;
+        // Unrelated records in between must be ignored.
+        Record wake;
+        wake.time = f[0].toLongLong();
+        wake.kind = RecordKind::Wakeup;
+        wake.entity = EntityRef::task(next >= 0 ? next : 0);
+        wake.payload.generic.a = 7;
+        rec.append(wake);
+    }
+    return rec;
+}
+
+/// "task@start-end ..."
+QString format(const std::vector<RunSegment>& segments)
+{
+    QStringList out;
+    for (const RunSegment& s : segments)
+        out << QStringLiteral("%1@%2-%3").arg(s.task).arg(s.start.count()).arg(s.end.count());
+    return out.join(QLatin1Char(' '));
+}
+
+std::vector<RunSegment> parseSegments(const QString& text)
+{
+    std::vector<RunSegment> out;
+    for (const QString& item : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QStringList a = item.split(QLatin1Char('@'));
+        const QStringList b = a[1].split(QLatin1Char('-'));
+        out.push_back(
+            {0, a[0].toInt(), Nanoseconds{b[0].toLongLong()}, Nanoseconds{b[1].toLongLong()}});
+    }
+    return out;
+}
+
+Record sample(int64_t time, int task, uint64_t vruntime)
+{
+    Record r;
+    r.time = time;
+    r.kind = RecordKind::Sample;
+    r.entity = EntityRef::task(task);
+    r.payload.sample.vruntime = vruntime;
+    r.payload.sample.deadline = vruntime + 3000000;
+    r.payload.sample.avgVruntime = vruntime / 2;
+    return r;
+}
+
+} // namespace
+
+class TestTimelineLayout : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void mapping_data()
+    {
+        QTest::addColumn<qint64>("start");
+        QTest::addColumn<qint64>("end");
+        QTest::addColumn<double>("left");
+        QTest::addColumn<double>("right");
+        QTest::addColumn<qint64>("time");
+        QTest::addColumn<double>("x");
+
+        QTest::addRow("start maps to left") << 0LL << 1000LL << 10.0 << 110.0 << 0LL << 10.0;
+        QTest::addRow("end maps to right") << 0LL << 1000LL << 10.0 << 110.0 << 1000LL << 110.0;
+        QTest::addRow("middle") << 0LL << 1000LL << 10.0 << 110.0 << 500LL << 60.0;
+        QTest::addRow("offset window")
+            << 2000000LL << 3000000LL << 0.0 << 1000.0 << 2500000LL << 500.0;
+        QTest::addRow("before the window is left of it")
+            << 1000LL << 2000LL << 0.0 << 100.0 << 500LL << -50.0;
+        QTest::addRow("after the window is right of it")
+            << 1000LL << 2000LL << 0.0 << 100.0 << 3000LL << 200.0;
+        QTest::addRow("60 s run on 1200 px")
+            << 0LL << 60000000000LL << 100.0 << 1300.0 << 30000000000LL << 700.0;
+        QTest::addRow("empty window does not divide by zero")
+            << 5LL << 5LL << 0.0 << 100.0 << 5LL << 0.0;
+    }
+
+    void mapping()
+    {
+        QFETCH(qint64, start);
+        QFETCH(qint64, end);
+        QFETCH(double, left);
+        QFETCH(double, right);
+        QFETCH(qint64, time);
+        QFETCH(double, x);
+
+        const TimelineLayout layout(Nanoseconds{start}, Nanoseconds{end}, left, right);
+        QCOMPARE(layout.mapTimeToX(Nanoseconds{time}), x);
+        QCOMPARE(layout.mapXToTime(x).count(), time);
+    }
+
+    void segments_data()
+    {
+        QTest::addColumn<QString>("records");
+        QTest::addColumn<int>("cpu");
+        QTest::addColumn<qint64>("from");
+        QTest::addColumn<qint64>("to");
+        QTest::addColumn<qint64>("now");
+        QTest::addColumn<QString>("expected");
+
+        const QString twoCpus = QStringLiteral("0:0:0 0:1:1 10:0:2 25:0:-1 30:1:-1 40:0:0 45:1:3");
+        QTest::addRow("whole run of cpu0, open segment runs to now")
+            << twoCpus << 0 << 0LL << 100LL << 50LL << QStringLiteral("0@0-10 2@10-25 0@40-50");
+        QTest::addRow("cpu1") << twoCpus << 1 << 0LL << 100LL << 60LL
+                              << QStringLiteral("1@0-30 3@45-60");
+        QTest::addRow("clipped on both sides")
+            << twoCpus << 0 << 5LL << 42LL << 50LL << QStringLiteral("0@5-10 2@10-25 0@40-42");
+        QTest::addRow("window inside idle time is empty")
+            << twoCpus << 0 << 26LL << 39LL << 50LL << QString();
+        QTest::addRow("window ending on a boundary excludes the next run")
+            << twoCpus << 0 << 0LL << 10LL << 50LL << QStringLiteral("0@0-10");
+        QTest::addRow("window starting on a boundary excludes the previous run")
+            << twoCpus << 0 << 10LL << 20LL << 50LL << QStringLiteral("2@10-20");
+        QTest::addRow("zero-length runs are dropped")
+            << QStringLiteral("0:0:1 5:0:2 5:0:3 9:0:-1") << 0 << 0LL << 100LL << 100LL
+            << QStringLiteral("1@0-5 3@5-9");
+        QTest::addRow("unknown cpu is empty") << twoCpus << 5 << 0LL << 100LL << 50LL << QString();
+        QTest::addRow("empty window is empty") << twoCpus << 0 << 20LL << 20LL << 50LL << QString();
+        QTest::addRow("no records") << QString() << 0 << 0LL << 100LL << 50LL << QString();
+    }
+
+    void segments()
+    {
+        QFETCH(QString, records);
+        QFETCH(int, cpu);
+        QFETCH(qint64, from);
+        QFETCH(qint64, to);
+        QFETCH(qint64, now);
+        QFETCH(QString, expected);
+
+        const Recording rec = switches(records);
+        RunSegmentIndex index;
+        index.update(rec);
+        QCOMPARE(index.cpuCount(), 2);
+        const auto segs = index.segments(cpu, Nanoseconds{from}, Nanoseconds{to}, Nanoseconds{now});
+        QCOMPARE(format(segs), expected);
+        for (const RunSegment& s : segs)
+            QCOMPARE(s.cpu, cpu);
+    }
+
+    void incremental()
+    {
+        const QString all = QStringLiteral("0:0:0 0:1:1 10:0:2 25:0:-1 30:1:-1 40:0:0 45:1:3");
+        const Recording full = switches(all);
+        RunSegmentIndex oneShot;
+        oneShot.update(full);
+
+        // Feed the same records a few at a time, as the live view does.
+        Recording growing;
+        growing.cpus = full.cpus;
+        RunSegmentIndex live;
+        for (const Record& r : full.records()) {
+            growing.append(r);
+            live.update(growing);
+        }
+        QCOMPARE(live.consumedRecords(), full.size());
+        for (int cpu = 0; cpu < 2; ++cpu)
+            QCOMPARE(format(live.segments(cpu, Nanoseconds{0}, Nanoseconds{100}, Nanoseconds{70})),
+                format(oneShot.segments(cpu, Nanoseconds{0}, Nanoseconds{100}, Nanoseconds{70})));
+        QCOMPARE(live.lastSwitch().count(), 45);
+
+        // A reset simulation starts a new, shorter recording: the index starts over.
+        const Recording restarted = switches(QStringLiteral("0:0:4"));
+        live.update(restarted);
+        QCOMPARE(format(live.segments(0, Nanoseconds{0}, Nanoseconds{100}, Nanoseconds{8})),
+            QStringLiteral("4@0-8"));
+        QCOMPARE(
+            format(live.segments(1, Nanoseconds{0}, Nanoseconds{100}, Nanoseconds{8})), QString());
+    }
+
+    void levelOfDetail_data()
+    {
+        QTest::addColumn<QString>("segments");
+        QTest::addColumn<qint64>("viewEnd"); // window [0, viewEnd) on 100 px
+        QTest::addColumn<double>("minPixels");
+        QTest::addColumn<QString>("expected");
+
+        QTest::addRow("wide runs pass unchanged")
+            << QStringLiteral("1@0-30 2@30-60") << 100LL << 1.0 << QStringLiteral("1@0-30 2@30-60");
+        // 1000 ns on 100 px: 10 ns per pixel.
+        QTest::addRow("tiny runs in one pixel become the dominant task") << QStringLiteral(
+            "1@0-3 2@3-4 1@4-7 2@7-8") << 1000LL << 1.0 << QStringLiteral("1@0-8");
+        QTest::addRow("bins are about one pixel wide")
+            << QStringLiteral("1@0-4 2@4-8 2@10-14 2@14-18") << 1000LL << 1.0
+            << QStringLiteral("1@0-8 2@10-18");
+        QTest::addRow("mostly idle bins are dropped")
+            << QStringLiteral("1@0-1 1@8-9") << 1000LL << 1.0 << QString();
+        QTest::addRow("a wide run flushes the pending bin")
+            << QStringLiteral("1@0-2 2@2-5 3@5-100 1@100-103") << 1000LL << 1.0
+            << QStringLiteral("2@0-5 3@5-100 1@100-103");
+        QTest::addRow("coarser detail merges more")
+            << QStringLiteral("1@0-10 2@10-15 1@15-30 3@30-35") << 1000LL << 4.0
+            << QStringLiteral("1@0-35");
+        QTest::addRow("empty") << QString() << 1000LL << 1.0 << QString();
+    }
+
+    void levelOfDetail()
+    {
+        QFETCH(QString, segments);
+        QFETCH(qint64, viewEnd);
+        QFETCH(double, minPixels);
+        QFETCH(QString, expected);
+
+        const TimelineLayout layout(Nanoseconds{0}, Nanoseconds{viewEnd}, 0.0, 100.0);
+        QCOMPARE(format(layout.levelOfDetail(parseSegments(segments), minPixels)), expected);
+    }
+
+    void samples()
+    {
+        Recording rec;
+        rec.cpus = 1;
+        rec.append(switchRecord(0, 0, -1, 0));
+        rec.append(sample(0, 0, 100));
+        rec.append(sample(0, 1, 200));
+        rec.append(sample(10, 0, 110));
+        Record group = sample(15, 0, 999);
+        group.entity = EntityRef::group(1, 0); // group entities are not task series
+        rec.append(group);
+        rec.append(sample(20, 0, 120));
+        rec.append(sample(30, 0, 130));
+        rec.append(sample(40, 1, 240));
+
+        SampleIndex index;
+        index.update(rec);
+        QCOMPARE(index.sampleCount(0), size_t(4));
+        QCOMPARE(index.sampleCount(1), size_t(2));
+        QCOMPARE(index.sampleCount(2), size_t(0));
+
+        auto times = [&](int task, int64_t from, int64_t to) {
+            QStringList out;
+            for (const auto& s : index.series(rec, task, Nanoseconds{from}, Nanoseconds{to}))
+                out << QStringLiteral("%1=%2").arg(s.time.count()).arg(s.vruntime);
+            return out.join(QLatin1Char(' '));
+        };
+        QCOMPARE(times(0, 0, 100), QStringLiteral("0=100 10=110 20=120 30=130"));
+        // One sample beyond each edge so lines reach the window's borders.
+        QCOMPARE(times(0, 12, 18), QStringLiteral("10=110 20=120"));
+        QCOMPARE(times(0, 20, 25), QStringLiteral("20=120 30=130"));
+        QCOMPARE(times(1, 5, 6), QStringLiteral("0=200 40=240"));
+        QCOMPARE(times(2, 0, 100), QString());
+
+        const auto s = index.series(rec, 0, Nanoseconds{0}, Nanoseconds{0});
+        QVERIFY(!s.empty());
+        QCOMPARE(s.front().deadline, uint64_t(3000100));
+        QCOMPARE(s.front().avgVruntime, uint64_t(50));
+
+        Recording shorter;
+        shorter.append(sample(5, 2, 7));
+        index.update(shorter);
+        QCOMPARE(index.sampleCount(0), size_t(0));
+        QCOMPARE(index.sampleCount(2), size_t(1));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTimelineLayout)
+#include "tst_timelinelayout.moc"

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Where each task's entity samples are in the Recording, so the vruntime pane can read one
+// task's series in a time window without scanning the whole run. Built incrementally like
+// RunSegmentIndex. vruntime is piecewise linear between two samples of the same entity
+// (architecture.md §4), so joining the points with straight lines is exact.
+#pragma once
+
+#include "core/base/time.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+class Recording;
+}
+
+namespace schedlab::ui {
+
+struct EntitySample
+{
+    Nanoseconds time{0};
+    uint64_t vruntime = 0;
+    uint64_t deadline = 0;
+    uint64_t avgVruntime = 0; ///< V of the cfs_rq the entity was queued on
+    friend bool operator==(const EntitySample&, const EntitySample&) = default;
+};
+
+class SampleIndex
+{
+public:
+    void update(const Recording& recording);
+    void clear();
+    size_t consumedRecords() const { return m_consumed; }
+    size_t sampleCount(int task) const;
+
+    /// Samples of @p task inside [from, to] plus the nearest one on each side, so lines run
+    /// to the window's edges.
+    std::vector<EntitySample> series(
+        const Recording& recording, int task, Nanoseconds from, Nanoseconds to) const;
+
+private:
+    std::vector<std::vector<uint32_t>> m_perTask; ///< record positions of each task's samples
+    size_t m_consumed = 0;
+};
+
+} // namespace schedlab::ui

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "timelinelayout.h"
+
+#include "core/record/recording.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace schedlab::ui {
+
+void RunSegmentIndex::clear()
+{
+    m_lanes.clear();
+    m_consumed = 0;
+    m_lastSwitch = Nanoseconds{0};
+}
+
+RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
+{
+    if (cpu >= cpuCount())
+        m_lanes.resize(static_cast<size_t>(cpu) + 1);
+    return m_lanes[static_cast<size_t>(cpu)];
+}
+
+void RunSegmentIndex::update(const Recording& recording)
+{
+    const auto& records = recording.records();
+    if (records.size() < m_consumed)
+        clear();
+    if (cpuCount() < recording.cpus)
+        m_lanes.resize(static_cast<size_t>(recording.cpus));
+    for (size_t i = m_consumed; i < records.size(); ++i) {
+        const Record& r = records[i];
+        if (r.kind != RecordKind::Switch)
+            continue;
+        Lane& l = lane(r.cpu);
+        // Time never goes back in a run; clamp anyway so a bad record cannot invert a segment.
+        const Nanoseconds t = std::max(Nanoseconds{r.time}, l.since);
+        if (l.current >= 0 && t > l.since)
+            l.closed.push_back({r.cpu, l.current, l.since, t});
+        const int64_t next = r.payload.generic.a;
+        l.current = next >= 0 ? static_cast<int>(next) : -1;
+        l.since = t;
+        m_lastSwitch = std::max(m_lastSwitch, t);
+    }
+    m_consumed = records.size();
+}
+
+std::vector<RunSegment> RunSegmentIndex::segments(
+    int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const
+{
+    std::vector<RunSegment> out;
+    if (cpu < 0 || cpu >= cpuCount() || to <= from)
+        return out;
+    const Lane& l = m_lanes[static_cast<size_t>(cpu)];
+    auto clipped = [&](RunSegment s) {
+        s.start = std::max(s.start, from);
+        s.end = std::min(s.end, to);
+        if (s.end > s.start)
+            out.push_back(s);
+    };
+    // Closed segments are disjoint and sorted, so their ends are sorted too.
+    auto it = std::upper_bound(l.closed.begin(), l.closed.end(), from,
+        [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
+    for (; it != l.closed.end() && it->start < to; ++it)
+        clipped(*it);
+    if (l.current >= 0)
+        clipped({cpu, l.current, l.since, std::max(now, l.since)});
+    return out;
+}
+
+TimelineLayout::TimelineLayout(Nanoseconds start, Nanoseconds end, double left, double right)
+    : m_start(start)
+    , m_end(end > start ? end : start + Nanoseconds{1})
+    , m_left(left)
+    , m_right(right > left ? right : left + 1.0)
+{ }
+
+double TimelineLayout::nanosecondsPerPixel() const
+{
+    return static_cast<double>((m_end - m_start).count()) / (m_right - m_left);
+}
+
+double TimelineLayout::mapTimeToX(Nanoseconds t) const
+{
+    return m_left + static_cast<double>((t - m_start).count()) / nanosecondsPerPixel();
+}
+
+Nanoseconds TimelineLayout::mapXToTime(double x) const
+{
+    return m_start + Nanoseconds{std::llround((x - m_left) * nanosecondsPerPixel())};
+}
+
+std::vector<RunSegment> TimelineLayout::levelOfDetail(
+    const std::vector<RunSegment>& segments, double minPixels) const
+{
+    const auto minWidth =
+        Nanoseconds{std::llround(std::max(minPixels, 0.0) * nanosecondsPerPixel())};
+    std::vector<RunSegment> out;
+    out.reserve(segments.size());
+
+    // The bin being gathered: its span, and the time each task ran in it.
+    bool open = false;
+    RunSegment bin;
+    Nanoseconds busy{0};
+    std::vector<std::pair<int, Nanoseconds>> perTask;
+    auto flush = [&] {
+        if (!open)
+            return;
+        open = false;
+        if (busy * 2 < bin.end - bin.start)
+            return; // mostly idle
+        bin.task =
+            std::max_element(perTask.begin(), perTask.end(), [](const auto& a, const auto& b) {
+                return a.second < b.second;
+            })->first;
+        out.push_back(bin);
+    };
+
+    for (const RunSegment& s : segments) {
+        const Nanoseconds length = s.end - s.start;
+        if (length >= minWidth) {
+            flush();
+            out.push_back(s);
+            continue;
+        }
+        if (open && s.start - bin.start >= minWidth)
+            flush();
+        if (!open) {
+            open = true;
+            bin = s;
+            busy = Nanoseconds{0};
+            perTask.clear();
+        }
+        bin.end = s.end;
+        busy += length;
+        auto it = std::find_if(
+            perTask.begin(), perTask.end(), [&](const auto& p) { return p.first == s.task; });
+        if (it == perTask.end())
+            perTask.emplace_back(s.task, length);
+        else
+            it->second += length;
+    }
+    flush();
+    return out;
+}
+
+} // namespace schedlab::ui

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Timeline math without widgets (style.md §12): per-CPU run segments from the Recording's
+// switch records, the time ↔ pixel mapping of a view window, and the level of detail that keeps
+// a long run drawable. The plot only paints what these return; tests/ui/tst_timelinelayout.cpp
+// pins the behaviour.
+#pragma once
+
+#include "core/base/time.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace schedlab {
+class Recording;
+}
+
+namespace schedlab::ui {
+
+/// One task running on one CPU over [start, end).
+struct RunSegment
+{
+    int cpu = 0;
+    int task = -1; ///< task index
+    Nanoseconds start{0};
+    Nanoseconds end{0};
+    friend bool operator==(const RunSegment&, const RunSegment&) = default;
+};
+
+/// Run segments per CPU, built incrementally: update() reads only the records appended since the
+/// last call, so following a live simulation costs O(new records). Closed segments of a lane are
+/// sorted and disjoint, so a window query is a binary search.
+class RunSegmentIndex
+{
+public:
+    /// Consumes new records of @p recording (starts over if it was cleared or replaced by a
+    /// shorter one). Switch records close the lane's current segment and open the next task's.
+    void update(const Recording& recording);
+    void clear();
+
+    int cpuCount() const { return static_cast<int>(m_lanes.size()); }
+    size_t consumedRecords() const { return m_consumed; }
+    /// Latest switch time seen on any CPU.
+    Nanoseconds lastSwitch() const { return m_lastSwitch; }
+
+    /// Segments of @p cpu overlapping [from, to), clipped to it, in time order. A task still
+    /// running at the end of the recording is shown as running until @p now.
+    std::vector<RunSegment> segments(
+        int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
+
+private:
+    struct Lane
+    {
+        std::vector<RunSegment> closed;
+        int current = -1; ///< running task, -1 idle
+        Nanoseconds since{0};
+    };
+    Lane& lane(int cpu);
+
+    std::vector<Lane> m_lanes;
+    size_t m_consumed = 0;
+    Nanoseconds m_lastSwitch{0};
+};
+
+/// Maps the visible time window [start, end) onto the pixel span [left, right).
+class TimelineLayout
+{
+public:
+    TimelineLayout(Nanoseconds start, Nanoseconds end, double left, double right);
+
+    Nanoseconds start() const { return m_start; }
+    Nanoseconds end() const { return m_end; }
+    double left() const { return m_left; }
+    double right() const { return m_right; }
+
+    double mapTimeToX(Nanoseconds t) const;
+    /// Inverse of mapTimeToX, rounded to the nearest nanosecond.
+    Nanoseconds mapXToTime(double x) const;
+    double nanosecondsPerPixel() const;
+
+    /// Level of detail: runs narrower than @p minPixels are gathered into bins about
+    /// @p minPixels wide, each shown as the task that ran longest in it; a bin that was idle
+    /// for most of its span is dropped. Runs at least @p minPixels wide pass unchanged.
+    /// @p segments are one lane's segments in time order.
+    std::vector<RunSegment> levelOfDetail(
+        const std::vector<RunSegment>& segments, double minPixels = 1.0) const;
+
+private:
+    Nanoseconds m_start;
+    Nanoseconds m_end;
+    double m_left;
+    double m_right;
+};
+
+} // namespace schedlab::ui
