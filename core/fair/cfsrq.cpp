@@ -195,10 +195,19 @@ void CfsRq::sliceErase(int64_t slice)
 
 int64_t CfsRq::minSlice() const
 {
-    int64_t s = m_slices.empty() ? 0 : m_slices.front().first;
-    if (curr && curr->onRq && (s == 0 || curr->slice < s))
+    int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
+    if (curr && curr->onRq && curr->slice < s)
         s = curr->slice;
     return s;
+}
+
+void CfsRq::setSlice(SchedEntity& se, int64_t slice)
+{
+    if (inTree(se)) {
+        sliceErase(se.slice);
+        sliceInsert(slice);
+    }
+    se.slice = slice;
 }
 
 int64_t CfsRq::maxSlice() const

@@ -108,9 +108,13 @@ public:
             f(se);
     }
 
-    /// cfs_rq_min_slice()/cfs_rq_max_slice(): over tree entities and curr if queued; 0 if none.
+    /// cfs_rq_min_slice(): over tree entities and curr if queued; kNoSlice (~0) if none.
     int64_t minSlice() const;
+    /// cfs_rq_max_slice(): over tree entities and curr if queued; 0 if none.
     int64_t maxSlice() const;
+    /// Changes the slice of a queued entity (kept in the slice multiset while in the tree).
+    void setSlice(SchedEntity& se, int64_t slice);
+    static constexpr int64_t kNoSlice = INT64_MAX;
 
     /// Checks the invariants listed above; returns an empty string or a description.
     std::string checkInvariants() const;

@@ -33,7 +33,7 @@ std::vector<KernelProfile> buildProfiles()
                    LagClamp::OwnSlice, ReweightRule::KeepVruntime, DelayRules::None,
                    Protection::DeadlineHack, YieldRule::DeadlineBump, ThrottleModel::Group,
                    false, RtConstraintCheck::Patched, false, false};
-    p66.traits = {false, false, false, false, false, false, false, true};
+    p66.traits = {false, false, false, false, false, false, false, true, false};
     p66.features = features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity,
                              F::WakeupPreemption});
     out.push_back(p66);
@@ -49,7 +49,7 @@ std::vector<KernelProfile> buildProfiles()
                     LagClamp::OwnSlice, ReweightRule::Eevdf, DelayRules::V612,
                     Protection::DeadlineHack, YieldRule::ForfeitEligible, ThrottleModel::Group,
                     false, RtConstraintCheck::Patched, false, true};
-    p612.traits = {true, false, false, false, true, false, false, false};
+    p612.traits = {true, false, false, false, true, false, false, false, false};
     p612.features = features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline,
                               F::RunToParity, F::PreemptShort, F::PickBuddy, F::DelayDequeue,
                               F::DelayZero, F::WakeupPreemption});
@@ -66,7 +66,7 @@ std::vector<KernelProfile> buildProfiles()
                     LagClamp::OwnSlice, ReweightRule::Place, DelayRules::V612,
                     Protection::DeadlineHack, YieldRule::DeadlineBump, ThrottleModel::Group,
                     false, RtConstraintCheck::Patched, false, true};
-    p613.traits = {true, true, false, false, true, false, true, false};
+    p613.traits = {true, true, false, false, true, false, true, false, true};
     p613.features = p612.features;
     out.push_back(p613);
 
@@ -81,7 +81,7 @@ std::vector<KernelProfile> buildProfiles()
                    LagClamp::MaxSliceTick, ReweightRule::Place, DelayRules::V612,
                    Protection::Vprot, YieldRule::ForfeitEligible, ThrottleModel::Task,
                    false, RtConstraintCheck::Patched, false, true};
-    p70.traits = {true, true, true, true, true, true, true, false};
+    p70.traits = {true, true, true, true, true, true, true, false, true};
     p70.features = p612.features;
     out.push_back(p70);
 
@@ -96,7 +96,7 @@ std::vector<KernelProfile> buildProfiles()
                    LagClamp::MaxSliceTick, ReweightRule::Rescale, DelayRules::V72,
                    Protection::Vprot, YieldRule::ForfeitEligible, ThrottleModel::Task,
                    false, RtConstraintCheck::Patched, false, true};
-    p71.traits = {true, true, true, true, true, true, false, false};
+    p71.traits = {true, true, true, true, true, true, false, false, true};
     p71.features = p612.features;
     out.push_back(p71);
     return out;

@@ -53,6 +53,7 @@ struct ProfileTraits
     bool pickBuddyNeedsProtect = true; ///< 7.x: buddy only considered when protect is true
     bool relDeadlineUngated = false;   ///< 6.13–7.0: rel-deadline branch ignores the feature bit
     bool pick66 = false;           ///< 6.6: exact deadline tie keeps curr; buddy only with NEXT_BUDDY
+    bool buddyInPickEevdf = true;  ///< 6.14+: PICK_BUDDY inside pick_eevdf (6.12: in pick_next_entity)
 };
 
 struct KernelProfile

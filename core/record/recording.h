@@ -97,6 +97,9 @@ private:
     std::vector<Record> m_records;
 };
 
+/// Display name of an entity: the task name, "idle", or "/group@cpu".
+std::string entityName(EntityRef e, const Recording& names);
+
 /// One line per record in a stable text format for golden files and diffs:
 ///   t=1200000 cpu0 switch t1->t2
 std::string formatRecord(const Record& r, const Recording& names);

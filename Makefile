@@ -1,0 +1,56 @@
+# schedlab — the two commands of README.md: `make run` and `make test`.
+# Both install missing Debian packages first (as root), configure once and build incrementally.
+PRESET ?= dev
+BUILD_DIR := build/$(PRESET)
+SCENARIO ?= resources/default.json
+
+PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-dev \
+            libboost-dev nlohmann-json3-dev libgl-dev clang-format xvfb xauth imagemagick
+
+.PHONY: all deps configure build run test bench format check-format clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing: $$missing"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "Missing packages. Run as root:"; \
+	    echo "  apt-get install -y --no-install-recommends $$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+$(BUILD_DIR)/build.ninja: | deps
+	cmake --preset $(PRESET)
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build --preset $(PRESET)
+
+run: build
+	$(BUILD_DIR)/bin/schedlab $(SCENARIO)
+
+test: build
+	ctest --preset $(PRESET)
+
+bench: PRESET := release
+bench:
+	$(MAKE) PRESET=release build
+	ctest --preset bench
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cpp')
+
+check-format:
+	clang-format --dry-run --Werror $$(git ls-files '*.h' '*.cpp')
+
+clean:
+	rm -rf build

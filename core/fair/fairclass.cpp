@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fair class, kernel-model.md §3–§7. Section references name where each rule is specified.
+#include "fairclass.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+namespace {
+
+// div_s64(): truncation toward zero.
+int64_t mulDivS64(int64_t value, uint64_t mul, uint64_t div)
+{
+    if (!div)
+        return value;
+    return static_cast<int64_t>(static_cast<Int128>(value) * static_cast<Int128>(mul)
+                                / static_cast<Int128>(div));
+}
+
+} // namespace
+
+FairClass::FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>& groups)
+    : m_p(params)
+    , m_hooks(hooks)
+    , m_groups(groups)
+{
+}
+
+uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
+{
+    return calcDeltaFair(static_cast<uint64_t>(slice), se.load, m_p.choices->weightPrecision);
+}
+
+// --- §3.6 update_curr, §3.8 update_deadline ---------------------------------------------------
+
+void FairClass::updateCurr(CfsRq& cfsRq)
+{
+    SchedEntity* curr = cfsRq.curr;
+    if (!curr)
+        return;
+    const int64_t now = m_hooks.clock();
+    const int64_t delta = now - curr->execStart;
+    if (delta <= 0)
+        return;
+    curr->execStart = now;
+    curr->sumExecRuntime += delta;
+    curr->vruntime += calcDeltaFair(static_cast<uint64_t>(delta), curr->load,
+                                    m_p.choices->weightPrecision);
+    const bool resched = updateDeadline(cfsRq, *curr);
+    if (m_p.choices->v0 == V0Mode::MinVruntime)
+        cfsRq.updateMinVruntime();
+    if (curr->isTask())
+        m_hooks.accountExec(*curr, delta);
+    m_hooks.sample(*curr);
+    if (cfsRq.nrQueued == 1)
+        return;
+    bool doResched = resched;
+    if (!doResched) {
+        if (m_p.traits->resched617)
+            doResched = !isProtected(*curr); // 6.17+: end of a protected period
+        else if (m_p.traits->customSlices)
+            doResched = didPreemptShort(cfsRq, *curr); // 6.12–6.16 PREEMPT_SHORT
+    }
+    if (doResched) {
+        m_hooks.resched(cfsRq.cpu, true);
+        clearBuddies(cfsRq, *curr);
+    }
+}
+
+bool FairClass::updateDeadline(CfsRq& cfsRq, SchedEntity& se)
+{
+    if (vdiff(se.vruntime, se.deadline) < 0)
+        return false;
+    if (!se.customSlice)
+        se.slice = m_p.baseSlice; // sysctl changes take effect at renewal
+    // d := v + vslice — from the current vruntime, missed periods are not caught up (§3.8).
+    se.deadline = se.vruntime + vslice(se.slice, se);
+    m_hooks.record(RecordKind::DeadlineRenew, se, static_cast<int64_t>(se.deadline), se.slice);
+    if (m_p.choices->v0 == V0Mode::ZeroVruntimeAvg)
+        cfsRq.avgVruntime(); // 7.0+: moves zero_vruntime
+    return true;
+}
+
+// --- §4.1 lag -------------------------------------------------------------------------------
+
+int64_t FairClass::lagLimit(const CfsRq& cfsRq, SchedEntity& se) const
+{
+    int64_t span = 0;
+    if (m_p.choices->lagClamp == LagClamp::OwnSlice)
+        span = std::max<int64_t>(2 * se.slice, m_p.tickNs); // 6.6–6.19: own slice
+    else
+        span = cfsRq.maxSlice() + m_p.tickNs; // 7.0+: max slice on the rq + one tick
+    return static_cast<int64_t>(vslice(span, se));
+}
+
+bool FairClass::updateEntityLag(CfsRq& cfsRq, SchedEntity& se)
+{
+    const uint64_t v = cfsRq.avgVruntime();
+    const int64_t limit = lagLimit(cfsRq, se);
+    const int64_t fresh = std::clamp(vdiff(v, se.vruntime), -limit, limit);
+    int64_t vl = fresh;
+    bool differs = false;
+    if (m_p.choices->delayRules == DelayRules::V72 && se.schedDelayed) {
+        // 7.2: negative lag may not grow while delayed; DELAY_ZERO clips positive lag.
+        vl = std::max(vl, se.vlag);
+        if (feature(Feature::DelayZero))
+            vl = std::min<int64_t>(vl, 0);
+        differs = vl != fresh;
+    }
+    se.vlag = vl;
+    if (m_p.choices->protection == Protection::VprotUnion && cfsRq.curr == &se)
+        se.vprot = se.vruntime; // vprot shares storage with vlag (6.17–6.19): protection lost
+    return differs;
+}
+
+// --- §4.2 placement -------------------------------------------------------------------------
+
+void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
+{
+    // V before the entity is counted (callers guarantee it is neither in the tree nor curr).
+    const uint64_t v = cfsRq.avgVruntime();
+    if (!se.customSlice)
+        se.slice = m_p.baseSlice;
+    uint64_t vs = vslice(se.slice, se);
+    int64_t lag = 0;
+    if (feature(Feature::PlaceLag) && cfsRq.nrQueued > 0
+        && (!m_p.traits->placeLagSkipZero || se.vlag != 0)) {
+        // Inflate so that the lag after insertion equals the saved lag: vl·(L + w)/L.
+        Int128 load = cfsRq.countedWeight();
+        const Int128 w = cfsRq.avgWeight(se);
+        if (load == 0)
+            load = 1;
+        lag = static_cast<int64_t>(static_cast<Int128>(se.vlag) * (load + w) / load);
+    }
+    se.vruntime = v - static_cast<uint64_t>(lag);
+    m_hooks.record(RecordKind::Place, se, static_cast<int64_t>(v), lag, se.vlag);
+    if (se.relDeadline && (feature(Feature::PlaceRelDeadline) || m_p.traits->relDeadlineUngated)) {
+        se.deadline += se.vruntime; // relative deadline kept across the move (PLACE_REL_DEADLINE)
+        se.relDeadline = false;
+        return;
+    }
+    if (feature(Feature::PlaceDeadlineInitial) && (flags & EnqueueInitial))
+        vs /= 2; // new tasks start with half a slice
+    se.deadline = se.vruntime + vs;
+}
+
+// --- §6.5 enqueue_entity / dequeue_entity ------------------------------------------------------
+
+void FairClass::accountEnqueue(CfsRq& cfsRq, SchedEntity& se)
+{
+    cfsRq.loadWeight += se.load.weight;
+    ++cfsRq.nrQueued;
+}
+
+void FairClass::accountDequeue(CfsRq& cfsRq, SchedEntity& se)
+{
+    cfsRq.loadWeight -= se.load.weight;
+    --cfsRq.nrQueued;
+}
+
+void FairClass::enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
+{
+    const bool isCurr = cfsRq.curr == &se;
+    if (isCurr)
+        placeEntity(cfsRq, se, flags); // before update_curr, so V does not contain it
+    updateCurr(cfsRq);
+    m_hooks.updateLoadAvg(cfsRq, se, true);
+    updateCfsGroup(se); // group weight refresh before placement
+    if (!isCurr)
+        placeEntity(cfsRq, se, flags);
+    accountEnqueue(cfsRq, se);
+    if (!isCurr)
+        cfsRq.enqueueTree(se);
+    se.onRq = true;
+    m_hooks.record(RecordKind::Enqueue, se, flags);
+    m_hooks.sample(se);
+}
+
+bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
+{
+    const bool sleep = flags & DequeueSleep;
+    updateCurr(cfsRq);
+    clearBuddies(cfsRq, se);
+    if (!(flags & DequeueDelayed)) {
+        const bool delay = sleep && !(flags & DequeueSpecial);
+        // §5.1: an ineligible sleeper stays queued, burning off its negative lag.
+        if (m_p.choices->delayRules != DelayRules::None && feature(Feature::DelayDequeue) && delay
+            && !cfsRq.entityEligible(se)) {
+            if (m_p.choices->delayRules == DelayRules::V72)
+                updateEntityLag(cfsRq, se); // 7.2: save the (negative) lag now
+            m_hooks.updateLoadAvg(cfsRq, se, false);
+            setDelayed(se);
+            m_hooks.record(RecordKind::Delay, se);
+            m_hooks.sample(se);
+            return false;
+        }
+    }
+    m_hooks.updateLoadAvg(cfsRq, se, true);
+    updateEntityLag(cfsRq, se);
+    if (feature(Feature::PlaceRelDeadline) && !sleep) {
+        se.deadline -= se.vruntime; // keep a relative deadline across migration/save-restore
+        se.relDeadline = true;
+    }
+    if (&se != cfsRq.curr)
+        cfsRq.dequeueTree(se);
+    se.onRq = false;
+    accountDequeue(cfsRq, se);
+    updateCfsGroup(se);
+    if (m_p.choices->v0 == V0Mode::MinVruntime
+        && (flags & (DequeueSave | DequeueMove)) != DequeueSave)
+        cfsRq.updateMinVruntime();
+    if (flags & DequeueDelayed) {
+        clearDelayed(se);
+        // 6.12 finish_delayed_dequeue_entity(): DELAY_ZERO clips positive lag after the fact.
+        if (m_p.choices->delayRules == DelayRules::V612 && feature(Feature::DelayZero)
+            && se.vlag > 0)
+            se.vlag = 0;
+    }
+    m_hooks.record(RecordKind::Dequeue, se, flags);
+    m_hooks.sample(se);
+    return true;
+}
+
+void FairClass::setDelayed(SchedEntity& se)
+{
+    se.schedDelayed = true;
+    if (!se.isTask())
+        return;
+    for (SchedEntity* s = &se; s; s = s->parent) {
+        --s->cfsRq->hNrRunnable;
+        if (s->cfsRq->throttled)
+            break;
+    }
+}
+
+void FairClass::clearDelayed(SchedEntity& se)
+{
+    se.schedDelayed = false;
+    if (!se.isTask())
+        return;
+    for (SchedEntity* s = &se; s; s = s->parent) {
+        ++s->cfsRq->hNrRunnable;
+        if (s->cfsRq->throttled)
+            break;
+    }
+}
+
+// §5.2 B: a delayed entity is woken (ttwu_runnable / enqueue walk meeting a delayed group).
+void FairClass::requeueDelayedEntity(SchedEntity& se)
+{
+    CfsRq& cfsRq = *se.cfsRq;
+    bool replace = false;
+    if (m_p.choices->delayRules == DelayRules::V72) {
+        replace = updateEntityLag(cfsRq, se);
+    } else if (feature(Feature::DelayZero)) {
+        updateEntityLag(cfsRq, se);
+        if (se.vlag > 0) {
+            se.vlag = 0;
+            replace = true;
+        }
+    }
+    if (replace) {
+        const bool isCurr = &se == cfsRq.curr;
+        --cfsRq.nrQueued;
+        if (!isCurr)
+            cfsRq.dequeueTree(se);
+        placeEntity(cfsRq, se, 0);
+        if (!isCurr)
+            cfsRq.enqueueTree(se);
+        ++cfsRq.nrQueued;
+    }
+    m_hooks.updateLoadAvg(cfsRq, se, false);
+    clearDelayed(se);
+    m_hooks.record(RecordKind::Enqueue, se, EnqueueDelayed);
+    m_hooks.sample(se);
+}
+
+// --- §6.4 reweight_entity -------------------------------------------------------------------
+
+void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight)
+{
+    const uint64_t old = se.load.weight;
+    if (weight == old || weight == 0)
+        return;
+    const bool isCurr = cfsRq.curr == &se;
+    const ReweightRule rule = m_p.choices->reweight;
+    const bool protectedCurr = isCurr && m_p.choices->protection == Protection::Vprot
+                               && isProtected(se);
+    uint64_t avg = 0;
+    int64_t relDeadline = 0;
+    int64_t relVprot = 0;
+
+    if (se.onRq) {
+        updateCurr(cfsRq);
+        switch (rule) {
+        case ReweightRule::KeepVruntime:
+            break;
+        case ReweightRule::Eevdf:
+            avg = cfsRq.avgVruntime(); // 6.9: V taken before se leaves the sums
+            break;
+        case ReweightRule::Place:
+            updateEntityLag(cfsRq, se); // V includes se (as curr or in the tree)
+            se.deadline -= se.vruntime;
+            se.relDeadline = true;
+            if (protectedCurr)
+                relVprot = vdiff(se.vprot, se.vruntime); // 7.0 ff38424030f9
+            --cfsRq.nrQueued; // c70fc32f4443
+            break;
+        case ReweightRule::Rescale:
+            avg = cfsRq.avgVruntime();
+            se.vlag = std::clamp(vdiff(avg, se.vruntime), -lagLimit(cfsRq, se), lagLimit(cfsRq, se));
+            relDeadline = vdiff(se.deadline, avg);
+            if (protectedCurr)
+                relVprot = vdiff(se.vprot, avg);
+            --cfsRq.nrQueued;
+            break;
+        }
+        if (!isCurr)
+            cfsRq.dequeueTree(se);
+        cfsRq.loadWeight -= old;
+    }
+
+    if (se.onRq && rule == ReweightRule::Eevdf) {
+        // reweight_eevdf(): V-invariant; lag clamped with the old weight, then scaled (§6.4 B).
+        if (avg != se.vruntime) {
+            const int64_t limit = lagLimit(cfsRq, se);
+            int64_t vlag = std::clamp(vdiff(avg, se.vruntime), -limit, limit);
+            vlag = mulDivS64(vlag, old, weight);
+            se.vruntime = avg - static_cast<uint64_t>(vlag);
+        }
+        const int64_t vslag = mulDivS64(vdiff(se.deadline, avg), old, weight);
+        se.deadline = avg + static_cast<uint64_t>(vslag);
+    } else if (!se.onRq || rule == ReweightRule::Place || rule == ReweightRule::Rescale) {
+        // Lag is stored virtual: rescale it with the weight (all versions for !on_rq).
+        se.vlag = mulDivS64(se.vlag, old, weight);
+        if (se.relDeadline && rule != ReweightRule::Eevdf && rule != ReweightRule::KeepVruntime)
+            se.deadline = static_cast<uint64_t>(
+                mulDivS64(static_cast<int64_t>(se.deadline), old, weight));
+        if (rule == ReweightRule::Rescale && se.onRq)
+            relDeadline = mulDivS64(relDeadline, old, weight);
+        relVprot = mulDivS64(relVprot, old, weight);
+    }
+
+    se.load = LoadWeight{weight, invWeight}; // tasks: sched_prio_to_wmult; groups: lazily
+    m_hooks.record(RecordKind::Reweight, se, static_cast<int64_t>(old),
+                   static_cast<int64_t>(weight));
+
+    if (se.onRq) {
+        switch (rule) {
+        case ReweightRule::KeepVruntime:
+        case ReweightRule::Eevdf:
+            break;
+        case ReweightRule::Place:
+            placeEntity(cfsRq, se, 0); // 6.13–7.0: lag inflated again, V still contains curr
+            if (protectedCurr)
+                se.vprot = se.vruntime + static_cast<uint64_t>(relVprot);
+            ++cfsRq.nrQueued;
+            break;
+        case ReweightRule::Rescale:
+            se.vruntime = avg - static_cast<uint64_t>(se.vlag);
+            se.deadline = avg + static_cast<uint64_t>(relDeadline);
+            if (protectedCurr)
+                se.vprot = avg + static_cast<uint64_t>(relVprot);
+            ++cfsRq.nrQueued;
+            break;
+        }
+        if (!isCurr)
+            cfsRq.enqueueTree(se);
+        cfsRq.loadWeight += weight;
+        if (m_p.choices->v0 == V0Mode::MinVruntime && rule != ReweightRule::KeepVruntime)
+            cfsRq.updateMinVruntime();
+    }
+    m_hooks.sample(se);
+}
+
+// --- §3.7 protection --------------------------------------------------------------------------
+
+bool FairClass::isProtected(const SchedEntity& se) const
+{
+    if (m_p.choices->protection == Protection::DeadlineHack)
+        return se.vlag == static_cast<int64_t>(se.deadline);
+    return vdiff(se.vruntime, se.vprot) < 0;
+}
+
+void FairClass::setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
+{
+    if (m_p.choices->protection == Protection::DeadlineHack) {
+        se.vlag = static_cast<int64_t>(se.deadline); // stash the deadline at pick time
+        return;
+    }
+    int64_t slice = feature(Feature::RunToParity) ? cfsRq.minSlice() : m_p.normalizedBaseSlice;
+    slice = std::min(slice, se.slice);
+    se.vprot = se.deadline;
+    if (slice != se.slice) {
+        uint64_t limit = 0;
+        if (feature(Feature::PreemptShort))
+            limit = cfsRq.ineligibleVruntime();
+        else
+            limit = se.vruntime + vslice(slice, se);
+        if (vdiff(limit, se.vprot) < 0)
+            se.vprot = limit;
+    }
+}
+
+void FairClass::cancelProtectSlice(SchedEntity& se)
+{
+    if (!isProtected(se))
+        return;
+    if (m_p.choices->protection == Protection::DeadlineHack)
+        se.vlag = static_cast<int64_t>(se.deadline) + 1;
+    else
+        se.vprot = se.vruntime;
+}
+
+void FairClass::updateProtectSlice(CfsRq& cfsRq, SchedEntity& se)
+{
+    if (m_p.choices->protection == Protection::DeadlineHack)
+        return;
+    const int64_t slice = cfsRq.minSlice();
+    uint64_t base = cfsRq.peekAvgVruntime();
+    if (vdiff(se.vruntime, base) < 0)
+        base = se.vruntime;
+    const uint64_t limit = base + vslice(slice, se);
+    if (vdiff(limit, se.vprot) < 0)
+        se.vprot = limit;
+}
+
+bool FairClass::didPreemptShort(CfsRq& cfsRq, SchedEntity& curr) const
+{
+    if (!feature(Feature::PreemptShort) || isProtected(curr))
+        return false;
+    return !cfsRq.entityEligible(curr);
+}
+
+bool FairClass::doPreemptShort(CfsRq& cfsRq, SchedEntity& pse, SchedEntity& se) const
+{
+    if (!feature(Feature::PreemptShort) || pse.slice >= se.slice)
+        return false;
+    if (!cfsRq.entityEligible(pse))
+        return false;
+    if (vdiff(pse.deadline, se.deadline) < 0)
+        return true;
+    return !cfsRq.entityEligible(se);
+}
+
+// --- §3.5 pick --------------------------------------------------------------------------------
+
+SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
+{
+    SchedEntity* curr = cfsRq.curr;
+    if (cfsRq.nrQueued == 1)
+        return (curr && curr->onRq) ? curr
+               : m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
+                                                            : cfsRq.leftmostVruntime();
+    SchedEntity* next = cfsRq.next;
+    if (next && cfsRq.entityEligible(*next)) {
+        if (m_p.traits->pick66 && feature(Feature::NextBuddy))
+            return next;
+        if (m_p.traits->pickBuddy && m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy)
+            && (protect || !m_p.traits->pickBuddyNeedsProtect))
+            return next;
+    }
+    if (curr && (!curr->onRq || !cfsRq.entityEligible(*curr)))
+        curr = nullptr;
+    if (curr && protect) {
+        const bool prot = m_p.choices->protection == Protection::DeadlineHack
+                              ? feature(Feature::RunToParity) && isProtected(*curr)
+                              : isProtected(*curr);
+        if (prot)
+            return curr;
+    }
+    SchedEntity* best = m_p.choices->treeKey == TreeKey::Deadline
+                            ? cfsRq.firstEligibleByDeadline()
+                            : cfsRq.earliestDeadlineInEligiblePrefix();
+    if (!best) {
+        if (curr)
+            return curr;
+        // Cannot happen in exact arithmetic (V is a weighted mean); the kernel logs and falls
+        // back to the leftmost entity.
+        return m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
+                                                          : cfsRq.leftmostVruntime();
+    }
+    if (curr) {
+        const int64_t diff = vdiff(curr->deadline, best->deadline);
+        // 6.6: curr wins an exact tie (best starts as curr); 6.8+: the tree entity wins.
+        if (diff < 0 || (m_p.traits->pick66 && diff == 0))
+            return curr;
+    }
+    return best;
+}
+
+SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
+{
+    SchedEntity* se = nullptr;
+    SchedEntity* next = cfsRq.next;
+    // 6.12: PICK_BUDDY is checked in pick_next_entity() before pick_eevdf().
+    if (m_p.traits->pickBuddy && !m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy)
+        && next && cfsRq.entityEligible(*next))
+        se = next;
+    else
+        se = pickEevdf(cfsRq, protect);
+    if (se && se->schedDelayed) {
+        // §5.2 A: a picked delayed entity is eligible; dequeue it for real and restart.
+        dequeueEntities(rq, *se, DequeueSleep | DequeueDelayed);
+        return nullptr;
+    }
+    return se;
+}
+
+void FairClass::clearBuddies(CfsRq& cfsRq, const SchedEntity& se)
+{
+    if (cfsRq.next != &se)
+        return;
+    for (SchedEntity* s = cfsRq.next; s; s = s->parent) {
+        if (s->cfsRq->next != s)
+            break;
+        s->cfsRq->next = nullptr;
+    }
+}
+
+void FairClass::setNextBuddy(SchedEntity* se)
+{
+    for (; se; se = se->parent) {
+        if (!se->onRq || isIdleEntity(*se))
+            return;
+        se->cfsRq->next = se;
+    }
+}
+
+bool FairClass::isIdleEntity(const SchedEntity& se) const { return se.idlePolicy; }
+
+// --- §7.3 set_next_entity / put_prev_entity ----------------------------------------------------
+
+void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
+{
+    clearBuddies(cfsRq, se);
+    if (se.onRq) {
+        cfsRq.dequeueTree(se); // curr is never in the tree
+        m_hooks.updateLoadAvg(cfsRq, se, false);
+        // 6.6–6.19: protection set at every set_next; 7.0+: only at a genuine pick.
+        if (first || m_p.choices->protection != Protection::Vprot)
+            setProtectSlice(cfsRq, se);
+    }
+    cfsRq.curr = &se;
+    se.prevSumExecRuntime = se.sumExecRuntime;
+    se.execStart = m_hooks.clock();
+    m_hooks.sample(se);
+}
+
+void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
+{
+    if (se.onRq)
+        updateCurr(cfsRq);
+    if (se.onRq) {
+        cfsRq.enqueueTree(se); // while curr still points to se (6.19 double count, §3.2)
+        m_hooks.updateLoadAvg(cfsRq, se, false);
+    }
+    cfsRq.curr = nullptr;
+    m_hooks.sample(se);
+}
+
+// --- §6.5 hierarchy ---------------------------------------------------------------------------
+
+void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
+{
+    if (flags & EnqueueDelayed) {
+        requeueDelayedEntity(taskSe);
+        return;
+    }
+    const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
+    int64_t slice = 0;
+    SchedEntity* se = &taskSe;
+    for (; se; se = se->parent) {
+        if (se->onRq) {
+            if (se->schedDelayed)
+                requeueDelayedEntity(*se);
+            break;
+        }
+        CfsRq& cfsRq = *se->cfsRq;
+        if (slice && m_p.traits->customSlices) {
+            se->slice = slice; // group slice = min child slice (6.12+)
+            se->customSlice = true;
+        }
+        enqueueEntity(cfsRq, *se, flags);
+        slice = cfsRq.minSlice();
+        ++cfsRq.hNrQueued;
+        ++cfsRq.hNrRunnable;
+        cfsRq.hNrIdle += hNrIdle;
+        flags = EnqueueWakeup;
+    }
+    for (; se; se = se->parent) {
+        CfsRq& cfsRq = *se->cfsRq;
+        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateCfsGroup(*se);
+        if (m_p.traits->customSlices && slice) {
+            cfsRq.setSlice(*se, slice);
+            se->customSlice = true;
+        }
+        slice = cfsRq.minSlice();
+        ++cfsRq.hNrQueued;
+        ++cfsRq.hNrRunnable;
+        cfsRq.hNrIdle += hNrIdle;
+    }
+    ++rq.nrRunning;
+}
+
+int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
+{
+    const bool taskSleep = flags & DequeueSleep;
+    const bool taskDelayed = flags & DequeueDelayed;
+    int hNrQueued = 0;
+    int hNrRunnable = 0;
+    int hNrIdle = 0;
+    int64_t slice = 0;
+    const bool isTask = start.isTask();
+    if (isTask) {
+        hNrQueued = 1;
+        hNrIdle = start.idlePolicy ? 1 : 0;
+        if (taskSleep || taskDelayed || !start.schedDelayed)
+            hNrRunnable = 1;
+    } else {
+        slice = start.myQ->minSlice();
+    }
+
+    SchedEntity* se = &start;
+    for (; se; se = se->parent) {
+        CfsRq& cfsRq = *se->cfsRq;
+        if (!dequeueEntity(cfsRq, *se, flags)) {
+            if (isTask && se == &start)
+                return -1; // the task stays queued, delayed
+            slice = cfsRq.minSlice();
+            break;
+        }
+        cfsRq.hNrQueued -= hNrQueued;
+        cfsRq.hNrRunnable -= hNrRunnable;
+        cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.loadWeight) {
+            // The cfs_rq still has weight: bias the next pick toward this group (§6.5).
+            slice = cfsRq.minSlice();
+            se = se->parent;
+            if (taskSleep && se && !cfsRq.throttled)
+                setNextBuddy(se);
+            break;
+        }
+        flags |= DequeueSleep;
+        flags &= ~(DequeueDelayed | DequeueSpecial);
+    }
+    for (; se; se = se->parent) {
+        CfsRq& cfsRq = *se->cfsRq;
+        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateCfsGroup(*se);
+        if (m_p.traits->customSlices && slice && slice != CfsRq::kNoSlice) {
+            cfsRq.setSlice(*se, slice);
+            se->customSlice = true;
+        }
+        slice = cfsRq.minSlice();
+        cfsRq.hNrQueued -= hNrQueued;
+        cfsRq.hNrRunnable -= hNrRunnable;
+        cfsRq.hNrIdle -= hNrIdle;
+    }
+    rq.nrRunning -= hNrQueued;
+    return 1;
+}
+
+SchedEntity* FairClass::pickTask(Rq& rq)
+{
+    for (int guard = 0; guard < 1 << 20; ++guard) {
+        CfsRq* cfsRq = rq.cfs.get();
+        if (!cfsRq->nrQueued)
+            return nullptr;
+        SchedEntity* se = nullptr;
+        do {
+            if (cfsRq->curr && cfsRq->curr->onRq)
+                updateCurr(*cfsRq);
+            se = pickNextEntity(rq, *cfsRq, true);
+            if (!se)
+                break;
+            cfsRq = se->myQ;
+        } while (cfsRq);
+        if (se)
+            return se;
+    }
+    return nullptr;
+}
+
+void FairClass::putPrevTask(Rq&, SchedEntity& taskSe)
+{
+    for (SchedEntity* se = &taskSe; se; se = se->parent)
+        putPrevEntity(*se->cfsRq, *se);
+}
+
+void FairClass::setNextTask(Rq&, SchedEntity& taskSe, bool first)
+{
+    for (SchedEntity* se = &taskSe; se; se = se->parent)
+        setNextEntity(*se->cfsRq, *se, first);
+}
+
+void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
+{
+    if (!prevSe) {
+        setNextTask(rq, nextSe, true);
+        return;
+    }
+    SchedEntity* se = &nextSe;
+    SchedEntity* pse = prevSe;
+    while (se->cfsRq != pse->cfsRq) {
+        const int seDepth = se->depth;
+        const int pseDepth = pse->depth;
+        if (seDepth <= pseDepth) {
+            putPrevEntity(*pse->cfsRq, *pse);
+            pse = pse->parent;
+        }
+        if (seDepth >= pseDepth) {
+            setNextEntity(*se->cfsRq, *se, true);
+            se = se->parent;
+        }
+    }
+    putPrevEntity(*pse->cfsRq, *pse);
+    setNextEntity(*se->cfsRq, *se, true);
+}
+
+// --- §7.2 tick ----------------------------------------------------------------------------------
+
+void FairClass::taskTick(Rq& rq)
+{
+    for (SchedEntity* se = rq.curr; se; se = se->parent) {
+        CfsRq& cfsRq = *se->cfsRq;
+        updateCurr(cfsRq);
+        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateCfsGroup(*se); // every level of the running hierarchy, every tick
+    }
+}
+
+// --- §7.4 yield ---------------------------------------------------------------------------------
+
+void FairClass::yieldTask(Rq& rq)
+{
+    SchedEntity* se = rq.curr;
+    if (!se || rq.nrRunning == 1)
+        return;
+    CfsRq& cfsRq = *se->cfsRq;
+    clearBuddies(cfsRq, *se);
+    updateCurr(cfsRq);
+    switch (m_p.choices->yield) {
+    case YieldRule::DeadlineBump: // 6.6–6.18: push the deadline, vruntime unchanged
+        se->deadline += vslice(se->slice, *se);
+        break;
+    case YieldRule::ForfeitAlways: // Sieber v2
+        se->vruntime = se->deadline;
+        se->deadline += vslice(se->slice, *se);
+        break;
+    case YieldRule::ForfeitEligible: // 6.19+: only an eligible entity forfeits
+        if (cfsRq.entityEligible(*se)) {
+            se->vruntime = se->deadline;
+            updateDeadline(cfsRq, *se);
+        }
+        break;
+    case YieldRule::DeadlineClamp: // Sieber v1: deadline at most one slice ahead
+        se->deadline = se->vruntime + vslice(se->slice, *se);
+        break;
+    }
+    if (m_p.choices->v0 == V0Mode::MinVruntime)
+        cfsRq.updateMinVruntime();
+    m_hooks.record(RecordKind::Yield, *se);
+    m_hooks.sample(*se);
+}
+
+// --- §7.1 wakeup preemption ---------------------------------------------------------------------
+
+bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
+{
+    SchedEntity* se = rq.curr;
+    if (!se) {
+        m_hooks.resched(rq.cpu, false); // idle always yields to a fair task
+        return true;
+    }
+    if (se == &wakee)
+        return false;
+    const bool v619 = m_p.traits->wakeupPreempt619;
+    if (!v619 && feature(Feature::NextBuddy) && !(wakeFlags & WakeFork) && !wakee.schedDelayed)
+        setNextBuddy(&wakee);
+    if (rq.needResched)
+        return false;
+    if (!feature(Feature::WakeupPreemption))
+        return false;
+    auto preempt = [&] {
+        m_hooks.resched(rq.cpu, true);
+        return true;
+    };
+    if (se->idlePolicy && !wakee.idlePolicy)
+        return preempt(); // idle tasks are by definition preempted by non-idle tasks
+    if (wakee.batchPolicy || wakee.idlePolicy)
+        return false; // batch and idle tasks do not wakeup-preempt (the tick does)
+    SchedEntity* pse = &wakee;
+    // find_matching_se(): walk both up to siblings on one cfs_rq.
+    while (se->depth > pse->depth)
+        se = se->parent;
+    while (pse->depth > se->depth)
+        pse = pse->parent;
+    while (se->cfsRq != pse->cfsRq) {
+        se = se->parent;
+        pse = pse->parent;
+    }
+    const bool cseIdle = isIdleEntity(*se);
+    const bool pseIdle = isIdleEntity(*pse);
+    if (cseIdle && !pseIdle)
+        return preempt();
+    if (cseIdle != pseIdle)
+        return false;
+    CfsRq& cfsRq = *se->cfsRq;
+    updateCurr(cfsRq);
+
+    if (!v619) {
+        if (doPreemptShort(cfsRq, *pse, *se))
+            cancelProtectSlice(*se);
+        if (pickEevdf(cfsRq, true) == pse)
+            return preempt();
+        if (m_p.choices->protection != Protection::DeadlineHack && feature(Feature::RunToParity))
+            updateProtectSlice(cfsRq, *se);
+        return false;
+    }
+    // 6.19+ wakeup_preempt_fair().
+    auto pickIgnoringDelayed = [&](bool protect) {
+        SchedEntity* picked = nullptr;
+        for (int i = 0; i < 64 && !picked; ++i) {
+            picked = pickNextEntity(rq, cfsRq, protect);
+            if (!cfsRq.nrQueued)
+                break;
+        }
+        return picked;
+    };
+    if (feature(Feature::PreemptShort) && pse->slice < se->slice) {
+        if (pickIgnoringDelayed(false) == pse) {
+            cancelProtectSlice(*se);
+            clearBuddies(cfsRq, *se);
+            return preempt();
+        }
+    }
+    if ((wakeFlags & WakeFork) || pse->schedDelayed)
+        return false;
+    if (feature(Feature::NextBuddy))
+        setNextBuddy(pse);
+    if (pickIgnoringDelayed(true) == pse)
+        return preempt();
+    if (feature(Feature::RunToParity))
+        updateProtectSlice(cfsRq, *se);
+    return false;
+}
+
+// --- §6.2, §6.3 group shares --------------------------------------------------------------------
+
+uint64_t FairClass::calcGroupShares(const CfsRq& groupRq) const
+{
+    const TaskGroup& tg = m_groups[static_cast<size_t>(groupRq.groupIndex)];
+    const int64_t tgShares = static_cast<int64_t>(tg.shares);
+    const int64_t load = std::max<int64_t>(static_cast<int64_t>(scaleLoadDown(groupRq.loadWeight)),
+                                           static_cast<int64_t>(groupRq.avg.loadAvg));
+    const int64_t tgWeight = tg.loadAvg - static_cast<int64_t>(groupRq.tgLoadAvgContrib) + load;
+    int64_t shares = tgShares * load;
+    if (tgWeight)
+        shares /= tgWeight;
+    return static_cast<uint64_t>(std::clamp<int64_t>(shares, static_cast<int64_t>(kMinShares), tgShares));
+}
+
+void FairClass::updateCfsGroup(SchedEntity& se)
+{
+    CfsRq* groupRq = se.myQ;
+    if (!groupRq)
+        return;
+    if (m_p.choices->throttle == ThrottleModel::Group && groupRq->throttleCount)
+        return; // ≤6.17: throttled hierarchies are skipped
+    if (m_p.choices->emptyGroupKeepWeight && !groupRq->loadWeight)
+        return; // 66951e4860d3: empty (delayed) groups keep their weight
+    const uint64_t shares = calcGroupShares(*groupRq);
+    if (shares != se.load.weight)
+        reweightEntity(*se.cfsRq, se, shares);
+}
+
+} // namespace schedlab

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The EEVDF fair class (kernel/sched/fair.c), per kernel-model.md §3–§7, on the hierarchical
+// cfs_rq's of each CPU. Every version-dependent step reads the profile's choices/traits and the
+// sched features; nothing here knows profile names.
+//
+// The class mutates Rq/CfsRq/SchedEntity state only. Everything outside the scheduler (clock,
+// recording, task accounting, rescheduling the CPU, PELT-driven group shares) goes through
+// FairHooks, implemented by the simulation.
+#pragma once
+
+#include "core/fair/rq.h"
+#include "core/fair/taskgroup.h"
+#include "core/kernel/profile.h"
+#include "core/record/recording.h"
+
+#include <vector>
+
+namespace schedlab {
+
+// enqueue_task()/dequeue_task() flags (subset of kernel/sched/sched.h).
+enum EnqueueFlag : int {
+    EnqueueWakeup = 0x01,
+    EnqueueRestore = 0x02,
+    EnqueueMigrated = 0x04,
+    EnqueueInitial = 0x08,
+    EnqueueDelayed = 0x10,
+};
+enum DequeueFlag : int {
+    DequeueSleep = 0x01,
+    DequeueSave = 0x02,
+    DequeueMove = 0x04,
+    DequeueSpecial = 0x08,
+    DequeueDelayed = 0x10,
+    DequeueMigrating = 0x20,
+};
+enum WakeFlag : int { WakeFork = 0x01, WakeSync = 0x02 };
+
+/// The machine-side services the fair class calls.
+class FairHooks
+{
+public:
+    virtual ~FairHooks() = default;
+    virtual int64_t clock() const = 0;                      ///< rq_clock_task (ns)
+    virtual void resched(int cpu, bool lazy) = 0;           ///< resched_curr(_lazy)
+    virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0; ///< task CPU time
+    virtual void record(RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0,
+                        int64_t c = 0) = 0;
+    virtual void sample(const SchedEntity& se) = 0;         ///< entity state after a change
+    /// PELT update of an entity and its cfs_rq (update_load_avg); @p updateTg publishes
+    /// tg->load_avg (UPDATE_TG).
+    virtual void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) = 0;
+};
+
+struct FairParams
+{
+    const ProfileChoices* choices = nullptr;
+    const ProfileTraits* traits = nullptr;
+    const FeatureSet* features = nullptr;
+    int64_t tickNs = 1000000;           ///< TICK_NSEC
+    int64_t baseSlice = 700000;         ///< sysctl_sched_base_slice (scaled by CPU count)
+    int64_t normalizedBaseSlice = 700000;
+};
+
+class FairClass
+{
+public:
+    FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>& groups);
+
+    FairParams& params() { return m_p; }
+    const FairParams& params() const { return m_p; }
+
+    // --- entity level (§3.6–§5) -------------------------------------------------------------
+    void updateCurr(CfsRq& cfsRq);
+    bool updateDeadline(CfsRq& cfsRq, SchedEntity& se);
+    /// §4.1; returns true when (7.2 rules) the stored lag differs from V − v.
+    bool updateEntityLag(CfsRq& cfsRq, SchedEntity& se);
+    int64_t lagLimit(const CfsRq& cfsRq, SchedEntity& se) const;
+    void placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
+    void enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
+    /// Returns false when the entity stays queued as delayed (§5.1).
+    bool dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
+    void requeueDelayedEntity(SchedEntity& se);
+    /// reweight_entity() for every profile (§6.4 A–D).
+    void reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight = 0);
+    SchedEntity* pickEevdf(CfsRq& cfsRq, bool protect);
+    void setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first);
+    void putPrevEntity(CfsRq& cfsRq, SchedEntity& se);
+
+    // --- slice protection (§3.7) -------------------------------------------------------------
+    bool isProtected(const SchedEntity& se) const;
+    void setProtectSlice(CfsRq& cfsRq, SchedEntity& se);
+    void cancelProtectSlice(SchedEntity& se);
+    void updateProtectSlice(CfsRq& cfsRq, SchedEntity& se);
+
+    // --- task level / hierarchy (§3.5, §6.5, §7) ---------------------------------------------
+    void enqueueTask(Rq& rq, SchedEntity& taskSe, int flags);
+    /// pick_task_fair(): descends from rq->cfs; may dequeue delayed entities on the way.
+    SchedEntity* pickTask(Rq& rq);
+    void putPrevTask(Rq& rq, SchedEntity& taskSe);
+    void setNextTask(Rq& rq, SchedEntity& taskSe, bool first);
+    /// pick_next_task_fair()'s switch: put/set only the levels where prev and next differ.
+    void switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe);
+    /// dequeue_entities(): a task or (delayed) group entity, walking up the hierarchy.
+    int dequeueEntities(Rq& rq, SchedEntity& se, int flags);
+    void taskTick(Rq& rq);
+    void yieldTask(Rq& rq);
+    /// check_preempt_wakeup_fair()/wakeup_preempt_fair(): returns true if curr is preempted.
+    bool checkPreemptWakeup(Rq& rq, SchedEntity& pse, int wakeFlags);
+    /// update_cfs_group(): recompute a group entity's weight from calc_group_shares (§6.3).
+    void updateCfsGroup(SchedEntity& se);
+    /// calc_group_shares() (§6.2), scaled units.
+    uint64_t calcGroupShares(const CfsRq& groupRq) const;
+
+    bool feature(Feature f) const { return m_p.features->has(f); }
+    uint64_t vslice(int64_t slice, SchedEntity& se) const;
+
+private:
+    void clearBuddies(CfsRq& cfsRq, const SchedEntity& se);
+    void setNextBuddy(SchedEntity* se);
+    SchedEntity* pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect);
+    void setDelayed(SchedEntity& se);
+    void clearDelayed(SchedEntity& se);
+    void accountEnqueue(CfsRq& cfsRq, SchedEntity& se);
+    void accountDequeue(CfsRq& cfsRq, SchedEntity& se);
+    bool didPreemptShort(CfsRq& cfsRq, SchedEntity& curr) const;
+    bool doPreemptShort(CfsRq& cfsRq, SchedEntity& pse, SchedEntity& se) const;
+    bool isIdleEntity(const SchedEntity& se) const;
+
+    FairParams m_p;
+    FairHooks& m_hooks;
+    std::vector<TaskGroup>& m_groups;
+};
+
+} // namespace schedlab

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "recording.h"
+
+#include <string>
+
+namespace schedlab {
+
+namespace {
+
+const char* kindName(RecordKind kind)
+{
+    switch (kind) {
+    case RecordKind::Switch:
+        return "switch";
+    case RecordKind::Wakeup:
+        return "wakeup";
+    case RecordKind::Enqueue:
+        return "enqueue";
+    case RecordKind::Dequeue:
+        return "dequeue";
+    case RecordKind::Delay:
+        return "delay";
+    case RecordKind::Place:
+        return "place";
+    case RecordKind::DeadlineRenew:
+        return "renew";
+    case RecordKind::Reweight:
+        return "reweight";
+    case RecordKind::Sample:
+        return "sample";
+    case RecordKind::Migrate:
+        return "migrate";
+    case RecordKind::Spawn:
+        return "spawn";
+    case RecordKind::Exit:
+        return "exit";
+    case RecordKind::Yield:
+        return "yield";
+    case RecordKind::Feature:
+        return "feature";
+    case RecordKind::Tick:
+        return "tick";
+    }
+    return "?";
+}
+
+} // namespace
+
+std::string entityName(EntityRef e, const Recording& names)
+{
+    if (!e.valid())
+        return "idle";
+    if (e.isTask()) {
+        const auto i = static_cast<size_t>(e.taskIndex());
+        return i < names.taskNames.size() ? names.taskNames[i] : "t" + std::to_string(i);
+    }
+    const auto g = static_cast<size_t>(e.groupIndex());
+    const std::string path = g < names.groupPaths.size() ? names.groupPaths[g] : "g" + std::to_string(g);
+    return path + "@" + std::to_string(e.groupCpu());
+}
+
+std::string formatRecord(const Record& r, const Recording& names)
+{
+    std::string out = "t=" + std::to_string(r.time) + " cpu" + std::to_string(r.cpu) + " "
+                      + kindName(r.kind) + " ";
+    const auto& g = r.payload.generic;
+    switch (r.kind) {
+    case RecordKind::Switch:
+        out += entityName(r.entity, names) + "->"
+               + entityName(EntityRef{static_cast<int32_t>(g.a)}, names);
+        break;
+    case RecordKind::Sample: {
+        const auto& s = r.payload.sample;
+        out += entityName(r.entity, names) + " v=" + std::to_string(s.vruntime)
+               + " d=" + std::to_string(s.deadline) + " V=" + std::to_string(s.avgVruntime)
+               + " vlag=" + std::to_string(s.vlag) + " w=" + std::to_string(s.weight)
+               + ((r.flags & Record::kEligible) ? " eligible" : "")
+               + ((r.flags & Record::kCurr) ? " curr" : "")
+               + ((r.flags & Record::kDelayed) ? " delayed" : "");
+        break;
+    }
+    case RecordKind::Feature:
+        out += std::to_string(g.a) + "=" + std::to_string(g.b);
+        break;
+    default:
+        out += entityName(r.entity, names) + " " + std::to_string(g.a) + " " + std::to_string(g.b)
+               + " " + std::to_string(g.c);
+        break;
+    }
+    return out;
+}
+
+} // namespace schedlab

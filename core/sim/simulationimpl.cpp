@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Construction, the kernel core around the fair class (__schedule, wakeups, tick), actions.
+#include "simulationimpl.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace schedlab {
+
+namespace {
+
+int64_t tickNsForHz(int hz)
+{
+    return (1000000000LL + hz / 2) / hz; // TICK_NSEC
+}
+
+// §2.3: effective slice factor of sched_tunable_scaling.
+int64_t sliceFactor(TunableScaling scaling, int cpus)
+{
+    const int n = std::min(cpus, 8);
+    switch (scaling) {
+    case TunableScaling::None:
+        return 1;
+    case TunableScaling::Linear:
+        return n;
+    case TunableScaling::Log:
+        break;
+    }
+    return 1 + (std::bit_width(static_cast<unsigned>(n)) - 1); // 1 + ilog2(n)
+}
+
+std::string parentPath(const std::string& path)
+{
+    const auto slash = path.rfind('/');
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+} // namespace
+
+SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& options)
+    : m_scenario(scenario)
+    , m_options(options)
+    , m_prng(options.seed.value_or(scenario.seedOrDefault()))
+{
+    m_end = options.duration.value_or(scenario.durationOrDefault());
+    buildKernel(scenario, options);
+    m_rec.cpus = m_cpus;
+    for (int c = 0; c < m_cpus; ++c)
+        m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
+    m_tickEvents.resize(static_cast<size_t>(m_cpus));
+    m_hrtickEvents.resize(static_cast<size_t>(m_cpus));
+    m_busySince.assign(static_cast<size_t>(m_cpus), -1);
+    m_busyNs.assign(static_cast<size_t>(m_cpus), 0);
+
+    FairParams params;
+    params.choices = &m_choices;
+    params.traits = &m_traits;
+    params.features = &m_features;
+    params.tickNs = m_tickNs;
+    const auto profile = findProfile(m_profileName);
+    const Nanoseconds normalized = m_baseSliceOverride.value_or(profile->baseSlice);
+    params.normalizedBaseSlice = normalized.count();
+    params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
+    m_fair = std::make_unique<FairClass>(params, *this, m_groups);
+
+    buildGroups(scenario);
+
+    // Tasks of the file, in file order; random start times are drawn in that order.
+    for (const TaskSpec& spec : scenario.tasks) {
+        const int count = spec.count.value_or(1);
+        for (int i = 1; i <= count; ++i) {
+            const std::string name = spec.count ? spec.name + "-" + std::to_string(i) : spec.name;
+            Task& task = createTask(spec, name, -1);
+            const int64_t start = spec.start ? draw(*spec.start) : 0;
+            task.spawnedAt = start;
+            const int index = task.index;
+            m_events.schedule(Nanoseconds(start), [this, index] {
+                m_eventCpu = -1;
+                wakeUpNewTask(*m_tasks[static_cast<size_t>(index)]);
+            });
+        }
+    }
+    scheduleActions(scenario);
+}
+
+SimulationImpl::~SimulationImpl()
+{
+    // Unlink every entity from the intrusive trees before they are destroyed.
+    for (auto& g : m_groups)
+        for (auto& rq : g.cfsRq)
+            if (rq)
+                rq->clearTrees();
+    for (auto& rq : m_rqs)
+        rq->cfs->clearTrees();
+}
+
+void SimulationImpl::buildKernel(const Scenario& scenario, const RunOptions& options)
+{
+    const KernelSpec& k = scenario.kernel;
+    const std::string name = options.profile.value_or(
+        k.profile.value_or(defaultProfile().name));
+    const KernelProfile* profile = findProfile(name);
+    if (!profile)
+        throw std::invalid_argument("unknown kernel profile \"" + name + "\" (known: "
+                                    + profileNameList() + ")");
+    m_profileName = profile->name;
+    m_choices = profile->choices;
+    m_traits = profile->traits;
+    m_features = profile->features;
+    for (const auto& [feature, on] : k.features) {
+        std::string error;
+        if (!m_features.apply(on ? feature : "NO_" + feature, &error))
+            throw std::invalid_argument(error);
+    }
+    for (const auto& [choice, value] : k.overrides) {
+        std::string error;
+        if (!applyChoice(m_choices, choice, value, &error))
+            throw std::invalid_argument(error);
+    }
+    for (const std::string& f : options.features) {
+        std::string error;
+        if (!m_features.apply(f, &error))
+            throw std::invalid_argument(error);
+    }
+    for (const auto& [choice, value] : options.overrides) {
+        std::string error;
+        if (!applyChoice(m_choices, choice, value, &error))
+            throw std::invalid_argument(error);
+    }
+    m_cpus = scenario.machine.cpuCount();
+    m_hz = k.hz.value_or(1000);
+    m_tickNs = tickNsForHz(m_hz);
+    m_preempt = k.preempt.value_or(Preempt::Voluntary);
+    m_scaling = k.tunableScaling.value_or(TunableScaling::Log);
+    m_baseSliceOverride = k.baseSlice;
+}
+
+void SimulationImpl::buildGroups(const Scenario& scenario)
+{
+    TaskGroup root;
+    root.index = 0;
+    root.path = "/";
+    m_groups.push_back(std::move(root));
+    m_rec.groupPaths.push_back("/");
+    for (const CgroupSpec& spec : scenario.cgroups) {
+        if (spec.path == "/") {
+            applyCgroupFiles(0, spec.files);
+            continue;
+        }
+        addGroup(spec.path, spec.files);
+    }
+    m_groupCpuTime.assign(m_groups.size(), 0);
+}
+
+int SimulationImpl::groupByPath(const std::string& path) const
+{
+    for (const auto& g : m_groups)
+        if (g.path == path)
+            return g.index;
+    return -1;
+}
+
+int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
+{
+    const int parent = groupByPath(parentPath(path));
+    if (parent < 0)
+        throw std::invalid_argument("cgroup " + path + ": unknown parent");
+    TaskGroup tg;
+    tg.index = static_cast<int>(m_groups.size());
+    tg.parent = parent;
+    tg.depth = m_groups[static_cast<size_t>(parent)].depth + 1;
+    tg.path = path;
+    m_groups.push_back(std::move(tg));
+    TaskGroup& g = m_groups.back();
+    for (int c = 0; c < m_cpus; ++c) {
+        auto rq = std::make_unique<CfsRq>(m_choices);
+        auto se = std::make_unique<SchedEntity>();
+        rq->cpu = c;
+        rq->groupIndex = g.index;
+        rq->owner = se.get();
+        se->myQ = rq.get();
+        se->load = loadWeightOf(kNice0Load); // init_tg_cfs_entry()
+        se->slice = m_fair->params().baseSlice;
+        se->depth = g.depth - 1;
+        const TaskGroup& pg = m_groups[static_cast<size_t>(parent)];
+        se->cfsRq = parent == 0 ? m_rqs[static_cast<size_t>(c)]->cfs.get()
+                                : pg.cfsRq[static_cast<size_t>(c)].get();
+        se->parent = parent == 0 ? nullptr : pg.se[static_cast<size_t>(c)].get();
+        g.cfsRq.push_back(std::move(rq));
+        g.se.push_back(std::move(se));
+    }
+    m_rec.groupPaths.push_back(path);
+    applyCgroupFiles(g.index, files);
+    return g.index;
+}
+
+uint64_t sharesFromCpuWeight(int cpuWeight)
+{
+    // sched_weight_from_cgroup(): DIV_ROUND_CLOSEST(weight · 1024, 100), then scale_load and
+    // clamp to [MIN_SHARES, MAX_SHARES] scaled (§2.1).
+    const uint64_t unscaled = (static_cast<uint64_t>(cpuWeight) * 1024 + 50) / 100;
+    return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
+}
+
+void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
+{
+    TaskGroup& g = m_groups[static_cast<size_t>(group)];
+    bool sharesChanged = false;
+    if (files.weight && group != 0) {
+        g.cpuWeight = *files.weight;
+        g.shares = sharesFromCpuWeight(*files.weight);
+        sharesChanged = true;
+    }
+    if (files.weightNice && group != 0) {
+        g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
+        sharesChanged = true;
+    }
+    if (files.idle && group != 0) {
+        g.idle = *files.idle;
+        for (auto& se : g.se)
+            se->idlePolicy = g.idle;
+    }
+    if (sharesChanged && !g.se.empty()) {
+        // sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
+        for (int c = 0; c < m_cpus; ++c) {
+            for (SchedEntity* se = g.se[static_cast<size_t>(c)].get(); se; se = se->parent) {
+                if (se->onRq) {
+                    updateLoadAvg(*se->cfsRq, *se, true);
+                    m_fair->updateCfsGroup(*se);
+                }
+            }
+        }
+    }
+}
+
+void SimulationImpl::scheduleActions(const Scenario& scenario)
+{
+    for (const Action& action : scenario.actions) {
+        const Action copy = action;
+        m_events.schedule(action.at, [this, copy] {
+            m_eventCpu = -1;
+            apply(copy);
+        });
+    }
+}
+
+// --- tasks ------------------------------------------------------------------------------------
+
+Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, int parent)
+{
+    auto task = std::make_unique<Task>();
+    Task& t = *task;
+    t.index = static_cast<int>(m_tasks.size());
+    t.name = name;
+    t.parent = parent;
+    const Task* p = parent >= 0 ? m_tasks[static_cast<size_t>(parent)].get() : nullptr;
+    t.group = spec.cgroup ? groupByPath(*spec.cgroup) : (p ? p->group : 0);
+    if (t.group < 0)
+        throw std::invalid_argument("task " + name + ": unknown cgroup " + *spec.cgroup);
+    t.cpus = p ? p->cpus : CpuSet::all(m_cpus);
+    if (spec.cpus) {
+        std::string error;
+        auto set = CpuSet::parse(*spec.cpus, m_cpus, &error);
+        if (!set)
+            throw std::invalid_argument("task " + name + ": " + error);
+        t.cpus = *set;
+    }
+    t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
+    t.nice = spec.nice.value_or(p ? p->nice : 0);
+    t.probe = spec.probe;
+    t.program = spec.program;
+    t.stack.push_back({&t.program, 0, 0});
+    t.se.task = TaskId(t.index);
+    t.se.idlePolicy = t.policy == Policy::Idle;
+    t.se.batchPolicy = t.policy == Policy::Batch;
+    t.se.load = taskLoadWeight(t.nice, t.se.idlePolicy);
+    std::optional<Nanoseconds> slice = spec.slice;
+    if (!slice && p && p->se.customSlice)
+        slice = Nanoseconds(p->se.slice);
+    if (slice && m_traits.customSlices) {
+        t.se.slice = std::clamp<int64_t>(slice->count(), 100000, 100000000);
+        t.se.customSlice = true;
+    } else {
+        t.se.slice = m_fair->params().baseSlice;
+    }
+    t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
+    m_rec.taskNames.push_back(name);
+    m_tasks.push_back(std::move(task));
+    attachToCpu(t, t.cpu);
+    return t;
+}
+
+void SimulationImpl::attachToCpu(Task& task, int cpu)
+{
+    task.cpu = cpu;
+    const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
+    if (task.group == 0) {
+        task.se.cfsRq = m_rqs[static_cast<size_t>(cpu)]->cfs.get();
+        task.se.parent = nullptr;
+    } else {
+        task.se.cfsRq = g.cfsRq[static_cast<size_t>(cpu)].get();
+        task.se.parent = g.se[static_cast<size_t>(cpu)].get();
+    }
+    task.se.depth = g.depth;
+}
+
+int SimulationImpl::selectTaskRq(const Task& task, bool fork) const
+{
+    auto idle = [this](int c) {
+        const Rq& rq = *m_rqs[static_cast<size_t>(c)];
+        return rq.curr == nullptr && rq.nrRunning == 0;
+    };
+    const int prev = task.cpu;
+    if (fork) {
+        // Fork balancing (simplified sched_balance_find_dst_cpu): the idlest allowed CPU,
+        // preferring the parent's CPU on ties.
+        int best = -1;
+        for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c)) {
+            if (best < 0)
+                best = c;
+            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning;
+            const int nb = m_rqs[static_cast<size_t>(best)]->nrRunning;
+            if (n < nb || (n == nb && c == prev))
+                best = c;
+        }
+        return best < 0 ? 0 : best;
+    }
+    // select_idle_sibling(), simplified: prev if idle, else an idle allowed CPU scanning from
+    // prev, else prev if allowed, else the first allowed CPU.
+    if (task.cpus.test(prev) && idle(prev))
+        return prev;
+    for (int i = 1; i < m_cpus; ++i) {
+        const int c = (prev + i) % m_cpus;
+        if (task.cpus.test(c) && idle(c))
+            return c;
+    }
+    if (task.cpus.test(prev))
+        return prev;
+    return std::max(0, task.cpus.first());
+}
+
+void SimulationImpl::wakeUpNewTask(Task& task)
+{
+    const int cpu = selectTaskRq(task, true);
+    attachToCpu(task, cpu);
+    task.state = TaskRunState::Runnable;
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    m_rec.append([&] {
+        Record r;
+        r.time = clock();
+        r.entity = EntityRef::task(task.index);
+        r.cpu = static_cast<uint16_t>(cpu);
+        r.kind = RecordKind::Spawn;
+        r.payload.generic.a = task.parent;
+        return r;
+    }());
+    // init_entity_runnable_average(): a new task starts with its full weight as load (§6.6).
+    task.se.avg = PeltAvg{};
+    task.se.avg.lastUpdateTime = static_cast<uint64_t>(clock());
+    task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
+    task.se.avg.loadSum = task.se.avg.loadAvg * kLoadAvgMax;
+    task.se.vlag = 0;
+    task.se.relDeadline = false;
+    m_fair->enqueueTask(rq, task.se, EnqueueInitial);
+    markWaiting(task, cpu);
+    m_fair->checkPreemptWakeup(rq, task.se, WakeFork);
+    if (!rq.curr)
+        resched(cpu, false);
+}
+
+void SimulationImpl::tryToWakeUp(Task& task)
+{
+    if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild)
+        return;
+    task.state = TaskRunState::Runnable;
+    if (task.se.onRq) {
+        // ttwu_runnable(): still queued as delayed: requeue on the same CPU, no selection.
+        Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+        m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
+        record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
+        markWaiting(task, task.cpu);
+        m_fair->checkPreemptWakeup(rq, task.se, 0);
+        return;
+    }
+    const int prev = task.cpu;
+    const int cpu = selectTaskRq(task, false);
+    int flags = EnqueueWakeup;
+    if (cpu != prev) {
+        attachToCpu(task, cpu);
+        flags |= EnqueueMigrated;
+        ++task.migrations;
+        record(RecordKind::Migrate, task.se, prev, cpu, 0);
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    m_fair->enqueueTask(rq, task.se, flags);
+    record(RecordKind::Wakeup, task.se, cpu, 0, 0);
+    markWaiting(task, cpu);
+    m_fair->checkPreemptWakeup(rq, task.se, 0);
+}
+
+void SimulationImpl::exitTask(Task& task)
+{
+    if (task.state == TaskRunState::Exited)
+        return;
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr == &task.se) {
+        task.exiting = true;
+        resched(task.cpu, false);
+        return;
+    }
+    m_events.cancel(task.timer);
+    if (task.se.onRq) {
+        const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
+        if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
+            m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
+    }
+    endWaiting(task);
+    task.waitStart = -1;
+    task.state = TaskRunState::Exited;
+    task.exitedAt = clock();
+    record(RecordKind::Exit, task.se, 0, 0, 0);
+    for (auto& other : m_tasks)
+        if (other->waitingFor == task.index && other->state == TaskRunState::WaitingChild) {
+            other->waitingFor = -1;
+            tryToWakeUp(*other);
+        }
+}
+
+Task* SimulationImpl::taskByName(const std::string& name)
+{
+    for (auto& t : m_tasks)
+        if (t->name == name)
+            return t.get();
+    return nullptr;
+}
+
+// --- the core scheduler -------------------------------------------------------------------------
+
+void SimulationImpl::resched(int cpu, bool lazy)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    // PREEMPT_LAZY: a fair-class preemption is honoured at the next tick, or at once when the
+    // request comes from an interrupt on that CPU (return to user). Other models: at once.
+    if (lazy && m_preempt == Preempt::Lazy && m_eventCpu != cpu && rq.curr)
+        rq.needReschedLazy = true;
+    else
+        rq.needResched = true;
+}
+
+void SimulationImpl::processResched()
+{
+    for (int guard = 0; guard < 100000; ++guard) {
+        bool any = false;
+        for (int c = 0; c < m_cpus; ++c) {
+            if (m_rqs[static_cast<size_t>(c)]->needResched) {
+                any = true;
+                m_eventCpu = c;
+                schedule(c);
+            }
+        }
+        if (!any)
+            return;
+    }
+}
+
+void SimulationImpl::stopRunning(Task& task)
+{
+    if (task.workLeft > 0) {
+        task.workLeft = std::max<int64_t>(0, task.workLeft - (clock() - task.runStart));
+        m_events.cancel(task.workDone);
+        task.workDone = {};
+    }
+}
+
+void SimulationImpl::startRunning(Task& task)
+{
+    task.runStart = clock();
+    task.state = TaskRunState::Running;
+    if (task.workLeft == 0)
+        advanceProgram(task); // executes instantaneous operations; may block or exit
+    if (task.workLeft > 0 && !task.blocking && !task.exiting) {
+        const int index = task.index;
+        task.workDone = m_events.schedule(Nanoseconds(clock() + task.workLeft), [this, index] {
+            m_eventCpu = m_tasks[static_cast<size_t>(index)]->cpu;
+            onWorkDone(index);
+        });
+    }
+}
+
+void SimulationImpl::schedule(int cpu)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    rq.needResched = false;
+    rq.needReschedLazy = false;
+    SchedEntity* prevSe = rq.curr;
+    Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
+    if (prev) {
+        stopRunning(*prev);
+        if (prev->blocking || prev->exiting) {
+            const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
+            if (prev->exiting && r < 0) // task_dead_fair(): a dead task never stays delayed
+                m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
+        }
+    }
+    SchedEntity* next = m_fair->pickTask(rq);
+    if (next != prevSe || (prevSe && !prevSe->onRq)) {
+        if (next)
+            m_fair->switchTasks(rq, prevSe, *next);
+        else if (prevSe)
+            m_fair->putPrevTask(rq, *prevSe);
+    }
+    rq.curr = next;
+    const int64_t now = clock();
+
+    if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
+        ++prev->switches;
+        if (prev->exiting) {
+            prev->exiting = false;
+            prev->state = TaskRunState::Exited;
+            prev->exitedAt = now;
+            record(RecordKind::Exit, prev->se, 0, 0, 0);
+            const int idx = prev->index;
+            for (auto& other : m_tasks)
+                if (other->waitingFor == idx && other->state == TaskRunState::WaitingChild) {
+                    other->waitingFor = -1;
+                    tryToWakeUp(*other);
+                }
+        } else if (prev->blocking) {
+            prev->blocking = false;
+            if (prev->waitingFor >= 0) {
+                prev->state = TaskRunState::WaitingChild;
+            } else {
+                prev->state = TaskRunState::Sleeping;
+                prev->sleepCpu = cpu;
+                const int idx = prev->index;
+                prev->timer = m_events.schedule(Nanoseconds(now + prev->sleepFor), [this, idx] {
+                    Task& t = *m_tasks[static_cast<size_t>(idx)];
+                    m_eventCpu = t.sleepCpu;
+                    tryToWakeUp(t);
+                });
+            }
+        } else {
+            prev->state = TaskRunState::Runnable;
+            markWaiting(*prev, cpu);
+        }
+    }
+    Task* nextTask = next ? &taskOf(*next) : nullptr;
+    if (nextTask != prev) {
+        ++m_contextSwitches;
+        Record r;
+        r.time = now;
+        r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
+        r.cpu = static_cast<uint16_t>(cpu);
+        r.kind = RecordKind::Switch;
+        r.payload.generic.a = nextTask ? nextTask->index : -1;
+        m_rec.append(r);
+        if (!prev && nextTask)
+            m_busySince[static_cast<size_t>(cpu)] = now;
+        if (prev && !nextTask && m_busySince[static_cast<size_t>(cpu)] >= 0) {
+            m_busyNs[static_cast<size_t>(cpu)] += now - m_busySince[static_cast<size_t>(cpu)];
+            m_busySince[static_cast<size_t>(cpu)] = -1;
+        }
+    }
+    if (nextTask && (nextTask != prev || nextTask->state != TaskRunState::Running)) {
+        endWaiting(*nextTask);
+        startRunning(*nextTask);
+        if (nextTask->blocking || nextTask->exiting)
+            rq.needResched = true; // the program blocked at once: schedule again
+    } else if (nextTask && nextTask == prev && nextTask->workLeft > 0
+               && !m_events.isPending(nextTask->workDone)) {
+        startRunning(*nextTask);
+    }
+    if (rq.curr)
+        startTick(cpu);
+    armHrtick(rq);
+}
+
+void SimulationImpl::armHrtick(Rq& rq)
+{
+    EventId& ev = m_hrtickEvents[static_cast<size_t>(rq.cpu)];
+    m_events.cancel(ev);
+    ev = {};
+    if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1)
+        return;
+    // hrtick_start_fair(): fire when the task's slice is used up.
+    const SchedEntity& se = *rq.curr;
+    const int64_t delta = se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
+    const int cpu = rq.cpu;
+    ev = m_events.schedule(Nanoseconds(clock() + std::max<int64_t>(delta, 0)), [this, cpu] {
+        m_eventCpu = cpu;
+        Rq& r = *m_rqs[static_cast<size_t>(cpu)];
+        m_hrtickEvents[static_cast<size_t>(cpu)] = {};
+        if (!r.curr)
+            return;
+        for (SchedEntity* level = r.curr; level; level = level->parent)
+            m_fair->updateCurr(*level->cfsRq);
+        resched(cpu, false); // entity_tick(queued=1): resched_curr
+    });
+}
+
+void SimulationImpl::startTick(int cpu)
+{
+    EventId& ev = m_tickEvents[static_cast<size_t>(cpu)];
+    if (m_events.isPending(ev))
+        return;
+    // The periodic tick is on a global jiffies grid (no skew_tick); idle CPUs stop it (NOHZ).
+    const int64_t next = (clock() / m_tickNs + 1) * m_tickNs;
+    ev = m_events.schedule(Nanoseconds(next), [this, cpu] {
+        m_eventCpu = cpu;
+        tick(cpu);
+    });
+}
+
+void SimulationImpl::tick(int cpu)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    m_tickEvents[static_cast<size_t>(cpu)] = {};
+    if (!rq.curr)
+        return;
+    m_fair->taskTick(rq);
+    if (rq.needReschedLazy) {
+        rq.needReschedLazy = false;
+        rq.needResched = true;
+    }
+    startTick(cpu);
+}
+
+// --- run-time changes (§6.4 task reweight, sched_setattr, affinity, cgroup moves) ---------------
+
+template <typename F>
+void SimulationImpl::changeTask(Task& task, int dequeueFlags, F&& mutate)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (task.se.schedDelayed) // the core completes a delayed dequeue before a change
+        m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
+    const bool queued = task.se.onRq;
+    const bool running = rq.curr == &task.se;
+    if (queued)
+        m_fair->dequeueEntities(rq, task.se, dequeueFlags);
+    if (running)
+        m_fair->putPrevTask(rq, task.se);
+    mutate(rq);
+    Rq& nrq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (queued)
+        m_fair->enqueueTask(nrq, task.se, EnqueueRestore);
+    if (running)
+        m_fair->setNextTask(nrq, task.se, false);
+}
+
+void SimulationImpl::setUserNice(Task& task, int nice)
+{
+    nice = std::clamp(nice, -20, 19);
+    if (task.state == TaskRunState::Exited || nice == task.nice)
+        return;
+    const int old = task.nice;
+    changeTask(task, DequeueSave, [&](Rq&) {
+        task.nice = nice;
+        if (!task.se.idlePolicy) {
+            const LoadWeight lw = taskLoadWeight(nice, false);
+            m_fair->reweightEntity(*task.se.cfsRq, task.se, lw.weight, lw.invWeight);
+        }
+    });
+    // prio_changed_fair()
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (!task.se.onRq || rq.cfs->nrQueued == 1)
+        return;
+    if (rq.curr == &task.se) {
+        if (nice > old)
+            resched(task.cpu, false);
+    } else {
+        m_fair->checkPreemptWakeup(rq, task.se, 0);
+    }
+}
+
+void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
+{
+    if (task.state == TaskRunState::Exited || !m_traits.customSlices)
+        return;
+    changeTask(task, DequeueSave, [&](Rq&) {
+        if (slice) {
+            task.se.slice = std::clamp<int64_t>(slice->count(), 100000, 100000000);
+            task.se.customSlice = true;
+        } else {
+            task.se.customSlice = false;
+            task.se.slice = m_fair->params().baseSlice;
+        }
+    });
+}
+
+void SimulationImpl::setPolicy(Task& task, Policy policy)
+{
+    if (task.state == TaskRunState::Exited || policy == Policy::Fifo || policy == Policy::RoundRobin)
+        return; // RT classes are not simulated yet (reported by the loader)
+    changeTask(task, DequeueSave, [&](Rq&) {
+        task.policy = policy;
+        task.se.batchPolicy = policy == Policy::Batch;
+        const bool idle = policy == Policy::Idle;
+        if (idle != task.se.idlePolicy) {
+            task.se.idlePolicy = idle;
+            const LoadWeight lw = taskLoadWeight(task.nice, idle);
+            m_fair->reweightEntity(*task.se.cfsRq, task.se, lw.weight, lw.invWeight);
+        }
+    });
+}
+
+void SimulationImpl::migrateQueued(Task& task, int cpu)
+{
+    const int from = task.cpu;
+    attachToCpu(task, cpu);
+    ++task.migrations;
+    record(RecordKind::Migrate, task.se, from, cpu, 0);
+    if (task.waitStart >= 0)
+        task.waitCpu = cpu;
+}
+
+void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
+{
+    if (task.state == TaskRunState::Exited || cpus.empty())
+        return;
+    task.cpus = cpus;
+    if (cpus.test(task.cpu))
+        return;
+    const int target = selectTaskRq(task, false);
+    if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
+        || task.state == TaskRunState::NotStarted) {
+        if (task.se.onRq) // delayed: complete the dequeue first
+            m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se,
+                                    DequeueSleep | DequeueDelayed);
+        migrateQueued(task, target);
+        return;
+    }
+    // A queued or running task: non-sleep dequeue keeps lag and relative deadline (§8.1).
+    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
+    const bool running = src.curr == &task.se;
+    if (running)
+        stopRunning(task);
+    changeTask(task, DequeueSave | DequeueMove, [&](Rq&) { migrateQueued(task, target); });
+    if (running) {
+        // The stopper moved it away: the source CPU picks someone else, the task waits on the
+        // target like any migrated task.
+        m_fair->putPrevTask(*m_rqs[static_cast<size_t>(task.cpu)], task.se);
+        src.curr = nullptr;
+        src.needResched = true;
+        task.state = TaskRunState::Runnable;
+        markWaiting(task, target);
+        Record r;
+        r.time = clock();
+        r.entity = EntityRef::task(task.index);
+        r.cpu = static_cast<uint16_t>(src.cpu);
+        r.kind = RecordKind::Switch;
+        r.payload.generic.a = -1;
+        m_rec.append(r);
+        ++m_contextSwitches;
+        if (m_busySince[static_cast<size_t>(src.cpu)] >= 0) {
+            m_busyNs[static_cast<size_t>(src.cpu)] += clock() - m_busySince[static_cast<size_t>(src.cpu)];
+            m_busySince[static_cast<size_t>(src.cpu)] = -1;
+        }
+    }
+    Rq& dst = *m_rqs[static_cast<size_t>(target)];
+    m_fair->checkPreemptWakeup(dst, task.se, 0);
+}
+
+void SimulationImpl::moveTask(Task& task, int group)
+{
+    if (task.state == TaskRunState::Exited || group == task.group)
+        return;
+    // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
+    changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {
+        task.group = group;
+        attachToCpu(task, task.cpu);
+    });
+    if (!task.se.onRq && task.se.cfsRq) {
+        task.group = group;
+        attachToCpu(task, task.cpu);
+    }
+}
+
+void SimulationImpl::setFeature(Feature f, bool on)
+{
+    m_features.set(f, on);
+    Record r;
+    r.time = clock();
+    r.kind = RecordKind::Feature;
+    r.payload.generic.a = static_cast<int64_t>(f);
+    r.payload.generic.b = on;
+    m_rec.append(r);
+}
+
+void SimulationImpl::rebuildSums()
+{
+    // After a change of weight precision the V sums must be recomputed from the trees.
+    auto rebuild = [](CfsRq& rq) {
+        std::vector<SchedEntity*> entities;
+        rq.forEachTree([&](const SchedEntity& se) { entities.push_back(const_cast<SchedEntity*>(&se)); });
+        for (SchedEntity* se : entities)
+            rq.dequeueTree(*se);
+        rq.clearTrees();
+        for (SchedEntity* se : entities)
+            rq.enqueueTree(*se);
+    };
+    for (auto& rq : m_rqs)
+        rebuild(*rq->cfs);
+    for (auto& g : m_groups)
+        for (auto& rq : g.cfsRq)
+            rebuild(*rq);
+}
+
+void SimulationImpl::apply(const Action& action)
+{
+    switch (action.kind) {
+    case Action::Kind::Feature:
+        for (const auto& [name, on] : action.features)
+            if (auto f = featureFromName(name))
+                setFeature(*f, on);
+        break;
+    case Action::Kind::Profile: {
+        const WeightPrecision before = m_choices.weightPrecision;
+        if (action.profile) {
+            if (const KernelProfile* p = findProfile(*action.profile)) {
+                m_profileName = p->name;
+                m_choices = p->choices;
+                m_traits = p->traits;
+            }
+        }
+        for (const auto& [choice, value] : action.overrides)
+            applyChoice(m_choices, choice, value);
+        if (m_choices.weightPrecision != before)
+            rebuildSums();
+        break;
+    }
+    case Action::Kind::Set: {
+        const SetAction& s = action.set;
+        if (s.cgroup) {
+            const int g = groupByPath(*s.cgroup);
+            if (g >= 0)
+                applyCgroupFiles(g, s.files);
+        } else if (s.task) {
+            Task* t = taskByName(*s.task);
+            if (!t)
+                break;
+            if (s.nice)
+                setUserNice(*t, *s.nice);
+            if (s.slice)
+                setSlice(*t, *s.slice);
+            if (s.policy)
+                setPolicy(*t, *s.policy);
+            if (s.cpus)
+                if (auto set = CpuSet::parse(*s.cpus, m_cpus))
+                    setAffinity(*t, *set);
+        }
+        break;
+    }
+    case Action::Kind::Move:
+        if (Task* t = taskByName(action.task)) {
+            const int g = groupByPath(action.cgroup);
+            if (g >= 0)
+                moveTask(*t, g);
+        }
+        break;
+    case Action::Kind::Spawn:
+        if (!action.spawn.empty()) {
+            Task& t = createTask(action.spawn.front(), action.spawn.front().name, -1);
+            t.spawnedAt = clock();
+            wakeUpNewTask(t);
+        }
+        break;
+    case Action::Kind::Kill:
+        if (Task* t = taskByName(action.task))
+            exitTask(*t);
+        break;
+    }
+    processResched();
+}
+
+// --- the event loop -----------------------------------------------------------------------------
+
+bool SimulationImpl::finished() const
+{
+    auto& events = const_cast<EventQueue&>(m_events);
+    return events.nextTime() > m_end || events.empty();
+}
+
+bool SimulationImpl::step()
+{
+    if (finished()) {
+        if (m_events.now() < m_end)
+            m_events.runUntil(m_end);
+        return false;
+    }
+    m_events.step();
+    processResched();
+#ifdef SCHEDLAB_CHECKED
+    checkInvariants();
+#endif
+    return true;
+}
+
+void SimulationImpl::runUntil(Nanoseconds t)
+{
+    t = std::min(t, m_end);
+    while (m_events.nextTime() <= t)
+        step();
+    if (t > m_events.now())
+        m_events.runUntil(t);
+}
+
+} // namespace schedlab

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The machine behind Simulation: CPUs with their run queues, task groups, tasks and their
+// programs, the event loop, the recording. Scheduling decisions are the FairClass's; this class
+// provides the kernel's core around it (__schedule, try_to_wake_up, wake_up_new_task, the tick,
+// set_user_nice, sched_move_task, affinity) and the workload interpreter.
+#pragma once
+
+#include "core/base/prng.h"
+#include "core/fair/fairclass.h"
+#include "core/sim/eventqueue.h"
+#include "core/sim/simulation.h"
+#include "core/workload/task.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+class SimulationImpl final : public FairHooks
+{
+public:
+    SimulationImpl(const Scenario& scenario, const RunOptions& options);
+    ~SimulationImpl() override;
+
+    bool step();
+    void runUntil(Nanoseconds t);
+    Nanoseconds now() const { return m_events.now(); }
+    Nanoseconds endTime() const { return m_end; }
+    bool finished() const;
+    uint64_t eventsExecuted() const { return m_events.executed(); }
+    const Recording& recording() const { return m_rec; }
+    std::vector<TaskView> taskViews() const;
+    std::vector<CgroupView> cgroupViews() const;
+    int cpuCount() const { return m_cpus; }
+    std::string profileName() const { return m_profileName; }
+    void apply(const Action& action);
+    Metrics metrics() const;
+    const std::vector<std::string>& violations() const { return m_violations; }
+
+    // FairHooks
+    int64_t clock() const override { return m_events.now().count(); }
+    void resched(int cpu, bool lazy) override;
+    void accountExec(SchedEntity& taskSe, int64_t delta) override;
+    void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
+    void sample(const SchedEntity& se) override;
+    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
+
+private:
+    // construction
+    void buildKernel(const Scenario& scenario, const RunOptions& options);
+    void applyProfile(const KernelProfile& profile);
+    void buildGroups(const Scenario& scenario);
+    int addGroup(const std::string& path, const CgroupFiles& files);
+    int groupByPath(const std::string& path) const;
+    void applyCgroupFiles(int group, const CgroupFiles& files);
+    void scheduleActions(const Scenario& scenario);
+
+    // tasks
+    Task& createTask(const TaskSpec& spec, const std::string& name, int parent);
+    void wakeUpNewTask(Task& task);
+    void tryToWakeUp(Task& task);
+    void attachToCpu(Task& task, int cpu);
+    int selectTaskRq(const Task& task, bool fork) const;
+    void exitTask(Task& task);
+    Task* taskByName(const std::string& name);
+    Task& taskOf(const SchedEntity& se) { return *m_tasks[se.task.index()]; }
+
+    // core scheduler
+    void schedule(int cpu);
+    void processResched();
+    void tick(int cpu);
+    void startTick(int cpu);
+    void startRunning(Task& task);
+    void stopRunning(Task& task);
+    void armHrtick(Rq& rq);
+    void setUserNice(Task& task, int nice);
+    void setSlice(Task& task, std::optional<Nanoseconds> slice);
+    void setPolicy(Task& task, Policy policy);
+    void setAffinity(Task& task, const CpuSet& cpus);
+    void moveTask(Task& task, int group);
+    /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
+    template <typename F>
+    void changeTask(Task& task, int dequeueFlags, F&& mutate);
+    void migrateQueued(Task& task, int cpu);
+    void setFeature(Feature f, bool on);
+    void rebuildSums();
+
+    // workload
+    void advanceProgram(Task& task);
+    int64_t draw(const DurationSpec& d);
+    void onWorkDone(int taskIndex);
+
+    // recording & checks
+    EntityRef refOf(const SchedEntity& se) const;
+    void checkInvariants();
+    void markWaiting(Task& task, int cpu);
+    void endWaiting(Task& task);
+
+    Scenario m_scenario;
+    RunOptions m_options;
+    std::string m_profileName;
+    ProfileChoices m_choices;
+    ProfileTraits m_traits;
+    FeatureSet m_features;
+    EventQueue m_events;
+    Prng m_prng;
+    Nanoseconds m_end{0};
+    int m_cpus = 1;
+    int m_hz = 1000;
+    int64_t m_tickNs = 1000000;
+    Preempt m_preempt = Preempt::Voluntary;
+    TunableScaling m_scaling = TunableScaling::Log;
+    std::optional<Nanoseconds> m_baseSliceOverride;
+
+    std::vector<TaskGroup> m_groups;
+    std::vector<std::unique_ptr<Rq>> m_rqs;
+    std::vector<std::unique_ptr<Task>> m_tasks;
+    std::unique_ptr<FairClass> m_fair;
+    std::vector<EventId> m_tickEvents;   ///< per CPU
+    std::vector<EventId> m_hrtickEvents; ///< per CPU
+    std::vector<int64_t> m_busySince;    ///< per CPU, -1 idle
+    std::vector<int64_t> m_busyNs;       ///< per CPU
+    std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
+    int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
+    uint64_t m_contextSwitches = 0;
+    Recording m_rec;
+    std::vector<std::string> m_violations;
+    std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
+    std::vector<std::string> m_spawnedNames;
+};
+
+} // namespace schedlab

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The workload interpreter, recording hooks, invariant checks, views and metrics.
+#include "simulationimpl.h"
+
+#include <algorithm>
+#include <map>
+
+namespace schedlab {
+
+namespace {
+
+/// CPU cost of a sched_yield() system call. A yield loop must consume some time, otherwise a lone
+/// yielder would loop forever at one simulated instant.
+constexpr int64_t kYieldSyscallNs = 1000;
+/// Operations a task may execute at one instant before it is considered a runaway program.
+constexpr int kMaxInstantOps = 10000;
+constexpr int kMaxInvariantReports = 50;
+
+TaskSpec inheritFrom(const TaskSpec& child)
+{
+    return child; // unset fields are inherited in createTask() from the parent task
+}
+
+} // namespace
+
+int64_t SimulationImpl::draw(const DurationSpec& d)
+{
+    if (d.forever)
+        return -1;
+    if (d.upper)
+        return m_prng.uniform(d.value.count(), d.upper->count());
+    return d.value.count();
+}
+
+void SimulationImpl::advanceProgram(Task& task)
+{
+    task.workLeft = 0;
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    for (int ops = 0;; ++ops) {
+        if (ops > kMaxInstantOps) {
+            if (m_violations.size() < 100)
+                m_violations.push_back("task " + task.name + ": program runs more than "
+                                       + std::to_string(kMaxInstantOps)
+                                       + " operations without using time; it is stopped");
+            task.exiting = true;
+            resched(task.cpu, false);
+            return;
+        }
+        if (task.stack.empty()) {
+            task.exiting = true; // the program ended: the task exits
+            resched(task.cpu, false);
+            return;
+        }
+        Task::Frame& frame = task.stack.back();
+        if (frame.pc >= frame.ops->size()) {
+            if (frame.left != 0 && task.stack.size() > 1) {
+                if (frame.left > 0)
+                    --frame.left;
+                frame.pc = 0;
+                if (frame.ops->empty())
+                    task.stack.pop_back();
+                continue;
+            }
+            task.stack.pop_back();
+            continue;
+        }
+        const Op& op = (*frame.ops)[frame.pc++];
+        switch (op.kind) {
+        case Op::Kind::Run: {
+            const int64_t d = draw(op.duration);
+            if (d == 0)
+                continue;
+            task.workLeft = d;
+            return;
+        }
+        case Op::Kind::Sleep:
+            task.sleepFor = std::max<int64_t>(0, draw(op.duration));
+            task.blocking = true;
+            resched(task.cpu, false);
+            return;
+        case Op::Kind::Loop:
+            if (op.count && *op.count <= 0)
+                continue;
+            task.stack.push_back({&op.body, 0, op.count ? *op.count - 1 : -1});
+            continue;
+        case Op::Kind::Yield:
+            m_fair->yieldTask(rq);
+            resched(task.cpu, false);
+            task.workLeft = kYieldSyscallNs;
+            return;
+        case Op::Kind::Nice:
+            setUserNice(task, op.nice);
+            continue;
+        case Op::Kind::Cpus:
+            if (auto set = CpuSet::parse(op.name, m_cpus))
+                setAffinity(task, *set);
+            if (m_rqs[static_cast<size_t>(task.cpu)]->curr != &task.se)
+                return; // migrated: it continues when it runs on its new CPU
+            continue;
+        case Op::Kind::Cgroup: {
+            const int g = groupByPath(op.name);
+            if (g >= 0)
+                moveTask(task, g);
+            continue;
+        }
+        case Op::Kind::Fork: {
+            if (op.fork.empty())
+                continue;
+            const std::string name = task.name + "." + std::to_string(++task.forks);
+            Task& child = createTask(inheritFrom(op.fork.front()), name, task.index);
+            child.spawnedAt = clock();
+            wakeUpNewTask(child);
+            if (op.wait) {
+                task.waitingFor = child.index;
+                task.blocking = true;
+                resched(task.cpu, false);
+                return;
+            }
+            continue;
+        }
+        case Op::Kind::Exit:
+            task.exiting = true;
+            resched(task.cpu, false);
+            return;
+        case Op::Kind::Lock:
+        case Op::Kind::Unlock:
+            continue; // not simulated yet (the loader reports it)
+        }
+    }
+}
+
+void SimulationImpl::onWorkDone(int taskIndex)
+{
+    Task& task = *m_tasks[static_cast<size_t>(taskIndex)];
+    task.workDone = {};
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr != &task.se)
+        return;
+    task.workLeft = 0;
+    startRunning(task);
+}
+
+// --- recording hooks ----------------------------------------------------------------------------
+
+EntityRef SimulationImpl::refOf(const SchedEntity& se) const
+{
+    if (se.isTask())
+        return EntityRef::task(se.task.value);
+    return EntityRef::group(se.myQ->groupIndex, se.myQ->cpu);
+}
+
+void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b,
+                            int64_t c)
+{
+    Record r;
+    r.time = clock();
+    r.entity = refOf(se);
+    r.cpu = static_cast<uint16_t>(se.cfsRq ? se.cfsRq->cpu : 0);
+    r.kind = kind;
+    r.payload.generic = {a, b, c, 0};
+    m_rec.append(r);
+}
+
+void SimulationImpl::sample(const SchedEntity& se)
+{
+    if (!m_options.recordSamples || !se.cfsRq)
+        return;
+    const CfsRq& rq = *se.cfsRq;
+    Record r;
+    r.time = clock();
+    r.entity = refOf(se);
+    r.cpu = static_cast<uint16_t>(rq.cpu);
+    r.kind = RecordKind::Sample;
+    r.payload.sample.vruntime = se.vruntime;
+    r.payload.sample.deadline = se.deadline;
+    r.payload.sample.avgVruntime = rq.peekAvgVruntime();
+    int64_t vlag = se.vlag;
+    if (se.onRq) // the live lag of a queued entity; the saved one otherwise
+        vlag = vdiff(r.payload.sample.avgVruntime, se.vruntime);
+    if (vlag > INT32_MAX || vlag < INT32_MIN) {
+        r.flags |= Record::kVlagSaturated;
+        vlag = std::clamp<int64_t>(vlag, INT32_MIN, INT32_MAX);
+    }
+    r.payload.sample.vlag = static_cast<int32_t>(vlag);
+    r.payload.sample.weight = static_cast<uint32_t>(std::min<uint64_t>(se.load.weight, UINT32_MAX));
+    if (se.onRq && rq.entityEligible(se))
+        r.flags |= Record::kEligible;
+    if (rq.curr == &se)
+        r.flags |= Record::kCurr;
+    if (se.schedDelayed)
+        r.flags |= Record::kDelayed;
+    m_rec.append(r);
+}
+
+void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
+{
+    Task& task = taskOf(taskSe);
+    task.cpuTime += delta;
+    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
+        m_groupCpuTime[static_cast<size_t>(g)] += delta;
+}
+
+void SimulationImpl::markWaiting(Task& task, int cpu)
+{
+    if (task.waitStart < 0) {
+        task.waitStart = clock();
+        task.waitCpu = cpu;
+    }
+}
+
+void SimulationImpl::endWaiting(Task& task)
+{
+    if (task.waitStart >= 0) {
+        const int64_t wait = clock() - task.waitStart;
+        task.waits.push_back(wait);
+        if (wait > m_options.watchdogThreshold.count())
+            m_watchdog.push_back({"starvation", task.name, task.waitCpu, task.waitStart, wait,
+                                  "runnable, not run"});
+        task.waitStart = -1;
+    }
+}
+
+// --- invariants (kernel-model.md §13, checked builds) ------------------------------------------
+
+void SimulationImpl::checkInvariants()
+{
+    if (static_cast<int>(m_violations.size()) >= kMaxInvariantReports)
+        return;
+    auto report = [&](const std::string& what) {
+        m_violations.push_back("t=" + std::to_string(clock()) + " " + what);
+    };
+    std::map<const CfsRq*, std::pair<int, int>> counts; // h_nr_queued, h_nr_runnable
+    std::vector<int> perCpu(static_cast<size_t>(m_cpus), 0);
+    for (const auto& t : m_tasks) {
+        if (!t->se.onRq)
+            continue;
+        ++perCpu[static_cast<size_t>(t->cpu)];
+        for (const SchedEntity* se = &t->se; se; se = se->parent) {
+            auto& c = counts[se->cfsRq];
+            ++c.first;
+            if (!t->se.schedDelayed)
+                ++c.second;
+        }
+    }
+    auto check = [&](const CfsRq& rq, const std::string& where) {
+        if (std::string err = rq.checkInvariants(); !err.empty())
+            report(where + ": " + err);
+        const auto it = counts.find(&rq);
+        const auto expected = it == counts.end() ? std::pair<int, int>{0, 0} : it->second;
+        if (rq.hNrQueued != expected.first)
+            report(where + ": h_nr_queued " + std::to_string(rq.hNrQueued) + " != "
+                   + std::to_string(expected.first));
+        if (rq.hNrRunnable != expected.second)
+            report(where + ": h_nr_runnable " + std::to_string(rq.hNrRunnable) + " != "
+                   + std::to_string(expected.second));
+        // Σ ŵ·(V − v) over queued entities is within rounding of 0: V is the floor of the mean.
+        const uint64_t v = rq.peekAvgVruntime();
+        Int128 sum = 0;
+        Int128 den = 0;
+        rq.forEachTree([&](const SchedEntity& se) {
+            sum += static_cast<Int128>(vdiff(v, se.vruntime)) * rq.avgWeight(se);
+            den += rq.avgWeight(se);
+        });
+        if (rq.curr && rq.curr->onRq) {
+            sum += static_cast<Int128>(vdiff(v, rq.curr->vruntime)) * rq.avgWeight(*rq.curr);
+            den += rq.avgWeight(*rq.curr);
+        }
+        if (den > 0 && (sum < 0 || sum >= den))
+            report(where + ": sum of w*lag is not within rounding of 0");
+    };
+    for (int c = 0; c < m_cpus; ++c) {
+        const Rq& rq = *m_rqs[static_cast<size_t>(c)];
+        check(*rq.cfs, "cpu" + std::to_string(c) + " /");
+        if (rq.nrRunning != perCpu[static_cast<size_t>(c)])
+            report("cpu" + std::to_string(c) + ": nr_running " + std::to_string(rq.nrRunning)
+                   + " != " + std::to_string(perCpu[static_cast<size_t>(c)]));
+        if (rq.curr && rq.cfs->inTree(*rq.curr))
+            report("cpu" + std::to_string(c) + ": the running task is in the tree");
+    }
+    for (const auto& g : m_groups)
+        for (const auto& rq : g.cfsRq)
+            check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
+}
+
+// --- views and metrics ---------------------------------------------------------------------------
+
+std::vector<TaskView> SimulationImpl::taskViews() const
+{
+    std::vector<TaskView> out;
+    out.reserve(m_tasks.size());
+    for (const auto& t : m_tasks) {
+        TaskView v;
+        v.index = t->index;
+        v.name = t->name;
+        v.cgroup = m_groups[static_cast<size_t>(t->group)].path;
+        switch (t->state) {
+        case TaskRunState::NotStarted:
+            v.state = TaskState::NotStarted;
+            break;
+        case TaskRunState::Runnable:
+            v.state = TaskState::Runnable;
+            break;
+        case TaskRunState::Running:
+            v.state = TaskState::Running;
+            break;
+        case TaskRunState::Sleeping:
+            v.state = TaskState::Sleeping;
+            break;
+        case TaskRunState::WaitingChild:
+            v.state = TaskState::Blocked;
+            break;
+        case TaskRunState::Exited:
+            v.state = TaskState::Exited;
+            break;
+        }
+        v.cpu = t->cpu;
+        v.nice = t->nice;
+        v.weight = t->se.load.weight;
+        v.vruntime = t->se.vruntime;
+        v.deadline = t->se.deadline;
+        v.vlag = t->se.onRq && t->se.cfsRq ? vdiff(t->se.cfsRq->peekAvgVruntime(), t->se.vruntime)
+                                          : t->se.vlag;
+        v.eligible = t->se.onRq && t->se.cfsRq && t->se.cfsRq->entityEligible(t->se);
+        v.delayed = t->se.schedDelayed;
+        v.sumExecRuntime = t->se.sumExecRuntime;
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::vector<CgroupView> SimulationImpl::cgroupViews() const
+{
+    std::vector<CgroupView> out;
+    for (const auto& g : m_groups)
+        out.push_back({g.index, g.path, g.parent, g.cpuWeight});
+    return out;
+}
+
+namespace {
+
+int64_t percentile(std::vector<int64_t> values, int pct)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    // Nearest-rank: the smallest value with at least pct % of the values at or below it.
+    const size_t rank = (values.size() * static_cast<size_t>(pct) + 99) / 100;
+    return values[std::max<size_t>(rank, 1) - 1];
+}
+
+} // namespace
+
+Metrics SimulationImpl::metrics() const
+{
+    Metrics m;
+    const int64_t now = clock();
+    m.scenario = m_scenario.name;
+    m.profile = m_profileName;
+    for (size_t i = 0; i < kFeatureCount; ++i) {
+        const auto f = static_cast<Feature>(i);
+        m.features[std::string(featureName(f))] = m_features.has(f);
+    }
+    m.seed = m_options.seed.value_or(m_scenario.seedOrDefault());
+    m.durationNs = now;
+    const int64_t threshold = m_options.watchdogThreshold.count();
+    for (const auto& t : m_tasks) {
+        TaskMetrics tm;
+        tm.name = t->name;
+        tm.cgroup = m_groups[static_cast<size_t>(t->group)].path;
+        tm.cpuTimeNs = t->cpuTime;
+        tm.share = now > 0 ? static_cast<double>(t->cpuTime) / static_cast<double>(now) : 0.0;
+        std::vector<int64_t> waits = t->waits;
+        if (t->waitStart >= 0)
+            waits.push_back(now - t->waitStart); // still waiting at the end of the run
+        tm.waitMaxNs = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
+        tm.waitP50Ns = percentile(waits, 50);
+        tm.waitP99Ns = percentile(waits, 99);
+        tm.switches = t->switches;
+        tm.migrations = t->migrations;
+        if (t->exitedAt >= 0)
+            tm.exitedAtNs = t->exitedAt;
+        m.tasks.push_back(tm);
+        if (t->probe) {
+            ProbeMetrics pm;
+            pm.name = t->name;
+            pm.spawnedAtNs = t->spawnedAt;
+            if (t->exitedAt >= 0)
+                pm.latencyNs = t->exitedAt - t->spawnedAt;
+            m.probes.push_back(pm);
+        }
+        if (t->waitStart >= 0 && now - t->waitStart > threshold)
+            m.findings.push_back({"starvation", t->name, t->waitCpu, t->waitStart,
+                                  now - t->waitStart, "runnable, not run (still waiting)"});
+    }
+    // Completed waits longer than the threshold, recorded by the watchdog as they ended.
+    for (const auto& f : m_watchdog)
+        m.findings.push_back(f);
+    std::sort(m.findings.begin(), m.findings.end(),
+              [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
+    for (const auto& g : m_groups)
+        if (g.index != 0)
+            m.cgroups.push_back({g.path, m_groupCpuTime[static_cast<size_t>(g.index)], 0});
+    for (int c = 0; c < m_cpus; ++c) {
+        int64_t busy = m_busyNs[static_cast<size_t>(c)];
+        if (m_busySince[static_cast<size_t>(c)] >= 0)
+            busy += now - m_busySince[static_cast<size_t>(c)];
+        m.cpus.push_back({c, busy});
+    }
+    for (const auto& v : m_violations)
+        m.findings.push_back({"invariant", "", 0, 0, 0, v});
+    m.run.events = m_events.executed();
+    m.run.contextSwitches = m_contextSwitches;
+    m.run.recordedEvents = m_rec.size();
+    m.run.recordedBytes = m_rec.bytes();
+    return m;
+}
+
+} // namespace schedlab

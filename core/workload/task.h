@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A simulated task: its scheduling entity, attributes, and the interpreter state of its program
+// (scenario-format.md §1 "Operations").
+#pragma once
+
+#include "core/base/cpuset.h"
+#include "core/fair/schedentity.h"
+#include "core/scenario/scenario.h"
+#include "core/sim/eventqueue.h"
+
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+enum class TaskRunState { NotStarted, Runnable, Running, Sleeping, WaitingChild, Exited };
+
+struct Task
+{
+    int index = 0;
+    std::string name;
+    int group = 0; ///< task group index
+    CpuSet cpus;   ///< affinity
+    Policy policy = Policy::Normal;
+    int nice = 0;
+    bool probe = false;
+    int parent = -1;
+    int forks = 0; ///< children forked so far (for child names)
+
+    SchedEntity se;
+    TaskRunState state = TaskRunState::NotStarted;
+    int cpu = 0;
+
+    // Program interpreter: a stack of (ops, pc, iterations left) frames into `program`.
+    struct Frame
+    {
+        const std::vector<Op>* ops = nullptr;
+        size_t pc = 0;
+        int64_t left = -1; ///< loop iterations left after the current one; -1 forever
+    };
+    std::vector<Op> program; ///< owned copy; frames point into it, it is never modified
+    std::vector<Frame> stack;
+    int64_t workLeft = 0;    ///< ns of CPU work left in the current run op; -1 = forever
+    int64_t runStart = 0;    ///< when it last got the CPU
+    EventId workDone;        ///< completion of the current run op while running
+    EventId timer;           ///< sleep end
+    bool blocking = false;   ///< will block at the next schedule()
+    bool exiting = false;
+    int64_t sleepFor = 0;
+    int sleepCpu = 0;        ///< CPU whose timer wakes the task
+    int waitingFor = -1;     ///< child index while blocked in fork+wait
+
+    // Metrics.
+    int64_t spawnedAt = 0;
+    int64_t exitedAt = -1;
+    int64_t cpuTime = 0;
+    std::vector<int64_t> waits; ///< completed runnable→running waits
+    int64_t waitStart = -1;     ///< start of the current wait, -1 if not waiting
+    int waitCpu = 0;
+    int64_t switches = 0;
+    int64_t migrations = 0;
+};
+
+} // namespace schedlab
