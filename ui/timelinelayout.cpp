@@ -70,6 +70,20 @@ std::vector<RunSegment> RunSegmentIndex::segments(
     return out;
 }
 
+std::optional<RunSegment> RunSegmentIndex::segmentAt(int cpu, Nanoseconds t, Nanoseconds now) const
+{
+    if (cpu < 0 || cpu >= cpuCount())
+        return std::nullopt;
+    const Lane& l = m_lanes[static_cast<size_t>(cpu)];
+    auto it = std::upper_bound(l.closed.begin(), l.closed.end(), t,
+        [](Nanoseconds v, const RunSegment& s) { return v < s.end; });
+    if (it != l.closed.end() && it->start <= t)
+        return *it;
+    if (l.current >= 0 && l.since <= t && t < std::max(now, l.since))
+        return RunSegment{cpu, l.current, l.since, now};
+    return std::nullopt;
+}
+
 TimelineLayout::TimelineLayout(Nanoseconds start, Nanoseconds end, double left, double right)
     : m_start(start)
     , m_end(end > start ? end : start + Nanoseconds{1})

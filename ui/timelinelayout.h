@@ -8,6 +8,7 @@
 #include "core/base/time.h"
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace schedlab {
@@ -46,6 +47,9 @@ public:
     /// running at the end of the recording is shown as running until @p now.
     std::vector<RunSegment> segments(
         int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
+
+    /// The whole (unclipped) run on @p cpu at time @p t, if a task ran then.
+    std::optional<RunSegment> segmentAt(int cpu, Nanoseconds t, Nanoseconds now) const;
 
 private:
     struct Lane

@@ -180,6 +180,34 @@ private Q_SLOTS:
             QCOMPARE(s.cpu, cpu);
     }
 
+    void segmentAt_data()
+    {
+        QTest::addColumn<int>("cpu");
+        QTest::addColumn<qint64>("time");
+        QTest::addColumn<QString>("expected");
+
+        QTest::addRow("inside a closed run") << 0 << 12LL << QStringLiteral("2@10-25");
+        QTest::addRow("a run starts at its first ns") << 0 << 10LL << QStringLiteral("2@10-25");
+        QTest::addRow("and ends before its last") << 0 << 25LL << QString();
+        QTest::addRow("idle") << 0 << 30LL << QString();
+        QTest::addRow("open run up to now") << 0 << 49LL << QStringLiteral("0@40-50");
+        QTest::addRow("not after now") << 0 << 50LL << QString();
+        QTest::addRow("other cpu") << 1 << 29LL << QStringLiteral("1@0-30");
+        QTest::addRow("no such cpu") << 3 << 1LL << QString();
+    }
+
+    void segmentAt()
+    {
+        QFETCH(int, cpu);
+        QFETCH(qint64, time);
+        QFETCH(QString, expected);
+
+        RunSegmentIndex index;
+        index.update(switches(QStringLiteral("0:0:0 0:1:1 10:0:2 25:0:-1 30:1:-1 40:0:0")));
+        const auto hit = index.segmentAt(cpu, Nanoseconds{time}, Nanoseconds{50});
+        QCOMPARE(hit ? format({*hit}) : QString(), expected);
+    }
+
     void incremental()
     {
         const QString all = QStringLiteral("0:0:0 0:1:1 10:0:2 25:0:-1 30:1:-1 40:0:0 45:1:3");

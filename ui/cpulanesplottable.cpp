@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "cpulanesplottable.h"
+
+#include "core/record/recording.h"
+#include "taskpalette.h"
+
+#include <cmath>
+
+namespace schedlab::ui {
+
+Nanoseconds msToNs(double ms)
+{
+    return Nanoseconds{std::llround(ms * 1e6)};
+}
+
+double nsToMs(Nanoseconds ns)
+{
+    return static_cast<double>(ns.count()) / 1e6;
+}
+
+CpuLanesPlottable::CpuLanesPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis)
+    : QCPAbstractPlottable(keyAxis, valueAxis)
+{
+    setAntialiased(false);
+    setSelectable(QCP::stNone);
+}
+
+void CpuLanesPlottable::setSource(
+    const RunSegmentIndex* index, const Recording* recording, int cpuCount)
+{
+    m_index = index;
+    m_recording = recording;
+    m_cpuCount = cpuCount;
+}
+
+TimelineLayout CpuLanesPlottable::layout() const
+{
+    const QCPAxis* key = keyAxis();
+    const QCPRange range = key->range();
+    return TimelineLayout(msToNs(range.lower), msToNs(range.upper), key->coordToPixel(range.lower),
+        key->coordToPixel(range.upper));
+}
+
+int CpuLanesPlottable::cpuAt(double y) const
+{
+    const double value = valueAxis()->pixelToCoord(y);
+    const int cpu = static_cast<int>(std::lround(value));
+    if (cpu < 0 || cpu >= m_cpuCount || std::abs(value - cpu) > kLaneHalfHeight)
+        return -1;
+    return cpu;
+}
+
+double CpuLanesPlottable::selectTest(const QPointF&, bool, QVariant*) const
+{
+    return -1; // lanes are not selectable; the view shows tooltips instead
+}
+
+QCPRange CpuLanesPlottable::getKeyRange(bool& foundRange, QCP::SignDomain) const
+{
+    foundRange = m_index != nullptr;
+    return QCPRange(0.0, std::max(nsToMs(m_now), 1e-3));
+}
+
+QCPRange CpuLanesPlottable::getValueRange(bool& foundRange, QCP::SignDomain, const QCPRange&) const
+{
+    foundRange = m_cpuCount > 0;
+    return QCPRange(-0.5, std::max(m_cpuCount, 1) - 0.5);
+}
+
+void CpuLanesPlottable::draw(QCPPainter* painter)
+{
+    const QCPAxis* value = valueAxis();
+    const TimelineLayout lay = layout();
+    const QRect clip = clipRect();
+    const QFontMetrics metrics(painter->font());
+
+    for (int cpu = 0; cpu < m_cpuCount; ++cpu) {
+        const double y0 = value->coordToPixel(cpu - kLaneHalfHeight);
+        const double y1 = value->coordToPixel(cpu + kLaneHalfHeight);
+        const QRectF band(clip.left(), std::min(y0, y1), clip.width(), std::abs(y1 - y0));
+        if (!band.intersects(clip))
+            continue;
+        painter->fillRect(band, QColor(0xf2, 0xf2, 0xf2));
+        if (!m_index)
+            continue;
+        const auto segments =
+            lay.levelOfDetail(m_index->segments(cpu, lay.start(), lay.end(), m_now), 1.0);
+        for (const RunSegment& s : segments) {
+            const double x0 = lay.mapTimeToX(s.start);
+            const double x1 = lay.mapTimeToX(s.end);
+            const QRectF rect(x0, band.top(), std::max(x1 - x0, 1.0), band.height());
+            const QColor colour = taskColor(s.task);
+            painter->fillRect(rect, colour);
+            if (rect.width() >= 4.0) {
+                painter->setPen(QPen(colour.darker(140), 1));
+                painter->drawRect(rect.adjusted(0, 0, -1, -1));
+            }
+            if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))
+                continue;
+            const QString name =
+                QString::fromStdString(m_recording->taskNames[static_cast<size_t>(s.task)]);
+            if (rect.width() > metrics.horizontalAdvance(name) + 8) {
+                painter->setPen(colour.lightnessF() > 0.6 ? Qt::black : Qt::white);
+                painter->drawText(rect, Qt::AlignCenter, name);
+            }
+        }
+    }
+}
+
+void CpuLanesPlottable::drawLegendIcon(QCPPainter*, const QRectF&) const
+{ }
+
+} // namespace schedlab::ui

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Paints the per-CPU lanes: one row per CPU (value coordinate = CPU number), one rectangle per
+// run segment in the task's palette colour, idle left empty. All geometry comes from
+// TimelineLayout / RunSegmentIndex; this class only paints. Keys are milliseconds.
+#pragma once
+
+#include "ui/qcp.h"
+#include "ui/timelinelayout.h"
+
+namespace schedlab {
+class Recording;
+}
+
+namespace schedlab::ui {
+
+class CpuLanesPlottable : public QCPAbstractPlottable
+{
+    Q_OBJECT
+public:
+    CpuLanesPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis);
+
+    /// @p index and @p recording (for task names) must outlive the plottable or be reset first.
+    void setSource(const RunSegmentIndex* index, const Recording* recording, int cpuCount);
+    void setNow(Nanoseconds now) { m_now = now; }
+
+    /// Layout of the current key range on screen.
+    TimelineLayout layout() const;
+    /// CPU lane under pixel @p y, or -1.
+    int cpuAt(double y) const;
+
+    double selectTest(
+        const QPointF& pos, bool onlySelectable, QVariant* details = nullptr) const override;
+    QCPRange getKeyRange(
+        bool& foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
+    QCPRange getValueRange(bool& foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth,
+        const QCPRange& inKeyRange = QCPRange()) const override;
+
+    static constexpr double kLaneHalfHeight = 0.4;
+
+protected:
+    void draw(QCPPainter* painter) override;
+    void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
+
+private:
+    const RunSegmentIndex* m_index = nullptr;
+    const Recording* m_recording = nullptr;
+    int m_cpuCount = 0;
+    Nanoseconds m_now{0};
+};
+
+/// Milliseconds (plot keys) ↔ nanoseconds (core time).
+Nanoseconds msToNs(double ms);
+double nsToMs(Nanoseconds ns);
+
+} // namespace schedlab::ui

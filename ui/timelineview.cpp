@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "timelineview.h"
+
+#include "core/record/recording.h"
+#include "cpulanesplottable.h"
+#include "format.h"
+#include "taskpalette.h"
+#include "timeticker.h"
+
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace schedlab::ui {
+
+namespace {
+constexpr int kAutoPlotMaxTasks = 8;
+constexpr double kMinSpanMs = 1e-3; // 1 µs
+
+QCPItemStraightLine* makeNowLine(QCustomPlot* plot, QCPAxisRect* rect)
+{
+    auto* line = new QCPItemStraightLine(plot);
+    line->setClipAxisRect(rect);
+    line->setPen(QPen(QColor(0xd0, 0x20, 0x20), 1.5));
+    for (QCPItemPosition* p : {line->point1, line->point2})
+        p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    line->point1->setCoords(0, 0);
+    line->point2->setCoords(0, 1);
+    return line;
+}
+} // namespace
+
+TimelineView::TimelineView(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_ticker(new TimeTicker)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumSize(400, 300);
+
+    // Top pane: CPU lanes. CPU 0 at the top, one tick label per lane.
+    m_lanesRect = m_plot->axisRect();
+    QCPAxis* laneTime = m_lanesRect->axis(QCPAxis::atBottom);
+    QCPAxis* laneCpu = m_lanesRect->axis(QCPAxis::atLeft);
+    laneTime->setTicker(m_ticker);
+    laneTime->setLabel(m_ticker->axisLabel());
+    laneCpu->setRangeReversed(true);
+    laneCpu->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
+    laneCpu->grid()->setVisible(false);
+    laneCpu->setSubTicks(false);
+    laneCpu->setLabel(QStringLiteral("CPU"));
+    m_lanes = new CpuLanesPlottable(laneTime, laneCpu);
+    m_lanes->removeFromLegend();
+
+    // Bottom pane: vruntime of the selected tasks on the same time axis.
+    m_vruntimeRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 0, m_vruntimeRect);
+    m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0});
+    QCPAxis* vTime = m_vruntimeRect->axis(QCPAxis::atBottom);
+    vTime->setTicker(m_ticker);
+    QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
+    vValue->setLabel(QStringLiteral("vruntime (ms, relative)"));
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_lanesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+
+    m_lanesRect->insetLayout()->take(m_plot->legend);
+    m_vruntimeRect->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignLeft);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setBrush(QColor(255, 255, 255, 210));
+    QFont legendFont = font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
+    m_plot->legend->setFont(legendFont);
+
+    m_hint = new QCPItemText(m_plot);
+    m_hint->setClipAxisRect(m_vruntimeRect);
+    m_hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_hint->position->setAxisRect(m_vruntimeRect);
+    m_hint->position->setCoords(0.5, 0.5);
+    m_hint->setColor(Qt::darkGray);
+    m_hint->setText(QStringLiteral("Select tasks in the machine tree to plot their vruntime"));
+
+    m_nowLines[0] = makeNowLine(m_plot, m_lanesRect);
+    m_nowLines[1] = makeNowLine(m_plot, m_vruntimeRect);
+
+    // Zoom with the wheel and pan by dragging, horizontally only; the panes stay in step.
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect}) {
+        rect->setRangeDrag(Qt::Horizontal);
+        rect->setRangeZoom(Qt::Horizontal);
+        rect->setRangeDragAxes(rect->axis(QCPAxis::atBottom), nullptr);
+        rect->setRangeZoomAxes(rect->axis(QCPAxis::atBottom), nullptr);
+    }
+    connect(laneTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+        &TimelineView::onRangeChanged);
+    connect(vTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+        &TimelineView::onRangeChanged);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &TimelineView::showToolTip);
+
+    setRecording(nullptr, Nanoseconds{1'000'000'000});
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setRecording(const Recording* recording, Nanoseconds duration)
+{
+    m_recording = recording;
+    m_segments.clear();
+    m_samples.clear();
+    m_now = Nanoseconds{0};
+    m_duration = std::max(duration, Nanoseconds{1000});
+    const int cpus = recording ? std::max(recording->cpus, 1) : 1;
+    m_lanes->setSource(recording ? &m_segments : nullptr, recording, cpus);
+
+    auto ticker = m_lanesRect->axis(QCPAxis::atLeft)->ticker().dynamicCast<QCPAxisTickerText>();
+    ticker->clear();
+    for (int cpu = 0; cpu < cpus; ++cpu)
+        ticker->addTick(cpu, QStringLiteral("CPU %1").arg(cpu));
+    m_lanesRect->axis(QCPAxis::atLeft)->setRange(-0.5, cpus - 0.5);
+    m_lanesRect->axis(QCPAxis::atLeft)->setLabel(QString());
+    setNow(Nanoseconds{0});
+    zoomToFit();
+}
+
+void TimelineView::setNow(Nanoseconds now)
+{
+    m_now = now;
+    if (m_recording) {
+        m_segments.update(*m_recording);
+        m_samples.update(*m_recording);
+    }
+    m_lanes->setNow(now);
+    for (QCPItemStraightLine* line : m_nowLines) {
+        line->point1->setCoords(nsToMs(now), 0);
+        line->point2->setCoords(nsToMs(now), 1);
+    }
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::setSelectedTasks(const QVector<int>& tasks)
+{
+    m_selected = tasks;
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::setViewRange(Nanoseconds from, Nanoseconds to)
+{
+    m_lanesRect->axis(QCPAxis::atBottom)->setRange(nsToMs(from), nsToMs(to));
+}
+
+Nanoseconds TimelineView::viewStart() const
+{
+    return msToNs(m_lanesRect->axis(QCPAxis::atBottom)->range().lower);
+}
+
+Nanoseconds TimelineView::viewEnd() const
+{
+    return msToNs(m_lanesRect->axis(QCPAxis::atBottom)->range().upper);
+}
+
+void TimelineView::zoomToFit()
+{
+    setViewRange(Nanoseconds{0}, m_duration);
+}
+
+QString TimelineView::timeAxisLabel() const
+{
+    return m_lanesRect->axis(QCPAxis::atBottom)->label();
+}
+
+void TimelineView::onRangeChanged(const QCPRange& requested)
+{
+    // Keep the view inside [0, duration] and no narrower than a microsecond.
+    const double durationMs = nsToMs(m_duration);
+    const double span = std::clamp(requested.size(), kMinSpanMs, durationMs);
+    double lower = std::clamp(requested.lower, 0.0, durationMs - span);
+    const QCPRange range(lower, lower + span);
+
+    m_ticker->setUnit(TimeTicker::unitFor(span));
+    m_lanesRect->axis(QCPAxis::atBottom)->setLabel(m_ticker->axisLabel());
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect})
+        rect->axis(QCPAxis::atBottom)->setRange(range); // no-op (no signal) when unchanged
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString TimelineView::taskName(int task) const
+{
+    if (m_recording && task >= 0 && task < static_cast<int>(m_recording->taskNames.size()))
+        return QString::fromStdString(m_recording->taskNames[static_cast<size_t>(task)]);
+    return QStringLiteral("task %1").arg(task);
+}
+
+void TimelineView::refreshVruntime()
+{
+    QVector<int> tasks = m_selected;
+    if (tasks.isEmpty() && m_recording) {
+        const int known = static_cast<int>(m_recording->taskNames.size());
+        if (known <= kAutoPlotMaxTasks)
+            for (int t = 0; t < known; ++t)
+                tasks << t;
+    }
+
+    if (tasks != m_plotted) {
+        for (QCPGraph* g : m_graphs)
+            m_plot->removeGraph(g);
+        m_graphs.clear();
+        for (const int task : tasks) {
+            QCPGraph* g = m_plot->addGraph(
+                m_vruntimeRect->axis(QCPAxis::atBottom), m_vruntimeRect->axis(QCPAxis::atLeft));
+            g->setPen(QPen(taskColor(task), 2));
+            g->setName(taskName(task));
+            m_graphs.push_back(g);
+        }
+        m_plotted = tasks;
+    }
+    m_hint->setVisible(m_graphs.empty());
+    if (!m_recording || m_graphs.empty())
+        return;
+
+    // vruntime is an unsigned counter that may start near 2^64 (the kernel's initial
+    // min_vruntime); plot differences to the first sample so wrap-around cannot show.
+    uint64_t reference = 0;
+    bool haveReference = false;
+    for (const Record& r : m_recording->records()) {
+        if (r.kind == RecordKind::Sample && r.entity.isTask()) {
+            reference = r.payload.sample.vruntime;
+            haveReference = true;
+            break;
+        }
+    }
+    const Nanoseconds from = viewStart();
+    const Nanoseconds to = viewEnd();
+    bool any = false;
+    for (size_t i = 0; i < m_graphs.size(); ++i) {
+        QVector<double> keys;
+        QVector<double> values;
+        for (const EntitySample& s :
+            m_samples.series(*m_recording, m_plotted[static_cast<int>(i)], from, to)) {
+            keys << nsToMs(s.time);
+            values << static_cast<double>(static_cast<int64_t>(s.vruntime - reference)) / 1e6;
+        }
+        any = any || !keys.isEmpty();
+        m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
+        m_graphs[i]->setData(keys, values, true);
+    }
+    if (any && haveReference)
+        m_vruntimeRect->axis(QCPAxis::atLeft)->rescale();
+    QCPRange v = m_vruntimeRect->axis(QCPAxis::atLeft)->range();
+    if (v.size() < 1e-6)
+        m_vruntimeRect->axis(QCPAxis::atLeft)->setRange(v.lower - 1, v.upper + 1);
+    else
+        m_vruntimeRect->axis(QCPAxis::atLeft)->scaleRange(1.1, v.center());
+}
+
+void TimelineView::showToolTip(QMouseEvent* event)
+{
+    const QPointF pos = event->position();
+    const int cpu = m_lanesRect->rect().contains(pos.toPoint()) ? m_lanes->cpuAt(pos.y()) : -1;
+    if (cpu < 0) {
+        QToolTip::hideText();
+        return;
+    }
+    const Nanoseconds t = m_lanes->layout().mapXToTime(pos.x());
+    const auto hit = m_segments.segmentAt(cpu, t, m_now);
+    if (!hit) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+            QStringLiteral("CPU %1 idle at %2").arg(cpu).arg(formatTime(t)), m_plot);
+        return;
+    }
+    const RunSegment& s = *hit;
+    QToolTip::showText(event->globalPosition().toPoint(),
+        QStringLiteral("%1 on CPU %2\n%3 – %4 (%5)")
+            .arg(taskName(s.task))
+            .arg(cpu)
+            .arg(formatTime(s.start), formatTime(s.end), formatTime(s.end - s.start)),
+        m_plot);
+}
+
+} // namespace schedlab::ui

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The centre of the window: a QCustomPlot with two panes sharing the time axis. Top: one lane
+// per CPU showing which task runs. Bottom: vruntime of the selected tasks (all tasks when
+// nothing is selected and there are few). Wheel zooms, dragging pans, both horizontally.
+#pragma once
+
+#include "core/base/time.h"
+#include "ui/sampleindex.h"
+#include "ui/timelinelayout.h"
+
+#include <QVector>
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPRange;
+class QMouseEvent;
+
+namespace schedlab {
+class Recording;
+}
+
+namespace schedlab::ui {
+
+class CpuLanesPlottable;
+class TimeTicker;
+
+class TimelineView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    /// Follows @p recording (owned by the controller's simulation) from now on; nullptr
+    /// detaches. Shows [0, @p duration].
+    void setRecording(const Recording* recording, Nanoseconds duration);
+    /// Reads the records appended since the last call and repaints (coalesced).
+    void setNow(Nanoseconds now);
+    /// Tasks (simulation indexes) whose vruntime the lower pane plots.
+    void setSelectedTasks(const QVector<int>& tasks);
+
+    void setViewRange(Nanoseconds from, Nanoseconds to);
+    Nanoseconds viewStart() const;
+    Nanoseconds viewEnd() const;
+    void zoomToFit();
+
+    QCustomPlot* plot() const { return m_plot; }
+    const RunSegmentIndex& segments() const { return m_segments; }
+    /// Tasks currently drawn in the vruntime pane.
+    QVector<int> plottedTasks() const { return m_plotted; }
+    QString timeAxisLabel() const;
+
+private:
+    void onRangeChanged(const QCPRange& range);
+    void refreshVruntime();
+    void showToolTip(QMouseEvent* event);
+    QString taskName(int task) const;
+
+    QCustomPlot* m_plot;
+    QCPAxisRect* m_lanesRect;
+    QCPAxisRect* m_vruntimeRect;
+    CpuLanesPlottable* m_lanes;
+    QCPItemStraightLine* m_nowLines[2];
+    QCPItemText* m_hint;
+    QSharedPointer<TimeTicker> m_ticker;
+    std::vector<QCPGraph*> m_graphs;
+
+    const Recording* m_recording = nullptr;
+    RunSegmentIndex m_segments;
+    SampleIndex m_samples;
+    Nanoseconds m_now{0};
+    Nanoseconds m_duration{0};
+    QVector<int> m_selected;
+    QVector<int> m_plotted;
+};
+
+} // namespace schedlab::ui
