@@ -414,6 +414,10 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             const auto* tm = find(m);
             return tm ? percent(tm->share) : std::string("-");
         });
+        row(name + " wait p99", [&](const Metrics& m) {
+            const auto* tm = find(m);
+            return tm ? formatDurationHuman(Nanoseconds(tm->waitP99Ns)) : std::string("-");
+        });
         row(name + " wait max", [&](const Metrics& m) {
             const auto* tm = find(m);
             return tm ? formatDurationHuman(Nanoseconds(tm->waitMaxNs)) : std::string("-");

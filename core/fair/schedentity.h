@@ -47,6 +47,7 @@ struct SchedEntity
     bool batchPolicy = false;      ///< SCHED_BATCH task (never wakeup-preempts)
 
     PeltAvg avg;                   ///< load/runnable/util averages (§6.6)
+    bool peltAttached = false;     ///< avg is attached to cfsRq's sums (last_update_time != 0)
 
     bool isTask() const { return myQ == nullptr; }
 };

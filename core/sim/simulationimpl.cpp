@@ -82,6 +82,8 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
         }
     }
     scheduleActions(scenario);
+    if (m_groups.size() > 1)
+        scheduleBlockedUpdate();
 }
 
 SimulationImpl::~SimulationImpl()
@@ -357,9 +359,8 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     }());
     // init_entity_runnable_average(): a new task starts with its full weight as load (§6.6).
     task.se.avg = PeltAvg{};
-    task.se.avg.lastUpdateTime = static_cast<uint64_t>(clock());
     task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
-    task.se.avg.loadSum = task.se.avg.loadAvg * kLoadAvgMax;
+    task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
     task.se.vlag = 0;
     task.se.relDeadline = false;
     m_fair->enqueueTask(rq, task.se, EnqueueInitial);
@@ -387,6 +388,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     const int cpu = selectTaskRq(task, false);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
+        removeLoad(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
@@ -415,6 +417,7 @@ void SimulationImpl::exitTask(Task& task)
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
             m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
     }
+    removeLoad(task.se);
     endWaiting(task);
     task.waitStart = -1;
     task.state = TaskRunState::Exited;
@@ -517,6 +520,7 @@ void SimulationImpl::schedule(int cpu)
         ++prev->switches;
         if (prev->exiting) {
             prev->exiting = false;
+            removeLoad(prev->se);
             prev->state = TaskRunState::Exited;
             prev->exitedAt = now;
             record(RecordKind::Exit, prev->se, 0, 0, 0);
@@ -619,6 +623,11 @@ void SimulationImpl::tick(int cpu)
     if (!rq.curr)
         return;
     m_fair->taskTick(rq);
+    // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
+    const int64_t jiffies = clock() / m_tickNs;
+    const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
+    if (m_groups.size() > 1 && jiffies % every == 0)
+        updateBlockedAverages(cpu);
     if (rq.needReschedLazy) {
         rq.needReschedLazy = false;
         rq.needResched = true;
@@ -707,6 +716,7 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
 void SimulationImpl::migrateQueued(Task& task, int cpu)
 {
     const int from = task.cpu;
+    removeLoad(task.se);
     attachToCpu(task, cpu);
     ++task.migrations;
     record(RecordKind::Migrate, task.se, from, cpu, 0);
@@ -766,14 +776,12 @@ void SimulationImpl::moveTask(Task& task, int group)
     if (task.state == TaskRunState::Exited || group == task.group)
         return;
     // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
+    // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).
     changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {
+        removeLoad(task.se);
         task.group = group;
         attachToCpu(task, task.cpu);
     });
-    if (!task.se.onRq && task.se.cfsRq) {
-        task.group = group;
-        attachToCpu(task, task.cpu);
-    }
 }
 
 void SimulationImpl::setFeature(Feature f, bool on)

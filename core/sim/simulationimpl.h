@@ -92,6 +92,14 @@ private:
     int64_t draw(const DurationSpec& d);
     void onWorkDone(int taskIndex);
 
+    // load tracking (§6.3, §6.6)
+    void attachLoad(CfsRq& cfsRq, SchedEntity& se);
+    void removeLoad(SchedEntity& se);
+    bool updateCfsRqLoad(CfsRq& cfsRq);
+    void updateTgLoadAvg(CfsRq& cfsRq);
+    void updateBlockedAverages(int cpu);
+    void scheduleBlockedUpdate();
+
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;
     void checkInvariants();

@@ -265,7 +265,7 @@ void SimulationImpl::checkInvariants()
             sum += static_cast<Int128>(vdiff(v, rq.curr->vruntime)) * rq.avgWeight(*rq.curr);
             den += rq.avgWeight(*rq.curr);
         }
-        if (den > 0 && (sum < 0 || sum >= den))
+        if (den > 0 && (sum > 0 || sum <= -den))
             report(where + ": sum of w*lag is not within rounding of 0");
     };
     for (int c = 0; c < m_cpus; ++c) {

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// PELT bookkeeping of entities and cfs_rq's and the tg->load_avg publication that drives group
+// shares (kernel-model.md §6.3, §6.6): update_load_avg(), attach/detach/remove,
+// update_tg_load_avg() with its 1/64 threshold and 1 ms rate limit, update_blocked_averages().
+#include "simulationimpl.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+namespace {
+
+constexpr int64_t kTgUpdateRatelimitNs = 1000000;   ///< NSEC_PER_MSEC (6.8+)
+constexpr int64_t kNohzBlockedPeriodNs = 32000000;  ///< nohz.next_blocked: LOAD_AVG_PERIOD ms
+
+uint64_t entityRunnable(const SchedEntity& se)
+{
+    if (se.isTask())
+        return se.onRq ? 1 : 0;
+    return se.onRq ? static_cast<uint64_t>(std::max(0, se.myQ->hNrRunnable)) : 0; // runnable_weight
+}
+
+} // namespace
+
+bool SimulationImpl::updateCfsRqLoad(CfsRq& cfsRq)
+{
+    bool decayed = false;
+    if (cfsRq.removedLoad) {
+        // update_cfs_rq_load_avg(): apply load of entities that left (exit, migration).
+        const uint64_t removed = std::min(cfsRq.removedLoad, cfsRq.avg.loadAvg);
+        const uint64_t divider = peltDivider(cfsRq.avg);
+        cfsRq.avg.loadAvg -= removed;
+        cfsRq.avg.loadSum = cfsRq.avg.loadSum > removed * divider
+                                ? cfsRq.avg.loadSum - removed * divider
+                                : cfsRq.avg.loadAvg * (kLoadAvgMax - 1024);
+        cfsRq.removedLoad = 0;
+        decayed = true;
+    }
+    // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
+    if (peltUpdateSum(static_cast<uint64_t>(clock()), cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+                      static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)), cfsRq.curr != nullptr)) {
+        peltUpdateAvg(cfsRq.avg, 1);
+        decayed = true;
+    }
+    return decayed;
+}
+
+void SimulationImpl::attachLoad(CfsRq& cfsRq, SchedEntity& se)
+{
+    // attach_entity_load_avg(): align with the cfs_rq's clock, derive the sums from the averages.
+    const uint32_t divider = peltDivider(cfsRq.avg);
+    se.avg.lastUpdateTime = cfsRq.avg.lastUpdateTime;
+    se.avg.periodContrib = cfsRq.avg.periodContrib;
+    const uint64_t w = scaleLoadDown(se.load.weight);
+    se.avg.loadSum = w ? se.avg.loadAvg * divider / w : 0;
+    if (se.avg.loadSum == 0 && se.avg.loadAvg)
+        se.avg.loadSum = 1;
+    se.avg.utilSum = static_cast<uint32_t>(se.avg.utilAvg * divider);
+    se.avg.runnableSum = se.avg.runnableAvg * divider;
+    cfsRq.avg.loadAvg += se.avg.loadAvg;
+    cfsRq.avg.loadSum += w * se.avg.loadSum;
+    se.peltAttached = true;
+}
+
+void SimulationImpl::removeLoad(SchedEntity& se)
+{
+    // remove_entity_load_avg(): the load leaves with the task (exit, migration), applied to the
+    // old cfs_rq at its next update.
+    if (!se.peltAttached || !se.cfsRq)
+        return;
+    se.cfsRq->removedLoad += se.avg.loadAvg;
+    se.peltAttached = false;
+}
+
+void SimulationImpl::updateTgLoadAvg(CfsRq& cfsRq)
+{
+    if (cfsRq.groupIndex == 0)
+        return;
+    const int64_t now = clock();
+    if (cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
+        return;
+    const int64_t delta = static_cast<int64_t>(cfsRq.avg.loadAvg)
+                          - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
+    if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)) {
+        m_groups[static_cast<size_t>(cfsRq.groupIndex)].loadAvg += delta;
+        cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
+        cfsRq.lastTgUpdate = now;
+    }
+}
+
+void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
+{
+    const auto now = static_cast<uint64_t>(clock());
+    if (se.peltAttached
+        && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se))
+        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+    bool decayed = updateCfsRqLoad(cfsRq);
+    if (!se.peltAttached && se.onRq) {
+        attachLoad(cfsRq, se);
+        updateTgLoadAvg(cfsRq);
+    } else if (!se.peltAttached && !se.isTask()) {
+        attachLoad(cfsRq, se); // group entities are attached from the start
+    } else if (decayed && updateTg) {
+        updateTgLoadAvg(cfsRq);
+    }
+}
+
+void SimulationImpl::updateBlockedAverages(int cpu)
+{
+    // update_blocked_averages(): decay every group cfs_rq of this CPU (leaves first) and publish
+    // the result in tg->load_avg; then the root cfs_rq.
+    for (auto it = m_groups.rbegin(); it != m_groups.rend(); ++it) {
+        if (it->cfsRq.empty())
+            continue;
+        CfsRq& rq = *it->cfsRq[static_cast<size_t>(cpu)];
+        if (updateCfsRqLoad(rq))
+            updateTgLoadAvg(rq);
+        SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
+        if (ge.peltAttached
+            && peltUpdateSum(static_cast<uint64_t>(clock()), ge.avg, ge.onRq ? 1 : 0,
+                             entityRunnable(ge), ge.cfsRq->curr == &ge))
+            peltUpdateAvg(ge.avg, scaleLoadDown(ge.load.weight));
+    }
+    updateCfsRqLoad(*m_rqs[static_cast<size_t>(cpu)]->cfs);
+}
+
+void SimulationImpl::scheduleBlockedUpdate()
+{
+    // NOHZ: idle CPUs get their blocked load decayed by the idle balancer every LOAD_AVG_PERIOD
+    // ms; busy CPUs do it from their periodic balance (SimulationImpl::tick()).
+    const int64_t next = (clock() / kNohzBlockedPeriodNs + 1) * kNohzBlockedPeriodNs;
+    m_events.schedule(Nanoseconds(next), [this] {
+        m_eventCpu = -1;
+        for (int c = 0; c < m_cpus; ++c)
+            if (!m_rqs[static_cast<size_t>(c)]->curr)
+                updateBlockedAverages(c);
+        if (clock() < m_end.count())
+            scheduleBlockedUpdate();
+    });
+}
+
+} // namespace schedlab
