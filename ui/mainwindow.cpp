@@ -1,13 +1,458 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "mainwindow.h"
 
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "format.h"
+#include "machinetreemodel.h"
+#include "simulationcontroller.h"
+#include "timelineview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QTreeView>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
 namespace schedlab::ui {
+
+namespace {
+
+const QString kDefaultScenario = QStringLiteral(":/default.json");
+
+QString joinLines(const std::vector<std::string>& lines)
+{
+    QStringList out;
+    for (const std::string& l : lines)
+        out << toQString(l);
+    return out.join(QLatin1Char('\n'));
+}
+
+bool isResource(const QString& path)
+{
+    return path.startsWith(QLatin1Char(':'));
+}
+
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
-{ }
+    , m_scenario(std::make_unique<Scenario>())
+    , m_controller(new SimulationController(this))
+    , m_treeModel(new MachineTreeModel(this))
+    , m_timeline(new TimelineView(this))
+{
+    setCentralWidget(m_timeline);
+    createDocks();
+    createActions();
+    createStatusBar();
 
-void MainWindow::openInitial(const QString&)
-{ }
+    connect(
+        m_controller, &SimulationController::simulationReset, this, &MainWindow::onSimulationReset);
+    connect(m_controller, &SimulationController::progressed, this, &MainWindow::onProgress);
+    connect(m_controller, &SimulationController::playingChanged, this, [this](bool playing) {
+        m_playAction->setText(playing ? tr("Pause") : tr("Play"));
+        m_playAction->setIcon(
+            style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        updateStatus();
+    });
+    connect(m_controller, &SimulationController::finished, this,
+        [this] { log(tr("simulation finished at %1").arg(formatTime(m_controller->now()))); });
+    connect(m_controller, &SimulationController::errorOccurred, this,
+        [this](const QString& message) { reportError(tr("Simulation error"), message); });
+
+    resize(1280, 800);
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    updateStatus();
+}
+
+MainWindow::~MainWindow()
+{
+    m_treeModel->setScenario(nullptr); // the model must not outlive its scenario
+}
+
+void MainWindow::createDocks()
+{
+    m_tree = new QTreeView;
+    m_tree->setModel(m_treeModel);
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(false);
+    connect(m_treeModel, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+        &MainWindow::onSelectionChanged);
+    auto* treeDock = new QDockWidget(tr("Machine"), this);
+    treeDock->setObjectName(QStringLiteral("machineDock"));
+    treeDock->setWidget(m_tree);
+    treeDock->setMinimumWidth(300);
+    addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+
+    m_log = new QPlainTextEdit;
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(5000);
+    auto* logDock = new QDockWidget(tr("Log"), this);
+    logDock->setObjectName(QStringLiteral("logDock"));
+    logDock->setWidget(m_log);
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    resizeDocks({logDock}, {110}, Qt::Vertical);
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* openAction = file->addAction(tr("&Open…"), this, &MainWindow::open);
+    openAction->setShortcut(QKeySequence::Open);
+    QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
+    saveAction->setShortcut(QKeySequence::Save);
+    QAction* saveAsAction = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
+    saveAsAction->setShortcut(QKeySequence::SaveAs);
+    m_recentMenu = file->addMenu(tr("&Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
+    QToolBar* transport = addToolBar(tr("Transport"));
+    transport->setObjectName(QStringLiteral("transportToolBar"));
+    transport->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    auto addTransport = [&](const QString& name, QStyle::StandardPixmap icon,
+                            const QKeySequence& key, const QString& tip, auto slot) {
+        auto* action = new QAction(style()->standardIcon(icon), name, this);
+        action->setObjectName(QStringLiteral("action") + QString(name).remove(QLatin1Char(' ')));
+        action->setShortcut(key);
+        action->setToolTip(
+            tip + QStringLiteral(" (") + key.toString(QKeySequence::NativeText) + QLatin1Char(')'));
+        connect(action, &QAction::triggered, m_controller, slot);
+        simulation->addAction(action);
+        transport->addAction(action);
+        return action;
+    };
+    m_playAction = addTransport(tr("Play"), QStyle::SP_MediaPlay, Qt::Key_F5,
+        tr("Run the simulation at the chosen speed, or pause it"),
+        &SimulationController::togglePlay);
+    m_stepAction = addTransport(tr("Step"), QStyle::SP_MediaSkipForward, Qt::Key_F10,
+        tr("Run one simulation event"), &SimulationController::step);
+    m_runToEndAction = addTransport(tr("Run to end"), QStyle::SP_MediaSeekForward,
+        QKeySequence(Qt::CTRL | Qt::Key_F5),
+        tr("Run to the end of the scenario as fast as possible"), &SimulationController::runToEnd);
+    m_resetAction =
+        addTransport(tr("Reset"), QStyle::SP_BrowserReload, QKeySequence(Qt::SHIFT | Qt::Key_F5),
+            tr("Back to time 0 with the same scenario"), &SimulationController::reset);
+
+    transport->addSeparator();
+    transport->addWidget(new QLabel(tr(" Speed ")));
+    m_speed = new QComboBox;
+    m_speed->setToolTip(tr("Simulated time per second of wall-clock time while playing"));
+    for (const double s : {0.001, 0.01, 0.1, 1.0, 10.0, 100.0})
+        m_speed->addItem(QString::number(s) + QStringLiteral("×"), s);
+    connect(m_speed, &QComboBox::currentIndexChanged, this,
+        [this] { m_controller->setSpeed(m_speed->currentData().toDouble()); });
+    transport->addWidget(m_speed);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* fit = view->addAction(tr("Zoom to &fit"), m_timeline, &TimelineView::zoomToFit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About schedlab"), this, &MainWindow::about);
+}
+
+void MainWindow::createStatusBar()
+{
+    m_nameLabel = new QLabel;
+    m_profileLabel = new QLabel;
+    m_timeLabel = new QLabel;
+    m_stateLabel = new QLabel;
+    m_profileLabel->setToolTip(tr("Kernel profile: which kernel version's scheduler is modelled"));
+    m_timeLabel->setToolTip(tr("Simulated time / end of the scenario"));
+    for (QLabel* l : {m_nameLabel, m_profileLabel, m_timeLabel, m_stateLabel})
+        statusBar()->addPermanentWidget(l);
+}
+
+void MainWindow::openInitial(const QString& path)
+{
+    if (!path.isEmpty() && openFile(path))
+        return;
+    openFile(kDefaultScenario);
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    const QString shown = isResource(path) ? path : QDir::toNativeSeparators(path);
+    LoadResult result;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        result.errors.push_back(
+            shown.toStdString() + ": cannot open: " + file.errorString().toStdString());
+    } else {
+        result = parseScenario(file.readAll().toStdString(), shown.toStdString());
+    }
+    QString error;
+    if (result.ok() && !m_controller->load(*result.scenario, &error))
+        result.errors.push_back(shown.toStdString() + ": " + error.toStdString());
+    if (!result.ok() || !result.errors.empty()) {
+        const QString message = joinLines(result.errors);
+        if (!isResource(path) && m_recent.files().contains(QFileInfo(path).absoluteFilePath()))
+            m_recent.setError(path, message);
+        reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), message);
+        return false;
+    }
+
+    auto scenario = std::make_unique<Scenario>(std::move(*result.scenario));
+    m_treeModel->setScenario(scenario.get());
+    m_scenario = std::move(scenario);
+    m_path = path;
+    setWindowFilePath(isResource(path) ? QString() : path);
+    setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
+    setWindowModified(false);
+    if (!isResource(path))
+        m_recent.add(path);
+
+    log(tr("opened %1").arg(shown));
+    for (const std::string& notice : result.notices)
+        log(tr("notice: %1").arg(toQString(notice)));
+    if (!result.notices.empty())
+        statusBar()->showMessage(tr("%n field(s) accepted but not simulated yet: see the log",
+                                     nullptr, static_cast<int>(result.notices.size())),
+            10000);
+    choosePlaySpeed();
+    updateStatus();
+    Q_EMIT scenarioLoaded(path);
+    return true;
+}
+
+bool MainWindow::saveFile(const QString& path)
+{
+    QSaveFile file(path);
+    const std::string text = writeScenario(*m_scenario);
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write(text.data(), static_cast<qint64>(text.size()))
+            != static_cast<qint64>(text.size())
+        || !file.commit()) {
+        // QSaveFile leaves the previous file untouched when anything fails.
+        reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
+            QDir::toNativeSeparators(path) + QStringLiteral(": ") + file.errorString());
+        return false;
+    }
+    m_path = path;
+    setWindowFilePath(path);
+    setWindowModified(false);
+    m_recent.add(path);
+    log(tr("saved %1").arg(QDir::toNativeSeparators(path)));
+    return true;
+}
+
+void MainWindow::open()
+{
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("lastDirectory")).toString();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open scenario"), dir, tr("Scenarios (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+bool MainWindow::save()
+{
+    if (m_path.isEmpty() || isResource(m_path))
+        return saveAs();
+    return saveFile(m_path);
+}
+
+bool MainWindow::saveAs()
+{
+    QSettings settings;
+    QString dir = settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
+    const QString suggested = dir + QLatin1Char('/')
+        + (m_scenario->name.empty() ? QStringLiteral("scenario") : toQString(m_scenario->name))
+        + QStringLiteral(".json");
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save scenario"), suggested, tr("Scenarios (*.json)"));
+    if (path.isEmpty())
+        return false;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(path).absolutePath());
+    return saveFile(path);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = m_recent.files();
+    for (const QString& path : files) {
+        QString problem = m_recent.error(path);
+        if (problem.isEmpty() && !QFileInfo::exists(path))
+            problem = tr("file not found");
+        QString text = QFileInfo(path).fileName();
+        if (!problem.isEmpty())
+            text += QStringLiteral("  — ") + problem.section(QLatin1Char('\n'), 0, 0);
+        QAction* action = m_recentMenu->addAction(text, this, [this, path] { openFile(path); });
+        action->setToolTip(problem.isEmpty()
+                ? QDir::toNativeSeparators(path)
+                : QDir::toNativeSeparators(path) + QLatin1Char('\n') + problem);
+        if (!problem.isEmpty())
+            action->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+    }
+    m_recentMenu->setToolTipsVisible(true);
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+    else {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear list"), this, [this] { m_recent.clear(); });
+    }
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About schedlab"),
+        tr("<h3>schedlab %1</h3>"
+           "<p>schedlab is a laboratory for the Linux fair scheduler. It re-runs a described "
+           "situation (CPUs, cgroups, tasks and what they do) in a deterministic, kernel-exact "
+           "model of EEVDF under a chosen kernel version profile, so that you can watch who runs "
+           "where, follow each task's vruntime, lag and deadline, pause, step, change settings "
+           "and export what you found.</p>")
+            .arg(QStringLiteral(SCHEDLAB_VERSION)));
+}
+
+void MainWindow::reportError(const QString& title, const QString& message)
+{
+    log(title + QStringLiteral(": ") + message);
+    Q_EMIT errorReported(title, message);
+    if (m_errorDialogs)
+        QMessageBox::warning(this, title, message);
+}
+
+void MainWindow::log(const QString& line)
+{
+    m_log->appendPlainText(line);
+}
+
+QString MainWindow::logText() const
+{
+    return m_log->toPlainText();
+}
+
+QString MainWindow::statusText() const
+{
+    return QStringList{
+        m_nameLabel->text(), m_profileLabel->text(), m_timeLabel->text(), m_stateLabel->text()}
+        .join(QStringLiteral(" | "));
+}
+
+void MainWindow::onSimulationReset()
+{
+    const Simulation* sim = m_controller->simulation();
+    m_timeline->setRecording(
+        sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
+    onSelectionChanged();
+}
+
+void MainWindow::onProgress()
+{
+    m_timeline->setNow(m_controller->now());
+    updateStatus();
+}
+
+void MainWindow::onSelectionChanged()
+{
+    // Selected tasks, and every task below a selected cgroup, by name in the simulation.
+    std::set<int> tasks;
+    const Simulation* sim = m_controller->simulation();
+    const auto& names = sim ? sim->recording().taskNames : std::vector<std::string>{};
+    std::function<void(const QModelIndex&)> collect = [&](const QModelIndex& index) {
+        const QString name = index.data(MachineTreeModel::TaskNameRole).toString();
+        if (!name.isEmpty()) {
+            const auto it = std::find(names.begin(), names.end(), name.toStdString());
+            if (it != names.end())
+                tasks.insert(static_cast<int>(it - names.begin()));
+        }
+        for (int row = 0; row < m_treeModel->rowCount(index); ++row)
+            collect(m_treeModel->index(row, 0, index));
+    };
+    for (const QModelIndex& index : m_tree->selectionModel()->selectedRows())
+        collect(index);
+    m_timeline->setSelectedTasks(QVector<int>(tasks.begin(), tasks.end()));
+}
+
+void MainWindow::choosePlaySpeed()
+{
+    // The fastest preset that still takes about ten seconds for the whole scenario.
+    const double seconds = static_cast<double>(m_controller->endTime().count()) / 1e9;
+    int chosen = 0;
+    for (int i = 0; i < m_speed->count(); ++i)
+        if (seconds / m_speed->itemData(i).toDouble() >= 10.0)
+            chosen = i;
+    m_speed->setCurrentIndex(chosen);
+    m_controller->setSpeed(m_speed->currentData().toDouble());
+}
+
+void MainWindow::updateStatus()
+{
+    const Simulation* sim = m_controller->simulation();
+    m_nameLabel->setText(
+        m_scenario->name.empty() ? tr("(no scenario)") : toQString(m_scenario->name));
+    m_nameLabel->setToolTip(toQString(m_scenario->title.value_or(std::string())));
+    m_profileLabel->setText(
+        tr("profile %1")
+            .arg(sim ? toQString(sim->profileName())
+                     : toQString(m_scenario->kernel.profile.value_or("default"))));
+    m_timeLabel->setText(
+        tr("t = %1 / %2")
+            .arg(formatTime(m_controller->now()), formatTime(m_controller->endTime())));
+    m_stateLabel->setText(m_controller->isPlaying() ? tr("running")
+            : m_controller->isFinished()            ? tr("finished")
+                                                    : tr("paused"));
+    const bool haveSim = sim != nullptr;
+    const bool canRun = haveSim && !m_controller->isFinished();
+    m_playAction->setEnabled(canRun || m_controller->isPlaying());
+    m_stepAction->setEnabled(canRun);
+    m_runToEndAction->setEnabled(canRun);
+    m_resetAction->setEnabled(haveSim);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (isWindowModified()) {
+        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+            tr("Save the changes to %1?").arg(toQString(m_scenario->name)),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !save())) {
+            event->ignore();
+            return;
+        }
+    }
+    m_controller->pause();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
 
 } // namespace schedlab::ui

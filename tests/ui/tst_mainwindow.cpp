@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Offscreen smoke test of the whole window: default scenario, opening a file, keeping the
+// current scenario when a broken one is opened, the recent list, saving, and the transport
+// (step, play, run to end, reset) advancing simulated time and filling the timeline.
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "ui/machinetreemodel.h"
+#include "ui/mainwindow.h"
+#include "ui/simulationcontroller.h"
+#include "ui/timelineview.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using schedlab::Nanoseconds;
+using schedlab::ui::MachineTreeModel;
+using schedlab::ui::MainWindow;
+
+namespace {
+
+const char* const kTwoGroups = R"({
+  "schedlab": 1,
+  "name": "two-groups",
+  "duration": "50ms",
+  "kernel": { "profile": "6.12", "hz": 1000 },
+  "machine": { "cpus": 2 },
+  "cgroups": [ { "path": "/grp", "cpu.weight": 300, "cpu.max": "50000 100000" } ],
+  "tasks": [
+    { "name": "a", "cgroup": "/grp", "program": [ { "run": "forever" } ] },
+    { "name": "b", "count": 2, "cpus": "1",
+      "program": [ { "loop": [ { "run": "2ms" }, { "sleep": "1ms" } ] } ] }
+  ]
+}
+)";
+
+const char* const kBroken =
+    R"({ "schedlab": 1, "name": "broken", "tasks": [ { "name": 5 } ], "bogus": 1 })";
+
+QString write(const QTemporaryDir& dir, const QString& name, const char* text)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return {};
+    f.write(text);
+    return path;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("schedlab-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+    }
+
+    void opensDefaultScenario()
+    {
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.openInitial(QString());
+        QCOMPARE(w.scenario().name, std::string("default"));
+        QCOMPARE(w.currentFile(), QStringLiteral(":/default.json"));
+        const MachineTreeModel* model = w.machineTreeModel();
+        QCOMPARE(model->taskCount(), 3);
+        QVERIFY(model->indexForTask(QStringLiteral("hog-3")).isValid());
+        QVERIFY2(w.statusText().contains(QStringLiteral("default")), qPrintable(w.statusText()));
+        QVERIFY2(w.statusText().contains(QStringLiteral("7.1")), qPrintable(w.statusText()));
+        QVERIFY(w.recentFiles().files().isEmpty()); // resources are not "recent files"
+    }
+
+    void openInitialFallsBackToDefault()
+    {
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+        w.openInitial(m_dir.filePath(QStringLiteral("does-not-exist.json")));
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(w.scenario().name, std::string("default"));
+    }
+
+    void openFileShowsTasks()
+    {
+        const QString path = write(m_dir, QStringLiteral("two-groups.json"), kTwoGroups);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.openInitial(QString());
+        QSignalSpy loaded(&w, &MainWindow::scenarioLoaded);
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+        QVERIFY(w.openFile(path));
+        QCOMPARE(loaded.size(), 1);
+        QCOMPARE(errors.size(), 0);
+        QCOMPARE(w.scenario().name, std::string("two-groups"));
+
+        const MachineTreeModel* model = w.machineTreeModel();
+        QCOMPARE(model->taskCount(), 3);
+        QVERIFY(!model->indexForTask(QStringLiteral("hog-1")).isValid());
+        const QModelIndex b2 = model->indexForTask(QStringLiteral("b-2"));
+        QVERIFY(b2.isValid());
+        QCOMPARE(b2.siblingAtColumn(MachineTreeModel::CpusColumn).data().toString(),
+            QStringLiteral("1"));
+        const QModelIndex a = model->indexForTask(QStringLiteral("a"));
+        QCOMPARE(a.parent().data().toString(), QStringLiteral("grp"));
+        QCOMPARE(a.parent().siblingAtColumn(MachineTreeModel::WeightColumn).data().toString(),
+            QStringLiteral("300"));
+        // The view shows the same model, expanded.
+        QCOMPARE(w.machineTree()->model(), model);
+        QVERIFY(w.machineTree()->isExpanded(a.parent()));
+
+        // The loader's notice (cpu.max is not simulated yet) reaches the log.
+        QVERIFY2(w.logText().contains(QStringLiteral("not simulated yet: cpu.max")),
+            qPrintable(w.logText()));
+        QVERIFY(w.statusText().contains(QStringLiteral("6.12")));
+        QVERIFY(w.windowTitle().contains(QStringLiteral("two-groups")));
+        QCOMPARE(w.recentFiles().files().value(0), QFileInfo(path).absoluteFilePath());
+    }
+
+    void brokenFileKeepsCurrentScenario()
+    {
+        const QString good = write(m_dir, QStringLiteral("good.json"), kTwoGroups);
+        const QString broken = write(m_dir, QStringLiteral("broken.json"), kBroken);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(good));
+        const schedlab::Simulation* simBefore = w.controller()->simulation();
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+
+        QVERIFY(!w.openFile(broken));
+        QCOMPARE(errors.size(), 1);
+        const QString message = errors.at(0).at(1).toString();
+        // Every loader error is shown, each naming file and JSON path.
+        QVERIFY2(message.contains(QStringLiteral("broken.json: /bogus: unknown field")),
+            qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("/tasks/0/name")), qPrintable(message));
+        QCOMPARE(w.scenario().name, std::string("two-groups"));
+        QCOMPARE(w.currentFile(), good);
+        QVERIFY(w.machineTreeModel()->indexForTask(QStringLiteral("b-1")).isValid());
+        QCOMPARE(w.controller()->simulation(), simBefore);
+        QVERIFY(w.logText().contains(QStringLiteral("/tasks/0/name")));
+
+        QVERIFY(!w.openFile(m_dir.filePath(QStringLiteral("missing.json"))));
+        QCOMPARE(errors.size(), 2);
+        QVERIFY(errors.at(1).at(1).toString().contains(QStringLiteral("cannot open")));
+        QCOMPARE(w.scenario().name, std::string("two-groups"));
+    }
+
+    void recentEntryThatFailsStaysListed()
+    {
+        const QString path = write(m_dir, QStringLiteral("recent.json"), kTwoGroups);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.recentFiles().clear();
+        QVERIFY(w.openFile(path));
+        const QString absolute = QFileInfo(path).absoluteFilePath();
+        QCOMPARE(w.recentFiles().files(), QStringList{absolute});
+        QVERIFY(w.recentFiles().error(absolute).isEmpty());
+
+        write(m_dir, QStringLiteral("recent.json"), kBroken); // the file went bad since
+        QVERIFY(!w.openFile(path));
+        QCOMPARE(w.recentFiles().files(), QStringList{absolute});
+        QVERIFY(w.recentFiles().error(absolute).contains(QStringLiteral("unknown field")));
+
+        // At most eight entries, newest first.
+        for (int i = 0; i < 10; ++i)
+            w.recentFiles().add(m_dir.filePath(QStringLiteral("f%1.json").arg(i)));
+        QCOMPARE(w.recentFiles().files().size(), 8);
+        QCOMPARE(QFileInfo(w.recentFiles().files().first()).fileName(), QStringLiteral("f9.json"));
+    }
+
+    void saveRoundTrips()
+    {
+        const QString path = write(m_dir, QStringLiteral("source.json"), kTwoGroups);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        const QString out = m_dir.filePath(QStringLiteral("saved.json"));
+        QVERIFY(w.saveFile(out));
+        QCOMPARE(w.currentFile(), out);
+        const schedlab::LoadResult reread = schedlab::loadScenarioFile(out.toStdString());
+        QVERIFY(reread.ok());
+        QVERIFY(*reread.scenario == w.scenario());
+
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+        QVERIFY(!w.saveFile(m_dir.filePath(QStringLiteral("no/such/dir/x.json"))));
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(w.currentFile(), out);
+    }
+
+    void transportAdvancesTime()
+    {
+        const QString path = write(m_dir, QStringLiteral("run.json"), kTwoGroups);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        auto* controller = w.controller();
+        QCOMPARE(controller->now(), Nanoseconds{0});
+        QSignalSpy progressed(controller, &schedlab::ui::SimulationController::progressed);
+
+        // Single events: time reaches the first tick within a few steps.
+        for (int i = 0; i < 100 && controller->now() == Nanoseconds{0}; ++i)
+            controller->step();
+        QVERIFY(controller->now() > Nanoseconds{0});
+        QVERIFY(!progressed.isEmpty());
+
+        controller->stepBy(Nanoseconds{10'000'000});
+        QVERIFY(controller->now() >= Nanoseconds{10'000'000});
+        QVERIFY2(w.statusText().contains(QStringLiteral("t = 1")), qPrintable(w.statusText()));
+        // Both CPUs have run something, and the lanes see it.
+        const auto& segments = w.timeline()->segments();
+        QCOMPARE(segments.cpuCount(), 2);
+        for (int cpu = 0; cpu < 2; ++cpu)
+            QVERIFY(!segments.segments(cpu, Nanoseconds{0}, controller->now(), controller->now())
+                         .empty());
+
+        // Play runs from the timer; pause stops it.
+        controller->setSpeed(0.05);
+        const Nanoseconds before = controller->now();
+        controller->play();
+        QVERIFY(controller->isPlaying());
+        QTRY_VERIFY_WITH_TIMEOUT(controller->now() > before, 5000);
+        controller->pause();
+        QVERIFY(!controller->isPlaying());
+
+        QSignalSpy finished(controller, &schedlab::ui::SimulationController::finished);
+        controller->runToEnd();
+        QTRY_VERIFY_WITH_TIMEOUT(controller->isFinished(), 10000);
+        QCOMPARE(finished.size(), 1);
+        QVERIFY(!controller->isPlaying());
+        QVERIFY(w.statusText().contains(QStringLiteral("finished")));
+
+        controller->reset();
+        QCOMPARE(controller->now(), Nanoseconds{0});
+        QVERIFY(!controller->isFinished());
+        QVERIFY(w.timeline()
+                    ->segments()
+                    .segments(0, Nanoseconds{0}, Nanoseconds{100'000'000}, Nanoseconds{0})
+                    .empty());
+    }
+
+    void selectingTasksPlotsTheirVruntime()
+    {
+        const QString path = write(m_dir, QStringLiteral("select.json"), kTwoGroups);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        w.controller()->stepBy(Nanoseconds{5'000'000});
+        // Few tasks and nothing selected: all are plotted.
+        QCOMPARE(w.timeline()->plottedTasks(), (QVector<int>{0, 1, 2}));
+
+        const QModelIndex b1 = w.machineTreeModel()->indexForTask(QStringLiteral("b-1"));
+        w.machineTree()->selectionModel()->select(
+            b1, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QCOMPARE(w.timeline()->plottedTasks(), QVector<int>{1});
+
+        // A cgroup stands for the tasks inside it.
+        const QModelIndex grp = w.machineTreeModel()->indexForCgroup(QStringLiteral("/grp"));
+        w.machineTree()->selectionModel()->select(
+            grp, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QCOMPARE(w.timeline()->plottedTasks(), QVector<int>{0});
+    }
+
+    void timelineZoomStaysInRange()
+    {
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.openInitial(QString());
+        auto* timeline = w.timeline();
+        QCOMPARE(timeline->viewStart(), Nanoseconds{0});
+        QCOMPARE(timeline->viewEnd(), Nanoseconds{1'000'000'000});
+        QCOMPARE(timeline->timeAxisLabel(), QStringLiteral("time (ms)"));
+        timeline->setViewRange(Nanoseconds{-5'000'000}, Nanoseconds{0});
+        QCOMPARE(timeline->viewStart(), Nanoseconds{0}); // panned back into the run
+        QCOMPARE(timeline->viewEnd(), Nanoseconds{5'000'000});
+        timeline->setViewRange(Nanoseconds{100'000}, Nanoseconds{600'000});
+        QCOMPARE(timeline->timeAxisLabel(), QStringLiteral("time (µs)"));
+        timeline->zoomToFit();
+        QCOMPARE(timeline->viewEnd(), Nanoseconds{1'000'000'000});
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
