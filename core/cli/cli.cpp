@@ -146,7 +146,10 @@ bool parseRunArgs(const std::vector<std::string>& args, size_t from, RunArgs& ra
             auto d = parseDuration(v, error);
             if (!d)
                 return false;
-            (a == "--duration" ? ra.options.duration : ra.options.watchdogThreshold) = *d;
+            if (a == "--duration")
+                ra.options.duration = *d;
+            else
+                ra.options.watchdogThreshold = *d;
         } else if (a == "--seed") {
             if (!value(v))
                 return false;

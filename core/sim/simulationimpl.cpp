@@ -52,6 +52,12 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_hrtickEvents.resize(static_cast<size_t>(m_cpus));
     m_busySince.assign(static_cast<size_t>(m_cpus), -1);
     m_busyNs.assign(static_cast<size_t>(m_cpus), 0);
+    m_lastBlockedUpdate.assign(static_cast<size_t>(m_cpus), -1);
+    // An idle CPU balances its lowest sched domain every sd_weight ms (min_interval): the SMT
+    // siblings of a core, else the CPUs sharing its LLC.
+    const int smt = scenario.machine.threadsPerCore.value_or(1);
+    const int llc = smt * scenario.machine.coresPerLlc.value_or(m_cpus / std::max(1, smt));
+    m_idleBalanceIntervalNs = int64_t{1000000} * std::clamp(smt > 1 ? smt : llc, 1, m_cpus);
 
     FairParams params;
     params.choices = &m_choices;
@@ -507,11 +513,22 @@ void SimulationImpl::schedule(int cpu)
         }
     }
     SchedEntity* next = m_fair->pickTask(rq);
-    if (next != prevSe || (prevSe && !prevSe->onRq)) {
-        if (next)
-            m_fair->switchTasks(rq, prevSe, *next);
-        else if (prevSe)
+    SchedEntity* putFrom = prevSe;
+    if (!next) {
+        // sched_balance_newidle(): about to go idle, try to pull a task first.
+        if (prevSe) {
             m_fair->putPrevTask(rq, *prevSe);
+            putFrom = nullptr;
+        }
+        rq.curr = nullptr;
+        if (pullOneTask(cpu, 2))
+            next = m_fair->pickTask(rq);
+    }
+    if (next != putFrom || (putFrom && !putFrom->onRq)) {
+        if (next)
+            m_fair->switchTasks(rq, putFrom, *next);
+        else if (putFrom)
+            m_fair->putPrevTask(rq, *putFrom);
     }
     rq.curr = next;
     const int64_t now = clock();
@@ -628,6 +645,11 @@ void SimulationImpl::tick(int cpu)
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
     if (m_groups.size() > 1 && jiffies % every == 0)
         updateBlockedAverages(cpu);
+    if (m_groups.size() > 1)
+        nohzBalancerKick(cpu);
+    // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
+    if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
+        pullOneTask(cpu, 2);
     if (rq.needReschedLazy) {
         rq.needReschedLazy = false;
         rq.needResched = true;
@@ -740,20 +762,18 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         migrateQueued(task, target);
         return;
     }
-    // A queued or running task: non-sleep dequeue keeps lag and relative deadline (§8.1).
+    // A queued or running task moves as in move_queued_task(): a non-sleep dequeue keeps its lag
+    // and relative deadline, the enqueue on the target is a migration (§8.1). A running task is
+    // first preempted by the stopper (put back into its tree), then moved.
     Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
-    const bool running = src.curr == &task.se;
-    if (running)
+    if (src.curr == &task.se) {
         stopRunning(task);
-    changeTask(task, DequeueSave | DequeueMove, [&](Rq&) { migrateQueued(task, target); });
-    if (running) {
-        // The stopper moved it away: the source CPU picks someone else, the task waits on the
-        // target like any migrated task.
-        m_fair->putPrevTask(*m_rqs[static_cast<size_t>(task.cpu)], task.se);
+        m_fair->putPrevTask(src, task.se);
         src.curr = nullptr;
         src.needResched = true;
         task.state = TaskRunState::Runnable;
-        markWaiting(task, target);
+        ++task.switches;
+        ++m_contextSwitches;
         Record r;
         r.time = clock();
         r.entity = EntityRef::task(task.index);
@@ -761,13 +781,16 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         r.kind = RecordKind::Switch;
         r.payload.generic.a = -1;
         m_rec.append(r);
-        ++m_contextSwitches;
         if (m_busySince[static_cast<size_t>(src.cpu)] >= 0) {
             m_busyNs[static_cast<size_t>(src.cpu)] += clock() - m_busySince[static_cast<size_t>(src.cpu)];
             m_busySince[static_cast<size_t>(src.cpu)] = -1;
         }
     }
+    m_fair->dequeueEntities(src, task.se, 0);
+    migrateQueued(task, target);
     Rq& dst = *m_rqs[static_cast<size_t>(target)];
+    m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
+    markWaiting(task, target);
     m_fair->checkPreemptWakeup(dst, task.se, 0);
 }
 

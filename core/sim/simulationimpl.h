@@ -99,6 +99,11 @@ private:
     void updateTgLoadAvg(CfsRq& cfsRq);
     void updateBlockedAverages(int cpu);
     void scheduleBlockedUpdate();
+    void nohzBalancerKick(int cpu);
+
+    // load balancing (§8, simplified)
+    bool pullOneTask(int dstCpu, int minImbalance);
+    int64_t m_balanceIntervalNs = 4000000;
 
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;
@@ -132,6 +137,9 @@ private:
     std::vector<int64_t> m_busyNs;       ///< per CPU
     std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
+    int64_t m_nohzNextBalance = 0;       ///< nohz.next_balance (idle load balancer kick)
+    int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
+    std::vector<int64_t> m_lastBlockedUpdate; ///< per CPU, jiffy of the last blocked update
     uint64_t m_contextSwitches = 0;
     Recording m_rec;
     std::vector<std::string> m_violations;

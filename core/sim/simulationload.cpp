@@ -107,6 +107,12 @@ void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 
 void SimulationImpl::updateBlockedAverages(int cpu)
 {
+    // update_nohz_stats()/update_blocked_averages() run at most once per jiffy per CPU.
+    const int64_t jiffy = clock() / m_tickNs;
+    int64_t& last = m_lastBlockedUpdate[static_cast<size_t>(cpu)];
+    if (last == jiffy)
+        return;
+    last = jiffy;
     // update_blocked_averages(): decay every group cfs_rq of this CPU (leaves first) and publish
     // the result in tg->load_avg; then the root cfs_rq.
     for (auto it = m_groups.rbegin(); it != m_groups.rend(); ++it) {
@@ -122,6 +128,21 @@ void SimulationImpl::updateBlockedAverages(int cpu)
             peltUpdateAvg(ge.avg, scaleLoadDown(ge.load.weight));
     }
     updateCfsRqLoad(*m_rqs[static_cast<size_t>(cpu)]->cfs);
+}
+
+void SimulationImpl::nohzBalancerKick(int cpu)
+{
+    // nohz_balancer_kick() from a busy CPU's tick: an overloaded CPU (two or more runnable
+    // tasks) kicks the idle load balancer once nohz.next_balance is due, with NOHZ_STATS_KICK,
+    // so the blocked load of every idle CPU is decayed and published in tg->load_avg. (The
+    // balancer cannot pull pinned tasks; task pulling itself is simplified away here.)
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (rq.nrRunning < 2 || clock() < m_nohzNextBalance)
+        return;
+    for (int c = 0; c < m_cpus; ++c)
+        if (!m_rqs[static_cast<size_t>(c)]->curr)
+            updateBlockedAverages(c);
+    m_nohzNextBalance = clock() + m_idleBalanceIntervalNs;
 }
 
 void SimulationImpl::scheduleBlockedUpdate()
