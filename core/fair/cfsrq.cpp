@@ -10,6 +10,16 @@ namespace {
 // floor(num / den) toward -inf (kernel-model.md §3.2 step 3).
 Int128 floorDiv(Int128 num, Int128 den)
 {
+    constexpr Int128 kMax = INT64_MAX;
+    if (num <= kMax && num >= -kMax && den <= kMax) {
+        // 64-bit fast path (the common case); identical result.
+        const auto n = static_cast<int64_t>(num);
+        const auto d = static_cast<int64_t>(den);
+        int64_t q = n / d;
+        if ((n % d != 0) && ((n < 0) != (d < 0)))
+            --q;
+        return q;
+    }
     Int128 q = num / den;
     if ((num % den != 0) && ((num < 0) != (den < 0)))
         --q;

@@ -24,6 +24,7 @@ struct RunOptions
     std::optional<Nanoseconds> duration;
     std::optional<uint64_t> seed;
     bool recordSamples = true; ///< entity samples in the recording (large runs may turn off)
+    bool recordEvents = true;  ///< scheduler events other than switches (enqueue, place, ...)
     Nanoseconds watchdogThreshold{1'000'000'000};
 };
 

@@ -451,25 +451,27 @@ void SimulationImpl::resched(int cpu, bool lazy)
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     // PREEMPT_LAZY: a fair-class preemption is honoured at the next tick, or at once when the
     // request comes from an interrupt on that CPU (return to user). Other models: at once.
-    if (lazy && m_preempt == Preempt::Lazy && m_eventCpu != cpu && rq.curr)
+    if (lazy && m_preempt == Preempt::Lazy && m_eventCpu != cpu && rq.curr) {
         rq.needReschedLazy = true;
-    else
+    } else {
         rq.needResched = true;
+        m_reschedPending.push_back(cpu);
+    }
 }
 
 void SimulationImpl::processResched()
 {
-    for (int guard = 0; guard < 100000; ++guard) {
-        bool any = false;
-        for (int c = 0; c < m_cpus; ++c) {
-            if (m_rqs[static_cast<size_t>(c)]->needResched) {
-                any = true;
-                m_eventCpu = c;
-                schedule(c);
-            }
-        }
-        if (!any)
-            return;
+    // Honour need_resched on every CPU that has it, lowest CPU first (deterministic).
+    for (int guard = 0; guard < 100000 && !m_reschedPending.empty(); ++guard) {
+        std::sort(m_reschedPending.begin(), m_reschedPending.end());
+        m_reschedPending.erase(std::unique(m_reschedPending.begin(), m_reschedPending.end()),
+                               m_reschedPending.end());
+        const int c = m_reschedPending.front();
+        m_reschedPending.erase(m_reschedPending.begin());
+        if (!m_rqs[static_cast<size_t>(c)]->needResched)
+            continue;
+        m_eventCpu = c;
+        schedule(c);
     }
 }
 
@@ -587,7 +589,7 @@ void SimulationImpl::schedule(int cpu)
         endWaiting(*nextTask);
         startRunning(*nextTask);
         if (nextTask->blocking || nextTask->exiting)
-            rq.needResched = true; // the program blocked at once: schedule again
+            resched(cpu, false); // the program blocked at once: schedule again
     } else if (nextTask && nextTask == prev && nextTask->workLeft > 0
                && !m_events.isPending(nextTask->workDone)) {
         startRunning(*nextTask);
@@ -652,7 +654,7 @@ void SimulationImpl::tick(int cpu)
         pullOneTask(cpu, 2);
     if (rq.needReschedLazy) {
         rq.needReschedLazy = false;
-        rq.needResched = true;
+        resched(cpu, false);
     }
     startTick(cpu);
 }
@@ -770,7 +772,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         stopRunning(task);
         m_fair->putPrevTask(src, task.se);
         src.curr = nullptr;
-        src.needResched = true;
+        resched(src.cpu, false);
         task.state = TaskRunState::Runnable;
         ++task.switches;
         ++m_contextSwitches;

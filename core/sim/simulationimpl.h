@@ -137,6 +137,7 @@ private:
     std::vector<int64_t> m_busyNs;       ///< per CPU
     std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
+    std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
     int64_t m_nohzNextBalance = 0;       ///< nohz.next_balance (idle load balancer kick)
     int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
     std::vector<int64_t> m_lastBlockedUpdate; ///< per CPU, jiffy of the last blocked update

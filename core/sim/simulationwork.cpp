@@ -152,6 +152,8 @@ EntityRef SimulationImpl::refOf(const SchedEntity& se) const
 void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b,
                             int64_t c)
 {
+    if (!m_options.recordEvents && kind != RecordKind::Spawn && kind != RecordKind::Exit)
+        return;
     Record r;
     r.time = clock();
     r.entity = refOf(se);
