@@ -89,10 +89,13 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
             const double x0 = lay.mapTimeToX(s.start);
             const double x1 = lay.mapTimeToX(s.end);
             const QRectF rect(x0, band.top(), std::max(x1 - x0, 1.0), band.height());
-            const QColor colour = taskColor(s.task);
+            QColor colour = taskColor(s.task);
+            // A bin of short runs with idle gaps is paler, so utilisation still reads right.
+            if (s.busy < 1.0)
+                colour.setAlphaF(0.25 + 0.75 * s.busy);
             painter->fillRect(rect, colour);
-            if (rect.width() >= 4.0) {
-                painter->setPen(QPen(colour.darker(140), 1));
+            if (rect.width() >= 8.0) { // an edge only where it cannot swamp the fill
+                painter->setPen(QPen(colour.darker(125), 1));
                 painter->drawRect(rect.adjusted(0, 0, -1, -1));
             }
             if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))

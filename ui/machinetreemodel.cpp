@@ -298,7 +298,7 @@ QVariant MachineTreeModel::headerData(int section, Qt::Orientation orientation, 
         case NameColumn:
             return QStringLiteral("Name");
         case WeightColumn:
-            return QStringLiteral("cpu.weight / nice");
+            return QStringLiteral("cpu.weight/nice");
         case CpusColumn:
             return QStringLiteral("CPUs");
         }

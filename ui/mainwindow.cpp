@@ -106,8 +106,9 @@ void MainWindow::createDocks()
     auto* treeDock = new QDockWidget(tr("Machine"), this);
     treeDock->setObjectName(QStringLiteral("machineDock"));
     treeDock->setWidget(m_tree);
-    treeDock->setMinimumWidth(300);
+    treeDock->setMinimumWidth(220);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+    resizeDocks({treeDock}, {350}, Qt::Horizontal);
 
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
@@ -191,8 +192,11 @@ void MainWindow::createStatusBar()
     m_stateLabel = new QLabel;
     m_profileLabel->setToolTip(tr("Kernel profile: which kernel version's scheduler is modelled"));
     m_timeLabel->setToolTip(tr("Simulated time / end of the scenario"));
-    for (QLabel* l : {m_nameLabel, m_profileLabel, m_timeLabel, m_stateLabel})
+    for (QLabel* l : {m_nameLabel, m_profileLabel, m_timeLabel, m_stateLabel}) {
+        l->setFrameStyle(QFrame::StyledPanel | QFrame::Sunken);
+        l->setContentsMargins(6, 0, 6, 0);
         statusBar()->addPermanentWidget(l);
+    }
 }
 
 void MainWindow::openInitial(const QString& path)
@@ -234,7 +238,8 @@ bool MainWindow::openFile(const QString& path)
     if (!isResource(path))
         m_recent.add(path);
 
-    log(tr("opened %1").arg(shown));
+    log(tr("opened %1").arg(shown)
+        + (m_scenario->title ? QStringLiteral(": ") + toQString(*m_scenario->title) : QString()));
     for (const std::string& notice : result.notices)
         log(tr("notice: %1").arg(toQString(notice)));
     if (!result.notices.empty())

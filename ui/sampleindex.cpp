@@ -56,7 +56,7 @@ std::vector<EntitySample> SampleIndex::series(
             break; // the recording was replaced without update()
         const Record& r = records[*it];
         out.push_back({Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
-            r.payload.sample.avgVruntime});
+            r.payload.sample.avgVruntime, r.flags});
         if (r.time > to.count())
             break; // one past the right edge
     }

@@ -22,6 +22,7 @@ struct EntitySample
     uint64_t vruntime = 0;
     uint64_t deadline = 0;
     uint64_t avgVruntime = 0; ///< V of the cfs_rq the entity was queued on
+    uint8_t flags = 0;        ///< Record::kEligible, kCurr, …
     friend bool operator==(const EntitySample&, const EntitySample&) = default;
 };
 

@@ -123,8 +123,8 @@ std::vector<RunSegment> TimelineLayout::levelOfDetail(
         if (!open)
             return;
         open = false;
-        if (busy * 2 < bin.end - bin.start)
-            return; // mostly idle
+        bin.busy = static_cast<double>(busy.count())
+            / static_cast<double>(std::max(bin.end - bin.start, Nanoseconds{1}).count());
         bin.task =
             std::max_element(perTask.begin(), perTask.end(), [](const auto& a, const auto& b) {
                 return a.second < b.second;

@@ -24,6 +24,9 @@ struct RunSegment
     int task = -1; ///< task index
     Nanoseconds start{0};
     Nanoseconds end{0};
+    /// Share of [start, end) that something ran: 1 for a real run, less for a level-of-detail
+    /// bin that gathers several short runs with idle time between them.
+    double busy = 1.0;
     friend bool operator==(const RunSegment&, const RunSegment&) = default;
 };
 
@@ -82,8 +85,8 @@ public:
     double nanosecondsPerPixel() const;
 
     /// Level of detail: runs narrower than @p minPixels are gathered into bins about
-    /// @p minPixels wide, each shown as the task that ran longest in it; a bin that was idle
-    /// for most of its span is dropped. Runs at least @p minPixels wide pass unchanged.
+    /// @p minPixels wide, each shown as the task that ran longest in it, with `busy` telling
+    /// how much of the bin was not idle. Runs at least @p minPixels wide pass unchanged.
     /// @p segments are one lane's segments in time order.
     std::vector<RunSegment> levelOfDetail(
         const std::vector<RunSegment>& segments, double minPixels = 1.0) const;

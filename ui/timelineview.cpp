@@ -220,6 +220,7 @@ void TimelineView::refreshVruntime()
         m_plotted = tasks;
     }
     m_hint->setVisible(m_graphs.empty());
+    m_plot->legend->setVisible(!m_graphs.empty());
     if (!m_recording || m_graphs.empty())
         return;
 
@@ -240,10 +241,19 @@ void TimelineView::refreshVruntime()
     for (size_t i = 0; i < m_graphs.size(); ++i) {
         QVector<double> keys;
         QVector<double> values;
-        for (const EntitySample& s :
-            m_samples.series(*m_recording, m_plotted[static_cast<int>(i)], from, to)) {
+        const auto series =
+            m_samples.series(*m_recording, m_plotted[static_cast<int>(i)], from, to);
+        for (const EntitySample& s : series) {
             keys << nsToMs(s.time);
             values << static_cast<double>(static_cast<int64_t>(s.vruntime - reference)) / 1e6;
+        }
+        // A task that is not running keeps its vruntime until its next sample: hold the last
+        // value up to the present instead of letting the line stop.
+        const Nanoseconds until = std::min(m_now, to);
+        if (!series.empty() && !(series.back().flags & Record::kCurr)
+            && series.back().time < until) {
+            keys << nsToMs(until);
+            values << values.back();
         }
         any = any || !keys.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));

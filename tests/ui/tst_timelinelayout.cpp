@@ -58,8 +58,13 @@ Recording switches(const QString& text, int cpus = 2)
 QString format(const std::vector<RunSegment>& segments)
 {
     QStringList out;
-    for (const RunSegment& s : segments)
-        out << QStringLiteral("%1@%2-%3").arg(s.task).arg(s.start.count()).arg(s.end.count());
+    for (const RunSegment& s : segments) {
+        QString item =
+            QStringLiteral("%1@%2-%3").arg(s.task).arg(s.start.count()).arg(s.end.count());
+        if (s.busy < 1.0) // percentage of the bin that was busy
+            item += QLatin1Char('~') + QString::number(qRound(s.busy * 100));
+        out << item;
+    }
     return out.join(QLatin1Char(' '));
 }
 
@@ -253,8 +258,8 @@ private Q_SLOTS:
         QTest::addRow("bins are about one pixel wide")
             << QStringLiteral("1@0-4 2@4-8 2@10-14 2@14-18") << 1000LL << 1.0
             << QStringLiteral("1@0-8 2@10-18");
-        QTest::addRow("mostly idle bins are dropped")
-            << QStringLiteral("1@0-1 1@8-9") << 1000LL << 1.0 << QString();
+        QTest::addRow("mostly idle bins are kept, marked sparse")
+            << QStringLiteral("1@0-1 1@8-9") << 1000LL << 1.0 << QStringLiteral("1@0-9~22");
         QTest::addRow("a wide run flushes the pending bin")
             << QStringLiteral("1@0-2 2@2-5 3@5-100 1@100-103") << 1000LL << 1.0
             << QStringLiteral("2@0-5 3@5-100 1@100-103");
@@ -282,7 +287,9 @@ private Q_SLOTS:
         rec.append(switchRecord(0, 0, -1, 0));
         rec.append(sample(0, 0, 100));
         rec.append(sample(0, 1, 200));
-        rec.append(sample(10, 0, 110));
+        Record running = sample(10, 0, 110);
+        running.flags = Record::kCurr | Record::kEligible;
+        rec.append(running);
         Record group = sample(15, 0, 999);
         group.entity = EntityRef::group(1, 0); // group entities are not task series
         rec.append(group);
@@ -313,6 +320,9 @@ private Q_SLOTS:
         QVERIFY(!s.empty());
         QCOMPARE(s.front().deadline, uint64_t(3000100));
         QCOMPARE(s.front().avgVruntime, uint64_t(50));
+        QCOMPARE(s.front().flags, uint8_t(0));
+        const auto atTen = index.series(rec, 0, Nanoseconds{10}, Nanoseconds{10});
+        QCOMPARE(atTen.front().flags, uint8_t(Record::kCurr | Record::kEligible));
 
         Recording shorter;
         shorter.append(sample(5, 2, 7));
