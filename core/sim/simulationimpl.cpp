@@ -53,11 +53,13 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_busySince.assign(static_cast<size_t>(m_cpus), -1);
     m_busyNs.assign(static_cast<size_t>(m_cpus), 0);
     m_lastBlockedUpdate.assign(static_cast<size_t>(m_cpus), -1);
+    m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);
+    m_coresPerLlc = std::max(1, scenario.machine.coresPerLlc.value_or(m_cpus / m_threadsPerCore));
     // An idle CPU balances its lowest sched domain every sd_weight ms (min_interval): the SMT
     // siblings of a core, else the CPUs sharing its LLC.
-    const int smt = scenario.machine.threadsPerCore.value_or(1);
-    const int llc = smt * scenario.machine.coresPerLlc.value_or(m_cpus / std::max(1, smt));
-    m_idleBalanceIntervalNs = int64_t{1000000} * std::clamp(smt > 1 ? smt : llc, 1, m_cpus);
+    const int llcCpus = m_threadsPerCore * m_coresPerLlc;
+    m_idleBalanceIntervalNs
+        = int64_t{1000000} * std::clamp(m_threadsPerCore > 1 ? m_threadsPerCore : llcCpus, 1, m_cpus);
 
     FairParams params;
     params.choices = &m_choices;
@@ -313,43 +315,75 @@ void SimulationImpl::attachToCpu(Task& task, int cpu)
     task.se.depth = g.depth;
 }
 
+// Topology: CPU i is thread (i % threads_per_core) of core (i / threads_per_core); cores are
+// grouped into LLCs of cores_per_llc cores.
+int SimulationImpl::coreOf(int cpu) const { return cpu / m_threadsPerCore; }
+int SimulationImpl::llcOf(int cpu) const { return coreOf(cpu) / m_coresPerLlc; }
+
+bool SimulationImpl::cpuIdle(int cpu) const
+{
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    return rq.curr == nullptr && rq.nrRunning == 0;
+}
+
+bool SimulationImpl::coreIdle(int cpu) const
+{
+    const int first = coreOf(cpu) * m_threadsPerCore;
+    for (int c = first; c < first + m_threadsPerCore && c < m_cpus; ++c)
+        if (!cpuIdle(c))
+            return false;
+    return true;
+}
+
 int SimulationImpl::selectTaskRq(const Task& task, bool fork) const
 {
-    auto idle = [this](int c) {
-        const Rq& rq = *m_rqs[static_cast<size_t>(c)];
-        return rq.curr == nullptr && rq.nrRunning == 0;
-    };
     const int prev = task.cpu;
     if (fork) {
-        // Fork balancing (simplified sched_balance_find_dst_cpu): the idlest allowed CPU,
-        // preferring the parent's CPU on ties.
+        // Fork balancing (sched_balance_find_dst_cpu, simplified): the allowed CPU with the
+        // fewest runnable tasks, preferring a fully idle core, then the parent's CPU, then the
+        // lowest number.
         int best = -1;
-        for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c)) {
-            if (best < 0)
+        auto better = [&](int c, int b) {
+            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning + (m_rqs[static_cast<size_t>(c)]->curr ? 1 : 0);
+            const int nb = m_rqs[static_cast<size_t>(b)]->nrRunning + (m_rqs[static_cast<size_t>(b)]->curr ? 1 : 0);
+            if (n != nb)
+                return n < nb;
+            if (coreIdle(c) != coreIdle(b))
+                return coreIdle(c);
+            return c == prev && b != prev;
+        };
+        for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
+            if (best < 0 || better(c, best))
                 best = c;
-            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning;
-            const int nb = m_rqs[static_cast<size_t>(best)]->nrRunning;
-            if (n < nb || (n == nb && c == prev))
-                best = c;
-        }
         return best < 0 ? 0 : best;
     }
-    // select_idle_sibling(), simplified: prev if idle, else an idle allowed CPU scanning from
-    // prev, else prev if allowed, else the first allowed CPU.
-    if (task.cpus.test(prev) && idle(prev))
+    // select_idle_sibling(), simplified: the previous CPU if idle; else, in its LLC, an idle core,
+    // then any idle CPU (scanning from prev + 1); else prev if allowed; else (select_fallback_rq)
+    // any idle allowed CPU, then the first allowed one.
+    if (task.cpus.test(prev) && cpuIdle(prev))
         return prev;
-    for (int i = 1; i < m_cpus; ++i) {
-        const int c = (prev + i) % m_cpus;
-        if (task.cpus.test(c) && idle(c))
-            return c;
+    const int llc = llcOf(prev);
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 1; i < m_cpus; ++i) {
+            const int c = (prev + i) % m_cpus;
+            if (llcOf(c) != llc || !task.cpus.test(c) || !cpuIdle(c))
+                continue;
+            if (pass == 1 || coreIdle(c))
+                return c;
+        }
     }
     if (task.cpus.test(prev))
         return prev;
+    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
+        if (cpuIdle(c))
+            return c;
     return std::max(0, task.cpus.first());
 }
 
 void SimulationImpl::wakeUpNewTask(Task& task)
 {
+    if (task.state != TaskRunState::NotStarted)
+        return; // killed before it started
     const int cpu = selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;

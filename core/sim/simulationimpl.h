@@ -63,6 +63,10 @@ private:
     void tryToWakeUp(Task& task);
     void attachToCpu(Task& task, int cpu);
     int selectTaskRq(const Task& task, bool fork) const;
+    int coreOf(int cpu) const;
+    int llcOf(int cpu) const;
+    bool cpuIdle(int cpu) const;
+    bool coreIdle(int cpu) const;
     void exitTask(Task& task);
     Task* taskByName(const std::string& name);
     Task& taskOf(const SchedEntity& se) { return *m_tasks[se.task.index()]; }
@@ -121,6 +125,8 @@ private:
     Prng m_prng;
     Nanoseconds m_end{0};
     int m_cpus = 1;
+    int m_threadsPerCore = 1;
+    int m_coresPerLlc = 1;
     int m_hz = 1000;
     int64_t m_tickNs = 1000000;
     Preempt m_preempt = Preempt::Voluntary;
