@@ -454,8 +454,6 @@ SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
                                                             : cfsRq.leftmostVruntime();
     SchedEntity* next = cfsRq.next;
     if (next && cfsRq.entityEligible(*next)) {
-        if (m_p.traits->pick66 && feature(Feature::NextBuddy))
-            return next;
         if (m_p.traits->pickBuddy && m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy)
             && (protect || !m_p.traits->pickBuddyNeedsProtect))
             return next;
@@ -493,9 +491,12 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
 {
     SchedEntity* se = nullptr;
     SchedEntity* next = cfsRq.next;
-    // 6.12: PICK_BUDDY is checked in pick_next_entity() before pick_eevdf().
-    if (m_p.traits->pickBuddy && !m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy)
-        && next && cfsRq.entityEligible(*next))
+    // 6.12: PICK_BUDDY, 6.6: NEXT_BUDDY, are checked in pick_next_entity() before pick_eevdf()
+    // (so the wakeup-preemption check, which calls pick_eevdf() directly, ignores the buddy).
+    const bool buddyHere =
+        (m_p.traits->pickBuddy && !m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy))
+        || (m_p.traits->pick66 && feature(Feature::NextBuddy));
+    if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;
     else
         se = pickEevdf(cfsRq, protect);
