@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "jsonvalues.h"
+
+#include <array>
+#include <charconv>
+
+namespace schedlab {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
+constexpr std::array<std::string_view, 4> kPreempts{"none", "voluntary", "full", "lazy"};
+constexpr std::array<std::string_view, 3> kScalings{"none", "log", "linear"};
+constexpr std::array<std::string_view, 11> kOps{
+    "run", "sleep", "loop", "yield", "lock", "unlock", "fork", "exit", "nice", "cpus", "cgroup"};
+constexpr std::array<std::string_view, 6> kActions{
+    "feature", "profile", "set", "move", "spawn", "kill"};
+
+constexpr int64_t kCpuMaxMinUs = 1000;
+constexpr int64_t kCpuMaxMaxUs = 1000000;
+
+std::optional<int64_t> parseMicroseconds(std::string_view text)
+{
+    if (text.empty() || text.size() > 18)
+        return std::nullopt;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+/// "12" -> 12; nullopt for "", "012", "1-2" or more than 9 digits.
+std::optional<int> counterValue(std::string_view digits)
+{
+    if (digits.empty() || digits.size() > 9 || digits.front() == '0')
+        return std::nullopt;
+    int value = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc() || ptr != digits.data() + digits.size())
+        return std::nullopt;
+    return value;
+}
+
+bool fail(std::string* error, std::string message)
+{
+    if (error)
+        *error = std::move(message);
+    return false;
+}
+
+} // namespace
+
+template <> std::span<const std::string_view> enumNames<Policy>()
+{
+    return kPolicies;
+}
+
+template <> std::span<const std::string_view> enumNames<Preempt>()
+{
+    return kPreempts;
+}
+
+template <> std::span<const std::string_view> enumNames<TunableScaling>()
+{
+    return kScalings;
+}
+
+template <> std::span<const std::string_view> enumNames<Op::Kind>()
+{
+    return kOps;
+}
+
+template <> std::span<const std::string_view> enumNames<Action::Kind>()
+{
+    return kActions;
+}
+
+std::string joinNames(std::span<const std::string_view> names, std::string_view last)
+{
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i > 0)
+            out += i + 1 == names.size() ? last : std::string_view(", ");
+        out += names[i];
+    }
+    return out;
+}
+
+std::optional<CpuMax> parseCpuMax(std::string_view text, std::string* error)
+{
+    const std::string expected = "expected \"QUOTA PERIOD\" or \"max PERIOD\" in microseconds, "
+                                 "e.g. \"20000 100000\"";
+    const size_t space = text.find(' ');
+    const std::string_view quotaText = text.substr(0, space);
+    const std::string_view periodText =
+        space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    if (quotaText.empty() || (space != std::string_view::npos && periodText.empty())
+        || periodText.find(' ') != std::string_view::npos) {
+        fail(error, expected + " (got \"" + std::string(text) + "\")");
+        return std::nullopt;
+    }
+    CpuMax max;
+    if (quotaText != "max") {
+        const auto quota = parseMicroseconds(quotaText);
+        if (!quota) {
+            fail(error, expected + " (got \"" + std::string(text) + "\")");
+            return std::nullopt;
+        }
+        if (*quota < kCpuMaxMinUs || *quota > kCpuMaxMaxUs) {
+            fail(error, "quota " + std::to_string(*quota) + " is outside 1000..1000000 us");
+            return std::nullopt;
+        }
+        max.quotaUs = *quota;
+    }
+    if (!periodText.empty()) {
+        const auto period = parseMicroseconds(periodText);
+        if (!period) {
+            fail(error, expected + " (got \"" + std::string(text) + "\")");
+            return std::nullopt;
+        }
+        if (*period < kCpuMaxMinUs || *period > kCpuMaxMaxUs) {
+            fail(error, "period " + std::to_string(*period) + " is outside 1000..1000000 us");
+            return std::nullopt;
+        }
+        max.periodUs = *period;
+    }
+    return max;
+}
+
+std::string formatCpuMax(const CpuMax& max)
+{
+    return (max.quotaUs ? std::to_string(*max.quotaUs) : std::string("max")) + " "
+        + std::to_string(max.periodUs);
+}
+
+std::string cgroupPathError(std::string_view path)
+{
+    if (path.empty() || path.front() != '/')
+        return "a cgroup path must be absolute (start with \"/\")";
+    if (path == "/")
+        return {};
+    if (path.back() == '/')
+        return "a cgroup path must not end with \"/\"";
+    size_t pos = 1;
+    while (pos <= path.size()) {
+        const size_t slash = path.find('/', pos);
+        const std::string_view part =
+            path.substr(pos, slash == std::string_view::npos ? path.npos : slash - pos);
+        if (part.empty())
+            return "empty component (\"//\") in cgroup path";
+        if (part == "." || part == "..")
+            return "\".\" and \"..\" are not allowed in cgroup paths";
+        for (char c : part)
+            if (static_cast<unsigned char>(c) < 0x20)
+                return "control character in cgroup path";
+        if (slash == std::string_view::npos)
+            break;
+        pos = slash + 1;
+    }
+    return {};
+}
+
+std::string parentCgroup(std::string_view path)
+{
+    const size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos || slash == 0)
+        return "/";
+    return std::string(path.substr(0, slash));
+}
+
+bool programTakesTime(const std::vector<Op>& program)
+{
+    for (const Op& op : program) {
+        switch (op.kind) {
+        case Op::Kind::Run:
+        case Op::Kind::Sleep:
+            if (op.duration.forever || op.duration.value.count() > 0
+                || (op.duration.upper && op.duration.upper->count() > 0))
+                return true;
+            break;
+        case Op::Kind::Loop:
+            if (programTakesTime(op.body))
+                return true;
+            break;
+        case Op::Kind::Fork:
+            if (op.wait && !op.fork.empty() && programTakesTime(op.fork.front().program))
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+bool TaskNameSet::contains(std::string_view name) const
+{
+    if (m_plain.contains(name))
+        return true;
+    const size_t dash = name.rfind('-');
+    if (dash == std::string_view::npos)
+        return false;
+    const auto counted = m_counted.find(name.substr(0, dash));
+    const auto k = counterValue(name.substr(dash + 1));
+    return counted != m_counted.end() && k && *k <= counted->second;
+}
+
+std::optional<std::string> TaskNameSet::add(const std::string& name, std::optional<int> count)
+{
+    if (!count) {
+        if (contains(name))
+            return name;
+        m_plain.insert(name);
+        return std::nullopt;
+    }
+    if (m_counted.contains(name))
+        return name + "-1";
+    const std::string prefix = name + "-";
+    for (auto it = m_plain.lower_bound(prefix); it != m_plain.end() && it->starts_with(prefix);
+         ++it) {
+        const auto k = counterValue(std::string_view(*it).substr(prefix.size()));
+        if (k && *k <= *count)
+            return *it;
+    }
+    m_counted.emplace(name, *count);
+    return std::nullopt;
+}
+
+std::optional<int> TaskNameSet::countOf(std::string_view base) const
+{
+    const auto it = m_counted.find(base);
+    return it == m_counted.end() ? std::nullopt : std::optional(it->second);
+}
+
+} // namespace schedlab
