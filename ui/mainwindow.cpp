@@ -376,6 +376,10 @@ void MainWindow::onSimulationReset()
     const Simulation* sim = m_controller->simulation();
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
+    QVector<QPair<Nanoseconds, QString>> annotations;
+    for (const Annotation& a : m_controller->scenario().annotations)
+        annotations.append({a.at, toQString(a.text)});
+    m_timeline->setAnnotations(annotations);
     onSelectionChanged();
 }
 
@@ -390,7 +394,8 @@ void MainWindow::onSelectionChanged()
     // Selected tasks, and every task below a selected cgroup, by name in the simulation.
     std::set<int> tasks;
     const Simulation* sim = m_controller->simulation();
-    const auto& names = sim ? sim->recording().taskNames : std::vector<std::string>{};
+    static const std::vector<std::string> kNoNames;
+    const std::vector<std::string>& names = sim ? sim->recording().taskNames : kNoNames;
     std::function<void(const QModelIndex&)> collect = [&](const QModelIndex& index) {
         const QString name = index.data(MachineTreeModel::TaskNameRole).toString();
         if (!name.isEmpty()) {

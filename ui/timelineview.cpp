@@ -125,8 +125,45 @@ void TimelineView::setRecording(const Recording* recording, Nanoseconds duration
     zoomToFit();
 }
 
+void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& annotations)
+{
+    for (QCPAbstractItem* item : m_annotations)
+        m_plot->removeItem(item);
+    m_annotations.clear();
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    for (const auto& [at, text] : annotations) {
+        auto* line = makeNowLine(m_plot, m_lanesRect);
+        line->setPen(QPen(QColor(0x55, 0x55, 0x55), 1, Qt::DashLine));
+        line->point1->setCoords(nsToMs(at), 0);
+        line->point2->setCoords(nsToMs(at), 1);
+        auto* label = new QCPItemText(m_plot);
+        label->setClipAxisRect(m_lanesRect);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setAxes(
+            m_lanesRect->axis(QCPAxis::atBottom), m_lanesRect->axis(QCPAxis::atLeft));
+        label->position->setAxisRect(m_lanesRect);
+        label->position->setCoords(nsToMs(at), 0.0);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        label->setPadding(QMargins(3, 1, 3, 1));
+        label->setFont(small);
+        label->setColor(QColor(0x33, 0x33, 0x33));
+        label->setBrush(QColor(255, 255, 255, 200));
+        label->setText(text);
+        m_annotations.push_back(line);
+        m_annotations.push_back(label);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void TimelineView::setNow(Nanoseconds now)
 {
+    // Follow the present while it was on screen and runs past the right edge.
+    const Nanoseconds start = viewStart();
+    const Nanoseconds end = viewEnd();
+    if (m_now >= start && m_now <= end && now > end && end - start < m_duration)
+        setViewRange(now - (end - start) * 9 / 10, now + (end - start) / 10);
     m_now = now;
     if (m_recording) {
         m_segments.update(*m_recording);

@@ -8,12 +8,14 @@
 #include "ui/sampleindex.h"
 #include "ui/timelinelayout.h"
 
+#include <QPair>
 #include <QVector>
 #include <QWidget>
 
 #include <vector>
 
 class QCustomPlot;
+class QCPAbstractItem;
 class QCPAxisRect;
 class QCPGraph;
 class QCPItemStraightLine;
@@ -42,6 +44,10 @@ public:
     void setRecording(const Recording* recording, Nanoseconds duration);
     /// Reads the records appended since the last call and repaints (coalesced).
     void setNow(Nanoseconds now);
+    /// Scenario annotations: a dashed marker with its text in the CPU pane.
+    void setAnnotations(const QVector<QPair<Nanoseconds, QString>>& annotations);
+    int annotationCount() const { return static_cast<int>(m_annotations.size() / 2); }
+
     /// Tasks (simulation indexes) whose vruntime the lower pane plots.
     void setSelectedTasks(const QVector<int>& tasks);
 
@@ -70,6 +76,7 @@ private:
     QCPItemText* m_hint;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;
+    std::vector<QCPAbstractItem*> m_annotations; ///< a line and a label per annotation
 
     const Recording* m_recording = nullptr;
     RunSegmentIndex m_segments;

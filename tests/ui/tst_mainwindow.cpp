@@ -31,6 +31,7 @@ const char* const kTwoGroups = R"({
   "kernel": { "profile": "6.12", "hz": 1000 },
   "machine": { "cpus": 2 },
   "cgroups": [ { "path": "/grp", "cpu.weight": 300, "cpu.max": "50000 100000" } ],
+  "annotations": [ { "at": "20ms", "text": "a marker" } ],
   "tasks": [
     { "name": "a", "cgroup": "/grp", "program": [ { "run": "forever" } ] },
     { "name": "b", "count": 2, "cpus": "1",
@@ -124,6 +125,7 @@ private Q_SLOTS:
         QVERIFY2(w.logText().contains(QStringLiteral("not simulated yet: cpu.max")),
             qPrintable(w.logText()));
         QVERIFY(w.statusText().contains(QStringLiteral("6.12")));
+        QCOMPARE(w.timeline()->annotationCount(), 1);
         QVERIFY(w.windowTitle().contains(QStringLiteral("two-groups")));
         QCOMPARE(w.recentFiles().files().value(0), QFileInfo(path).absoluteFilePath());
     }
