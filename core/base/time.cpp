@@ -96,6 +96,10 @@ std::optional<Nanoseconds> parseDuration(std::string_view text, std::string* err
             continue;
         }
         scale /= 10;
+        if (value > kMax - digit * scale) {
+            fail(error, "duration too large");
+            return std::nullopt;
+        }
         value += digit * scale;
     }
     return Nanoseconds(value);
@@ -111,23 +115,25 @@ std::string formatDuration(Nanoseconds d)
     }
     if (v == 0)
         return "0s";
-    // Largest unit for which the value is >= 1 unit, printed exactly with trailing zeros trimmed.
+    // Every unit renders v exactly (all significant fraction digits are printed); keep the shortest
+    // rendering, the larger unit on a tie: 700000 -> "0.7ms" (not "700us"), 1500 -> "1.5us".
+    std::string best;
     for (auto it = kUnits.rbegin(); it != kUnits.rend(); ++it) {
-        if (v >= it->ns || it->ns == 1) {
-            const int64_t whole = v / it->ns;
-            int64_t frac = v % it->ns;
-            std::string out = sign + std::to_string(whole);
-            if (frac != 0) {
-                std::string digits = std::to_string(frac);
-                digits.insert(0, static_cast<size_t>(it->digits) - digits.size(), '0');
-                while (!digits.empty() && digits.back() == '0')
-                    digits.pop_back();
-                out += "." + digits;
-            }
-            return out + std::string(it->suffix);
+        const int64_t whole = v / it->ns;
+        const int64_t frac = v % it->ns;
+        std::string out = std::to_string(whole);
+        if (frac != 0) {
+            std::string digits = std::to_string(frac);
+            digits.insert(0, static_cast<size_t>(it->digits) - digits.size(), '0');
+            while (!digits.empty() && digits.back() == '0')
+                digits.pop_back();
+            out += "." + digits;
         }
+        out += it->suffix;
+        if (best.empty() || out.size() < best.size())
+            best = std::move(out);
     }
-    return sign + std::to_string(v) + "ns";
+    return sign + best;
 }
 
 std::string formatDurationHuman(Nanoseconds d)

@@ -22,7 +22,8 @@ constexpr Nanoseconds operator""_s(unsigned long long v) { return Nanoseconds(st
 /// On failure returns nullopt and, if @p error is given, a human-readable reason.
 std::optional<Nanoseconds> parseDuration(std::string_view text, std::string* error = nullptr);
 
-/// Shortest exact unit string: 700000ns -> "0.7ms", 1e9 -> "1s", 1500 -> "1.5us".
+/// Shortest exact unit string, the larger unit on a tie in length: 700000ns -> "0.7ms",
+/// 1e9 -> "1s", 1500 -> "1.5us", 750000 -> "750us".
 /// parseDuration(formatDuration(x)) == x for every x >= 0.
 std::string formatDuration(Nanoseconds d);
 

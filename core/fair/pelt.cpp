@@ -1,16 +1,96 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// PELT arithmetic (kernel-model.md §6.6). Placeholder bodies are replaced in the PELT issue.
+// PELT arithmetic (kernel-model.md §6.6), following the integer rules of kernel/sched/pelt.c.
 #include "pelt.h"
+
+#include "core/fair/weights.h"
 
 namespace schedlab {
 
+// Data from the kernel's generated kernel/sched/sched-pelt.h; tst_pelt checks every entry against
+// floor((2^32 − 1) · 2^(−n/32)).
+const std::array<uint32_t, kLoadAvgPeriod> kRunnableAvgYNInv{0xffffffff, 0xfa83b2da, 0xf5257d14,
+    0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796, 0xd744fcc9, 0xd2a81d91, 0xce248c14,
+    0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46, 0xb504f333, 0xb123f581, 0xad583ee9,
+    0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9, 0x9837f050, 0x94f4efa8, 0x91c3d373,
+    0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698};
+
 uint64_t peltDecayLoad(uint64_t val, uint64_t n)
 {
-    return n >= 64 * kLoadAvgPeriod ? 0 : (val >> (n / kLoadAvgPeriod));
+    if (n > uint64_t{kLoadAvgPeriod} * 63)
+        return 0;
+    // y^n = (1/2)^(n/32) · y^(n%32).
+    if (n >= kLoadAvgPeriod) {
+        val >>= n / kLoadAvgPeriod;
+        n %= kLoadAvgPeriod;
+    }
+    // mul_u64_u32_shr(val, inv, 32): exact with a 128-bit product.
+    return static_cast<uint64_t>((static_cast<UInt128>(val) * kRunnableAvgYNInv[n]) >> 32);
 }
 
-bool peltUpdateSum(uint64_t, PeltAvg&, uint64_t, uint64_t, bool) { return false; }
+uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3)
+{
+    // c1 = d1·y^p; c2 = 1024·Σ_{n=1}^{p-1} y^n = LOAD_AVG_MAX − LOAD_AVG_MAX·y^p − 1024; c3 = d3.
+    const auto c1 = static_cast<uint32_t>(peltDecayLoad(d1, periods));
+    const auto c2 = static_cast<uint32_t>(kLoadAvgMax - peltDecayLoad(kLoadAvgMax, periods) - 1024);
+    return c1 + c2 + d3;
+}
 
-void peltUpdateAvg(PeltAvg&, uint64_t) {}
+namespace {
+
+// accumulate_sum(): @p delta in µs (> 0); returns the number of period boundaries crossed.
+uint64_t accumulateSum(uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+{
+    auto contrib = static_cast<uint32_t>(delta); // no boundary crossed: delta < 1024
+    delta += sa.periodContrib;
+    const uint64_t periods = delta / 1024;
+    if (periods) {
+        sa.loadSum = peltDecayLoad(sa.loadSum, periods);
+        sa.runnableSum = peltDecayLoad(sa.runnableSum, periods);
+        sa.utilSum = static_cast<uint32_t>(peltDecayLoad(sa.utilSum, periods));
+        delta %= 1024;
+        // With load == 0 nothing below uses contrib (runnable and running are 0 too).
+        if (load)
+            contrib = peltAccumulateSegments(
+                periods, 1024 - sa.periodContrib, static_cast<uint32_t>(delta));
+    }
+    sa.periodContrib = static_cast<uint32_t>(delta);
+    if (load)
+        sa.loadSum += load * contrib;
+    if (runnable)
+        sa.runnableSum += (runnable * contrib) << kSchedCapacityShift;
+    if (running)
+        sa.utilSum += contrib << kSchedCapacityShift;
+    return periods;
+}
+
+} // namespace
+
+bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+{
+    uint64_t delta = now - sa.lastUpdateTime;
+    if (static_cast<int64_t>(delta) < 0) {
+        // Time went backwards: resynchronise without accumulating anything.
+        sa.lastUpdateTime = now;
+        return false;
+    }
+    delta >>= 10; // 1024 ns "µs"
+    if (!delta)
+        return false;
+    sa.lastUpdateTime += delta << 10;
+    // running ⊆ runnable ⊆ load: an entity without load accrues nothing.
+    if (!load) {
+        runnable = 0;
+        running = false;
+    }
+    return accumulateSum(delta, sa, load, runnable, running) != 0;
+}
+
+void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight)
+{
+    const uint32_t divider = peltDivider(sa);
+    sa.loadAvg = loadWeight * sa.loadSum / divider;
+    sa.runnableAvg = sa.runnableSum / divider;
+    sa.utilAvg = sa.utilSum / divider;
+}
 
 } // namespace schedlab

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// core/fair/pelt.h: the kernel's integer PELT (kernel/sched/pelt.c, kernel-model.md §6.6).
+// Pinned values come from a separate Python model written from the same rules (1024 ns units,
+// 1024-unit periods, decay_load through runnable_avg_yN_inv, c1 + c2 + c3 segments, divider
+// LOAD_AVG_MAX − 1024 + period_contrib); the short cases are also derived by hand in the comments.
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+
+// moc 6.4 runs with C++17 predefines and cannot parse <concepts> (via <compare>): hide the core
+// headers from it; the test class itself needs none of their declarations.
+#ifndef Q_MOC_RUN
+#include "core/fair/pelt.h"
+#endif
+
+using namespace schedlab;
+
+namespace {
+
+constexpr quint64 kPeriod = kPeltPeriodNs; // 1024 · 1024 ns (quint64: QTest columns are typed)
+
+/// Advances @p sa to @p until in steps of @p step ns with a constant state, updating the averages
+/// whenever a period boundary was crossed (as __update_load_avg_se() does).
+void run(PeltAvg& sa, uint64_t until, uint64_t step, uint64_t load, uint64_t runnable, bool running,
+    uint64_t weight)
+{
+    uint64_t t = sa.lastUpdateTime;
+    while (t < until) {
+        t = std::min(t + step, until);
+        if (peltUpdateSum(t, sa, load, runnable, running))
+            peltUpdateAvg(sa, weight);
+    }
+}
+
+} // namespace
+
+class TestPelt : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void yNTable_data();
+    void yNTable();
+    void decayLoad_data();
+    void decayLoad();
+    void decayHalvesEvery32Periods();
+    void accumulateSegments_data();
+    void accumulateSegments();
+    void updateSum_data();
+    void updateSum();
+    void convergence_data();
+    void convergence();
+    void halving_data();
+    void halving();
+    void incrementalEqualsOneStep_data();
+    void incrementalEqualsOneStep();
+};
+
+// The table constants (copied as data from the kernel's generated sched-pelt.h) must be
+// floor((2^32 − 1) · y^n) with y = 2^(−1/32); every entry's fractional part is ≥ 0.04 away from
+// an integer, far above long double error.
+void TestPelt::yNTable_data()
+{
+    QTest::addColumn<int>("n");
+    for (int n = 0; n < kLoadAvgPeriod; ++n)
+        QTest::addRow("y^%d", n) << n;
+}
+
+void TestPelt::yNTable()
+{
+    QFETCH(int, n);
+    const long double exact = 4294967295.0L * std::exp2l(-static_cast<long double>(n) / 32.0L);
+    QCOMPARE(quint64(kRunnableAvgYNInv[size_t(n)]), quint64(std::floor(exact)));
+}
+
+void TestPelt::decayLoad_data()
+{
+    QTest::addColumn<quint64>("val");
+    QTest::addColumn<quint64>("n");
+    QTest::addColumn<quint64>("expected");
+
+    const quint64 max = std::numeric_limits<quint64>::max();
+    // y^0 is 2^32 − 1 in the table: the kernel loses one unit even without decay.
+    QTest::addRow("1024 · y^0 = 1023") << quint64(1024) << quint64(0) << quint64(1023);
+    // 1024 · 0xfa83b2da >> 32 = 1002.1… → 1002.
+    QTest::addRow("1024 · y") << quint64(1024) << quint64(1) << quint64(1002);
+    // n = 32: 1024 >> 1 = 512, then · (2^32 − 1) >> 32 = 511. The kernel gives 511, not 512.
+    QTest::addRow("1024 · y^32 = 511 (kernel rounding)")
+        << quint64(1024) << quint64(32) << quint64(511);
+    QTest::addRow("LOAD_AVG_MAX · y") << quint64(kLoadAvgMax) << quint64(1) << quint64(46718);
+    QTest::addRow("LOAD_AVG_MAX · y^32") << quint64(kLoadAvgMax) << quint64(32) << quint64(23870);
+    QTest::addRow("1000 · y^33") << quint64(1000) << quint64(33) << quint64(489);
+    // 2^40 >> 2 = 2^38; · (2^32 − 1) >> 32 = 2^38 − 2^6.
+    QTest::addRow("2^40 · y^64") << (quint64(1) << 40) << quint64(64) << quint64(274877906880);
+    QTest::addRow("2^64−1 · y needs 128 bits")
+        << max << quint64(1) << quint64(18051468380803694591ULL);
+    // 62 halvings leave 3; 3 · (2^32 − 1) >> 32 = 2.
+    QTest::addRow("62 halvings") << max << quint64(62 * 32) << quint64(2);
+    // 63 halvings leave 1, and 1 · (2^32 − 1) >> 32 = 0.
+    QTest::addRow("63 halvings") << max << quint64(63 * 32) << quint64(0);
+    QTest::addRow("beyond 63 periods of 32 is 0") << max << quint64(63 * 32 + 1) << quint64(0);
+    QTest::addRow("huge n") << max << (quint64(1) << 40) << quint64(0);
+    QTest::addRow("zero stays zero") << quint64(0) << quint64(5) << quint64(0);
+    QTest::addRow("1024 · y^345 is gone") << quint64(1024) << quint64(345) << quint64(0);
+    QTest::addRow("LOAD_AVG_MAX · y^345") << quint64(kLoadAvgMax) << quint64(345) << quint64(26);
+}
+
+void TestPelt::decayLoad()
+{
+    QFETCH(quint64, val);
+    QFETCH(quint64, n);
+    QFETCH(quint64, expected);
+
+    QCOMPARE(quint64(peltDecayLoad(val, n)), expected);
+}
+
+// y^(n+32) = y^n / 2: within the kernel's rounding (one unit for each floor).
+void TestPelt::decayHalvesEvery32Periods()
+{
+    const uint64_t val = uint64_t{1} << 50;
+    for (uint64_t n = 0; n + 32 <= 63 * 32; ++n) {
+        const uint64_t a = peltDecayLoad(val, n);
+        const uint64_t b = peltDecayLoad(val, n + 32);
+        QVERIFY2(b <= a / 2 + 1 && b + 1 >= a / 2, qPrintable(QString::number(n)));
+        QVERIFY(b <= a); // monotonic
+    }
+}
+
+void TestPelt::accumulateSegments_data()
+{
+    QTest::addColumn<quint64>("periods");
+    QTest::addColumn<quint32>("d1");
+    QTest::addColumn<quint32>("d3");
+    QTest::addColumn<quint32>("expected");
+
+    // c1 = decay(1024, 1) = 1002; c2 = 47742 − decay(47742, 1) − 1024 = 47742 − 46718 − 1024 = 0.
+    QTest::addRow("one full period") << quint64(1) << 1024u << 0u << 1002u;
+    // c1 = decay(24, 1) = 23, c2 = 0, c3 = 1000.
+    QTest::addRow("d1 + d3 across one boundary") << quint64(1) << 24u << 1000u << 1023u;
+    // c1 = decay(500, 2) = 479; c2 = 47742 − decay(47742, 2) − 1024 = 1000; c3 = 100.
+    QTest::addRow("two boundaries") << quint64(2) << 500u << 100u << 1579u;
+    QTest::addRow("32 periods") << quint64(32) << 1024u << 0u << 23359u;
+    QTest::addRow("345 periods (LOAD_AVG_MAX_N)") << quint64(345) << 1024u << 0u << 46692u;
+    // c1 = 0, c2 = 47742 − 0 − 1024.
+    QTest::addRow("1000 periods saturate") << quint64(1000) << 1u << 0u << 46718u;
+}
+
+void TestPelt::accumulateSegments()
+{
+    QFETCH(quint64, periods);
+    QFETCH(quint32, d1);
+    QFETCH(quint32, d3);
+    QFETCH(quint32, expected);
+
+    QCOMPARE(peltAccumulateSegments(periods, d1, d3), expected);
+}
+
+void TestPelt::updateSum_data()
+{
+    QTest::addColumn<QList<quint64>>("nows");
+    QTest::addColumn<quint64>("load");
+    QTest::addColumn<quint64>("runnable");
+    QTest::addColumn<bool>("running");
+    QTest::addColumn<quint64>("weight"); // passed to peltUpdateAvg
+    QTest::addColumn<QList<bool>>("returns");
+    // lastUpdateTime, loadSum, runnableSum, utilSum, periodContrib, loadAvg, runnableAvg, utilAvg
+    QTest::addColumn<QList<quint64>>("expected");
+
+    const quint64 p = kPeriod;
+    QTest::addRow("less than 1024 ns is not accounted")
+        << QList<quint64>{1023} << quint64(1) << quint64(1) << true << quint64(1024)
+        << QList<bool>{false} << QList<quint64>{0, 0, 0, 0, 0, 0, 0, 0};
+    QTest::addRow("one 1024 ns unit")
+        << QList<quint64>{1024} << quint64(1) << quint64(1) << true << quint64(1024)
+        << QList<bool>{false} << QList<quint64>{1024, 1, 1024, 1024, 1, 0, 0, 0};
+    // 3000 ns = 2 units + 952 ns carried (lastUpdateTime advances by whole units only).
+    QTest::addRow("partial units are carried")
+        << QList<quint64>{3000} << quint64(1) << quint64(1) << true << quint64(1024)
+        << QList<bool>{false} << QList<quint64>{2048, 2, 2048, 2048, 2, 0, 0, 0};
+    // 1024 units: one boundary; contrib = c1 = decay(1024, 1) = 1002; divider 46718;
+    // load_avg = 1024 · 1002 / 46718 = 21.96 → 21; util = (1002 << 10) / 46718 = 21.
+    QTest::addRow("exactly one period")
+        << QList<quint64>{p} << quint64(1) << quint64(1) << true << quint64(1024)
+        << QList<bool>{true} << QList<quint64>{p, 1002, 1002 << 10, 1002 << 10, 0, 21, 21, 21};
+    // The second step (512 units) crosses nothing: sums grow, averages stay.
+    QTest::addRow("then half a period")
+        << QList<quint64>{p, p + 512 * 1024} << quint64(1) << quint64(1) << true << quint64(1024)
+        << QList<bool>{true, false}
+        << QList<quint64>{p + 512 * 1024, 1514, 1514 << 10, 1514 << 10, 512, 21, 21, 21};
+    // 1000 units, then 100 more: 1100 = 1 period + 76; old sum 1000 → decay(1000, 1) = 978,
+    // contrib = decay(24, 1) + 0 + 76 = 99 → 1077; divider 46794 → 1024 · 1077 / 46794 = 23.
+    QTest::addRow("straddling a boundary")
+        << QList<quint64>{1000 * 1024, 1100 * 1024} << quint64(1) << quint64(1) << true
+        << quint64(1024) << QList<bool>{false, true}
+        << QList<quint64>{1100 * 1024, 1077, 1103433, 1103433, 76, 23, 23, 23};
+    QTest::addRow("time going backwards resynchronises")
+        << QList<quint64>{p, p - 5000} << quint64(1) << quint64(1) << true << quint64(1024)
+        << QList<bool>{true, false}
+        << QList<quint64>{p - 5000, 1002, 1002 << 10, 1002 << 10, 0, 21, 21, 21};
+    QTest::addRow("no load: runnable and running are ignored")
+        << QList<quint64>{p} << quint64(0) << quint64(1) << true << quint64(1024)
+        << QList<bool>{true} << QList<quint64>{p, 0, 0, 0, 0, 0, 0, 0};
+    // 3 periods + 100 units runnable but not running: util stays 0.
+    QTest::addRow("runnable, not running")
+        << QList<quint64>{3 * p + 100 * 1024} << quint64(1) << quint64(1) << false << quint64(1024)
+        << QList<bool>{true}
+        << QList<quint64>{3 * p + 100 * 1024, 3039, 3111936, 0, 100, 66, 66, 0};
+    // A cfs_rq with ŵ sum 2048 and two runnable tasks, one running: load_sum carries the weight
+    // (2048 · 1002) and the average divides by 1; runnable = 2 · 1002 << 10 → 43.
+    QTest::addRow("cfs_rq: weighted load, two runnable")
+        << QList<quint64>{p} << quint64(2048) << quint64(2) << true << quint64(1)
+        << QList<bool>{true} << QList<quint64>{p, 2052096, 2052096, 1026048, 0, 43, 43, 21};
+}
+
+void TestPelt::updateSum()
+{
+    QFETCH(QList<quint64>, nows);
+    QFETCH(quint64, load);
+    QFETCH(quint64, runnable);
+    QFETCH(bool, running);
+    QFETCH(quint64, weight);
+    QFETCH(QList<bool>, returns);
+    QFETCH(QList<quint64>, expected);
+
+    PeltAvg sa;
+    for (qsizetype i = 0; i < nows.size(); ++i) {
+        const bool crossed = peltUpdateSum(nows[i], sa, load, runnable, running);
+        QCOMPARE(crossed, returns[i]);
+        if (crossed)
+            peltUpdateAvg(sa, weight);
+    }
+    const QList<quint64> got{sa.lastUpdateTime, sa.loadSum, sa.runnableSum, sa.utilSum,
+        sa.periodContrib, sa.loadAvg, sa.runnableAvg, sa.utilAvg};
+    QCOMPARE(got, expected);
+}
+
+// A constantly runnable, running entity: after ~350 ms (345 periods saturate the series) the
+// averages sit just below their maxima. load_avg = w · load_sum / divider stays below w because
+// every decay rounds down: with 1 ms updates load_sum = 47485 against a divider of 47522
+// (period_contrib 804); with period-aligned updates 46715 against 46718.
+void TestPelt::convergence_data()
+{
+    QTest::addColumn<quint64>("weight");
+    QTest::addColumn<quint64>("step");
+    QTest::addColumn<quint64>("until");
+    QTest::addColumn<quint64>("loadSum");
+    QTest::addColumn<quint64>("loadAvg");
+    QTest::addColumn<quint64>("utilAvg");
+
+    QTest::addRow("nice 0, 1 ms updates, 350 ms")
+        << quint64(1024) << quint64(1000000) << quint64(350000000) << quint64(47485)
+        << quint64(1023) << quint64(1023);
+    QTest::addRow("nice 0, 4 ms ticks, 350 ms")
+        << quint64(1024) << quint64(4000000) << quint64(350000000) << quint64(47481)
+        << quint64(1023) << quint64(1023);
+    QTest::addRow("nice 0, per period, 400 periods")
+        << quint64(1024) << kPeriod << 400 * kPeriod << quint64(46715) << quint64(1023)
+        << quint64(1024);
+    QTest::addRow("nice 5, 1 ms updates") << quint64(335) << quint64(1000000) << quint64(350000000)
+                                          << quint64(47485) << quint64(334) << quint64(1023);
+    QTest::addRow("nice -20, 1 ms updates")
+        << quint64(88761) << quint64(1000000) << quint64(350000000) << quint64(47485)
+        << quint64(88691) << quint64(1023);
+    QTest::addRow("nice -20, per period") << quint64(88761) << kPeriod << 400 * kPeriod
+                                          << quint64(46715) << quint64(88755) << quint64(1024);
+}
+
+void TestPelt::convergence()
+{
+    QFETCH(quint64, weight);
+    QFETCH(quint64, step);
+    QFETCH(quint64, until);
+    QFETCH(quint64, loadSum);
+    QFETCH(quint64, loadAvg);
+    QFETCH(quint64, utilAvg);
+
+    PeltAvg sa;
+    run(sa, until, step, 1, 1, true, weight);
+    QCOMPARE(quint64(sa.loadSum), loadSum);
+    QCOMPARE(quint64(sa.loadAvg), loadAvg);
+    QCOMPARE(quint64(sa.utilAvg), utilAvg);
+    QCOMPARE(quint64(sa.runnableAvg), utilAvg); // one runnable entity: runnable == util
+    // The properties behind the pinned numbers: load_avg never above the weight and below it by
+    // at most one unit plus 0.1 % (one unit for nice 0); util within one unit of 1024.
+    QVERIFY(sa.loadAvg <= weight);
+    QVERIFY(weight - sa.loadAvg <= 1 + weight / 1000);
+    QVERIFY(sa.utilAvg + 1 >= 1024 && sa.utilAvg <= 1024);
+    QVERIFY(sa.loadSum <= kLoadAvgMax);
+}
+
+// Runs 400 periods, then is idle for 32 (and 64) periods: y^32 = 1/2, so the averages halve
+// within the kernel's rounding.
+void TestPelt::halving_data()
+{
+    QTest::addColumn<quint64>("weight");
+    QTest::addColumn<quint64>("idleStep"); // ns per update while idle
+    QTest::addColumn<quint64>("after32");
+    QTest::addColumn<quint64>("after64");
+
+    // 1023 → 511 (= floor(1023 / 2)) → 255.
+    QTest::addRow("nice 0, updates every period")
+        << quint64(1024) << kPeriod << quint64(511) << quint64(255);
+    QTest::addRow("nice 0, one update after 32 periods")
+        << quint64(1024) << 32 * kPeriod << quint64(511) << quint64(255);
+    // 88755 → 44355, not 44377: load_sum drops from 46715 to 23346, 11.5 below an exact halving,
+    // because every per-period decay rounds down.
+    QTest::addRow("nice -20, updates every period")
+        << quint64(88761) << kPeriod << quint64(44355) << quint64(22157);
+    QTest::addRow("nice 5, 1 ms updates")
+        << quint64(335) << quint64(1000000) << quint64(167) << quint64(83);
+}
+
+void TestPelt::halving()
+{
+    QFETCH(quint64, weight);
+    QFETCH(quint64, idleStep);
+    QFETCH(quint64, after32);
+    QFETCH(quint64, after64);
+
+    PeltAvg sa;
+    run(sa, 400 * kPeriod, kPeriod, 1, 1, true, weight);
+    const uint64_t busy = sa.loadAvg;
+    run(sa, 432 * kPeriod, idleStep, 0, 0, false, weight);
+    QCOMPARE(quint64(sa.loadAvg), after32);
+    QVERIFY2(sa.loadAvg * 2 <= busy + 2 && sa.loadAvg * 2 + 2 * weight / 1000 + 2 >= busy,
+        qPrintable(QStringLiteral("%1 -> %2").arg(busy).arg(sa.loadAvg)));
+    const uint64_t half = sa.loadAvg;
+    run(sa, 464 * kPeriod, idleStep, 0, 0, false, weight);
+    QCOMPARE(quint64(sa.loadAvg), after64);
+    QVERIFY(sa.loadAvg * 2 <= half + 2 && sa.loadAvg * 2 + 2 * weight / 1000 + 2 >= half);
+    QCOMPARE(quint64(sa.utilAvg), quint64(256)); // 1024 → 512 → 256
+}
+
+// The same 100.012345 ms of constant running, accounted in one update or in many: the sums agree
+// within 0.1 % (each decay floors separately) and the averages within one unit.
+void TestPelt::incrementalEqualsOneStep_data()
+{
+    QTest::addColumn<quint64>("step");
+    QTest::addColumn<quint64>("loadSum"); // the one-step update gives 41138
+
+    QTest::addRow("3333 ns steps") << quint64(3333) << quint64(41119);
+    QTest::addRow("777777 ns steps") << quint64(777777) << quint64(41136);
+    QTest::addRow("1 ms steps") << quint64(1000000) << quint64(41140);
+    QTest::addRow("4 ms steps") << quint64(4000000) << quint64(41132);
+    QTest::addRow("period steps") << kPeriod << quint64(41157);
+}
+
+void TestPelt::incrementalEqualsOneStep()
+{
+    QFETCH(quint64, step);
+    QFETCH(quint64, loadSum);
+
+    const uint64_t until = 100012345;
+    PeltAvg big;
+    QVERIFY(peltUpdateSum(until, big, 1, 1, true));
+    peltUpdateAvg(big, 1024);
+    QCOMPARE(quint64(big.loadSum), quint64(41138));
+    QCOMPARE(quint64(big.loadAvg), quint64(894));
+    QCOMPARE(quint64(big.lastUpdateTime), quint64(100012032)); // whole 1024 ns units only
+    QCOMPARE(big.periodContrib, 388u);
+
+    PeltAvg small;
+    run(small, until, step, 1, 1, true, 1024);
+    peltUpdateAvg(small, 1024);
+    QCOMPARE(quint64(small.loadSum), loadSum);
+    QCOMPARE(small.lastUpdateTime, big.lastUpdateTime);
+    QCOMPARE(small.periodContrib, big.periodContrib);
+    const auto near = [](uint64_t a, uint64_t b, uint64_t tol) {
+        return a <= b + tol && b <= a + tol;
+    };
+    QVERIFY(near(small.loadSum, big.loadSum, big.loadSum / 1000));
+    QVERIFY(near(small.runnableSum, big.runnableSum, big.runnableSum / 1000));
+    QVERIFY(near(small.utilSum, big.utilSum, big.utilSum / 1000));
+    QVERIFY(near(small.loadAvg, big.loadAvg, 1));
+    QVERIFY(near(small.runnableAvg, big.runnableAvg, 1));
+    QVERIFY(near(small.utilAvg, big.utilAvg, 1));
+}
+
+QTEST_APPLESS_MAIN(TestPelt)
+#include "tst_pelt.moc"
