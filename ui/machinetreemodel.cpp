@@ -109,21 +109,41 @@ void MachineTreeModel::rebuild()
         byPath[path] = addChild(byPath[up], node);
     }
 
-    const auto& tasks = m_scenario->tasks;
-    for (size_t t = 0; t < tasks.size(); ++t) {
-        const TaskSpec& spec = tasks[t];
+    auto addTask = [&](const TaskSpec& spec, int index, int action) {
         const auto it = byPath.find(spec.cgroup.value_or("/"));
         const int parent = it == byPath.end() ? 0 : it->second;
         const int replicas = spec.count ? std::max(0, *spec.count) : 0;
         for (int r = spec.count ? 1 : 0; r <= replicas; ++r) {
             Node node;
             node.kind = NodeKind::Task;
-            node.spec = static_cast<int>(t);
+            node.spec = index;
+            node.action = action;
             node.replica = r;
             node.taskIndex = m_taskCount++;
             addChild(parent, node);
         }
-    }
+    };
+    const auto& tasks = m_scenario->tasks;
+    for (size_t t = 0; t < tasks.size(); ++t)
+        addTask(tasks[t], static_cast<int>(t), -1);
+    // Tasks spawned by actions come after, in the order the simulation creates them.
+    const auto& actions = m_scenario->actions;
+    std::vector<int> spawns;
+    for (size_t a = 0; a < actions.size(); ++a)
+        if (actions[a].kind == Action::Kind::Spawn && !actions[a].spawn.empty())
+            spawns.push_back(static_cast<int>(a));
+    std::stable_sort(spawns.begin(), spawns.end(), [&](int a, int b) {
+        return actions[static_cast<size_t>(a)].at < actions[static_cast<size_t>(b)].at;
+    });
+    for (const int a : spawns)
+        addTask(actions[static_cast<size_t>(a)].spawn.front(), 0, a);
+}
+
+const TaskSpec& MachineTreeModel::taskSpec(const Node& node) const
+{
+    if (node.action >= 0)
+        return m_scenario->actions[static_cast<size_t>(node.action)].spawn.front();
+    return m_scenario->tasks[static_cast<size_t>(node.spec)];
 }
 
 int MachineTreeModel::nodeOf(const QModelIndex& index) const
@@ -172,7 +192,7 @@ int MachineTreeModel::columnCount(const QModelIndex&) const
 QString MachineTreeModel::nodeName(const Node& node) const
 {
     if (node.kind == NodeKind::Task) {
-        const QString name = toQString(m_scenario->tasks[static_cast<size_t>(node.spec)].name);
+        const QString name = toQString(taskSpec(node).name);
         return node.replica > 0 ? QString(name + QLatin1Char('-') + QString::number(node.replica))
                                 : name;
     }
@@ -185,7 +205,7 @@ QString MachineTreeModel::nodeName(const Node& node) const
 QString MachineTreeModel::cgroupPath(const Node& node) const
 {
     if (node.kind == NodeKind::Task)
-        return toQString(m_scenario->tasks[static_cast<size_t>(node.spec)].cgroup.value_or("/"));
+        return toQString(taskSpec(node).cgroup.value_or("/"));
     if (node.spec < 0 || node.parent < 0)
         return QStringLiteral("/");
     return toQString(m_scenario->cgroups[static_cast<size_t>(node.spec)].path);
@@ -198,7 +218,7 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
         return nodeName(node);
     case WeightColumn:
         if (node.kind == NodeKind::Task) {
-            const TaskSpec& t = m_scenario->tasks[static_cast<size_t>(node.spec)];
+            const TaskSpec& t = taskSpec(node);
             const Policy policy = t.policy.value_or(Policy::Normal);
             if (policy == Policy::Fifo || policy == Policy::RoundRobin)
                 return QString(policyName(policy) + QLatin1Char(' ')
@@ -218,7 +238,7 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
         }
     case CpusColumn:
         if (node.kind == NodeKind::Task) {
-            const auto& cpus = m_scenario->tasks[static_cast<size_t>(node.spec)].cpus;
+            const auto& cpus = taskSpec(node).cpus;
             return cpus ? toQString(*cpus) : QStringLiteral("all");
         }
         return {};
@@ -231,7 +251,7 @@ QString MachineTreeModel::toolTip(const Node& node) const
 {
     QStringList lines;
     if (node.kind == NodeKind::Task) {
-        const TaskSpec& t = m_scenario->tasks[static_cast<size_t>(node.spec)];
+        const TaskSpec& t = taskSpec(node);
         lines
             << QStringLiteral("task %1 (#%2)").arg(nodeName(node)).arg(node.taskIndex)
             << QStringLiteral("cgroup: %1").arg(cgroupPath(node))
@@ -240,6 +260,14 @@ QString MachineTreeModel::toolTip(const Node& node) const
             << QStringLiteral("CPUs: %1").arg(t.cpus ? toQString(*t.cpus) : QStringLiteral("all"));
         if (t.slice)
             lines << QStringLiteral("custom slice: %1").arg(formatTime(*t.slice));
+        if (node.action >= 0)
+            lines << QStringLiteral("spawned at %1 by an action")
+                         .arg(formatTime(m_scenario->actions[static_cast<size_t>(node.action)].at));
+        else if (t.start)
+            lines << QStringLiteral("starts at %1")
+                         .arg(t.start->isUniform() ? formatTime(t.start->value)
+                                     + QStringLiteral(" … ") + formatTime(*t.start->upper)
+                                                   : formatTime(t.start->value));
         if (t.probe)
             lines << QStringLiteral("probe: spawn → exit latency is measured");
         lines << tr("program: %n operation(s)", nullptr, static_cast<int>(t.program.size()));

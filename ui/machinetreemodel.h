@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine tree (architecture.md §6): the cgroup hierarchy of a Scenario, root "/" first,
-// child cgroups by path, tasks as leaves (a task with `count: N` shows as name-1 … name-N).
+// child cgroups by path, tasks as leaves (a task with `count: N` shows as name-1 … name-N), then
+// the tasks that `spawn` actions create later.
 //
 // The model adapts, it does not own (style.md §10): it keeps a pointer to a Scenario owned by
 // the window and a table of nodes holding indexes into that Scenario. QModelIndex::internalId()
@@ -14,7 +15,8 @@
 
 namespace schedlab {
 struct Scenario;
-}
+struct TaskSpec;
+} // namespace schedlab
 
 namespace schedlab::ui {
 
@@ -57,6 +59,7 @@ private:
         int row = 0;        ///< position among the parent's children
         int spec = -1;      ///< Cgroup: index in Scenario::cgroups (-1: implicit root)
                             ///< Task: index in Scenario::tasks
+        int action = -1;    ///< Task: index in Scenario::actions when spawned by an action
         int replica = 0;    ///< Task: 1…N for `count: N`, 0 for a single task
         int taskIndex = -1; ///< Task: simulation index (expansion order)
         std::vector<int> children;
@@ -64,6 +67,7 @@ private:
 
     void rebuild();
     int nodeOf(const QModelIndex& index) const;
+    const TaskSpec& taskSpec(const Node& node) const;
     QString nodeName(const Node& node) const;
     QString cgroupPath(const Node& node) const;
     QVariant displayData(const Node& node, int column) const;

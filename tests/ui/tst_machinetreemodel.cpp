@@ -9,6 +9,7 @@
 #include <QTest>
 
 using schedlab::CgroupSpec;
+using schedlab::Nanoseconds;
 using schedlab::Policy;
 using schedlab::Scenario;
 using schedlab::TaskSpec;
@@ -129,6 +130,37 @@ private Q_SLOTS:
                                   "lost[nice 0|all])")
                 << 3;
         }
+    }
+
+    void spawnedTasks()
+    {
+        Scenario s = starvation();
+        schedlab::Action late;
+        late.kind = schedlab::Action::Kind::Spawn;
+        late.at = Nanoseconds{30'000'000'000};
+        late.spawn = {task("echo-hi", "/")};
+        schedlab::Action early = late;
+        early.at = Nanoseconds{5'000'000'000};
+        early.spawn = {task("helper", "/testgroup")};
+        schedlab::Action other;
+        other.kind = schedlab::Action::Kind::Kill;
+        other.task = "helper";
+        s.actions = {late, other, early};
+
+        MachineTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setScenario(&s);
+        QCOMPARE(model.taskCount(), 6);
+        // Created in time order after the scenario's own tasks.
+        const QModelIndex helper = model.indexForTask(QStringLiteral("helper"));
+        const QModelIndex echo = model.indexForTask(QStringLiteral("echo-hi"));
+        QCOMPARE(helper.data(MachineTreeModel::TaskIndexRole).toInt(), 4);
+        QCOMPARE(echo.data(MachineTreeModel::TaskIndexRole).toInt(), 5);
+        QCOMPARE(helper.parent().data().toString(), QStringLiteral("testgroup"));
+        QCOMPARE(echo.parent(), model.index(0, 0));
+        QVERIFY(
+            echo.data(Qt::ToolTipRole).toString().contains(QStringLiteral("spawned at 30.000 s")));
     }
 
     void tree()
