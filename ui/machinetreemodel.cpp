@@ -63,11 +63,38 @@ void MachineTreeModel::setScenario(const Scenario* scenario)
     m_scenario = scenario;
     rebuild();
     endResetModel();
+    refreshTaskIndexes();
+}
+
+void MachineTreeModel::setTaskNames(const std::vector<std::string>* names)
+{
+    m_names = names;
+    m_namesSeen = 0;
+    refreshTaskIndexes();
+}
+
+void MachineTreeModel::refreshTaskIndexes()
+{
+    if (!m_names || m_nodes.empty())
+        return;
+    for (; m_namesSeen < m_names->size(); ++m_namesSeen) {
+        const auto it = m_taskNodes.constFind(toQString((*m_names)[m_namesSeen]));
+        if (it == m_taskNodes.constEnd())
+            continue; // a forked child: not in the file
+        Node& node = m_nodes[static_cast<size_t>(*it)];
+        if (node.taskIndex == static_cast<int>(m_namesSeen))
+            continue;
+        node.taskIndex = static_cast<int>(m_namesSeen);
+        const QModelIndex index = createIndex(node.row, NameColumn, static_cast<quintptr>(*it));
+        Q_EMIT dataChanged(index, index, {Qt::DecorationRole, Qt::ToolTipRole, TaskIndexRole});
+    }
 }
 
 void MachineTreeModel::rebuild()
 {
     m_nodes.clear();
+    m_taskNodes.clear();
+    m_namesSeen = 0;
     m_taskCount = 0;
     if (!m_scenario)
         return;
@@ -120,7 +147,8 @@ void MachineTreeModel::rebuild()
             node.action = action;
             node.replica = r;
             node.taskIndex = m_taskCount++;
-            addChild(parent, node);
+            const int id = addChild(parent, node);
+            m_taskNodes.insert(nodeName(m_nodes[static_cast<size_t>(id)]), id);
         }
     };
     const auto& tasks = m_scenario->tasks;

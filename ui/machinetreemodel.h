@@ -10,7 +10,9 @@
 #pragma once
 
 #include <QAbstractItemModel>
+#include <QHash>
 
+#include <string>
 #include <vector>
 
 namespace schedlab {
@@ -27,7 +29,7 @@ public:
     enum Column { NameColumn, WeightColumn, CpusColumn, ColumnCount };
     enum Role {
         KindRole = Qt::UserRole + 1, ///< NodeKind as int
-        TaskIndexRole,               ///< simulation task index (expansion order), -1 for cgroups
+        TaskIndexRole,               ///< simulation task index (see setTaskNames), -1 for cgroups
         TaskNameRole,                ///< expanded task name, empty for cgroups
         CgroupPathRole,              ///< the cgroup path (for tasks: their cgroup)
     };
@@ -38,6 +40,13 @@ public:
     /// @p scenario must outlive the model or be replaced first; nullptr empties the model.
     void setScenario(const Scenario* scenario);
     const Scenario* scenario() const { return m_scenario; }
+
+    /// The simulation's task names by index (Recording::taskNames), so task indexes and colours
+    /// follow the simulation even where it numbers tasks differently from the file (children
+    /// forked before a spawn action). Call refreshTaskIndexes() when the list has grown.
+    /// Without names, indexes are the expansion order of the file.
+    void setTaskNames(const std::vector<std::string>* names);
+    void refreshTaskIndexes();
 
     QModelIndex indexForCgroup(const QString& path) const;
     QModelIndex indexForTask(const QString& name) const;
@@ -61,7 +70,7 @@ private:
                             ///< Task: index in Scenario::tasks
         int action = -1;    ///< Task: index in Scenario::actions when spawned by an action
         int replica = 0;    ///< Task: 1…N for `count: N`, 0 for a single task
-        int taskIndex = -1; ///< Task: simulation index (expansion order)
+        int taskIndex = -1; ///< Task: simulation index (expansion order until known)
         std::vector<int> children;
     };
 
@@ -74,7 +83,10 @@ private:
     QString toolTip(const Node& node) const;
 
     const Scenario* m_scenario = nullptr;
-    std::vector<Node> m_nodes; ///< m_nodes[0] is "/" whenever a scenario is set
+    const std::vector<std::string>* m_names = nullptr;
+    size_t m_namesSeen = 0;
+    QHash<QString, int> m_taskNodes; ///< task name → node
+    std::vector<Node> m_nodes;       ///< m_nodes[0] is "/" whenever a scenario is set
     int m_taskCount = 0;
 };
 

@@ -380,12 +380,14 @@ void MainWindow::onSimulationReset()
     for (const Annotation& a : m_controller->scenario().annotations)
         annotations.append({a.at, toQString(a.text)});
     m_timeline->setAnnotations(annotations);
+    m_treeModel->setTaskNames(sim ? &sim->recording().taskNames : nullptr);
     onSelectionChanged();
 }
 
 void MainWindow::onProgress()
 {
     m_timeline->setNow(m_controller->now());
+    m_treeModel->refreshTaskIndexes();
     updateStatus();
 }
 

@@ -3,6 +3,7 @@
 // rows and columns, and a full reset when another scenario is loaded.
 #include "core/scenario/scenario.h"
 #include "ui/machinetreemodel.h"
+#include "ui/taskpalette.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -159,6 +160,29 @@ private Q_SLOTS:
         QCOMPARE(echo.data(MachineTreeModel::TaskIndexRole).toInt(), 5);
         QCOMPARE(helper.parent().data().toString(), QStringLiteral("testgroup"));
         QCOMPARE(echo.parent(), model.index(0, 0));
+        QCOMPARE(echo.data(Qt::DecorationRole).value<QColor>(), schedlab::ui::taskColor(5));
+
+        // The simulation numbers tasks as they appear; forked children can come before a spawn.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        std::vector<std::string> names = {
+            "root-spin", "test-spin", "sleeper-1", "sleeper-2", "sleeper-1-child", "helper"};
+        model.setTaskNames(&names);
+        QCOMPARE(changed.size(), 1); // helper moved from 4 to 5
+        QCOMPARE(helper.data(MachineTreeModel::TaskIndexRole).toInt(), 5);
+        QCOMPARE(echo.data(MachineTreeModel::TaskIndexRole).toInt(), 5); // not spawned yet
+        names.push_back("echo-hi");
+        model.refreshTaskIndexes();
+        QCOMPARE(changed.size(), 2);
+        QCOMPARE(echo.data(MachineTreeModel::TaskIndexRole).toInt(), 6);
+        QCOMPARE(echo.data(Qt::DecorationRole).value<QColor>(), schedlab::ui::taskColor(6));
+        QCOMPARE(model.indexForTask(QStringLiteral("root-spin"))
+                     .data(MachineTreeModel::TaskIndexRole)
+                     .toInt(),
+            0);
+        model.refreshTaskIndexes(); // nothing new: no signal
+        QCOMPARE(changed.size(), 2);
+        model.setTaskNames(nullptr);
+
         QVERIFY(
             echo.data(Qt::ToolTipRole).toString().contains(QStringLiteral("spawned at 30.000 s")));
     }
