@@ -350,8 +350,13 @@ void MainWindow::reportError(const QString& title, const QString& message)
 {
     log(title + QStringLiteral(": ") + message);
     Q_EMIT errorReported(title, message);
-    if (m_errorDialogs)
-        QMessageBox::warning(this, title, message);
+    if (!m_errorDialogs)
+        return;
+    QMessageBox box(QMessageBox::Warning, title, title, QMessageBox::Ok, this);
+    box.setInformativeText(message);
+    // Room for one error per line (file: /json/path: expectation).
+    box.setStyleSheet(QStringLiteral("QLabel#qt_msgbox_informativelabel { min-width: 40em; }"));
+    box.exec();
 }
 
 void MainWindow::log(const QString& line)
