@@ -154,6 +154,7 @@ void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& an
         m_annotations.push_back(line);
         m_annotations.push_back(label);
     }
+    onRangeChanged(m_lanesRect->axis(QCPAxis::atBottom)->range());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -222,6 +223,12 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
     m_lanesRect->axis(QCPAxis::atBottom)->setLabel(m_ticker->axisLabel());
     for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect})
         rect->axis(QCPAxis::atBottom)->setRange(range); // no-op (no signal) when unchanged
+    // Annotation labels near the right edge hang to the left of their marker.
+    for (size_t i = 1; i < m_annotations.size(); i += 2) {
+        auto* label = static_cast<QCPItemText*>(m_annotations[i]);
+        const bool right = (label->position->key() - range.lower) > 0.6 * range.size();
+        label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    }
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
