@@ -53,10 +53,12 @@ std::optional<CpuSet> CpuSet::parse(std::string_view text, int cpus, std::string
     size_t pos = 0;
     while (pos <= text.size()) {
         const size_t comma = text.find(',', pos);
-        std::string_view item = text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+        std::string_view item =
+            text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
         const size_t dash = item.find('-');
         std::optional<int> lo = parseNumber(item.substr(0, dash));
-        std::optional<int> hi = dash == std::string_view::npos ? lo : parseNumber(item.substr(dash + 1));
+        std::optional<int> hi =
+            dash == std::string_view::npos ? lo : parseNumber(item.substr(dash + 1));
         if (!lo || !hi) {
             fail(error, "expected a CPU list such as \"0-3,7\", got \"" + std::string(text) + "\"");
             return std::nullopt;
@@ -66,8 +68,9 @@ std::optional<CpuSet> CpuSet::parse(std::string_view text, int cpus, std::string
             return std::nullopt;
         }
         if (*hi >= cpus) {
-            fail(error, "CPU " + std::to_string(*hi) + " does not exist (machine has "
-                            + std::to_string(cpus) + " CPUs)");
+            fail(error,
+                "CPU " + std::to_string(*hi) + " does not exist (machine has "
+                    + std::to_string(cpus) + " CPUs)");
             return std::nullopt;
         }
         for (int c = *lo; c <= *hi; ++c)
@@ -100,7 +103,10 @@ bool CpuSet::test(int cpu) const
     return cpu >= 0 && word < m_words.size() && ((m_words[word] >> (cpu % 64)) & 1U);
 }
 
-bool CpuSet::empty() const { return first() < 0; }
+bool CpuSet::empty() const
+{
+    return first() < 0;
+}
 
 int CpuSet::count() const
 {
@@ -110,7 +116,10 @@ int CpuSet::count() const
     return n;
 }
 
-int CpuSet::first() const { return next(-1); }
+int CpuSet::first() const
+{
+    return next(-1);
+}
 
 int CpuSet::next(int after) const
 {
@@ -128,7 +137,8 @@ int CpuSet::highest() const
 {
     for (size_t i = m_words.size(); i-- > 0;)
         if (m_words[i])
-            return static_cast<int>(i * 64 + 63 - static_cast<size_t>(std::countl_zero(m_words[i])));
+            return static_cast<int>(
+                i * 64 + 63 - static_cast<size_t>(std::countl_zero(m_words[i])));
     return -1;
 }
 

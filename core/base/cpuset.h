@@ -19,16 +19,17 @@ public:
     static CpuSet single(int cpu);
 
     /// Parses a cpulist. Every CPU must be < @p cpus (pass a large number to skip the check).
-    static std::optional<CpuSet> parse(std::string_view text, int cpus, std::string* error = nullptr);
+    static std::optional<CpuSet> parse(
+        std::string_view text, int cpus, std::string* error = nullptr);
 
     void set(int cpu);
     void clear(int cpu);
     bool test(int cpu) const;
     bool empty() const;
     int count() const;
-    int first() const;           ///< lowest CPU, or -1
-    int next(int after) const;   ///< lowest CPU > after, or -1
-    int highest() const;         ///< highest CPU, or -1
+    int first() const;            ///< lowest CPU, or -1
+    int next(int after) const;    ///< lowest CPU > after, or -1
+    int highest() const;          ///< highest CPU, or -1
     std::string toString() const; ///< canonical cpulist ("0-3,7"); "" when empty
 
     friend bool operator==(const CpuSet& a, const CpuSet& b);

@@ -9,16 +9,14 @@
 
 namespace schedlab {
 
-template <typename Tag>
-struct Id
+template <typename Tag> struct Id
 {
     int32_t value = -1;
 
     constexpr Id() = default;
     constexpr explicit Id(int32_t v)
         : value(v)
-    {
-    }
+    { }
     constexpr bool valid() const { return value >= 0; }
     constexpr explicit operator bool() const { return valid(); }
     constexpr size_t index() const { return static_cast<size_t>(value); }
@@ -31,8 +29,10 @@ using CpuId = Id<struct CpuTag>;
 
 } // namespace schedlab
 
-template <typename Tag>
-struct std::hash<schedlab::Id<Tag>>
+template <typename Tag> struct std::hash<schedlab::Id<Tag>>
 {
-    size_t operator()(schedlab::Id<Tag> id) const noexcept { return std::hash<int32_t>{}(id.value); }
+    size_t operator()(schedlab::Id<Tag> id) const noexcept
+    {
+        return std::hash<int32_t>{}(id.value);
+    }
 };

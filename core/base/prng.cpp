@@ -4,7 +4,10 @@
 namespace schedlab {
 
 namespace {
-constexpr uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+constexpr uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 } // namespace
 
 uint64_t Prng::splitmix64(uint64_t& state)

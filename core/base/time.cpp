@@ -16,8 +16,8 @@ struct Unit
     int digits; // log10(ns)
 };
 
-constexpr std::array<Unit, 4> kUnits{{{"ns", 1, 0}, {"us", 1000, 3}, {"ms", 1000000, 6},
-                                      {"s", 1000000000, 9}}};
+constexpr std::array<Unit, 4> kUnits{
+    {{"ns", 1, 0}, {"us", 1000, 3}, {"ms", 1000000, 6}, {"s", 1000000000, 9}}};
 
 bool fail(std::string* error, std::string message)
 {
@@ -51,8 +51,9 @@ std::optional<Nanoseconds> parseDuration(std::string_view text, std::string* err
     }
     if (!unit) {
         bool digitsOnly = text.find_first_not_of("0123456789.") == std::string_view::npos;
-        fail(error, digitsOnly ? "duration needs a unit (ns, us, ms, s)"
-                               : "expected a duration such as \"0.7ms\" (units: ns, us, ms, s)");
+        fail(error,
+            digitsOnly ? "duration needs a unit (ns, us, ms, s)"
+                       : "expected a duration such as \"0.7ms\" (units: ns, us, ms, s)");
         return std::nullopt;
     }
     if (number.starts_with('-')) {
@@ -61,8 +62,8 @@ std::optional<Nanoseconds> parseDuration(std::string_view text, std::string* err
     }
     const auto dot = number.find('.');
     std::string_view intPart = number.substr(0, dot);
-    std::string_view fracPart = dot == std::string_view::npos ? std::string_view{}
-                                                               : number.substr(dot + 1);
+    std::string_view fracPart =
+        dot == std::string_view::npos ? std::string_view{} : number.substr(dot + 1);
     if ((intPart.empty() && fracPart.empty()) || (dot != std::string_view::npos && fracPart.empty())
         || intPart.find_first_not_of("0123456789") != std::string_view::npos
         || fracPart.find_first_not_of("0123456789") != std::string_view::npos) {

@@ -12,10 +12,22 @@ namespace schedlab {
 
 using Nanoseconds = std::chrono::nanoseconds;
 
-constexpr Nanoseconds operator""_ns(unsigned long long v) { return Nanoseconds(static_cast<int64_t>(v)); }
-constexpr Nanoseconds operator""_us(unsigned long long v) { return Nanoseconds(static_cast<int64_t>(v) * 1000); }
-constexpr Nanoseconds operator""_ms(unsigned long long v) { return Nanoseconds(static_cast<int64_t>(v) * 1000000); }
-constexpr Nanoseconds operator""_s(unsigned long long v) { return Nanoseconds(static_cast<int64_t>(v) * 1000000000); }
+constexpr Nanoseconds operator""_ns(unsigned long long v)
+{
+    return Nanoseconds(static_cast<int64_t>(v));
+}
+constexpr Nanoseconds operator""_us(unsigned long long v)
+{
+    return Nanoseconds(static_cast<int64_t>(v) * 1000);
+}
+constexpr Nanoseconds operator""_ms(unsigned long long v)
+{
+    return Nanoseconds(static_cast<int64_t>(v) * 1000000);
+}
+constexpr Nanoseconds operator""_s(unsigned long long v)
+{
+    return Nanoseconds(static_cast<int64_t>(v) * 1000000000);
+}
 
 /// Parses "0.7ms", "1s", "50us", "1234ns". A unit is mandatory; decimals are allowed as long as
 /// the value is a whole number of nanoseconds. Negative values are rejected.

@@ -32,7 +32,8 @@ void printHelp(std::ostream& out)
            "  schedlab-cli --help | --version\n\n"
            "Options of run and compare:\n"
            "  --profile NAME          kernel profile (see below)\n"
-           "  --feature NAME|NO_NAME  toggle a sched feature, as in /sys/kernel/debug/sched/features\n"
+           "  --feature NAME|NO_NAME  toggle a sched feature, as in "
+           "/sys/kernel/debug/sched/features\n"
            "  --override CHOICE=VAL   set one behaviour choice of the profile\n"
            "  --duration D            simulated time, e.g. 10s, 250ms\n"
            "  --seed N                PRNG seed (default: the scenario's)\n"
@@ -72,8 +73,8 @@ struct RunArgs
     bool failOnStarvation = false;
 };
 
-bool writeText(const std::string& path, const std::string& text, std::ostream& out,
-               std::ostream& err)
+bool writeText(
+    const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
 {
     if (path == "-") {
         out << text;
@@ -113,7 +114,8 @@ bool parseFeature(const std::string& spec, RunOptions& options, std::string* err
 }
 
 // Parses run/compare options after the command word. Returns false with a message on error.
-bool parseRunArgs(const std::vector<std::string>& args, size_t from, RunArgs& ra, std::string* error)
+bool parseRunArgs(
+    const std::vector<std::string>& args, size_t from, RunArgs& ra, std::string* error)
 {
     for (size_t i = from; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -219,7 +221,8 @@ void printSummary(const Metrics& m, std::ostream& out)
         << " events, " << m.run.contextSwitches << " context switches\n";
     out << std::left << std::setw(22) << "task" << std::setw(14) << "cgroup" << std::right
         << std::setw(12) << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max"
-        << std::setw(14) << "wait p99" << std::setw(9) << "switches" << "\n";
+        << std::setw(14) << "wait p99" << std::setw(9) << "switches"
+        << "\n";
     for (const auto& t : m.tasks)
         out << std::left << std::setw(22) << t.name << std::setw(14) << t.cgroup << std::right
             << std::setw(12) << formatDurationHuman(Nanoseconds(t.cpuTimeNs)) << std::setw(9)
@@ -384,8 +387,8 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             }
             while (!indented.empty() && indented.back() == '\n')
                 indented.pop_back();
-            json += "    {\n      \"variant\": \"" + names[i] + "\",\n      \"metrics\": " + indented
-                    + "\n    }" + (i + 1 < results.size() ? "," : "") + "\n";
+            json += "    {\n      \"variant\": \"" + names[i] + "\",\n      \"metrics\": "
+                + indented + "\n    }" + (i + 1 < results.size() ? "," : "") + "\n";
         }
         json += "  ]\n}\n";
         if (!writeText(ra.metricsOut, json, out, err))

@@ -30,10 +30,12 @@ Int128 floorDiv(Int128 num, Int128 den)
 
 CfsRq::CfsRq(const ProfileChoices& choices)
     : m_choices(choices)
-{
-}
+{ }
 
-CfsRq::~CfsRq() { clearTrees(); }
+CfsRq::~CfsRq()
+{
+    clearTrees();
+}
 
 void CfsRq::clearTrees()
 {
@@ -106,7 +108,10 @@ uint64_t CfsRq::avgVruntime()
     return v;
 }
 
-void CfsRq::syncZeroVruntime() { moveV0(vdiff(peekAvgVruntime(), v0)); }
+void CfsRq::syncZeroVruntime()
+{
+    moveV0(vdiff(peekAvgVruntime(), v0));
+}
 
 bool CfsRq::vruntimeEligible(uint64_t v) const
 {
@@ -258,10 +263,10 @@ std::string CfsRq::checkInvariants() const
         return "sum_weight/sum_w_vruntime differ from the tree";
     if (queuedLoad != loadWeight)
         return "load.weight " + std::to_string(loadWeight) + " != sum of queued weights "
-               + std::to_string(queuedLoad);
+            + std::to_string(queuedLoad);
     if (queued != nrQueued)
         return "nr_queued " + std::to_string(nrQueued) + " != queued entities "
-               + std::to_string(queued);
+            + std::to_string(queued);
     if (queued > 0 && !anyEligible)
         return "no eligible entity on a non-empty cfs_rq";
     return {};

@@ -52,14 +52,14 @@ public:
             return vdiff(a.vruntime, b.vruntime) < 0;
         }
     };
-    using TreeHook = boost::intrusive::member_hook<
-        SchedEntity, decltype(SchedEntity::treeHook), &SchedEntity::treeHook>;
-    using VTreeHook = boost::intrusive::member_hook<
-        SchedEntity, decltype(SchedEntity::vtreeHook), &SchedEntity::vtreeHook>;
-    using Tree = boost::intrusive::multiset<SchedEntity, TreeHook,
-                                            boost::intrusive::compare<DeadlineLess>>;
-    using VTree = boost::intrusive::multiset<SchedEntity, VTreeHook,
-                                             boost::intrusive::compare<VruntimeLess>>;
+    using TreeHook = boost::intrusive::member_hook<SchedEntity, decltype(SchedEntity::treeHook),
+        &SchedEntity::treeHook>;
+    using VTreeHook = boost::intrusive::member_hook<SchedEntity, decltype(SchedEntity::vtreeHook),
+        &SchedEntity::vtreeHook>;
+    using Tree =
+        boost::intrusive::multiset<SchedEntity, TreeHook, boost::intrusive::compare<DeadlineLess>>;
+    using VTree =
+        boost::intrusive::multiset<SchedEntity, VTreeHook, boost::intrusive::compare<VruntimeLess>>;
 
     explicit CfsRq(const ProfileChoices& choices);
     ~CfsRq();
@@ -101,8 +101,7 @@ public:
     SchedEntity* firstEligibleByDeadline() const;
     /// Earliest-deadline eligible tree entity among the eligible vruntime prefix (6.6, §3.5 3–4).
     SchedEntity* earliestDeadlineInEligiblePrefix() const;
-    template <typename F>
-    void forEachTree(F&& f) const
+    template <typename F> void forEachTree(F&& f) const
     {
         for (const SchedEntity& se : m_tree)
             f(se);

@@ -13,8 +13,8 @@ int64_t mulDivS64(int64_t value, uint64_t mul, uint64_t div)
 {
     if (!div)
         return value;
-    return static_cast<int64_t>(static_cast<Int128>(value) * static_cast<Int128>(mul)
-                                / static_cast<Int128>(div));
+    return static_cast<int64_t>(
+        static_cast<Int128>(value) * static_cast<Int128>(mul) / static_cast<Int128>(div));
 }
 
 } // namespace
@@ -23,8 +23,7 @@ FairClass::FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>
     : m_p(params)
     , m_hooks(hooks)
     , m_groups(groups)
-{
-}
+{ }
 
 uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
 {
@@ -44,8 +43,8 @@ void FairClass::updateCurr(CfsRq& cfsRq)
         return;
     curr->execStart = now;
     curr->sumExecRuntime += delta;
-    curr->vruntime += calcDeltaFair(static_cast<uint64_t>(delta), curr->load,
-                                    m_p.choices->weightPrecision);
+    curr->vruntime +=
+        calcDeltaFair(static_cast<uint64_t>(delta), curr->load, m_p.choices->weightPrecision);
     const bool resched = updateDeadline(cfsRq, *curr);
     if (m_p.choices->v0 == V0Mode::MinVruntime)
         cfsRq.updateMinVruntime();
@@ -284,8 +283,8 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
         return;
     const bool isCurr = cfsRq.curr == &se;
     const ReweightRule rule = m_p.choices->reweight;
-    const bool protectedCurr = isCurr && m_p.choices->protection == Protection::Vprot
-                               && isProtected(se);
+    const bool protectedCurr =
+        isCurr && m_p.choices->protection == Protection::Vprot && isProtected(se);
     uint64_t avg = 0;
     int64_t relDeadline = 0;
     int64_t relVprot = 0;
@@ -304,11 +303,12 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
             se.relDeadline = true;
             if (protectedCurr)
                 relVprot = vdiff(se.vprot, se.vruntime); // 7.0 ff38424030f9
-            --cfsRq.nrQueued; // c70fc32f4443
+            --cfsRq.nrQueued;                            // c70fc32f4443
             break;
         case ReweightRule::Rescale:
             avg = cfsRq.avgVruntime();
-            se.vlag = std::clamp(vdiff(avg, se.vruntime), -lagLimit(cfsRq, se), lagLimit(cfsRq, se));
+            se.vlag =
+                std::clamp(vdiff(avg, se.vruntime), -lagLimit(cfsRq, se), lagLimit(cfsRq, se));
             relDeadline = vdiff(se.deadline, avg);
             if (protectedCurr)
                 relVprot = vdiff(se.vprot, avg);
@@ -334,16 +334,16 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
         // Lag is stored virtual: rescale it with the weight (all versions for !on_rq).
         se.vlag = mulDivS64(se.vlag, old, weight);
         if (se.relDeadline && rule != ReweightRule::Eevdf && rule != ReweightRule::KeepVruntime)
-            se.deadline = static_cast<uint64_t>(
-                mulDivS64(static_cast<int64_t>(se.deadline), old, weight));
+            se.deadline =
+                static_cast<uint64_t>(mulDivS64(static_cast<int64_t>(se.deadline), old, weight));
         if (rule == ReweightRule::Rescale && se.onRq)
             relDeadline = mulDivS64(relDeadline, old, weight);
         relVprot = mulDivS64(relVprot, old, weight);
     }
 
     se.load = LoadWeight{weight, invWeight}; // tasks: sched_prio_to_wmult; groups: lazily
-    m_hooks.record(RecordKind::Reweight, se, static_cast<int64_t>(old),
-                   static_cast<int64_t>(weight));
+    m_hooks.record(
+        RecordKind::Reweight, se, static_cast<int64_t>(old), static_cast<int64_t>(weight));
 
     if (se.onRq) {
         switch (rule) {
@@ -449,9 +449,9 @@ SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
 {
     SchedEntity* curr = cfsRq.curr;
     if (cfsRq.nrQueued == 1)
-        return (curr && curr->onRq) ? curr
-               : m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
-                                                            : cfsRq.leftmostVruntime();
+        return (curr && curr->onRq)                     ? curr
+            : m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
+                                                        : cfsRq.leftmostVruntime();
     SchedEntity* next = cfsRq.next;
     if (next && cfsRq.entityEligible(*next)) {
         if (m_p.traits->pickBuddy && m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy)
@@ -462,21 +462,21 @@ SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
         curr = nullptr;
     if (curr && protect) {
         const bool prot = m_p.choices->protection == Protection::DeadlineHack
-                              ? feature(Feature::RunToParity) && isProtected(*curr)
-                              : isProtected(*curr);
+            ? feature(Feature::RunToParity) && isProtected(*curr)
+            : isProtected(*curr);
         if (prot)
             return curr;
     }
     SchedEntity* best = m_p.choices->treeKey == TreeKey::Deadline
-                            ? cfsRq.firstEligibleByDeadline()
-                            : cfsRq.earliestDeadlineInEligiblePrefix();
+        ? cfsRq.firstEligibleByDeadline()
+        : cfsRq.earliestDeadlineInEligiblePrefix();
     if (!best) {
         if (curr)
             return curr;
         // Cannot happen in exact arithmetic (V is a weighted mean); the kernel logs and falls
         // back to the leftmost entity.
         return m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
-                                                          : cfsRq.leftmostVruntime();
+                                                         : cfsRq.leftmostVruntime();
     }
     if (curr) {
         const int64_t diff = vdiff(curr->deadline, best->deadline);
@@ -528,7 +528,10 @@ void FairClass::setNextBuddy(SchedEntity* se)
     }
 }
 
-bool FairClass::isIdleEntity(const SchedEntity& se) const { return se.idlePolicy; }
+bool FairClass::isIdleEntity(const SchedEntity& se) const
+{
+    return se.idlePolicy;
+}
 
 // --- §7.3 set_next_entity / put_prev_entity ----------------------------------------------------
 
@@ -855,12 +858,13 @@ uint64_t FairClass::calcGroupShares(const CfsRq& groupRq) const
     const TaskGroup& tg = m_groups[static_cast<size_t>(groupRq.groupIndex)];
     const int64_t tgShares = static_cast<int64_t>(tg.shares);
     const int64_t load = std::max<int64_t>(static_cast<int64_t>(scaleLoadDown(groupRq.loadWeight)),
-                                           static_cast<int64_t>(groupRq.avg.loadAvg));
+        static_cast<int64_t>(groupRq.avg.loadAvg));
     const int64_t tgWeight = tg.loadAvg - static_cast<int64_t>(groupRq.tgLoadAvgContrib) + load;
     int64_t shares = tgShares * load;
     if (tgWeight)
         shares /= tgWeight;
-    return static_cast<uint64_t>(std::clamp<int64_t>(shares, static_cast<int64_t>(kMinShares), tgShares));
+    return static_cast<uint64_t>(
+        std::clamp<int64_t>(shares, static_cast<int64_t>(kMinShares), tgShares));
 }
 
 void FairClass::updateCfsGroup(SchedEntity& se)

@@ -40,12 +40,12 @@ class FairHooks
 {
 public:
     virtual ~FairHooks() = default;
-    virtual int64_t clock() const = 0;                      ///< rq_clock_task (ns)
-    virtual void resched(int cpu, bool lazy) = 0;           ///< resched_curr(_lazy)
+    virtual int64_t clock() const = 0;                                ///< rq_clock_task (ns)
+    virtual void resched(int cpu, bool lazy) = 0;                     ///< resched_curr(_lazy)
     virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0; ///< task CPU time
-    virtual void record(RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0,
-                        int64_t c = 0) = 0;
-    virtual void sample(const SchedEntity& se) = 0;         ///< entity state after a change
+    virtual void record(
+        RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0) = 0;
+    virtual void sample(const SchedEntity& se) = 0; ///< entity state after a change
     /// PELT update of an entity and its cfs_rq (update_load_avg); @p updateTg publishes
     /// tg->load_avg (UPDATE_TG).
     virtual void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) = 0;
@@ -56,8 +56,8 @@ struct FairParams
     const ProfileChoices* choices = nullptr;
     const ProfileTraits* traits = nullptr;
     const FeatureSet* features = nullptr;
-    int64_t tickNs = 1000000;           ///< TICK_NSEC
-    int64_t baseSlice = 700000;         ///< sysctl_sched_base_slice (scaled by CPU count)
+    int64_t tickNs = 1000000;   ///< TICK_NSEC
+    int64_t baseSlice = 700000; ///< sysctl_sched_base_slice (scaled by CPU count)
     int64_t normalizedBaseSlice = 700000;
 };
 

@@ -18,11 +18,11 @@ struct Rq
     }
 
     int cpu = 0;
-    std::unique_ptr<CfsRq> cfs;    ///< rq->cfs, the root cfs_rq
-    SchedEntity* curr = nullptr;   ///< running task's entity; null = idle
-    int nrRunning = 0;             ///< rq->nr_running (fair tasks, incl. delayed ones)
-    bool needResched = false;      ///< TIF_NEED_RESCHED
-    bool needReschedLazy = false;  ///< TIF_NEED_RESCHED_LAZY (PREEMPT_LAZY)
+    std::unique_ptr<CfsRq> cfs;   ///< rq->cfs, the root cfs_rq
+    SchedEntity* curr = nullptr;  ///< running task's entity; null = idle
+    int nrRunning = 0;            ///< rq->nr_running (fair tasks, incl. delayed ones)
+    bool needResched = false;     ///< TIF_NEED_RESCHED
+    bool needReschedLazy = false; ///< TIF_NEED_RESCHED_LAZY (PREEMPT_LAZY)
 };
 
 } // namespace schedlab

@@ -19,22 +19,24 @@ class CfsRq;
 struct SchedEntity
 {
     /// Hook of CfsRq::Tree (the rbtree of queued, not running, entities of one cfs_rq).
-    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>> treeHook;
+    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>>
+        treeHook;
     /// Hook of CfsRq::VTree (the same entities ordered by vruntime).
-    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>> vtreeHook;
+    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>>
+        vtreeHook;
 
     LoadWeight load;
     uint64_t vruntime = 0;
-    uint64_t deadline = 0;  ///< absolute, or relative to vruntime while relDeadline
-    int64_t vlag = 0;       ///< saved virtual lag V - v (6.6–6.16: doubles as protection marker)
-    uint64_t vprot = 0;     ///< end of slice protection (6.17+)
-    int64_t slice = 0;      ///< request size r_i, real ns
+    uint64_t deadline = 0; ///< absolute, or relative to vruntime while relDeadline
+    int64_t vlag = 0;      ///< saved virtual lag V - v (6.6–6.16: doubles as protection marker)
+    uint64_t vprot = 0;    ///< end of slice protection (6.17+)
+    int64_t slice = 0;     ///< request size r_i, real ns
     bool customSlice = false;
     bool onRq = false;
     bool schedDelayed = false;
     bool relDeadline = false;
 
-    int64_t execStart = 0;  ///< clock_task when it last started running / was charged
+    int64_t execStart = 0; ///< clock_task when it last started running / was charged
     int64_t sumExecRuntime = 0;
     int64_t prevSumExecRuntime = 0;
 
@@ -46,13 +48,16 @@ struct SchedEntity
     bool idlePolicy = false;       ///< SCHED_IDLE task, or cpu.idle group entity
     bool batchPolicy = false;      ///< SCHED_BATCH task (never wakeup-preempts)
 
-    PeltAvg avg;                   ///< load/runnable/util averages (§6.6)
-    bool peltAttached = false;     ///< avg is attached to cfsRq's sums (last_update_time != 0)
+    PeltAvg avg;               ///< load/runnable/util averages (§6.6)
+    bool peltAttached = false; ///< avg is attached to cfsRq's sums (last_update_time != 0)
 
     bool isTask() const { return myQ == nullptr; }
 };
 
 /// (s64)(a - b): wrap-safe difference of two virtual times.
-constexpr int64_t vdiff(uint64_t a, uint64_t b) { return static_cast<int64_t>(a - b); }
+constexpr int64_t vdiff(uint64_t a, uint64_t b)
+{
+    return static_cast<int64_t>(a - b);
+}
 
 } // namespace schedlab

@@ -13,16 +13,16 @@ namespace schedlab {
 
 struct TaskGroup
 {
-    int index = 0;            ///< 0 = root
+    int index = 0; ///< 0 = root
     int parent = -1;
-    int depth = 0;            ///< root 0, its children 1, …
+    int depth = 0; ///< root 0, its children 1, …
     std::string path;
     uint64_t shares = kNice0Load; ///< tg->shares, scaled (§2.1)
-    int cpuWeight = 100;      ///< cpu.weight as written
-    bool idle = false;        ///< cpu.idle
-    int64_t loadAvg = 0;      ///< tg->load_avg: Σ of the per-CPU tg_load_avg_contrib (§6.3)
-    std::vector<std::unique_ptr<CfsRq>> cfsRq;       ///< per CPU (empty for root)
-    std::vector<std::unique_ptr<SchedEntity>> se;    ///< per CPU (empty for root)
+    int cpuWeight = 100;          ///< cpu.weight as written
+    bool idle = false;            ///< cpu.idle
+    int64_t loadAvg = 0;          ///< tg->load_avg: Σ of the per-CPU tg_load_avg_contrib (§6.3)
+    std::vector<std::unique_ptr<CfsRq>> cfsRq;    ///< per CPU (empty for root)
+    std::vector<std::unique_ptr<SchedEntity>> se; ///< per CPU (empty for root)
 };
 
 /// cpu.weight (1…10000) → tg->shares (§2.1): round(weight·1024/100), scaled, clamped.

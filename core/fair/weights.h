@@ -17,15 +17,18 @@ constexpr int kSchedFixedpointShift = 10;
 constexpr uint64_t kNice0Load = uint64_t{1} << 20; ///< scaled weight of a nice-0 task
 constexpr uint64_t kWeightIdlePrio = 3;            ///< SCHED_IDLE, unscaled
 constexpr uint32_t kWmultIdlePrio = 1431655765;
-constexpr uint64_t kMinShares = 2;                 ///< used unscaled as a floor of scaled weights
+constexpr uint64_t kMinShares = 2; ///< used unscaled as a floor of scaled weights
 constexpr uint64_t kMaxShares = uint64_t{1} << 18;
-constexpr uint64_t kWmultConst = 0xffffffffULL;    ///< ~0U
+constexpr uint64_t kWmultConst = 0xffffffffULL; ///< ~0U
 constexpr int kWmultShift = 32;
 
 extern const std::array<uint32_t, 40> kPrioToWeight; ///< sched_prio_to_weight, nice -20…19
 extern const std::array<uint32_t, 40> kPrioToWmult;  ///< sched_prio_to_wmult
 
-constexpr uint64_t scaleLoad(uint64_t w) { return w << kSchedFixedpointShift; }
+constexpr uint64_t scaleLoad(uint64_t w)
+{
+    return w << kSchedFixedpointShift;
+}
 /// ŵ: max(2, w >> 10) for w > 0; 0 stays 0 (§2.1).
 constexpr uint64_t scaleLoadDown(uint64_t w)
 {
@@ -46,7 +49,10 @@ struct LoadWeight
 /// Task load for a nice level; @p idlePolicy selects WEIGHT_IDLEPRIO (SCHED_IDLE).
 LoadWeight taskLoadWeight(int nice, bool idlePolicy = false);
 /// update_load_set(): a new weight invalidates the inverse.
-inline LoadWeight loadWeightOf(uint64_t weight) { return LoadWeight{weight, 0}; }
+inline LoadWeight loadWeightOf(uint64_t weight)
+{
+    return LoadWeight{weight, 0};
+}
 
 /// __calc_delta() ≤7.0: delta * weight / lw.weight with the 32-bit inverse and normalisation
 /// shifts (§2.2 steps 1–6). Computes lw.invWeight on first use, as __update_inv_weight() does.

@@ -4,13 +4,15 @@
 namespace schedlab {
 
 namespace {
-constexpr std::array<std::string_view, kFeatureCount> kNames{
-    "PLACE_LAG",    "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE", "RUN_TO_PARITY",
-    "PREEMPT_SHORT", "NEXT_BUDDY",            "PICK_BUDDY",         "DELAY_DEQUEUE",
-    "DELAY_ZERO",   "WAKEUP_PREEMPTION",      "HRTICK"};
+constexpr std::array<std::string_view, kFeatureCount> kNames{"PLACE_LAG", "PLACE_DEADLINE_INITIAL",
+    "PLACE_REL_DEADLINE", "RUN_TO_PARITY", "PREEMPT_SHORT", "NEXT_BUDDY", "PICK_BUDDY",
+    "DELAY_DEQUEUE", "DELAY_ZERO", "WAKEUP_PREEMPTION", "HRTICK"};
 } // namespace
 
-std::string_view featureName(Feature f) { return kNames[static_cast<size_t>(f)]; }
+std::string_view featureName(Feature f)
+{
+    return kNames[static_cast<size_t>(f)];
+}
 
 std::optional<Feature> featureFromName(std::string_view name)
 {
@@ -48,7 +50,8 @@ bool FeatureSet::apply(std::string_view spec, std::string* error)
         return true;
     }
     if (error)
-        *error = "unknown sched feature \"" + std::string(spec) + "\" (known: " + featureNameList() + ")";
+        *error = "unknown sched feature \"" + std::string(spec) + "\" (known: " + featureNameList()
+            + ")";
     return false;
 }
 

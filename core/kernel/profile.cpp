@@ -30,12 +30,12 @@ std::vector<KernelProfile> buildProfiles()
                       "RUN_TO_PARITY via the vlag==deadline hack, yield pushes the deadline.";
     p66.baseSlice = Nanoseconds(750000);
     p66.choices = {TreeKey::Vruntime, V0Mode::MinVruntime, WeightPrecision::ScaledDown,
-                   LagClamp::OwnSlice, ReweightRule::KeepVruntime, DelayRules::None,
-                   Protection::DeadlineHack, YieldRule::DeadlineBump, ThrottleModel::Group,
-                   false, RtConstraintCheck::Patched, false, false};
+        LagClamp::OwnSlice, ReweightRule::KeepVruntime, DelayRules::None, Protection::DeadlineHack,
+        YieldRule::DeadlineBump, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
+        false};
     p66.traits = {false, false, false, false, false, false, false, true, false};
-    p66.features = features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity,
-                             F::WakeupPreemption});
+    p66.features =
+        features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity, F::WakeupPreemption});
     out.push_back(p66);
 
     KernelProfile p612;
@@ -46,13 +46,13 @@ std::vector<KernelProfile> buildProfiles()
                        "PICK_BUDDY, forfeit-on-yield, 0.70 ms slice, empty groups keep weight.";
     p612.baseSlice = Nanoseconds(700000);
     p612.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeEnqueue, WeightPrecision::ScaledDown,
-                    LagClamp::OwnSlice, ReweightRule::Eevdf, DelayRules::V612,
-                    Protection::DeadlineHack, YieldRule::ForfeitEligible, ThrottleModel::Group,
-                    false, RtConstraintCheck::Patched, false, true};
+        LagClamp::OwnSlice, ReweightRule::Eevdf, DelayRules::V612, Protection::DeadlineHack,
+        YieldRule::ForfeitEligible, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
+        true};
     p612.traits = {true, false, false, false, true, false, false, false, false};
-    p612.features = features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline,
-                              F::RunToParity, F::PreemptShort, F::PickBuddy, F::DelayDequeue,
-                              F::DelayZero, F::WakeupPreemption});
+    p612.features =
+        features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity,
+            F::PreemptShort, F::PickBuddy, F::DelayDequeue, F::DelayZero, F::WakeupPreemption});
     out.push_back(p612);
 
     KernelProfile p613;
@@ -63,9 +63,9 @@ std::vector<KernelProfile> buildProfiles()
                        "starvation bug. Group entities of empty groups keep their weight.";
     p613.baseSlice = Nanoseconds(700000);
     p613.choices = {TreeKey::Deadline, V0Mode::MinVruntime, WeightPrecision::ScaledDown,
-                    LagClamp::OwnSlice, ReweightRule::Place, DelayRules::V612,
-                    Protection::DeadlineHack, YieldRule::DeadlineBump, ThrottleModel::Group,
-                    false, RtConstraintCheck::Patched, false, true};
+        LagClamp::OwnSlice, ReweightRule::Place, DelayRules::V612, Protection::DeadlineHack,
+        YieldRule::DeadlineBump, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
+        true};
     p613.traits = {true, true, false, false, true, false, true, false, true};
     p613.features = p612.features;
     out.push_back(p613);
@@ -78,9 +78,9 @@ std::vector<KernelProfile> buildProfiles()
                       "yield, task-based CFS throttling.";
     p70.baseSlice = Nanoseconds(700000);
     p70.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeAvg, WeightPrecision::ScaledDown,
-                   LagClamp::MaxSliceTick, ReweightRule::Place, DelayRules::V612,
-                   Protection::Vprot, YieldRule::ForfeitEligible, ThrottleModel::Task,
-                   false, RtConstraintCheck::Patched, false, true};
+        LagClamp::MaxSliceTick, ReweightRule::Place, DelayRules::V612, Protection::Vprot,
+        YieldRule::ForfeitEligible, ThrottleModel::Task, false, RtConstraintCheck::Patched, false,
+        true};
     p70.traits = {true, true, true, true, true, true, true, false, true};
     p70.features = p612.features;
     out.push_back(p70);
@@ -93,9 +93,9 @@ std::vector<KernelProfile> buildProfiles()
                       "saved negative lag (7.2 rules).";
     p71.baseSlice = Nanoseconds(700000);
     p71.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeAvg, WeightPrecision::Full,
-                   LagClamp::MaxSliceTick, ReweightRule::Rescale, DelayRules::V72,
-                   Protection::Vprot, YieldRule::ForfeitEligible, ThrottleModel::Task,
-                   false, RtConstraintCheck::Patched, false, true};
+        LagClamp::MaxSliceTick, ReweightRule::Rescale, DelayRules::V72, Protection::Vprot,
+        YieldRule::ForfeitEligible, ThrottleModel::Task, false, RtConstraintCheck::Patched, false,
+        true};
     p71.traits = {true, true, true, true, true, true, false, false, true};
     p71.features = p612.features;
     out.push_back(p71);
@@ -111,19 +111,19 @@ struct ChoiceDef
 };
 
 template <typename E>
-ChoiceDef enumChoice(std::string_view name, std::vector<std::string_view> values,
-                     E ProfileChoices::*member)
+ChoiceDef enumChoice(
+    std::string_view name, std::vector<std::string_view> values, E ProfileChoices::*member)
 {
     return {name, std::move(values),
-            [member](const ProfileChoices& c) { return static_cast<int>(c.*member); },
-            [member](ProfileChoices& c, int v) { c.*member = static_cast<E>(v); }};
+        [member](const ProfileChoices& c) { return static_cast<int>(c.*member); },
+        [member](ProfileChoices& c, int v) { c.*member = static_cast<E>(v); }};
 }
 
 ChoiceDef boolChoice(std::string_view name, bool ProfileChoices::*member)
 {
     return {name, {"false", "true"},
-            [member](const ProfileChoices& c) { return c.*member ? 1 : 0; },
-            [member](ProfileChoices& c, int v) { c.*member = v != 0; }};
+        [member](const ProfileChoices& c) { return c.*member ? 1 : 0; },
+        [member](ProfileChoices& c, int v) { c.*member = v != 0; }};
 }
 
 const std::vector<ChoiceDef>& choiceDefs()
@@ -131,20 +131,21 @@ const std::vector<ChoiceDef>& choiceDefs()
     static const std::vector<ChoiceDef> defs{
         enumChoice("tree_key", {"vruntime", "deadline"}, &ProfileChoices::treeKey),
         enumChoice("v0", {"min_vruntime", "zero_vruntime_enqueue", "zero_vruntime_avg"},
-                   &ProfileChoices::v0),
+            &ProfileChoices::v0),
         enumChoice("weight_precision", {"scaled_down", "full"}, &ProfileChoices::weightPrecision),
         enumChoice("lag_clamp", {"own_slice", "max_slice_tick"}, &ProfileChoices::lagClamp),
-        enumChoice("reweight", {"keep_vruntime", "eevdf", "place", "rescale"},
-                   &ProfileChoices::reweight),
+        enumChoice(
+            "reweight", {"keep_vruntime", "eevdf", "place", "rescale"}, &ProfileChoices::reweight),
         enumChoice("delay_dequeue_rules", {"none", "6.12", "7.2"}, &ProfileChoices::delayRules),
-        enumChoice("protection", {"deadline_hack", "vprot_union", "vprot"},
-                   &ProfileChoices::protection),
-        enumChoice("yield", {"deadline_bump", "forfeit_always", "forfeit_eligible", "deadline_clamp"},
-                   &ProfileChoices::yield),
+        enumChoice(
+            "protection", {"deadline_hack", "vprot_union", "vprot"}, &ProfileChoices::protection),
+        enumChoice("yield",
+            {"deadline_bump", "forfeit_always", "forfeit_eligible", "deadline_clamp"},
+            &ProfileChoices::yield),
         enumChoice("throttle", {"group", "task"}, &ProfileChoices::throttle),
         boolChoice("boost_throttled_on_wakeup", &ProfileChoices::boostThrottledOnWakeup),
         enumChoice("rt_constraint_check", {"walk_all_tasks", "patched"},
-                   &ProfileChoices::rtConstraintCheck),
+            &ProfileChoices::rtConstraintCheck),
         boolChoice("flat", &ProfileChoices::flat),
         boolChoice("empty_group_keep_weight", &ProfileChoices::emptyGroupKeepWeight),
     };
@@ -197,7 +198,10 @@ std::string profileNameList()
     return out;
 }
 
-const KernelProfile& defaultProfile() { return *findProfile("7.1"); }
+const KernelProfile& defaultProfile()
+{
+    return *findProfile("7.1");
+}
 
 std::vector<std::string> choiceNames()
 {
@@ -213,8 +217,8 @@ std::string choiceValues(std::string_view choice)
     return def ? joinValues(def->values) : std::string{};
 }
 
-bool applyChoice(ProfileChoices& choices, std::string_view choice, std::string_view value,
-                 std::string* error)
+bool applyChoice(
+    ProfileChoices& choices, std::string_view choice, std::string_view value, std::string* error)
 {
     const ChoiceDef* def = findChoice(choice);
     if (!def) {
@@ -222,7 +226,8 @@ bool applyChoice(ProfileChoices& choices, std::string_view choice, std::string_v
             std::string names;
             for (const auto& n : choiceNames())
                 names += (names.empty() ? "" : ", ") + n;
-            *error = "unknown behaviour choice \"" + std::string(choice) + "\" (known: " + names + ")";
+            *error =
+                "unknown behaviour choice \"" + std::string(choice) + "\" (known: " + names + ")";
         }
         return false;
     }
@@ -234,7 +239,7 @@ bool applyChoice(ProfileChoices& choices, std::string_view choice, std::string_v
     }
     if (error)
         *error = "invalid value \"" + std::string(value) + "\" for " + std::string(choice)
-                 + " (expected " + joinValues(def->values) + ")";
+            + " (expected " + joinValues(def->values) + ")";
     return false;
 }
 

@@ -21,8 +21,8 @@ enum class ReweightRule { KeepVruntime, Eevdf, Place, Rescale };         // rewe
 enum class DelayRules { None, V612, V72 };                               // delay_dequeue_rules
 enum class Protection { DeadlineHack, VprotUnion, Vprot };               // protection
 enum class YieldRule { DeadlineBump, ForfeitAlways, ForfeitEligible, DeadlineClamp }; // yield
-enum class ThrottleModel { Group, Task };                                // throttle
-enum class RtConstraintCheck { WalkAllTasks, Patched };                  // rt_constraint_check
+enum class ThrottleModel { Group, Task };                                             // throttle
+enum class RtConstraintCheck { WalkAllTasks, Patched }; // rt_constraint_check
 
 struct ProfileChoices
 {
@@ -45,15 +45,16 @@ struct ProfileChoices
 /// Behaviour differences that are not user-selectable choices but still follow the version.
 struct ProfileTraits
 {
-    bool customSlices = true;      ///< sched_attr.sched_runtime honoured (6.12+)
-    bool placeLagSkipZero = true;  ///< place_entity skips inflation when vlag == 0 (~6.15+)
-    bool wakeupPreempt619 = true;  ///< 6.19+ wakeup_preempt_fair() structure (§7.1 step 5)
-    bool resched617 = true;        ///< update_curr reschedules at end of protection (6.17+)
-    bool pickBuddy = true;         ///< cfs_rq->next honoured by pick (PICK_BUDDY exists, 6.14+)
+    bool customSlices = true;          ///< sched_attr.sched_runtime honoured (6.12+)
+    bool placeLagSkipZero = true;      ///< place_entity skips inflation when vlag == 0 (~6.15+)
+    bool wakeupPreempt619 = true;      ///< 6.19+ wakeup_preempt_fair() structure (§7.1 step 5)
+    bool resched617 = true;            ///< update_curr reschedules at end of protection (6.17+)
+    bool pickBuddy = true;             ///< cfs_rq->next honoured by pick (PICK_BUDDY exists, 6.14+)
     bool pickBuddyNeedsProtect = true; ///< 7.x: buddy only considered when protect is true
     bool relDeadlineUngated = false;   ///< 6.13–7.0: rel-deadline branch ignores the feature bit
-    bool pick66 = false;           ///< 6.6: exact deadline tie keeps curr; buddy only with NEXT_BUDDY
-    bool buddyInPickEevdf = true;  ///< 6.14+: PICK_BUDDY inside pick_eevdf (6.12: in pick_next_entity)
+    bool pick66 = false; ///< 6.6: exact deadline tie keeps curr; buddy only with NEXT_BUDDY
+    bool buddyInPickEevdf =
+        true; ///< 6.14+: PICK_BUDDY inside pick_eevdf (6.12: in pick_next_entity)
 };
 
 struct KernelProfile
@@ -64,7 +65,7 @@ struct KernelProfile
     Nanoseconds baseSlice;   ///< normalised sysctl_sched_base_slice default
     ProfileChoices choices;
     ProfileTraits traits;
-    FeatureSet features;     ///< defaults of /sys/kernel/debug/sched/features
+    FeatureSet features; ///< defaults of /sys/kernel/debug/sched/features
 };
 
 const std::vector<KernelProfile>& kernelProfiles();
@@ -79,7 +80,7 @@ std::vector<std::string> choiceNames();
 std::string choiceValues(std::string_view choice);
 /// Sets one choice from its string form; false (with a message) for an unknown name or value.
 bool applyChoice(ProfileChoices& choices, std::string_view choice, std::string_view value,
-                 std::string* error = nullptr);
+    std::string* error = nullptr);
 /// String form of a choice's current value (for metrics, help and the GUI).
 std::string choiceValue(const ProfileChoices& choices, std::string_view choice);
 

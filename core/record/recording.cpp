@@ -55,28 +55,29 @@ std::string entityName(EntityRef e, const Recording& names)
         return i < names.taskNames.size() ? names.taskNames[i] : "t" + std::to_string(i);
     }
     const auto g = static_cast<size_t>(e.groupIndex());
-    const std::string path = g < names.groupPaths.size() ? names.groupPaths[g] : "g" + std::to_string(g);
+    const std::string path =
+        g < names.groupPaths.size() ? names.groupPaths[g] : "g" + std::to_string(g);
     return path + "@" + std::to_string(e.groupCpu());
 }
 
 std::string formatRecord(const Record& r, const Recording& names)
 {
     std::string out = "t=" + std::to_string(r.time) + " cpu" + std::to_string(r.cpu) + " "
-                      + kindName(r.kind) + " ";
+        + kindName(r.kind) + " ";
     const auto& g = r.payload.generic;
     switch (r.kind) {
     case RecordKind::Switch:
         out += entityName(r.entity, names) + "->"
-               + entityName(EntityRef{static_cast<int32_t>(g.a)}, names);
+            + entityName(EntityRef{static_cast<int32_t>(g.a)}, names);
         break;
     case RecordKind::Sample: {
         const auto& s = r.payload.sample;
         out += entityName(r.entity, names) + " v=" + std::to_string(s.vruntime)
-               + " d=" + std::to_string(s.deadline) + " V=" + std::to_string(s.avgVruntime)
-               + " vlag=" + std::to_string(s.vlag) + " w=" + std::to_string(s.weight)
-               + ((r.flags & Record::kEligible) ? " eligible" : "")
-               + ((r.flags & Record::kCurr) ? " curr" : "")
-               + ((r.flags & Record::kDelayed) ? " delayed" : "");
+            + " d=" + std::to_string(s.deadline) + " V=" + std::to_string(s.avgVruntime)
+            + " vlag=" + std::to_string(s.vlag) + " w=" + std::to_string(s.weight)
+            + ((r.flags & Record::kEligible) ? " eligible" : "")
+            + ((r.flags & Record::kCurr) ? " curr" : "")
+            + ((r.flags & Record::kDelayed) ? " delayed" : "");
         break;
     }
     case RecordKind::Feature:
@@ -84,7 +85,7 @@ std::string formatRecord(const Record& r, const Recording& names)
         break;
     default:
         out += entityName(r.entity, names) + " " + std::to_string(g.a) + " " + std::to_string(g.b)
-               + " " + std::to_string(g.c);
+            + " " + std::to_string(g.c);
         break;
     }
     return out;

@@ -77,10 +77,10 @@ struct CpuMax
 /// The cgroup v2 files a scenario can set (used both by `cgroups` and by `set` actions).
 struct CgroupFiles
 {
-    std::optional<int> weight;     ///< cpu.weight 1…10000
-    std::optional<int> weightNice; ///< cpu.weight.nice -20…19
-    std::optional<CpuMax> cpuMax;  ///< cpu.max
-    std::optional<bool> idle;      ///< cpu.idle
+    std::optional<int> weight;          ///< cpu.weight 1…10000
+    std::optional<int> weightNice;      ///< cpu.weight.nice -20…19
+    std::optional<CpuMax> cpuMax;       ///< cpu.max
+    std::optional<bool> idle;           ///< cpu.idle
     std::optional<int64_t> rtRuntimeUs; ///< cpu.rt_runtime_us (-1 = unlimited)
     std::optional<int64_t> rtPeriodUs;  ///< cpu.rt_period_us
     friend bool operator==(const CgroupFiles&, const CgroupFiles&) = default;
@@ -98,12 +98,12 @@ enum class TunableScaling { None, Log, Linear };
 
 struct KernelSpec
 {
-    std::optional<std::string> profile; ///< default: the newest hierarchical profile
-    std::optional<int> hz;              ///< 100/250/300/1000; default 1000
-    std::optional<Preempt> preempt;     ///< default voluntary
-    std::optional<Nanoseconds> baseSlice;        ///< normalised; default from profile
+    std::optional<std::string> profile;           ///< default: the newest hierarchical profile
+    std::optional<int> hz;                        ///< 100/250/300/1000; default 1000
+    std::optional<Preempt> preempt;               ///< default voluntary
+    std::optional<Nanoseconds> baseSlice;         ///< normalised; default from profile
     std::optional<TunableScaling> tunableScaling; ///< default log
-    std::map<std::string, bool> features;        ///< debugfs names → on/off
+    std::map<std::string, bool> features;         ///< debugfs names → on/off
     std::map<std::string, std::string> overrides; ///< kernel-model.md §13 choices
     friend bool operator==(const KernelSpec&, const KernelSpec&) = default;
 };
@@ -122,8 +122,8 @@ struct SetAction
 {
     std::optional<std::string> cgroup; ///< exactly one of cgroup / task
     std::optional<std::string> task;
-    CgroupFiles files;                 ///< with cgroup
-    std::optional<int> nice;           ///< with task
+    CgroupFiles files;       ///< with cgroup
+    std::optional<int> nice; ///< with task
     std::optional<std::string> cpus;
     std::optional<Nanoseconds> slice;
     std::optional<Policy> policy;
@@ -135,13 +135,13 @@ struct Action
     enum class Kind { Feature, Profile, Set, Move, Spawn, Kill };
     Nanoseconds at{0};
     Kind kind = Kind::Feature;
-    std::map<std::string, bool> features;          ///< Feature
-    std::optional<std::string> profile;            ///< Profile: switch to this profile
-    std::map<std::string, std::string> overrides;  ///< Profile: single choices
-    SetAction set;                                 ///< Set
-    std::string task;                              ///< Move, Kill
-    std::string cgroup;                            ///< Move
-    std::vector<TaskSpec> spawn;                   ///< Spawn: exactly one
+    std::map<std::string, bool> features;         ///< Feature
+    std::optional<std::string> profile;           ///< Profile: switch to this profile
+    std::map<std::string, std::string> overrides; ///< Profile: single choices
+    SetAction set;                                ///< Set
+    std::string task;                             ///< Move, Kill
+    std::string cgroup;                           ///< Move
+    std::vector<TaskSpec> spawn;                  ///< Spawn: exactly one
     friend bool operator==(const Action&, const Action&) = default;
 };
 

@@ -63,7 +63,8 @@ private:
     void dropCancelledTop();
 
     std::vector<Entry> m_heap;
-    std::vector<bool> m_done{true}; // seq 0 is the "none" id; indexed by seq: executed or cancelled (1 bit per event ever scheduled)
+    std::vector<bool> m_done{true}; // seq 0 is the "none" id; indexed by seq: executed or cancelled
+                                    // (1 bit per event ever scheduled)
     Nanoseconds m_now{0};
     uint64_t m_nextSeq = 1;
     uint64_t m_executed = 0;

@@ -7,25 +7,66 @@ namespace schedlab {
 
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     : m_impl(std::make_unique<SimulationImpl>(scenario, options))
-{
-}
+{ }
 
 Simulation::~Simulation() = default;
 
-bool Simulation::step() { return m_impl->step(); }
-void Simulation::runUntil(Nanoseconds t) { m_impl->runUntil(t); }
-void Simulation::run() { m_impl->runUntil(m_impl->endTime()); }
-Nanoseconds Simulation::now() const { return m_impl->now(); }
-Nanoseconds Simulation::endTime() const { return m_impl->endTime(); }
-bool Simulation::finished() const { return m_impl->finished(); }
-uint64_t Simulation::eventsExecuted() const { return m_impl->eventsExecuted(); }
-const Recording& Simulation::recording() const { return m_impl->recording(); }
-std::vector<TaskView> Simulation::tasks() const { return m_impl->taskViews(); }
-std::vector<CgroupView> Simulation::cgroups() const { return m_impl->cgroupViews(); }
-int Simulation::cpuCount() const { return m_impl->cpuCount(); }
-std::string Simulation::profileName() const { return m_impl->profileName(); }
-void Simulation::apply(const Action& action) { m_impl->apply(action); }
-Metrics Simulation::metrics() const { return m_impl->metrics(); }
+bool Simulation::step()
+{
+    return m_impl->step();
+}
+void Simulation::runUntil(Nanoseconds t)
+{
+    m_impl->runUntil(t);
+}
+void Simulation::run()
+{
+    m_impl->runUntil(m_impl->endTime());
+}
+Nanoseconds Simulation::now() const
+{
+    return m_impl->now();
+}
+Nanoseconds Simulation::endTime() const
+{
+    return m_impl->endTime();
+}
+bool Simulation::finished() const
+{
+    return m_impl->finished();
+}
+uint64_t Simulation::eventsExecuted() const
+{
+    return m_impl->eventsExecuted();
+}
+const Recording& Simulation::recording() const
+{
+    return m_impl->recording();
+}
+std::vector<TaskView> Simulation::tasks() const
+{
+    return m_impl->taskViews();
+}
+std::vector<CgroupView> Simulation::cgroups() const
+{
+    return m_impl->cgroupViews();
+}
+int Simulation::cpuCount() const
+{
+    return m_impl->cpuCount();
+}
+std::string Simulation::profileName() const
+{
+    return m_impl->profileName();
+}
+void Simulation::apply(const Action& action)
+{
+    m_impl->apply(action);
+}
+Metrics Simulation::metrics() const
+{
+    return m_impl->metrics();
+}
 const std::vector<std::string>& Simulation::invariantViolations() const
 {
     return m_impl->violations();

@@ -19,7 +19,7 @@ namespace schedlab {
 struct RunOptions
 {
     std::optional<std::string> profile;
-    std::vector<std::string> features;                         ///< "NAME" / "NO_NAME", in order
+    std::vector<std::string> features;                          ///< "NAME" / "NO_NAME", in order
     std::vector<std::pair<std::string, std::string>> overrides; ///< choice=value, in order
     std::optional<Nanoseconds> duration;
     std::optional<uint64_t> seed;

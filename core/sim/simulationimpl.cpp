@@ -58,8 +58,8 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     // An idle CPU balances its lowest sched domain every sd_weight ms (min_interval): the SMT
     // siblings of a core, else the CPUs sharing its LLC.
     const int llcCpus = m_threadsPerCore * m_coresPerLlc;
-    m_idleBalanceIntervalNs
-        = int64_t{1000000} * std::clamp(m_threadsPerCore > 1 ? m_threadsPerCore : llcCpus, 1, m_cpus);
+    m_idleBalanceIntervalNs =
+        int64_t{1000000} * std::clamp(m_threadsPerCore > 1 ? m_threadsPerCore : llcCpus, 1, m_cpus);
 
     FairParams params;
     params.choices = &m_choices;
@@ -108,12 +108,11 @@ SimulationImpl::~SimulationImpl()
 void SimulationImpl::buildKernel(const Scenario& scenario, const RunOptions& options)
 {
     const KernelSpec& k = scenario.kernel;
-    const std::string name = options.profile.value_or(
-        k.profile.value_or(defaultProfile().name));
+    const std::string name = options.profile.value_or(k.profile.value_or(defaultProfile().name));
     const KernelProfile* profile = findProfile(name);
     if (!profile)
-        throw std::invalid_argument("unknown kernel profile \"" + name + "\" (known: "
-                                    + profileNameList() + ")");
+        throw std::invalid_argument(
+            "unknown kernel profile \"" + name + "\" (known: " + profileNameList() + ")");
     m_profileName = profile->name;
     m_choices = profile->choices;
     m_traits = profile->traits;
@@ -317,8 +316,14 @@ void SimulationImpl::attachToCpu(Task& task, int cpu)
 
 // Topology: CPU i is thread (i % threads_per_core) of core (i / threads_per_core); cores are
 // grouped into LLCs of cores_per_llc cores.
-int SimulationImpl::coreOf(int cpu) const { return cpu / m_threadsPerCore; }
-int SimulationImpl::llcOf(int cpu) const { return coreOf(cpu) / m_coresPerLlc; }
+int SimulationImpl::coreOf(int cpu) const
+{
+    return cpu / m_threadsPerCore;
+}
+int SimulationImpl::llcOf(int cpu) const
+{
+    return coreOf(cpu) / m_coresPerLlc;
+}
 
 bool SimulationImpl::cpuIdle(int cpu) const
 {
@@ -344,8 +349,10 @@ int SimulationImpl::selectTaskRq(const Task& task, bool fork) const
         // lowest number.
         int best = -1;
         auto better = [&](int c, int b) {
-            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning + (m_rqs[static_cast<size_t>(c)]->curr ? 1 : 0);
-            const int nb = m_rqs[static_cast<size_t>(b)]->nrRunning + (m_rqs[static_cast<size_t>(b)]->curr ? 1 : 0);
+            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning
+                + (m_rqs[static_cast<size_t>(c)]->curr ? 1 : 0);
+            const int nb = m_rqs[static_cast<size_t>(b)]->nrRunning
+                + (m_rqs[static_cast<size_t>(b)]->curr ? 1 : 0);
             if (n != nb)
                 return n < nb;
             if (coreIdle(c) != coreIdle(b))
@@ -498,8 +505,8 @@ void SimulationImpl::processResched()
     // Honour need_resched on every CPU that has it, lowest CPU first (deterministic).
     for (int guard = 0; guard < 100000 && !m_reschedPending.empty(); ++guard) {
         std::sort(m_reschedPending.begin(), m_reschedPending.end());
-        m_reschedPending.erase(std::unique(m_reschedPending.begin(), m_reschedPending.end()),
-                               m_reschedPending.end());
+        m_reschedPending.erase(
+            std::unique(m_reschedPending.begin(), m_reschedPending.end()), m_reschedPending.end());
         const int c = m_reschedPending.front();
         m_reschedPending.erase(m_reschedPending.begin());
         if (!m_rqs[static_cast<size_t>(c)]->needResched)
@@ -625,7 +632,7 @@ void SimulationImpl::schedule(int cpu)
         if (nextTask->blocking || nextTask->exiting)
             resched(cpu, false); // the program blocked at once: schedule again
     } else if (nextTask && nextTask == prev && nextTask->workLeft > 0
-               && !m_events.isPending(nextTask->workDone)) {
+        && !m_events.isPending(nextTask->workDone)) {
         startRunning(*nextTask);
     }
     if (rq.curr)
@@ -695,8 +702,7 @@ void SimulationImpl::tick(int cpu)
 
 // --- run-time changes (§6.4 task reweight, sched_setattr, affinity, cgroup moves) ---------------
 
-template <typename F>
-void SimulationImpl::changeTask(Task& task, int dequeueFlags, F&& mutate)
+template <typename F> void SimulationImpl::changeTask(Task& task, int dequeueFlags, F&& mutate)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (task.se.schedDelayed) // the core completes a delayed dequeue before a change
@@ -757,7 +763,8 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
-    if (task.state == TaskRunState::Exited || policy == Policy::Fifo || policy == Policy::RoundRobin)
+    if (task.state == TaskRunState::Exited || policy == Policy::Fifo
+        || policy == Policy::RoundRobin)
         return; // RT classes are not simulated yet (reported by the loader)
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
@@ -793,8 +800,8 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
         || task.state == TaskRunState::NotStarted) {
         if (task.se.onRq) // delayed: complete the dequeue first
-            m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se,
-                                    DequeueSleep | DequeueDelayed);
+            m_fair->dequeueEntities(
+                *m_rqs[static_cast<size_t>(task.cpu)], task.se, DequeueSleep | DequeueDelayed);
         migrateQueued(task, target);
         return;
     }
@@ -818,7 +825,8 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         r.payload.generic.a = -1;
         m_rec.append(r);
         if (m_busySince[static_cast<size_t>(src.cpu)] >= 0) {
-            m_busyNs[static_cast<size_t>(src.cpu)] += clock() - m_busySince[static_cast<size_t>(src.cpu)];
+            m_busyNs[static_cast<size_t>(src.cpu)] +=
+                clock() - m_busySince[static_cast<size_t>(src.cpu)];
             m_busySince[static_cast<size_t>(src.cpu)] = -1;
         }
     }
@@ -859,7 +867,8 @@ void SimulationImpl::rebuildSums()
     // After a change of weight precision the V sums must be recomputed from the trees.
     auto rebuild = [](CfsRq& rq) {
         std::vector<SchedEntity*> entities;
-        rq.forEachTree([&](const SchedEntity& se) { entities.push_back(const_cast<SchedEntity*>(&se)); });
+        rq.forEachTree(
+            [&](const SchedEntity& se) { entities.push_back(const_cast<SchedEntity*>(&se)); });
         for (SchedEntity* se : entities)
             rq.dequeueTree(*se);
         rq.clearTrees();

@@ -85,8 +85,7 @@ private:
     void setAffinity(Task& task, const CpuSet& cpus);
     void moveTask(Task& task, int group);
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
-    template <typename F>
-    void changeTask(Task& task, int dequeueFlags, F&& mutate);
+    template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     void migrateQueued(Task& task, int cpu);
     void setFeature(Feature f, bool on);
     void rebuildSums();
@@ -137,15 +136,15 @@ private:
     std::vector<std::unique_ptr<Rq>> m_rqs;
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
-    std::vector<EventId> m_tickEvents;   ///< per CPU
-    std::vector<EventId> m_hrtickEvents; ///< per CPU
-    std::vector<int64_t> m_busySince;    ///< per CPU, -1 idle
-    std::vector<int64_t> m_busyNs;       ///< per CPU
-    std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
-    int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
-    std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
-    int64_t m_nohzNextBalance = 0;       ///< nohz.next_balance (idle load balancer kick)
-    int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
+    std::vector<EventId> m_tickEvents;        ///< per CPU
+    std::vector<EventId> m_hrtickEvents;      ///< per CPU
+    std::vector<int64_t> m_busySince;         ///< per CPU, -1 idle
+    std::vector<int64_t> m_busyNs;            ///< per CPU
+    std::vector<int64_t> m_groupCpuTime;      ///< per group (hierarchical)
+    int m_eventCpu = -1;                      ///< CPU the current event runs on (-1 none)
+    std::vector<int> m_reschedPending;        ///< CPUs with need_resched set, in request order
+    int64_t m_nohzNextBalance = 0;            ///< nohz.next_balance (idle load balancer kick)
+    int64_t m_idleBalanceIntervalNs = 0;      ///< balance interval of an idle CPU's lowest domain
     std::vector<int64_t> m_lastBlockedUpdate; ///< per CPU, jiffy of the last blocked update
     uint64_t m_contextSwitches = 0;
     Recording m_rec;

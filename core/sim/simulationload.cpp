@@ -10,8 +10,8 @@ namespace schedlab {
 
 namespace {
 
-constexpr int64_t kTgUpdateRatelimitNs = 1000000;   ///< NSEC_PER_MSEC (6.8+)
-constexpr int64_t kNohzBlockedPeriodNs = 32000000;  ///< nohz.next_blocked: LOAD_AVG_PERIOD ms
+constexpr int64_t kTgUpdateRatelimitNs = 1000000;  ///< NSEC_PER_MSEC (6.8+)
+constexpr int64_t kNohzBlockedPeriodNs = 32000000; ///< nohz.next_blocked: LOAD_AVG_PERIOD ms
 
 uint64_t entityRunnable(const SchedEntity& se)
 {
@@ -31,14 +31,14 @@ bool SimulationImpl::updateCfsRqLoad(CfsRq& cfsRq)
         const uint64_t divider = peltDivider(cfsRq.avg);
         cfsRq.avg.loadAvg -= removed;
         cfsRq.avg.loadSum = cfsRq.avg.loadSum > removed * divider
-                                ? cfsRq.avg.loadSum - removed * divider
-                                : cfsRq.avg.loadAvg * (kLoadAvgMax - 1024);
+            ? cfsRq.avg.loadSum - removed * divider
+            : cfsRq.avg.loadAvg * (kLoadAvgMax - 1024);
         cfsRq.removedLoad = 0;
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
     if (peltUpdateSum(static_cast<uint64_t>(clock()), cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
-                      static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)), cfsRq.curr != nullptr)) {
+            static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)), cfsRq.curr != nullptr)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
     }
@@ -68,6 +68,11 @@ void SimulationImpl::removeLoad(SchedEntity& se)
     // old cfs_rq at its next update.
     if (!se.peltAttached || !se.cfsRq)
         return;
+    // sync_entity_load_avg(): decay the (blocked) entity to its cfs_rq's last update first, so
+    // the load that leaves, and is attached on the next CPU, is today's and not the value of the
+    // entity's own last update (e.g. when it went to sleep).
+    if (peltUpdateSum(se.cfsRq->avg.lastUpdateTime, se.avg, 0, 0, false))
+        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
     se.cfsRq->removedLoad += se.avg.loadAvg;
     se.peltAttached = false;
 }
@@ -79,8 +84,8 @@ void SimulationImpl::updateTgLoadAvg(CfsRq& cfsRq)
     const int64_t now = clock();
     if (cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
         return;
-    const int64_t delta = static_cast<int64_t>(cfsRq.avg.loadAvg)
-                          - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
+    const int64_t delta =
+        static_cast<int64_t>(cfsRq.avg.loadAvg) - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
     if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)) {
         m_groups[static_cast<size_t>(cfsRq.groupIndex)].loadAvg += delta;
         cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
@@ -95,7 +100,9 @@ void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se))
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
     bool decayed = updateCfsRqLoad(cfsRq);
-    if (!se.peltAttached && se.onRq) {
+    // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
+    // this before setting on_rq), not later when it is first picked.
+    if (!se.peltAttached && (se.onRq || se.isTask())) {
         attachLoad(cfsRq, se);
         updateTgLoadAvg(cfsRq);
     } else if (!se.peltAttached && !se.isTask()) {
@@ -124,7 +131,7 @@ void SimulationImpl::updateBlockedAverages(int cpu)
         SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
         if (ge.peltAttached
             && peltUpdateSum(static_cast<uint64_t>(clock()), ge.avg, ge.onRq ? 1 : 0,
-                             entityRunnable(ge), ge.cfsRq->curr == &ge))
+                entityRunnable(ge), ge.cfsRq->curr == &ge))
             peltUpdateAvg(ge.avg, scaleLoadDown(ge.load.weight));
     }
     updateCfsRqLoad(*m_rqs[static_cast<size_t>(cpu)]->cfs);

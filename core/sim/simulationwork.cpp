@@ -40,8 +40,8 @@ void SimulationImpl::advanceProgram(Task& task)
         if (ops > kMaxInstantOps) {
             if (m_violations.size() < 100)
                 m_violations.push_back("task " + task.name + ": program runs more than "
-                                       + std::to_string(kMaxInstantOps)
-                                       + " operations without using time; it is stopped");
+                    + std::to_string(kMaxInstantOps)
+                    + " operations without using time; it is stopped");
             task.exiting = true;
             resched(task.cpu, false);
             return;
@@ -149,8 +149,7 @@ EntityRef SimulationImpl::refOf(const SchedEntity& se) const
     return EntityRef::group(se.myQ->groupIndex, se.myQ->cpu);
 }
 
-void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b,
-                            int64_t c)
+void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
 {
     if (!m_options.recordEvents && kind != RecordKind::Spawn && kind != RecordKind::Exit)
         return;
@@ -216,8 +215,8 @@ void SimulationImpl::endWaiting(Task& task)
         const int64_t wait = clock() - task.waitStart;
         task.waits.push_back(wait);
         if (wait > m_options.watchdogThreshold.count())
-            m_watchdog.push_back({"starvation", task.name, task.waitCpu, task.waitStart, wait,
-                                  "runnable, not run"});
+            m_watchdog.push_back(
+                {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
         task.waitStart = -1;
     }
 }
@@ -250,11 +249,11 @@ void SimulationImpl::checkInvariants()
         const auto it = counts.find(&rq);
         const auto expected = it == counts.end() ? std::pair<int, int>{0, 0} : it->second;
         if (rq.hNrQueued != expected.first)
-            report(where + ": h_nr_queued " + std::to_string(rq.hNrQueued) + " != "
-                   + std::to_string(expected.first));
+            report(where + ": h_nr_queued " + std::to_string(rq.hNrQueued)
+                + " != " + std::to_string(expected.first));
         if (rq.hNrRunnable != expected.second)
-            report(where + ": h_nr_runnable " + std::to_string(rq.hNrRunnable) + " != "
-                   + std::to_string(expected.second));
+            report(where + ": h_nr_runnable " + std::to_string(rq.hNrRunnable)
+                + " != " + std::to_string(expected.second));
         // Σ ŵ·(V − v) over queued entities is within rounding of 0: V is the floor of the mean.
         const uint64_t v = rq.peekAvgVruntime();
         Int128 sum = 0;
@@ -275,7 +274,7 @@ void SimulationImpl::checkInvariants()
         check(*rq.cfs, "cpu" + std::to_string(c) + " /");
         if (rq.nrRunning != perCpu[static_cast<size_t>(c)])
             report("cpu" + std::to_string(c) + ": nr_running " + std::to_string(rq.nrRunning)
-                   + " != " + std::to_string(perCpu[static_cast<size_t>(c)]));
+                + " != " + std::to_string(perCpu[static_cast<size_t>(c)]));
         if (rq.curr && rq.cfs->inTree(*rq.curr))
             report("cpu" + std::to_string(c) + ": the running task is in the tree");
     }
@@ -321,7 +320,7 @@ std::vector<TaskView> SimulationImpl::taskViews() const
         v.vruntime = t->se.vruntime;
         v.deadline = t->se.deadline;
         v.vlag = t->se.onRq && t->se.cfsRq ? vdiff(t->se.cfsRq->peekAvgVruntime(), t->se.vruntime)
-                                          : t->se.vlag;
+                                           : t->se.vlag;
         v.eligible = t->se.onRq && t->se.cfsRq && t->se.cfsRq->entityEligible(t->se);
         v.delayed = t->se.schedDelayed;
         v.sumExecRuntime = t->se.sumExecRuntime;
@@ -392,13 +391,13 @@ Metrics SimulationImpl::metrics() const
         }
         if (t->waitStart >= 0 && now - t->waitStart > threshold)
             m.findings.push_back({"starvation", t->name, t->waitCpu, t->waitStart,
-                                  now - t->waitStart, "runnable, not run (still waiting)"});
+                now - t->waitStart, "runnable, not run (still waiting)"});
     }
     // Completed waits longer than the threshold, recorded by the watchdog as they ended.
     for (const auto& f : m_watchdog)
         m.findings.push_back(f);
     std::sort(m.findings.begin(), m.findings.end(),
-              [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
+        [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
     for (const auto& g : m_groups)
         if (g.index != 0)
             m.cgroups.push_back({g.path, m_groupCpuTime[static_cast<size_t>(g.index)], 0});

@@ -40,15 +40,15 @@ struct Task
     };
     std::vector<Op> program; ///< owned copy; frames point into it, it is never modified
     std::vector<Frame> stack;
-    int64_t workLeft = 0;    ///< ns of CPU work left in the current run op; -1 = forever
-    int64_t runStart = 0;    ///< when it last got the CPU
-    EventId workDone;        ///< completion of the current run op while running
-    EventId timer;           ///< sleep end
-    bool blocking = false;   ///< will block at the next schedule()
+    int64_t workLeft = 0;  ///< ns of CPU work left in the current run op; -1 = forever
+    int64_t runStart = 0;  ///< when it last got the CPU
+    EventId workDone;      ///< completion of the current run op while running
+    EventId timer;         ///< sleep end
+    bool blocking = false; ///< will block at the next schedule()
     bool exiting = false;
     int64_t sleepFor = 0;
-    int sleepCpu = 0;        ///< CPU whose timer wakes the task
-    int waitingFor = -1;     ///< child index while blocked in fork+wait
+    int sleepCpu = 0;    ///< CPU whose timer wakes the task
+    int waitingFor = -1; ///< child index while blocked in fork+wait
 
     // Metrics.
     int64_t spawnedAt = 0;

@@ -55,11 +55,10 @@ void report(const char* name, const Scenario& s, const Figures& f)
     const double simSeconds = static_cast<double>(s.durationOrDefault().count()) / 1e9;
     std::printf("BENCH %-34s wall %8.3f s  events %10llu  %12.0f events/s  sim/real %8.1fx  "
                 "records %9llu (%llu bytes, %.1f B/record)\n",
-                name, f.wallSeconds, static_cast<unsigned long long>(f.events),
-                static_cast<double>(f.events) / f.wallSeconds, simSeconds / f.wallSeconds,
-                static_cast<unsigned long long>(f.recorded),
-                static_cast<unsigned long long>(f.bytes),
-                f.recorded ? static_cast<double>(f.bytes) / static_cast<double>(f.recorded) : 0.0);
+        name, f.wallSeconds, static_cast<unsigned long long>(f.events),
+        static_cast<double>(f.events) / f.wallSeconds, simSeconds / f.wallSeconds,
+        static_cast<unsigned long long>(f.recorded), static_cast<unsigned long long>(f.bytes),
+        f.recorded ? static_cast<double>(f.bytes) / static_cast<double>(f.recorded) : 0.0);
 }
 
 std::string hogsOnOneCpu(int tasks)
@@ -69,12 +68,12 @@ std::string hogsOnOneCpu(int tasks)
       "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 1 },
       "tasks": [
         { "name": "hog", "count": )"
-           + std::to_string((tasks + 1) / 2) + R"(, "program": [ { "run": "forever" } ] })"
-           + (tasks / 2 ? R"(, { "name": "sleeper", "count": )" + std::to_string(tasks / 2)
-                              + R"(, "program": [ { "loop": [ { "run": { "uniform": ["100us", "2ms"] } },
+        + std::to_string((tasks + 1) / 2) + R"(, "program": [ { "run": "forever" } ] })"
+        + (tasks / 2 ? R"(, { "name": "sleeper", "count": )" + std::to_string(tasks / 2)
+                    + R"(, "program": [ { "loop": [ { "run": { "uniform": ["100us", "2ms"] } },
                                          { "sleep": { "uniform": ["1ms", "20ms"] } } ] } ] })"
-                        : std::string())
-           + "] }";
+                     : std::string())
+        + "] }";
 }
 
 std::string bigMachine()
@@ -86,14 +85,15 @@ std::string bigMachine()
     for (int a = 0; a < 5; ++a) {
         const std::string pa = "/g" + std::to_string(a);
         cgroups += std::string(n++ ? "," : "") + R"({ "path": ")" + pa + R"(", "cpu.weight": )"
-                   + std::to_string(50 + 50 * a) + " }";
+            + std::to_string(50 + 50 * a) + " }";
         for (int b = 0; b < 3; ++b) {
             const std::string pb = pa + "/m" + std::to_string(b);
             cgroups += R"(,{ "path": ")" + pb + R"(" })";
             ++n;
             for (int c = 0; c < 2; ++c) {
                 const std::string pc = pb + "/l" + std::to_string(c);
-                cgroups += R"(,{ "path": ")" + pc + R"(", "cpu.weight": )" + std::to_string(100 + 100 * c) + " }";
+                cgroups += R"(,{ "path": ")" + pc + R"(", "cpu.weight": )"
+                    + std::to_string(100 + 100 * c) + " }";
                 ++n;
                 leaves.push_back(pc);
             }
@@ -102,17 +102,18 @@ std::string bigMachine()
     std::string tasks;
     const int perLeaf = 2000 / static_cast<int>(leaves.size());
     for (size_t i = 0; i < leaves.size(); ++i) {
-        tasks += std::string(i ? "," : "") + R"({ "name": "h)" + std::to_string(i) + R"(", "count": )"
-                 + std::to_string(perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
-                 + R"(", "program": [ { "run": "forever" } ] })";
+        tasks += std::string(i ? "," : "") + R"({ "name": "h)" + std::to_string(i)
+            + R"(", "count": )" + std::to_string(perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
+            + R"(", "program": [ { "run": "forever" } ] })";
         tasks += R"(,{ "name": "s)" + std::to_string(i) + R"(", "count": )"
-                 + std::to_string(perLeaf - perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
-                 + R"(", "start": { "uniform": ["0s", "100ms"] }, "program": [ { "loop": [ { "run": { "uniform": ["50us", "1ms"] } }, { "sleep": { "uniform": ["2ms", "50ms"] } } ] } ] })";
+            + std::to_string(perLeaf - perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
+            + R"(", "start": { "uniform": ["0s", "100ms"] }, "program": [ { "loop": [ { "run": { "uniform": ["50us", "1ms"] } }, { "sleep": { "uniform": ["2ms", "50ms"] } } ] } ] })";
     }
     return R"({ "schedlab": 1, "name": "bench-64cpu", "duration": "10s",
       "kernel": { "profile": "6.13", "hz": 1000 },
       "machine": { "cpus": 64, "threads_per_core": 2, "cores_per_llc": 16 },
-      "cgroups": [ )" + cgroups + R"( ], "tasks": [ )" + tasks + " ] }";
+      "cgroups": [ )"
+        + cgroups + R"( ], "tasks": [ )" + tasks + " ] }";
 }
 
 } // namespace
@@ -140,7 +141,8 @@ private slots:
     }
     void seedScenario()
     {
-        const LoadResult r = loadScenarioFile(SCHEDLAB_SOURCE_DIR "/scenarios/cgroup-weight-starvation.json");
+        const LoadResult r =
+            loadScenarioFile(SCHEDLAB_SOURCE_DIR "/scenarios/cgroup-weight-starvation.json");
         QVERIFY(r.ok());
         const Figures f = timeRun(*r.scenario, true);
         report("seed starvation, 60s, full recording", *r.scenario, f);
