@@ -637,7 +637,8 @@ void SimulationImpl::schedule(int cpu)
     }
     if (rq.curr)
         startTick(cpu);
-    armHrtick(rq);
+    if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
+        armHrtick(rq);
 }
 
 void SimulationImpl::armHrtick(Rq& rq)
@@ -650,8 +651,10 @@ void SimulationImpl::armHrtick(Rq& rq)
     // hrtick_start_fair(): fire when the task's slice is used up.
     const SchedEntity& se = *rq.curr;
     const int64_t delta = se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
+    if (delta <= 0)
+        return; // the slice is already used up: the tick handles it
     const int cpu = rq.cpu;
-    ev = m_events.schedule(Nanoseconds(clock() + std::max<int64_t>(delta, 0)), [this, cpu] {
+    ev = m_events.schedule(Nanoseconds(clock() + delta), [this, cpu] {
         m_eventCpu = cpu;
         Rq& r = *m_rqs[static_cast<size_t>(cpu)];
         m_hrtickEvents[static_cast<size_t>(cpu)] = {};
