@@ -7,11 +7,11 @@
 #include "machinetreemodel.h"
 #include "simulationcontroller.h"
 #include "timelineview.h"
+#include "transportbar.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -26,7 +26,6 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
-#include <QToolBar>
 #include <QTreeView>
 
 #include <algorithm>
@@ -69,12 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(
         m_controller, &SimulationController::simulationReset, this, &MainWindow::onSimulationReset);
     connect(m_controller, &SimulationController::progressed, this, &MainWindow::onProgress);
-    connect(m_controller, &SimulationController::playingChanged, this, [this](bool playing) {
-        m_playAction->setText(playing ? tr("Pause") : tr("Play"));
-        m_playAction->setIcon(
-            style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-        updateStatus();
-    });
+    connect(m_controller, &SimulationController::playingChanged, this, &MainWindow::updateStatus);
     connect(m_controller, &SimulationController::finished, this,
         [this] { log(tr("simulation finished at %1").arg(formatTime(m_controller->now()))); });
     connect(m_controller, &SimulationController::errorOccurred, this,
@@ -136,42 +130,9 @@ void MainWindow::createActions()
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
-    QToolBar* transport = addToolBar(tr("Transport"));
-    transport->setObjectName(QStringLiteral("transportToolBar"));
-    transport->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    auto addTransport = [&](const QString& name, QStyle::StandardPixmap icon,
-                            const QKeySequence& key, const QString& tip, auto slot) {
-        auto* action = new QAction(style()->standardIcon(icon), name, this);
-        action->setObjectName(QStringLiteral("action") + QString(name).remove(QLatin1Char(' ')));
-        action->setShortcut(key);
-        action->setToolTip(
-            tip + QStringLiteral(" (") + key.toString(QKeySequence::NativeText) + QLatin1Char(')'));
-        connect(action, &QAction::triggered, m_controller, slot);
-        simulation->addAction(action);
-        transport->addAction(action);
-        return action;
-    };
-    m_playAction = addTransport(tr("Play"), QStyle::SP_MediaPlay, Qt::Key_F5,
-        tr("Run the simulation at the chosen speed, or pause it"),
-        &SimulationController::togglePlay);
-    m_stepAction = addTransport(tr("Step"), QStyle::SP_MediaSkipForward, Qt::Key_F10,
-        tr("Run one simulation event"), &SimulationController::step);
-    m_runToEndAction = addTransport(tr("Run to end"), QStyle::SP_MediaSeekForward,
-        QKeySequence(Qt::CTRL | Qt::Key_F5),
-        tr("Run to the end of the scenario as fast as possible"), &SimulationController::runToEnd);
-    m_resetAction =
-        addTransport(tr("Reset"), QStyle::SP_BrowserReload, QKeySequence(Qt::SHIFT | Qt::Key_F5),
-            tr("Back to time 0 with the same scenario"), &SimulationController::reset);
-
-    transport->addSeparator();
-    transport->addWidget(new QLabel(tr(" Speed ")));
-    m_speed = new QComboBox;
-    m_speed->setToolTip(tr("Simulated time per second of wall-clock time while playing"));
-    for (const double s : {0.001, 0.01, 0.1, 1.0, 10.0, 100.0})
-        m_speed->addItem(QString::number(s) + QStringLiteral("×"), s);
-    connect(m_speed, &QComboBox::currentIndexChanged, this,
-        [this] { m_controller->setSpeed(m_speed->currentData().toDouble()); });
-    transport->addWidget(m_speed);
+    m_transport = new TransportBar(m_controller, this);
+    addToolBar(m_transport);
+    simulation->addActions(m_transport->transportActions());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("Zoom to &fit"), m_timeline, &TimelineView::zoomToFit);
@@ -246,7 +207,7 @@ bool MainWindow::openFile(const QString& path)
         statusBar()->showMessage(tr("%n field(s) accepted but not simulated yet: see the log",
                                      nullptr, static_cast<int>(result.notices.size())),
             10000);
-    choosePlaySpeed();
+    m_transport->chooseSpeedFor(m_controller->endTime());
     updateStatus();
     Q_EMIT scenarioLoaded(path);
     return true;
@@ -295,7 +256,8 @@ bool MainWindow::save()
 bool MainWindow::saveAs()
 {
     QSettings settings;
-    QString dir = settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
+    const QString dir =
+        settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
     const QString suggested = dir + QLatin1Char('/')
         + (m_scenario->name.empty() ? QStringLiteral("scenario") : toQString(m_scenario->name))
         + QStringLiteral(".json");
@@ -316,8 +278,15 @@ void MainWindow::rebuildRecentMenu()
         if (problem.isEmpty() && !QFileInfo::exists(path))
             problem = tr("file not found");
         QString text = QFileInfo(path).fileName();
-        if (!problem.isEmpty())
-            text += QStringLiteral("  — ") + problem.section(QLatin1Char('\n'), 0, 0);
+        if (!problem.isEmpty()) {
+            QString first = problem.section(QLatin1Char('\n'), 0, 0);
+            const QString prefix = QDir::toNativeSeparators(path) + QStringLiteral(": ");
+            if (first.startsWith(prefix)) // the entry already names the file
+                first = first.mid(prefix.size());
+            if (first.size() > 90)
+                first = first.left(89) + QChar(0x2026);
+            text += QStringLiteral("  — ") + first;
+        }
         QAction* action = m_recentMenu->addAction(text, this, [this, path] { openFile(path); });
         action->setToolTip(problem.isEmpty()
                 ? QDir::toNativeSeparators(path)
@@ -418,18 +387,6 @@ void MainWindow::onSelectionChanged()
     m_timeline->setSelectedTasks(QVector<int>(tasks.begin(), tasks.end()));
 }
 
-void MainWindow::choosePlaySpeed()
-{
-    // The fastest preset that still takes about ten seconds for the whole scenario.
-    const double seconds = static_cast<double>(m_controller->endTime().count()) / 1e9;
-    int chosen = 0;
-    for (int i = 0; i < m_speed->count(); ++i)
-        if (seconds / m_speed->itemData(i).toDouble() >= 10.0)
-            chosen = i;
-    m_speed->setCurrentIndex(chosen);
-    m_controller->setSpeed(m_speed->currentData().toDouble());
-}
-
 void MainWindow::updateStatus()
 {
     const Simulation* sim = m_controller->simulation();
@@ -446,12 +403,6 @@ void MainWindow::updateStatus()
     m_stateLabel->setText(m_controller->isPlaying() ? tr("running")
             : m_controller->isFinished()            ? tr("finished")
                                                     : tr("paused"));
-    const bool haveSim = sim != nullptr;
-    const bool canRun = haveSim && !m_controller->isFinished();
-    m_playAction->setEnabled(canRun || m_controller->isPlaying());
-    m_stepAction->setEnabled(canRun);
-    m_runToEndAction->setEnabled(canRun);
-    m_resetAction->setEnabled(haveSim);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

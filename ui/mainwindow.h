@@ -10,8 +10,6 @@
 
 #include <memory>
 
-class QAction;
-class QComboBox;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
@@ -26,6 +24,7 @@ namespace schedlab::ui {
 class MachineTreeModel;
 class SimulationController;
 class TimelineView;
+class TransportBar;
 
 class MainWindow : public QMainWindow
 {
@@ -77,7 +76,6 @@ private:
     void onSimulationReset();
     void onProgress();
     void onSelectionChanged();
-    void choosePlaySpeed();
     void updateStatus();
 
     std::unique_ptr<Scenario> m_scenario;
@@ -89,16 +87,12 @@ private:
     QTreeView* m_tree = nullptr;
     TimelineView* m_timeline;
     QPlainTextEdit* m_log = nullptr;
-    QComboBox* m_speed = nullptr;
+    TransportBar* m_transport = nullptr;
     QLabel* m_nameLabel = nullptr;
     QLabel* m_profileLabel = nullptr;
     QLabel* m_timeLabel = nullptr;
     QLabel* m_stateLabel = nullptr;
     QMenu* m_recentMenu = nullptr;
-    QAction* m_playAction = nullptr;
-    QAction* m_stepAction = nullptr;
-    QAction* m_runToEndAction = nullptr;
-    QAction* m_resetAction = nullptr;
     RecentFiles m_recent;
 };
 
