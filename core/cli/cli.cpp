@@ -223,12 +223,23 @@ void printSummary(const Metrics& m, std::ostream& out)
         << std::setw(12) << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max"
         << std::setw(14) << "wait p99" << std::setw(9) << "switches"
         << "\n";
-    for (const auto& t : m.tasks)
+    int64_t forkedCount = 0;
+    int64_t forkedCpu = 0;
+    for (const auto& t : m.tasks) {
+        if (t.forked) {
+            ++forkedCount;
+            forkedCpu += t.cpuTimeNs;
+            continue;
+        }
         out << std::left << std::setw(22) << t.name << std::setw(14) << t.cgroup << std::right
             << std::setw(12) << formatDurationHuman(Nanoseconds(t.cpuTimeNs)) << std::setw(9)
             << percent(t.share) << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitMaxNs))
             << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitP99Ns)) << std::setw(9)
             << t.switches << "\n";
+    }
+    if (forkedCount)
+        out << "(+ " << forkedCount << " forked tasks, "
+            << formatDurationHuman(Nanoseconds(forkedCpu)) << " of CPU in all)\n";
     for (const auto& p : m.probes)
         out << "probe " << p.name << ": "
             << (p.latencyNs ? formatDurationHuman(Nanoseconds(*p.latencyNs)) : "not finished")
@@ -409,6 +420,8 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
         out << "\n";
     };
     for (size_t t = 0; t < results.front().tasks.size(); ++t) {
+        if (results.front().tasks[t].forked)
+            continue; // forked children differ between runs; their parents are listed
         const std::string name = results.front().tasks[t].name;
         auto find = [&](const Metrics& m) -> const TaskMetrics* {
             for (const auto& tm : m.tasks)

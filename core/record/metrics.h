@@ -23,6 +23,7 @@ struct TaskMetrics
     int64_t switches = 0;
     int64_t migrations = 0;
     std::optional<int64_t> exitedAtNs;
+    bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)
 };
 
 struct CgroupMetrics

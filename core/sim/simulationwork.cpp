@@ -380,6 +380,7 @@ Metrics SimulationImpl::metrics() const
         tm.migrations = t->migrations;
         if (t->exitedAt >= 0)
             tm.exitedAtNs = t->exitedAt;
+        tm.forked = t->parent >= 0;
         m.tasks.push_back(tm);
         if (t->probe) {
             ProbeMetrics pm;
