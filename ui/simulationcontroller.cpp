@@ -199,6 +199,13 @@ void SimulationController::afterProgress()
 {
     if (!m_simulation)
         return;
+    if (isFinished() && now() < endTime()) {
+        try {
+            m_simulation->runUntil(endTime()); // nothing left to run: move the clock to the end
+        } catch (const std::exception& e) {
+            fail(QString::fromStdString(e.what()));
+        }
+    }
     Q_EMIT progressed(now());
     if (isFinished()) {
         stopTimer();
