@@ -799,15 +799,18 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     task.cpus = cpus;
     if (cpus.test(task.cpu))
         return;
-    const int target = selectTaskRq(task, false);
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
         || task.state == TaskRunState::NotStarted) {
-        if (task.se.onRq) // delayed: complete the dequeue first
+        // A blocked task only gets its new mask; it moves when it wakes (select_task_rq). A
+        // delayed one is fully dequeued first, as the core does before changing the mask.
+        if (task.se.onRq)
             m_fair->dequeueEntities(
                 *m_rqs[static_cast<size_t>(task.cpu)], task.se, DequeueSleep | DequeueDelayed);
-        migrateQueued(task, target);
+        if (task.state == TaskRunState::NotStarted)
+            attachToCpu(task, std::max(0, cpus.first()));
         return;
     }
+    const int target = selectTaskRq(task, false);
     // A queued or running task moves as in move_queued_task(): a non-sleep dequeue keeps its lag
     // and relative deadline, the enqueue on the target is a migration (§8.1). A running task is
     // first preempted by the stopper (put back into its tree), then moved.
