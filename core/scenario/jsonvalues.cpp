@@ -175,7 +175,7 @@ bool programTakesTime(const std::vector<Op>& program)
         switch (op.kind) {
         case Op::Kind::Run:
         case Op::Kind::Sleep:
-            if (op.duration.forever || op.duration.value.count() > 0
+            if (op.duration.endless || op.duration.value.count() > 0
                 || (op.duration.upper && op.duration.upper->count() > 0))
                 return true;
             break;

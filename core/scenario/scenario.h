@@ -21,12 +21,12 @@ struct DurationSpec
 {
     Nanoseconds value{0};             ///< fixed value, or the lower bound of a uniform draw
     std::optional<Nanoseconds> upper; ///< set for uniform: inclusive upper bound
-    bool forever = false;
+    bool endless = false; ///< "forever" (named so that Qt's `forever` macro cannot clash)
 
     bool isUniform() const { return upper.has_value(); }
     static DurationSpec fixed(Nanoseconds v) { return {v, std::nullopt, false}; }
     static DurationSpec uniform(Nanoseconds lo, Nanoseconds hi) { return {lo, hi, false}; }
-    static DurationSpec endless() { return {Nanoseconds{0}, std::nullopt, true}; }
+    static DurationSpec forEver() { return {Nanoseconds{0}, std::nullopt, true}; }
     friend bool operator==(const DurationSpec&, const DurationSpec&) = default;
 };
 

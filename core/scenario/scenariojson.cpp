@@ -499,7 +499,7 @@ std::optional<DurationSpec> Parser::durationSpec(
 {
     if (v.is_string() && v.get_ref<const std::string&>() == "forever") {
         if (allowForever)
-            return DurationSpec::endless();
+            return DurationSpec::forEver();
         m_diag.error(path, "\"forever\" is only allowed for run");
         return std::nullopt;
     }
@@ -1324,7 +1324,7 @@ Json durationJson(Nanoseconds d)
 
 Json durationSpecJson(const DurationSpec& d)
 {
-    if (d.forever)
+    if (d.endless)
         return "forever";
     if (d.upper)
         return Json{{"uniform", Json::array({formatDuration(d.value), formatDuration(*d.upper)})}};

@@ -25,7 +25,7 @@ TaskSpec inheritFrom(const TaskSpec& child)
 
 int64_t SimulationImpl::draw(const DurationSpec& d)
 {
-    if (d.forever)
+    if (d.endless)
         return -1;
     if (d.upper)
         return m_prng.uniform(d.value.count(), d.upper->count());

@@ -216,7 +216,7 @@ void TestScenarioJson::specExample()
     e.cgroups = {testgroup, limited, CgroupSpec{"/limited/inner", {}}};
 
     Op runForever;
-    runForever.duration = DurationSpec::endless();
+    runForever.duration = DurationSpec::forEver();
     TaskSpec rootSpin;
     rootSpin.name = "root-spin";
     rootSpin.cgroup = "/";

@@ -25,7 +25,7 @@ Scenario hogs(Nanoseconds duration, int cpus = 2)
     t.count = 3;
     schedlab::Op run;
     run.kind = schedlab::Op::Kind::Run;
-    run.duration = schedlab::DurationSpec::endless();
+    run.duration = schedlab::DurationSpec::forEver();
     t.program = {run};
     s.tasks = {t};
     return s;
