@@ -464,9 +464,15 @@ void SimulationImpl::exitTask(Task& task)
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
             m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
     }
-    removeLoad(task.se);
     endWaiting(task);
-    task.waitStart = -1;
+    finishExit(task);
+}
+
+void SimulationImpl::finishExit(Task& task)
+{
+    // The load leaves with the task; a parent blocked in fork+wait is woken.
+    removeLoad(task.se);
+    task.exiting = false;
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
     record(RecordKind::Exit, task.se, 0, 0, 0);
@@ -579,17 +585,7 @@ void SimulationImpl::schedule(int cpu)
     if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
         ++prev->switches;
         if (prev->exiting) {
-            prev->exiting = false;
-            removeLoad(prev->se);
-            prev->state = TaskRunState::Exited;
-            prev->exitedAt = now;
-            record(RecordKind::Exit, prev->se, 0, 0, 0);
-            const int idx = prev->index;
-            for (auto& other : m_tasks)
-                if (other->waitingFor == idx && other->state == TaskRunState::WaitingChild) {
-                    other->waitingFor = -1;
-                    tryToWakeUp(*other);
-                }
+            finishExit(*prev);
         } else if (prev->blocking) {
             prev->blocking = false;
             if (prev->waitingFor >= 0) {
@@ -611,20 +607,7 @@ void SimulationImpl::schedule(int cpu)
     }
     Task* nextTask = next ? &taskOf(*next) : nullptr;
     if (nextTask != prev) {
-        ++m_contextSwitches;
-        Record r;
-        r.time = now;
-        r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
-        r.cpu = static_cast<uint16_t>(cpu);
-        r.kind = RecordKind::Switch;
-        r.payload.generic.a = nextTask ? nextTask->index : -1;
-        m_rec.append(r);
-        if (!prev && nextTask)
-            m_busySince[static_cast<size_t>(cpu)] = now;
-        if (prev && !nextTask && m_busySince[static_cast<size_t>(cpu)] >= 0) {
-            m_busyNs[static_cast<size_t>(cpu)] += now - m_busySince[static_cast<size_t>(cpu)];
-            m_busySince[static_cast<size_t>(cpu)] = -1;
-        }
+        recordSwitch(cpu, prev, nextTask);
     }
     if (nextTask && (nextTask != prev || nextTask->state != TaskRunState::Running)) {
         endWaiting(*nextTask);
@@ -639,6 +622,26 @@ void SimulationImpl::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
+}
+
+void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
+{
+    ++m_contextSwitches;
+    Record r;
+    r.time = clock();
+    r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
+    r.cpu = static_cast<uint16_t>(cpu);
+    r.kind = RecordKind::Switch;
+    r.payload.generic.a = next ? next->index : -1;
+    m_rec.append(r);
+    // Busy time: from leaving idle to entering idle.
+    int64_t& since = m_busySince[static_cast<size_t>(cpu)];
+    if (!prev && next)
+        since = clock();
+    if (prev && !next && since >= 0) {
+        m_busyNs[static_cast<size_t>(cpu)] += clock() - since;
+        since = -1;
+    }
 }
 
 void SimulationImpl::armHrtick(Rq& rq)
@@ -822,19 +825,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         resched(src.cpu, false);
         task.state = TaskRunState::Runnable;
         ++task.switches;
-        ++m_contextSwitches;
-        Record r;
-        r.time = clock();
-        r.entity = EntityRef::task(task.index);
-        r.cpu = static_cast<uint16_t>(src.cpu);
-        r.kind = RecordKind::Switch;
-        r.payload.generic.a = -1;
-        m_rec.append(r);
-        if (m_busySince[static_cast<size_t>(src.cpu)] >= 0) {
-            m_busyNs[static_cast<size_t>(src.cpu)] +=
-                clock() - m_busySince[static_cast<size_t>(src.cpu)];
-            m_busySince[static_cast<size_t>(src.cpu)] = -1;
-        }
+        recordSwitch(src.cpu, &task, nullptr);
     }
     m_fair->dequeueEntities(src, task.se, 0);
     migrateQueued(task, target);

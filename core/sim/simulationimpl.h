@@ -68,6 +68,7 @@ private:
     bool cpuIdle(int cpu) const;
     bool coreIdle(int cpu) const;
     void exitTask(Task& task);
+    void finishExit(Task& task);
     Task* taskByName(const std::string& name);
     Task& taskOf(const SchedEntity& se) { return *m_tasks[se.task.index()]; }
 
@@ -79,6 +80,7 @@ private:
     void startRunning(Task& task);
     void stopRunning(Task& task);
     void armHrtick(Rq& rq);
+    void recordSwitch(int cpu, const Task* prev, const Task* next);
     void setUserNice(Task& task, int nice);
     void setSlice(Task& task, std::optional<Nanoseconds> slice);
     void setPolicy(Task& task, Policy policy);
