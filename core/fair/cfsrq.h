@@ -12,6 +12,11 @@
 // (ŵ = scale_load_down(w) or the full w, per weight_precision). 128-bit so that full weights
 // cannot overflow. curr is added explicitly by avgVruntime() and vruntimeEligible().
 //
+// Tie-breaks: equal keys keep insertion order (a new entity goes right of its equals), so the
+// first eligible entity in deadline order is the kernel's pick among equal deadlines; 6.6's walk
+// keeps the first minimum met in vruntime order. Between curr and a tree entity with the same
+// deadline, 6.6 keeps curr and 6.8+ takes the tree entity (FairClass::pickEevdf).
+//
 // Complexity (n tree entities): insert/erase O(log n); V O(1); eligibility O(1);
 // pick O(1 + k) where k = ineligible entities ahead of the first eligible one in walk order.
 //
