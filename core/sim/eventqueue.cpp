@@ -7,13 +7,13 @@
 
 namespace schedlab {
 
-EventId EventQueue::schedule(Nanoseconds at, Handler handler)
+EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
 {
     if (at < m_now)
         throw std::logic_error("EventQueue: event scheduled in the past");
     const uint64_t seq = m_nextSeq++;
     m_done.push_back(false); // index == seq
-    m_heap.push_back({{at, seq}, std::move(handler)});
+    m_heap.push_back({{at, priority, seq}, std::move(handler)});
     std::push_heap(m_heap.begin(), m_heap.end(), later);
     ++m_live;
     return EventId{seq};

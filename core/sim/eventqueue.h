@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Discrete-event queue: a binary min-heap keyed by (time, sequence number), so events at the same
-// simulated time run in insertion order and every run is reproducible (ns-3's EventKey).
-// Cancellation is lazy: a cancelled event stays in the heap and is skipped when it surfaces.
+// Discrete-event queue: a binary min-heap keyed by (time, priority, sequence number), so events at
+// the same simulated time and priority run in insertion order and every run is reproducible (ns-3's
+// EventKey). Cancellation is lazy: a cancelled event stays in the heap and is skipped when it
+// surfaces.
 //
 // Complexity: schedule O(log n), cancel O(1), isPending O(1), step O(log n) amortised.
 // Invariant: the time of executed events never decreases (asserted in step()).
@@ -18,6 +19,7 @@ namespace schedlab {
 struct EventKey
 {
     Nanoseconds time{0};
+    int priority = 0; ///< lower runs first among events at the same time
     uint64_t seq = 0;
     friend constexpr auto operator<=>(const EventKey&, const EventKey&) = default;
 };
@@ -35,8 +37,9 @@ class EventQueue
 public:
     using Handler = std::function<void()>;
 
-    /// Schedules @p handler at absolute time @p at (>= now()).
-    EventId schedule(Nanoseconds at, Handler handler);
+    /// Schedules @p handler at absolute time @p at (>= now()). Among events at the same time,
+    /// lower @p priority runs first, then insertion order.
+    EventId schedule(Nanoseconds at, Handler handler, int priority = 0);
     /// Cancels a pending event; returns false if it already ran or was cancelled.
     bool cancel(EventId id);
     bool isPending(EventId id) const;

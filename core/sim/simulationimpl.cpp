@@ -10,6 +10,8 @@ namespace schedlab {
 
 namespace {
 
+constexpr int kTickPriority = 1;
+
 int64_t tickNsForHz(int hz)
 {
     return (1000000000LL + hz / 2) / hz; // TICK_NSEC
@@ -676,10 +678,15 @@ void SimulationImpl::startTick(int cpu)
         return;
     // The periodic tick is on a global jiffies grid (no skew_tick); idle CPUs stop it (NOHZ).
     const int64_t next = (clock() / m_tickNs + 1) * m_tickNs;
-    ev = m_events.schedule(Nanoseconds(next), [this, cpu] {
-        m_eventCpu = cpu;
-        tick(cpu);
-    });
+    // A tick that coincides with other events runs after them: a task whose work ends exactly
+    // at the tick has already made its next system call (e.g. gone to sleep) when the tick hits.
+    ev = m_events.schedule(
+        Nanoseconds(next),
+        [this, cpu] {
+            m_eventCpu = cpu;
+            tick(cpu);
+        },
+        kTickPriority);
 }
 
 void SimulationImpl::tick(int cpu)
