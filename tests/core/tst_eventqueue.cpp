@@ -10,6 +10,7 @@
 #endif
 
 #include <stdexcept>
+#include <string>
 
 using namespace schedlab;
 
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void scheduleInThePast();
     void nextTimeSkipsCancelled();
     void stepOnEmpty();
+    void priorityBreaksTimeTies();
 };
 
 void TestEventQueue::order_data()
@@ -242,6 +244,22 @@ void TestEventQueue::stepOnEmpty()
     QCOMPARE(qint64(q.now().count()), qint64(7));
     QVERIFY(!q.step());
     QCOMPARE(qint64(q.now().count()), qint64(7));
+}
+
+void TestEventQueue::priorityBreaksTimeTies()
+{
+    // At one instant a lower priority runs first whatever the insertion order; equal priorities
+    // keep insertion order; an earlier time always wins over a lower priority.
+    schedlab::EventQueue q;
+    std::string trace;
+    q.schedule(
+        schedlab::Nanoseconds(10), [&] { trace += "tick "; }, 1);
+    q.schedule(schedlab::Nanoseconds(10), [&] { trace += "work "; });
+    q.schedule(schedlab::Nanoseconds(10), [&] { trace += "wake "; });
+    q.schedule(
+        schedlab::Nanoseconds(5), [&] { trace += "early "; }, 1);
+    while (q.step()) { }
+    QCOMPARE(trace, std::string("early work wake tick "));
 }
 
 QTEST_APPLESS_MAIN(TestEventQueue)
