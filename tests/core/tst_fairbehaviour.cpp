@@ -12,6 +12,7 @@
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "support/simlookup.h"
 #endif
 
 #include <QTest>
@@ -62,20 +63,8 @@ const TaskMetrics* taskMetrics(const Metrics& m, const std::string& name)
 /// Would point into a temporary: keep the Metrics in a variable.
 const TaskMetrics* taskMetrics(Metrics&& m, const std::string& name) = delete;
 
-std::optional<TaskView> taskView(const Simulation& sim, const std::string& name)
-{
-    for (const TaskView& t : sim.tasks())
-        if (t.name == name)
-            return t;
-    return std::nullopt;
-}
-
-EntityRef taskRef(const Recording& rec, const std::string& name)
-{
-    const auto it = std::find(rec.taskNames.begin(), rec.taskNames.end(), name);
-    return it == rec.taskNames.end() ? EntityRef{}
-                                     : EntityRef::task(int32_t(it - rec.taskNames.begin()));
-}
+using test::taskRef;
+using test::taskView;
 
 /// Records of one kind, optionally of one entity, in recording order.
 std::vector<Record> recordsOf(const Recording& rec, RecordKind kind, EntityRef who = {})

@@ -22,6 +22,7 @@
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "support/simlookup.h"
 #endif
 
 #include <QTest>
@@ -120,20 +121,8 @@ int64_t groupCpu(const Metrics& m, const std::string& path)
     return -1;
 }
 
-std::optional<TaskView> taskView(const Simulation& sim, const std::string& name)
-{
-    for (const TaskView& t : sim.tasks())
-        if (t.name == name)
-            return t;
-    return std::nullopt;
-}
-
-EntityRef taskRef(const Recording& rec, const std::string& name)
-{
-    const auto it = std::find(rec.taskNames.begin(), rec.taskNames.end(), name);
-    return it == rec.taskNames.end() ? EntityRef{}
-                                     : EntityRef::task(int32_t(it - rec.taskNames.begin()));
-}
+using test::taskRef;
+using test::taskView;
 
 EntityRef groupRef(const Recording& rec, const std::string& path, int cpu)
 {
