@@ -82,6 +82,7 @@ std::vector<KernelProfile> buildProfiles()
         YieldRule::ForfeitEligible, ThrottleModel::Task, false, RtConstraintCheck::Patched, false,
         true};
     p70.traits = {true, true, true, true, true, true, true, false, true};
+    p70.traits.hrtickFromDeadline = true;
     p70.features = p612.features;
     out.push_back(p70);
 
@@ -97,6 +98,7 @@ std::vector<KernelProfile> buildProfiles()
         YieldRule::ForfeitEligible, ThrottleModel::Task, false, RtConstraintCheck::Patched, false,
         true};
     p71.traits = {true, true, true, true, true, true, false, false, true};
+    p71.traits.hrtickFromDeadline = true;
     p71.features = p612.features;
     out.push_back(p71);
     return out;

@@ -52,9 +52,12 @@ struct ProfileTraits
     bool pickBuddy = true;             ///< cfs_rq->next honoured by pick (PICK_BUDDY exists, 6.14+)
     bool pickBuddyNeedsProtect = true; ///< 7.x: buddy only considered when protect is true
     bool relDeadlineUngated = false;   ///< 6.13–7.0: rel-deadline branch ignores the feature bit
-    bool pick66 = false; ///< 6.6: exact deadline tie keeps curr; buddy only with NEXT_BUDDY
-    bool buddyInPickEevdf =
-        true; ///< 6.14+: PICK_BUDDY inside pick_eevdf (6.12: in pick_next_entity)
+    /// 6.6: exact deadline tie keeps curr; buddy only with NEXT_BUDDY.
+    bool pick66 = false;
+    /// 6.14+: PICK_BUDDY inside pick_eevdf (6.12: in pick_next_entity).
+    bool buddyInPickEevdf = true;
+    /// 7.x: HRTICK fires at (d − v)·w/NICE0 real ns (earlier: slice − ran since the pick).
+    bool hrtickFromDeadline = false;
 };
 
 struct KernelProfile

@@ -655,7 +655,12 @@ void SimulationImpl::armHrtick(Rq& rq)
         return;
     // hrtick_start_fair(): fire when the task's slice is used up.
     const SchedEntity& se = *rq.curr;
-    const int64_t delta = se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
+    // §7.2: 7.x arms the timer for the real time left to the virtual deadline; earlier kernels
+    // for the part of the slice not yet run since the pick.
+    const int64_t delta = m_traits.hrtickFromDeadline
+        ? static_cast<int64_t>(static_cast<Int128>(vdiff(se.deadline, se.vruntime))
+            * static_cast<Int128>(se.load.weight) / kNice0Load)
+        : se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
     if (delta <= 0)
         return; // the slice is already used up: the tick handles it
     const int cpu = rq.cpu;
