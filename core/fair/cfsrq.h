@@ -38,8 +38,6 @@
 
 namespace schedlab {
 
-class TaskGroupRq; // forward: group data hung off a cfs_rq by the hierarchy layer
-
 class CfsRq
 {
 public:
@@ -129,7 +127,6 @@ public:
     SchedEntity* curr = nullptr;
     SchedEntity* next = nullptr; ///< next buddy
     uint64_t loadWeight = 0;     ///< Σ w of queued entities incl. curr and delayed
-    LoadWeight load;             ///< same as a load_weight (for calc_delta of groups)
     int nrQueued = 0;
     int hNrQueued = 0;
     int hNrRunnable = 0;

@@ -152,7 +152,6 @@ private:
     Recording m_rec;
     std::vector<std::string> m_violations;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
-    std::vector<std::string> m_spawnedNames;
 };
 
 } // namespace schedlab

@@ -16,11 +16,6 @@ constexpr int64_t kYieldSyscallNs = 1000;
 constexpr int kMaxInstantOps = 10000;
 constexpr int kMaxInvariantReports = 50;
 
-TaskSpec inheritFrom(const TaskSpec& child)
-{
-    return child; // unset fields are inherited in createTask() from the parent task
-}
-
 } // namespace
 
 int64_t SimulationImpl::draw(const DurationSpec& d)
@@ -107,7 +102,8 @@ void SimulationImpl::advanceProgram(Task& task)
             if (op.fork.empty())
                 continue;
             const std::string name = task.name + "." + std::to_string(++task.forks);
-            Task& child = createTask(inheritFrom(op.fork.front()), name, task.index);
+            Task& child =
+                createTask(op.fork.front(), name, task.index); // unset fields come from the parent
             child.spawnedAt = clock();
             wakeUpNewTask(child);
             if (op.wait) {
