@@ -3,10 +3,12 @@
 
 #include "core/kernel/profile.h"
 #include "core/record/metrics.h"
+#include "core/record/traceexport.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <ostream>
@@ -29,6 +31,8 @@ void printHelp(std::ostream& out)
            "  schedlab-cli validate FILE...\n"
            "  schedlab-cli run FILE [options]\n"
            "  schedlab-cli compare FILE --variant SPEC [--variant SPEC]... [options]\n"
+           "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
+           "               [--size WxH] [--dpi N] [--title TEXT] [run options]\n"
            "  schedlab-cli --help | --version\n\n"
            "Options of run and compare:\n"
            "  --profile NAME          kernel profile (see below)\n"
@@ -39,6 +43,8 @@ void printHelp(std::ostream& out)
            "  --seed N                PRNG seed (default: the scenario's)\n"
            "  --metrics OUT           metrics JSON to OUT ('-' = stdout)\n"
            "  --records OUT           the recording as text, one event per line ('-' = stdout)\n"
+           "  --trace OUT             Perfetto-compatible trace (Chrome trace-event JSON)\n"
+           "  --csv DIR               DIR/samples.csv (entity samples), DIR/slices.csv (runs)\n"
            "  --no-samples            do not record entity samples (smaller, faster)\n"
            "  --watchdog D            starvation threshold (default 1s)\n"
            "  --fail-on-starvation    exit 1 if the watchdog reported a starved task\n"
@@ -68,6 +74,8 @@ struct RunArgs
     RunOptions options;
     std::string metricsOut;
     std::string recordsOut;
+    std::string traceOut;
+    std::string csvDir;
     std::vector<std::string> variants;
     bool quiet = false;
     bool failOnStarvation = false;
@@ -169,6 +177,12 @@ bool parseRunArgs(
                 return false;
         } else if (a == "--records") {
             if (!value(ra.recordsOut))
+                return false;
+        } else if (a == "--trace") {
+            if (!value(ra.traceOut))
+                return false;
+        } else if (a == "--csv") {
+            if (!value(ra.csvDir))
                 return false;
         } else if (a == "--variant") {
             if (!value(v))
@@ -304,7 +318,22 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             if (!writeText(ra.recordsOut, text, out, err))
                 return kExitBadInput;
         }
-        if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-")
+        const Recording& rec = sim.recording();
+        if (!ra.traceOut.empty()
+            && !writeText(ra.traceOut,
+                chromeTraceJson(rec, Nanoseconds(0), sim.now(), {}, scenario->name), out, err))
+            return kExitBadInput;
+        if (!ra.csvDir.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(ra.csvDir, ec);
+            const std::string dir = ra.csvDir + "/";
+            if (!writeText(
+                    dir + "samples.csv", samplesCsv(rec, Nanoseconds(0), sim.now()), out, err)
+                || !writeText(
+                    dir + "slices.csv", slicesCsv(rec, Nanoseconds(0), sim.now()), out, err))
+                return kExitBadInput;
+        }
+        if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
             printSummary(m, out);
         if (ra.failOnStarvation && hasStarvation(m))
             return kExitFindings;
@@ -314,6 +343,8 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     return kExitOk;
 }
+
+} // namespace
 
 // Applies one compare SPEC ("NO_PLACE_LAG,profile=6.12,seed=3,reweight=eevdf") on top of base.
 bool applyVariant(const std::string& spec, RunOptions& options, std::string* error)
@@ -347,6 +378,8 @@ bool applyVariant(const std::string& spec, RunOptions& options, std::string* err
     }
     return true;
 }
+
+namespace {
 
 int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {

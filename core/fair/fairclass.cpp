@@ -377,9 +377,7 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
 
 bool FairClass::isProtected(const SchedEntity& se) const
 {
-    if (m_p.choices->protection == Protection::DeadlineHack)
-        return se.vlag == static_cast<int64_t>(se.deadline);
-    return vdiff(se.vruntime, se.vprot) < 0;
+    return entityProtected(se, m_p.choices->protection);
 }
 
 void FairClass::setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
@@ -447,44 +445,8 @@ bool FairClass::doPreemptShort(CfsRq& cfsRq, SchedEntity& pse, SchedEntity& se) 
 
 SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
 {
-    SchedEntity* curr = cfsRq.curr;
-    if (cfsRq.nrQueued == 1)
-        return (curr && curr->onRq)                     ? curr
-            : m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
-                                                        : cfsRq.leftmostVruntime();
-    SchedEntity* next = cfsRq.next;
-    if (next && cfsRq.entityEligible(*next)) {
-        if (m_p.traits->pickBuddy && m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy)
-            && (protect || !m_p.traits->pickBuddyNeedsProtect))
-            return next;
-    }
-    if (curr && (!curr->onRq || !cfsRq.entityEligible(*curr)))
-        curr = nullptr;
-    if (curr && protect) {
-        const bool prot = m_p.choices->protection == Protection::DeadlineHack
-            ? feature(Feature::RunToParity) && isProtected(*curr)
-            : isProtected(*curr);
-        if (prot)
-            return curr;
-    }
-    SchedEntity* best = m_p.choices->treeKey == TreeKey::Deadline
-        ? cfsRq.firstEligibleByDeadline()
-        : cfsRq.earliestDeadlineInEligiblePrefix();
-    if (!best) {
-        if (curr)
-            return curr;
-        // Cannot happen in exact arithmetic (V is a weighted mean); the kernel logs and falls
-        // back to the leftmost entity.
-        return m_p.choices->treeKey == TreeKey::Deadline ? cfsRq.leftmostDeadline()
-                                                         : cfsRq.leftmostVruntime();
-    }
-    if (curr) {
-        const int64_t diff = vdiff(curr->deadline, best->deadline);
-        // 6.6: curr wins an exact tie (best starts as curr); 6.8+: the tree entity wins.
-        if (diff < 0 || (m_p.traits->pick66 && diff == 0))
-            return curr;
-    }
-    return best;
+    // The steps live in pickexplain.cpp, shared with the pick explanation.
+    return pickEevdfSteps(cfsRq, pickPolicy(), protect, nullptr);
 }
 
 SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
@@ -493,9 +455,7 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
     SchedEntity* next = cfsRq.next;
     // 6.12: PICK_BUDDY, 6.6: NEXT_BUDDY, are checked in pick_next_entity() before pick_eevdf()
     // (so the wakeup-preemption check, which calls pick_eevdf() directly, ignores the buddy).
-    const bool buddyHere =
-        (m_p.traits->pickBuddy && !m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy))
-        || (m_p.traits->pick66 && feature(Feature::NextBuddy));
+    const bool buddyHere = buddyCheckedInPickNextEntity(pickPolicy());
     if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;
     else

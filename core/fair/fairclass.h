@@ -8,6 +8,7 @@
 // FairHooks, implemented by the simulation.
 #pragma once
 
+#include "core/fair/pickexplain.h"
 #include "core/fair/rq.h"
 #include "core/fair/taskgroup.h"
 #include "core/kernel/profile.h"
@@ -112,6 +113,7 @@ public:
     uint64_t calcGroupShares(const CfsRq& groupRq) const;
 
     bool feature(Feature f) const { return m_p.features->has(f); }
+    PickPolicy pickPolicy() const { return {m_p.choices, m_p.traits, m_p.features}; }
     uint64_t vslice(int64_t slice, SchedEntity& se) const;
 
 private:

@@ -67,6 +67,10 @@ Metrics Simulation::metrics() const
 {
     return m_impl->metrics();
 }
+Inspection Simulation::inspect(bool settle)
+{
+    return m_impl->inspect(settle);
+}
 const std::vector<std::string>& Simulation::invariantViolations() const
 {
     return m_impl->violations();

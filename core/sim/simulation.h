@@ -8,6 +8,7 @@
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenario.h"
+#include "core/sim/inspect.h"
 
 #include <memory>
 #include <string>
@@ -91,6 +92,10 @@ public:
 
     /// Metrics of the run so far (scenario-format.md §3).
     Metrics metrics() const;
+    /// Snapshot of the run queues with explained picks (core/sim/inspect.h). With @p settle,
+    /// every level's curr is first brought up to date (update_curr), which changes later
+    /// rounding: settle only a throwaway simulation (inspectAt() does).
+    Inspection inspect(bool settle = false);
     /// Invariant violations found so far in checked builds (empty when all held).
     const std::vector<std::string>& invariantViolations() const;
 

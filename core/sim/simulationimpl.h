@@ -37,6 +37,7 @@ public:
     std::string profileName() const { return m_profileName; }
     void apply(const Action& action);
     Metrics metrics() const;
+    Inspection inspect(bool settle); // simulationinspect.cpp
     const std::vector<std::string>& violations() const { return m_violations; }
 
     // FairHooks

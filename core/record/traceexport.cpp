@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "traceexport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace schedlab {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kCpuPid = 1;
+constexpr int kTaskPidBase = 1000;
+constexpr int kGroupPidBase = 100000;
+
+bool selected(const EntityFilter& only, EntityRef e)
+{
+    return only.empty() || std::find(only.begin(), only.end(), e) != only.end();
+}
+
+/// Microseconds with ns precision: "ts" and "dur" of the trace-event format.
+double us(int64_t ns)
+{
+    return static_cast<double>(ns) / 1000.0;
+}
+
+int pidOf(EntityRef e)
+{
+    return e.isTask() ? kTaskPidBase + e.taskIndex()
+                      : kGroupPidBase + e.groupIndex() * 1000 + e.groupCpu();
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+} // namespace
+
+std::vector<RunSlice> runSlices(const Recording& rec, Nanoseconds from, Nanoseconds to)
+{
+    const int64_t lo = from.count();
+    const int64_t hi = to.count();
+    std::vector<RunSlice> out;
+    std::vector<std::pair<int, int64_t>> open(
+        static_cast<size_t>(std::max(rec.cpus, 1)), {-1, 0}); // per CPU: running task, since
+    auto close = [&](int cpu, int64_t end) {
+        auto& [task, since] = open[static_cast<size_t>(cpu)];
+        if (task >= 0) {
+            const int64_t s = std::max(since, lo);
+            const int64_t e = std::min(end, hi);
+            if (e > s)
+                out.push_back({cpu, task, s, e});
+        }
+        task = -1;
+    };
+    for (const Record& r : rec.records()) {
+        if (r.kind != RecordKind::Switch)
+            continue;
+        if (r.time > hi)
+            break;
+        const int cpu = r.cpu;
+        if (cpu >= static_cast<int>(open.size()))
+            open.resize(static_cast<size_t>(cpu) + 1, {-1, 0});
+        close(cpu, r.time);
+        const auto next = static_cast<int>(r.payload.generic.a);
+        if (next >= 0)
+            open[static_cast<size_t>(cpu)] = {next, r.time};
+    }
+    for (int cpu = 0; cpu < static_cast<int>(open.size()); ++cpu)
+        close(cpu, hi);
+    std::stable_sort(out.begin(), out.end(),
+        [](const RunSlice& a, const RunSlice& b) { return a.startNs < b.startNs; });
+    return out;
+}
+
+std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only, const std::string& title)
+{
+    Json events = Json::array();
+    auto meta = [&](const char* what, int pid, int tid, const std::string& name) {
+        Json m;
+        m["name"] = what;
+        m["ph"] = "M";
+        m["pid"] = pid;
+        m["tid"] = tid;
+        m["args"] = Json{{"name", name}};
+        events.push_back(std::move(m));
+    };
+    meta("process_name", kCpuPid, 0, "CPUs");
+    for (int cpu = 0; cpu < rec.cpus; ++cpu)
+        meta("thread_name", kCpuPid, cpu + 1, "CPU " + std::to_string(cpu));
+
+    // Processes for every entity that appears in the window.
+    std::map<int32_t, bool> named;
+    auto nameEntity = [&](EntityRef e) {
+        if (named[e.raw])
+            return;
+        named[e.raw] = true;
+        const int pid = pidOf(e);
+        if (e.isTask()) {
+            meta("process_name", pid, pid, "task " + entityName(e, rec));
+            meta("thread_name", pid, pid, entityName(e, rec));
+        } else {
+            const auto g = static_cast<size_t>(e.groupIndex());
+            const std::string path = g < rec.groupPaths.size() ? rec.groupPaths[g] : "?";
+            meta("process_name", pid, pid, "group " + path + " cpu" + std::to_string(e.groupCpu()));
+        }
+    };
+
+    for (const RunSlice& s : runSlices(rec, from, to)) {
+        const EntityRef e = EntityRef::task(s.task);
+        if (!selected(only, e))
+            continue;
+        nameEntity(e);
+        const std::string name = entityName(e, rec);
+        Json x;
+        x["name"] = name;
+        x["cat"] = "sched";
+        x["ph"] = "X";
+        x["pid"] = kCpuPid;
+        x["tid"] = s.cpu + 1;
+        x["ts"] = us(s.startNs);
+        x["dur"] = us(s.endNs - s.startNs);
+        x["args"] = Json{{"task", name}, {"cpu", s.cpu}};
+        events.push_back(x);
+        x["name"] = "cpu" + std::to_string(s.cpu);
+        x["pid"] = pidOf(e);
+        x["tid"] = pidOf(e);
+        events.push_back(std::move(x));
+    }
+
+    // Counters: the last sample before the window, then every sample inside it.
+    auto counters = [&](const Record& r, int64_t at) {
+        const auto& s = r.payload.sample;
+        const int pid = pidOf(r.entity);
+        auto c = [&](const char* name, double value) {
+            Json j;
+            j["name"] = name;
+            j["ph"] = "C";
+            j["pid"] = pid;
+            j["ts"] = us(at);
+            j["args"] = Json{{"value", value}};
+            events.push_back(std::move(j));
+        };
+        c("vruntime", static_cast<double>(s.vruntime));
+        c("deadline", static_cast<double>(s.deadline));
+        c("vlag", static_cast<double>(s.vlag));
+        c("V", static_cast<double>(s.avgVruntime));
+        if (r.entity.isGroup())
+            c("weight", static_cast<double>(s.weight));
+    };
+    std::map<int32_t, const Record*> before;
+    for (const Record& r : rec.records()) {
+        if (r.kind != RecordKind::Sample || !selected(only, r.entity))
+            continue;
+        if (r.time < from.count()) {
+            before[r.entity.raw] = &r;
+            continue;
+        }
+        if (r.time > to.count())
+            break;
+        if (const auto it = before.find(r.entity.raw); it != before.end()) {
+            if (it->second) {
+                nameEntity(it->second->entity);
+                counters(*it->second, from.count());
+            }
+            it->second = nullptr;
+        } else {
+            before[r.entity.raw] = nullptr; // inside the window from now on
+        }
+        nameEntity(r.entity);
+        counters(r, r.time);
+    }
+    for (const auto& [raw, r] : before)
+        if (r) { // sampled before the window only: its value holds through it
+            nameEntity(r->entity);
+            counters(*r, from.count());
+        }
+
+    Json doc;
+    doc["traceEvents"] = std::move(events);
+    doc["displayTimeUnit"] = "ns";
+    Json md;
+    md["producer"] = "schedlab " SCHEDLAB_VERSION;
+    if (!title.empty())
+        md["title"] = title;
+    md["from_ns"] = from.count();
+    md["to_ns"] = to.count();
+    doc["metadata"] = std::move(md);
+    return doc.dump(1) + "\n";
+}
+
+std::string samplesCsv(
+    const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only)
+{
+    std::string out =
+        "time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,"
+        "delayed\n";
+    for (const Record& r : rec.records()) {
+        if (r.time > to.count())
+            break;
+        if (r.kind != RecordKind::Sample || r.time < from.count() || !selected(only, r.entity))
+            continue;
+        const auto& s = r.payload.sample;
+        out += std::to_string(r.time) + ',' + csvField(entityName(r.entity, rec)) + ','
+            + (r.entity.isTask() ? "task" : "group") + ',' + std::to_string(r.cpu) + ','
+            + std::to_string(s.vruntime) + ',' + std::to_string(s.deadline) + ','
+            + std::to_string(s.vlag) + ',' + std::to_string(s.avgVruntime) + ','
+            + std::to_string(s.weight) + ',' + ((r.flags & Record::kEligible) ? '1' : '0') + ','
+            + ((r.flags & Record::kCurr) ? '1' : '0') + ','
+            + ((r.flags & Record::kDelayed) ? '1' : '0') + '\n';
+    }
+    return out;
+}
+
+std::string slicesCsv(
+    const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only)
+{
+    std::string out = "cpu,task,start_ns,end_ns\n";
+    for (const RunSlice& s : runSlices(rec, from, to)) {
+        if (!selected(only, EntityRef::task(s.task)))
+            continue;
+        out += std::to_string(s.cpu) + ',' + csvField(entityName(EntityRef::task(s.task), rec))
+            + ',' + std::to_string(s.startNs) + ',' + std::to_string(s.endNs) + '\n';
+    }
+    return out;
+}
+
+} // namespace schedlab

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// A snapshot of every CPU's cfs_rq hierarchy with each cfs_rq's pick explained (issue 6's
+// inspector). inspectAt() answers "what did the run queues look like at time t, and why did that
+// task run": the simulation is deterministic, so it re-runs the scenario to t in a throwaway
+// Simulation and reads the state there.
+#pragma once
+
+#include "core/base/time.h"
+#include "core/fair/pickexplain.h"
+#include "core/record/recording.h"
+
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct Scenario;
+struct RunOptions;
+
+struct EntityInspection
+{
+    EntityRef ref;
+    std::string name;
+    bool isGroup = false;
+    bool curr = false;
+    bool delayed = false;
+    bool eligible = false;
+    bool protectedSlice = false; ///< §3.7 protect_slice() (meaningful for curr)
+    bool nextBuddy = false;      ///< cfs_rq->next
+    bool picked = false;         ///< what the pick would choose now on this cfs_rq
+    uint64_t weight = 0;         ///< scaled load weight
+    uint64_t vruntime = 0;
+    uint64_t deadline = 0;
+    uint64_t vprot = 0;
+    int64_t vlag = 0;  ///< the stored se->vlag field
+    int64_t lag = 0;   ///< V − v (virtual ns; the real lag is this × weight)
+    int64_t key = 0;   ///< entity_key(): v − v0
+    int64_t slice = 0; ///< real ns
+    int childRq = -1;  ///< group entities: index of their cfs_rq in CpuInspection::rqs
+};
+
+struct CfsRqInspection
+{
+    int cpu = 0;
+    int group = 0; ///< task group index (0 = root)
+    std::string path;
+    int depth = 0;
+    uint64_t avgVruntime = 0; ///< V
+    uint64_t v0 = 0;
+    uint64_t loadWeight = 0;
+    int nrQueued = 0;
+    std::vector<EntityInspection> entities; ///< curr first, then the tree in deadline order
+    std::string picked;                     ///< name of the entity the pick chooses
+    PickStep step = PickStep::None;
+    std::vector<std::string> eligible; ///< names
+    std::string earliestDeadline;      ///< name, or empty
+    std::vector<std::string> explanation;
+};
+
+struct CpuInspection
+{
+    int cpu = 0;
+    std::string running;              ///< running task name, or "idle"
+    std::vector<CfsRqInspection> rqs; ///< root first, then depth-first below queued groups
+};
+
+struct Inspection
+{
+    Nanoseconds at{0};
+    std::string profile;
+    std::vector<CpuInspection> cpus;
+};
+
+/// Runs @p scenario with @p options to @p t (clamped to the end) and inspects it there, after
+/// bringing every level's curr up to date (update_curr, as pick_task_fair() does first).
+Inspection inspectAt(const Scenario& scenario, const RunOptions& options, Nanoseconds t);
+
+} // namespace schedlab

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Snapshots of the run queues for the inspector (core/sim/inspect.h).
+#include "core/sim/inspect.h"
+#include "core/sim/simulation.h"
+#include "core/sim/simulationimpl.h"
+
+#include <functional>
+
+namespace schedlab {
+
+Inspection SimulationImpl::inspect(bool settle)
+{
+    if (settle) {
+        // pick_task_fair() updates curr at each level before picking there (§3.5).
+        for (auto& rq : m_rqs)
+            for (SchedEntity* se = rq->curr; se; se = se->parent)
+                if (se->cfsRq && se->cfsRq->curr == se && se->onRq)
+                    m_fair->updateCurr(*se->cfsRq);
+    }
+    const PickPolicy policy = m_fair->pickPolicy();
+    auto nameOf = [this](const SchedEntity& se) -> std::string {
+        if (se.isTask())
+            return m_tasks[static_cast<size_t>(se.task.index())]->name;
+        return m_groups[static_cast<size_t>(se.myQ->groupIndex)].path;
+    };
+
+    Inspection out;
+    out.at = now();
+    out.profile = m_profileName;
+    for (auto& rq : m_rqs) {
+        CpuInspection cpu;
+        cpu.cpu = rq->cpu;
+        cpu.running = rq->curr ? nameOf(*rq->curr) : std::string("idle");
+        std::function<void(const CfsRq&, int)> visit = [&](const CfsRq& cfsRq, int depth) {
+            const size_t self = cpu.rqs.size();
+            cpu.rqs.emplace_back();
+            CfsRqInspection ri;
+            ri.cpu = rq->cpu;
+            ri.group = cfsRq.groupIndex;
+            ri.path = m_groups[static_cast<size_t>(cfsRq.groupIndex)].path;
+            ri.depth = depth;
+            ri.avgVruntime = cfsRq.peekAvgVruntime();
+            ri.v0 = cfsRq.v0;
+            ri.loadWeight = cfsRq.loadWeight;
+            ri.nrQueued = cfsRq.nrQueued;
+            const PickExplanation ex =
+                explainPick(cfsRq, policy, PickSite::PickNextEntity, true, nameOf);
+            ri.picked = ex.chosen ? nameOf(*ex.chosen) : std::string();
+            ri.step = ex.step;
+            for (const SchedEntity* se : ex.eligible)
+                ri.eligible.push_back(nameOf(*se));
+            if (ex.earliestEligibleDeadline)
+                ri.earliestDeadline = nameOf(*ex.earliestEligibleDeadline);
+            ri.explanation = ex.lines;
+            std::vector<const SchedEntity*> members;
+            if (cfsRq.curr && cfsRq.curr->onRq)
+                members.push_back(cfsRq.curr);
+            cfsRq.forEachTree([&](const SchedEntity& se) { members.push_back(&se); });
+            for (const SchedEntity* se : members) {
+                EntityInspection e;
+                e.ref = refOf(*se);
+                e.name = nameOf(*se);
+                e.isGroup = !se->isTask();
+                e.curr = se == cfsRq.curr;
+                e.delayed = se->schedDelayed;
+                e.eligible = cfsRq.entityEligible(*se);
+                e.protectedSlice = e.curr && m_fair->isProtected(*se);
+                e.nextBuddy = se == cfsRq.next;
+                e.picked = se == ex.chosen;
+                e.weight = se->load.weight;
+                e.vruntime = se->vruntime;
+                e.deadline = se->deadline;
+                e.vprot = se->vprot;
+                e.vlag = se->vlag;
+                e.lag = vdiff(ri.avgVruntime, se->vruntime);
+                e.key = cfsRq.key(*se);
+                e.slice = se->slice;
+                ri.entities.push_back(std::move(e));
+            }
+            cpu.rqs[self] = std::move(ri);
+            for (size_t i = 0; i < members.size(); ++i) {
+                const SchedEntity* se = members[i];
+                if (se->myQ) {
+                    cpu.rqs[self].entities[i].childRq = static_cast<int>(cpu.rqs.size());
+                    visit(*se->myQ, depth + 1);
+                }
+            }
+        };
+        visit(*rq->cfs, 0);
+        out.cpus.push_back(std::move(cpu));
+    }
+    return out;
+}
+
+Inspection inspectAt(const Scenario& scenario, const RunOptions& options, Nanoseconds t)
+{
+    RunOptions o = options;
+    o.recordSamples = false; // the throwaway run needs no recording
+    o.recordEvents = false;
+    Simulation sim(scenario, o);
+    sim.runUntil(t);
+    return sim.inspect(true);
+}
+
+} // namespace schedlab
