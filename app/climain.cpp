@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/cli/cli.h"
+#include "ui/capture.h"
+
+#include <QApplication>
 
 #include <iostream>
 #include <string>
@@ -8,5 +11,12 @@
 int main(int argc, char* argv[])
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args.front() == "capture") {
+        // Captures use the GUI's plotting code: a QApplication, offscreen unless told otherwise.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        return schedlab::ui::runCaptureCli(args, std::cout, std::cerr);
+    }
     return schedlab::runCli(args, std::cout, std::cerr);
 }

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Captures (ui/capture.h): PNG at the requested size and DPI and not blank, the task colours of
+// the lanes where the tasks ran, SVG and PDF files that render, and `schedlab-cli capture`.
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "ui/capture.h"
+#include "ui/taskpalette.h"
+
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QProcess>
+#include <QSet>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace schedlab;
+using namespace schedlab::ui;
+
+namespace {
+
+// Two nice-0 hogs on one CPU at HZ 1000: hog-1 runs [0,1) ms, hog-2 [1,2) ms, and so on.
+const char* kTwoHogs = R"({ "schedlab": 1, "name": "two-hogs", "duration": "20ms",
+  "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 1 },
+  "tasks": [ { "name": "hog", "count": 2, "program": [ { "run": "forever" } ] } ] })";
+
+Scenario scenario()
+{
+    LoadResult r = parseScenario(kTwoHogs, "two-hogs.json");
+    if (!r.ok())
+        qFatal("scenario");
+    return *r.scenario;
+}
+
+/// Distinct colours and the share of pixels that are not (near) white.
+QPair<int, double> content(const QImage& image)
+{
+    QSet<QRgb> colours;
+    qint64 ink = 0;
+    const QImage img = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2) {
+            const QRgb c = img.pixel(x, y);
+            colours.insert(c);
+            ink += qRed(c) + qGreen(c) + qBlue(c) < 3 * 240;
+        }
+    return {int(colours.size()), double(ink) / (double(img.width() / 2) * (img.height() / 2))};
+}
+
+bool near(QColor a, QColor b)
+{
+    return qAbs(a.red() - b.red()) + qAbs(a.green() - b.green()) + qAbs(a.blue() - b.blue()) < 40;
+}
+
+} // namespace
+
+class TestCapture : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init()
+    {
+        sim = std::make_unique<Simulation>(scenario());
+        sim->run();
+    }
+    void formatFromSuffix();
+    void pngHasSizeAndContent();
+    void pngDpiScalesPixels();
+    void svgAndPdfRender();
+    void badRequestsFail();
+    void cliCapture();
+
+private:
+    std::unique_ptr<Simulation> sim;
+    QTemporaryDir dir;
+};
+
+void TestCapture::formatFromSuffix()
+{
+    QCOMPARE(captureFormatFor(QStringLiteral("a.PNG")), CaptureFormat::Png);
+    QCOMPARE(captureFormatFor(QStringLiteral("x/y.svg")), CaptureFormat::Svg);
+    QCOMPARE(captureFormatFor(QStringLiteral("z.pdf")), CaptureFormat::Pdf);
+    QVERIFY(!captureFormatFor(QStringLiteral("z.jpg")));
+}
+
+void TestCapture::pngHasSizeAndContent()
+{
+    const QString path = dir.filePath(QStringLiteral("a.png"));
+    CaptureOptions o;
+    o.from = Nanoseconds(0);
+    o.to = Nanoseconds(4'000'000);
+    o.size = QSize(900, 560);
+    o.title = QStringLiteral("two hogs");
+    QString error;
+    QVERIFY2(captureRecording(sim->recording(), sim->now(), path, o, &error), qPrintable(error));
+    QImage img(path);
+    QCOMPARE(img.size(), QSize(900, 560));
+    const auto [colours, ink] = content(img);
+    QVERIFY2(colours > 20, qPrintable(QString::number(colours)));
+    QVERIFY2(ink > 0.10, qPrintable(QString::number(ink)));
+    // The window is 4 ms: hog-1 runs in the first and third quarter, hog-2 in the second and
+    // fourth. Find the lanes' vertical centre by scanning a column in the first quarter for
+    // hog-1's colour, then check the other quarters on that row.
+    const QColor c1 = taskColor(0), c2 = taskColor(1);
+    int laneY = -1, x0 = -1, x1 = -1;
+    for (int y = 0; y < img.height() / 2 && laneY < 0; ++y) {
+        int first = -1, last = -1;
+        for (int x = 0; x < img.width(); ++x) {
+            const bool is1 = near(img.pixelColor(x, y), c1);
+            if (is1 && first < 0)
+                first = x;
+            if (is1)
+                last = x;
+        }
+        if (first >= 0 && last - first > img.width() / 2) { // hog-1 in quarters 1 and 3
+            laneY = y;
+            x0 = first;
+        }
+    }
+    QVERIFY2(laneY >= 0, "no lane row with hog-1's colour");
+    // The plot spans x0 … x1 where the last quarter (hog-2) ends.
+    for (int x = img.width() - 1; x > x0; --x)
+        if (near(img.pixelColor(x, laneY), c2)) {
+            x1 = x;
+            break;
+        }
+    QVERIFY(x1 > x0);
+    const double quarter = (x1 - x0) / 4.0;
+    for (int q = 0; q < 4; ++q) {
+        const int x = x0 + int(quarter * (q + 0.5));
+        QVERIFY2(near(img.pixelColor(x, laneY), q % 2 ? c2 : c1), qPrintable(QString::number(q)));
+    }
+}
+
+void TestCapture::pngDpiScalesPixels()
+{
+    const QString path = dir.filePath(QStringLiteral("hi.png"));
+    CaptureOptions o;
+    o.from = Nanoseconds(0);
+    o.to = Nanoseconds(10'000'000);
+    o.size = QSize(1600, 1000);
+    o.dpi = 192;
+    QString error;
+    QVERIFY2(captureRecording(sim->recording(), sim->now(), path, o, &error), qPrintable(error));
+    QImage img(path);
+    QCOMPARE(img.size(), QSize(1600, 1000));
+    QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 192);
+    QVERIFY(content(img).second > 0.10);
+}
+
+void TestCapture::svgAndPdfRender()
+{
+    CaptureOptions o;
+    o.from = Nanoseconds(0);
+    o.to = Nanoseconds(10'000'000);
+    o.size = QSize(800, 500);
+    o.title = QStringLiteral("vector");
+    QString error;
+    const QString svg = dir.filePath(QStringLiteral("a.svg"));
+    QVERIFY2(captureRecording(sim->recording(), sim->now(), svg, o, &error), qPrintable(error));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QCOMPARE(renderer.viewBox(), QRect(0, 0, 800, 500));
+    QImage img(800, 500, QImage::Format_RGB32);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    renderer.render(&p);
+    p.end();
+    QVERIFY(content(img).second > 0.10);
+
+    const QString pdf = dir.filePath(QStringLiteral("a.pdf"));
+    QVERIFY2(captureRecording(sim->recording(), sim->now(), pdf, o, &error), qPrintable(error));
+    QFile f(pdf);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QVERIFY(bytes.startsWith("%PDF-"));
+    QVERIFY(bytes.size() > 5000);
+}
+
+void TestCapture::badRequestsFail()
+{
+    CaptureOptions o;
+    o.from = Nanoseconds(5'000'000);
+    o.to = Nanoseconds(5'000'000);
+    QString error;
+    QVERIFY(!captureRecording(
+        sim->recording(), sim->now(), dir.filePath(QStringLiteral("e.png")), o, &error));
+    QVERIFY(error.contains(QStringLiteral("empty time window")));
+    o.to = Nanoseconds(6'000'000);
+    QVERIFY(!captureRecording(
+        sim->recording(), sim->now(), dir.filePath(QStringLiteral("e.gif")), o, &error));
+    QVERIFY(error.contains(QStringLiteral(".png, .svg or .pdf")));
+    o.size = QSize(10, 10);
+    QVERIFY(!captureRecording(
+        sim->recording(), sim->now(), dir.filePath(QStringLiteral("e.png")), o, &error));
+}
+
+void TestCapture::cliCapture()
+{
+    QFile scenarioFile(dir.filePath(QStringLiteral("two-hogs.json")));
+    QVERIFY(scenarioFile.open(QIODevice::WriteOnly));
+    scenarioFile.write(kTwoHogs);
+    scenarioFile.close();
+    const QString out = dir.filePath(QStringLiteral("cli.png"));
+    QProcess cli;
+    cli.start(QStringLiteral(SCHEDLAB_CLI),
+        {QStringLiteral("capture"), scenarioFile.fileName(), QStringLiteral("--from"),
+            QStringLiteral("1ms"), QStringLiteral("--to"), QStringLiteral("5ms"),
+            QStringLiteral("--out"), out, QStringLiteral("--size"), QStringLiteral("640x400"),
+            QStringLiteral("--entities"), QStringLiteral("hog-2")});
+    QVERIFY(cli.waitForFinished(30000));
+    QCOMPARE(cli.exitCode(), 0);
+    QImage img(out);
+    QCOMPARE(img.size(), QSize(640, 400));
+    QVERIFY(content(img).second > 0.10);
+
+    QProcess bad;
+    bad.start(QStringLiteral(SCHEDLAB_CLI),
+        {QStringLiteral("capture"), scenarioFile.fileName(), QStringLiteral("--from"),
+            QStringLiteral("0"), QStringLiteral("--to"), QStringLiteral("5ms"),
+            QStringLiteral("--out"), out, QStringLiteral("--entities"), QStringLiteral("nope")});
+    QVERIFY(bad.waitForFinished(30000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(bad.readAllStandardError().contains("no task \"nope\""));
+}
+
+QTEST_MAIN(TestCapture)
+#include "tst_capture.moc"

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "capture.h"
+
+#include "core/cli/cli.h"
+#include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "format.h"
+#include "qcp.h"
+#include "timelineview.h"
+
+#include <QFileInfo>
+#include <QSvgGenerator>
+
+#include <ostream>
+
+namespace schedlab::ui {
+
+std::optional<CaptureFormat> captureFormatFor(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("png"))
+        return CaptureFormat::Png;
+    if (suffix == QLatin1String("svg"))
+        return CaptureFormat::Svg;
+    if (suffix == QLatin1String("pdf"))
+        return CaptureFormat::Pdf;
+    return std::nullopt;
+}
+
+bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
+    const CaptureOptions& o, QString* error)
+{
+    auto fail = [&](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const auto format = captureFormatFor(path);
+    if (!format)
+        return fail(QStringLiteral("%1: the file name must end in .png, .svg or .pdf").arg(path));
+    if (o.to <= o.from)
+        return fail(QStringLiteral("empty time window: --to must be after --from"));
+    if (o.size.width() < 100 || o.size.height() < 100 || o.size.width() > 20000
+        || o.size.height() > 20000)
+        return fail(QStringLiteral("size %1x%2 is out of range (100…20000 pixels)")
+                        .arg(o.size.width())
+                        .arg(o.size.height()));
+    if (o.dpi < 24 || o.dpi > 1200)
+        return fail(QStringLiteral("dpi %1 is out of range (24…1200)").arg(o.dpi));
+
+    // The GUI's plotting code on an offscreen widget.
+    TimelineView view;
+    view.setRecording(&recording, std::max(now, o.to));
+    view.setNow(now);
+    view.setAnnotations(o.annotations);
+    if (!o.tasks.isEmpty())
+        view.setSelectedTasks(o.tasks);
+    view.setViewRange(o.from, o.to);
+    QCustomPlot* plot = view.plot();
+    // Both panes get a time axis label (the GUI labels only the shared one under the lanes).
+    plot->axisRects().last()->axis(QCPAxis::atBottom)->setLabel(view.timeAxisLabel());
+    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
+        QFont(view.font().family(), 12, QFont::Bold));
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, title);
+    plot->plotLayout()->setRowStretchFactors({0.01, 3.0, 2.0});
+    plot->replot();
+
+    const double scale = o.dpi / 96.0;
+    const int w = qRound(o.size.width() / scale);
+    const int h = qRound(o.size.height() / scale);
+    bool ok = false;
+    switch (*format) {
+    case CaptureFormat::Png:
+        ok = plot->savePng(path, w, h, scale, -1, o.dpi);
+        break;
+    case CaptureFormat::Pdf:
+        ok = plot->savePdf(path, o.size.width(), o.size.height(), QCP::epNoCosmetic,
+            QStringLiteral("schedlab"), o.title);
+        break;
+    case CaptureFormat::Svg: {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(o.size);
+        svg.setViewBox(QRect(QPoint(0, 0), o.size));
+        svg.setResolution(o.dpi);
+        svg.setTitle(o.title);
+        svg.setDescription(QStringLiteral("schedlab timeline capture"));
+        QCPPainter painter;
+        if (painter.begin(&svg)) {
+            plot->toPainter(&painter, o.size.width(), o.size.height());
+            ok = painter.end();
+        }
+        ok = ok && QFileInfo(path).size() > 0;
+        break;
+    }
+    }
+    if (!ok)
+        return fail(QStringLiteral("%1: cannot write").arg(path));
+    return true;
+}
+
+int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    constexpr int kBad = 2;
+    std::string file, outPath, entities, title;
+    std::optional<Nanoseconds> from, to;
+    QSize size(1200, 700);
+    int dpi = 96;
+    RunOptions options;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](std::string& v) {
+            if (i + 1 >= args.size()) {
+                err << "capture: " << a << " needs a value\n";
+                return false;
+            }
+            v = args[++i];
+            return true;
+        };
+        std::string v, error;
+        if (a == "--from" || a == "--to" || a == "--duration") {
+            if (!value(v))
+                return kBad;
+            const auto d =
+                v == "0" ? std::optional<Nanoseconds>(Nanoseconds(0)) : parseDuration(v, &error);
+            if (!d) {
+                err << "capture: " << a << ": " << error << "\n";
+                return kBad;
+            }
+            (a == "--from" ? from : a == "--to" ? to : options.duration) = *d;
+        } else if (a == "--out") {
+            if (!value(outPath))
+                return kBad;
+        } else if (a == "--entities") {
+            if (!value(entities))
+                return kBad;
+        } else if (a == "--title") {
+            if (!value(title))
+                return kBad;
+        } else if (a == "--size") {
+            if (!value(v))
+                return kBad;
+            const QStringList wh = QString::fromStdString(v).split(QLatin1Char('x'));
+            bool okW = false, okH = false;
+            if (wh.size() == 2)
+                size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+            if (!okW || !okH) {
+                err << "capture: --size expects WxH, e.g. 1600x900, got \"" << v << "\"\n";
+                return kBad;
+            }
+        } else if (a == "--dpi") {
+            if (!value(v))
+                return kBad;
+            bool ok = false;
+            dpi = QString::fromStdString(v).toInt(&ok);
+            if (!ok) {
+                err << "capture: --dpi expects a number, got \"" << v << "\"\n";
+                return kBad;
+            }
+        } else if (a == "--profile" || a == "--feature" || a == "--override" || a == "--seed") {
+            if (!value(v))
+                return kBad;
+            const std::string spec = a == "--profile" ? "profile=" + v
+                : a == "--seed"                       ? "seed=" + v
+                                                      : v;
+            if (!applyVariant(spec, options, &error)) {
+                err << "capture: " << a << " " << v << ": " << error << "\n";
+                return kBad;
+            }
+        } else if (!a.empty() && a[0] == '-') {
+            err << "capture: unknown option " << a << " (see --help)\n";
+            return kBad;
+        } else if (file.empty()) {
+            file = a;
+        } else {
+            err << "capture: unexpected argument \"" << a << "\"\n";
+            return kBad;
+        }
+    }
+    if (file.empty() || outPath.empty() || !from || !to) {
+        err << "capture: usage: schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf "
+               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT]\n";
+        return kBad;
+    }
+    LoadResult loaded = loadScenarioFile(file);
+    for (const auto& e : loaded.errors)
+        err << e << "\n";
+    if (!loaded.ok())
+        return kBad;
+    const Scenario& scenario = *loaded.scenario;
+    try {
+        Simulation sim(scenario, options);
+        sim.runUntil(*to); // deterministic: the same as the prefix of a full run
+        const Recording& rec = sim.recording();
+        CaptureOptions o;
+        o.from = *from;
+        o.to = std::min(*to, sim.endTime());
+        o.size = size;
+        o.dpi = dpi;
+        o.title = QString::fromStdString(title.empty() ? scenario.name + " — " + sim.profileName()
+                    + ", " + formatDurationHuman(o.from) + " to " + formatDurationHuman(o.to)
+                                                       : title);
+        for (const Annotation& an : scenario.annotations)
+            o.annotations.append({an.at, QString::fromStdString(an.text)});
+        if (!entities.empty()) {
+            for (const QString& name : QString::fromStdString(entities).split(QLatin1Char(','))) {
+                const auto it = std::find(
+                    rec.taskNames.begin(), rec.taskNames.end(), name.trimmed().toStdString());
+                if (it == rec.taskNames.end()) {
+                    err << "capture: --entities: no task \"" << name.toStdString()
+                        << "\" in the run (tasks:";
+                    for (const auto& n : rec.taskNames)
+                        err << " " << n;
+                    err << ")\n";
+                    return kBad;
+                }
+                o.tasks << static_cast<int>(it - rec.taskNames.begin());
+            }
+        }
+        QString error;
+        if (!captureRecording(rec, sim.now(), QString::fromStdString(outPath), o, &error)) {
+            err << "capture: " << error.toStdString() << "\n";
+            return kBad;
+        }
+        out << outPath << ": " << size.width() << "x" << size.height() << " at " << dpi << " dpi, "
+            << formatDurationHuman(o.from) << " to " << formatDurationHuman(o.to) << "\n";
+    } catch (const std::invalid_argument& e) {
+        err << file << ": " << e.what() << "\n";
+        return kBad;
+    }
+    return 0;
+}
+
+} // namespace schedlab::ui
