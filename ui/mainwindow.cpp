@@ -3,7 +3,9 @@
 
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "findingsdock.h"
 #include "format.h"
+#include "inspectordock.h"
 #include "machinetreemodel.h"
 #include "simulationcontroller.h"
 #include "timelineview.h"
@@ -125,7 +127,7 @@ void MainWindow::createActions()
     saveAsAction->setShortcut(QKeySequence::SaveAs);
     m_recentMenu = file->addMenu(tr("&Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
-    file->addSeparator();
+    QAction* quitSeparator = file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -140,6 +142,8 @@ void MainWindow::createActions()
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+
+    createUnderstandingParts(file, quitSeparator, simulation, view);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About schedlab"), this, &MainWindow::about);
@@ -192,6 +196,7 @@ bool MainWindow::openFile(const QString& path)
     auto scenario = std::make_unique<Scenario>(std::move(*result.scenario));
     m_treeModel->setScenario(scenario.get());
     m_scenario = std::move(scenario);
+    refreshAnnotations(); // the reset during load() drew the previous scenario's
     m_path = path;
     setWindowFilePath(isResource(path) ? QString() : path);
     setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
@@ -350,10 +355,9 @@ void MainWindow::onSimulationReset()
     const Simulation* sim = m_controller->simulation();
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
-    QVector<QPair<Nanoseconds, QString>> annotations;
-    for (const Annotation& a : m_controller->scenario().annotations)
-        annotations.append({a.at, toQString(a.text)});
-    m_timeline->setAnnotations(annotations);
+    refreshAnnotations();
+    m_inspector->setScenario(m_controller->scenario());
+    m_findings->setSimulation(sim);
     m_treeModel->setTaskNames(sim ? &sim->recording().taskNames : nullptr);
     onSelectionChanged();
 }

@@ -4,6 +4,7 @@
 // logic. The current Scenario is owned here; the tree model adapts it.
 #pragma once
 
+#include "core/base/time.h"
 #include "ui/recentfiles.h"
 
 #include <QMainWindow>
@@ -21,6 +22,10 @@ struct Scenario;
 
 namespace schedlab::ui {
 
+class CompareView;
+class ExportMenu;
+class FindingsDock;
+class InspectorDock;
 class MachineTreeModel;
 class SimulationController;
 class TimelineView;
@@ -54,6 +59,16 @@ public:
     QString logText() const;
     QString statusText() const; ///< the permanent status bar fields, " | "-separated
     RecentFiles& recentFiles() { return m_recent; }
+    // Issue 6: understanding and sharing.
+    InspectorDock* inspector() const { return m_inspector; }
+    FindingsDock* findings() const { return m_findings; }
+    ExportMenu* exportMenu() const { return m_exportMenu; }
+    /// The compare window (created on first use).
+    CompareView* compareView();
+    /// Adds a scenario annotation (saved with the scenario) and draws it.
+    void addAnnotation(Nanoseconds at, const QString& text);
+    /// Moves the timeline cursor to @p t, scrolls it into view and inspects that time.
+    void moveCursorTo(Nanoseconds t);
 
 Q_SIGNALS:
     void errorReported(const QString& title, const QString& message);
@@ -77,6 +92,9 @@ private:
     void onProgress();
     void onSelectionChanged();
     void updateStatus();
+    /// Issue 6 (mainwindowunderstand.cpp): inspector, findings, compare, export, annotations.
+    void createUnderstandingParts(QMenu* file, QAction* beforeQuit, QMenu* simulation, QMenu* view);
+    void refreshAnnotations();
 
     std::unique_ptr<Scenario> m_scenario;
     QString m_path;
@@ -94,6 +112,10 @@ private:
     QLabel* m_stateLabel = nullptr;
     QMenu* m_recentMenu = nullptr;
     RecentFiles m_recent;
+    InspectorDock* m_inspector = nullptr;
+    FindingsDock* m_findings = nullptr;
+    ExportMenu* m_exportMenu = nullptr;
+    CompareView* m_compare = nullptr;
 };
 
 } // namespace schedlab::ui

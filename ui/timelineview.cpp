@@ -85,6 +85,11 @@ TimelineView::TimelineView(QWidget* parent)
 
     m_nowLines[0] = makeNowLine(m_plot, m_lanesRect);
     m_nowLines[1] = makeNowLine(m_plot, m_vruntimeRect);
+    for (int i = 0; i < 2; ++i) {
+        m_cursorLines[i] = makeNowLine(m_plot, i == 0 ? m_lanesRect : m_vruntimeRect);
+        m_cursorLines[i]->setPen(QPen(QColor(0x20, 0x60, 0xd0), 1.5, Qt::DashDotLine));
+        m_cursorLines[i]->setVisible(false);
+    }
 
     // Zoom with the wheel and pan by dragging, horizontally only; the panes stay in step.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -99,6 +104,9 @@ TimelineView::TimelineView(QWidget* parent)
     connect(vTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
         &TimelineView::onRangeChanged);
     connect(m_plot, &QCustomPlot::mouseMove, this, &TimelineView::showToolTip);
+    connect(m_plot, &QCustomPlot::mousePress, this, &TimelineView::onMousePress);
+    connect(m_plot, &QCustomPlot::mouseRelease, this, &TimelineView::onMouseRelease);
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &TimelineView::onDoubleClick);
 
     setRecording(nullptr, Nanoseconds{1'000'000'000});
 }
@@ -231,6 +239,56 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
     }
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+    Q_EMIT viewRangeChanged(msToNs(range.lower), msToNs(range.upper));
+}
+
+void TimelineView::setCursorTime(Nanoseconds t)
+{
+    m_cursor = t;
+    for (QCPItemStraightLine* line : m_cursorLines) {
+        line->setVisible(t >= Nanoseconds{0});
+        line->point1->setCoords(nsToMs(t), 0);
+        line->point2->setCoords(nsToMs(t), 1);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::ensureVisible(Nanoseconds t)
+{
+    const Nanoseconds start = viewStart();
+    const Nanoseconds end = viewEnd();
+    if (t >= start && t <= end)
+        return;
+    const Nanoseconds span = end - start;
+    setViewRange(t - span / 2, t + span / 2);
+}
+
+void TimelineView::onMousePress(QMouseEvent* event)
+{
+    m_pressPos = event->position();
+}
+
+void TimelineView::onMouseRelease(QMouseEvent* event)
+{
+    // A click (not a drag) inside either pane moves the cursor.
+    if ((event->position() - m_pressPos).manhattanLength() > 4 || event->button() != Qt::LeftButton)
+        return;
+    const QPoint p = event->position().toPoint();
+    if (!m_lanesRect->rect().contains(p) && !m_vruntimeRect->rect().contains(p))
+        return;
+    const Nanoseconds t =
+        std::max(Nanoseconds{0}, msToNs(m_lanesRect->axis(QCPAxis::atBottom)->pixelToCoord(p.x())));
+    setCursorTime(t);
+    Q_EMIT cursorMoved(t);
+}
+
+void TimelineView::onDoubleClick(QMouseEvent* event)
+{
+    const QPoint p = event->position().toPoint();
+    if (!m_lanesRect->rect().contains(p))
+        return;
+    Q_EMIT annotationRequested(std::max(
+        Nanoseconds{0}, msToNs(m_lanesRect->axis(QCPAxis::atBottom)->pixelToCoord(p.x()))));
 }
 
 QString TimelineView::taskName(int task) const

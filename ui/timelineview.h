@@ -62,7 +62,23 @@ public:
     QVector<int> plottedTasks() const { return m_plotted; }
     QString timeAxisLabel() const;
 
+    /// The cursor: a blue line in both panes (inspector time). Clicking the plot moves it.
+    void setCursorTime(Nanoseconds t);
+    Nanoseconds cursorTime() const { return m_cursor; }
+    /// Pans (keeping the zoom) so that @p t is visible.
+    void ensureVisible(Nanoseconds t);
+
+Q_SIGNALS:
+    /// The user clicked at @p t (the cursor has moved there).
+    void cursorMoved(schedlab::Nanoseconds t);
+    /// The user double-clicked the CPU lanes at @p t (add an annotation there).
+    void annotationRequested(schedlab::Nanoseconds t);
+    void viewRangeChanged(schedlab::Nanoseconds from, schedlab::Nanoseconds to);
+
 private:
+    void onMousePress(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+    void onDoubleClick(QMouseEvent* event);
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
     void showToolTip(QMouseEvent* event);
@@ -73,6 +89,9 @@ private:
     QCPAxisRect* m_vruntimeRect;
     CpuLanesPlottable* m_lanes;
     QCPItemStraightLine* m_nowLines[2];
+    QCPItemStraightLine* m_cursorLines[2];
+    Nanoseconds m_cursor{-1};
+    QPointF m_pressPos;
     QCPItemText* m_hint;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;

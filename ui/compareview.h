@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Compare view: the current scenario and a variant — a feature toggled, another profile,
+// another seed, a behaviour choice, or another scenario file (e.g. the saved version before
+// an edit) — run to the end, stacked as two timelines with synchronised time axes, above a
+// table of metric differences (core/record/metricsdiff.h). Runs happen on a worker thread.
+#pragma once
+
+#include "core/record/metricsdiff.h"
+#include "core/scenario/scenario.h"
+#include "core/sim/simulation.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableWidget;
+
+namespace schedlab::ui {
+
+class TimelineView;
+
+class CompareView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    void setBase(const Scenario& scenario, const RunOptions& options = {});
+    /// SPEC as in `schedlab-cli compare --variant` ("NO_PLACE_LAG", "profile=6.12", "seed=3",
+    /// "reweight=eevdf", comma-separated), or "file=PATH" for another scenario file.
+    /// Asynchronous; finished() when both runs are shown.
+    void compare(const QString& spec);
+    /// The same, synchronously (tests and scripts). False with @p error on bad input.
+    bool compareNow(const QString& spec, QString* error = nullptr);
+
+    TimelineView* baseTimeline() const { return m_base; }
+    TimelineView* variantTimeline() const { return m_variant; }
+    QTableWidget* table() const { return m_table; }
+    const std::vector<MetricDiffRow>& rows() const { return m_rows; }
+
+Q_SIGNALS:
+    void finished(bool ok);
+
+private:
+    struct Runs;
+    static std::shared_ptr<Runs> run(
+        const Scenario& base, const RunOptions& options, const QString& spec, QString* error);
+    void showRuns(std::shared_ptr<Runs> runs);
+
+    Scenario m_scenario;
+    RunOptions m_options;
+    std::shared_ptr<Runs> m_runs;
+    std::vector<MetricDiffRow> m_rows;
+    quint64 m_generation = 0;
+    bool m_syncing = false;
+    QLineEdit* m_spec;
+    QPushButton* m_go;
+    QLabel* m_status;
+    QLabel* m_baseLabel;
+    QLabel* m_variantLabel;
+    TimelineView* m_base;
+    TimelineView* m_variant;
+    QTableWidget* m_table;
+};
+
+} // namespace schedlab::ui

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The inspector: at the cursor time, every CPU's cfs_rq tree (group entities and tasks) with
+// weight, vruntime, deadline, vlag, key and eligibility, V and v0, and the pick on each cfs_rq
+// explained in plain words (core/fair/pickexplain.h). The state at a past time comes from
+// re-running the deterministic simulation to that time (core/sim/inspect.h) on a worker thread,
+// so the GUI never waits for it.
+#pragma once
+
+#include "core/base/time.h"
+#include "core/scenario/scenario.h"
+#include "core/sim/inspect.h"
+#include "core/sim/simulation.h"
+
+#include <QDockWidget>
+
+#include <memory>
+
+class QLabel;
+class QTextBrowser;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace schedlab::ui {
+
+class InspectorDock : public QDockWidget
+{
+    Q_OBJECT
+public:
+    explicit InspectorDock(QWidget* parent = nullptr);
+    ~InspectorDock() override;
+
+    /// The run to inspect (copied; re-run on a worker thread for each requested time).
+    void setScenario(const Scenario& scenario, const RunOptions& options = {});
+    /// Inspects the state at @p t (asynchronously; the latest request wins).
+    void inspectAt(Nanoseconds t);
+    /// Shows an inspection computed elsewhere (tests, synchronous callers).
+    void showInspection(const Inspection& inspection);
+    bool busy() const { return m_pending > 0; }
+
+    QTreeWidget* tree() const { return m_tree; }
+    QString explanationText() const;
+
+Q_SIGNALS:
+    void inspected(schedlab::Nanoseconds t);
+
+private:
+    void showExplanation(QTreeWidgetItem* item);
+
+    std::shared_ptr<const Scenario> m_scenario;
+    RunOptions m_options;
+    Inspection m_last;
+    quint64 m_generation = 0;
+    int m_pending = 0;
+    QLabel* m_header;
+    QTreeWidget* m_tree;
+    QTextBrowser* m_text;
+};
+
+} // namespace schedlab::ui
