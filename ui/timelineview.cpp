@@ -345,9 +345,19 @@ void TimelineView::refreshVruntime()
         QVector<double> values;
         const auto series =
             m_samples.series(*m_recording, m_plotted[static_cast<int>(i)], from, to);
-        for (const EntitySample& s : series) {
+        for (size_t k = 0; k < series.size(); ++k) {
+            const EntitySample& s = series[k];
+            const double value =
+                static_cast<double>(static_cast<int64_t>(s.vruntime - reference)) / 1e6;
+            // vruntime only advances while the entity runs: after a sample taken while it
+            // was not running (waiting, sleeping) the value holds until the next sample, so a
+            // placement at wakeup shows as a step, not as a slope across the sleep.
+            if (k > 0 && !(series[k - 1].flags & Record::kCurr) && series[k - 1].time < s.time) {
+                keys << nsToMs(s.time);
+                values << values.back();
+            }
             keys << nsToMs(s.time);
-            values << static_cast<double>(static_cast<int64_t>(s.vruntime - reference)) / 1e6;
+            values << value;
         }
         // A task that is not running keeps its vruntime until its next sample: hold the last
         // value up to the present instead of letting the line stop.
