@@ -10,6 +10,7 @@
 #include "ui/inspectordock.h"
 #include "ui/mainwindow.h"
 #include "ui/simulationcontroller.h"
+#include "ui/qcp.h"
 #include "ui/timelineview.h"
 
 #include <QFile>
@@ -197,6 +198,36 @@ private Q_SLOTS:
         const QString metrics = m_dir.filePath(QStringLiteral("m.json"));
         QVERIFY(ex->exportMetrics(metrics, &error));
         QVERIFY(QFile::exists(metrics));
+    }
+
+    // A sleeper's vruntime is constant while it sleeps and jumps at the wakeup placement: the
+    // plotted line must show a vertical step there, not a slope across the sleep.
+    void vruntimeHoldsWhileSleeping()
+    {
+        const char* text = R"({ "schedlab": 1, "name": "sl", "duration": "30ms",
+          "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 1 },
+          "tasks": [ { "name": "hog", "count": 2, "program": [ { "run": "forever" } ] },
+                     { "name": "s", "program": [ { "loop": [ { "run": "0.3ms" },
+                                                           { "sleep": "5ms" } ] } ] } ] })";
+        Simulation sim(parse(text));
+        sim.run();
+        TimelineView view;
+        view.setRecording(&sim.recording(), sim.endTime());
+        view.setNow(sim.now());
+        view.setSelectedTasks({2});
+        QCPGraph* g = view.plot()->graph(0);
+        QVERIFY(g && g->data()->size() > 4);
+        int steps = 0;
+        double lastSleepStart = -1;
+        for (auto it = g->data()->constBegin(); it + 1 != g->data()->constEnd(); ++it) {
+            const auto next = it + 1;
+            if (next->key == it->key && next->value != it->value)
+                ++steps; // a placement
+            if (next->key > it->key && next->value == it->value)
+                lastSleepStart = it->key; // a flat stretch (sleeping or waiting)
+        }
+        QVERIFY2(steps >= 3, qPrintable(QString::number(steps))); // wakeups at ~5.3, 10.6, …
+        QVERIFY(lastSleepStart >= 0);
     }
 
     // Two equal hogs: 50 % each. The variant file has one hog: 100 % for hog-1, no hog-2.
