@@ -22,12 +22,6 @@ bool selected(const EntityFilter& only, EntityRef e)
     return only.empty() || std::find(only.begin(), only.end(), e) != only.end();
 }
 
-/// Microseconds with ns precision: "ts" and "dur" of the trace-event format.
-double us(int64_t ns)
-{
-    return static_cast<double>(ns) / 1000.0;
-}
-
 int pidOf(EntityRef e)
 {
     return e.isTask() ? kTaskPidBase + e.taskIndex()
@@ -89,15 +83,38 @@ std::vector<RunSlice> runSlices(const Recording& rec, Nanoseconds from, Nanoseco
 std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds to,
     const EntityFilter& only, const std::string& title)
 {
-    Json events = Json::array();
+    // Written by hand, one event per line: a 20 s run has millions of counter values and a
+    // JSON DOM would spend most of its time allocating.
+    std::string out;
+    out.reserve(1 << 20);
+    out += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    bool first = true;
+    auto begin = [&] {
+        if (!first)
+            out += ",\n";
+        first = false;
+    };
+    auto quoted = [&](const std::string& s) { out += Json(s).dump(); };
+    auto number = [&](int64_t ns) { // microseconds with ns precision, no float rounding
+        if (ns < 0) {
+            out += '-';
+            ns = -ns;
+        }
+        out += std::to_string(ns / 1000);
+        if (const int64_t frac = ns % 1000) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, ".%03d", static_cast<int>(frac));
+            out += buf;
+        }
+    };
     auto meta = [&](const char* what, int pid, int tid, const std::string& name) {
-        Json m;
-        m["name"] = what;
-        m["ph"] = "M";
-        m["pid"] = pid;
-        m["tid"] = tid;
-        m["args"] = Json{{"name", name}};
-        events.push_back(std::move(m));
+        begin();
+        out += "{\"name\":\"";
+        out += what;
+        out += "\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid)
+            + ",\"args\":{\"name\":";
+        quoted(name);
+        out += "}}";
     };
     meta("process_name", kCpuPid, 0, "CPUs");
     for (int cpu = 0; cpu < rec.cpus; ++cpu)
@@ -120,47 +137,49 @@ std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds 
         }
     };
 
+    auto slice = [&](const std::string& name, int pid, int tid, const RunSlice& s,
+                     const std::string& task) {
+        begin();
+        out += "{\"name\":";
+        quoted(name);
+        out += ",\"cat\":\"sched\",\"ph\":\"X\",\"pid\":" + std::to_string(pid)
+            + ",\"tid\":" + std::to_string(tid) + ",\"ts\":";
+        number(s.startNs);
+        out += ",\"dur\":";
+        number(s.endNs - s.startNs);
+        out += ",\"args\":{\"task\":";
+        quoted(task);
+        out += ",\"cpu\":" + std::to_string(s.cpu) + "}}";
+    };
     for (const RunSlice& s : runSlices(rec, from, to)) {
         const EntityRef e = EntityRef::task(s.task);
         if (!selected(only, e))
             continue;
         nameEntity(e);
         const std::string name = entityName(e, rec);
-        Json x;
-        x["name"] = name;
-        x["cat"] = "sched";
-        x["ph"] = "X";
-        x["pid"] = kCpuPid;
-        x["tid"] = s.cpu + 1;
-        x["ts"] = us(s.startNs);
-        x["dur"] = us(s.endNs - s.startNs);
-        x["args"] = Json{{"task", name}, {"cpu", s.cpu}};
-        events.push_back(x);
-        x["name"] = "cpu" + std::to_string(s.cpu);
-        x["pid"] = pidOf(e);
-        x["tid"] = pidOf(e);
-        events.push_back(std::move(x));
+        slice(name, kCpuPid, s.cpu + 1, s, name);
+        slice("cpu" + std::to_string(s.cpu), pidOf(e), pidOf(e), s, name);
     }
 
     // Counters: the last sample before the window, then every sample inside it.
     auto counters = [&](const Record& r, int64_t at) {
         const auto& s = r.payload.sample;
-        const int pid = pidOf(r.entity);
-        auto c = [&](const char* name, double value) {
-            Json j;
-            j["name"] = name;
-            j["ph"] = "C";
-            j["pid"] = pid;
-            j["ts"] = us(at);
-            j["args"] = Json{{"value", value}};
-            events.push_back(std::move(j));
+        const std::string head =
+            "\",\"ph\":\"C\",\"pid\":" + std::to_string(pidOf(r.entity)) + ",\"ts\":";
+        auto c = [&](const char* name, const std::string& value) {
+            begin();
+            out += "{\"name\":\"";
+            out += name;
+            out += head;
+            number(at);
+            out += ",\"args\":{\"value\":" + value + "}}";
         };
-        c("vruntime", static_cast<double>(s.vruntime));
-        c("deadline", static_cast<double>(s.deadline));
-        c("vlag", static_cast<double>(s.vlag));
-        c("V", static_cast<double>(s.avgVruntime));
+        c("vruntime", std::to_string(s.vruntime));
+        c("deadline", std::to_string(s.deadline));
+        c("vlag", std::to_string(s.vlag));
+        c("V", std::to_string(s.avgVruntime));
         if (r.entity.isGroup())
-            c("weight", static_cast<double>(s.weight));
+            c("weight", std::to_string(s.weight));
     };
     std::map<int32_t, const Record*> before;
     for (const Record& r : rec.records()) {
@@ -190,17 +209,14 @@ std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds 
             counters(*r, from.count());
         }
 
-    Json doc;
-    doc["traceEvents"] = std::move(events);
-    doc["displayTimeUnit"] = "ns";
-    Json md;
-    md["producer"] = "schedlab " SCHEDLAB_VERSION;
-    if (!title.empty())
-        md["title"] = title;
-    md["from_ns"] = from.count();
-    md["to_ns"] = to.count();
-    doc["metadata"] = std::move(md);
-    return doc.dump(1) + "\n";
+    out += "\n],\"metadata\":{\"producer\":\"schedlab " SCHEDLAB_VERSION "\"";
+    if (!title.empty()) {
+        out += ",\"title\":";
+        quoted(title);
+    }
+    out += ",\"from_ns\":" + std::to_string(from.count())
+        + ",\"to_ns\":" + std::to_string(to.count()) + "}}\n";
+    return out;
 }
 
 std::string samplesCsv(
