@@ -53,6 +53,8 @@ InspectorDock::InspectorDock(QWidget* parent)
     m_tree->headerItem()->setToolTip(6, tr("entity_key(): vruntime − v0 (virtual ns)"));
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_tree->header()->resizeSection(0, 170);
     split->addWidget(m_tree);
     split->addWidget(m_text);
     split->setStretchFactor(0, 3);
@@ -129,6 +131,7 @@ void InspectorDock::showInspection(const Inspection& in)
             m_tree, {tr("CPU %1 — running %2").arg(cpu.cpu).arg(toQString(cpu.running))});
         cpuItem->setData(0, kCpuRole, cpu.cpu);
         cpuItem->setData(0, kRqRole, QStringLiteral("%1:0").arg(cpu.cpu));
+        cpuItem->setFirstColumnSpanned(true);
         QFont bold = cpuItem->font(0);
         bold.setBold(true);
         cpuItem->setFont(0, bold);

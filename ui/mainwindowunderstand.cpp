@@ -27,7 +27,7 @@ void MainWindow::createUnderstandingParts(
 {
     m_inspector = new InspectorDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_inspector);
-    resizeDocks({m_inspector}, {480}, Qt::Horizontal);
+    resizeDocks({m_inspector}, {640}, Qt::Horizontal);
     m_findings = new FindingsDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_findings);
     if (auto* logDock = findChild<QDockWidget*>(QStringLiteral("logDock")))

@@ -280,6 +280,9 @@ PickExplanation explainPick(
               "protection.");
     else if (!e.preemptShort && rcurr)
         L.push_back("PREEMPT_SHORT is off: shorter slices do not cut curr's protection.");
+    else if (rcurr && rcurr->onRq)
+        L.push_back("PREEMPT_SHORT: no eligible queued entity has a shorter slice than curr's "
+            + ms(rcurr->slice) + " and beats it, so nothing would cut its protection short.");
 
     // The decision.
     std::string why;
