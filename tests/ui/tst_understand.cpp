@@ -9,8 +9,8 @@
 #include "ui/findingsdock.h"
 #include "ui/inspectordock.h"
 #include "ui/mainwindow.h"
-#include "ui/simulationcontroller.h"
 #include "ui/qcp.h"
+#include "ui/simulationcontroller.h"
 #include "ui/timelineview.h"
 
 #include <QFile>
