@@ -400,4 +400,26 @@ bool SimulationImpl::tryStealCookie(int dst, int src)
     return false;
 }
 
+// --- invariant ---------------------------------------------------------------------------------
+
+std::string SimulationImpl::checkCoreInvariants() const
+{
+    if (!coreSchedActive())
+        return {};
+    // Every pair of busy siblings runs tasks of one cookie (the L1TF/MDS guarantee).
+    for (int first = 0; first < m_cpus; first += m_threadsPerCore) {
+        const SchedEntity* seen = nullptr;
+        for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i) {
+            const SchedEntity* curr = m_rqs[static_cast<size_t>(i)]->curr;
+            if (!curr)
+                continue;
+            if (seen && cookieOf(seen) != cookieOf(curr))
+                return "core " + std::to_string(coreOf(first)) + ": siblings run cookies "
+                    + std::to_string(cookieOf(seen)) + " and " + std::to_string(cookieOf(curr));
+            seen = curr;
+        }
+    }
+    return {};
+}
+
 } // namespace schedlab

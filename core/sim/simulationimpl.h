@@ -128,6 +128,8 @@ private:
     bool tryStealCookie(int dst, int src);
     void accountForcedIdle(int cpu, bool forced);
     void applyCookieOp(Task& task, const Op& op);
+    /// SMT siblings never run tasks with different cookies at once; "" when that holds.
+    std::string checkCoreInvariants() const;
 
     // load balancing (§8, simplified)
     bool pullOneTask(int dstCpu, int minImbalance);

@@ -290,6 +290,8 @@ void SimulationImpl::checkInvariants()
     for (const auto& g : m_groups)
         for (const auto& rq : g.cfsRq)
             check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
+    if (std::string err = checkCoreInvariants(); !err.empty())
+        report(err);
 }
 
 // --- views and metrics ---------------------------------------------------------------------------
@@ -333,6 +335,7 @@ std::vector<TaskView> SimulationImpl::taskViews() const
         v.eligible = t->se.onRq && t->se.cfsRq && t->se.cfsRq->entityEligible(t->se);
         v.delayed = t->se.schedDelayed;
         v.sumExecRuntime = t->se.sumExecRuntime;
+        v.cookie = t->cookie;
         out.push_back(std::move(v));
     }
     return out;
