@@ -95,6 +95,7 @@ private:
     /// Issue 6 (mainwindowunderstand.cpp): inspector, findings, compare, export, annotations.
     void createUnderstandingParts(QMenu* file, QAction* beforeQuit, QMenu* simulation, QMenu* view);
     void refreshAnnotations();
+    void setKernelChoice(const QString& choice, const QString& value);
 
     std::unique_ptr<Scenario> m_scenario;
     QString m_path;
