@@ -3,8 +3,10 @@
 
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "featurespanel.h"
 #include "format.h"
 #include "machinetreemodel.h"
+#include "scenarioeditor.h"
 #include "simulationcontroller.h"
 #include "timelineview.h"
 #include "transportbar.h"
@@ -18,6 +20,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -27,6 +30,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTreeView>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <functional>
@@ -62,7 +66,9 @@ MainWindow::MainWindow(QWidget* parent)
 {
     setCentralWidget(m_timeline);
     createDocks();
+    createEditing();
     createActions();
+    createEditActions();
     createStatusBar();
 
     connect(
@@ -192,6 +198,8 @@ bool MainWindow::openFile(const QString& path)
     auto scenario = std::make_unique<Scenario>(std::move(*result.scenario));
     m_treeModel->setScenario(scenario.get());
     m_scenario = std::move(scenario);
+    m_editor->setScenario(m_scenario.get());
+    m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
     m_path = path;
     setWindowFilePath(isResource(path) ? QString() : path);
     setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
@@ -354,6 +362,8 @@ void MainWindow::onSimulationReset()
     for (const Annotation& a : m_controller->scenario().annotations)
         annotations.append({a.at, toQString(a.text)});
     m_timeline->setAnnotations(annotations);
+    if (sim)
+        m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
     m_treeModel->setTaskNames(sim ? &sim->recording().taskNames : nullptr);
     onSelectionChanged();
 }
@@ -361,7 +371,9 @@ void MainWindow::onSimulationReset()
 void MainWindow::onProgress()
 {
     m_timeline->setNow(m_controller->now());
+    m_treeModel->setTime(m_controller->now());
     m_treeModel->refreshTaskIndexes();
+    m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
     updateStatus();
 }
 

@@ -4,6 +4,7 @@
 #include "core/record/recording.h"
 
 #include <algorithm>
+#include <array>
 
 namespace schedlab::ui {
 
@@ -55,11 +56,70 @@ std::vector<EntitySample> SampleIndex::series(
         if (*it >= records.size())
             break; // the recording was replaced without update()
         const Record& r = records[*it];
-        out.push_back({Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
-            r.payload.sample.avgVruntime, r.flags});
+        out.push_back(toSample(r));
         if (r.time > to.count())
             break; // one past the right edge
     }
+    return out;
+}
+
+EntitySample SampleIndex::toSample(const Record& r)
+{
+    return {Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
+        r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight};
+}
+
+std::vector<EntitySample> SampleIndex::decimatedSeries(
+    const Recording& recording, int task, Nanoseconds from, Nanoseconds to, int bins) const
+{
+    if (sampleCount(task) == 0 || bins <= 0 || to <= from)
+        return series(recording, task, from, to);
+    const auto& positions = m_perTask[static_cast<size_t>(task)];
+    const auto& records = recording.records();
+    if (positions.back() >= records.size())
+        return {};                   // the recording was replaced without update()
+    const auto at = [&](int64_t t) { // first position with time > t
+        return std::upper_bound(positions.begin(), positions.end(), t,
+            [&](int64_t v, uint32_t pos) { return v < records[pos].time; });
+    };
+    auto first = at(from.count());
+    const auto last = at(to.count());
+    if (last - first <= static_cast<std::ptrdiff_t>(bins) * 4)
+        return series(recording, task, from, to);
+
+    std::vector<EntitySample> out;
+    out.reserve(static_cast<size_t>(bins) * 4 + 2);
+    if (first != positions.begin())
+        out.push_back(toSample(records[*(first - 1)])); // the left edge
+    const int64_t span = (to - from).count();
+    for (int b = 0; b < bins && first != last; ++b) {
+        const int64_t binEnd = b + 1 == bins ? to.count() : from.count() + span * (b + 1) / bins;
+        const auto end = std::min(at(binEnd), last);
+        if (end == first)
+            continue;
+        // Extremes of the lag among at most kProbe samples of the bin, so a redraw costs
+        // O(bins · kProbe) whatever the length of the run.
+        constexpr std::ptrdiff_t kProbe = 32;
+        const std::ptrdiff_t n = end - first;
+        const std::ptrdiff_t stride = std::max<std::ptrdiff_t>(1, n / kProbe);
+        auto lo = first;
+        auto hi = first;
+        for (std::ptrdiff_t i = 0; i < n; i += stride) {
+            const auto it = first + i;
+            if (records[*it].payload.sample.vlag < records[*lo].payload.sample.vlag)
+                lo = it;
+            if (records[*it].payload.sample.vlag > records[*hi].payload.sample.vlag)
+                hi = it;
+        }
+        std::array<std::vector<uint32_t>::const_iterator, 4> keep{first, lo, hi, end - 1};
+        std::sort(keep.begin(), keep.end());
+        for (size_t k = 0; k < keep.size(); ++k)
+            if (k == 0 || keep[k] != keep[k - 1])
+                out.push_back(toSample(records[*keep[k]]));
+        first = end;
+    }
+    if (last != positions.end())
+        out.push_back(toSample(records[*last])); // one past the right edge
     return out;
 }
 

@@ -63,9 +63,33 @@ TimelineView::TimelineView(QWidget* parent)
     vTime->setTicker(m_ticker);
     QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
     vValue->setLabel(QStringLiteral("vruntime (ms, relative)"));
+    vValue->setLabel(QStringLiteral("vruntime, deadline, V (ms)"));
+
+    // Third pane: lag V − v (virtual time) with its clamp band; lag ≥ 0 ⇔ eligible.
+    m_lagRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(2, 0, m_lagRect);
+    m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0, 1.6});
+    QCPAxis* lagTime = m_lagRect->axis(QCPAxis::atBottom);
+    lagTime->setTicker(m_ticker);
+    m_lagRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("lag V − v (ms)"));
+    m_eligibleShade = new QCPItemRect(m_plot);
+    m_eligibleShade->setClipAxisRect(m_lagRect);
+    m_eligibleShade->setLayer(QStringLiteral("grid"));
+    for (QCPItemPosition* p : {m_eligibleShade->topLeft, m_eligibleShade->bottomRight}) {
+        p->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        p->setTypeY(QCPItemPosition::ptPlotCoords);
+        p->setAxisRect(m_lagRect);
+        p->setAxes(lagTime, m_lagRect->axis(QCPAxis::atLeft));
+    }
+    m_eligibleShade->topLeft->setCoords(0, 1e12);
+    m_eligibleShade->bottomRight->setCoords(1, 0);
+    m_eligibleShade->setPen(Qt::NoPen);
+    m_eligibleShade->setBrush(QColor(0x3c, 0xb0, 0x4a, 40));
+
     auto* margins = new QCPMarginGroup(m_plot);
     m_lanesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_lagRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
 
     m_lanesRect->insetLayout()->take(m_plot->legend);
     m_vruntimeRect->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignLeft);
@@ -85,10 +109,11 @@ TimelineView::TimelineView(QWidget* parent)
 
     m_nowLines[0] = makeNowLine(m_plot, m_lanesRect);
     m_nowLines[1] = makeNowLine(m_plot, m_vruntimeRect);
+    m_nowLines[2] = makeNowLine(m_plot, m_lagRect);
 
     // Zoom with the wheel and pan by dragging, horizontally only; the panes stay in step.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect}) {
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect}) {
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->setRangeDragAxes(rect->axis(QCPAxis::atBottom), nullptr);
@@ -98,7 +123,15 @@ TimelineView::TimelineView(QWidget* parent)
         &TimelineView::onRangeChanged);
     connect(vTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
         &TimelineView::onRangeChanged);
+    connect(lagTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+        &TimelineView::onRangeChanged);
     connect(m_plot, &QCustomPlot::mouseMove, this, &TimelineView::showToolTip);
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
+        const TimelineLayout mapping = m_lanes->layout();
+        Q_EMIT timeRequested(
+            std::clamp(mapping.mapXToTime(event->position().x()), Nanoseconds{0}, m_duration));
+    });
+    m_plot->setToolTip(QString());
 
     setRecording(nullptr, Nanoseconds{1'000'000'000});
 }
@@ -163,7 +196,7 @@ void TimelineView::setNow(Nanoseconds now)
     // Follow the present while it was on screen and runs past the right edge.
     const Nanoseconds start = viewStart();
     const Nanoseconds end = viewEnd();
-    if (m_now >= start && m_now <= end && now > end && end - start < m_duration)
+    if (m_follow && m_now >= start && m_now <= end && now > end && end - start < m_duration)
         setViewRange(now - (end - start) * 9 / 10, now + (end - start) / 10);
     m_now = now;
     if (m_recording) {
@@ -221,7 +254,7 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
 
     m_ticker->setUnit(TimeTicker::unitFor(span));
     m_lanesRect->axis(QCPAxis::atBottom)->setLabel(m_ticker->axisLabel());
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect})
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect})
         rect->axis(QCPAxis::atBottom)->setRange(range); // no-op (no signal) when unchanged
     // Annotation labels near the right edge hang to the left of their marker.
     for (size_t i = 1; i < m_annotations.size(); i += 2) {
@@ -240,6 +273,26 @@ QString TimelineView::taskName(int task) const
     return QStringLiteral("task %1").arg(task);
 }
 
+void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
+{
+    m_clampRule = rule;
+    m_baseSlice = baseSlice;
+    m_tick = Nanoseconds{1'000'000'000 / std::max(1, hz)};
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double TimelineView::lagLimit(uint32_t weight) const
+{
+    // kernel-model.md §4.1 step 3: limit = calc_delta_fair(X, se), X per profile. Display only
+    // (floating point is fine here): calc_delta_fair(X) = X · NICE_0_LOAD / w, scaled weights.
+    const double slice = static_cast<double>(m_baseSlice.count());
+    const double tick = static_cast<double>(m_tick.count());
+    const double x = m_clampRule == LagClamp::OwnSlice ? std::max(2.0 * slice, tick) : slice + tick;
+    constexpr double kNice0Load = 1024.0 * 1024.0;
+    return weight == 0 ? 0.0 : x * kNice0Load / static_cast<double>(weight);
+}
+
 void TimelineView::refreshVruntime()
 {
     QVector<int> tasks = m_selected;
@@ -250,23 +303,56 @@ void TimelineView::refreshVruntime()
                 tasks << t;
     }
 
+    QCPAxis* vKey = m_vruntimeRect->axis(QCPAxis::atBottom);
+    QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
+    QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
+    QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
+    if (!m_avgGraph) {
+        m_bandUpper = m_plot->addGraph(lKey, lValue);
+        m_bandLower = m_plot->addGraph(lKey, lValue);
+        const QColor band(0x90, 0x90, 0x90, 60);
+        m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
+        m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
+        m_bandUpper->setBrush(band);
+        m_bandUpper->setChannelFillGraph(m_bandLower);
+        m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
+        m_bandLower->removeFromLegend();
+        m_bandUpper->removeFromLegend();
+        m_avgGraph = m_plot->addGraph(vKey, vValue);
+        m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
+        m_avgGraph->removeFromLegend();
+    }
     if (tasks != m_plotted) {
-        for (QCPGraph* g : m_graphs)
-            m_plot->removeGraph(g);
-        m_graphs.clear();
+        for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs}) {
+            for (QCPGraph* g : *list)
+                m_plot->removeGraph(g);
+            list->clear();
+        }
         for (const int task : tasks) {
-            QCPGraph* g = m_plot->addGraph(
-                m_vruntimeRect->axis(QCPAxis::atBottom), m_vruntimeRect->axis(QCPAxis::atLeft));
+            QCPGraph* g = m_plot->addGraph(vKey, vValue);
             g->setPen(QPen(taskColor(task), 2));
             g->setName(taskName(task));
             m_graphs.push_back(g);
+            QCPGraph* d = m_plot->addGraph(vKey, vValue);
+            QColor light = taskColor(task);
+            light.setAlpha(150);
+            d->setPen(QPen(light, 1, Qt::DashLine));
+            d->removeFromLegend();
+            m_deadlineGraphs.push_back(d);
+            QCPGraph* l = m_plot->addGraph(lKey, lValue);
+            l->setPen(QPen(taskColor(task), 1.5));
+            l->removeFromLegend();
+            m_lagGraphs.push_back(l);
         }
         m_plotted = tasks;
     }
     m_hint->setVisible(m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
-    if (!m_recording || m_graphs.empty())
+    if (!m_recording || m_graphs.empty()) {
+        for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
+            g->data()->clear();
         return;
+    }
 
     // vruntime is an unsigned counter that may start near 2^64 (the kernel's initial
     // min_vruntime); plot differences to the first sample so wrap-around cannot show.
@@ -279,42 +365,92 @@ void TimelineView::refreshVruntime()
             break;
         }
     }
+    const auto rel = [reference](uint64_t v) {
+        return static_cast<double>(static_cast<int64_t>(v - reference)) / 1e6;
+    };
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
+    // Level of detail: about one kept sample per two pixels of the pane.
+    const int bins = std::max(16, m_vruntimeRect->width() / 2);
+    const Nanoseconds until = std::min(m_now, to);
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
-        QVector<double> keys;
-        QVector<double> values;
+        QVector<double> keys, values, deadlines, lags;
         const auto series =
-            m_samples.series(*m_recording, m_plotted[static_cast<int>(i)], from, to);
+            m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins);
         for (const EntitySample& s : series) {
             keys << nsToMs(s.time);
-            values << static_cast<double>(static_cast<int64_t>(s.vruntime - reference)) / 1e6;
+            values << rel(s.vruntime);
+            deadlines << rel(s.deadline);
+            lags << static_cast<double>(s.vlag) / 1e6;
         }
         // A task that is not running keeps its vruntime until its next sample: hold the last
         // value up to the present instead of letting the line stop.
-        const Nanoseconds until = std::min(m_now, to);
         if (!series.empty() && !(series.back().flags & Record::kCurr)
             && series.back().time < until) {
             keys << nsToMs(until);
             values << values.back();
+            deadlines << deadlines.back();
+            lags << lags.back();
+        }
+        if (i == 0) {
+            // V of the first task's cfs_rq, and the clamp band at its weight.
+            QVector<double> avg, upper, lower;
+            QVector<double> bandKeys;
+            for (const EntitySample& s : series) {
+                avg << rel(s.avgVruntime);
+                bandKeys << nsToMs(s.time);
+                const double limit = lagLimit(s.weight) / 1e6;
+                upper << limit;
+                lower << -limit;
+            }
+            m_avgGraph->setData(bandKeys, avg, true);
+            m_avgGraph->setName(QStringLiteral("V of %1's cfs_rq").arg(taskName(m_plotted[0])));
+            m_bandUpper->setData(bandKeys, upper, true);
+            m_bandLower->setData(bandKeys, lower, true);
         }
         any = any || !keys.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
         m_graphs[i]->setData(keys, values, true);
+        m_deadlineGraphs[i]->setData(keys, deadlines, true);
+        m_lagGraphs[i]->setData(keys, lags, true);
     }
-    if (any && haveReference)
-        m_vruntimeRect->axis(QCPAxis::atLeft)->rescale();
-    QCPRange v = m_vruntimeRect->axis(QCPAxis::atLeft)->range();
-    if (v.size() < 1e-6)
-        m_vruntimeRect->axis(QCPAxis::atLeft)->setRange(v.lower - 1, v.upper + 1);
-    else
-        m_vruntimeRect->axis(QCPAxis::atLeft)->scaleRange(1.1, v.center());
+    if (any && haveReference) {
+        vValue->rescale();
+        lValue->rescale();
+    }
+    for (QCPAxis* axis : {vValue, lValue}) {
+        const QCPRange v = axis->range();
+        if (v.size() < 1e-6)
+            axis->setRange(v.lower - 1, v.upper + 1);
+        else
+            axis->scaleRange(1.1, v.center());
+    }
 }
 
 void TimelineView::showToolTip(QMouseEvent* event)
 {
     const QPointF pos = event->position();
+    if (m_vruntimeRect->rect().contains(pos.toPoint())) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+            tr("vruntime (solid): the task's virtual runtime, advancing at 1024/weight of real "
+               "time while it runs.\ndeadline (dashed): vruntime at selection + slice·1024/weight; "
+               "EEVDF picks the eligible entity with the earliest one.\nV (dotted): the "
+               "weighted average vruntime of the cfs_rq (the zero-lag point).\nValues relative "
+               "to the first sample. Double-click: show the state at that time."),
+            m_plot);
+        return;
+    }
+    if (m_lagRect->rect().contains(pos.toPoint())) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+            tr("lag V − v in virtual time: positive = owed service. Shaded green: lag ≥ 0, "
+               "the entity is eligible.\nGrey band: ±limit of the lag clamp "
+               "(kernel-model.md §4.1) at the first task's weight: %1.")
+                .arg(m_clampRule == LagClamp::OwnSlice ? tr("max(2·slice, TICK)·1024/w")
+                                                       : tr("(max_slice + TICK)·1024/w")),
+            m_plot);
+        return;
+    }
     const int cpu = m_lanesRect->rect().contains(pos.toPoint()) ? m_lanes->cpuAt(pos.y()) : -1;
     if (cpu < 0) {
         QToolTip::hideText();

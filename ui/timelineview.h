@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The centre of the window: a QCustomPlot with two panes sharing the time axis. Top: one lane
-// per CPU showing which task runs. Bottom: vruntime of the selected tasks (all tasks when
-// nothing is selected and there are few). Wheel zooms, dragging pans, both horizontally.
+// The centre of the window: a QCustomPlot with panes sharing the time axis. Top: one lane per
+// CPU showing which task runs. Then vruntime (solid), deadline (dashed) of the selected tasks
+// (all tasks when nothing is selected and there are few) with V of the first one's cfs_rq
+// (dotted); then their lag V − v with the clamp band of kernel-model.md §4.1 and the eligible
+// half-plane (lag ≥ 0) shaded. Wheel zooms, dragging pans, both horizontally; double-click asks
+// for the state at that time. Long windows are drawn from SampleIndex::decimatedSeries().
 #pragma once
 
 #include "core/base/time.h"
+#include "core/kernel/profile.h"
 #include "ui/sampleindex.h"
 #include "ui/timelinelayout.h"
 
@@ -18,6 +22,7 @@ class QCustomPlot;
 class QCPAbstractItem;
 class QCPAxisRect;
 class QCPGraph;
+class QCPItemRect;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPRange;
@@ -50,6 +55,16 @@ public:
 
     /// Tasks (simulation indexes) whose vruntime the lower pane plots.
     void setSelectedTasks(const QVector<int>& tasks);
+    /// Parameters of the lag clamp band (kernel-model.md §4.1): the rule, the base slice in
+    /// force and HZ (TICK_NSEC = 1 s / HZ).
+    void setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz);
+    /// The clamp limit in virtual ns of an entity of scaled load weight @p weight:
+    /// calc_delta_fair(max(2·slice, TICK)) (≤ 6.19) or calc_delta_fair(max_slice + TICK)
+    /// (7.0+, max_slice taken as the base slice: custom slices are not in the recording).
+    double lagLimit(uint32_t weight) const;
+    /// When on (default), the view scrolls to keep the present in sight while playing.
+    void setFollow(bool follow) { m_follow = follow; }
+    bool follows() const { return m_follow; }
 
     void setViewRange(Nanoseconds from, Nanoseconds to);
     Nanoseconds viewStart() const;
@@ -57,10 +72,15 @@ public:
     void zoomToFit();
 
     QCustomPlot* plot() const { return m_plot; }
+    QCPAxisRect* lagRect() const { return m_lagRect; }
     const RunSegmentIndex& segments() const { return m_segments; }
     /// Tasks currently drawn in the vruntime pane.
     QVector<int> plottedTasks() const { return m_plotted; }
     QString timeAxisLabel() const;
+
+Q_SIGNALS:
+    /// The user asked to see the state at @p t (double-click on the timeline).
+    void timeRequested(schedlab::Nanoseconds t);
 
 private:
     void onRangeChanged(const QCPRange& range);
@@ -71,8 +91,19 @@ private:
     QCustomPlot* m_plot;
     QCPAxisRect* m_lanesRect;
     QCPAxisRect* m_vruntimeRect;
+    QCPAxisRect* m_lagRect;
+    QCPItemRect* m_eligibleShade;
+    std::vector<QCPGraph*> m_deadlineGraphs;
+    std::vector<QCPGraph*> m_lagGraphs;
+    QCPGraph* m_avgGraph = nullptr;
+    QCPGraph* m_bandUpper = nullptr;
+    QCPGraph* m_bandLower = nullptr;
+    LagClamp m_clampRule = LagClamp::MaxSliceTick;
+    Nanoseconds m_baseSlice{700'000};
+    Nanoseconds m_tick{1'000'000};
+    bool m_follow = true;
     CpuLanesPlottable* m_lanes;
-    QCPItemStraightLine* m_nowLines[2];
+    QCPItemStraightLine* m_nowLines[3];
     QCPItemText* m_hint;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;
