@@ -83,8 +83,10 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         painter->fillRect(band, QColor(0xf2, 0xf2, 0xf2));
         if (!m_index)
             continue;
-        const auto segments =
-            lay.levelOfDetail(m_index->segments(cpu, lay.start(), lay.end(), m_now), 1.0);
+        // Bounded cost for long windows (about one bin per pixel), exact runs when few.
+        const int bins = std::max(1, static_cast<int>(lay.right() - lay.left()));
+        const auto segments = lay.levelOfDetail(
+            m_index->binnedSegments(cpu, lay.start(), lay.end(), m_now, bins), 1.0);
         for (const RunSegment& s : segments) {
             const double x0 = lay.mapTimeToX(s.start);
             const double x1 = lay.mapTimeToX(s.end);

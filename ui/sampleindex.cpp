@@ -99,7 +99,7 @@ std::vector<EntitySample> SampleIndex::decimatedSeries(
             continue;
         // Extremes of the lag among at most kProbe samples of the bin, so a redraw costs
         // O(bins · kProbe) whatever the length of the run.
-        constexpr std::ptrdiff_t kProbe = 32;
+        constexpr std::ptrdiff_t kProbe = 16;
         const std::ptrdiff_t n = end - first;
         const std::ptrdiff_t stride = std::max<std::ptrdiff_t>(1, n / kProbe);
         auto lo = first;

@@ -44,9 +44,9 @@ public:
 
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
     /// fall inside [from, to] each of @p bins equal time bins keeps at most its first and last
-    /// sample and the lowest and highest lag among up to 32 evenly spaced samples of the bin, in
+    /// sample and the lowest and highest lag among up to 16 evenly spaced samples of the bin, in
     /// time order. Lines drawn through them differ from the full series by less than a bin's
-    /// width in time; the cost is O(bins · 32), independent of the run's length.
+    /// width in time; the cost is O(bins · 16), independent of the run's length.
     std::vector<EntitySample> decimatedSeries(
         const Recording& recording, int task, Nanoseconds from, Nanoseconds to, int bins) const;
 

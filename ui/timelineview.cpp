@@ -7,6 +7,7 @@
 #include "taskpalette.h"
 #include "timeticker.h"
 
+#include <QScopedValueRollback>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -16,6 +17,9 @@ namespace schedlab::ui {
 
 namespace {
 constexpr int kAutoPlotMaxTasks = 8;
+// Level of detail: deadline and lag lines only for the first few selected tasks (a hundred
+// overlapping lag lines are unreadable and cost most of a redraw); vruntime for all.
+constexpr int kDetailTasks = 8;
 constexpr double kMinSpanMs = 1e-3; // 1 µs
 
 QCPItemStraightLine* makeNowLine(QCustomPlot* plot, QCPAxisRect* rect)
@@ -40,6 +44,7 @@ TimelineView::TimelineView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->setMinimumSize(400, 300);
+    m_plot->setPlottingHint(QCP::phFastPolylines, true);
 
     // Top pane: CPU lanes. CPU 0 at the top, one tick label per lane.
     m_lanesRect = m_plot->axisRect();
@@ -246,6 +251,10 @@ QString TimelineView::timeAxisLabel() const
 
 void TimelineView::onRangeChanged(const QCPRange& requested)
 {
+    // Setting the other panes' ranges signals back here: handle the outermost call only.
+    if (m_inRangeChange)
+        return;
+    const QScopedValueRollback<bool> guard(m_inRangeChange, true);
     // Keep the view inside [0, duration] and no narrower than a microsecond.
     const double durationMs = nsToMs(m_duration);
     const double span = std::clamp(requested.size(), kMinSpanMs, durationMs);
@@ -323,6 +332,14 @@ void TimelineView::refreshVruntime()
         m_avgGraph->removeFromLegend();
     }
     if (tasks != m_plotted) {
+        // Level of detail in painting: past a few series, thin solid pens without
+        // antialiasing (Qt's stroker makes wide, dashed or antialiased polylines costly).
+        const bool many = tasks.size() > kAutoPlotMaxTasks;
+        const qreal width = many ? 1.0 : 2.0;
+        if (many)
+            m_plot->setNotAntialiasedElements(QCP::aePlottables);
+        else
+            m_plot->setNotAntialiasedElements(QCP::aeNone);
         for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs}) {
             for (QCPGraph* g : *list)
                 m_plot->removeGraph(g);
@@ -330,17 +347,17 @@ void TimelineView::refreshVruntime()
         }
         for (const int task : tasks) {
             QCPGraph* g = m_plot->addGraph(vKey, vValue);
-            g->setPen(QPen(taskColor(task), 2));
+            g->setPen(QPen(taskColor(task), width));
             g->setName(taskName(task));
             m_graphs.push_back(g);
             QCPGraph* d = m_plot->addGraph(vKey, vValue);
             QColor light = taskColor(task);
             light.setAlpha(150);
-            d->setPen(QPen(light, 1, Qt::DashLine));
+            d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
             d->removeFromLegend();
             m_deadlineGraphs.push_back(d);
             QCPGraph* l = m_plot->addGraph(lKey, lValue);
-            l->setPen(QPen(taskColor(task), 1.5));
+            l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
             l->removeFromLegend();
             m_lagGraphs.push_back(l);
         }
@@ -371,7 +388,7 @@ void TimelineView::refreshVruntime()
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
     // Level of detail: about one kept sample per two pixels of the pane.
-    const int bins = std::max(16, m_vruntimeRect->width() / 2);
+    const int bins = std::max(16, m_vruntimeRect->width() / (m_graphs.size() > 8 ? 8 : 3));
     const Nanoseconds until = std::min(m_now, to);
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
@@ -412,8 +429,29 @@ void TimelineView::refreshVruntime()
         any = any || !keys.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
         m_graphs[i]->setData(keys, values, true);
-        m_deadlineGraphs[i]->setData(keys, deadlines, true);
-        m_lagGraphs[i]->setData(keys, lags, true);
+        const bool detail = i < static_cast<size_t>(kDetailTasks);
+        m_deadlineGraphs[i]->setVisible(detail);
+        m_lagGraphs[i]->setVisible(detail);
+        if (detail) {
+            m_deadlineGraphs[i]->setData(keys, deadlines, true);
+            m_lagGraphs[i]->setData(keys, lags, true);
+        }
+    }
+    // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
+    // pens and no antialiasing; Qt's stroker makes wide, dashed or smooth polylines costly.
+    int points = 0;
+    for (const QCPGraph* g : m_graphs)
+        points = std::max(points, g->dataCount());
+    const bool dense = m_graphs.size() > static_cast<size_t>(kAutoPlotMaxTasks)
+        || points > m_vruntimeRect->width() / 2;
+    m_plot->setNotAntialiasedElements(dense ? QCP::aePlottables : QCP::aeNone);
+    for (size_t i = 0; i < m_graphs.size(); ++i) {
+        const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
+        QColor light = c;
+        light.setAlpha(150);
+        m_graphs[i]->setPen(QPen(c, dense ? 1.0 : 2.0));
+        m_deadlineGraphs[i]->setPen(QPen(light, 1, dense ? Qt::SolidLine : Qt::DashLine));
+        m_lagGraphs[i]->setPen(QPen(c, dense ? 1.0 : 1.5));
     }
     if (any && haveReference) {
         vValue->rescale();

@@ -102,6 +102,7 @@ private:
     Nanoseconds m_baseSlice{700'000};
     Nanoseconds m_tick{1'000'000};
     bool m_follow = true;
+    bool m_inRangeChange = false;
     CpuLanesPlottable* m_lanes;
     QCPItemStraightLine* m_nowLines[3];
     QCPItemText* m_hint;
