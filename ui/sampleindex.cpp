@@ -11,6 +11,8 @@ namespace schedlab::ui {
 void SampleIndex::clear()
 {
     m_perTask.clear();
+    m_perGroup.clear();
+    m_groupOrder.clear();
     m_consumed = 0;
 }
 
@@ -28,7 +30,19 @@ void SampleIndex::update(const Recording& recording)
         clear();
     for (size_t i = m_consumed; i < records.size(); ++i) {
         const Record& r = records[i];
-        if (r.kind != RecordKind::Sample || !r.entity.isTask())
+        if (r.kind != RecordKind::Sample)
+            continue;
+        if (r.entity.isGroup()) {
+            const auto it = std::find(m_groupOrder.begin(), m_groupOrder.end(), r.entity.raw);
+            const auto g = static_cast<size_t>(it - m_groupOrder.begin());
+            if (it == m_groupOrder.end()) {
+                m_groupOrder.push_back(r.entity.raw);
+                m_perGroup.emplace_back();
+            }
+            m_perGroup[g].push_back(static_cast<uint32_t>(i));
+            continue;
+        }
+        if (!r.entity.isTask())
             continue;
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_perTask.size())
@@ -72,22 +86,44 @@ EntitySample SampleIndex::toSample(const Record& r)
 std::vector<EntitySample> SampleIndex::decimatedSeries(
     const Recording& recording, int task, Nanoseconds from, Nanoseconds to, int bins) const
 {
-    if (sampleCount(task) == 0 || bins <= 0 || to <= from)
-        return series(recording, task, from, to);
-    const auto& positions = m_perTask[static_cast<size_t>(task)];
+    if (sampleCount(task) == 0)
+        return {};
+    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, bins);
+}
+
+std::vector<EntitySample> SampleIndex::groupSeries(
+    const Recording& recording, int32_t raw, Nanoseconds from, Nanoseconds to, int bins) const
+{
+    const auto it = std::find(m_groupOrder.begin(), m_groupOrder.end(), raw);
+    if (it == m_groupOrder.end())
+        return {};
+    return decimate(
+        m_perGroup[static_cast<size_t>(it - m_groupOrder.begin())], recording, from, to, bins);
+}
+
+std::vector<EntitySample> SampleIndex::decimate(const std::vector<uint32_t>& positions,
+    const Recording& recording, Nanoseconds from, Nanoseconds to, int bins)
+{
     const auto& records = recording.records();
-    if (positions.back() >= records.size())
-        return {};                   // the recording was replaced without update()
+    if (positions.empty() || positions.back() >= records.size())
+        return {};                   // none, or the recording was replaced without update()
     const auto at = [&](int64_t t) { // first position with time > t
         return std::upper_bound(positions.begin(), positions.end(), t,
             [&](int64_t v, uint32_t pos) { return v < records[pos].time; });
     };
     auto first = at(from.count());
     const auto last = at(to.count());
-    if (last - first <= static_cast<std::ptrdiff_t>(bins) * 4)
-        return series(recording, task, from, to);
-
     std::vector<EntitySample> out;
+    if (bins <= 0 || to <= from || last - first <= static_cast<std::ptrdiff_t>(bins) * 4) {
+        // Few samples: all of them, plus the nearest one on each side.
+        auto it = first != positions.begin() ? first - 1 : first;
+        for (; it != positions.end(); ++it) {
+            out.push_back(toSample(records[*it]));
+            if (records[*it].time > to.count())
+                break;
+        }
+        return out;
+    }
     out.reserve(static_cast<size_t>(bins) * 4 + 2);
     if (first != positions.begin())
         out.push_back(toSample(records[*(first - 1)])); // the left edge

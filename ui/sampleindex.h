@@ -50,8 +50,18 @@ public:
     std::vector<EntitySample> decimatedSeries(
         const Recording& recording, int task, Nanoseconds from, Nanoseconds to, int bins) const;
 
+    /// Group entities (EntityRef raw values) that have samples, in first-seen order.
+    const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
+    /// Decimated samples of group entity @p raw (as decimatedSeries()).
+    std::vector<EntitySample> groupSeries(
+        const Recording& recording, int32_t raw, Nanoseconds from, Nanoseconds to, int bins) const;
+
 private:
     static EntitySample toSample(const Record& r);
+    static std::vector<EntitySample> decimate(const std::vector<uint32_t>& positions,
+        const Recording& recording, Nanoseconds from, Nanoseconds to, int bins);
+    std::vector<std::vector<uint32_t>> m_perGroup; ///< by position in m_groupOrder
+    std::vector<int32_t> m_groupOrder;
     std::vector<std::vector<uint32_t>> m_perTask; ///< record positions of each task's samples
     size_t m_consumed = 0;
 };

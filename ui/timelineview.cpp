@@ -91,7 +91,19 @@ TimelineView::TimelineView(QWidget* parent)
     m_eligibleShade->setPen(Qt::NoPen);
     m_eligibleShade->setBrush(QColor(0x3c, 0xb0, 0x4a, 40));
 
+    // Fourth pane: the weight of each group entity per CPU (calc_group_shares, §2.3).
+    m_weightRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(3, 0, m_weightRect);
+    m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0, 1.6, 1.2});
+    m_weightRect->axis(QCPAxis::atBottom)->setTicker(m_ticker);
+    m_weightRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("group se weight"));
+    auto* weightLegend = new QCPLegend;
+    m_weightRect->insetLayout()->addElement(weightLegend, Qt::AlignTop | Qt::AlignLeft);
+    weightLegend->setLayer(QStringLiteral("legend"));
+    weightLegend->setObjectName(QStringLiteral("weightLegend"));
+
     auto* margins = new QCPMarginGroup(m_plot);
+    m_weightRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lanesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lagRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
@@ -115,10 +127,11 @@ TimelineView::TimelineView(QWidget* parent)
     m_nowLines[0] = makeNowLine(m_plot, m_lanesRect);
     m_nowLines[1] = makeNowLine(m_plot, m_vruntimeRect);
     m_nowLines[2] = makeNowLine(m_plot, m_lagRect);
+    m_nowLines[3] = makeNowLine(m_plot, m_weightRect);
 
     // Zoom with the wheel and pan by dragging, horizontally only; the panes stay in step.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect}) {
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect}) {
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->setRangeDragAxes(rect->axis(QCPAxis::atBottom), nullptr);
@@ -130,6 +143,8 @@ TimelineView::TimelineView(QWidget* parent)
         &TimelineView::onRangeChanged);
     connect(lagTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
         &TimelineView::onRangeChanged);
+    connect(m_weightRect->axis(QCPAxis::atBottom),
+        qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelineView::onRangeChanged);
     connect(m_plot, &QCustomPlot::mouseMove, this, &TimelineView::showToolTip);
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* event) {
         const TimelineLayout mapping = m_lanes->layout();
@@ -263,7 +278,7 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
 
     m_ticker->setUnit(TimeTicker::unitFor(span));
     m_lanesRect->axis(QCPAxis::atBottom)->setLabel(m_ticker->axisLabel());
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect})
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect})
         rect->axis(QCPAxis::atBottom)->setRange(range); // no-op (no signal) when unchanged
     // Annotation labels near the right edge hang to the left of their marker.
     for (size_t i = 1; i < m_annotations.size(); i += 2) {
@@ -302,8 +317,60 @@ double TimelineView::lagLimit(uint32_t weight) const
     return weight == 0 ? 0.0 : x * kNice0Load / static_cast<double>(weight);
 }
 
+void TimelineView::refreshWeights()
+{
+    constexpr size_t kMaxGroupEntities = 16;
+    std::vector<int32_t> keys;
+    if (m_recording) {
+        const auto& all = m_samples.groupEntities();
+        keys.assign(all.begin(),
+            all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), kMaxGroupEntities)));
+    }
+    auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("weightLegend"));
+    if (keys != m_weightKeys) {
+        for (QCPGraph* g : m_weightGraphs)
+            m_plot->removeGraph(g);
+        m_weightGraphs.clear();
+        for (const int32_t raw : keys) {
+            const EntityRef e{raw};
+            QCPGraph* g = m_plot->addGraph(
+                m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
+            // Colour by group, dash pattern by CPU.
+            QPen pen(taskColor(e.groupIndex() + 3), 1.5);
+            pen.setStyle(static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5));
+            g->setPen(pen);
+            g->setLineStyle(QCPGraph::lsStepLeft);
+            g->setName(QString::fromStdString(entityName(e, *m_recording)));
+            g->removeFromLegend();
+            if (legend)
+                g->addToLegend(legend);
+            m_weightGraphs.push_back(g);
+        }
+        m_weightKeys = keys;
+    }
+    if (legend)
+        legend->setVisible(!m_weightGraphs.empty());
+    if (!m_recording || m_weightGraphs.empty())
+        return;
+    const Nanoseconds from = viewStart();
+    const Nanoseconds to = viewEnd();
+    const int bins = std::max(16, m_weightRect->width() / 3);
+    for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
+        QVector<double> keysMs, weights;
+        for (const EntitySample& s :
+            m_samples.groupSeries(*m_recording, m_weightKeys[i], from, to, bins)) {
+            keysMs << nsToMs(s.time);
+            weights << static_cast<double>(s.weight) / 1024.0; // scale_load_down
+        }
+        m_weightGraphs[i]->setData(keysMs, weights, true);
+    }
+    m_weightRect->axis(QCPAxis::atLeft)->rescale();
+    m_weightRect->axis(QCPAxis::atLeft)->scaleRange(1.15);
+}
+
 void TimelineView::refreshVruntime()
 {
+    refreshWeights();
     QVector<int> tasks = m_selected;
     if (tasks.isEmpty() && m_recording) {
         const int known = static_cast<int>(m_recording->taskNames.size());

@@ -73,6 +73,8 @@ public:
 
     QCustomPlot* plot() const { return m_plot; }
     QCPAxisRect* lagRect() const { return m_lagRect; }
+    /// Group entities whose weight the bottom pane draws (at most 16, first seen first).
+    const std::vector<int32_t>& weightEntities() const { return m_weightKeys; }
     const RunSegmentIndex& segments() const { return m_segments; }
     /// Tasks currently drawn in the vruntime pane.
     QVector<int> plottedTasks() const { return m_plotted; }
@@ -85,6 +87,7 @@ Q_SIGNALS:
 private:
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
+    void refreshWeights();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
 
@@ -92,6 +95,9 @@ private:
     QCPAxisRect* m_lanesRect;
     QCPAxisRect* m_vruntimeRect;
     QCPAxisRect* m_lagRect;
+    QCPAxisRect* m_weightRect;
+    std::vector<QCPGraph*> m_weightGraphs;
+    std::vector<int32_t> m_weightKeys; ///< group entities (EntityRef raw) drawn in m_weightRect
     QCPItemRect* m_eligibleShade;
     std::vector<QCPGraph*> m_deadlineGraphs;
     std::vector<QCPGraph*> m_lagGraphs;
@@ -104,7 +110,7 @@ private:
     bool m_follow = true;
     bool m_inRangeChange = false;
     CpuLanesPlottable* m_lanes;
-    QCPItemStraightLine* m_nowLines[3];
+    QCPItemStraightLine* m_nowLines[4];
     QCPItemText* m_hint;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;
