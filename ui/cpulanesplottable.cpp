@@ -92,6 +92,10 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
             const double x1 = lay.mapTimeToX(s.end);
             const QRectF rect(x0, band.top(), std::max(x1 - x0, 1.0), band.height());
             QColor colour = taskColor(s.task);
+            if (m_groupOf) {
+                const int group = m_groupOf(s.task, s.start);
+                colour = group < 0 ? QColor(Qt::gray) : groupColor(group);
+            }
             // A bin of short runs with idle gaps is paler, so utilisation still reads right.
             if (s.busy < 1.0)
                 colour.setAlphaF(0.25 + 0.75 * s.busy);
@@ -100,7 +104,8 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 painter->setPen(QPen(colour.darker(125), 1));
                 painter->drawRect(rect.adjusted(0, 0, -1, -1));
             }
-            if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))
+            if (!m_recording || m_groupOf
+                || s.task >= static_cast<int>(m_recording->taskNames.size()))
                 continue;
             const QString name =
                 QString::fromStdString(m_recording->taskNames[static_cast<size_t>(s.task)]);

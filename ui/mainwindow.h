@@ -77,6 +77,7 @@ private:
     void onScenarioEdited();
     void showTreeMenu(const QPoint& pos);
     void rebuildBranchMenu();
+    void applyLaneColouring(bool byCgroup);
     void open();
     bool save();
     bool saveAs();

@@ -306,6 +306,12 @@ void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::setGroupColouring(std::function<int(int, Nanoseconds)> groupOf)
+{
+    m_lanes->setGroupColouring(std::move(groupOf));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 double TimelineView::lagLimit(uint32_t weight) const
 {
     // kernel-model.md §4.1 step 3: limit = calc_delta_fair(X, se), X per profile. Display only
@@ -328,15 +334,19 @@ void TimelineView::refreshWeights()
     }
     auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("weightLegend"));
     if (keys != m_weightKeys) {
-        for (QCPGraph* g : m_weightGraphs)
+        for (QCPGraph* g : m_weightGraphs) {
+            // A plottable only leaves the plot's own legend when deleted: leave this one first.
+            if (legend)
+                g->removeFromLegend(legend);
             m_plot->removeGraph(g);
+        }
         m_weightGraphs.clear();
         for (const int32_t raw : keys) {
             const EntityRef e{raw};
             QCPGraph* g = m_plot->addGraph(
                 m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
             // Colour by group, dash pattern by CPU.
-            QPen pen(taskColor(e.groupIndex() + 3), 1.5);
+            QPen pen(groupColor(e.groupIndex()), 1.5);
             pen.setStyle(static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5));
             g->setPen(pen);
             g->setLineStyle(QCPGraph::lsStepLeft);

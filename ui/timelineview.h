@@ -16,6 +16,7 @@
 #include <QVector>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 class QCustomPlot;
@@ -64,6 +65,8 @@ public:
     double lagLimit(uint32_t weight) const;
     /// When on (default), the view scrolls to keep the present in sight while playing.
     void setFollow(bool follow) { m_follow = follow; }
+    /// Lanes coloured by cgroup (see CpuLanesPlottable::setGroupColouring) or by task.
+    void setGroupColouring(std::function<int(int, Nanoseconds)> groupOf);
     bool follows() const { return m_follow; }
 
     void setViewRange(Nanoseconds from, Nanoseconds to);
