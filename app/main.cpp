@@ -9,6 +9,7 @@
 #include <QCommandLineParser>
 #include <QItemSelectionModel>
 #include <QMimeData>
+#include <QPalette>
 #include <QPixmap>
 #include <QTimer>
 #include <QTreeView>
@@ -101,8 +102,23 @@ int main(int argc, char* argv[])
             QStringLiteral("a,b")},
         {QStringLiteral("view"), QStringLiteral("With --screenshot: visible window (ms)."),
             QStringLiteral("from:to")},
+        {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
     });
     parser.process(app);
+    if (parser.isSet(QStringLiteral("dark"))) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
+        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+        dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+        dark.setColor(QPalette::Highlight, QColor(0x3d, 0x8b, 0xd4));
+        dark.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+        QApplication::setPalette(dark);
+    }
 
     schedlab::ui::MainWindow window;
     const QStringList args = parser.positionalArguments();

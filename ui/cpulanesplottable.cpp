@@ -80,7 +80,9 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         const QRectF band(clip.left(), std::min(y0, y1), clip.width(), std::abs(y1 - y0));
         if (!band.intersects(clip))
             continue;
-        painter->fillRect(band, QColor(0xf2, 0xf2, 0xf2));
+        // The lane background: a step away from the plot's background, light or dark palette.
+        const QColor base = parentPlot()->palette().color(QPalette::Base);
+        painter->fillRect(band, base.lightnessF() > 0.5 ? base.darker(106) : base.lighter(140));
         if (!m_index)
             continue;
         // Bounded cost for long windows (about one bin per pixel), exact runs when few.

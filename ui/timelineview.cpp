@@ -111,7 +111,6 @@ TimelineView::TimelineView(QWidget* parent)
     m_lanesRect->insetLayout()->take(m_plot->legend);
     m_vruntimeRect->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignLeft);
     m_plot->legend->setVisible(true);
-    m_plot->legend->setBrush(QColor(255, 255, 255, 210));
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
     m_plot->legend->setFont(legendFont);
@@ -153,7 +152,48 @@ TimelineView::TimelineView(QWidget* parent)
     });
     m_plot->setToolTip(QString());
 
+    applyPalette();
     setRecording(nullptr, Nanoseconds{1'000'000'000});
+}
+
+void TimelineView::applyPalette()
+{
+    // Readable in light and dark palettes: plot colours follow the widget's palette.
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text);
+    const QColor base = pal.color(QPalette::Base);
+    QColor grid = text;
+    grid.setAlpha(45);
+    m_plot->setBackground(base);
+    for (QCPAxisRect* rect : m_plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setBasePen(QPen(text));
+            axis->setTickPen(QPen(text));
+            axis->setSubTickPen(QPen(text));
+            axis->setTickLabelColor(text);
+            axis->setLabelColor(text);
+            axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        }
+    }
+    QColor legendBack = base;
+    legendBack.setAlpha(210);
+    for (QCPLegend* legend : m_plot->findChildren<QCPLegend*>()) {
+        legend->setBrush(legendBack);
+        legend->setTextColor(text);
+        legend->setBorderPen(QPen(text));
+    }
+    m_plot->legend->setBrush(legendBack);
+    m_plot->legend->setTextColor(text);
+    m_plot->legend->setBorderPen(QPen(text));
+    m_hint->setColor(pal.color(QPalette::PlaceholderText));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
+    QWidget::changeEvent(event);
 }
 
 TimelineView::~TimelineView() = default;
@@ -201,8 +241,10 @@ void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& an
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setPadding(QMargins(3, 1, 3, 1));
         label->setFont(small);
-        label->setColor(QColor(0x33, 0x33, 0x33));
-        label->setBrush(QColor(255, 255, 255, 200));
+        QColor labelBack = palette().color(QPalette::Base);
+        labelBack.setAlpha(200);
+        label->setColor(palette().color(QPalette::Text));
+        label->setBrush(labelBack);
         label->setText(text);
         m_annotations.push_back(line);
         m_annotations.push_back(label);

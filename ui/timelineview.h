@@ -83,6 +83,9 @@ public:
     QVector<int> plottedTasks() const { return m_plotted; }
     QString timeAxisLabel() const;
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 Q_SIGNALS:
     /// The user asked to see the state at @p t (double-click on the timeline).
     void timeRequested(schedlab::Nanoseconds t);
@@ -91,6 +94,7 @@ private:
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
     void refreshWeights();
+    void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
 
