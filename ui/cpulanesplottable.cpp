@@ -80,16 +80,24 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         const QRectF band(clip.left(), std::min(y0, y1), clip.width(), std::abs(y1 - y0));
         if (!band.intersects(clip))
             continue;
-        painter->fillRect(band, QColor(0xf2, 0xf2, 0xf2));
+        // The lane background: a step away from the plot's background, light or dark palette.
+        const QColor base = parentPlot()->palette().color(QPalette::Base);
+        painter->fillRect(band, base.lightnessF() > 0.5 ? base.darker(106) : base.lighter(140));
         if (!m_index)
             continue;
-        const auto segments =
-            lay.levelOfDetail(m_index->segments(cpu, lay.start(), lay.end(), m_now), 1.0);
+        // Bounded cost for long windows (about one bin per pixel), exact runs when few.
+        const int bins = std::max(1, static_cast<int>(lay.right() - lay.left()));
+        const auto segments = lay.levelOfDetail(
+            m_index->binnedSegments(cpu, lay.start(), lay.end(), m_now, bins), 1.0);
         for (const RunSegment& s : segments) {
             const double x0 = lay.mapTimeToX(s.start);
             const double x1 = lay.mapTimeToX(s.end);
             const QRectF rect(x0, band.top(), std::max(x1 - x0, 1.0), band.height());
             QColor colour = taskColor(s.task);
+            if (m_groupOf) {
+                const int group = m_groupOf(s.task, s.start);
+                colour = group < 0 ? QColor(Qt::gray) : groupColor(group);
+            }
             // A bin of short runs with idle gaps is paler, so utilisation still reads right.
             if (s.busy < 1.0)
                 colour.setAlphaF(0.25 + 0.75 * s.busy);
@@ -98,7 +106,8 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 painter->setPen(QPen(colour.darker(125), 1));
                 painter->drawRect(rect.adjusted(0, 0, -1, -1));
             }
-            if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))
+            if (!m_recording || m_groupOf
+                || s.task >= static_cast<int>(m_recording->taskNames.size()))
                 continue;
             const QString name =
                 QString::fromStdString(m_recording->taskNames[static_cast<size_t>(s.task)]);

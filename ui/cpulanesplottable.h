@@ -7,6 +7,8 @@
 #include "ui/qcp.h"
 #include "ui/timelinelayout.h"
 
+#include <functional>
+
 namespace schedlab {
 class Recording;
 }
@@ -22,6 +24,13 @@ public:
     /// @p index and @p recording (for task names) must outlive the plottable or be reset first.
     void setSource(const RunSegmentIndex* index, const Recording* recording, int cpuCount);
     void setNow(Nanoseconds now) { m_now = now; }
+    /// Colour runs by the cgroup their task was in (@p groupOf(task, t) → group index, -1 if
+    /// unknown) instead of by task; an empty function colours by task.
+    void setGroupColouring(std::function<int(int, Nanoseconds)> groupOf)
+    {
+        m_groupOf = std::move(groupOf);
+    }
+    bool coloursByGroup() const { return static_cast<bool>(m_groupOf); }
 
     /// Layout of the current key range on screen.
     TimelineLayout layout() const;
@@ -46,6 +55,7 @@ private:
     const Recording* m_recording = nullptr;
     int m_cpuCount = 0;
     Nanoseconds m_now{0};
+    std::function<int(int, Nanoseconds)> m_groupOf;
 };
 
 /// Milliseconds (plot keys) ↔ nanoseconds (core time).

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "machinetreemodel.h"
 
-#include "core/scenario/scenario.h"
+#include "core/base/cpuset.h"
+#include "core/scenario/jsonvalues.h"
 #include "format.h"
 #include "taskpalette.h"
 
+#include <QDataStream>
+#include <QFont>
+#include <QIODevice>
+#include <QMimeData>
+#include <QPalette>
 #include <QStringList>
 
 #include <algorithm>
@@ -96,6 +102,7 @@ void MachineTreeModel::rebuild()
     m_taskNodes.clear();
     m_namesSeen = 0;
     m_taskCount = 0;
+    m_folded = 0;
     if (!m_scenario)
         return;
 
@@ -165,6 +172,113 @@ void MachineTreeModel::rebuild()
     });
     for (const int a : spawns)
         addTask(actions[static_cast<size_t>(a)].spawn.front(), 0, a);
+    foldActions();
+}
+
+int MachineTreeModel::foldedActionCount(Nanoseconds t) const
+{
+    if (!m_scenario || t < Nanoseconds{0})
+        return 0;
+    return static_cast<int>(std::count_if(m_scenario->actions.begin(), m_scenario->actions.end(),
+        [t](const Action& a) { return a.at <= t; }));
+}
+
+void MachineTreeModel::setTime(Nanoseconds t)
+{
+    const bool changed = foldedActionCount(t) != m_folded;
+    m_time = t;
+    if (!changed)
+        return;
+    beginResetModel();
+    rebuild();
+    endResetModel();
+    m_namesSeen = 0;
+    refreshTaskIndexes();
+}
+
+void MachineTreeModel::reparent(int id, int newParent)
+{
+    Node& node = m_nodes[static_cast<size_t>(id)];
+    if (node.parent == newParent)
+        return;
+    auto& siblings = m_nodes[static_cast<size_t>(node.parent)].children;
+    siblings.erase(siblings.begin() + node.row);
+    for (size_t r = static_cast<size_t>(node.row); r < siblings.size(); ++r)
+        m_nodes[static_cast<size_t>(siblings[r])].row = static_cast<int>(r);
+    auto& children = m_nodes[static_cast<size_t>(newParent)].children;
+    node.parent = newParent;
+    node.row = static_cast<int>(children.size());
+    children.push_back(id);
+}
+
+void MachineTreeModel::foldActions()
+{
+    m_folded = foldedActionCount(m_time);
+    if (m_folded == 0)
+        return;
+    // The order the simulation applies them: by time, file order among equal times.
+    std::vector<const Action*> due;
+    for (const Action& a : m_scenario->actions)
+        if (a.at <= m_time)
+            due.push_back(&a);
+    std::stable_sort(
+        due.begin(), due.end(), [](const Action* a, const Action* b) { return a->at < b->at; });
+    auto cgroupNode = [this](const std::string& path) {
+        for (size_t i = 0; i < m_nodes.size(); ++i)
+            if (m_nodes[i].kind == NodeKind::Cgroup && cgroupPath(m_nodes[i]).toStdString() == path)
+                return static_cast<int>(i);
+        return -1;
+    };
+    for (const Action* a : due) {
+        switch (a->kind) {
+        case Action::Kind::Move: {
+            const auto task = m_taskNodes.constFind(toQString(a->task));
+            const int group = cgroupNode(a->cgroup);
+            if (task == m_taskNodes.constEnd() || group < 0)
+                break;
+            m_nodes[static_cast<size_t>(*task)].movedTo = a->cgroup;
+            reparent(*task, group);
+            break;
+        }
+        case Action::Kind::Kill:
+            if (const auto task = m_taskNodes.constFind(toQString(a->task));
+                task != m_taskNodes.constEnd())
+                m_nodes[static_cast<size_t>(*task)].killed = true;
+            break;
+        case Action::Kind::Set:
+            if (a->set.task) {
+                const auto task = m_taskNodes.constFind(toQString(*a->set.task));
+                if (task == m_taskNodes.constEnd())
+                    break;
+                Node& n = m_nodes[static_cast<size_t>(*task)];
+                if (a->set.nice)
+                    n.nice = a->set.nice;
+                if (a->set.cpus)
+                    n.cpus = a->set.cpus;
+            } else if (a->set.cgroup) {
+                const int group = cgroupNode(*a->set.cgroup);
+                if (group <= 0)
+                    break;
+                Node& n = m_nodes[static_cast<size_t>(group)];
+                if (a->set.files.weight)
+                    n.weight = a->set.files.weight;
+                if (a->set.files.cpuMax)
+                    n.cpuMax = a->set.files.cpuMax;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+std::optional<CpuMax> MachineTreeModel::effectiveCpuMax(const Node& node) const
+{
+    if (node.cpuMax)
+        return node.cpuMax;
+    if (node.spec >= 0 && node.parent >= 0)
+        return m_scenario->cgroups[static_cast<size_t>(node.spec)].files.cpuMax;
+    return std::nullopt;
 }
 
 const TaskSpec& MachineTreeModel::taskSpec(const Node& node) const
@@ -233,7 +347,7 @@ QString MachineTreeModel::nodeName(const Node& node) const
 QString MachineTreeModel::cgroupPath(const Node& node) const
 {
     if (node.kind == NodeKind::Task)
-        return toQString(taskSpec(node).cgroup.value_or("/"));
+        return toQString(node.movedTo.value_or(taskSpec(node).cgroup.value_or("/")));
     if (node.spec < 0 || node.parent < 0)
         return QStringLiteral("/");
     return toQString(m_scenario->cgroups[static_cast<size_t>(node.spec)].path);
@@ -251,7 +365,8 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
             if (policy == Policy::Fifo || policy == Policy::RoundRobin)
                 return QString(policyName(policy) + QLatin1Char(' ')
                     + QString::number(t.rtPriority.value_or(1)));
-            QString text = QStringLiteral("nice ") + QString::number(t.nice.value_or(0));
+            QString text =
+                QStringLiteral("nice ") + QString::number(node.nice.value_or(t.nice.value_or(0)));
             if (policy != Policy::Normal)
                 text += QStringLiteral(" (") + policyName(policy) + QLatin1Char(')');
             return text;
@@ -260,14 +375,22 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
             return {}; // the root group has no cpu.weight
         {
             const CgroupFiles& f = m_scenario->cgroups[static_cast<size_t>(node.spec)].files;
+            if (node.weight)
+                return QString::number(*node.weight);
             if (f.weightNice && !f.weight)
                 return QString(QStringLiteral("nice ") + QString::number(*f.weightNice));
             return QString::number(f.weight.value_or(100));
         }
     case CpusColumn:
         if (node.kind == NodeKind::Task) {
-            const auto& cpus = taskSpec(node).cpus;
+            const auto cpus = node.cpus ? node.cpus : taskSpec(node).cpus;
             return cpus ? toQString(*cpus) : QStringLiteral("all");
+        }
+        return {};
+    case CpuMaxColumn:
+        if (node.kind == NodeKind::Cgroup && node.parent >= 0) {
+            const auto max = effectiveCpuMax(node);
+            return max ? toQString(formatCpuMax(*max)) : QStringLiteral("max");
         }
         return {};
     default:
@@ -280,12 +403,16 @@ QString MachineTreeModel::toolTip(const Node& node) const
     QStringList lines;
     if (node.kind == NodeKind::Task) {
         const TaskSpec& t = taskSpec(node);
-        lines
-            << QStringLiteral("task %1 (#%2)").arg(nodeName(node)).arg(node.taskIndex)
-            << QStringLiteral("cgroup: %1").arg(cgroupPath(node))
-            << QStringLiteral("policy: %1").arg(policyName(t.policy.value_or(Policy::Normal)))
-            << QStringLiteral("nice: %1").arg(t.nice.value_or(0))
-            << QStringLiteral("CPUs: %1").arg(t.cpus ? toQString(*t.cpus) : QStringLiteral("all"));
+        lines << QStringLiteral("task %1 (#%2)").arg(nodeName(node)).arg(node.taskIndex)
+              << QStringLiteral("cgroup: %1").arg(cgroupPath(node))
+              << QStringLiteral("policy: %1").arg(policyName(t.policy.value_or(Policy::Normal)))
+              << QStringLiteral("nice: %1 (−20…19; each step ≈ 10%% CPU share against nice-0, "
+                                "weight from sched_prio_to_weight)")
+                     .arg(node.nice.value_or(t.nice.value_or(0)))
+              << QStringLiteral("CPUs: %1 (affinity; edit as a cpulist such as 0-1,3)")
+                     .arg(toQString((node.cpus ? node.cpus : t.cpus).value_or("all")));
+        if (node.killed)
+            lines << QStringLiteral("killed by an action");
         if (t.slice)
             lines << QStringLiteral("custom slice: %1").arg(formatTime(*t.slice));
         if (node.action >= 0)
@@ -304,12 +431,13 @@ QString MachineTreeModel::toolTip(const Node& node) const
     lines << QStringLiteral("cgroup %1").arg(cgroupPath(node));
     if (node.spec >= 0) {
         const CgroupFiles& f = m_scenario->cgroups[static_cast<size_t>(node.spec)].files;
-        if (f.weight)
-            lines << QStringLiteral("cpu.weight: %1").arg(*f.weight);
+        if (node.weight || f.weight)
+            lines << QStringLiteral("cpu.weight: %1 (share of the parent against siblings)")
+                         .arg(node.weight.value_or(f.weight.value_or(100)));
         if (f.weightNice)
             lines << QStringLiteral("cpu.weight.nice: %1").arg(*f.weightNice);
-        if (f.cpuMax)
-            lines << QStringLiteral("cpu.max: %1").arg(cpuMaxText(*f.cpuMax));
+        if (const auto max = effectiveCpuMax(node))
+            lines << QStringLiteral("cpu.max: %1 (quota and period in µs)").arg(cpuMaxText(*max));
         if (f.idle)
             lines << QStringLiteral("cpu.idle: %1").arg(*f.idle ? 1 : 0);
     }
@@ -334,6 +462,21 @@ QVariant MachineTreeModel::data(const QModelIndex& index, int role) const
         return {};
     case KindRole:
         return static_cast<int>(node.kind);
+    case Qt::EditRole:
+        if (index.column() == WeightColumn && node.kind == NodeKind::Task)
+            return node.nice.value_or(taskSpec(node).nice.value_or(0));
+        return displayData(node, index.column());
+    case Qt::FontRole:
+        if (node.killed) {
+            QFont font;
+            font.setStrikeOut(true);
+            return font;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (node.killed)
+            return QPalette().brush(QPalette::Disabled, QPalette::Text);
+        return {};
     case TaskIndexRole:
         return node.taskIndex;
     case TaskNameRole:
@@ -357,8 +500,15 @@ QVariant MachineTreeModel::headerData(int section, Qt::Orientation orientation, 
             return QStringLiteral("cpu.weight/nice");
         case CpusColumn:
             return QStringLiteral("CPUs");
+        case CpuMaxColumn:
+            return QStringLiteral("cpu.max");
         }
     }
+    if (role == Qt::ToolTipRole && section == CpuMaxColumn)
+        return QStringLiteral("cgroups: cpu.max bandwidth limit \"QUOTA PERIOD\" in µs, or "
+                              "\"max PERIOD\" for none");
+    if (role == Qt::ToolTipRole && section == CpusColumn)
+        return QStringLiteral("tasks: CPU affinity as a cpulist (e.g. 0-1,3)");
     if (role == Qt::ToolTipRole && section == WeightColumn)
         return QStringLiteral("cgroups: cpu.weight (1–10000, default 100); tasks: nice (−20…19)");
     return {};
@@ -382,6 +532,173 @@ QModelIndex MachineTreeModel::indexForTask(const QString& name) const
             return createIndex(n.row, 0, static_cast<quintptr>(i));
     }
     return {};
+}
+
+Qt::ItemFlags MachineTreeModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid() || !m_scenario)
+        return Qt::ItemIsDropEnabled;
+    Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    const Node& node = m_nodes[static_cast<size_t>(nodeOf(index))];
+    if (node.kind == NodeKind::Task) {
+        if (node.killed)
+            return f;
+        f |= Qt::ItemIsDragEnabled;
+        const Policy policy = taskSpec(node).policy.value_or(Policy::Normal);
+        const bool rt = policy == Policy::Fifo || policy == Policy::RoundRobin;
+        if ((index.column() == WeightColumn && !rt) || index.column() == CpusColumn)
+            f |= Qt::ItemIsEditable;
+        return f;
+    }
+    f |= Qt::ItemIsDropEnabled;
+    if (node.parent >= 0 && (index.column() == WeightColumn || index.column() == CpuMaxColumn))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool MachineTreeModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    if (!index.isValid() || !m_scenario || role != Qt::EditRole
+        || !(flags(index) & Qt::ItemIsEditable))
+        return false;
+    const Node& node = m_nodes[static_cast<size_t>(nodeOf(index))];
+    const QString text = value.toString().trimmed();
+    Action action;
+    action.kind = Action::Kind::Set;
+    QString description;
+    if (node.kind == NodeKind::Task) {
+        action.set.task = nodeName(node).toStdString();
+        if (index.column() == WeightColumn) {
+            QString number = text;
+            number.remove(QStringLiteral("nice")).replace(QChar(0x2212), QLatin1Char('-'));
+            bool ok = false;
+            const int nice = number.trimmed().toInt(&ok);
+            if (!ok || nice < -20 || nice > 19) {
+                Q_EMIT editRejected(tr("nice must be an integer in −20…19, not \"%1\"").arg(text));
+                return false;
+            }
+            action.set.nice = nice;
+            description = tr("nice %1 → %2").arg(nodeName(node)).arg(nice);
+        } else {
+            std::string error;
+            if (!CpuSet::parse(text.toStdString(), m_scenario->machine.cpuCount(), &error)) {
+                Q_EMIT editRejected(tr("CPUs of %1: %2").arg(nodeName(node), toQString(error)));
+                return false;
+            }
+            action.set.cpus = text.toStdString();
+            description = tr("affinity %1 → %2").arg(nodeName(node), text);
+        }
+    } else {
+        const QString path = cgroupPath(node);
+        action.set.cgroup = path.toStdString();
+        if (index.column() == WeightColumn) {
+            bool ok = false;
+            const int weight = text.toInt(&ok);
+            if (!ok || weight < 1 || weight > 10000) {
+                Q_EMIT editRejected(
+                    tr("cpu.weight must be an integer in 1…10000, not \"%1\"").arg(text));
+                return false;
+            }
+            action.set.files.weight = weight;
+            description = tr("cpu.weight %1 → %2").arg(path).arg(weight);
+        } else {
+            std::string error;
+            const auto max = parseCpuMax(text.toStdString(), &error);
+            if (!max) {
+                Q_EMIT editRejected(tr("cpu.max of %1: %2").arg(path, toQString(error)));
+                return false;
+            }
+            action.set.files.cpuMax = max;
+            description = tr("cpu.max %1 → %2").arg(path, toQString(formatCpuMax(*max)));
+        }
+    }
+    Q_EMIT actionRequested(action, description);
+    return true;
+}
+
+QStringList MachineTreeModel::mimeTypes() const
+{
+    return {QString::fromLatin1(kTaskMimeType)};
+}
+
+QMimeData* MachineTreeModel::mimeData(const QModelIndexList& indexes) const
+{
+    QStringList names;
+    for (const QModelIndex& index : indexes) {
+        const QString name = index.data(TaskNameRole).toString();
+        if (!name.isEmpty() && !names.contains(name))
+            names << name;
+    }
+    if (names.isEmpty())
+        return nullptr;
+    QByteArray bytes;
+    QDataStream stream(&bytes, QIODevice::WriteOnly);
+    stream << names;
+    auto* data = new QMimeData;
+    data->setData(QString::fromLatin1(kTaskMimeType), bytes);
+    return data;
+}
+
+namespace {
+
+QStringList taskNamesFrom(const QMimeData* data)
+{
+    QStringList names;
+    if (!data || !data->hasFormat(QString::fromLatin1(MachineTreeModel::kTaskMimeType)))
+        return names;
+    QDataStream stream(data->data(QString::fromLatin1(MachineTreeModel::kTaskMimeType)));
+    stream >> names;
+    if (stream.status() != QDataStream::Ok)
+        return {};
+    return names;
+}
+
+} // namespace
+
+bool MachineTreeModel::canDropMimeData(
+    const QMimeData* data, Qt::DropAction action, int, int, const QModelIndex& parent) const
+{
+    if (action != Qt::MoveAction || !parent.isValid() || !m_scenario)
+        return false;
+    if (m_nodes[static_cast<size_t>(nodeOf(parent))].kind != NodeKind::Cgroup)
+        return false;
+    return !taskNamesFrom(data).isEmpty();
+}
+
+bool MachineTreeModel::dropMimeData(
+    const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent)
+{
+    if (!canDropMimeData(data, action, row, column, parent))
+        return false;
+    const QString path = cgroupPath(m_nodes[static_cast<size_t>(nodeOf(parent))]);
+    bool any = false;
+    for (const QString& name : taskNamesFrom(data)) {
+        const auto it = m_taskNodes.constFind(name);
+        if (it == m_taskNodes.constEnd()) // not a task of this scenario: ignore, never crash
+            continue;
+        const Node& node = m_nodes[static_cast<size_t>(*it)];
+        if (node.killed || cgroupPath(node) == path)
+            continue;
+        Action move;
+        move.kind = Action::Kind::Move;
+        move.task = name.toStdString();
+        move.cgroup = path.toStdString();
+        Q_EMIT actionRequested(move, tr("move %1 → %2").arg(name, path));
+        any = true;
+    }
+    // The tree changes when the window applies the action (setScenario/setTime); the view's
+    // removeRows() after a MoveAction is refused by this model, so no row disappears twice.
+    return any;
+}
+
+Qt::DropActions MachineTreeModel::supportedDropActions() const
+{
+    return Qt::MoveAction;
+}
+
+Qt::DropActions MachineTreeModel::supportedDragActions() const
+{
+    return Qt::MoveAction;
 }
 
 } // namespace schedlab::ui

@@ -4,10 +4,12 @@
 #include "choicesmenu.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "featurespanel.h"
 #include "findingsdock.h"
 #include "format.h"
 #include "inspectordock.h"
 #include "machinetreemodel.h"
+#include "scenarioeditor.h"
 #include "simulationcontroller.h"
 #include "timelineview.h"
 #include "transportbar.h"
@@ -21,6 +23,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -30,6 +33,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTreeView>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <functional>
@@ -65,7 +69,9 @@ MainWindow::MainWindow(QWidget* parent)
 {
     setCentralWidget(m_timeline);
     createDocks();
+    createEditing();
     createActions();
+    createEditActions();
     createStatusBar();
 
     connect(
@@ -202,6 +208,8 @@ bool MainWindow::openFile(const QString& path)
     m_treeModel->setScenario(scenario.get());
     m_scenario = std::move(scenario);
     refreshAnnotations(); // the reset during load() drew the previous scenario's
+    m_editor->setScenario(m_scenario.get());
+    m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
     m_path = path;
     setWindowFilePath(isResource(path) ? QString() : path);
     setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
@@ -363,6 +371,8 @@ void MainWindow::onSimulationReset()
     refreshAnnotations();
     m_inspector->setScenario(m_controller->scenario());
     m_findings->setSimulation(sim);
+    if (sim)
+        m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
     m_treeModel->setTaskNames(sim ? &sim->recording().taskNames : nullptr);
     onSelectionChanged();
 }
@@ -370,7 +380,9 @@ void MainWindow::onSimulationReset()
 void MainWindow::onProgress()
 {
     m_timeline->setNow(m_controller->now());
+    m_treeModel->setTime(m_controller->now());
     m_treeModel->refreshTaskIndexes();
+    m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
     updateStatus();
 }
 
@@ -408,6 +420,7 @@ void MainWindow::setKernelChoice(const QString& choice, const QString& value)
     }
     *m_scenario = std::move(edited);
     m_treeModel->setScenario(m_scenario.get());
+    m_editor->resetHistory(); // the undo snapshots predate the override: do not revert it
     setWindowModified(true);
     log(tr("kernel choice %1=%2: the run restarts").arg(choice, value));
     updateStatus();

@@ -8,6 +8,7 @@
 #include "ui/recentfiles.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <memory>
 
@@ -26,7 +27,9 @@ class CompareView;
 class ExportMenu;
 class FindingsDock;
 class InspectorDock;
+class FeaturesPanel;
 class MachineTreeModel;
+class ScenarioEditor;
 class SimulationController;
 class TimelineView;
 class TransportBar;
@@ -56,6 +59,8 @@ public:
     QTreeView* machineTree() const { return m_tree; }
     SimulationController* controller() const { return m_controller; }
     TimelineView* timeline() const { return m_timeline; }
+    ScenarioEditor* editor() const { return m_editor; }
+    FeaturesPanel* featuresPanel() const { return m_features; }
     QString logText() const;
     QString statusText() const; ///< the permanent status bar fields, " | "-separated
     RecentFiles& recentFiles() { return m_recent; }
@@ -81,6 +86,13 @@ private:
     void createActions();
     void createDocks();
     void createStatusBar();
+    // Editing (sandbox): the features dock, the Edit menu, the tree's edit and drag set-up.
+    void createEditing();
+    void createEditActions();
+    void onScenarioEdited();
+    void showTreeMenu(const QPoint& pos);
+    void rebuildBranchMenu();
+    void applyLaneColouring(bool byCgroup);
     void open();
     bool save();
     bool saveAs();
@@ -112,6 +124,10 @@ private:
     QLabel* m_timeLabel = nullptr;
     QLabel* m_stateLabel = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_branchMenu = nullptr;
+    ScenarioEditor* m_editor = nullptr;
+    FeaturesPanel* m_features = nullptr;
+    QStringList m_keptSelection; ///< selected task/cgroup names across model resets
     RecentFiles m_recent;
     InspectorDock* m_inspector = nullptr;
     FindingsDock* m_findings = nullptr;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <utility>
 
 namespace schedlab::ui {
 
@@ -24,7 +25,7 @@ SimulationController::SimulationController(QObject* parent)
 
 SimulationController::~SimulationController() = default;
 
-bool SimulationController::load(const Scenario& scenario, QString* error)
+bool SimulationController::buildSimulation(const Scenario& scenario, QString* error)
 {
     std::unique_ptr<Simulation> simulation;
     try {
@@ -35,13 +36,72 @@ bool SimulationController::load(const Scenario& scenario, QString* error)
         return false;
     }
     stopTimer();
-    m_simulation.reset(); // the old one may refer to the old scenario
+    m_simulation.reset(); // keep at most one extra simulation alive while switching
     m_scenario = scenario;
     m_simulation = std::move(simulation);
     m_finishedEmitted = false;
     m_chunk = Nanoseconds{1'000'000};
+    return true;
+}
+
+bool SimulationController::load(const Scenario& scenario, QString* error)
+{
+    if (!buildSimulation(scenario, error))
+        return false;
+    m_rewoundFrom.reset();
+    const bool hadBranches = !m_branches.empty();
+    m_branches.clear();
     Q_EMIT simulationReset();
     Q_EMIT progressed(now());
+    if (hadBranches)
+        Q_EMIT branchesChanged();
+    return true;
+}
+
+bool SimulationController::reload(const Scenario& scenario, Nanoseconds resumeAt, QString* error)
+{
+    const bool resume = isPlaying() || m_resumePlaying;
+    const Scenario previous = m_scenario;
+    std::unique_ptr<Simulation> future = std::move(m_rewoundFrom);
+    if (!buildSimulation(scenario, error)) {
+        m_rewoundFrom = std::move(future);
+        return false;
+    }
+    // The edit truncates the future the rewound timeline had: keep that timeline as a branch.
+    if (future && future->now() > resumeAt) {
+        Branch branch;
+        branch.scenario = previous;
+        branch.simulation = std::move(future);
+        branch.label = tr("branch %1 (to %2 ms)")
+                           .arg(m_branches.size() + 1)
+                           .arg(static_cast<double>(branch.simulation->now().count()) / 1e6);
+        m_branches.push_back(std::move(branch));
+        Q_EMIT branchesChanged();
+    }
+    Q_EMIT simulationReset();
+    m_target = std::min(std::max(resumeAt, Nanoseconds{0}), endTime());
+    m_resumePlaying = resume;
+    startSeeking();
+    return true;
+}
+
+bool SimulationController::switchToBranch(size_t index)
+{
+    if (index >= m_branches.size() || !m_simulation)
+        return false;
+    stopTimer();
+    m_resumePlaying = false;
+    Branch& b = m_branches[index];
+    std::swap(m_scenario, b.scenario);
+    std::swap(m_simulation, b.simulation);
+    b.label = tr("branch %1 (to %2 ms)")
+                  .arg(index + 1)
+                  .arg(static_cast<double>(b.simulation->now().count()) / 1e6);
+    m_rewoundFrom.reset();
+    m_finishedEmitted = m_simulation->finished();
+    Q_EMIT simulationReset();
+    Q_EMIT progressed(now());
+    Q_EMIT branchesChanged();
     return true;
 }
 
@@ -67,7 +127,13 @@ void SimulationController::setSpeed(double speed)
 
 void SimulationController::play()
 {
-    if (!m_simulation || isFinished() || (m_timer.isActive() && !m_toEnd))
+    if (!m_simulation || isFinished())
+        return;
+    if (m_target) { // finish the seek first, then play
+        m_resumePlaying = true;
+        return;
+    }
+    if (m_timer.isActive() && !m_toEnd)
         return;
     const bool wasPlaying = m_timer.isActive();
     m_toEnd = false;
@@ -83,6 +149,8 @@ void SimulationController::runToEnd()
 {
     if (!m_simulation || isFinished())
         return;
+    if (m_target)
+        stopTimer();
     const bool wasPlaying = m_timer.isActive();
     m_toEnd = true;
     m_timer.setInterval(0); // as fast as possible, but one bounded slice per event-loop turn
@@ -93,6 +161,7 @@ void SimulationController::runToEnd()
 
 void SimulationController::pause()
 {
+    m_resumePlaying = false;
     stopTimer();
 }
 
@@ -108,9 +177,12 @@ void SimulationController::stopTimer()
 {
     if (!m_timer.isActive())
         return;
+    const bool wasPlaying = isPlaying();
     m_timer.stop();
     m_toEnd = false;
-    Q_EMIT playingChanged(false);
+    m_target.reset();
+    if (wasPlaying)
+        Q_EMIT playingChanged(false);
 }
 
 void SimulationController::step()
@@ -144,18 +216,73 @@ void SimulationController::stepBy(Nanoseconds duration)
 
 void SimulationController::reset()
 {
+    seek(Nanoseconds{0});
+}
+
+void SimulationController::stepTick()
+{
+    const int hz = std::max(1, m_scenario.kernel.hz.value_or(1000));
+    stepBy(Nanoseconds{1'000'000'000 / hz});
+}
+
+void SimulationController::seek(Nanoseconds t)
+{
     if (!m_simulation)
         return;
-    const Scenario scenario = m_scenario;
-    QString error;
-    if (!load(scenario, &error))
-        fail(error);
+    t = std::clamp(t, Nanoseconds{0}, endTime());
+    pause();
+    if (t < now()) {
+        // Rewind: the run is deterministic, so the state at t is a fresh run to t. Keep the
+        // furthest timeline: an edit at t would truncate it and keep it as a branch.
+        std::unique_ptr<Simulation> old = std::move(m_simulation);
+        if (!m_rewoundFrom || m_rewoundFrom->now() < old->now())
+            m_rewoundFrom = std::move(old);
+        old.reset();
+        QString error;
+        if (!buildSimulation(m_scenario, &error)) {
+            fail(error);
+            return;
+        }
+        Q_EMIT simulationReset();
+    }
+    m_target = t;
+    m_resumePlaying = false;
+    startSeeking();
+}
+
+void SimulationController::startSeeking()
+{
+    if (!m_target)
+        return;
+    if (now() >= *m_target || isFinished()) {
+        m_target.reset();
+        afterProgress();
+        Q_EMIT seekFinished(now());
+        if (std::exchange(m_resumePlaying, false))
+            play();
+        return;
+    }
+    m_toEnd = false;
+    m_timer.setInterval(0); // as fast as possible, one bounded slice per event-loop turn
+    m_timer.start();
 }
 
 void SimulationController::tick()
 {
     if (!m_simulation) {
         stopTimer();
+        return;
+    }
+    if (m_target) {
+        advance(*m_target, m_budgetMs);
+        if (!m_target)
+            return; // failed
+        if (now() >= *m_target || isFinished()) {
+            m_timer.stop();
+            startSeeking(); // target reached: finishes the seek
+        } else {
+            Q_EMIT progressed(now());
+        }
         return;
     }
     Nanoseconds target = endTime();
@@ -206,6 +333,8 @@ void SimulationController::afterProgress()
             fail(QString::fromStdString(e.what()));
         }
     }
+    if (m_rewoundFrom && now() >= m_rewoundFrom->now())
+        m_rewoundFrom.reset(); // caught up with the old timeline without editing: same run
     Q_EMIT progressed(now());
     if (isFinished()) {
         stopTimer();

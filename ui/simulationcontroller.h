@@ -9,9 +9,12 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QString>
 #include <QTimer>
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace schedlab {
 class Simulation;
@@ -35,10 +38,36 @@ public:
     const Simulation* simulation() const { return m_simulation.get(); }
     const Scenario& scenario() const { return m_scenario; }
 
+    /// Replaces the scenario (e.g. with an edit added to its actions) and re-simulates from 0
+    /// up to @p resumeAt (clamped to the new end) in bounded slices, then resumes playing if it
+    /// was playing. The state shown is always that of a fresh run of the current scenario, so a
+    /// live edit and a replay of the saved file cannot disagree. False (and @p error) when the
+    /// new scenario is refused; the old simulation then stays.
+    bool reload(const Scenario& scenario, Nanoseconds resumeAt, QString* error = nullptr);
+
+    /// A previous timeline kept when an edit in the past truncated the future (rewind and
+    /// branch): the scenario it ran and its simulation as far as it had gone.
+    struct Branch
+    {
+        Scenario scenario;
+        std::unique_ptr<Simulation> simulation;
+        QString label;
+    };
+    const std::vector<Branch>& branches() const { return m_branches; }
+    /// Makes branch @p index current; the current timeline takes its place in the list.
+    bool switchToBranch(size_t index);
+    /// The simulation that ran further than now before the last rewind (nullptr if none): the
+    /// future an edit now would truncate.
+    const Simulation* rewoundFrom() const { return m_rewoundFrom.get(); }
+
+    /// True while reload() or seek() re-simulates towards their target time.
+    bool isSeeking() const { return m_target.has_value(); }
+    std::optional<Nanoseconds> seekTarget() const { return m_target; }
+
     Nanoseconds now() const;
     Nanoseconds endTime() const;
     bool isFinished() const;
-    bool isPlaying() const { return m_timer.isActive(); }
+    bool isPlaying() const { return m_timer.isActive() && !m_target; }
 
     /// Simulated time per second of wall time while playing (1.0 = real time).
     void setSpeed(double speed);
@@ -52,6 +81,11 @@ public Q_SLOTS:
     void togglePlay();
     /// Runs one event.
     void step();
+    /// Advances by one scheduler tick (1/HZ of the scenario).
+    void stepTick();
+    /// Shows the state at @p t: forwards runs there, backwards re-simulates from 0 (the run is
+    /// deterministic, so this equals a fresh run to @p t). Bounded slices; pauses at @p t.
+    void seek(schedlab::Nanoseconds t);
     /// Advances by @p duration of simulated time, in bounded chunks, without the timer.
     void stepBy(schedlab::Nanoseconds duration);
     /// Back to t = 0 with the same scenario.
@@ -64,6 +98,9 @@ Q_SIGNALS:
     void progressed(schedlab::Nanoseconds now);
     void playingChanged(bool playing);
     void finished();
+    /// A seek() or reload() reached its target time.
+    void seekFinished(schedlab::Nanoseconds now);
+    void branchesChanged();
     void errorOccurred(const QString& message);
 
 private:
@@ -73,6 +110,9 @@ private:
     void stopTimer();
     void fail(const QString& message);
     void afterProgress();
+    /// Starts the timer towards m_target as fast as possible.
+    void startSeeking();
+    bool buildSimulation(const Scenario& scenario, QString* error);
 
     Scenario m_scenario;
     std::unique_ptr<Simulation> m_simulation;
@@ -81,6 +121,10 @@ private:
     qint64 m_lastWallNs = 0;
     bool m_toEnd = false;
     bool m_finishedEmitted = false;
+    std::optional<Nanoseconds> m_target; ///< seeking: run there as fast as possible, then stop
+    bool m_resumePlaying = false;        ///< play again once the seek target is reached
+    std::unique_ptr<Simulation> m_rewoundFrom;
+    std::vector<Branch> m_branches;
     double m_speed = 0.1;
     int m_budgetMs = 30;
     Nanoseconds m_chunk{1'000'000}; ///< simulated time per runUntil() call, adapted to speed

@@ -9,5 +9,11 @@ namespace schedlab::ui {
 
 /// A qualitative palette (Tableau 10) extended by lightness steps past ten tasks.
 QColor taskColor(int taskIndex);
+/// Cgroup colours (lanes coloured by cgroup, group weight pane): the task palette shifted, so
+/// that the root and the first groups differ from the first tasks.
+inline QColor groupColor(int groupIndex)
+{
+    return taskColor(groupIndex + 3);
+}
 
 } // namespace schedlab::ui

@@ -37,8 +37,12 @@ void RunSegmentIndex::update(const Recording& recording)
         Lane& l = lane(r.cpu);
         // Time never goes back in a run; clamp anyway so a bad record cannot invert a segment.
         const Nanoseconds t = std::max(Nanoseconds{r.time}, l.since);
-        if (l.current >= 0 && t > l.since)
+        if (l.current >= 0 && t > l.since) {
+            l.busyBefore.push_back(l.closed.empty()
+                    ? 0
+                    : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
             l.closed.push_back({r.cpu, l.current, l.since, t});
+        }
         const int64_t next = r.payload.generic.a;
         l.current = next >= 0 ? static_cast<int>(next) : -1;
         l.since = t;
@@ -67,6 +71,104 @@ std::vector<RunSegment> RunSegmentIndex::segments(
         clipped(*it);
     if (l.current >= 0)
         clipped({cpu, l.current, l.since, std::max(now, l.since)});
+    return out;
+}
+
+int64_t RunSegmentIndex::closedBusyBefore(const Lane& l, Nanoseconds t)
+{
+    // First closed run ending after t: everything before it ran entirely before t.
+    const auto it = std::upper_bound(l.closed.begin(), l.closed.end(), t,
+        [](Nanoseconds v, const RunSegment& s) { return v < s.end; });
+    const auto i = static_cast<size_t>(it - l.closed.begin());
+    int64_t busy = i < l.busyBefore.size()
+        ? l.busyBefore[i]
+        : (l.closed.empty()
+                ? 0
+                : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
+    if (it != l.closed.end() && it->start < t)
+        busy += (t - it->start).count();
+    return busy;
+}
+
+Nanoseconds RunSegmentIndex::busyTime(
+    int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const
+{
+    if (cpu < 0 || cpu >= cpuCount() || to <= from)
+        return Nanoseconds{0};
+    const Lane& l = m_lanes[static_cast<size_t>(cpu)];
+    int64_t busy = closedBusyBefore(l, to) - closedBusyBefore(l, from);
+    if (l.current >= 0) {
+        const Nanoseconds start = std::max(l.since, from);
+        const Nanoseconds end = std::min(std::max(now, l.since), to);
+        if (end > start)
+            busy += (end - start).count();
+    }
+    return Nanoseconds{busy};
+}
+
+std::vector<RunSegment> RunSegmentIndex::binnedSegments(
+    int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins, int probes) const
+{
+    if (cpu < 0 || cpu >= cpuCount() || to <= from || bins <= 0)
+        return {};
+    const Lane& l = m_lanes[static_cast<size_t>(cpu)];
+    const auto first = std::upper_bound(l.closed.begin(), l.closed.end(), from,
+        [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
+    const auto last = std::lower_bound(l.closed.begin(), l.closed.end(), to,
+        [](const RunSegment& s, Nanoseconds t) { return s.start < t; });
+    if (last - first <= 2 * static_cast<std::ptrdiff_t>(bins))
+        return segments(cpu, from, to, now);
+
+    std::vector<RunSegment> out;
+    const int64_t span = (to - from).count();
+    probes = std::max(1, probes);
+    std::vector<int> seen;
+    // Run time before each bin edge, each edge computed once: O(log n) per bin.
+    const auto busyBefore = [&](Nanoseconds t) {
+        int64_t busy = closedBusyBefore(l, t);
+        if (l.current >= 0 && t > l.since)
+            busy += (std::min(t, std::max(now, l.since)) - l.since).count();
+        return busy;
+    };
+    Nanoseconds b0 = from;
+    int64_t before = busyBefore(b0);
+    for (int b = 0; b < bins; ++b) {
+        const Nanoseconds b1{from.count() + span * (b + 1) / bins};
+        if (b1 <= b0)
+            continue;
+        const int64_t after = busyBefore(b1);
+        const int64_t busy = after - before;
+        const Nanoseconds start = b0;
+        b0 = b1;
+        before = after;
+        if (busy <= 0)
+            continue;
+        seen.clear();
+        for (int p = 0; p < probes; ++p) {
+            const Nanoseconds t = start + (b1 - start) * (2 * p + 1) / (2 * probes);
+            if (const auto s = segmentAt(cpu, t, now))
+                seen.push_back(s->task);
+        }
+        int task = -1;
+        if (seen.empty()) {
+            // Only runs shorter than the probe spacing: take the bin's first run.
+            const auto it = std::upper_bound(l.closed.begin(), l.closed.end(), start,
+                [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
+            task = it != l.closed.end() && it->start < b1 ? it->task : l.current;
+        } else {
+            std::sort(seen.begin(), seen.end());
+            size_t best = 0;
+            for (size_t i = 0, run = 0; i < seen.size(); ++i) {
+                run = (i > 0 && seen[i] == seen[i - 1]) ? run + 1 : 1;
+                if (run > best) {
+                    best = run;
+                    task = seen[i];
+                }
+            }
+        }
+        out.push_back({cpu, task, start, b1,
+            static_cast<double>(busy) / static_cast<double>((b1 - start).count())});
+    }
     return out;
 }
 

@@ -51,6 +51,16 @@ public:
     std::vector<RunSegment> segments(
         int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
 
+    /// Level of detail whose cost does not grow with the run: when more than 2·@p bins segments
+    /// overlap [from, to), returns one segment per non-idle bin of @p bins equal bins, with
+    /// `busy` the exact share of the bin something ran (prefix sums of run time) and `task` the
+    /// one found most often at @p probes evenly spaced instants of the bin (an estimate of the
+    /// task that ran longest). Otherwise returns segments() unchanged. O(bins·probes·log n).
+    std::vector<RunSegment> binnedSegments(
+        int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins, int probes = 4) const;
+    /// Run time on @p cpu in [from, to) (closed runs and the current one up to @p now).
+    Nanoseconds busyTime(int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
+
     /// The whole (unclipped) run on @p cpu at time @p t, if a task ran then.
     std::optional<RunSegment> segmentAt(int cpu, Nanoseconds t, Nanoseconds now) const;
 
@@ -58,10 +68,13 @@ private:
     struct Lane
     {
         std::vector<RunSegment> closed;
-        int current = -1; ///< running task, -1 idle
+        std::vector<int64_t> busyBefore; ///< run time of closed[0 .. i) (prefix sums)
+        int current = -1;                ///< running task, -1 idle
         Nanoseconds since{0};
     };
     Lane& lane(int cpu);
+    /// Run time of the closed runs of @p l before @p t.
+    static int64_t closedBusyBefore(const Lane& l, Nanoseconds t);
 
     std::vector<Lane> m_lanes;
     size_t m_consumed = 0;

@@ -7,6 +7,7 @@
 #include "taskpalette.h"
 #include "timeticker.h"
 
+#include <QScopedValueRollback>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -16,6 +17,9 @@ namespace schedlab::ui {
 
 namespace {
 constexpr int kAutoPlotMaxTasks = 8;
+// Level of detail: deadline and lag lines only for the first few selected tasks (a hundred
+// overlapping lag lines are unreadable and cost most of a redraw); vruntime for all.
+constexpr int kDetailTasks = 8;
 constexpr double kMinSpanMs = 1e-3; // 1 µs
 
 QCPItemStraightLine* makeNowLine(QCustomPlot* plot, QCPAxisRect* rect)
@@ -40,6 +44,7 @@ TimelineView::TimelineView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_plot->setMinimumSize(400, 300);
+    m_plot->setPlottingHint(QCP::phFastPolylines, true);
 
     // Top pane: CPU lanes. CPU 0 at the top, one tick label per lane.
     m_lanesRect = m_plot->axisRect();
@@ -63,14 +68,49 @@ TimelineView::TimelineView(QWidget* parent)
     vTime->setTicker(m_ticker);
     QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
     vValue->setLabel(QStringLiteral("vruntime (ms, relative)"));
+    vValue->setLabel(QStringLiteral("vruntime, deadline, V (ms)"));
+
+    // Third pane: lag V − v (virtual time) with its clamp band; lag ≥ 0 ⇔ eligible.
+    m_lagRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(2, 0, m_lagRect);
+    m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0, 1.6});
+    QCPAxis* lagTime = m_lagRect->axis(QCPAxis::atBottom);
+    lagTime->setTicker(m_ticker);
+    m_lagRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("lag V − v (ms)"));
+    m_eligibleShade = new QCPItemRect(m_plot);
+    m_eligibleShade->setClipAxisRect(m_lagRect);
+    m_eligibleShade->setLayer(QStringLiteral("grid"));
+    for (QCPItemPosition* p : {m_eligibleShade->topLeft, m_eligibleShade->bottomRight}) {
+        p->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        p->setTypeY(QCPItemPosition::ptPlotCoords);
+        p->setAxisRect(m_lagRect);
+        p->setAxes(lagTime, m_lagRect->axis(QCPAxis::atLeft));
+    }
+    m_eligibleShade->topLeft->setCoords(0, 1e12);
+    m_eligibleShade->bottomRight->setCoords(1, 0);
+    m_eligibleShade->setPen(Qt::NoPen);
+    m_eligibleShade->setBrush(QColor(0x3c, 0xb0, 0x4a, 40));
+
+    // Fourth pane: the weight of each group entity per CPU (calc_group_shares, §2.3).
+    m_weightRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(3, 0, m_weightRect);
+    m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0, 1.6, 1.2});
+    m_weightRect->axis(QCPAxis::atBottom)->setTicker(m_ticker);
+    m_weightRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("group se weight"));
+    auto* weightLegend = new QCPLegend;
+    m_weightRect->insetLayout()->addElement(weightLegend, Qt::AlignTop | Qt::AlignLeft);
+    weightLegend->setLayer(QStringLiteral("legend"));
+    weightLegend->setObjectName(QStringLiteral("weightLegend"));
+
     auto* margins = new QCPMarginGroup(m_plot);
+    m_weightRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lanesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_lagRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
 
     m_lanesRect->insetLayout()->take(m_plot->legend);
     m_vruntimeRect->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignLeft);
     m_plot->legend->setVisible(true);
-    m_plot->legend->setBrush(QColor(255, 255, 255, 210));
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
     m_plot->legend->setFont(legendFont);
@@ -85,15 +125,17 @@ TimelineView::TimelineView(QWidget* parent)
 
     m_nowLines[0] = makeNowLine(m_plot, m_lanesRect);
     m_nowLines[1] = makeNowLine(m_plot, m_vruntimeRect);
-    for (int i = 0; i < 2; ++i) {
-        m_cursorLines[i] = makeNowLine(m_plot, i == 0 ? m_lanesRect : m_vruntimeRect);
+    m_nowLines[2] = makeNowLine(m_plot, m_lagRect);
+    m_nowLines[3] = makeNowLine(m_plot, m_weightRect);
+    for (int i = 0; i < 4; ++i) {
+        m_cursorLines[i] = makeNowLine(m_plot, m_nowLines[i]->clipAxisRect());
         m_cursorLines[i]->setPen(QPen(QColor(0x20, 0x60, 0xd0), 1.5, Qt::DashDotLine));
         m_cursorLines[i]->setVisible(false);
     }
 
     // Zoom with the wheel and pan by dragging, horizontally only; the panes stay in step.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect}) {
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect}) {
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->setRangeDragAxes(rect->axis(QCPAxis::atBottom), nullptr);
@@ -103,12 +145,58 @@ TimelineView::TimelineView(QWidget* parent)
         &TimelineView::onRangeChanged);
     connect(vTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
         &TimelineView::onRangeChanged);
+    connect(lagTime, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+        &TimelineView::onRangeChanged);
+    connect(m_weightRect->axis(QCPAxis::atBottom),
+        qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelineView::onRangeChanged);
     connect(m_plot, &QCustomPlot::mouseMove, this, &TimelineView::showToolTip);
     connect(m_plot, &QCustomPlot::mousePress, this, &TimelineView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &TimelineView::onMouseRelease);
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &TimelineView::onDoubleClick);
+    m_plot->setToolTip(QString());
 
+    applyPalette();
     setRecording(nullptr, Nanoseconds{1'000'000'000});
+}
+
+void TimelineView::applyPalette()
+{
+    // Readable in light and dark palettes: plot colours follow the widget's palette.
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text);
+    const QColor base = pal.color(QPalette::Base);
+    QColor grid = text;
+    grid.setAlpha(45);
+    m_plot->setBackground(base);
+    for (QCPAxisRect* rect : m_plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setBasePen(QPen(text));
+            axis->setTickPen(QPen(text));
+            axis->setSubTickPen(QPen(text));
+            axis->setTickLabelColor(text);
+            axis->setLabelColor(text);
+            axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        }
+    }
+    QColor legendBack = base;
+    legendBack.setAlpha(210);
+    for (QCPLegend* legend : m_plot->findChildren<QCPLegend*>()) {
+        legend->setBrush(legendBack);
+        legend->setTextColor(text);
+        legend->setBorderPen(QPen(text));
+    }
+    m_plot->legend->setBrush(legendBack);
+    m_plot->legend->setTextColor(text);
+    m_plot->legend->setBorderPen(QPen(text));
+    m_hint->setColor(pal.color(QPalette::PlaceholderText));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
+    QWidget::changeEvent(event);
 }
 
 TimelineView::~TimelineView() = default;
@@ -156,8 +244,10 @@ void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& an
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setPadding(QMargins(3, 1, 3, 1));
         label->setFont(small);
-        label->setColor(QColor(0x33, 0x33, 0x33));
-        label->setBrush(QColor(255, 255, 255, 200));
+        QColor labelBack = palette().color(QPalette::Base);
+        labelBack.setAlpha(200);
+        label->setColor(palette().color(QPalette::Text));
+        label->setBrush(labelBack);
         label->setText(text);
         m_annotations.push_back(line);
         m_annotations.push_back(label);
@@ -171,7 +261,7 @@ void TimelineView::setNow(Nanoseconds now)
     // Follow the present while it was on screen and runs past the right edge.
     const Nanoseconds start = viewStart();
     const Nanoseconds end = viewEnd();
-    if (m_now >= start && m_now <= end && now > end && end - start < m_duration)
+    if (m_follow && m_now >= start && m_now <= end && now > end && end - start < m_duration)
         setViewRange(now - (end - start) * 9 / 10, now + (end - start) / 10);
     m_now = now;
     if (m_recording) {
@@ -221,6 +311,10 @@ QString TimelineView::timeAxisLabel() const
 
 void TimelineView::onRangeChanged(const QCPRange& requested)
 {
+    // Setting the other panes' ranges signals back here: handle the outermost call only.
+    if (m_inRangeChange)
+        return;
+    const QScopedValueRollback<bool> guard(m_inRangeChange, true);
     // Keep the view inside [0, duration] and no narrower than a microsecond.
     const double durationMs = nsToMs(m_duration);
     const double span = std::clamp(requested.size(), kMinSpanMs, durationMs);
@@ -229,7 +323,7 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
 
     m_ticker->setUnit(TimeTicker::unitFor(span));
     m_lanesRect->axis(QCPAxis::atBottom)->setLabel(m_ticker->axisLabel());
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect})
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect})
         rect->axis(QCPAxis::atBottom)->setRange(range); // no-op (no signal) when unchanged
     // Annotation labels near the right edge hang to the left of their marker.
     for (size_t i = 1; i < m_annotations.size(); i += 2) {
@@ -270,11 +364,11 @@ void TimelineView::onMousePress(QMouseEvent* event)
 
 void TimelineView::onMouseRelease(QMouseEvent* event)
 {
-    // A click (not a drag) inside either pane moves the cursor.
+    // A click (not a drag) inside any pane moves the cursor.
     if ((event->position() - m_pressPos).manhattanLength() > 4 || event->button() != Qt::LeftButton)
         return;
     const QPoint p = event->position().toPoint();
-    if (!m_lanesRect->rect().contains(p) && !m_vruntimeRect->rect().contains(p))
+    if (!inAnyPane(p))
         return;
     const Nanoseconds t =
         std::max(Nanoseconds{0}, msToNs(m_lanesRect->axis(QCPAxis::atBottom)->pixelToCoord(p.x())));
@@ -282,13 +376,25 @@ void TimelineView::onMouseRelease(QMouseEvent* event)
     Q_EMIT cursorMoved(t);
 }
 
+bool TimelineView::inAnyPane(QPoint p) const
+{
+    for (const QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect})
+        if (rect->visible() && rect->rect().contains(p))
+            return true;
+    return false;
+}
+
 void TimelineView::onDoubleClick(QMouseEvent* event)
 {
+    // On the CPU lanes: add an annotation there. On a series pane: show the simulation's state
+    // at that time (rewind, or run forward to it).
     const QPoint p = event->position().toPoint();
-    if (!m_lanesRect->rect().contains(p))
-        return;
-    Q_EMIT annotationRequested(std::max(
-        Nanoseconds{0}, msToNs(m_lanesRect->axis(QCPAxis::atBottom)->pixelToCoord(p.x()))));
+    const Nanoseconds t =
+        std::max(Nanoseconds{0}, msToNs(m_lanesRect->axis(QCPAxis::atBottom)->pixelToCoord(p.x())));
+    if (m_lanesRect->rect().contains(p))
+        Q_EMIT annotationRequested(t);
+    else if (inAnyPane(p))
+        Q_EMIT timeRequested(std::min(t, m_duration));
 }
 
 QString TimelineView::taskName(int task) const
@@ -298,8 +404,90 @@ QString TimelineView::taskName(int task) const
     return QStringLiteral("task %1").arg(task);
 }
 
+void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
+{
+    m_clampRule = rule;
+    m_baseSlice = baseSlice;
+    m_tick = Nanoseconds{1'000'000'000 / std::max(1, hz)};
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::setGroupColouring(std::function<int(int, Nanoseconds)> groupOf)
+{
+    m_lanes->setGroupColouring(std::move(groupOf));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double TimelineView::lagLimit(uint32_t weight) const
+{
+    // kernel-model.md §4.1 step 3: limit = calc_delta_fair(X, se), X per profile. Display only
+    // (floating point is fine here): calc_delta_fair(X) = X · NICE_0_LOAD / w, scaled weights.
+    const double slice = static_cast<double>(m_baseSlice.count());
+    const double tick = static_cast<double>(m_tick.count());
+    const double x = m_clampRule == LagClamp::OwnSlice ? std::max(2.0 * slice, tick) : slice + tick;
+    constexpr double kNice0Load = 1024.0 * 1024.0;
+    return weight == 0 ? 0.0 : x * kNice0Load / static_cast<double>(weight);
+}
+
+void TimelineView::refreshWeights()
+{
+    constexpr size_t kMaxGroupEntities = 16;
+    std::vector<int32_t> keys;
+    if (m_recording) {
+        const auto& all = m_samples.groupEntities();
+        keys.assign(all.begin(),
+            all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), kMaxGroupEntities)));
+    }
+    auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("weightLegend"));
+    if (keys != m_weightKeys) {
+        for (QCPGraph* g : m_weightGraphs) {
+            // A plottable only leaves the plot's own legend when deleted: leave this one first.
+            if (legend)
+                g->removeFromLegend(legend);
+            m_plot->removeGraph(g);
+        }
+        m_weightGraphs.clear();
+        for (const int32_t raw : keys) {
+            const EntityRef e{raw};
+            QCPGraph* g = m_plot->addGraph(
+                m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
+            // Colour by group, dash pattern by CPU.
+            QPen pen(groupColor(e.groupIndex()), 1.5);
+            pen.setStyle(static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5));
+            g->setPen(pen);
+            g->setLineStyle(QCPGraph::lsStepLeft);
+            g->setName(QString::fromStdString(entityName(e, *m_recording)));
+            g->removeFromLegend();
+            if (legend)
+                g->addToLegend(legend);
+            m_weightGraphs.push_back(g);
+        }
+        m_weightKeys = keys;
+    }
+    if (legend)
+        legend->setVisible(!m_weightGraphs.empty());
+    if (!m_recording || m_weightGraphs.empty())
+        return;
+    const Nanoseconds from = viewStart();
+    const Nanoseconds to = viewEnd();
+    const int bins = std::max(16, m_weightRect->width() / 3);
+    for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
+        QVector<double> keysMs, weights;
+        for (const EntitySample& s :
+            m_samples.groupSeries(*m_recording, m_weightKeys[i], from, to, bins)) {
+            keysMs << nsToMs(s.time);
+            weights << static_cast<double>(s.weight) / 1024.0; // scale_load_down
+        }
+        m_weightGraphs[i]->setData(keysMs, weights, true);
+    }
+    m_weightRect->axis(QCPAxis::atLeft)->rescale();
+    m_weightRect->axis(QCPAxis::atLeft)->scaleRange(1.15);
+}
+
 void TimelineView::refreshVruntime()
 {
+    refreshWeights();
     QVector<int> tasks = m_selected;
     if (tasks.isEmpty() && m_recording) {
         const int known = static_cast<int>(m_recording->taskNames.size());
@@ -308,23 +496,64 @@ void TimelineView::refreshVruntime()
                 tasks << t;
     }
 
+    QCPAxis* vKey = m_vruntimeRect->axis(QCPAxis::atBottom);
+    QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
+    QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
+    QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
+    if (!m_avgGraph) {
+        m_bandUpper = m_plot->addGraph(lKey, lValue);
+        m_bandLower = m_plot->addGraph(lKey, lValue);
+        const QColor band(0x90, 0x90, 0x90, 60);
+        m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
+        m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
+        m_bandUpper->setBrush(band);
+        m_bandUpper->setChannelFillGraph(m_bandLower);
+        m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
+        m_bandLower->removeFromLegend();
+        m_bandUpper->removeFromLegend();
+        m_avgGraph = m_plot->addGraph(vKey, vValue);
+        m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
+        m_avgGraph->removeFromLegend();
+    }
     if (tasks != m_plotted) {
-        for (QCPGraph* g : m_graphs)
-            m_plot->removeGraph(g);
-        m_graphs.clear();
+        // Level of detail in painting: past a few series, thin solid pens without
+        // antialiasing (Qt's stroker makes wide, dashed or antialiased polylines costly).
+        const bool many = tasks.size() > kAutoPlotMaxTasks;
+        const qreal width = many ? 1.0 : 2.0;
+        if (many)
+            m_plot->setNotAntialiasedElements(QCP::aePlottables);
+        else
+            m_plot->setNotAntialiasedElements(QCP::aeNone);
+        for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs}) {
+            for (QCPGraph* g : *list)
+                m_plot->removeGraph(g);
+            list->clear();
+        }
         for (const int task : tasks) {
-            QCPGraph* g = m_plot->addGraph(
-                m_vruntimeRect->axis(QCPAxis::atBottom), m_vruntimeRect->axis(QCPAxis::atLeft));
-            g->setPen(QPen(taskColor(task), 2));
+            QCPGraph* g = m_plot->addGraph(vKey, vValue);
+            g->setPen(QPen(taskColor(task), width));
             g->setName(taskName(task));
             m_graphs.push_back(g);
+            QCPGraph* d = m_plot->addGraph(vKey, vValue);
+            QColor light = taskColor(task);
+            light.setAlpha(150);
+            d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
+            d->removeFromLegend();
+            m_deadlineGraphs.push_back(d);
+            QCPGraph* l = m_plot->addGraph(lKey, lValue);
+            l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
+            l->removeFromLegend();
+            m_lagGraphs.push_back(l);
         }
         m_plotted = tasks;
     }
     m_hint->setVisible(m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
-    if (!m_recording || m_graphs.empty())
+    if (!m_recording || m_graphs.empty()) {
+        for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
+            g->data()->clear();
         return;
+    }
 
     // vruntime is an unsigned counter that may start near 2^64 (the kernel's initial
     // min_vruntime); plot differences to the first sample so wrap-around cannot show.
@@ -337,52 +566,123 @@ void TimelineView::refreshVruntime()
             break;
         }
     }
+    const auto rel = [reference](uint64_t v) {
+        return static_cast<double>(static_cast<int64_t>(v - reference)) / 1e6;
+    };
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
+    // Level of detail: about one kept sample per two pixels of the pane.
+    const int bins = std::max(16, m_vruntimeRect->width() / (m_graphs.size() > 8 ? 8 : 3));
+    const Nanoseconds until = std::min(m_now, to);
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
-        QVector<double> keys;
-        QVector<double> values;
+        QVector<double> keys, values, deadlines, lags;
         const auto series =
-            m_samples.series(*m_recording, m_plotted[static_cast<int>(i)], from, to);
+            m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins);
         for (size_t k = 0; k < series.size(); ++k) {
             const EntitySample& s = series[k];
-            const double value =
-                static_cast<double>(static_cast<int64_t>(s.vruntime - reference)) / 1e6;
-            // vruntime only advances while the entity runs: after a sample taken while it
-            // was not running (waiting, sleeping) the value holds until the next sample, so a
-            // placement at wakeup shows as a step, not as a slope across the sleep.
+            // vruntime and deadline only change while the entity runs (or at placement): after a
+            // sample taken while it was not running (waiting, sleeping) they hold until the next
+            // sample, so a placement at wakeup shows as a step, not as a slope across the sleep.
             if (k > 0 && !(series[k - 1].flags & Record::kCurr) && series[k - 1].time < s.time) {
                 keys << nsToMs(s.time);
                 values << values.back();
+                deadlines << deadlines.back();
+                lags << lags.back();
             }
             keys << nsToMs(s.time);
-            values << value;
+            values << rel(s.vruntime);
+            deadlines << rel(s.deadline);
+            lags << static_cast<double>(s.vlag) / 1e6;
         }
         // A task that is not running keeps its vruntime until its next sample: hold the last
         // value up to the present instead of letting the line stop.
-        const Nanoseconds until = std::min(m_now, to);
         if (!series.empty() && !(series.back().flags & Record::kCurr)
             && series.back().time < until) {
             keys << nsToMs(until);
             values << values.back();
+            deadlines << deadlines.back();
+            lags << lags.back();
+        }
+        if (i == 0) {
+            // V of the first task's cfs_rq, and the clamp band at its weight.
+            QVector<double> avg, upper, lower;
+            QVector<double> bandKeys;
+            for (const EntitySample& s : series) {
+                avg << rel(s.avgVruntime);
+                bandKeys << nsToMs(s.time);
+                const double limit = lagLimit(s.weight) / 1e6;
+                upper << limit;
+                lower << -limit;
+            }
+            m_avgGraph->setData(bandKeys, avg, true);
+            m_avgGraph->setName(QStringLiteral("V of %1's cfs_rq").arg(taskName(m_plotted[0])));
+            m_bandUpper->setData(bandKeys, upper, true);
+            m_bandLower->setData(bandKeys, lower, true);
         }
         any = any || !keys.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
         m_graphs[i]->setData(keys, values, true);
+        const bool detail = i < static_cast<size_t>(kDetailTasks);
+        m_deadlineGraphs[i]->setVisible(detail);
+        m_lagGraphs[i]->setVisible(detail);
+        if (detail) {
+            m_deadlineGraphs[i]->setData(keys, deadlines, true);
+            m_lagGraphs[i]->setData(keys, lags, true);
+        }
     }
-    if (any && haveReference)
-        m_vruntimeRect->axis(QCPAxis::atLeft)->rescale();
-    QCPRange v = m_vruntimeRect->axis(QCPAxis::atLeft)->range();
-    if (v.size() < 1e-6)
-        m_vruntimeRect->axis(QCPAxis::atLeft)->setRange(v.lower - 1, v.upper + 1);
-    else
-        m_vruntimeRect->axis(QCPAxis::atLeft)->scaleRange(1.1, v.center());
+    // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
+    // pens and no antialiasing; Qt's stroker makes wide, dashed or smooth polylines costly.
+    int points = 0;
+    for (const QCPGraph* g : m_graphs)
+        points = std::max(points, g->dataCount());
+    const bool dense = m_graphs.size() > static_cast<size_t>(kAutoPlotMaxTasks)
+        || points > m_vruntimeRect->width() / 2;
+    m_plot->setNotAntialiasedElements(dense ? QCP::aePlottables : QCP::aeNone);
+    for (size_t i = 0; i < m_graphs.size(); ++i) {
+        const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
+        QColor light = c;
+        light.setAlpha(150);
+        m_graphs[i]->setPen(QPen(c, dense ? 1.0 : 2.0));
+        m_deadlineGraphs[i]->setPen(QPen(light, 1, dense ? Qt::SolidLine : Qt::DashLine));
+        m_lagGraphs[i]->setPen(QPen(c, dense ? 1.0 : 1.5));
+    }
+    if (any && haveReference) {
+        vValue->rescale();
+        lValue->rescale();
+    }
+    for (QCPAxis* axis : {vValue, lValue}) {
+        const QCPRange v = axis->range();
+        if (v.size() < 1e-6)
+            axis->setRange(v.lower - 1, v.upper + 1);
+        else
+            axis->scaleRange(1.1, v.center());
+    }
 }
 
 void TimelineView::showToolTip(QMouseEvent* event)
 {
     const QPointF pos = event->position();
+    if (m_vruntimeRect->rect().contains(pos.toPoint())) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+            tr("vruntime (solid): the task's virtual runtime, advancing at 1024/weight of real "
+               "time while it runs.\ndeadline (dashed): vruntime at selection + slice·1024/weight; "
+               "EEVDF picks the eligible entity with the earliest one.\nV (dotted): the "
+               "weighted average vruntime of the cfs_rq (the zero-lag point).\nValues relative "
+               "to the first sample. Double-click: show the state at that time."),
+            m_plot);
+        return;
+    }
+    if (m_lagRect->rect().contains(pos.toPoint())) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+            tr("lag V − v in virtual time: positive = owed service. Shaded green: lag ≥ 0, "
+               "the entity is eligible.\nGrey band: ±limit of the lag clamp "
+               "(kernel-model.md §4.1) at the first task's weight: %1.")
+                .arg(m_clampRule == LagClamp::OwnSlice ? tr("max(2·slice, TICK)·1024/w")
+                                                       : tr("(max_slice + TICK)·1024/w")),
+            m_plot);
+        return;
+    }
     const int cpu = m_lanesRect->rect().contains(pos.toPoint()) ? m_lanes->cpuAt(pos.y()) : -1;
     if (cpu < 0) {
         QToolTip::hideText();

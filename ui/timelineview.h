@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The centre of the window: a QCustomPlot with two panes sharing the time axis. Top: one lane
-// per CPU showing which task runs. Bottom: vruntime of the selected tasks (all tasks when
-// nothing is selected and there are few). Wheel zooms, dragging pans, both horizontally.
+// The centre of the window: a QCustomPlot with panes sharing the time axis. Top: one lane per
+// CPU showing which task runs. Then vruntime (solid), deadline (dashed) of the selected tasks
+// (all tasks when nothing is selected and there are few) with V of the first one's cfs_rq
+// (dotted); then their lag V − v with the clamp band of kernel-model.md §4.1 and the eligible
+// half-plane (lag ≥ 0) shaded. Wheel zooms, dragging pans, both horizontally; double-click asks
+// for the state at that time. Long windows are drawn from SampleIndex::decimatedSeries().
 #pragma once
 
 #include "core/base/time.h"
+#include "core/kernel/profile.h"
 #include "ui/sampleindex.h"
 #include "ui/timelinelayout.h"
 
@@ -12,12 +16,14 @@
 #include <QVector>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 class QCustomPlot;
 class QCPAbstractItem;
 class QCPAxisRect;
 class QCPGraph;
+class QCPItemRect;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPRange;
@@ -50,6 +56,18 @@ public:
 
     /// Tasks (simulation indexes) whose vruntime the lower pane plots.
     void setSelectedTasks(const QVector<int>& tasks);
+    /// Parameters of the lag clamp band (kernel-model.md §4.1): the rule, the base slice in
+    /// force and HZ (TICK_NSEC = 1 s / HZ).
+    void setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz);
+    /// The clamp limit in virtual ns of an entity of scaled load weight @p weight:
+    /// calc_delta_fair(max(2·slice, TICK)) (≤ 6.19) or calc_delta_fair(max_slice + TICK)
+    /// (7.0+, max_slice taken as the base slice: custom slices are not in the recording).
+    double lagLimit(uint32_t weight) const;
+    /// When on (default), the view scrolls to keep the present in sight while playing.
+    void setFollow(bool follow) { m_follow = follow; }
+    /// Lanes coloured by cgroup (see CpuLanesPlottable::setGroupColouring) or by task.
+    void setGroupColouring(std::function<int(int, Nanoseconds)> groupOf);
+    bool follows() const { return m_follow; }
 
     void setViewRange(Nanoseconds from, Nanoseconds to);
     Nanoseconds viewStart() const;
@@ -57,16 +75,22 @@ public:
     void zoomToFit();
 
     QCustomPlot* plot() const { return m_plot; }
+    QCPAxisRect* lagRect() const { return m_lagRect; }
+    /// Group entities whose weight the bottom pane draws (at most 16, first seen first).
+    const std::vector<int32_t>& weightEntities() const { return m_weightKeys; }
     const RunSegmentIndex& segments() const { return m_segments; }
     /// Tasks currently drawn in the vruntime pane.
     QVector<int> plottedTasks() const { return m_plotted; }
     QString timeAxisLabel() const;
 
-    /// The cursor: a blue line in both panes (inspector time). Clicking the plot moves it.
+    /// The cursor: a blue line in every pane (inspector time). Clicking the plot moves it.
     void setCursorTime(Nanoseconds t);
     Nanoseconds cursorTime() const { return m_cursor; }
     /// Pans (keeping the zoom) so that @p t is visible.
     void ensureVisible(Nanoseconds t);
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 Q_SIGNALS:
     /// The user clicked at @p t (the cursor has moved there).
@@ -74,22 +98,42 @@ Q_SIGNALS:
     /// The user double-clicked the CPU lanes at @p t (add an annotation there).
     void annotationRequested(schedlab::Nanoseconds t);
     void viewRangeChanged(schedlab::Nanoseconds from, schedlab::Nanoseconds to);
+    /// The user asked to see the simulation's state at @p t (double-click on a series pane).
+    void timeRequested(schedlab::Nanoseconds t);
 
 private:
     void onMousePress(QMouseEvent* event);
     void onMouseRelease(QMouseEvent* event);
     void onDoubleClick(QMouseEvent* event);
+    bool inAnyPane(QPoint p) const;
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
+    void refreshWeights();
+    void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
 
     QCustomPlot* m_plot;
     QCPAxisRect* m_lanesRect;
     QCPAxisRect* m_vruntimeRect;
+    QCPAxisRect* m_lagRect;
+    QCPAxisRect* m_weightRect;
+    std::vector<QCPGraph*> m_weightGraphs;
+    std::vector<int32_t> m_weightKeys; ///< group entities (EntityRef raw) drawn in m_weightRect
+    QCPItemRect* m_eligibleShade;
+    std::vector<QCPGraph*> m_deadlineGraphs;
+    std::vector<QCPGraph*> m_lagGraphs;
+    QCPGraph* m_avgGraph = nullptr;
+    QCPGraph* m_bandUpper = nullptr;
+    QCPGraph* m_bandLower = nullptr;
+    LagClamp m_clampRule = LagClamp::MaxSliceTick;
+    Nanoseconds m_baseSlice{700'000};
+    Nanoseconds m_tick{1'000'000};
+    bool m_follow = true;
+    bool m_inRangeChange = false;
     CpuLanesPlottable* m_lanes;
-    QCPItemStraightLine* m_nowLines[2];
-    QCPItemStraightLine* m_cursorLines[2];
+    QCPItemStraightLine* m_nowLines[4];
+    QCPItemStraightLine* m_cursorLines[4];
     Nanoseconds m_cursor{-1};
     QPointF m_pressPos;
     QCPItemText* m_hint;

@@ -6,6 +6,7 @@
 
 #include "core/base/time.h"
 
+#include <QIcon>
 #include <QList>
 #include <QToolBar>
 
@@ -15,6 +16,9 @@ class QComboBox;
 namespace schedlab::ui {
 
 class SimulationController;
+
+/// Toolbar icon @p name from resources/icons (":/icons/NAME.svg"), empty if missing.
+QIcon transportIcon(const QString& name);
 
 class TransportBar : public QToolBar
 {
@@ -29,13 +33,17 @@ public:
     double speed() const;
 
 private:
-    QAction* addTransportAction(
-        const QString& name, int icon, const QKeySequence& key, const QString& tip);
+    QAction* addTransportAction(const QString& name, const QString& icon,
+        const QList<QKeySequence>& keys, const QString& tip);
+    void runToTime();
     void updateActions();
 
     SimulationController* m_controller;
     QAction* m_play;
     QAction* m_step;
+    QAction* m_stepTick;
+    QAction* m_stepBack;
+    QAction* m_runTo;
     QAction* m_runToEnd;
     QAction* m_reset;
     QComboBox* m_speed;

@@ -55,6 +55,22 @@ int Simulation::cpuCount() const
 {
     return m_impl->cpuCount();
 }
+FeatureSet Simulation::features() const
+{
+    return m_impl->features();
+}
+ProfileChoices Simulation::choices() const
+{
+    return m_impl->choices();
+}
+Nanoseconds Simulation::baseSlice() const
+{
+    return Nanoseconds{m_impl->baseSlice()};
+}
+int Simulation::hz() const
+{
+    return m_impl->hz();
+}
 std::string Simulation::profileName() const
 {
     return m_impl->profileName();

@@ -5,6 +5,8 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/kernel/features.h"
+#include "core/kernel/profile.h"
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenario.h"
@@ -87,6 +89,13 @@ public:
     std::vector<CgroupView> cgroups() const;
     int cpuCount() const;
     std::string profileName() const;
+    /// The sched features in force now (profile defaults, scenario, options and actions so far).
+    FeatureSet features() const;
+    /// The model choices in force now (kernel-model.md §13), e.g. the lag clamp rule.
+    ProfileChoices choices() const;
+    /// sysctl_sched_base_slice in force (normalised value scaled for the CPU count), and HZ.
+    Nanoseconds baseSlice() const;
+    int hz() const;
 
     /// Applies an action now (GUI edits and scenario actions use the same path).
     void apply(const Action& action);

@@ -36,6 +36,10 @@ public:
     std::vector<CgroupView> cgroupViews() const;
     int cpuCount() const { return m_cpus; }
     std::string profileName() const { return m_profileName; }
+    const FeatureSet& features() const { return m_features; }
+    const ProfileChoices& choices() const { return m_choices; }
+    int64_t baseSlice() const { return m_fair->params().baseSlice; }
+    int hz() const { return m_hz; }
     void apply(const Action& action);
     Metrics metrics() const;
     Inspection inspect(bool settle); // simulationinspect.cpp

@@ -121,7 +121,7 @@ std::string bigMachine()
 class BenchSimulation : public QObject
 {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void oneCpu_data()
     {
         QTest::addColumn<int>("tasks");

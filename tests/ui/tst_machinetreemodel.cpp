@@ -199,7 +199,8 @@ private Q_SLOTS:
         model.setScenario(&scenario);
         QCOMPARE(dump(model), expected);
         QCOMPARE(model.taskCount(), tasks);
-        QCOMPARE(model.columnCount(), 3);
+        QCOMPARE(model.columnCount(), 4);
+        QCOMPARE(model.headerData(3, Qt::Horizontal).toString(), QStringLiteral("cpu.max"));
         QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("Name"));
         QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("CPUs"));
     }

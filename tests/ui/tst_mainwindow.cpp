@@ -5,6 +5,7 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "ui/choicesmenu.h"
+#include "ui/featurespanel.h"
 #include "ui/machinetreemodel.h"
 #include "ui/mainwindow.h"
 #include "ui/simulationcontroller.h"
@@ -12,13 +13,18 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QFile>
+#include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+
+#include <cstring>
+#include <memory>
 
 using schedlab::Nanoseconds;
 using schedlab::ui::MachineTreeModel;
@@ -38,6 +44,20 @@ const char* const kTwoGroups = R"({
     { "name": "a", "cgroup": "/grp", "program": [ { "run": "forever" } ] },
     { "name": "b", "count": 2, "cpus": "1",
       "program": [ { "loop": [ { "run": "2ms" }, { "sleep": "1ms" } ] } ] }
+  ]
+}
+)";
+
+const char* const kSandbox = R"({
+  "schedlab": 1,
+  "name": "sandbox",
+  "duration": "2s",
+  "kernel": { "profile": "7.1", "hz": 1000 },
+  "machine": { "cpus": 2 },
+  "cgroups": [ { "path": "/left" }, { "path": "/right", "cpu.weight": 50 } ],
+  "tasks": [
+    { "name": "l", "count": 2, "cgroup": "/left", "program": [ { "run": "forever" } ] },
+    { "name": "r", "cgroup": "/right", "program": [ { "loop": [ { "run": "2ms" }, { "sleep": "3ms" } ] } ] }
   ]
 }
 )";
@@ -78,8 +98,9 @@ private Q_SLOTS:
         QCOMPARE(w.scenario().name, std::string("default"));
         QCOMPARE(w.currentFile(), QStringLiteral(":/default.json"));
         const MachineTreeModel* model = w.machineTreeModel();
-        QCOMPARE(model->taskCount(), 3);
+        QCOMPARE(model->taskCount(), 6);
         QVERIFY(model->indexForTask(QStringLiteral("hog-3")).isValid());
+        QVERIFY(model->indexForCgroup(QStringLiteral("/web")).isValid());
         QVERIFY2(w.statusText().contains(QStringLiteral("default")), qPrintable(w.statusText()));
         QVERIFY2(w.statusText().contains(QStringLiteral("7.1")), qPrintable(w.statusText()));
         QVERIFY(w.recentFiles().files().isEmpty()); // resources are not "recent files"
@@ -322,6 +343,79 @@ private Q_SLOTS:
         QCOMPARE(timeline->timeAxisLabel(), QStringLiteral("time (µs)"));
         timeline->zoomToFit();
         QCOMPARE(timeline->viewEnd(), Nanoseconds{1'000'000'000});
+    }
+
+    // The whole sandbox loop through the window: open, play 1 s, move a task, toggle PLACE_LAG,
+    // undo, save, reopen.
+    void sandboxOpenPlayEditUndoSaveReopen()
+    {
+        const QString path = write(m_dir, QStringLiteral("sandbox.json"), kSandbox);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        w.show();
+        QVERIFY(w.openFile(path));
+        auto* c = w.controller();
+        c->setSpeed(4.0);
+        c->play();
+        QTRY_VERIFY_WITH_TIMEOUT(c->now() >= Nanoseconds{1'000'000'000}, 60000);
+        c->pause();
+        const Nanoseconds at = c->now();
+        QVERIFY(at < Nanoseconds{2'000'000'000});
+
+        // Drag l-2 onto /right (through the model, as the view's drop does).
+        MachineTreeModel* model = w.machineTreeModel();
+        std::unique_ptr<QMimeData> data(
+            model->mimeData({model->indexForTask(QStringLiteral("l-2"))}));
+        QVERIFY(model->dropMimeData(
+            data.get(), Qt::MoveAction, -1, 0, model->indexForCgroup(QStringLiteral("/right"))));
+        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 20000);
+        QCOMPARE(c->now(), at);
+        QCOMPARE(w.scenario().actions.size(), size_t{1});
+        QCOMPARE(w.scenario().actions[0].kind, schedlab::Action::Kind::Move);
+        QCOMPARE(w.scenario().actions[0].at, at);
+        QCOMPARE(model->indexForTask(QStringLiteral("l-2")).parent(),
+            model->indexForCgroup(QStringLiteral("/right")));
+        for (const auto& t : c->simulation()->tasks())
+            if (t.name == "l-2")
+                QCOMPARE(t.cgroup, std::string("/right"));
+        QVERIFY(w.isWindowModified());
+
+        // Untick PLACE_LAG in the features dock.
+        QCheckBox* placeLag = w.featuresPanel()->featureBox(QStringLiteral("PLACE_LAG"));
+        QVERIFY(placeLag && placeLag->isChecked());
+        placeLag->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 20000);
+        QCOMPARE(w.scenario().actions.size(), size_t{2});
+        QVERIFY(!c->simulation()->features().has(schedlab::Feature::PlaceLag));
+        QVERIFY(!placeLag->isChecked());
+
+        // Undo (Edit menu action): PLACE_LAG back on, the move stays.
+        auto* undo = w.findChild<QAction*>(QStringLiteral("actionUndo"));
+        QVERIFY(undo && undo->isEnabled());
+        undo->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 20000);
+        QCOMPARE(w.scenario().actions.size(), size_t{1});
+        QVERIFY(c->simulation()->features().has(schedlab::Feature::PlaceLag));
+        QVERIFY(placeLag->isChecked());
+
+        const QString out = m_dir.filePath(QStringLiteral("sandbox-edited.json"));
+        QVERIFY(w.saveFile(out));
+        QVERIFY(!w.isWindowModified());
+
+        MainWindow again;
+        again.setErrorDialogsEnabled(false);
+        QVERIFY(again.openFile(out));
+        QVERIFY(again.scenario() == w.scenario());
+        QCOMPARE(again.scenario().actions[0].task, std::string("l-2"));
+        QCOMPARE(again.scenario().actions[0].cgroup, std::string("/right"));
+        QCOMPARE(again.scenario().actions[0].at, at);
+        // Replaying the file reaches the same state as the edited session.
+        again.controller()->stepBy(at);
+        QCOMPARE(again.controller()->now(), at);
+        const auto& a = again.controller()->simulation()->recording().records();
+        const auto& b = c->simulation()->recording().records();
+        QCOMPARE(a.size(), b.size());
+        QVERIFY(std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
     }
 
 private:

@@ -185,6 +185,61 @@ private Q_SLOTS:
             QCOMPARE(s.cpu, cpu);
     }
 
+    void busyTime()
+    {
+        // cpu0 runs 0@0-10, 2@10-25, idle 25-40, 0@40-now.
+        const Recording rec = switches(QStringLiteral("0:0:0 0:1:1 10:0:2 25:0:-1 30:1:-1 40:0:0"));
+        RunSegmentIndex index;
+        index.update(rec);
+        const auto busy = [&](int64_t from, int64_t to, int64_t now) {
+            return index.busyTime(0, Nanoseconds{from}, Nanoseconds{to}, Nanoseconds{now}).count();
+        };
+        QCOMPARE(busy(0, 100, 50), int64_t{10 + 15 + 10});
+        QCOMPARE(busy(5, 30, 50), int64_t{5 + 15}); // clipped inside runs and idle
+        QCOMPARE(busy(26, 39, 50), int64_t{0});     // idle only
+        QCOMPARE(busy(45, 100, 60), int64_t{15});   // the open run up to now
+        QCOMPARE(busy(20, 20, 60), int64_t{0});     // empty window
+        QCOMPARE(index.busyTime(1, Nanoseconds{0}, Nanoseconds{100}, Nanoseconds{50}).count(),
+            int64_t{30});
+    }
+
+    void binnedSegments()
+    {
+        // 200 alternating runs of 1 ns with 1 ns idle between: task 7 on even, 8 on odd runs.
+        QString text;
+        for (int i = 0; i < 200; ++i)
+            text += QStringLiteral("%1:0:%2 %3:0:-1 ").arg(2 * i).arg(7 + i % 2).arg(2 * i + 1);
+        text += QStringLiteral("400:0:9 "); // then task 9 alone from 400 on
+        const Recording rec = switches(text, 1);
+        RunSegmentIndex index;
+        index.update(rec);
+        // Few runs per bin: exact segments.
+        QCOMPARE(
+            index.binnedSegments(0, Nanoseconds{0}, Nanoseconds{6}, Nanoseconds{500}, 10).size(),
+            size_t{3});
+        // 10 bins over [0, 500): 8 bins half busy, then 400-450 and 450-500 fully task 9.
+        const auto bins =
+            index.binnedSegments(0, Nanoseconds{0}, Nanoseconds{500}, Nanoseconds{500}, 10);
+        QCOMPARE(bins.size(), size_t{10});
+        for (int b = 0; b < 8; ++b) {
+            QCOMPARE(bins[static_cast<size_t>(b)].start, Nanoseconds{50 * b});
+            QCOMPARE(bins[static_cast<size_t>(b)].end, Nanoseconds{50 * b + 50});
+            QCOMPARE(bins[static_cast<size_t>(b)].busy, 0.5);
+            QVERIFY(
+                bins[static_cast<size_t>(b)].task == 7 || bins[static_cast<size_t>(b)].task == 8);
+        }
+        QCOMPARE(bins[8].task, 9);
+        QCOMPARE(bins[8].busy, 1.0);
+        QCOMPARE(bins[9].busy, 1.0);
+        // An idle stretch produces no bin.
+        const Recording gap = switches(text + QStringLiteral("600:0:-1"), 1);
+        RunSegmentIndex gapped;
+        gapped.update(gap);
+        const auto g =
+            gapped.binnedSegments(0, Nanoseconds{0}, Nanoseconds{1000}, Nanoseconds{1000}, 10);
+        QCOMPARE(g.back().end, Nanoseconds{600});
+    }
+
     void segmentAt_data()
     {
         QTest::addColumn<int>("cpu");

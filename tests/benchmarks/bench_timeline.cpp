@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Timeline redraw cost (architecture.md §6 level of detail, budget: ≤ 50 ms per redraw for a
+// 10-minute run with 100 entities). Simulates once (not timed), then times full replots of the
+// timeline — lanes, vruntime/deadline/V and lag panes with 0, 8 and all 100 tasks selected — for
+// the whole run, a 1 s window and a 10 ms window, each after a pan that rebuilds the series.
+// Needs QT_QPA_PLATFORM=offscreen (set by CTest).
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "ui/qcp.h"
+#include "ui/timelineview.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QtTest>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+using namespace schedlab;
+
+namespace {
+
+const char* const kScenario = R"({
+  "schedlab": 1, "name": "bench-timeline", "duration": "600s",
+  "kernel": { "profile": "7.1", "hz": 250 },
+  "machine": { "cpus": 4 },
+  "cgroups": [ { "path": "/a", "cpu.weight": 200 }, { "path": "/b" } ],
+  "tasks": [
+    { "name": "hog", "count": 40, "cgroup": "/a", "program": [ { "run": "forever" } ] },
+    { "name": "io", "count": 40, "cgroup": "/b",
+      "program": [ { "loop": [ { "run": "3ms" }, { "sleep": "7ms" } ] } ] },
+    { "name": "root", "count": 20, "program": [ { "loop": [ { "run": "1ms" }, { "sleep": "20ms" } ] } ] }
+  ]
+})";
+
+double medianMs(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+class BenchTimeline : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void redrawTenMinutesHundredTasks()
+    {
+        LoadResult r = parseScenario(kScenario, "bench");
+        QVERIFY(r.ok());
+        // BENCH_TIMELINE_SECONDS shortens the run for a quick look (default: the 600 s budget).
+        const int seconds = qEnvironmentVariableIntValue("BENCH_TIMELINE_SECONDS");
+        if (seconds > 0)
+            r.scenario->duration = Nanoseconds{int64_t{seconds} * 1'000'000'000};
+        QElapsedTimer t;
+        t.start();
+        Simulation sim(*r.scenario);
+        sim.run();
+        std::printf(
+            "BENCH timeline: simulated %lld s, 100 tasks in %.1f s: %zu records (%.0f MB)\n",
+            static_cast<long long>(sim.endTime().count() / 1'000'000'000),
+            static_cast<double>(t.elapsed()) / 1e3, sim.recording().size(),
+            static_cast<double>(sim.recording().bytes()) / 1e6);
+
+        ui::TimelineView view;
+        view.resize(1400, 900);
+        view.show();
+        t.restart();
+        view.setRecording(&sim.recording(), sim.endTime()); // indexes the whole recording once
+        view.setNow(sim.endTime());
+        std::printf(
+            "BENCH timeline: indexing %.1f ms\n", static_cast<double>(t.nsecsElapsed()) / 1e6);
+        QVector<int> all;
+        for (int i = 0; i < 100; ++i)
+            all << i;
+        for (const int selected : {0, 8, 100}) {
+            view.setSelectedTasks(all.mid(0, selected));
+            QCOMPARE(view.plottedTasks().size(), selected);
+            std::printf("BENCH timeline: %d selected tasks plotted\n", selected);
+
+            struct Window
+            {
+                const char* name;
+                Nanoseconds from, to;
+            };
+            const Window windows[] = {
+                {"whole run", Nanoseconds{0}, sim.endTime()},
+                {"1 s", sim.endTime() / 2, sim.endTime() / 2 + Nanoseconds{1'000'000'000}},
+                {"10 ms", sim.endTime() / 2, sim.endTime() / 2 + Nanoseconds{10'000'000}},
+            };
+            for (const Window& w : windows) {
+                std::vector<double> samples, data;
+                for (int i = 0; i < 7; ++i) {
+                    QElapsedTimer one;
+                    one.start();
+                    // A pan by 1 % and back forces the series to be rebuilt, as when dragging.
+                    const Nanoseconds shift = (w.to - w.from) / 100 * (i % 2);
+                    view.setViewRange(w.from + shift, w.to + shift); // rebuilds the series
+                    data.push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
+                    view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+                    samples.push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
+                }
+                std::printf(
+                    "BENCH timeline redraw %-10s median %7.1f ms (series %6.1f ms, max %7.1f "
+                    "ms) budget 50 ms\n",
+                    w.name, medianMs(samples), medianMs(data),
+                    *std::max_element(samples.begin(), samples.end()));
+            }
+        }
+    }
+};
+
+QTEST_MAIN(BenchTimeline)
+#include "bench_timeline.moc"
