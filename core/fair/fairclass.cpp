@@ -50,6 +50,7 @@ void FairClass::updateCurr(CfsRq& cfsRq)
         cfsRq.updateMinVruntime();
     if (curr->isTask())
         m_hooks.accountExec(*curr, delta);
+    m_hooks.accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
     m_hooks.sample(*curr);
     if (cfsRq.nrQueued == 1)
         return;
@@ -171,6 +172,8 @@ void FairClass::enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
     if (!isCurr)
         cfsRq.enqueueTree(se);
     se.onRq = true;
+    if (cfsRq.nrQueued == 1)
+        m_hooks.checkEnqueueThrottle(cfsRq); // §9.2 step 4
     m_hooks.record(RecordKind::Enqueue, se, flags);
     m_hooks.sample(se);
 }
@@ -181,7 +184,7 @@ bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
     updateCurr(cfsRq);
     clearBuddies(cfsRq, se);
     if (!(flags & DequeueDelayed)) {
-        const bool delay = sleep && !(flags & DequeueSpecial);
+        const bool delay = sleep && !(flags & (DequeueSpecial | DequeueThrottle));
         // §5.1: an ineligible sleeper stays queued, burning off its negative lag.
         if (m_p.choices->delayRules != DelayRules::None && feature(Feature::DelayDequeue) && delay
             && !cfsRq.entityEligible(se)) {
@@ -215,6 +218,7 @@ bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
             && se.vlag > 0)
             se.vlag = 0;
     }
+    m_hooks.returnCfsRqRuntime(cfsRq); // §9.3 slack: return excess runtime on last dequeue
     m_hooks.record(RecordKind::Dequeue, se, flags);
     m_hooks.sample(se);
     return true;
@@ -496,7 +500,9 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
     const bool buddyHere =
         (m_p.traits->pickBuddy && !m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy))
         || (m_p.traits->pick66 && feature(Feature::NextBuddy));
-    if (buddyHere && next && cfsRq.entityEligible(*next))
+    if (cfsRq.boostPick && cfsRq.boostPick->onRq && !cfsRq.boostPick->schedDelayed)
+        se = cfsRq.boostPick; // boost_throttled_on_wakeup: the boosted task's path goes first
+    else if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;
     else
         se = pickEevdf(cfsRq, protect);
@@ -590,6 +596,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         ++cfsRq.hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
         flags = EnqueueWakeup;
     }
     for (; se; se = se->parent) {
@@ -604,6 +612,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         ++cfsRq.hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return;
     }
     ++rq.nrRunning;
 }
@@ -638,6 +648,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return 1; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
         if (cfsRq.loadWeight) {
             // The cfs_rq still has weight: bias the next pick toward this group (§6.5).
             slice = cfsRq.minSlice();
@@ -661,6 +673,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return 1;
     }
     rq.nrRunning -= hNrQueued;
     return 1;
@@ -676,6 +690,10 @@ SchedEntity* FairClass::pickTask(Rq& rq)
         do {
             if (cfsRq->curr && cfsRq->curr->onRq)
                 updateCurr(*cfsRq);
+            if (m_hooks.checkCfsRqRuntime(*cfsRq)) {
+                se = nullptr; // ≤6.17: throttled on the way down; pick again from the root
+                break;
+            }
             se = pickNextEntity(rq, *cfsRq, true);
             if (!se)
                 break;
@@ -780,6 +798,8 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
     }
     if (se == &wakee)
         return false;
+    if (wakee.cfsRq && wakee.cfsRq->throttleCount > 0)
+        return false; // a wakee in a throttled hierarchy preempts nothing
     const bool v619 = m_p.traits->wakeupPreempt619;
     if (!v619 && feature(Feature::NextBuddy) && !(wakeFlags & WakeFork) && !wakee.schedDelayed)
         setNextBuddy(&wakee);

@@ -37,10 +37,23 @@ struct TaskSpec;
 /// One program operation (scenario-format.md §1 "Operations").
 struct Op
 {
-    enum class Kind { Run, Sleep, Loop, Yield, Lock, Unlock, Fork, Exit, Nice, Cpus, Cgroup };
+    enum class Kind {
+        Run,
+        Sleep,
+        Loop,
+        Yield,
+        Lock,
+        Unlock,
+        Fork,
+        Exit,
+        Nice,
+        Cpus,
+        Cgroup,
+        Kernel
+    };
     Kind kind = Kind::Run;
     DurationSpec duration;        ///< Run, Sleep
-    std::vector<Op> body;         ///< Loop
+    std::vector<Op> body;         ///< Loop; Kernel (the operations run inside the kernel)
     std::optional<int64_t> count; ///< Loop: iterations; nullopt = forever
     std::string name;             ///< Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path
     std::vector<TaskSpec> fork;   ///< Fork: exactly one child spec (no name)
