@@ -231,8 +231,8 @@ void FairClass::setDelayed(SchedEntity& se)
         return;
     for (SchedEntity* s = &se; s; s = s->parent) {
         --s->cfsRq->hNrRunnable;
-        if (s->cfsRq->throttled)
-            break;
+        if (s->cfsRq->throttleDequeued)
+            break; // ≤6.17: counts above a throttled cfs_rq left with its entity
     }
 }
 
@@ -243,8 +243,8 @@ void FairClass::clearDelayed(SchedEntity& se)
         return;
     for (SchedEntity* s = &se; s; s = s->parent) {
         ++s->cfsRq->hNrRunnable;
-        if (s->cfsRq->throttled)
-            break;
+        if (s->cfsRq->throttleDequeued)
+            break; // ≤6.17: counts above a throttled cfs_rq left with its entity
     }
 }
 
@@ -500,7 +500,8 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
     const bool buddyHere =
         (m_p.traits->pickBuddy && !m_p.traits->buddyInPickEevdf && feature(Feature::PickBuddy))
         || (m_p.traits->pick66 && feature(Feature::NextBuddy));
-    if (cfsRq.boostPick && cfsRq.boostPick->onRq && !cfsRq.boostPick->schedDelayed)
+    if (cfsRq.boostPick && cfsRq.boostPick->onRq && cfsRq.boostPick->cfsRq == &cfsRq
+        && !cfsRq.boostPick->schedDelayed)
         se = cfsRq.boostPick; // boost_throttled_on_wakeup: the boosted task's path goes first
     else if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;

@@ -118,8 +118,14 @@ bool SimulationImpl::checkCfsRqRuntime(CfsRq& cfsRq)
     if (m_choices.throttle != ThrottleModel::Group || !cfsRq.runtimeEnabled
         || cfsRq.runtimeRemaining > 0 || cfsRq.boostPick)
         return false;
-    if (cfsRq.throttled)
+    if (cfsRq.throttled) {
+        if (!cfsRq.throttleDequeued) {
+            // Throttled under the task model before a switch to the group model: dequeue now.
+            cfsRq.throttledClock = cfsRq.throttledClock < 0 ? clock() : cfsRq.throttledClock;
+            m_fair->throttleDequeue(*m_rqs[static_cast<size_t>(cfsRq.cpu)], cfsRq);
+        }
         return true;
+    }
     return throttleCfsRq(cfsRq);
 }
 

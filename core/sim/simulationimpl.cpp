@@ -823,6 +823,7 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
 
 void SimulationImpl::migrateQueued(Task& task, int cpu)
 {
+    endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
     removeLoad(task.se);
     attachToCpu(task, cpu);
@@ -848,7 +849,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         return;
     }
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
-        || task.state == TaskRunState::NotStarted) {
+        || task.state == TaskRunState::BlockedLock || task.state == TaskRunState::NotStarted) {
         // A blocked task only gets its new mask; it moves when it wakes (select_task_rq). A
         // delayed one is fully dequeued first, as the core does before changing the mask.
         if (task.se.onRq)

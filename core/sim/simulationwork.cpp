@@ -248,6 +248,9 @@ void SimulationImpl::checkInvariants()
     for (const auto& t : m_tasks) {
         if (!t->se.onRq)
             continue;
+        if (t->se.cfsRq->cpu != t->cpu)
+            report("task " + t->name + " is queued on cpu" + std::to_string(t->se.cfsRq->cpu)
+                + " but belongs to cpu" + std::to_string(t->cpu));
         bool reachedRoot = true;
         for (const SchedEntity* se = &t->se; se; se = se->parent) {
             auto& c = counts[se->cfsRq];

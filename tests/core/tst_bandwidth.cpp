@@ -33,6 +33,8 @@ class TestBandwidth : public QObject
 private slots:
     void loneHogGetsQuota_data();
     void loneHogGetsQuota();
+    void hierarchyAndGlobalPool_data();
+    void hierarchyAndGlobalPool();
     void throttledEntityLeavesAndReturns_data();
     void throttledEntityLeavesAndReturns();
     void kernelSectionIsNotParked_data();
@@ -44,6 +46,8 @@ private slots:
     void inversionReproducesAndRemediesShrinkIt_data();
     void inversionReproducesAndRemediesShrinkIt();
     void quotaChangeAtRunTime();
+    void mixedWorkloadKeepsInvariants_data();
+    void mixedWorkloadKeepsInvariants();
     void deterministic_data();
     void deterministic();
 };
@@ -167,6 +171,71 @@ void TestBandwidth::loneHogGetsQuota()
         // exactly on a tick, so every window is exactly Q.
         QCOMPARE(hog->cpuTimeNs, expected);
     }
+    QVERIFY(sim.invariantViolations().empty());
+}
+
+// --- hierarchy and the global pool ------------------------------------------------------------
+
+void TestBandwidth::hierarchyAndGlobalPool_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("parentMax");
+    QTest::addColumn<QString>("childMax");
+    QTest::addColumn<int>("cpus");
+    QTest::addColumn<qint64>("perPeriodNs");
+    // Each level accounts its own quota (§9.1): the tighter one binds. Hogs in /p/c, one per
+    // CPU, pinned; the pool is global to the group, shared by its per-CPU cfs_rq's.
+    for (const char* profile : {"6.12", "7.1"}) {
+        QTest::addRow("%s limited parent, unlimited child", profile)
+            << profile << "20000 100000"
+            << "max" << 1 << qint64(20 * kMs);
+        QTest::addRow("%s child tighter", profile) << profile << "50000 100000"
+                                                   << "20000 100000" << 1 << qint64(20 * kMs);
+        QTest::addRow("%s parent tighter", profile) << profile << "20000 100000"
+                                                    << "50000 100000" << 1 << qint64(20 * kMs);
+        QTest::addRow("%s 30 ms pool over 2 CPUs", profile)
+            << profile << "max"
+            << "30000 100000" << 2 << qint64(30 * kMs);
+        QTest::addRow("%s 30 ms pool over 3 CPUs, limited parent", profile)
+            << profile << "30000 100000"
+            << "max" << 3 << qint64(30 * kMs);
+    }
+}
+
+void TestBandwidth::hierarchyAndGlobalPool()
+{
+    QFETCH(QString, profile);
+    QFETCH(QString, parentMax);
+    QFETCH(QString, childMax);
+    QFETCH(int, cpus);
+    QFETCH(qint64, perPeriodNs);
+    std::string tasks;
+    for (int c = 0; c < cpus; ++c)
+        tasks += std::string(c ? "," : "") + R"({"name": "hog)" + std::to_string(c)
+            + R"(", "cgroup": "/p/c", "cpus": ")" + std::to_string(c)
+            + R"(", "program": [{"run": "forever"}]})";
+    // 10 refills, 11 run windows, ending in the middle of a throttled gap.
+    const Scenario sc = parse(R"({"schedlab": 1, "name": "t", "duration": "1070ms",
+        "kernel": {"profile": ")"
+        + profile.toStdString() + R"(", "hz": 1000}, "machine": {"cpus": )" + std::to_string(cpus)
+        + R"(},
+        "cgroups": [{"path": "/p", "cpu.max": ")"
+        + parentMax.toStdString() + R"("}, {"path": "/p/c", "cpu.max": ")" + childMax.toStdString()
+        + R"("}],
+        "tasks": [)"
+        + tasks + "]}");
+    Simulation sim(sc);
+    sim.run();
+    const Metrics m = sim.metrics();
+    int64_t total = 0;
+    for (int c = 0; c < cpus; ++c)
+        total += taskMetrics(m, "hog" + std::to_string(c))->cpuTimeNs;
+    // Runtime is charged per tick and every slice boundary falls on one: exact up to the 1 ns
+    // each unthrottled cfs_rq is given beyond its debt.
+    const int64_t expected = 11 * perPeriodNs;
+    QVERIFY2(std::abs(total - expected) <= 11 * cpus,
+        qPrintable(QStringLiteral("total %1 expected %2").arg(total).arg(expected)));
+    QCOMPARE(groupMetrics(m, "/p/c")->cpuTimeNs, total);
     QVERIFY(sim.invariantViolations().empty());
 }
 
@@ -470,6 +539,75 @@ void TestBandwidth::quotaChangeAtRunTime()
     const CgroupMetrics* g = groupMetrics(m, "/g");
     QCOMPARE(g->throttledNs, 500 * kMs - 310 * kMs);
     QVERIFY(sim.invariantViolations().empty());
+}
+
+void TestBandwidth::mixedWorkloadKeepsInvariants_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("preempt");
+    for (const char* profile : {"6.6", "6.12", "7.1"})
+        for (const char* preempt : {"voluntary", "full"})
+            QTest::addRow("%s %s", profile, preempt) << profile << preempt;
+}
+
+void TestBandwidth::mixedWorkloadKeepsInvariants()
+{
+    // Nested limited groups on 4 CPUs, readers and lock-takers in kernel sections, two mutexes,
+    // forks, hogs; at run time: affinity changes, moves, cpu.max changes, kills, and switches of
+    // the throttle model and the boost. The run queues' counts, sums and trees must stay
+    // consistent throughout (checked after every event in checked builds).
+    QFETCH(QString, profile);
+    QFETCH(QString, preempt);
+    std::string json = R"JSON({ "schedlab": 1, "name": "stress", "duration": "3s",
+  "kernel": { "profile": "6.12", "hz": 250 },
+  "machine": { "cpus": 4 },
+  "cgroups": [ { "path": "/a", "cpu.max": "30000 100000" }, { "path": "/a/b", "cpu.max": "10000 50000" },
+               { "path": "/c", "cpu.max": "5000 20000" }, { "path": "/d" } ],
+  "tasks": [
+    { "name": "r", "count": 4, "cgroup": "/a/b", "start": { "uniform": ["0ms", "10ms"] },
+      "program": [ { "loop": [ { "kernel": [ { "lock": "m" }, { "run": { "uniform": ["10us", "300us"] } }, { "sleep": "50us" }, { "unlock": "m" } ] }, { "run": "100us" }, { "sleep": { "uniform": ["0us", "2ms"] } } ] } ] },
+    { "name": "s", "count": 3, "cgroup": "/c",
+      "program": [ { "loop": [ { "kernel": [ { "lock": "m" }, { "lock": "n" }, { "run": "200us" }, { "unlock": "n" }, { "unlock": "m" } ] }, { "run": "1ms" } ] } ] },
+    { "name": "h", "count": 3, "cgroup": "/a", "program": [ { "run": "forever" } ] },
+    { "name": "u", "count": 2, "cgroup": "/d", "program": [ { "loop": [ { "kernel": [ { "lock": "n" }, { "run": "500us" }, { "unlock": "n" } ] }, { "sleep": "1ms" } ] } ] },
+    { "name": "f", "cgroup": "/c", "program": [ { "loop": [ { "fork": { "program": [ { "kernel": [ { "run": "300us" } ] } ] }, "wait": true }, { "sleep": "3ms" } ] } ] }
+  ],
+  "actions": [
+    { "at": "300ms", "set": { "task": "h-1", "cpus": "2" } },
+    { "at": "400ms", "move": { "task": "r-1", "cgroup": "/c" } },
+    { "at": "500ms", "set": { "cgroup": "/a", "cpu.max": "10000 30000" } },
+    { "at": "600ms", "set": { "task": "r-2", "cpus": "3" } },
+    { "at": "700ms", "profile": { "overrides": { "throttle": "task" } } },
+    { "at": "900ms", "move": { "task": "h-2", "cgroup": "/c" } },
+    { "at": "1000ms", "set": { "task": "r-3", "nice": 5 } },
+    { "at": "1100ms", "kill": "r-4" },
+    { "at": "1200ms", "set": { "cgroup": "/c", "cpu.max": "max" } },
+    { "at": "1300ms", "profile": { "overrides": { "throttle": "group", "boost_throttled_on_wakeup": "true" } } },
+    { "at": "1500ms", "set": { "task": "h-3", "cpus": "0-1" } },
+    { "at": "1600ms", "set": { "cgroup": "/c", "cpu.max": "2000 10000" } },
+    { "at": "1800ms", "kill": "s-1" },
+    { "at": "2000ms", "move": { "task": "s-2", "cgroup": "/a/b" } },
+    { "at": "2200ms", "set": { "cgroup": "/a/b", "cpu.max": "max" } },
+    { "at": "2500ms", "set": { "task": "r-1", "cpus": "0" } }
+  ]
+}
+)JSON";
+    json.replace(json.find("\"hz\": 250"), 10,
+        "\"hz\": 250, \"preempt\": \"" + preempt.toStdString() + "\"");
+    const Scenario sc = parse(json);
+    RunOptions o;
+    o.profile = profile.toStdString();
+    Simulation sim(sc, o);
+    sim.run();
+    const auto& violations = sim.invariantViolations();
+    QVERIFY2(violations.empty(), violations.empty() ? "" : violations.front().c_str());
+    const Metrics m = sim.metrics();
+    // /a is limited to 30 % until 500 ms, then to 10 ms per 30 ms: at most
+    // 0.3 × 500 ms + (1/3) × 2500 ms ≈ 983 ms, plus at most a tick of overshoot per period.
+    const CgroupMetrics* a = groupMetrics(m, "/a");
+    QVERIFY(a && a->cpuTimeNs <= 983 * kMs + 90 * 4 * kMs);
+    QVERIFY(a->cpuTimeNs >= 900 * kMs);
+    QVERIFY(a->nrThrottled && *a->nrThrottled > 0);
 }
 
 void TestBandwidth::deterministic_data()
