@@ -440,12 +440,14 @@ bool SimulationImpl::lockMutex(Task& task, const std::string& name)
 {
     task.usedLocks = true;
     Mutex& m = m_mutexes[name];
-    if (m.owner < 0 || m.owner == task.index) {
-        if (m.owner == task.index && m_violations.size() < 100)
+    if (m.owner == task.index) {
+        if (m_violations.size() < 100)
             m_violations.push_back("task " + task.name + " locks mutex \"" + name
                 + "\" which it already holds (a real mutex would deadlock); ignored");
-        else
-            task.held.push_back(name);
+        return true;
+    }
+    if (m.owner < 0) {
+        task.held.push_back(name);
         m.owner = task.index;
         return true;
     }

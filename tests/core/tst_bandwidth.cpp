@@ -41,6 +41,7 @@ private slots:
     void kernelSectionIsNotParked();
     void slackReturnedToPool();
     void mutexFifoAndWaitTime();
+    void mutexMisuseAndExitHandOff();
     void kernelSectionNotPreemptedUnderVoluntary_data();
     void kernelSectionNotPreemptedUnderVoluntary();
     void inversionReproducesAndRemediesShrinkIt_data();
@@ -420,6 +421,32 @@ void TestBandwidth::mutexFifoAndWaitTime()
     }
     QVERIFY2(!taskMetrics(m, "free")->lockWaitNs, "no lock_wait_ns for a task without locks");
     QVERIFY(sim.invariantViolations().empty());
+}
+
+void TestBandwidth::mutexMisuseAndExitHandOff()
+{
+    // `bad` unlocks a mutex it does not hold and locks one twice: reported, the run goes on.
+    // `holder` exits while holding "m" at 5 ms: the mutex passes to `waiter` (asked at 1 ms),
+    // which then runs 2 ms and exits at 7 ms.
+    const Scenario sc = parse(R"({"schedlab": 1, "name": "t", "duration": "50ms",
+        "kernel": {"profile": "7.1"}, "machine": {"cpus": 3},
+        "tasks": [
+          {"name": "bad", "cpus": "0", "program": [{"unlock": "x"}, {"lock": "y"}, {"lock": "y"},
+                                                   {"run": "1ms"}, {"unlock": "y"}]},
+          {"name": "holder", "cpus": "1", "program": [{"lock": "m"}, {"run": "5ms"}]},
+          {"name": "waiter", "cpus": "2", "start": "1ms",
+           "program": [{"lock": "m"}, {"run": "2ms"}, {"unlock": "m"}]}]})");
+    Simulation sim(sc);
+    sim.run();
+    const Metrics m = sim.metrics();
+    QVERIFY(taskMetrics(m, "bad")->exitedAtNs);
+    QCOMPARE(*taskMetrics(m, "holder")->exitedAtNs, 5 * kMs);
+    QCOMPARE(*taskMetrics(m, "waiter")->lockWaitNs, 4 * kMs);
+    QCOMPARE(*taskMetrics(m, "waiter")->exitedAtNs, 7 * kMs);
+    int misuse = 0;
+    for (const auto& v : sim.invariantViolations())
+        misuse += v.find("mutex") != std::string::npos;
+    QCOMPARE(misuse, 2);
 }
 
 void TestBandwidth::kernelSectionNotPreemptedUnderVoluntary_data()
