@@ -50,6 +50,10 @@ public:
     /// PELT update of an entity and its cfs_rq (update_load_avg); @p updateTg publishes
     /// tg->load_avg (UPDATE_TG).
     virtual void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) = 0;
+    /// enqueue_task()/dequeue_task() of a task entity (sched_core_enqueue/dequeue); not called
+    /// for the final dequeue of a delayed task, which left at its sleep dequeue.
+    virtual void taskQueued(Rq& /*rq*/, SchedEntity& /*taskSe*/, bool /*enqueued*/, int /*flags*/)
+    { }
 
     // CFS bandwidth (§9); no-ops without cpu.max.
     /// account_cfs_rq_runtime(): @p delta ns ran on @p cfsRq (every level of update_curr).

@@ -49,16 +49,21 @@ struct Op
         Nice,
         Cpus,
         Cgroup,
+        Cookie,
         Kernel
     };
+    /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
+    enum class CookieCmd { Create, ShareTo, ShareFrom };
     Kind kind = Kind::Run;
-    DurationSpec duration;        ///< Run, Sleep
-    std::vector<Op> body;         ///< Loop; Kernel (the operations run inside the kernel)
-    std::optional<int64_t> count; ///< Loop: iterations; nullopt = forever
-    std::string name;             ///< Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path
-    std::vector<TaskSpec> fork;   ///< Fork: exactly one child spec (no name)
-    bool wait = false;            ///< Fork: block until the child exits
-    int nice = 0;                 ///< Nice
+    DurationSpec duration;               ///< Run, Sleep
+    std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
+    std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
+    std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
+    std::string name; ///< Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Cookie: task
+    CookieCmd cookie = CookieCmd::Create; ///< Cookie
+    std::vector<TaskSpec> fork;           ///< Fork: exactly one child spec (no name)
+    bool wait = false;                    ///< Fork: block until the child exits
+    int nice = 0;                         ///< Nice
     friend bool operator==(const Op&, const Op&) = default;
 };
 

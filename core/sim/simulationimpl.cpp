@@ -282,6 +282,9 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
     t.nice = spec.nice.value_or(p ? p->nice : 0);
     t.probe = spec.probe;
+    // sched_core_fork(): a child inherits its parent's cookie.
+    if (const uint64_t cookie = spec.cookie.value_or(p ? p->cookie : 0))
+        setCookie(t, cookie);
     t.program = spec.program;
     t.stack.push_back({&t.program, 0, 0});
     t.se.task = TaskId(t.index);
@@ -578,14 +581,15 @@ void SimulationImpl::schedule(int cpu)
                 m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
         }
     }
-    SchedEntity* next = m_fair->pickTask(rq);
+    bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
+    SchedEntity* next = pickNextTask(cpu, forcedIdle);
     // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
     while (next && next != prevSe && shouldPark(taskOf(*next))) {
         parkTask(taskOf(*next));
-        next = m_fair->pickTask(rq);
+        next = pickNextTask(cpu, forcedIdle);
     }
     SchedEntity* putFrom = prevSe;
-    if (!next) {
+    if (!next && !forcedIdle) {
         // sched_balance_newidle(): about to go idle, try to pull a task first.
         if (prevSe) {
             m_fair->putPrevTask(rq, *prevSe);
@@ -593,7 +597,7 @@ void SimulationImpl::schedule(int cpu)
         }
         rq.curr = nullptr;
         if (pullOneTask(cpu, 2))
-            next = m_fair->pickTask(rq);
+            next = pickNextTask(cpu, forcedIdle);
     }
     if (next != putFrom || (putFrom && !putFrom->onRq)) {
         if (next)
@@ -726,6 +730,7 @@ void SimulationImpl::tick(int cpu)
     if (!rq.curr)
         return;
     m_fair->taskTick(rq);
+    taskTickCore(cpu);
     // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);

@@ -33,7 +33,9 @@ struct Task
     int nice = 0;
     bool probe = false;
     int parent = -1;
-    int forks = 0; ///< children forked so far (for child names)
+    int forks = 0;          ///< children forked so far (for child names)
+    uint64_t cookie = 0;    ///< core_cookie (0 = untagged), kernel-model.md §11.1
+    int coreOccupation = 0; ///< core_occupation: busy siblings when it was last core-picked
 
     SchedEntity se;
     TaskRunState state = TaskRunState::NotStarted;
@@ -45,6 +47,7 @@ struct Task
         const std::vector<Op>* ops = nullptr;
         size_t pc = 0;
         int64_t left = -1;   ///< loop iterations left after the current one; -1 forever
+        int64_t until = -1;  ///< loop with "for": no new iteration from this time on; -1 none
         bool kernel = false; ///< a { "kernel": [...] } section: the task is in kernel mode
     };
     std::vector<Op> program; ///< owned copy; frames point into it, it is never modified
