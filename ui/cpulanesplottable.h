@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Paints the per-CPU lanes: one row per CPU (value coordinate = CPU number), one rectangle per
 // run segment in the task's palette colour, idle left empty. All geometry comes from
-// TimelineLayout / RunSegmentIndex; this class only paints. Keys are milliseconds.
+// TimelineLayout / RunSegmentIndex; this class only paints. Keys are milliseconds. Time during
+// which a group's cfs_rq on the CPU is throttled (cpu.max) is hatched along the lane's bottom.
 #pragma once
 
 #include "ui/qcp.h"
 #include "ui/timelinelayout.h"
 
 #include <functional>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace schedlab {
 class Recording;
@@ -51,7 +55,14 @@ protected:
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
 
 private:
+    /// Reads new Throttle/Unthrottle records into m_throttled (incremental, like RunSegmentIndex).
+    void updateThrottled();
+
     const RunSegmentIndex* m_index = nullptr;
+    /// Per CPU, [from, to) ns intervals with a throttled cfs_rq; to = -1 while still throttled.
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> m_throttled;
+    std::map<int32_t, size_t> m_openThrottle; ///< group entity → index of its open interval
+    size_t m_throttleScanned = 0;
     const Recording* m_recording = nullptr;
     int m_cpuCount = 0;
     Nanoseconds m_now{0};

@@ -255,6 +255,16 @@ void printSummary(const Metrics& m, std::ostream& out)
     if (forkedCount)
         out << "(+ " << forkedCount << " forked tasks, "
             << formatDurationHuman(Nanoseconds(forkedCpu)) << " of CPU in all)\n";
+    for (const auto& t : m.tasks)
+        if (t.lockWaitNs && !t.forked)
+            out << "lock wait " << t.name << ": " << formatDurationHuman(Nanoseconds(*t.lockWaitNs))
+                << "\n";
+    for (const auto& g : m.cgroups)
+        if (g.nrPeriods) // cpu.stat of a group with a finite cpu.max
+            out << "cgroup " << g.path << ": cpu " << formatDurationHuman(Nanoseconds(g.cpuTimeNs))
+                << ", throttled " << formatDurationHuman(Nanoseconds(g.throttledNs))
+                << " (nr_periods " << *g.nrPeriods << ", nr_throttled " << g.nrThrottled.value_or(0)
+                << ")\n";
     for (const auto& p : m.probes)
         out << "probe " << p.name << ": "
             << (p.latencyNs ? formatDurationHuman(Nanoseconds(*p.latencyNs)) : "not finished")
@@ -479,12 +489,35 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             const auto* tm = find(m);
             return tm ? formatDurationHuman(Nanoseconds(tm->waitMaxNs)) : std::string("-");
         });
+        if (std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
+                const auto* tm = find(m);
+                return tm && tm->lockWaitNs;
+            }))
+            row(name + " lock wait", [&](const Metrics& m) {
+                const auto* tm = find(m);
+                return tm && tm->lockWaitNs ? formatDurationHuman(Nanoseconds(*tm->lockWaitNs))
+                                            : std::string("-");
+            });
     }
     for (size_t g = 0; g < results.front().cgroups.size(); ++g)
         row("cgroup " + results.front().cgroups[g].path + " cpu", [&](const Metrics& m) {
             return g < m.cgroups.size() ? formatDurationHuman(Nanoseconds(m.cgroups[g].cpuTimeNs))
                                         : std::string("-");
         });
+    for (size_t g = 0; g < results.front().cgroups.size(); ++g) {
+        if (std::none_of(results.begin(), results.end(),
+                [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].nrPeriods; }))
+            continue; // never limited: no cpu.stat rows
+        row("cgroup " + results.front().cgroups[g].path + " throttled", [&](const Metrics& m) {
+            return g < m.cgroups.size() ? formatDurationHuman(Nanoseconds(m.cgroups[g].throttledNs))
+                                        : std::string("-");
+        });
+        row("cgroup " + results.front().cgroups[g].path + " nr_throttled", [&](const Metrics& m) {
+            return g < m.cgroups.size() && m.cgroups[g].nrThrottled
+                ? std::to_string(*m.cgroups[g].nrThrottled)
+                : std::string("-");
+        });
+    }
     for (size_t p = 0; p < results.front().probes.size(); ++p)
         row("probe " + results.front().probes[p].name, [&](const Metrics& m) {
             if (p >= m.probes.size() || !m.probes[p].latencyNs)

@@ -146,8 +146,18 @@ public:
     uint64_t v0Fi = 0;            ///< min_vruntime_fi / zero_vruntime_fi (core scheduling, §11.3)
     uint64_t forceIdleSeq = 0;    ///< forceidle_seq of the last v0Fi snapshot
     int groupIndex = 0;           ///< task group index (0 = root)
-    bool throttled = false;
-    int throttleCount = 0;
+    // CFS bandwidth, per CPU (§9.1–§9.3).
+    bool throttled = false;      ///< this cfs_rq's own runtime is exhausted
+    int throttleCount = 0;       ///< throttled cfs_rq's at or above this one (throttled_hierarchy)
+    bool runtimeEnabled = false; ///< the group has a finite quota
+    int64_t runtimeRemaining = 0;
+    /// ≤6.17: the group entity chain was dequeued at throttle time (enqueue/dequeue walks stop
+    /// here); false for a task-based (6.18+) throttle. Kept per cfs_rq so that a profile switch
+    /// while throttled unthrottles the way it throttled.
+    bool throttleDequeued = false;
+    int64_t throttledClock = -1; ///< start of the current throttled interval (-1: none)
+    std::vector<int> limbo;      ///< 6.18+: tasks parked at return to user (throttled_limbo_list)
+    SchedEntity* boostPick = nullptr; ///< boost_throttled_on_wakeup: the entity pick must take
 
 private:
     void sliceInsert(int64_t slice);

@@ -50,6 +50,7 @@ void FairClass::updateCurr(CfsRq& cfsRq)
         cfsRq.updateMinVruntime();
     if (curr->isTask())
         m_hooks.accountExec(*curr, delta);
+    m_hooks.accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
     m_hooks.sample(*curr);
     if (cfsRq.nrQueued == 1)
         return;
@@ -171,6 +172,8 @@ void FairClass::enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
     if (!isCurr)
         cfsRq.enqueueTree(se);
     se.onRq = true;
+    if (cfsRq.nrQueued == 1)
+        m_hooks.checkEnqueueThrottle(cfsRq); // §9.2 step 4
     m_hooks.record(RecordKind::Enqueue, se, flags);
     m_hooks.sample(se);
 }
@@ -181,7 +184,7 @@ bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
     updateCurr(cfsRq);
     clearBuddies(cfsRq, se);
     if (!(flags & DequeueDelayed)) {
-        const bool delay = sleep && !(flags & DequeueSpecial);
+        const bool delay = sleep && !(flags & (DequeueSpecial | DequeueThrottle));
         // §5.1: an ineligible sleeper stays queued, burning off its negative lag.
         if (m_p.choices->delayRules != DelayRules::None && feature(Feature::DelayDequeue) && delay
             && !cfsRq.entityEligible(se)) {
@@ -215,6 +218,7 @@ bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
             && se.vlag > 0)
             se.vlag = 0;
     }
+    m_hooks.returnCfsRqRuntime(cfsRq); // §9.3 slack: return excess runtime on last dequeue
     m_hooks.record(RecordKind::Dequeue, se, flags);
     m_hooks.sample(se);
     return true;
@@ -227,8 +231,8 @@ void FairClass::setDelayed(SchedEntity& se)
         return;
     for (SchedEntity* s = &se; s; s = s->parent) {
         --s->cfsRq->hNrRunnable;
-        if (s->cfsRq->throttled)
-            break;
+        if (s->cfsRq->throttleDequeued)
+            break; // ≤6.17: counts above a throttled cfs_rq left with its entity
     }
 }
 
@@ -239,8 +243,8 @@ void FairClass::clearDelayed(SchedEntity& se)
         return;
     for (SchedEntity* s = &se; s; s = s->parent) {
         ++s->cfsRq->hNrRunnable;
-        if (s->cfsRq->throttled)
-            break;
+        if (s->cfsRq->throttleDequeued)
+            break; // ≤6.17: counts above a throttled cfs_rq left with its entity
     }
 }
 
@@ -456,7 +460,10 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
     // 6.12: PICK_BUDDY, 6.6: NEXT_BUDDY, are checked in pick_next_entity() before pick_eevdf()
     // (so the wakeup-preemption check, which calls pick_eevdf() directly, ignores the buddy).
     const bool buddyHere = buddyCheckedInPickNextEntity(pickPolicy());
-    if (buddyHere && next && cfsRq.entityEligible(*next))
+    if (cfsRq.boostPick && cfsRq.boostPick->onRq && cfsRq.boostPick->cfsRq == &cfsRq
+        && !cfsRq.boostPick->schedDelayed)
+        se = cfsRq.boostPick; // boost_throttled_on_wakeup: the boosted task's path goes first
+    else if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;
     else
         se = pickEevdf(cfsRq, protect);
@@ -551,6 +558,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         ++cfsRq.hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
         flags = EnqueueWakeup;
     }
     for (; se; se = se->parent) {
@@ -565,6 +574,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         ++cfsRq.hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return;
     }
     ++rq.nrRunning;
     m_hooks.taskQueued(rq, taskSe, true, flags);
@@ -602,6 +613,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return 1; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
         if (cfsRq.loadWeight) {
             // The cfs_rq still has weight: bias the next pick toward this group (§6.5).
             slice = cfsRq.minSlice();
@@ -625,6 +638,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.throttleDequeued)
+            return 1;
     }
     rq.nrRunning -= hNrQueued;
     return 1;
@@ -640,6 +655,10 @@ SchedEntity* FairClass::pickTask(Rq& rq)
         do {
             if (cfsRq->curr && cfsRq->curr->onRq)
                 updateCurr(*cfsRq);
+            if (m_hooks.checkCfsRqRuntime(*cfsRq)) {
+                se = nullptr; // ≤6.17: throttled on the way down; pick again from the root
+                break;
+            }
             se = pickNextEntity(rq, *cfsRq, true);
             if (!se)
                 break;
@@ -744,6 +763,8 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
     }
     if (se == &wakee)
         return false;
+    if (wakee.cfsRq && wakee.cfsRq->throttleCount > 0)
+        return false; // a wakee in a throttled hierarchy preempts nothing
     const bool v619 = m_p.traits->wakeupPreempt619;
     if (!v619 && feature(Feature::NextBuddy) && !(wakeFlags & WakeFork) && !wakee.schedDelayed)
         setNextBuddy(&wakee);

@@ -33,6 +33,7 @@ enum DequeueFlag : int {
     DequeueSpecial = 0x08,
     DequeueDelayed = 0x10,
     DequeueMigrating = 0x20,
+    DequeueThrottle = 0x40, ///< 6.18+: a task parked by the task-based throttle (never delayed)
 };
 enum WakeFlag : int { WakeFork = 0x01, WakeSync = 0x02 };
 
@@ -54,6 +55,16 @@ public:
     /// for the final dequeue of a delayed task, which left at its sleep dequeue.
     virtual void taskQueued(Rq& /*rq*/, SchedEntity& /*taskSe*/, bool /*enqueued*/, int /*flags*/)
     { }
+
+    // CFS bandwidth (§9); no-ops without cpu.max.
+    /// account_cfs_rq_runtime(): @p delta ns ran on @p cfsRq (every level of update_curr).
+    virtual void accountCfsRqRuntime(CfsRq&, int64_t) { }
+    /// check_cfs_rq_runtime() (≤6.17 pick path): true if @p cfsRq is (now) throttled.
+    virtual bool checkCfsRqRuntime(CfsRq&) { return false; }
+    /// check_enqueue_throttle(): first entity enqueued on @p cfsRq.
+    virtual void checkEnqueueThrottle(CfsRq&) { }
+    /// return_cfs_rq_runtime(): an entity left @p cfsRq (slack goes back when it is empty).
+    virtual void returnCfsRqRuntime(CfsRq&) { }
 };
 
 struct FairParams
@@ -115,6 +126,12 @@ public:
     void updateCfsGroup(SchedEntity& se);
     /// calc_group_shares() (§6.2), scaled units.
     uint64_t calcGroupShares(const CfsRq& groupRq) const;
+
+    // --- CFS bandwidth, ≤6.17 group-dequeue model (§9.2 step 5, §9.3; fairbandwidth.cpp) -------
+    /// throttle_cfs_rq()'s dequeue of the group entity chain above @p cfsRq.
+    void throttleDequeue(Rq& rq, CfsRq& cfsRq);
+    /// unthrottle_cfs_rq()'s re-enqueue of the group entity chain above @p cfsRq.
+    void unthrottleEnqueue(Rq& rq, CfsRq& cfsRq);
 
     bool feature(Feature f) const { return m_p.features->has(f); }
     PickPolicy pickPolicy() const { return {m_p.choices, m_p.traits, m_p.features}; }

@@ -3,6 +3,7 @@
 // group entity per CPU; the root group uses each CPU's rq->cfs and has no entities.
 #pragma once
 
+#include "core/fair/bandwidth.h"
 #include "core/fair/cfsrq.h"
 
 #include <memory>
@@ -21,6 +22,7 @@ struct TaskGroup
     int cpuWeight = 100;          ///< cpu.weight as written
     bool idle = false;            ///< cpu.idle
     int64_t loadAvg = 0;          ///< tg->load_avg: Σ of the per-CPU tg_load_avg_contrib (§6.3)
+    CfsBandwidth bandwidth;       ///< cpu.max pool and cpu.stat (§9)
     std::vector<std::unique_ptr<CfsRq>> cfsRq;    ///< per CPU (empty for root)
     std::vector<std::unique_ptr<SchedEntity>> se; ///< per CPU (empty for root)
 };

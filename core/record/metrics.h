@@ -23,6 +23,7 @@ struct TaskMetrics
     int64_t switches = 0;
     int64_t migrations = 0;
     std::optional<int64_t> exitedAtNs;
+    std::optional<int64_t> lockWaitNs; ///< time blocked on mutexes (tasks that used locks only)
     bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)
 };
 
@@ -31,6 +32,9 @@ struct CgroupMetrics
     std::string path;
     int64_t cpuTimeNs = 0;
     int64_t throttledNs = 0;
+    /// cpu.stat nr_periods / nr_throttled (groups that had a finite cpu.max only).
+    std::optional<int64_t> nrPeriods;
+    std::optional<int64_t> nrThrottled;
 };
 
 struct CpuMetrics

@@ -32,6 +32,8 @@ Json taskJson(const TaskMetrics& t)
     out["switches"] = t.switches;
     out["migrations"] = t.migrations;
     out["exited_at_ns"] = optionalJson(t.exitedAtNs);
+    if (t.lockWaitNs)
+        out["lock_wait_ns"] = *t.lockWaitNs;
     return out;
 }
 
@@ -66,9 +68,14 @@ std::string metricsToJson(const Metrics& m)
     for (const TaskMetrics& t : m.tasks)
         tasks.push_back(taskJson(t));
     Json& cgroups = root["cgroups"] = Json::array();
-    for (const CgroupMetrics& c : m.cgroups)
-        cgroups.push_back(
-            Json{{"path", c.path}, {"cpu_time_ns", c.cpuTimeNs}, {"throttled_ns", c.throttledNs}});
+    for (const CgroupMetrics& c : m.cgroups) {
+        Json g{{"path", c.path}, {"cpu_time_ns", c.cpuTimeNs}, {"throttled_ns", c.throttledNs}};
+        if (c.nrPeriods)
+            g["nr_periods"] = *c.nrPeriods;
+        if (c.nrThrottled)
+            g["nr_throttled"] = *c.nrThrottled;
+        cgroups.push_back(std::move(g));
+    }
     Json& cpus = root["cpus"] = Json::array();
     for (const CpuMetrics& c : m.cpus)
         cpus.push_back(

@@ -40,6 +40,12 @@ const char* kindName(RecordKind kind)
         return "feature";
     case RecordKind::Tick:
         return "tick";
+    case RecordKind::Throttle:
+        return "throttle";
+    case RecordKind::Unthrottle:
+        return "unthrottle";
+    case RecordKind::Park:
+        return "park";
     }
     return "?";
 }

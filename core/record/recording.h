@@ -47,6 +47,9 @@ enum class RecordKind : uint8_t {
     Yield,         ///< sched_yield
     Feature,       ///< feature toggled: a = feature index, b = on
     Tick,          ///< not recorded by default (too many); kept for completeness
+    Throttle,      ///< a group's cfs_rq (entity = group@cpu) is throttled; a = runtime_remaining
+    Unthrottle,    ///< it is unthrottled; a = runtime_remaining, b = 1 for a wakeup boost
+    Park,          ///< 6.18+: a task of a throttled hierarchy is parked at return to user
 };
 
 struct Record

@@ -11,8 +11,8 @@ namespace {
 constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
 constexpr std::array<std::string_view, 4> kPreempts{"none", "voluntary", "full", "lazy"};
 constexpr std::array<std::string_view, 3> kScalings{"none", "log", "linear"};
-constexpr std::array<std::string_view, 12> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
-    "fork", "exit", "nice", "cpus", "cgroup", "cookie"};
+constexpr std::array<std::string_view, 13> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
+    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel"};
 constexpr std::array<std::string_view, 6> kActions{
     "feature", "profile", "set", "move", "spawn", "kill"};
 
@@ -180,6 +180,7 @@ bool programTakesTime(const std::vector<Op>& program)
                 return true;
             break;
         case Op::Kind::Loop:
+        case Op::Kind::Kernel:
             if (programTakesTime(op.body))
                 return true;
             break;

@@ -49,13 +49,14 @@ struct Op
         Nice,
         Cpus,
         Cgroup,
-        Cookie
+        Cookie,
+        Kernel
     };
     /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
     enum class CookieCmd { Create, ShareTo, ShareFrom };
     Kind kind = Kind::Run;
     DurationSpec duration;               ///< Run, Sleep
-    std::vector<Op> body;                ///< Loop
+    std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
     std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
     std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
     std::string name; ///< Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Cookie: task

@@ -1033,7 +1033,8 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
         m_diag.error(child(path, "wait"), "only allowed beside \"fork\"");
     if (v.contains("for") && op.kind != Op::Kind::Loop)
         m_diag.error(child(path, "for"), "only allowed beside \"loop\"");
-    if ((op.kind == Op::Kind::Loop || op.kind == Op::Kind::Fork) && depth + 1 > kMaxNesting) {
+    if ((op.kind == Op::Kind::Loop || op.kind == Op::Kind::Fork || op.kind == Op::Kind::Kernel)
+        && depth + 1 > kMaxNesting) {
         m_diag.error(path,
             "loops and forks are nested more than " + std::to_string(kMaxNesting) + " levels deep");
         return std::nullopt;
@@ -1066,6 +1067,14 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
                 "an endless loop needs a run or sleep that takes time "
                 "(else simulated time never advances); or give a \"count\"");
         }
+        break;
+    case Op::Kind::Kernel:
+        // A section executed in kernel mode (a system call such as a read of a shared file):
+        // not preemptible under preempt none/voluntary; the task-based throttle (6.18+) parks a
+        // task only outside it.
+        op.body = parseProgram(value, valuePath, policy, depth + 1);
+        if (value.is_array() && value.empty())
+            m_diag.error(valuePath, "a kernel section needs at least one operation");
         break;
     case Op::Kind::Yield:
     case Op::Kind::Exit:
@@ -1433,6 +1442,9 @@ Json opJson(const Op& op)
     case Op::Kind::Run:
     case Op::Kind::Sleep:
         out[verb] = durationSpecJson(op.duration);
+        break;
+    case Op::Kind::Kernel:
+        out[verb] = programJson(op.body);
         break;
     case Op::Kind::Loop:
         out[verb] = programJson(op.body);

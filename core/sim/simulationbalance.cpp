@@ -34,6 +34,11 @@ bool SimulationImpl::pullOneTask(int dstCpu, int minImbalance)
         if (task.cpu != busiest || !task.se.onRq || task.se.schedDelayed || src.curr == &task.se
             || task.state != TaskRunState::Runnable || !task.cpus.test(dstCpu))
             continue;
+        // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
+        const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
+        if (task.se.cfsRq->throttleCount > 0
+            || (task.group != 0 && g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0))
+            continue;
         m_fair->dequeueEntities(src, task.se, 0);
         migrateQueued(task, dstCpu);
         Rq& dstRq = *m_rqs[static_cast<size_t>(dstCpu)];

@@ -227,6 +227,8 @@ void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
         g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
         sharesChanged = true;
     }
+    if (files.cpuMax)
+        setCpuMax(group, *files.cpuMax);
     if (files.idle && group != 0) {
         g.idle = *files.idle;
         for (auto& se : g.se)
@@ -424,7 +426,8 @@ void SimulationImpl::wakeUpNewTask(Task& task)
 
 void SimulationImpl::tryToWakeUp(Task& task)
 {
-    if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild)
+    if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild
+        && task.state != TaskRunState::BlockedLock)
         return;
     task.state = TaskRunState::Runnable;
     if (task.se.onRq) {
@@ -433,6 +436,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
         m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
+        boostTask(task);
         m_fair->checkPreemptWakeup(rq, task.se, 0);
         return;
     }
@@ -450,6 +454,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     m_fair->enqueueTask(rq, task.se, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
+    boostTask(task);
     m_fair->checkPreemptWakeup(rq, task.se, 0);
 }
 
@@ -464,6 +469,7 @@ void SimulationImpl::exitTask(Task& task)
         return;
     }
     m_events.cancel(task.timer);
+    unlinkParked(task);
     if (task.se.onRq) {
         const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
@@ -476,6 +482,8 @@ void SimulationImpl::exitTask(Task& task)
 void SimulationImpl::finishExit(Task& task)
 {
     // The load leaves with the task; a parent blocked in fork+wait is woken.
+    endBoost(task);
+    releaseMutexes(task); // a dying task's mutexes go to their next waiters
     removeLoad(task.se);
     task.exiting = false;
     task.state = TaskRunState::Exited;
@@ -520,8 +528,8 @@ void SimulationImpl::processResched()
             std::unique(m_reschedPending.begin(), m_reschedPending.end()), m_reschedPending.end());
         const int c = m_reschedPending.front();
         m_reschedPending.erase(m_reschedPending.begin());
-        if (!m_rqs[static_cast<size_t>(c)]->needResched)
-            continue;
+        if (!m_rqs[static_cast<size_t>(c)]->needResched || !preemptible(c))
+            continue; // (not preemptible: honoured when the kernel section ends)
         m_eventCpu = c;
         schedule(c);
     }
@@ -560,6 +568,13 @@ void SimulationImpl::schedule(int cpu)
     Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
     if (prev) {
         stopRunning(*prev);
+        if (prev->blocking || prev->exiting)
+            endBoost(*prev);
+        if (!prev->blocking && !prev->exiting) {
+            checkPrevRuntime(*prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+            if (shouldPark(*prev))
+                parkTask(*prev); // 6.18+: task work at return to user
+        }
         if (prev->blocking || prev->exiting) {
             const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
             if (prev->exiting && r < 0) // task_dead_fair(): a dead task never stays delayed
@@ -568,6 +583,11 @@ void SimulationImpl::schedule(int cpu)
     }
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     SchedEntity* next = pickNextTask(cpu, forcedIdle);
+    // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
+    while (next && next != prevSe && shouldPark(taskOf(*next))) {
+        parkTask(taskOf(*next));
+        next = pickNextTask(cpu, forcedIdle);
+    }
     SchedEntity* putFrom = prevSe;
     if (!next && !forcedIdle) {
         // sched_balance_newidle(): about to go idle, try to pull a task first.
@@ -596,6 +616,8 @@ void SimulationImpl::schedule(int cpu)
             prev->blocking = false;
             if (prev->waitingFor >= 0) {
                 prev->state = TaskRunState::WaitingChild;
+            } else if (!prev->lockWaiting.empty()) {
+                prev->state = TaskRunState::BlockedLock;
             } else {
                 prev->state = TaskRunState::Sleeping;
                 prev->sleepCpu = cpu;
@@ -623,6 +645,9 @@ void SimulationImpl::schedule(int cpu)
     } else if (nextTask && nextTask == prev && nextTask->workLeft > 0
         && !m_events.isPending(nextTask->workDone)) {
         startRunning(*nextTask);
+    } else if (nextTask && nextTask == prev && nextTask->workLeft == 0 && !nextTask->blocking
+        && !nextTask->exiting) {
+        startRunning(*nextTask); // stopped between two operations (e.g. leaving the kernel)
     }
     if (rq.curr)
         startTick(cpu);
@@ -803,6 +828,7 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
 
 void SimulationImpl::migrateQueued(Task& task, int cpu)
 {
+    endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
     removeLoad(task.se);
     attachToCpu(task, cpu);
@@ -819,8 +845,16 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     task.cpus = cpus;
     if (cpus.test(task.cpu))
         return;
+    if (task.parked) {
+        // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
+        unlinkParked(task);
+        removeLoad(task.se);
+        attachToCpu(task, selectTaskRq(task, false));
+        requeueParked(task);
+        return;
+    }
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
-        || task.state == TaskRunState::NotStarted) {
+        || task.state == TaskRunState::BlockedLock || task.state == TaskRunState::NotStarted) {
         // A blocked task only gets its new mask; it moves when it wakes (select_task_rq). A
         // delayed one is fully dequeued first, as the core does before changing the mask.
         if (task.se.onRq)
@@ -856,6 +890,14 @@ void SimulationImpl::moveTask(Task& task, int group)
 {
     if (task.state == TaskRunState::Exited || group == task.group)
         return;
+    if (task.parked) {
+        unlinkParked(task);
+        removeLoad(task.se);
+        task.group = group;
+        attachToCpu(task, task.cpu);
+        requeueParked(task);
+        return;
+    }
     // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
     // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).
     changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {

@@ -12,6 +12,7 @@
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,10 @@ public:
     void sample(const SchedEntity& se) override;
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
+    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override;
+    bool checkCfsRqRuntime(CfsRq& cfsRq) override;
+    void checkEnqueueThrottle(CfsRq& cfsRq) override;
+    void returnCfsRqRuntime(CfsRq& cfsRq) override;
 
 private:
     // construction
@@ -135,6 +140,34 @@ private:
     void applyCookieOp(Task& task, const Op& op);
     /// SMT siblings never run tasks with different cookies at once; "" when that holds.
     std::string checkCoreInvariants() const;
+    // CFS bandwidth (§9) and mutexes (simulationbandwidth.cpp)
+    void setCpuMax(int group, const CpuMax& max);
+    bool assignCfsRqRuntime(CfsRq& cfsRq, int64_t target);
+    bool throttleCfsRq(CfsRq& cfsRq);
+    void unthrottleCfsRq(CfsRq& cfsRq, bool boost);
+    void startCfsBandwidth(int group);
+    void cfsPeriodTimer(int group);
+    void startCfsSlackTimer(int group);
+    void cfsSlackTimer(int group);
+    void distributeCfsRuntime(int group);
+    /// walk_tg_tree_from(): @p f on the cfs_rq of @p group and of every descendant on @p cpu.
+    template <typename F> void forSubtree(int group, int cpu, F&& f);
+    /// ≤6.17 put_prev_entity() check: throttle exhausted cfs_rq's on the running task's path.
+    void checkPrevRuntime(Task& prev);
+    bool shouldPark(const Task& task) const;
+    void parkTask(Task& task);
+    void unlinkParked(Task& task);
+    /// enqueue_throttled_task(): back on a limbo list if its hierarchy is throttled, else queued.
+    void requeueParked(Task& task);
+    void boostTask(Task& task);
+    void endBoost(Task& task);
+    /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
+    void returnToUser(Task& task);
+    /// Under preempt none/voluntary a task inside a kernel section is not preempted.
+    bool preemptible(int cpu) const;
+    bool lockMutex(Task& task, const std::string& name);
+    void unlockMutex(Task& task, const std::string& name);
+    void releaseMutexes(Task& task);
 
     // load balancing (§8, simplified)
     bool pullOneTask(int dstCpu, int minImbalance);
@@ -186,6 +219,14 @@ private:
     Recording m_rec;
     std::vector<std::string> m_violations;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
+
+    /// A sleeping mutex with a FIFO wait queue (handed off to the first waiter at unlock).
+    struct Mutex
+    {
+        int owner = -1;
+        std::vector<int> waiters; ///< FIFO
+    };
+    std::map<std::string, Mutex> m_mutexes; ///< by name (ordered: deterministic)
 };
 
 } // namespace schedlab

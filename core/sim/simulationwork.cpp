@@ -48,6 +48,15 @@ void SimulationImpl::advanceProgram(Task& task)
         }
         Task::Frame& frame = task.stack.back();
         if (frame.pc >= frame.ops->size()) {
+            if (frame.kernel) {
+                task.stack.pop_back();
+                if (--task.kernelDepth == 0) {
+                    returnToUser(task);
+                    if (m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se && shouldPark(task))
+                        return; // stops here; parked by schedule(), resumes when unthrottled
+                }
+                continue;
+            }
             if (frame.left != 0 && task.stack.size() > 1
                 && (frame.until < 0 || clock() < frame.until)) {
                 if (frame.left > 0)
@@ -128,9 +137,17 @@ void SimulationImpl::advanceProgram(Task& task)
             task.exiting = true;
             resched(task.cpu, false);
             return;
+        case Op::Kind::Kernel:
+            ++task.kernelDepth;
+            task.stack.push_back({&op.body, 0, 0, -1, true});
+            continue;
         case Op::Kind::Lock:
+            if (!lockMutex(task, op.name))
+                return; // blocked; resumes after the lock op when the mutex is handed over
+            continue;
         case Op::Kind::Unlock:
-            continue; // not simulated yet (the loader reports it)
+            unlockMutex(task, op.name);
+            continue;
         case Op::Kind::Cookie:
             applyCookieOp(task, op);
             continue;
@@ -244,13 +261,22 @@ void SimulationImpl::checkInvariants()
     for (const auto& t : m_tasks) {
         if (!t->se.onRq)
             continue;
-        ++perCpu[static_cast<size_t>(t->cpu)];
+        if (t->se.cfsRq->cpu != t->cpu)
+            report("task " + t->name + " is queued on cpu" + std::to_string(t->se.cfsRq->cpu)
+                + " but belongs to cpu" + std::to_string(t->cpu));
+        bool reachedRoot = true;
         for (const SchedEntity* se = &t->se; se; se = se->parent) {
             auto& c = counts[se->cfsRq];
             ++c.first;
             if (!t->se.schedDelayed)
                 ++c.second;
+            if (se->cfsRq->throttleDequeued) {
+                reachedRoot = false; // ≤6.17: counted up to the throttled cfs_rq only (§9.2)
+                break;
+            }
         }
+        if (reachedRoot)
+            ++perCpu[static_cast<size_t>(t->cpu)];
     }
     auto check = [&](const CfsRq& rq, const std::string& where) {
         if (std::string err = rq.checkInvariants(); !err.empty())
@@ -319,6 +345,7 @@ std::vector<TaskView> SimulationImpl::taskViews() const
             v.state = TaskState::Sleeping;
             break;
         case TaskRunState::WaitingChild:
+        case TaskRunState::BlockedLock:
             v.state = TaskState::Blocked;
             break;
         case TaskRunState::Exited:
@@ -393,6 +420,12 @@ Metrics SimulationImpl::metrics() const
         if (t->exitedAt >= 0)
             tm.exitedAtNs = t->exitedAt;
         tm.forked = t->parent >= 0;
+        if (t->usedLocks) {
+            int64_t lockWait = t->lockWaitNs;
+            if (t->lockWaitStart >= 0)
+                lockWait += now - t->lockWaitStart; // still waiting at the end of the run
+            tm.lockWaitNs = lockWait;
+        }
         m.tasks.push_back(tm);
         if (t->probe) {
             ProbeMetrics pm;
@@ -411,9 +444,21 @@ Metrics SimulationImpl::metrics() const
         m.findings.push_back(f);
     std::sort(m.findings.begin(), m.findings.end(),
         [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
-    for (const auto& g : m_groups)
-        if (g.index != 0)
-            m.cgroups.push_back({g.path, m_groupCpuTime[static_cast<size_t>(g.index)], 0});
+    for (const auto& g : m_groups) {
+        if (g.index == 0)
+            continue;
+        CgroupMetrics cm{g.path, m_groupCpuTime[static_cast<size_t>(g.index)], 0, {}, {}};
+        // cpu.stat throttled time: completed intervals plus the ones still open (§9.3).
+        cm.throttledNs = g.bandwidth.throttledTime;
+        for (const auto& c : g.cfsRq)
+            if (c->throttledClock >= 0)
+                cm.throttledNs += now - c->throttledClock;
+        if (g.bandwidth.everLimited) {
+            cm.nrPeriods = g.bandwidth.nrPeriods;
+            cm.nrThrottled = g.bandwidth.nrThrottled;
+        }
+        m.cgroups.push_back(std::move(cm));
+    }
     for (int c = 0; c < m_cpus; ++c) {
         int64_t busy = m_busyNs[static_cast<size_t>(c)];
         if (m_busySince[static_cast<size_t>(c)] >= 0)

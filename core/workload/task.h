@@ -13,7 +13,15 @@
 
 namespace schedlab {
 
-enum class TaskRunState { NotStarted, Runnable, Running, Sleeping, WaitingChild, Exited };
+enum class TaskRunState {
+    NotStarted,
+    Runnable,
+    Running,
+    Sleeping,
+    WaitingChild,
+    BlockedLock,
+    Exited
+};
 
 struct Task
 {
@@ -38,8 +46,9 @@ struct Task
     {
         const std::vector<Op>* ops = nullptr;
         size_t pc = 0;
-        int64_t left = -1;  ///< loop iterations left after the current one; -1 forever
-        int64_t until = -1; ///< loop with "for": no new iteration from this time on; -1 none
+        int64_t left = -1;   ///< loop iterations left after the current one; -1 forever
+        int64_t until = -1;  ///< loop with "for": no new iteration from this time on; -1 none
+        bool kernel = false; ///< a { "kernel": [...] } section: the task is in kernel mode
     };
     std::vector<Op> program; ///< owned copy; frames point into it, it is never modified
     std::vector<Frame> stack;
@@ -52,6 +61,16 @@ struct Task
     int64_t sleepFor = 0;
     int sleepCpu = 0;    ///< CPU whose timer wakes the task
     int waitingFor = -1; ///< child index while blocked in fork+wait
+
+    // Kernel sections, mutexes and CFS bandwidth (simulationbandwidth.cpp).
+    int kernelDepth = 0;           ///< open kernel sections (0: user mode)
+    std::string lockWaiting;       ///< mutex the task is blocked on, "" if none
+    int64_t lockWaitStart = -1;    ///< when it started waiting for lockWaiting
+    int64_t lockWaitNs = 0;        ///< total time spent waiting for mutexes
+    bool usedLocks = false;        ///< executed a lock op (metrics report lock_wait_ns)
+    std::vector<std::string> held; ///< mutexes held, in acquisition order
+    bool parked = false;           ///< 6.18+: on a throttled cfs_rq's limbo list
+    bool boosted = false;          ///< boost_throttled_on_wakeup: runs in a throttled group
 
     // Metrics.
     int64_t spawnedAt = 0;

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void shape();
     void deterministic();
     void oddValues();
+    void bandwidthAndLockKeys();
 };
 
 namespace {
@@ -50,7 +51,7 @@ Metrics fullMetrics()
     echo.cgroup = "/testgroup";
     echo.exitedAtNs = 30001000000;
     m.tasks = {rootSpin, echo};
-    m.cgroups = {{"/testgroup", 45000000000, 0}, {"/limited", 1, 2}};
+    m.cgroups = {{"/testgroup", 45000000000, 0, {}, {}}, {"/limited", 1, 2, {}, {}}};
     m.cpus = {{0, 5}, {3, 60000000000}};
     m.probes = {{"echo-hi", 30000000000, std::nullopt}, {"late", 7, 4}};
     Finding starvation;
@@ -262,6 +263,33 @@ void TestMetricsJson::oddValues()
     QVERIFY(root["tasks"][0]["share"].is_number());
     QCOMPARE(root["tasks"][0]["share"].get<double>(), 0.0);
     QVERIFY(root["tasks"][0]["name"].get<std::string>().starts_with("bad"));
+}
+
+void TestMetricsJson::bandwidthAndLockKeys()
+{
+    // New keys (scenario-format.md §3, compatible extension): lock_wait_ns after exited_at_ns
+    // for tasks that used a mutex; nr_periods / nr_throttled after throttled_ns for cgroups
+    // with a finite cpu.max. Absent otherwise, so older outputs are unchanged.
+    Metrics m;
+    TaskMetrics locker;
+    locker.name = "reader";
+    locker.lockWaitNs = 1500;
+    TaskMetrics plain;
+    plain.name = "hog";
+    m.tasks = {locker, plain};
+    m.cgroups = {{"/limited", 10, 90, 3, 2}, {"/free", 5, 0, {}, {}}};
+    const auto root = nlohmann::ordered_json::parse(metricsToJson(m));
+    using Keys = std::vector<std::string>;
+    QVERIFY(keysOf(root["tasks"][0])
+        == (Keys{"name", "cgroup", "cpu_time_ns", "share", "wait_max_ns", "wait_p50_ns",
+            "wait_p99_ns", "switches", "migrations", "exited_at_ns", "lock_wait_ns"}));
+    QCOMPARE(root["tasks"][0]["lock_wait_ns"].get<int64_t>(), int64_t{1500});
+    QVERIFY(!root["tasks"][1].contains("lock_wait_ns"));
+    QVERIFY(keysOf(root["cgroups"][0])
+        == (Keys{"path", "cpu_time_ns", "throttled_ns", "nr_periods", "nr_throttled"}));
+    QCOMPARE(root["cgroups"][0]["nr_periods"].get<int64_t>(), int64_t{3});
+    QCOMPARE(root["cgroups"][0]["nr_throttled"].get<int64_t>(), int64_t{2});
+    QVERIFY(keysOf(root["cgroups"][1]) == (Keys{"path", "cpu_time_ns", "throttled_ns"}));
 }
 
 QTEST_APPLESS_MAIN(TestMetricsJson)

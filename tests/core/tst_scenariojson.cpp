@@ -646,6 +646,18 @@ void TestScenarioJson::invalid_data()
                                           "string";
     QTest::addRow("unlock with a number")
         << program(R"([{"unlock": 1}])") << "t.json: /tasks/0/program/0/unlock: expected a string";
+    QTest::addRow("empty kernel section") << program(R"([{"kernel": []}])")
+                                          << "t.json: /tasks/0/program/0/kernel: a kernel "
+                                             "section needs at least one operation";
+    QTest::addRow("kernel section not a list")
+        << program(R"([{"kernel": {"run": "1ms"}}])")
+        << "t.json: /tasks/0/program/0/kernel: expected a list of operations";
+    QTest::addRow("kernel error inside")
+        << program(R"([{"kernel": [{"lock": "f"}, {"run": 5}]}])")
+        << "t.json: /tasks/0/program/0/kernel/1/run: duration needs a unit";
+    QTest::addRow("count beside kernel")
+        << program(R"([{"kernel": [{"run": "1ms"}], "count": 2}])")
+        << "t.json: /tasks/0/program/0/count: only allowed beside \"loop\"";
     QTest::addRow("fork with a name") << program(R"([{"fork": {"name": "child"}}])")
                                       << "t.json: /tasks/0/program/0/fork/name: not allowed in a "
                                          "fork";
@@ -854,6 +866,10 @@ void TestScenarioJson::roundTrip_data()
         << doc(R"("machine": {"cpus": 2.0}, "kernel": {"overrides": {"flat": false}})");
     QTest::addRow("cpu.max shorthand forms") << doc(
         R"("cgroups": [{"path": "/a", "cpu.max": "max"}, {"path": "/b", "cpu.max": "5000"}])");
+    QTest::addRow("kernel section with a mutex")
+        << doc(R"("tasks": [{"name": "r", "program": [{"loop": [{"kernel": [{"lock": "f"},
+               {"run": "30us"}, {"kernel": [{"sleep": "1us"}]}, {"unlock": "f"}]},
+               {"run": "10us"}], "count": 3}]}])");
     QTest::addRow("loop with fork that waits")
         << doc(R"("tasks": [{"name": "sh", "program": [{"loop": [{"fork": {"probe": true,
                "program": [{"run": "1ms"}]}, "wait": true}]}]}])");

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// CFS bandwidth control (cpu.max, kernel-model.md §9) and the program-level mechanisms it
+// interacts with: kernel sections and sleeping mutexes.
+//
+// Bandwidth, as the kernel does it (§9.2, §9.3): each limited group has a global pool refilled
+// to `quota` every `period` by a period timer (aligned to multiples of the period from t = 0,
+// deactivated after an idle period); each per-CPU cfs_rq of the group runs on a local slice of
+// at most 5 ms taken from the pool (assign_cfs_rq_runtime), charged at every level of
+// update_curr. When a cfs_rq cannot get more, it is throttled:
+//   - `throttle group` (≤6.17): at the next pick (check_cfs_rq_runtime in pick_task_fair, and
+//     put_prev_entity for the running task) the group entity chain is dequeued
+//     (FairClass::throttleDequeue); everything inside, a lock holder included, waits for the
+//     refill;
+//   - `throttle task` (6.18+): the cfs_rq is only marked; a task of a throttled hierarchy is
+//     parked on the cfs_rq's limbo list when it returns to user mode — at once when it is
+//     picked or running in user mode, at the end of its kernel section otherwise.
+// The period timer refills the pool and distributes it over the throttled cfs_rq's in throttle
+// order (each gets what it owes + 1 ns); a cfs_rq that becomes positive is unthrottled (group
+// entity chain re-enqueued with ENQUEUE_WAKEUP, or limbo tasks re-enqueued). An emptied cfs_rq
+// returns its runtime above 1 ms to the pool; the slack timer (5 ms) hands it to throttled
+// cfs_rq's when the next refresh is not near.
+//
+// Simplifications (documented here and in scenarios/README.md):
+//   - unthrottling a remote CPU's cfs_rq is immediate (the kernel uses an IPI/CSD);
+//   - cpu.max.burst is not modelled (burst 0); hierarchical_quota is not needed for throttling
+//     (each level accounts its own quota) and not checked;
+//   - the throttled cfs_rq's PELT clock is not frozen;
+//   - a task "returns to user" (task work runs) when it is picked or running outside a kernel
+//     section; a kernel section ends at the last operation of a { "kernel": [...] } block;
+//   - mutexes hand the lock to the first waiter at unlock (FIFO, like a mutex in hand-off
+//     mode): no optimistic spinning, no lock stealing; a woken waiter is in the kernel
+//     (inside mutex_lock());
+//   - under preempt none/voluntary a task inside a kernel section is not preempted: a resched
+//     is honoured when it blocks, exits or leaves the section (cond_resched() points are not
+//     modelled); under full/lazy it is preempted as in user mode;
+//   - boost_throttled_on_wakeup (the 2012 RFC, a what-if, ≤6.17 model only): a task woken inside
+//     a kernel section whose hierarchy is throttled unthrottles the throttled cfs_rq's of its
+//     path on credit; pick takes its path first; it is re-throttled (runtime is still owed)
+//     when the task leaves the kernel section or blocks.
+#include "simulationimpl.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+// --- configuration: tg_set_cfs_bandwidth() (§9.1) ------------------------------------------------
+
+void SimulationImpl::setCpuMax(int group, const CpuMax& max)
+{
+    if (group <= 0)
+        return; // the root cannot be limited
+    TaskGroup& g = m_groups[static_cast<size_t>(group)];
+    CfsBandwidth& b = g.bandwidth;
+    b.period = max.periodUs * 1000;
+    b.quota = max.quotaUs ? *max.quotaUs * 1000 : -1;
+    const bool enabled = b.limited();
+    if (enabled) {
+        b.everLimited = true;
+        b.runtime = b.quota; // __refill_cfs_bandwidth_runtime(): a fresh pool
+        startCfsBandwidth(group);
+    }
+    for (auto& cfsRq : g.cfsRq) {
+        CfsRq& c = *cfsRq;
+        // Charge what ran so far under the old setting before the local runtime is reset.
+        if (c.curr && c.curr->onRq)
+            m_fair->updateCurr(c);
+        c.runtimeEnabled = enabled;
+        c.runtimeRemaining = 0;
+        if (c.throttled) {
+            c.runtimeRemaining = 1; // a forced unthrottle: the new setting starts afresh
+            unthrottleCfsRq(c, false);
+            c.runtimeRemaining = 0;
+        }
+    }
+}
+
+// --- accounting (§9.2)
+// ----------------------------------------------------------------------------
+
+bool SimulationImpl::assignCfsRqRuntime(CfsRq& cfsRq, int64_t target)
+{
+    CfsBandwidth& b = m_groups[static_cast<size_t>(cfsRq.groupIndex)].bandwidth;
+    const int64_t minAmount = target - cfsRq.runtimeRemaining;
+    int64_t amount = 0;
+    if (!b.limited()) {
+        amount = minAmount;
+    } else {
+        startCfsBandwidth(cfsRq.groupIndex);
+        if (b.runtime > 0) {
+            amount = std::min(b.runtime, minAmount);
+            b.runtime -= amount;
+            b.idle = false;
+        }
+    }
+    cfsRq.runtimeRemaining += amount;
+    return cfsRq.runtimeRemaining > 0;
+}
+
+void SimulationImpl::accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta)
+{
+    if (!cfsRq.runtimeEnabled)
+        return;
+    cfsRq.runtimeRemaining -= delta;
+    if (cfsRq.runtimeRemaining > 0 || cfsRq.throttled)
+        return;
+    if (assignCfsRqRuntime(cfsRq, kCfsBandwidthSliceNs) || !cfsRq.curr)
+        return;
+    if (cfsRq.boostPick)
+        return; // boosted: runs on credit until the boosted task leaves the kernel
+    if (m_choices.throttle == ThrottleModel::Group)
+        resched(cfsRq.cpu, false); // throttled at the pick (check_cfs_rq_runtime)
+    else
+        throttleCfsRq(cfsRq); // 6.18+: at once; tasks are parked at return to user
+}
+
+bool SimulationImpl::checkCfsRqRuntime(CfsRq& cfsRq)
+{
+    if (m_choices.throttle != ThrottleModel::Group || !cfsRq.runtimeEnabled
+        || cfsRq.runtimeRemaining > 0 || cfsRq.boostPick)
+        return false;
+    if (cfsRq.throttled) {
+        if (!cfsRq.throttleDequeued) {
+            // Throttled under the task model before a switch to the group model: dequeue now.
+            cfsRq.throttledClock = cfsRq.throttledClock < 0 ? clock() : cfsRq.throttledClock;
+            m_fair->throttleDequeue(*m_rqs[static_cast<size_t>(cfsRq.cpu)], cfsRq);
+        }
+        return true;
+    }
+    return throttleCfsRq(cfsRq);
+}
+
+void SimulationImpl::checkEnqueueThrottle(CfsRq& cfsRq)
+{
+    // An active group is handled by the update_curr() -> pick path.
+    if (!cfsRq.runtimeEnabled || cfsRq.curr || cfsRq.throttled)
+        return;
+    accountCfsRqRuntime(cfsRq, 0); // tries a refill
+    if (cfsRq.runtimeRemaining <= 0)
+        throttleCfsRq(cfsRq);
+}
+
+void SimulationImpl::returnCfsRqRuntime(CfsRq& cfsRq)
+{
+    if (!cfsRq.runtimeEnabled || cfsRq.nrQueued)
+        return;
+    const int64_t slack = cfsRq.runtimeRemaining - kMinCfsRqRuntimeNs;
+    if (slack <= 0)
+        return;
+    CfsBandwidth& b = m_groups[static_cast<size_t>(cfsRq.groupIndex)].bandwidth;
+    if (b.limited()) {
+        b.runtime += slack;
+        if (b.runtime > kCfsBandwidthSliceNs && !b.throttledList.empty())
+            startCfsSlackTimer(cfsRq.groupIndex);
+    }
+    cfsRq.runtimeRemaining -= slack;
+}
+
+// --- throttle / unthrottle (§9.2 step 5, §9.3)
+// ----------------------------------------------------
+
+template <typename F> void SimulationImpl::forSubtree(int group, int cpu, F&& f)
+{
+    // Groups are created parents first, so a descendant has a larger index.
+    for (size_t i = static_cast<size_t>(group); i < m_groups.size(); ++i) {
+        int a = static_cast<int>(i);
+        while (a > group)
+            a = m_groups[static_cast<size_t>(a)].parent;
+        if (a == group)
+            f(*m_groups[i].cfsRq[static_cast<size_t>(cpu)]);
+    }
+}
+
+bool SimulationImpl::throttleCfsRq(CfsRq& cfsRq)
+{
+    if (cfsRq.throttled)
+        return true;
+    if (assignCfsRqRuntime(cfsRq, 1))
+        return false; // last-chance refill succeeded
+    CfsBandwidth& b = m_groups[static_cast<size_t>(cfsRq.groupIndex)].bandwidth;
+    b.throttledList.push_back(&cfsRq);
+    cfsRq.throttled = true;
+    forSubtree(cfsRq.groupIndex, cfsRq.cpu, [](CfsRq& c) { ++c.throttleCount; });
+    record(RecordKind::Throttle, *cfsRq.owner, cfsRq.runtimeRemaining, 0, 0);
+    Rq& rq = *m_rqs[static_cast<size_t>(cfsRq.cpu)];
+    if (m_choices.throttle == ThrottleModel::Group) {
+        cfsRq.throttledClock = clock();
+        m_fair->throttleDequeue(rq, cfsRq);
+    } else if (rq.curr) {
+        // 6.18+: task work on the running task; it is parked when it returns to user mode.
+        for (SchedEntity* se = rq.curr; se; se = se->parent)
+            if (se->cfsRq == &cfsRq) {
+                resched(cfsRq.cpu, false);
+                break;
+            }
+    }
+    return true;
+}
+
+void SimulationImpl::unthrottleCfsRq(CfsRq& cfsRq, bool boost)
+{
+    if (!cfsRq.throttled)
+        return;
+    if (!boost && !cfsRq.throttleDequeued && cfsRq.runtimeRemaining <= 0)
+        return; // 6.18+ refuses while the runtime is still owed
+    CfsBandwidth& b = m_groups[static_cast<size_t>(cfsRq.groupIndex)].bandwidth;
+    cfsRq.throttled = false;
+    if (cfsRq.throttledClock >= 0) {
+        b.throttledTime += clock() - cfsRq.throttledClock;
+        cfsRq.throttledClock = -1;
+    }
+    std::erase(b.throttledList, &cfsRq);
+    std::vector<CfsRq*> thawed;
+    forSubtree(cfsRq.groupIndex, cfsRq.cpu, [&](CfsRq& c) {
+        if (--c.throttleCount == 0 && !c.limbo.empty())
+            thawed.push_back(&c);
+    });
+    record(RecordKind::Unthrottle, *cfsRq.owner, cfsRq.runtimeRemaining, boost ? 1 : 0, 0);
+    Rq& rq = *m_rqs[static_cast<size_t>(cfsRq.cpu)];
+    if (cfsRq.throttleDequeued)
+        m_fair->unthrottleEnqueue(rq, cfsRq);
+    // 6.18+: the limbo tasks come back with ENQUEUE_WAKEUP, most recently parked first.
+    for (CfsRq* c : thawed) {
+        std::vector<int> limbo;
+        limbo.swap(c->limbo);
+        for (auto it = limbo.rbegin(); it != limbo.rend(); ++it) {
+            Task& t = *m_tasks[static_cast<size_t>(*it)];
+            t.parked = false;
+            m_fair->enqueueTask(rq, t.se, EnqueueWakeup);
+            record(RecordKind::Wakeup, t.se, t.cpu, 2, 0);
+        }
+    }
+    if (!rq.curr && rq.cfs->nrQueued)
+        resched(rq.cpu, false); // kick the idle CPU
+}
+
+void SimulationImpl::checkPrevRuntime(Task& prev)
+{
+    if (m_choices.throttle != ThrottleModel::Group)
+        return;
+    for (SchedEntity* se = &prev.se; se; se = se->parent) {
+        CfsRq& c = *se->cfsRq;
+        if (c.throttleDequeued)
+            break;
+        if (c.runtimeEnabled && c.runtimeRemaining <= 0 && !c.throttled && !c.boostPick) {
+            throttleCfsRq(c);
+            if (c.throttleDequeued)
+                break;
+        }
+    }
+}
+
+// --- timers (§9.3)
+// --------------------------------------------------------------------------------
+
+void SimulationImpl::startCfsBandwidth(int group)
+{
+    CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
+    if (b.periodActive || !b.limited())
+        return;
+    b.periodActive = true;
+    b.periodExpires = (clock() / b.period + 1) * b.period; // hrtimer_forward_now() on the grid
+    m_events.schedule(Nanoseconds(b.periodExpires), [this, group] { cfsPeriodTimer(group); });
+}
+
+void SimulationImpl::cfsPeriodTimer(int group)
+{
+    m_eventCpu = -1;
+    CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
+    if (!b.limited()) {
+        b.periodActive = false;
+        return;
+    }
+    bool throttled = !b.throttledList.empty();
+    ++b.nrPeriods;
+    b.runtime = std::min(b.runtime + b.quota, b.quota); // refill (no burst)
+    if (b.idle && !throttled) {
+        b.periodActive = false; // idle for a whole period: the timer stops
+        return;
+    }
+    if (!throttled) {
+        b.idle = true;
+    } else {
+        ++b.nrThrottled;
+        for (int guard = 0; guard < 1000 && throttled && b.runtime > 0; ++guard) {
+            distributeCfsRuntime(group);
+            throttled = !b.throttledList.empty();
+        }
+        b.idle = false;
+    }
+    b.periodExpires += b.period;
+    m_events.schedule(Nanoseconds(b.periodExpires), [this, group] { cfsPeriodTimer(group); });
+}
+
+void SimulationImpl::distributeCfsRuntime(int group)
+{
+    CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
+    const std::vector<CfsRq*> list = b.throttledList; // unthrottling edits the list
+    for (CfsRq* c : list) {
+        if (b.runtime <= 0)
+            break;
+        if (!c->throttled)
+            continue;
+        const int64_t amount = std::min(-c->runtimeRemaining + 1, b.runtime);
+        b.runtime -= amount;
+        c->runtimeRemaining += amount;
+        if (c->runtimeRemaining > 0)
+            unthrottleCfsRq(*c, false);
+    }
+}
+
+void SimulationImpl::startCfsSlackTimer(int group)
+{
+    CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
+    // runtime_refresh_within(slack period + min expiration): a refresh is near anyway.
+    if (!b.periodActive
+        || b.periodExpires - clock() < kCfsSlackPeriodNs + kMinBandwidthExpirationNs)
+        return;
+    if (b.slackStarted)
+        return;
+    b.slackStarted = true;
+    m_events.schedule(
+        Nanoseconds(clock() + kCfsSlackPeriodNs), [this, group] { cfsSlackTimer(group); });
+}
+
+void SimulationImpl::cfsSlackTimer(int group)
+{
+    m_eventCpu = -1;
+    CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
+    b.slackStarted = false;
+    if (!b.periodActive || b.periodExpires - clock() < kMinBandwidthExpirationNs)
+        return;
+    if (!b.limited() || b.runtime <= kCfsBandwidthSliceNs)
+        return;
+    distributeCfsRuntime(group);
+}
+
+// --- task-based throttle: parking at return to user (§9.2 step 5, 6.18+) -------------------------
+
+bool SimulationImpl::shouldPark(const Task& task) const
+{
+    return m_choices.throttle == ThrottleModel::Task && task.se.cfsRq
+        && task.se.cfsRq->throttleCount > 0 && task.kernelDepth == 0 && task.lockWaiting.empty()
+        && !task.exiting && !task.blocking && task.state != TaskRunState::Exited;
+}
+
+void SimulationImpl::parkTask(Task& task)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueThrottle);
+    task.parked = true;
+    task.se.cfsRq->limbo.push_back(task.index);
+    for (SchedEntity* se = &task.se; se; se = se->parent) // record_throttle_clock()
+        if (se->cfsRq->throttled && se->cfsRq->throttledClock < 0)
+            se->cfsRq->throttledClock = clock();
+    record(RecordKind::Park, task.se, 0, 0, 0);
+}
+
+void SimulationImpl::unlinkParked(Task& task)
+{
+    if (!task.parked)
+        return;
+    std::erase(task.se.cfsRq->limbo, task.index);
+    task.parked = false;
+}
+
+void SimulationImpl::requeueParked(Task& task)
+{
+    if (task.se.cfsRq->throttleCount > 0) {
+        task.se.cfsRq->limbo.push_back(task.index);
+        task.parked = true;
+        return;
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    m_fair->enqueueTask(rq, task.se, EnqueueWakeup);
+    m_fair->checkPreemptWakeup(rq, task.se, 0);
+}
+
+// --- boost_throttled_on_wakeup (§9.4, a what-if) -------------------------------------------------
+
+void SimulationImpl::boostTask(Task& task)
+{
+    if (!m_choices.boostThrottledOnWakeup || task.kernelDepth == 0)
+        return;
+    std::vector<CfsRq*> throttled; // bottom-up
+    SchedEntity* top = nullptr;
+    for (SchedEntity* se = &task.se; se; se = se->parent)
+        if (se->cfsRq->throttled && se->cfsRq->throttleDequeued) {
+            throttled.push_back(se->cfsRq);
+            top = se;
+        }
+    if (!top)
+        return;
+    for (SchedEntity* se = &task.se; se; se = se->parent) {
+        se->cfsRq->boostPick = se;
+        if (se == top)
+            break;
+    }
+    task.boosted = true;
+    for (CfsRq* c : throttled)
+        unthrottleCfsRq(*c, true);
+}
+
+void SimulationImpl::endBoost(Task& task)
+{
+    if (!task.boosted)
+        return;
+    task.boosted = false;
+    for (SchedEntity* se = &task.se; se; se = se->parent)
+        if (se->cfsRq->boostPick == se)
+            se->cfsRq->boostPick = nullptr;
+    resched(task.cpu, false); // the pick re-checks the (still owed) runtime
+}
+
+// --- kernel sections ---------------------------------------------------------------------------
+
+void SimulationImpl::returnToUser(Task& task)
+{
+    endBoost(task);
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr != &task.se)
+        return;
+    if (shouldPark(task))
+        resched(task.cpu, false); // the throttle task work parks it
+    else if (rq.needResched)
+        m_reschedPending.push_back(task.cpu); // a preemption deferred by the kernel section
+}
+
+bool SimulationImpl::preemptible(int cpu) const
+{
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (!rq.curr || m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)
+        return true;
+    const Task& task = *m_tasks[rq.curr->task.index()];
+    return task.kernelDepth == 0 || task.blocking || task.exiting;
+}
+
+// --- mutexes -------------------------------------------------------------------------------------
+
+bool SimulationImpl::lockMutex(Task& task, const std::string& name)
+{
+    task.usedLocks = true;
+    Mutex& m = m_mutexes[name];
+    if (m.owner == task.index) {
+        if (m_violations.size() < 100)
+            m_violations.push_back("task " + task.name + " locks mutex \"" + name
+                + "\" which it already holds (a real mutex would deadlock); ignored");
+        return true;
+    }
+    if (m.owner < 0) {
+        task.held.push_back(name);
+        m.owner = task.index;
+        return true;
+    }
+    m.waiters.push_back(task.index);
+    task.lockWaiting = name;
+    task.lockWaitStart = clock();
+    task.blocking = true;
+    resched(task.cpu, false);
+    return false;
+}
+
+void SimulationImpl::unlockMutex(Task& task, const std::string& name)
+{
+    auto it = m_mutexes.find(name);
+    if (it == m_mutexes.end() || it->second.owner != task.index) {
+        if (m_violations.size() < 100)
+            m_violations.push_back(
+                "task " + task.name + " unlocks mutex \"" + name + "\" which it does not hold");
+        return;
+    }
+    std::erase(task.held, name);
+    Mutex& m = it->second;
+    if (m.waiters.empty()) {
+        m.owner = -1;
+        return;
+    }
+    Task& waiter = *m_tasks[static_cast<size_t>(m.waiters.front())];
+    m.waiters.erase(m.waiters.begin());
+    m.owner = waiter.index; // hand-off to the first waiter
+    waiter.held.push_back(name);
+    waiter.lockWaitNs += clock() - waiter.lockWaitStart;
+    waiter.lockWaitStart = -1;
+    waiter.lockWaiting.clear();
+    if (waiter.blocking && waiter.state == TaskRunState::Running) {
+        waiter.blocking = false; // has not left the CPU yet: it simply continues
+        return;
+    }
+    tryToWakeUp(waiter);
+}
+
+void SimulationImpl::releaseMutexes(Task& task)
+{
+    if (!task.lockWaiting.empty()) {
+        std::erase(m_mutexes[task.lockWaiting].waiters, task.index);
+        task.lockWaiting.clear();
+    }
+    const std::vector<std::string> held = task.held;
+    for (auto it = held.rbegin(); it != held.rend(); ++it)
+        unlockMutex(task, *it);
+}
+
+} // namespace schedlab
