@@ -8,8 +8,7 @@ namespace schedlab {
 bool isSimulated(std::string_view field)
 {
     // Fields accepted by the format whose behaviour the core does not model yet.
-    static constexpr std::array<std::string_view, 9> kNotYet{"cpu.max", "cpu.rt_runtime_us",
-        "cpu.rt_period_us", "lock", "unlock", "policy fifo", "policy rr", "rt_priority", "cookie"};
+    static constexpr std::array<std::string_view, 4> kNotYet{"cpu.max", "lock", "unlock", "cookie"};
     for (auto name : kNotYet)
         if (name == field)
             return false;

@@ -74,6 +74,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
     m_fair = std::make_unique<FairClass>(params, *this, m_groups);
 
+    initRt(scenario);
     buildGroups(scenario);
 
     // Tasks of the file, in file order; random start times are drawn in that order.
@@ -153,10 +154,16 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
     root.index = 0;
     root.path = "/";
     m_groups.push_back(std::move(root));
+    m_groupIndex.emplace("/", 0);
     m_rec.groupPaths.push_back("/");
     for (const CgroupSpec& spec : scenario.cgroups) {
         if (spec.path == "/") {
             applyCgroupFiles(0, spec.files);
+            continue;
+        }
+        if (spec.count) { // "/g" with count N: /g-1 … /g-N
+            for (int n = 1; n <= *spec.count; ++n)
+                addGroup(spec.path + "-" + std::to_string(n), spec.files);
             continue;
         }
         addGroup(spec.path, spec.files);
@@ -166,10 +173,8 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
 
 int SimulationImpl::groupByPath(const std::string& path) const
 {
-    for (const auto& g : m_groups)
-        if (g.path == path)
-            return g.index;
-    return -1;
+    const auto it = m_groupIndex.find(path);
+    return it == m_groupIndex.end() ? -1 : it->second;
 }
 
 int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
@@ -202,6 +207,9 @@ int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
         g.se.push_back(std::move(se));
     }
     m_rec.groupPaths.push_back(path);
+    m_groupIndex.emplace(path, g.index);
+    m_rtGroups.emplace_back(); // runtime 0, period 1 s (§10.1)
+    m_rtGroups[static_cast<size_t>(parent)].children.push_back(g.index);
     applyCgroupFiles(g.index, files);
     return g.index;
 }
@@ -216,6 +224,8 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
 
 void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
 {
+    if (files.rtRuntimeUs || files.rtPeriodUs)
+        applyRtFiles(group, files, ""); // RT group bandwidth, simulationrt.cpp
     TaskGroup& g = m_groups[static_cast<size_t>(group)];
     bool sharesChanged = false;
     if (files.weight && group != 0) {
@@ -278,6 +288,17 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
         t.cpus = *set;
     }
     t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
+    t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
+    if (t.isRt() && t.rtPriority == 0)
+        t.rtPriority = 1;
+    if (t.isRt() && t.group != 0 && m_rtGroups[static_cast<size_t>(t.group)].runtimeNs == 0) {
+        // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).
+        failedAction("", 0,
+            "sched_setscheduler(" + name + ", " + (t.policy == Policy::Fifo ? "fifo" : "rr")
+                + "): EPERM (" + m_groups[static_cast<size_t>(t.group)].path
+                + " has cpu.rt_runtime_us 0); the task stays SCHED_NORMAL");
+        t.policy = Policy::Normal;
+    }
     t.nice = spec.nice.value_or(p ? p->nice : 0);
     t.probe = spec.probe;
     t.program = spec.program;
@@ -393,6 +414,9 @@ void SimulationImpl::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
         return; // killed before it started
+    if (task.isRt() && rtWakeUpNew(task))
+        return;
+    task.alive = true;
     const int cpu = selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
@@ -414,7 +438,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     task.se.relDeadline = false;
     m_fair->enqueueTask(rq, task.se, EnqueueInitial);
     markWaiting(task, cpu);
-    m_fair->checkPreemptWakeup(rq, task.se, WakeFork);
+    wakeupPreempt(rq, task, WakeFork);
     if (!rq.curr)
         resched(cpu, false);
 }
@@ -423,6 +447,8 @@ void SimulationImpl::tryToWakeUp(Task& task)
 {
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild)
         return;
+    if (task.isRt() && rtTryToWakeUp(task))
+        return;
     task.state = TaskRunState::Runnable;
     if (task.se.onRq) {
         // ttwu_runnable(): still queued as delayed: requeue on the same CPU, no selection.
@@ -430,7 +456,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
         m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
-        m_fair->checkPreemptWakeup(rq, task.se, 0);
+        wakeupPreempt(rq, task, 0);
         return;
     }
     const int prev = task.cpu;
@@ -447,7 +473,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     m_fair->enqueueTask(rq, task.se, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
-    m_fair->checkPreemptWakeup(rq, task.se, 0);
+    wakeupPreempt(rq, task, 0);
 }
 
 void SimulationImpl::exitTask(Task& task)
@@ -461,6 +487,7 @@ void SimulationImpl::exitTask(Task& task)
         return;
     }
     m_events.cancel(task.timer);
+    rtDequeue(task);
     if (task.se.onRq) {
         const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
@@ -475,6 +502,7 @@ void SimulationImpl::finishExit(Task& task)
     // The load leaves with the task; a parent blocked in fork+wait is woken.
     removeLoad(task.se);
     task.exiting = false;
+    task.alive = false;
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
     record(RecordKind::Exit, task.se, 0, 0, 0);
@@ -517,8 +545,8 @@ void SimulationImpl::processResched()
             std::unique(m_reschedPending.begin(), m_reschedPending.end()), m_reschedPending.end());
         const int c = m_reschedPending.front();
         m_reschedPending.erase(m_reschedPending.begin());
-        if (!m_rqs[static_cast<size_t>(c)]->needResched)
-            continue;
+        if (!m_rqs[static_cast<size_t>(c)]->needResched || !preemptible(c))
+            continue; // a non-preemptible section reschedules when it ends
         m_eventCpu = c;
         schedule(c);
     }
@@ -557,25 +585,42 @@ void SimulationImpl::schedule(int cpu)
     Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
     if (prev) {
         stopRunning(*prev);
-        if (prev->blocking || prev->exiting) {
+        if (prev->isRt()) {
+            rtPutPrev(*prev);
+        } else if (prev->blocking || prev->exiting) {
             const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
             if (prev->exiting && r < 0) // task_dead_fair(): a dead task never stays delayed
                 m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
         }
     }
-    SchedEntity* next = m_fair->pickTask(rq);
-    SchedEntity* putFrom = prevSe;
+    // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp).
+    RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
+    if (rtc.serverRunning && rq.nrRunning == 0)
+        rtc.serverRunning = false; // dl_server_stop(): no fair task left
+    Task* rtNext = rtc.serverRunning || m_rtQueued == 0 ? nullptr : rtPickNext(cpu);
+    SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
+    SchedEntity* next = nullptr;
+    if (rtNext) {
+        next = &rtNext->se;
+        if (putFrom)
+            m_fair->putPrevTask(rq, *putFrom);
+        rtNext->rtExecStart = clock();
+        if (rq.nrRunning > 0)
+            fairServerStarve(cpu);
+    } else {
+        next = m_fair->pickTask(rq);
+    }
     if (!next) {
         // sched_balance_newidle(): about to go idle, try to pull a task first.
-        if (prevSe) {
-            m_fair->putPrevTask(rq, *prevSe);
+        if (putFrom) {
+            m_fair->putPrevTask(rq, *putFrom);
             putFrom = nullptr;
         }
         rq.curr = nullptr;
         if (pullOneTask(cpu, 2))
             next = m_fair->pickTask(rq);
     }
-    if (next != putFrom || (putFrom && !putFrom->onRq)) {
+    if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
         if (next)
             m_fair->switchTasks(rq, putFrom, *next);
         else if (putFrom)
@@ -596,11 +641,9 @@ void SimulationImpl::schedule(int cpu)
                 prev->state = TaskRunState::Sleeping;
                 prev->sleepCpu = cpu;
                 const int idx = prev->index;
-                prev->timer = m_events.schedule(Nanoseconds(now + prev->sleepFor), [this, idx] {
-                    Task& t = *m_tasks[static_cast<size_t>(idx)];
-                    m_eventCpu = t.sleepCpu;
-                    tryToWakeUp(t);
-                });
+                const int64_t due = now + prev->sleepFor;
+                prev->timer = m_events.schedule(
+                    Nanoseconds(due), [this, idx, due] { timerWakeUp(idx, due); });
             }
         } else {
             prev->state = TaskRunState::Runnable;
@@ -624,6 +667,7 @@ void SimulationImpl::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
+    rtBalance(cpu);
 }
 
 void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
@@ -651,7 +695,8 @@ void SimulationImpl::armHrtick(Rq& rq)
     EventId& ev = m_hrtickEvents[static_cast<size_t>(rq.cpu)];
     m_events.cancel(ev);
     ev = {};
-    if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1)
+    if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
+        || taskOf(*rq.curr).isRt())
         return;
     // hrtick_start_fair(): fire when the task's slice is used up.
     const SchedEntity& se = *rq.curr;
@@ -698,9 +743,21 @@ void SimulationImpl::tick(int cpu)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     m_tickEvents[static_cast<size_t>(cpu)] = {};
+    if (const int64_t irqsOn = m_rtCpus[static_cast<size_t>(cpu)].irqsOffUntil; irqsOn > clock()) {
+        // Interrupts are disabled on this CPU (cost model): the tick waits for them.
+        m_tickEvents[static_cast<size_t>(cpu)] = m_events.schedule(
+            Nanoseconds(irqsOn),
+            [this, cpu] {
+                m_eventCpu = cpu;
+                tick(cpu);
+            },
+            kTickPriority);
+        return;
+    }
     if (!rq.curr)
         return;
-    m_fair->taskTick(rq);
+    if (!rtTick(cpu))
+        m_fair->taskTick(rq);
     // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
@@ -744,6 +801,10 @@ void SimulationImpl::setUserNice(Task& task, int nice)
     nice = std::clamp(nice, -20, 19);
     if (task.state == TaskRunState::Exited || nice == task.nice)
         return;
+    if (task.isRt()) {
+        task.nice = nice; // kept for a later return to SCHED_NORMAL; no effect on RT
+        return;
+    }
     const int old = task.nice;
     changeTask(task, DequeueSave, [&](Rq&) {
         task.nice = nice;
@@ -766,7 +827,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
 
 void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
-    if (task.state == TaskRunState::Exited || !m_traits.customSlices)
+    if (task.state == TaskRunState::Exited || !m_traits.customSlices || task.isRt())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {
         if (slice) {
@@ -781,9 +842,8 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
-    if (task.state == TaskRunState::Exited || policy == Policy::Fifo
-        || policy == Policy::RoundRobin)
-        return; // RT classes are not simulated yet (reported by the loader)
+    if (task.state == TaskRunState::Exited || rtSetPolicy(task, policy))
+        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationrt.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
         task.se.batchPolicy = policy == Policy::Batch;
@@ -809,7 +869,7 @@ void SimulationImpl::migrateQueued(Task& task, int cpu)
 
 void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
 {
-    if (task.state == TaskRunState::Exited || cpus.empty())
+    if (task.state == TaskRunState::Exited || cpus.empty() || rtSetAffinity(task, cpus))
         return;
     task.cpus = cpus;
     if (cpus.test(task.cpu))
@@ -844,12 +904,12 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     Rq& dst = *m_rqs[static_cast<size_t>(target)];
     m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
     markWaiting(task, target);
-    m_fair->checkPreemptWakeup(dst, task.se, 0);
+    wakeupPreempt(dst, task, 0);
 }
 
 void SimulationImpl::moveTask(Task& task, int group)
 {
-    if (task.state == TaskRunState::Exited || group == task.group)
+    if (task.state == TaskRunState::Exited || group == task.group || rtMoveTask(task, group))
         return;
     // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
     // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).

@@ -30,6 +30,8 @@ int64_t SimulationImpl::draw(const DurationSpec& d)
 void SimulationImpl::advanceProgram(Task& task)
 {
     task.workLeft = 0;
+    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationrt.cpp)
+        return;
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     for (int ops = 0;; ++ops) {
         if (ops > kMaxInstantOps) {
@@ -101,19 +103,19 @@ void SimulationImpl::advanceProgram(Task& task)
         case Op::Kind::Fork: {
             if (op.fork.empty())
                 continue;
-            const std::string name = task.name + "." + std::to_string(++task.forks);
-            Task& child =
-                createTask(op.fork.front(), name, task.index); // unset fields come from the parent
-            child.spawnedAt = clock();
-            wakeUpNewTask(child);
-            if (op.wait) {
-                task.waitingFor = child.index;
-                task.blocking = true;
-                resched(task.cpu, false);
+            if (startFork(task, op)) { // kernel work first; the child appears at its end
+                task.pendingFork = &op;
                 return;
             }
+            if (completeFork(task, op))
+                return;
             continue;
         }
+        case Op::Kind::Write:
+            startWrite(task, op);
+            if (continueKernelWork(task))
+                return;
+            continue;
         case Op::Kind::Exit:
             task.exiting = true;
             resched(task.cpu, false);
@@ -123,6 +125,22 @@ void SimulationImpl::advanceProgram(Task& task)
             continue; // not simulated yet (the loader reports it)
         }
     }
+}
+
+bool SimulationImpl::completeFork(Task& task, const Op& op)
+{
+    const std::string name = task.name + "." + std::to_string(++task.forks);
+    Task& child =
+        createTask(op.fork.front(), name, task.index); // unset fields come from the parent
+    child.spawnedAt = clock();
+    wakeUpNewTask(child);
+    if (op.wait && child.state != TaskRunState::Exited) {
+        task.waitingFor = child.index;
+        task.blocking = true;
+        resched(task.cpu, false);
+        return true;
+    }
+    return false;
 }
 
 void SimulationImpl::onWorkDone(int taskIndex)
@@ -193,6 +211,8 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
 {
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
+    if (!task.isRt())
+        fairServerAccount(task.cpu, delta);
     for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
         m_groupCpuTime[static_cast<size_t>(g)] += delta;
 }
@@ -392,6 +412,8 @@ Metrics SimulationImpl::metrics() const
     }
     // Completed waits longer than the threshold, recorded by the watchdog as they ended.
     for (const auto& f : m_watchdog)
+        m.findings.push_back(f);
+    for (const auto& f : m_rtFindings) // failed actions, long irqs-off sections, late timers
         m.findings.push_back(f);
     std::sort(m.findings.begin(), m.findings.end(),
         [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });

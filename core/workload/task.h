@@ -25,7 +25,9 @@ struct Task
     int nice = 0;
     bool probe = false;
     int parent = -1;
-    int forks = 0; ///< children forked so far (for child names)
+    int forks = 0;      ///< children forked so far (for child names)
+    int rtPriority = 0; ///< 1…99 for SCHED_FIFO/SCHED_RR (higher runs first)
+    bool isRt() const { return policy == Policy::Fifo || policy == Policy::RoundRobin; }
 
     SchedEntity se;
     TaskRunState state = TaskRunState::NotStarted;
@@ -49,6 +51,18 @@ struct Task
     int64_t sleepFor = 0;
     int sleepCpu = 0;    ///< CPU whose timer wakes the task
     int waitingFor = -1; ///< child index while blocked in fork+wait
+
+    // RT class (core/sim/simulationrt.cpp).
+    bool rtQueued = false;   ///< on its CPU's RT queue (the running RT task included)
+    int64_t rtExecStart = 0; ///< start of the RT execution not yet accounted (update_curr_rt)
+    int rtTicksLeft = 0;     ///< SCHED_RR: ticks left in the time slice
+    bool alive = false;      ///< between wake_up_new_task and exit: in the kernel's task list
+    // Kernel work in progress (cost model): a fork waiting for/holding tasklist_lock, or the
+    // remaining cgroup writes of a "write" operation.
+    const Op* pendingFork = nullptr;
+    const Op* writeOp = nullptr;
+    std::vector<int> writeGroups; ///< groups still to write, in order
+    size_t writeNext = 0;
 
     // Metrics.
     int64_t spawnedAt = 0;
