@@ -126,9 +126,19 @@ void SimulationImpl::updateBlockedAverages(int cpu)
         if (it->cfsRq.empty())
             continue;
         CfsRq& rq = *it->cfsRq[static_cast<size_t>(cpu)];
+        SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
+        // cfs_rq_is_decayed(): a cfs_rq with no weight, zero sums and nothing published is off
+        // the leaf list, so the walk skips it (thousands of empty groups stay cheap). PELT's
+        // period phase is derived from the elapsed time, so a later update gives the same result.
+        auto zero = [](const PeltAvg& a) {
+            return a.loadSum == 0 && a.runnableSum == 0 && a.utilSum == 0 && a.loadAvg == 0
+                && a.runnableAvg == 0 && a.utilAvg == 0;
+        };
+        if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.tgLoadAvgContrib == 0 && !rq.curr
+            && zero(rq.avg) && (!ge.peltAttached || zero(ge.avg)))
+            continue;
         if (updateCfsRqLoad(rq))
             updateTgLoadAvg(rq);
-        SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
         if (ge.peltAttached
             && peltUpdateSum(static_cast<uint64_t>(clock()), ge.avg, ge.onRq ? 1 : 0,
                 entityRunnable(ge), ge.cfsRq->curr == &ge))

@@ -217,6 +217,10 @@ void SimulationImpl::rtEnqueue(Task& task, bool head)
     });
     q.insert(pos, task.index);
     task.rtQueued = true;
+    // inc_rt_group() → start_rt_bandwidth(): the period timer runs while the rt_rq is busy.
+    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
+        if (rtApplies(g))
+            rtArmPeriod(g);
     if (task.policy == Policy::RoundRobin && task.rtTicksLeft <= 0)
         task.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
     ++m_rtQueued;
@@ -494,8 +498,10 @@ void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
             resched(rq.cpu, false);
         return;
     }
-    if (curr && curr->isRt())
+    if (curr && curr->isRt()) {
+        fairServerStarve(rq.cpu); // dl_server_start() when fair work arrives under RT
         return; // a fair task never preempts an RT one (the fair server has its own timer)
+    }
     m_fair->checkPreemptWakeup(rq, task.se, wakeFlags);
 }
 
@@ -560,6 +566,8 @@ void SimulationImpl::fairServerTimer(int cpu)
     const bool starved = rq.nrRunning > 0 && rq.curr && taskOf(*rq.curr).isRt();
     if (now >= rc.serverPeriodEnd) {
         // Replenishment: a new period; defer again if the fair tasks are still starved.
+        if (rc.serverRunning)
+            resched(cpu, false); // the boost ends: RT runs again
         rc.serverRunning = false;
         rc.serverPeriodEnd = -1;
         if (starved)
@@ -679,8 +687,10 @@ bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
     if (!task.isRt())
         return false;
     task.cpus = cpus;
-    if (cpus.test(task.cpu))
+    if (cpus.test(task.cpu)) {
+        rtBalance(task.cpu); // a waiting task may now be pushed to a newly allowed CPU
         return true;
+    }
     if (!task.rtQueued) {
         attachToCpu(task, std::max(0, cpus.first())); // moves when it next wakes
         return true;
