@@ -31,7 +31,7 @@ std::string errnoName(int err)
 
 std::string formatNs(int64_t ns)
 {
-    return formatDuration(Nanoseconds(ns));
+    return formatDurationHuman(Nanoseconds(ns));
 }
 
 } // namespace
