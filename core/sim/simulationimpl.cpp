@@ -506,11 +506,14 @@ void SimulationImpl::finishExit(Task& task)
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
     record(RecordKind::Exit, task.se, 0, 0, 0);
-    for (auto& other : m_tasks)
-        if (other->waitingFor == task.index && other->state == TaskRunState::WaitingChild) {
-            other->waitingFor = -1;
-            tryToWakeUp(*other);
+    // Only the parent can wait for this task (fork with wait).
+    if (task.parent >= 0) {
+        Task& parent = *m_tasks[static_cast<size_t>(task.parent)];
+        if (parent.waitingFor == task.index && parent.state == TaskRunState::WaitingChild) {
+            parent.waitingFor = -1;
+            tryToWakeUp(parent);
         }
+    }
 }
 
 Task* SimulationImpl::taskByName(const std::string& name)

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -144,6 +145,7 @@ private:
     bool updateCfsRqLoad(CfsRq& cfsRq);
     void updateTgLoadAvg(CfsRq& cfsRq);
     void updateBlockedAverages(int cpu);
+    void listLeaf(const CfsRq& cfsRq);
     void scheduleBlockedUpdate();
     void nohzBalancerKick(int cpu);
 
@@ -193,7 +195,9 @@ private:
     Recording m_rec;
     std::vector<std::string> m_violations;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
-    std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
+    std::unordered_map<std::string, int> m_groupIndex;          ///< path → group index
+    std::vector<std::set<int, std::greater<int>>> m_leafGroups; ///< per CPU: leaf list (§6.6)
+    std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
     KernelCosts m_costs;
     std::vector<RtGroup> m_rtGroups; ///< per task group (index as m_groups)
     std::vector<RtCpu> m_rtCpus;     ///< per CPU

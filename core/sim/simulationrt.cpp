@@ -47,6 +47,7 @@ void SimulationImpl::initRt(const Scenario& scenario)
     root.periodNs = kRtDefaultPeriodNs;
     m_rtGroups.push_back(std::move(root));
     m_rtCpus.resize(static_cast<size_t>(m_cpus));
+    m_leafGroups.resize(static_cast<size_t>(m_cpus)); // simulationload.cpp
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
