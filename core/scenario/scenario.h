@@ -103,9 +103,9 @@ struct TaskSpec
 struct CgroupSpec
 {
     std::string path; ///< absolute, "/" is the root
-    /// With count N the entry stands for the cgroups path-1 … path-N (like task "count").
-    std::optional<int> count;
     CgroupFiles files;
+    /// With count N the entry stands for the cgroups path-1 … path-N (like task "count").
+    std::optional<int> count{};
     friend bool operator==(const CgroupSpec&, const CgroupSpec&) = default;
 };
 
