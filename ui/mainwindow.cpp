@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "mainwindow.h"
 
+#include "choicesmenu.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "format.h"
@@ -133,6 +134,10 @@ void MainWindow::createActions()
     m_transport = new TransportBar(m_controller, this);
     addToolBar(m_transport);
     simulation->addActions(m_transport->transportActions());
+    simulation->addSeparator();
+    auto* choices = new ChoicesMenu([this]() -> const Scenario& { return *m_scenario; }, this);
+    connect(choices, &ChoicesMenu::choiceSelected, this, &MainWindow::setKernelChoice);
+    simulation->addMenu(choices);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("Zoom to &fit"), m_timeline, &TimelineView::zoomToFit);
@@ -385,6 +390,23 @@ void MainWindow::onSelectionChanged()
     for (const QModelIndex& index : m_tree->selectionModel()->selectedRows())
         collect(index);
     m_timeline->setSelectedTasks(QVector<int>(tasks.begin(), tasks.end()));
+}
+
+void MainWindow::setKernelChoice(const QString& choice, const QString& value)
+{
+    // A scenario edit (kernel.overrides), then a fresh run with it.
+    Scenario edited = *m_scenario;
+    edited.kernel.overrides[choice.toStdString()] = value.toStdString();
+    QString error;
+    if (!m_controller->load(edited, &error)) {
+        reportError(tr("Cannot set %1=%2").arg(choice, value), error);
+        return;
+    }
+    *m_scenario = std::move(edited);
+    m_treeModel->setScenario(m_scenario.get());
+    setWindowModified(true);
+    log(tr("kernel choice %1=%2: the run restarts").arg(choice, value));
+    updateStatus();
 }
 
 void MainWindow::updateStatus()

@@ -77,6 +77,7 @@ private:
     void onProgress();
     void onSelectionChanged();
     void updateStatus();
+    void setKernelChoice(const QString& choice, const QString& value);
 
     std::unique_ptr<Scenario> m_scenario;
     QString m_path;

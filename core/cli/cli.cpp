@@ -6,6 +6,7 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -420,8 +421,6 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
         out << "\n";
     };
     for (size_t t = 0; t < results.front().tasks.size(); ++t) {
-        if (results.front().tasks[t].forked)
-            continue; // forked children differ between runs; their parents are listed
         const std::string name = results.front().tasks[t].name;
         auto find = [&](const Metrics& m) -> const TaskMetrics* {
             for (const auto& tm : m.tasks)
@@ -429,6 +428,12 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                     return &tm;
             return nullptr;
         };
+        // Forked children usually differ between runs (their parents are listed); a child that
+        // every run has (a fixed fork, e.g. core-sched-yield's yielder) gets its rows.
+        if (results.front().tasks[t].forked
+            && !std::all_of(
+                results.begin(), results.end(), [&](const Metrics& m) { return find(m); }))
+            continue;
         row(name + " share", [&](const Metrics& m) {
             const auto* tm = find(m);
             return tm ? percent(tm->share) : std::string("-");
@@ -453,6 +458,18 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
                 return std::string("not finished");
             return formatDurationHuman(Nanoseconds(*m.probes[p].latencyNs));
         });
+    // Core scheduling: forced-idle time of each CPU, when some run had any.
+    for (size_t c = 0; c < results.front().cpus.size(); ++c) {
+        const bool any = std::any_of(results.begin(), results.end(),
+            [&](const Metrics& m) { return c < m.cpus.size() && m.cpus[c].forcedIdleNs > 0; });
+        if (any)
+            row("cpu " + std::to_string(results.front().cpus[c].cpu) + " forced idle",
+                [&](const Metrics& m) {
+                    return c < m.cpus.size()
+                        ? formatDurationHuman(Nanoseconds(m.cpus[c].forcedIdleNs))
+                        : std::string("-");
+                });
+    }
     row("starvation findings", [&](const Metrics& m) {
         int n = 0;
         for (const auto& f : m.findings)

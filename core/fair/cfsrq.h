@@ -143,6 +143,8 @@ public:
 
     int cpu = 0;
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)
+    uint64_t v0Fi = 0;            ///< min_vruntime_fi / zero_vruntime_fi (core scheduling, §11.3)
+    uint64_t forceIdleSeq = 0;    ///< forceidle_seq of the last v0Fi snapshot
     int groupIndex = 0;           ///< task group index (0 = root)
     bool throttled = false;
     int throttleCount = 0;

@@ -569,6 +569,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
 {
     if (flags & EnqueueDelayed) {
         requeueDelayedEntity(taskSe);
+        m_hooks.taskQueued(rq, taskSe, true, flags);
         return;
     }
     const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
@@ -606,6 +607,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         cfsRq.hNrIdle += hNrIdle;
     }
     ++rq.nrRunning;
+    m_hooks.taskQueued(rq, taskSe, true, flags);
 }
 
 int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
@@ -617,6 +619,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
     int hNrIdle = 0;
     int64_t slice = 0;
     const bool isTask = start.isTask();
+    if (isTask && !start.schedDelayed)
+        m_hooks.taskQueued(rq, start, false, flags);
     if (isTask) {
         hNrQueued = 1;
         hNrIdle = start.idlePolicy ? 1 : 0;

@@ -49,6 +49,10 @@ public:
     /// PELT update of an entity and its cfs_rq (update_load_avg); @p updateTg publishes
     /// tg->load_avg (UPDATE_TG).
     virtual void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) = 0;
+    /// enqueue_task()/dequeue_task() of a task entity (sched_core_enqueue/dequeue); not called
+    /// for the final dequeue of a delayed task, which left at its sleep dequeue.
+    virtual void taskQueued(Rq& /*rq*/, SchedEntity& /*taskSe*/, bool /*enqueued*/, int /*flags*/)
+    { }
 };
 
 struct FairParams

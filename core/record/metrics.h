@@ -37,6 +37,7 @@ struct CpuMetrics
 {
     int cpu = 0;
     int64_t busyNs = 0;
+    int64_t forcedIdleNs = 0; ///< core scheduling: idle with runnable tasks (§11.2 forced idle)
 };
 
 struct ProbeMetrics

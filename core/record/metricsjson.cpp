@@ -71,7 +71,8 @@ std::string metricsToJson(const Metrics& m)
             Json{{"path", c.path}, {"cpu_time_ns", c.cpuTimeNs}, {"throttled_ns", c.throttledNs}});
     Json& cpus = root["cpus"] = Json::array();
     for (const CpuMetrics& c : m.cpus)
-        cpus.push_back(Json{{"cpu", c.cpu}, {"busy_ns", c.busyNs}});
+        cpus.push_back(
+            Json{{"cpu", c.cpu}, {"busy_ns", c.busyNs}, {"forced_idle_ns", c.forcedIdleNs}});
     Json& probes = root["probes"] = Json::array();
     for (const ProbeMetrics& p : m.probes)
         probes.push_back(Json{{"name", p.name}, {"spawned_at_ns", p.spawnedAtNs},

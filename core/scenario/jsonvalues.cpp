@@ -11,8 +11,8 @@ namespace {
 constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
 constexpr std::array<std::string_view, 4> kPreempts{"none", "voluntary", "full", "lazy"};
 constexpr std::array<std::string_view, 3> kScalings{"none", "log", "linear"};
-constexpr std::array<std::string_view, 12> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
-    "fork", "exit", "nice", "cpus", "cgroup", "write"};
+constexpr std::array<std::string_view, 13> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
+    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "write"};
 constexpr std::array<std::string_view, 6> kActions{
     "feature", "profile", "set", "move", "spawn", "kill"};
 
@@ -191,6 +191,14 @@ bool programTakesTime(const std::vector<Op>& program)
             break;
         }
     }
+    return false;
+}
+
+bool programYields(const std::vector<Op>& program)
+{
+    for (const Op& op : program)
+        if (op.kind == Op::Kind::Yield || (op.kind == Op::Kind::Loop && programYields(op.body)))
+            return true;
     return false;
 }
 

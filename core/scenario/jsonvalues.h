@@ -54,6 +54,8 @@ std::string parentCgroup(std::string_view path);
 /// True if running @p program can advance simulated time (a run or sleep that may be non-zero,
 /// also inside loops and waited-for forks). An endless loop without it would hang the simulation.
 bool programTakesTime(const std::vector<Op>& program);
+/// True if the program contains a yield (each costs the simulated system call's time).
+bool programYields(const std::vector<Op>& program);
 
 /// Task names in use, without expanding counts: a name is taken if it was added as is, or if it
 /// is BASE-K for an entry BASE with count N >= K (K written without leading zeros). Two counted

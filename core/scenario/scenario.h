@@ -69,17 +69,23 @@ struct Op
         Nice,
         Cpus,
         Cgroup,
+        Cookie,
         Write
     };
+    /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
+    enum class CookieCmd { Create, ShareTo, ShareFrom };
     Kind kind = Kind::Run;
-    DurationSpec duration;        ///< Run, Sleep
-    std::vector<Op> body;         ///< Loop
-    std::optional<int64_t> count; ///< Loop: iterations; nullopt = forever
-    std::string name; ///< Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Write: pattern
-    std::vector<TaskSpec> fork; ///< Fork: exactly one child spec (no name)
-    bool wait = false;          ///< Fork: block until the child exits
-    int nice = 0;               ///< Nice
-    CgroupFiles files;          ///< Write: the files written to each matching cgroup
+    DurationSpec duration;               ///< Run, Sleep
+    std::vector<Op> body;                ///< Loop
+    std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
+    std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
+    /// Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Cookie: task; Write: path pattern
+    std::string name;
+    CookieCmd cookie = CookieCmd::Create; ///< Cookie
+    std::vector<TaskSpec> fork;           ///< Fork: exactly one child spec (no name)
+    bool wait = false;                    ///< Fork: block until the child exits
+    int nice = 0;                         ///< Nice
+    CgroupFiles files;                    ///< Write: the files written to each matching cgroup
     friend bool operator==(const Op&, const Op&) = default;
 };
 

@@ -329,6 +329,7 @@ private:
         const Json& v, const std::string& path, TaskKind kind, Policy inherited, int depth);
     std::vector<Op> parseProgram(const Json& v, const std::string& path, Policy policy, int depth);
     std::optional<Op> parseOp(const Json& v, const std::string& path, Policy policy, int depth);
+    void parseCookieOp(const Json& v, const std::string& path, Op& op);
     std::optional<Action> parseAction(const Json& v, const std::string& path);
     void parseSet(const Json& v, const std::string& path, SetAction& out);
     void parseAnnotations(const Json& v, const std::string& path);
@@ -1088,10 +1089,10 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
     for (auto it = v.begin(); it != v.end(); ++it) {
         if (auto kind = enumFromName<Op::Kind>(it.key()))
             kinds.push_back(*kind);
-        else if (it.key() != "count" && it.key() != "wait")
+        else if (it.key() != "count" && it.key() != "wait" && it.key() != "for")
             unknownKey(path, it.key(),
                 concat(Keys(enumNames<Op::Kind>().begin(), enumNames<Op::Kind>().end()),
-                    {"count", "wait"}));
+                    {"count", "wait", "for"}));
     }
     if (kinds.empty()) {
         m_diag.error(path, "expected one operation: " + verbs);
@@ -1113,6 +1114,8 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
         m_diag.error(child(path, "count"), "only allowed beside \"loop\"");
     if (v.contains("wait") && op.kind != Op::Kind::Fork)
         m_diag.error(child(path, "wait"), "only allowed beside \"fork\"");
+    if (v.contains("for") && op.kind != Op::Kind::Loop)
+        m_diag.error(child(path, "for"), "only allowed beside \"loop\"");
     if ((op.kind == Op::Kind::Loop || op.kind == Op::Kind::Fork) && depth + 1 > kMaxNesting) {
         m_diag.error(path,
             "loops and forks are nested more than " + std::to_string(kMaxNesting) + " levels deep");
@@ -1128,9 +1131,20 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
         op.body = parseProgram(value, valuePath, policy, depth + 1);
         if (value.is_array() && value.empty())
             m_diag.error(valuePath, "a loop needs at least one operation");
+        if (auto it = v.find("for"); it != v.end()) {
+            // "for": repeat while less than this time has passed since the loop started.
+            if (auto d = durationSpec(*it, child(path, "for"), false))
+                op.forTime = *d;
+            if (!v.contains("count") && !op.body.empty() && !programTakesTime(op.body)
+                && !programYields(op.body))
+                m_diag.error(valuePath,
+                    "a loop with \"for\" needs a run, sleep or yield that takes time "
+                    "(else simulated time never advances)");
+        }
         if (auto it = v.find("count"); it != v.end()) {
             op.count = integer(*it, child(path, "count"), 1, std::numeric_limits<int64_t>::max());
-        } else if (!op.body.empty() && !programTakesTime(op.body)) {
+        } else if (!op.forTime && !v.contains("for") && !op.body.empty()
+            && !programTakesTime(op.body)) {
             m_diag.error(valuePath,
                 "an endless loop needs a run or sleep that takes time "
                 "(else simulated time never advances); or give a \"count\"");
@@ -1158,11 +1172,43 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
     case Op::Kind::Cgroup:
         op.name = cgroupRef(value, valuePath).value_or("");
         break;
+    case Op::Kind::Cookie:
+        parseCookieOp(value, valuePath, op);
+        break;
     case Op::Kind::Write:
         parseWrite(value, valuePath, op);
         break;
     }
     return op;
+}
+
+void Parser::parseCookieOp(const Json& v, const std::string& path, Op& op)
+{
+    // prctl(PR_SCHED_CORE, …): "create" a new cookie for this task, or share one with a task
+    // named at run time (forked children are named PARENT.N, so the name is not checked here).
+    const std::string expected = "\"create\", { \"share_to\": TASK } or { \"share_from\": TASK }";
+    if (v.is_string()) {
+        if (v.get_ref<const std::string&>() == "create") {
+            op.cookie = Op::CookieCmd::Create;
+            return;
+        }
+        m_diag.error(path, "expected " + expected + got(v));
+        return;
+    }
+    if (!v.is_object() || v.size() != 1) {
+        m_diag.error(path, "expected " + expected + got(v));
+        return;
+    }
+    const auto it = v.begin();
+    if (it.key() == "share_to") {
+        op.cookie = Op::CookieCmd::ShareTo;
+    } else if (it.key() == "share_from") {
+        op.cookie = Op::CookieCmd::ShareFrom;
+    } else {
+        unknownKey(path, it.key(), {"share_to", "share_from"});
+        return;
+    }
+    op.name = stringValue(*it, child(path, it.key()), true).value_or("");
 }
 
 std::optional<Action> Parser::parseAction(const Json& v, const std::string& path)
@@ -1478,6 +1524,8 @@ Json opJson(const Op& op)
         out[verb] = programJson(op.body);
         if (op.count)
             out["count"] = *op.count;
+        if (op.forTime)
+            out["for"] = durationSpecJson(*op.forTime);
         break;
     case Op::Kind::Yield:
     case Op::Kind::Exit:
@@ -1496,6 +1544,13 @@ Json opJson(const Op& op)
         break;
     case Op::Kind::Nice:
         out[verb] = op.nice;
+        break;
+    case Op::Kind::Cookie:
+        if (op.cookie == Op::CookieCmd::Create)
+            out[verb] = "create";
+        else
+            out[verb] =
+                Json{{op.cookie == Op::CookieCmd::ShareTo ? "share_to" : "share_from", op.name}};
         break;
     case Op::Kind::Write: {
         Json files = Json{{"cgroup", op.name}};

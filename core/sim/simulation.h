@@ -46,6 +46,7 @@ struct TaskView
     bool eligible = false;
     bool delayed = false;
     int64_t sumExecRuntime = 0;
+    uint64_t cookie = 0; ///< core-scheduling cookie (0 = untagged)
 };
 
 struct CgroupView

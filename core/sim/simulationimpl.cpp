@@ -301,6 +301,9 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     }
     t.nice = spec.nice.value_or(p ? p->nice : 0);
     t.probe = spec.probe;
+    // sched_core_fork(): a child inherits its parent's cookie.
+    if (const uint64_t cookie = spec.cookie.value_or(p ? p->cookie : 0))
+        setCookie(t, cookie);
     t.program = spec.program;
     t.stack.push_back({&t.program, 0, 0});
     t.se.task = TaskId(t.index);
@@ -596,13 +599,15 @@ void SimulationImpl::schedule(int cpu)
                 m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
         }
     }
-    // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp).
+    // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp); the
+    // fair pick may be core scheduling's core-wide pick (simulationcore.cpp).
     RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
     if (rtc.serverRunning && rq.nrRunning == 0)
         rtc.serverRunning = false; // dl_server_stop(): no fair task left
     Task* rtNext = rtc.serverRunning || m_rtQueued == 0 ? nullptr : rtPickNext(cpu);
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     SchedEntity* next = nullptr;
+    bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     if (rtNext) {
         next = &rtNext->se;
         if (putFrom)
@@ -611,9 +616,9 @@ void SimulationImpl::schedule(int cpu)
         if (rq.nrRunning > 0)
             fairServerStarve(cpu);
     } else {
-        next = m_fair->pickTask(rq);
+        next = pickNextTask(cpu, forcedIdle);
     }
-    if (!next) {
+    if (!next && !forcedIdle) {
         // sched_balance_newidle(): about to go idle, try to pull a task first.
         if (putFrom) {
             m_fair->putPrevTask(rq, *putFrom);
@@ -621,7 +626,7 @@ void SimulationImpl::schedule(int cpu)
         }
         rq.curr = nullptr;
         if (pullOneTask(cpu, 2))
-            next = m_fair->pickTask(rq);
+            next = pickNextTask(cpu, forcedIdle);
     }
     if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
         if (next)
@@ -759,8 +764,10 @@ void SimulationImpl::tick(int cpu)
     }
     if (!rq.curr)
         return;
-    if (!rtTick(cpu))
+    if (!rtTick(cpu)) {
         m_fair->taskTick(rq);
+        taskTickCore(cpu);
+    }
     // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);

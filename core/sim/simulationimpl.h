@@ -9,6 +9,7 @@
 #include "core/fair/fairclass.h"
 #include "core/kernel/costs.h"
 #include "core/rt/rtclass.h"
+#include "core/sim/coresched.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
@@ -50,6 +51,7 @@ public:
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
     void sample(const SchedEntity& se) override;
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
+    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
 
 private:
     // construction
@@ -149,6 +151,29 @@ private:
     void scheduleBlockedUpdate();
     void nohzBalancerKick(int cpu);
 
+    // core scheduling (§11, simulationcore.cpp)
+    /// pick_next_task(): the core-wide pick when core scheduling is on, else the fair class's.
+    /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
+    SchedEntity* pickNextTask(int cpu, bool& forcedIdle);
+    SchedEntity* pickNextTaskCore(int cpu, bool& forcedIdle);
+    bool coreSchedActive() const { return m_coreSched && m_threadsPerCore > 1; }
+    void enableCoreSched();
+    void setCookie(Task& task, uint64_t cookie);
+    uint64_t cookieOf(const SchedEntity* se) const;
+    bool corePrioLess(const SchedEntity* a, const SchedEntity* b, bool inFi);
+    bool cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool inFi);
+    void seFiUpdate(const SchedEntity& se, uint64_t fiSeq, bool forceIdle);
+    SchedEntity* coreFind(int cpu, uint64_t cookie) const;
+    void coreTreeInsert(int cpu, SchedEntity& se);
+    bool coreTreeErase(int cpu, const SchedEntity& se);
+    void taskTickCore(int cpu);
+    void coreBalance(int cpu);
+    bool tryStealCookie(int dst, int src);
+    void accountForcedIdle(int cpu, bool forced);
+    void applyCookieOp(Task& task, const Op& op);
+    /// SMT siblings never run tasks with different cookies at once; "" when that holds.
+    std::string checkCoreInvariants() const;
+
     // load balancing (§8, simplified)
     bool pullOneTask(int dstCpu, int minImbalance);
     int64_t m_balanceIntervalNs = 4000000;
@@ -192,6 +217,10 @@ private:
     int64_t m_idleBalanceIntervalNs = 0;      ///< balance interval of an idle CPU's lowest domain
     std::vector<int64_t> m_lastBlockedUpdate; ///< per CPU, jiffy of the last blocked update
     uint64_t m_contextSwitches = 0;
+    bool m_coreSched = false; ///< sched_core_enabled(): some task has had a cookie
+    uint64_t m_nextCookie = kFirstCreatedCookie;
+    std::vector<CoreState> m_cores;     ///< per core (rq->core)
+    std::vector<CoreRqState> m_coreRqs; ///< per CPU
     Recording m_rec;
     std::vector<std::string> m_violations;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold

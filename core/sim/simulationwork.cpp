@@ -50,7 +50,8 @@ void SimulationImpl::advanceProgram(Task& task)
         }
         Task::Frame& frame = task.stack.back();
         if (frame.pc >= frame.ops->size()) {
-            if (frame.left != 0 && task.stack.size() > 1) {
+            if (frame.left != 0 && task.stack.size() > 1
+                && (frame.until < 0 || clock() < frame.until)) {
                 if (frame.left > 0)
                     --frame.left;
                 frame.pc = 0;
@@ -78,8 +79,17 @@ void SimulationImpl::advanceProgram(Task& task)
         case Op::Kind::Loop:
             if (op.count && *op.count <= 0)
                 continue;
-            task.stack.push_back({&op.body, 0, op.count ? *op.count - 1 : -1});
-            continue;
+            {
+                int64_t until = -1;
+                if (op.forTime) { // "for": while (elapsed < D), checked before each iteration
+                    const int64_t d = draw(*op.forTime);
+                    if (d == 0)
+                        continue;
+                    until = d < 0 ? -1 : clock() + d;
+                }
+                task.stack.push_back({&op.body, 0, op.count ? *op.count - 1 : -1, until});
+                continue;
+            }
         case Op::Kind::Yield:
             m_fair->yieldTask(rq);
             resched(task.cpu, false);
@@ -123,6 +133,9 @@ void SimulationImpl::advanceProgram(Task& task)
         case Op::Kind::Lock:
         case Op::Kind::Unlock:
             continue; // not simulated yet (the loader reports it)
+        case Op::Kind::Cookie:
+            applyCookieOp(task, op);
+            continue;
         }
     }
 }
@@ -316,6 +329,8 @@ void SimulationImpl::checkInvariants()
     for (const auto& g : m_groups)
         for (const auto& rq : g.cfsRq)
             check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
+    if (std::string err = checkCoreInvariants(); !err.empty())
+        report(err);
 }
 
 // --- views and metrics ---------------------------------------------------------------------------
@@ -359,6 +374,7 @@ std::vector<TaskView> SimulationImpl::taskViews() const
         v.eligible = t->se.onRq && t->se.cfsRq && t->se.cfsRq->entityEligible(t->se);
         v.delayed = t->se.schedDelayed;
         v.sumExecRuntime = t->se.sumExecRuntime;
+        v.cookie = t->cookie;
         out.push_back(std::move(v));
     }
     return out;
@@ -443,7 +459,12 @@ Metrics SimulationImpl::metrics() const
         int64_t busy = m_busyNs[static_cast<size_t>(c)];
         if (m_busySince[static_cast<size_t>(c)] >= 0)
             busy += now - m_busySince[static_cast<size_t>(c)];
-        m.cpus.push_back({c, busy});
+        int64_t forcedIdle = 0;
+        if (!m_coreRqs.empty()) {
+            const CoreRqState& cr = m_coreRqs[static_cast<size_t>(c)];
+            forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
+        }
+        m.cpus.push_back({c, busy, forcedIdle});
     }
     for (const auto& v : m_violations)
         m.findings.push_back({"invariant", "", 0, 0, 0, v});

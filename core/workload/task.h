@@ -25,8 +25,10 @@ struct Task
     int nice = 0;
     bool probe = false;
     int parent = -1;
-    int forks = 0;      ///< children forked so far (for child names)
-    int rtPriority = 0; ///< 1…99 for SCHED_FIFO/SCHED_RR (higher runs first)
+    int forks = 0;          ///< children forked so far (for child names)
+    uint64_t cookie = 0;    ///< core_cookie (0 = untagged), kernel-model.md §11.1
+    int coreOccupation = 0; ///< core_occupation: busy siblings when it was last core-picked
+    int rtPriority = 0;     ///< 1…99 for SCHED_FIFO/SCHED_RR (higher runs first)
     bool isRt() const { return policy == Policy::Fifo || policy == Policy::RoundRobin; }
 
     SchedEntity se;
@@ -38,7 +40,8 @@ struct Task
     {
         const std::vector<Op>* ops = nullptr;
         size_t pc = 0;
-        int64_t left = -1; ///< loop iterations left after the current one; -1 forever
+        int64_t left = -1;  ///< loop iterations left after the current one; -1 forever
+        int64_t until = -1; ///< loop with "for": no new iteration from this time on; -1 none
     };
     std::vector<Op> program; ///< owned copy; frames point into it, it is never modified
     std::vector<Frame> stack;

@@ -118,11 +118,13 @@ const char* const kFullExpected = R"({
   "cpus": [
     {
       "cpu": 0,
-      "busy_ns": 5
+      "busy_ns": 5,
+      "forced_idle_ns": 0
     },
     {
       "cpu": 3,
-      "busy_ns": 60000000000
+      "busy_ns": 60000000000,
+      "forced_idle_ns": 0
     }
   ],
   "probes": [
@@ -230,7 +232,7 @@ void TestMetricsJson::shape()
     QVERIFY(root["seed"].is_number_unsigned());
     QCOMPARE(root["seed"].get<uint64_t>(), std::numeric_limits<uint64_t>::max());
     QVERIFY(keysOf(root["cgroups"][0]) == (Keys{"path", "cpu_time_ns", "throttled_ns"}));
-    QVERIFY(keysOf(root["cpus"][0]) == (Keys{"cpu", "busy_ns"}));
+    QVERIFY(keysOf(root["cpus"][0]) == (Keys{"cpu", "busy_ns", "forced_idle_ns"}));
     QVERIFY(keysOf(root["probes"][0]) == (Keys{"name", "spawned_at_ns", "latency_ns"}));
     QVERIFY(root["probes"][0]["latency_ns"].is_null());
     QCOMPARE(root["probes"][1]["latency_ns"].get<int64_t>(), int64_t{4});

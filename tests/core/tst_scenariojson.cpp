@@ -145,6 +145,10 @@ const char* const kEverything = R"({
           "wait": true },
         { "fork": {} },
         { "loop": [ { "sleep": { "uniform": ["1ms", "1ms"] } } ] },
+        { "cookie": "create" }, { "cookie": { "share_to": "rt" } },
+        { "cookie": { "share_from": "all-1.1" } },
+        { "loop": [ { "yield": true } ], "for": "5s" },
+        { "loop": [ { "run": "1ms" } ], "count": 2, "for": { "uniform": ["1ms", "2ms"] } },
         { "exit": true }
       ] },
     { "name": "rt", "policy": "fifo", "rt_priority": 99, "start": { "uniform": ["0s", "1s"] } },
@@ -606,6 +610,33 @@ void TestScenarioJson::invalid_data()
                                                         "endless loop needs a run or sleep";
     QTest::addRow("loop error inside") << program(R"([{"loop": [{"run": "1ms"}, {"jump": 1}]}])")
                                        << "t.json: /tasks/0/program/0/loop/1/jump: unknown field";
+    QTest::addRow("cookie verb unknown")
+        << program(R"([{"cookie": "destroy"}])")
+        << "t.json: /tasks/0/program/0/cookie: expected \"create\", { \"share_to\": TASK } or "
+           "{ \"share_from\": TASK } (got \"destroy\")";
+    QTest::addRow("cookie number") << program(R"([{"cookie": 3}])")
+                                   << "t.json: /tasks/0/program/0/cookie: expected \"create\", { "
+                                      "\"share_to\": TASK } or { \"share_from\": TASK } (got 3)";
+    QTest::addRow("cookie two commands")
+        << program(R"([{"cookie": {"share_to": "a", "share_from": "b"}}])")
+        << "t.json: /tasks/0/program/0/cookie: expected \"create\", { \"share_to\": TASK } or "
+           "{ \"share_from\": TASK }";
+    QTest::addRow("cookie misspelt command") << program(R"([{"cookie": {"share_too": "a"}}])")
+                                             << "t.json: /tasks/0/program/0/cookie/share_too: "
+                                                "unknown field (did you mean \"share_to\"?)";
+    QTest::addRow("cookie empty task")
+        << program(R"([{"cookie": {"share_from": ""}}])")
+        << "t.json: /tasks/0/program/0/cookie/share_from: expected a "
+           "non-empty string";
+    QTest::addRow("for beside run")
+        << program(R"([{"run": "1ms", "for": "1s"}])")
+        << "t.json: /tasks/0/program/0/for: only allowed beside \"loop\"";
+    QTest::addRow("for without unit") << program(R"([{"loop": [{"run": "1ms"}], "for": 5}])")
+                                      << "t.json: /tasks/0/program/0/for: duration needs a unit";
+    QTest::addRow("for loop that takes no time")
+        << program(R"([{"loop": [{"nice": 1}], "for": "1s"}])")
+        << "t.json: /tasks/0/program/0/loop: a loop with \"for\" needs a run, sleep or yield that "
+           "takes time (else simulated time never advances)";
     QTest::addRow("yield false") << program(R"([{"yield": false}])")
                                  << "t.json: /tasks/0/program/0/yield: expected true (got false)";
     QTest::addRow("exit with a code")

@@ -4,11 +4,13 @@
 // (step, play, run to end, reset) advancing simulated time and filling the timeline.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "ui/choicesmenu.h"
 #include "ui/machinetreemodel.h"
 #include "ui/mainwindow.h"
 #include "ui/simulationcontroller.h"
 #include "ui/timelineview.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QFile>
 #include <QSettings>
@@ -128,6 +130,36 @@ private Q_SLOTS:
         QCOMPARE(w.timeline()->annotationCount(), 1);
         QVERIFY(w.windowTitle().contains(QStringLiteral("two-groups")));
         QCOMPARE(w.recentFiles().files().value(0), QFileInfo(path).absoluteFilePath());
+    }
+
+    void kernelChoiceFromMenu()
+    {
+        // The core-scheduling yield scenario under another yield rule, chosen from the
+        // Simulation > Kernel choices menu: stored as kernel.overrides, the run restarts.
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(QStringLiteral(SCHEDLAB_SOURCE_DIR "/scenarios/core-sched-yield.json")));
+        QCOMPARE(schedlab::ui::ChoicesMenu::effectiveValue(w.scenario(), QStringLiteral("yield")),
+            QStringLiteral("forfeit_eligible"));
+        QCOMPARE(
+            schedlab::ui::ChoicesMenu::effectiveValue(w.scenario(), QStringLiteral("throttle")),
+            QStringLiteral("task")); // profile 7.1's value, not overridden
+        auto* forfeit = w.findChild<QAction*>(QStringLiteral("yield=forfeit_always"));
+        QVERIFY(forfeit);
+        QVERIFY(!forfeit->isChecked());
+        w.controller()->stepBy(Nanoseconds(50'000'000));
+        QVERIFY(w.controller()->now() > Nanoseconds(0));
+        forfeit->trigger();
+        QCOMPARE(w.scenario().kernel.overrides.at("yield"), std::string("forfeit_always"));
+        QCOMPARE(w.controller()->now(), Nanoseconds(0));
+        QVERIFY(w.isWindowModified());
+        QVERIFY2(
+            w.logText().contains(QStringLiteral("yield=forfeit_always")), qPrintable(w.logText()));
+        w.controller()->stepBy(Nanoseconds(20'000'000));
+        bool tagged = false;
+        for (const auto& t : w.controller()->simulation()->tasks())
+            tagged = tagged || (t.name == "yield_loop.1" && t.cookie != 0);
+        QVERIFY(tagged);
     }
 
     void brokenFileKeepsCurrentScenario()
