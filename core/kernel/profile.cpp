@@ -34,6 +34,7 @@ std::vector<KernelProfile> buildProfiles()
         YieldRule::DeadlineBump, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
         false};
     p66.traits = {false, false, false, false, false, false, false, true, false};
+    p66.traits.fairDeadlineServer = false; // the fair dl_server arrived in 6.12 (§10.4)
     p66.features =
         features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity, F::WakeupPreemption});
     out.push_back(p66);

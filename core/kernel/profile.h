@@ -58,6 +58,10 @@ struct ProfileTraits
     bool buddyInPickEevdf = true;
     /// 7.x: HRTICK fires at (d − v)·w/NICE0 real ns (earlier: slice − ran since the pick).
     bool hrtickFromDeadline = false;
+    /// 6.12+: each CPU's fair deadline server (50 ms / 1 s, defer mode) protects fair tasks from
+    /// RT starvation, and the root rt_rq is no longer throttled by sched_rt_runtime_us
+    /// (kernel-model.md §10.4). Earlier: the root rt_rq is throttled at 950 ms per 1 s.
+    bool fairDeadlineServer = true;
 };
 
 struct KernelProfile

@@ -11,8 +11,8 @@ namespace {
 constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
 constexpr std::array<std::string_view, 4> kPreempts{"none", "voluntary", "full", "lazy"};
 constexpr std::array<std::string_view, 3> kScalings{"none", "log", "linear"};
-constexpr std::array<std::string_view, 13> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
-    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel"};
+constexpr std::array<std::string_view, 14> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
+    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write"};
 constexpr std::array<std::string_view, 6> kActions{
     "feature", "profile", "set", "move", "spawn", "kill"};
 
@@ -240,6 +240,32 @@ std::optional<int> TaskNameSet::countOf(std::string_view base) const
 {
     const auto it = m_counted.find(base);
     return it == m_counted.end() ? std::nullopt : std::optional(it->second);
+}
+
+bool cgroupMatches(std::string_view pattern, std::string_view path)
+{
+    // Iterative glob with backtracking to the last '*'.
+    size_t p = 0;
+    size_t s = 0;
+    size_t star = std::string_view::npos;
+    size_t mark = 0;
+    while (s < path.size()) {
+        if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            mark = s;
+        } else if (p < pattern.size() && pattern[p] == path[s]) {
+            ++p;
+            ++s;
+        } else if (star != std::string_view::npos && path[mark] != '/') {
+            p = star + 1;
+            s = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*')
+        ++p;
+    return p == pattern.size();
 }
 
 } // namespace schedlab

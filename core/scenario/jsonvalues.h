@@ -74,4 +74,8 @@ private:
     std::map<std::string, int, std::less<>> m_counted;
 };
 
+/// Shell-style match of a cgroup path against a pattern in which '*' matches any run of
+/// characters except '/' (as `tee /sys/fs/cgroup/cpu/test*/…` expands). No other wildcards.
+bool cgroupMatches(std::string_view pattern, std::string_view path);
+
 } // namespace schedlab

@@ -32,58 +32,6 @@ struct DurationSpec
 
 enum class Policy { Normal, Batch, Idle, Fifo, RoundRobin };
 
-struct TaskSpec;
-
-/// One program operation (scenario-format.md §1 "Operations").
-struct Op
-{
-    enum class Kind {
-        Run,
-        Sleep,
-        Loop,
-        Yield,
-        Lock,
-        Unlock,
-        Fork,
-        Exit,
-        Nice,
-        Cpus,
-        Cgroup,
-        Cookie,
-        Kernel
-    };
-    /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
-    enum class CookieCmd { Create, ShareTo, ShareFrom };
-    Kind kind = Kind::Run;
-    DurationSpec duration;               ///< Run, Sleep
-    std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
-    std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
-    std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
-    std::string name; ///< Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Cookie: task
-    CookieCmd cookie = CookieCmd::Create; ///< Cookie
-    std::vector<TaskSpec> fork;           ///< Fork: exactly one child spec (no name)
-    bool wait = false;                    ///< Fork: block until the child exits
-    int nice = 0;                         ///< Nice
-    friend bool operator==(const Op&, const Op&) = default;
-};
-
-struct TaskSpec
-{
-    std::string name;                  ///< unique; with count N: name-1 … name-N
-    std::optional<int> count;          ///< replicate the task
-    std::optional<std::string> cgroup; ///< default "/"
-    std::optional<std::string> cpus;   ///< cpulist; default all CPUs
-    std::optional<Policy> policy;      ///< default normal
-    std::optional<int> nice;           ///< -20…19
-    std::optional<int> rtPriority;     ///< 1…99
-    std::optional<Nanoseconds> slice;  ///< custom slice, 0.1–100 ms
-    std::optional<uint64_t> cookie;    ///< core-scheduling cookie
-    std::optional<DurationSpec> start; ///< creation time; default 0
-    bool probe = false;
-    std::vector<Op> program;
-    friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
-};
-
 /// cpu.max: "QUOTA PERIOD" in µs, or "max PERIOD".
 struct CpuMax
 {
@@ -104,10 +52,67 @@ struct CgroupFiles
     friend bool operator==(const CgroupFiles&, const CgroupFiles&) = default;
 };
 
+struct TaskSpec;
+
+/// One program operation (scenario-format.md §1 "Operations").
+struct Op
+{
+    enum class Kind {
+        Run,
+        Sleep,
+        Loop,
+        Yield,
+        Lock,
+        Unlock,
+        Fork,
+        Exit,
+        Nice,
+        Cpus,
+        Cgroup,
+        Cookie,
+        Kernel,
+        Write
+    };
+    /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
+    enum class CookieCmd { Create, ShareTo, ShareFrom };
+    Kind kind = Kind::Run;
+    DurationSpec duration;               ///< Run, Sleep
+    std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
+    std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
+    std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
+    /// Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Cookie: task; Write: path pattern
+    std::string name;
+    CookieCmd cookie = CookieCmd::Create; ///< Cookie
+    std::vector<TaskSpec> fork;           ///< Fork: exactly one child spec (no name)
+    bool wait = false;                    ///< Fork: block until the child exits
+    int nice = 0;                         ///< Nice
+    CgroupFiles files;                    ///< Write: the files written to each matching cgroup
+    friend bool operator==(const Op&, const Op&) = default;
+};
+
+struct TaskSpec
+{
+    std::string name;                  ///< unique; with count N: name-1 … name-N
+    std::optional<int> count;          ///< replicate the task
+    std::optional<std::string> cgroup; ///< default "/"
+    std::optional<std::string> cpus;   ///< cpulist; default all CPUs
+    std::optional<Policy> policy;      ///< default normal
+    std::optional<int> nice;           ///< -20…19
+    std::optional<int> rtPriority;     ///< 1…99
+    std::optional<Nanoseconds> slice;  ///< custom slice, 0.1–100 ms
+    std::optional<uint64_t> cookie;    ///< core-scheduling cookie
+    std::optional<DurationSpec> start; ///< creation time; default 0
+    bool probe = false;
+    std::vector<Op> program;
+    friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
+};
+
 struct CgroupSpec
 {
     std::string path; ///< absolute, "/" is the root
     CgroupFiles files;
+    /// With count N the entry stands for the cgroups path-1 … path-N (like task "count").
+    std::optional<int> count{};
     friend bool operator==(const CgroupSpec&, const CgroupSpec&) = default;
 };
 
@@ -123,6 +128,7 @@ struct KernelSpec
     std::optional<TunableScaling> tunableScaling; ///< default log
     std::map<std::string, bool> features;         ///< debugfs names → on/off
     std::map<std::string, std::string> overrides; ///< kernel-model.md §13 choices
+    std::map<std::string, Nanoseconds> costs;     ///< kernel-work cost model (core/kernel/costs.h)
     friend bool operator==(const KernelSpec&, const KernelSpec&) = default;
 };
 

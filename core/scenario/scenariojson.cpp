@@ -9,6 +9,7 @@
 // iteratively). Sections are read in dependency order (machine before cpulists, cgroups before
 // references to them, tasks before actions) regardless of their order in the file.
 #include "core/base/cpuset.h"
+#include "core/kernel/costs.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/scenario/jsonvalues.h"
@@ -52,7 +53,7 @@ constexpr std::uintmax_t kMaxFileSize = 64U << 20U;
 const Keys kTopKeys{"schedlab", "name", "title", "description", "seed", "duration", "kernel",
     "machine", "cgroups", "tasks", "actions", "annotations"};
 const Keys kKernelKeys{
-    "profile", "hz", "preempt", "base_slice", "tunable_scaling", "features", "overrides"};
+    "profile", "hz", "preempt", "base_slice", "tunable_scaling", "features", "overrides", "costs"};
 const Keys kMachineKeys{"cpus", "threads_per_core", "cores_per_llc"};
 const Keys kCgroupFileKeys{"cpu.weight", "cpu.weight.nice", "cpu.max", "cpu.idle",
     "cpu.rt_runtime_us", "cpu.rt_period_us"};
@@ -319,6 +320,9 @@ private:
         std::map<std::string, std::string>& out);
     void parseMachine(const Json& v, const std::string& path);
     void parseCgroups(const Json& v, const std::string& path);
+    void parseCosts(
+        const Json& v, const std::string& path, std::map<std::string, Nanoseconds>& out);
+    void parseWrite(const Json& v, const std::string& path, Op& op);
     void parseCgroupFiles(
         const Json& obj, const std::string& path, const std::string& cgroup, CgroupFiles& out);
     TaskSpec parseTask(
@@ -721,6 +725,29 @@ void Parser::parseKernel(const Json& v, const std::string& path)
         parseFeatures(*it, child(path, "features"), kernel.features);
     if (auto it = v.find("overrides"); it != v.end())
         parseOverrides(*it, child(path, "overrides"), scenarioProfile(), kernel.overrides);
+    if (auto it = v.find("costs"); it != v.end())
+        parseCosts(*it, child(path, "costs"), kernel.costs);
+}
+
+void Parser::parseCosts(
+    const Json& v, const std::string& path, std::map<std::string, Nanoseconds>& out)
+{
+    if (!expectObject(v, path,
+            "a map of kernel-work costs to durations, e.g. { \"rt_walk_task\": \"10ns\" }"))
+        return;
+    KernelCosts probe;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string costPath = child(path, it.key());
+        if (!applyCost(probe, it.key(), 0)) {
+            m_diag.error(costPath, "unknown kernel cost (known: " + costNameList() + ")");
+            continue;
+        }
+        auto value = duration(it.value(), costPath);
+        if (value && (value->count() < 0 || value->count() > 1000000000))
+            m_diag.error(costPath, "expected a duration between 0ns and 1s" + got(it.value()));
+        else if (value)
+            out[it.key()] = *value;
+    }
 }
 
 void Parser::parseFeatures(const Json& v, const std::string& path, std::map<std::string, bool>& out)
@@ -825,8 +852,11 @@ void Parser::parseCgroups(const Json& v, const std::string& path)
         if (!expectObject(
                 entry, entryPath, "a cgroup such as { \"path\": \"/a\", \"cpu.weight\": 200 }"))
             continue;
-        checkKeys(entry, entryPath, concat({"path"}, kCgroupFileKeys));
+        checkKeys(entry, entryPath, concat({"path", "count"}, kCgroupFileKeys));
         CgroupSpec spec;
+        if (auto it = entry.find("count"); it != entry.end())
+            if (auto count = integer(*it, child(entryPath, "count"), 1, kMaxCount))
+                spec.count = static_cast<int>(*count);
         bool usable = false;
         if (const Json* p = required(entry, entryPath, "path", "an absolute path such as \"/a\"")) {
             const std::string pathPath = child(entryPath, "path");
@@ -848,8 +878,28 @@ void Parser::parseCgroups(const Json& v, const std::string& path)
             }
         }
         parseCgroupFiles(entry, entryPath, spec.path, spec.files);
+        if (usable && spec.count && spec.path == "/") {
+            m_diag.error(child(entryPath, "count"), "the root cgroup cannot be replicated");
+            usable = false;
+        }
+        if (usable && spec.count) {
+            // "/g" with count N stands for /g-1 … /g-N, each with the listed files.
+            for (int n = 1; n <= *spec.count; ++n) {
+                const std::string name = spec.path + "-" + std::to_string(n);
+                if (auto seen = firstSeen.find(name); seen != firstSeen.end()) {
+                    m_diag.error(child(entryPath, "count"),
+                        "duplicate cgroup " + inQuotes(name) + " (already at " + seen->second
+                            + ")");
+                    usable = false;
+                    break;
+                }
+                firstSeen.emplace(name, entryPath);
+                m_cgroups[name] = m_scenario.cgroups.size();
+            }
+        }
         if (usable) {
-            m_cgroups[spec.path] = m_scenario.cgroups.size();
+            if (!spec.count)
+                m_cgroups[spec.path] = m_scenario.cgroups.size();
             m_scenario.cgroups.push_back(std::move(spec));
         }
     }
@@ -916,6 +966,39 @@ void Parser::parseCgroupFiles(
         m_diag.error(filePath,
             "expected -1 (unlimited) or 0.." + std::to_string(period)
                 + " (at most cpu.rt_period_us)" + got(*it));
+}
+
+void Parser::parseWrite(const Json& v, const std::string& path, Op& op)
+{
+    if (!expectObject(v, path,
+            "{ \"cgroup\": PATH or PATTERN, cgroup files }, e.g. { \"cgroup\": \"/g-*\", "
+            "\"cpu.rt_runtime_us\": 0 }"))
+        return;
+    checkKeys(v, path, concat({"cgroup"}, kCgroupFileKeys));
+    const Json* cgroup = required(v, path, "cgroup", "a cgroup path, '*' matches any characters");
+    if (!cgroup)
+        return;
+    const std::string cgroupPath = child(path, "cgroup");
+    if (cgroup->is_string() && cgroup->get<std::string>().find('*') != std::string::npos) {
+        const std::string pattern = cgroup->get<std::string>();
+        bool any = false;
+        for (const auto& [listed, index] : m_cgroups)
+            if (cgroupMatches(pattern, listed)) {
+                any = true;
+                break;
+            }
+        if (!pattern.starts_with("/"))
+            m_diag.error(cgroupPath, "expected an absolute pattern such as \"/g-*\"");
+        else if (!any)
+            m_diag.error(cgroupPath, "the pattern " + inQuotes(pattern) + " matches no cgroup");
+        else
+            op.name = pattern;
+    } else {
+        op.name = cgroupRef(*cgroup, cgroupPath).value_or("");
+    }
+    parseCgroupFiles(v, path, op.name, op.files);
+    if (v.size() == 1)
+        m_diag.error(path, "nothing to write: add a cgroup file such as \"cpu.rt_runtime_us\"");
 }
 
 TaskSpec Parser::parseTask(
@@ -1100,6 +1183,9 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
         break;
     case Op::Kind::Cookie:
         parseCookieOp(value, valuePath, op);
+        break;
+    case Op::Kind::Write:
+        parseWrite(value, valuePath, op);
         break;
     }
     return op;
@@ -1478,6 +1564,12 @@ Json opJson(const Op& op)
             out[verb] =
                 Json{{op.cookie == Op::CookieCmd::ShareTo ? "share_to" : "share_from", op.name}};
         break;
+    case Op::Kind::Write: {
+        Json files = Json{{"cgroup", op.name}};
+        addCgroupFiles(files, op.files);
+        out[verb] = files;
+        break;
+    }
     }
     return out;
 }
@@ -1573,6 +1665,11 @@ Json scenarioJson(const Scenario& s)
         kernel["features"] = k.features;
     if (!k.overrides.empty())
         kernel["overrides"] = k.overrides;
+    if (!k.costs.empty()) {
+        Json& costs = kernel["costs"] = Json::object();
+        for (const auto& [name, value] : k.costs)
+            costs[name] = durationJson(value);
+    }
     if (!kernel.empty())
         root["kernel"] = kernel;
 
@@ -1590,6 +1687,8 @@ Json scenarioJson(const Scenario& s)
         Json& cgroups = root["cgroups"] = Json::array();
         for (const CgroupSpec& cg : s.cgroups) {
             Json entry = Json{{"path", cg.path}};
+            if (cg.count)
+                entry["count"] = *cg.count;
             addCgroupFiles(entry, cg.files);
             cgroups.push_back(std::move(entry));
         }

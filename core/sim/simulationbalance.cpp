@@ -44,7 +44,7 @@ bool SimulationImpl::pullOneTask(int dstCpu, int minImbalance)
         Rq& dstRq = *m_rqs[static_cast<size_t>(dstCpu)];
         m_fair->enqueueTask(dstRq, task.se, EnqueueMigrated);
         if (dstRq.curr)
-            m_fair->checkPreemptWakeup(dstRq, task.se, 0);
+            wakeupPreempt(dstRq, task, 0);
         return true;
     }
     return false;

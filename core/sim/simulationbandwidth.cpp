@@ -372,7 +372,7 @@ void SimulationImpl::requeueParked(Task& task)
     }
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     m_fair->enqueueTask(rq, task.se, EnqueueWakeup);
-    m_fair->checkPreemptWakeup(rq, task.se, 0);
+    wakeupPreempt(rq, task, 0);
 }
 
 // --- boost_throttled_on_wakeup (§9.4, a what-if) -------------------------------------------------
@@ -425,7 +425,7 @@ void SimulationImpl::returnToUser(Task& task)
         m_reschedPending.push_back(task.cpu); // a preemption deferred by the kernel section
 }
 
-bool SimulationImpl::preemptible(int cpu) const
+bool SimulationImpl::kernelSectionPreemptible(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr || m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)

@@ -74,6 +74,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
     m_fair = std::make_unique<FairClass>(params, *this, m_groups);
 
+    initRt(scenario);
     buildGroups(scenario);
 
     // Tasks of the file, in file order; random start times are drawn in that order.
@@ -153,10 +154,16 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
     root.index = 0;
     root.path = "/";
     m_groups.push_back(std::move(root));
+    m_groupIndex.emplace("/", 0);
     m_rec.groupPaths.push_back("/");
     for (const CgroupSpec& spec : scenario.cgroups) {
         if (spec.path == "/") {
             applyCgroupFiles(0, spec.files);
+            continue;
+        }
+        if (spec.count) { // "/g" with count N: /g-1 … /g-N
+            for (int n = 1; n <= *spec.count; ++n)
+                addGroup(spec.path + "-" + std::to_string(n), spec.files);
             continue;
         }
         addGroup(spec.path, spec.files);
@@ -166,10 +173,8 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
 
 int SimulationImpl::groupByPath(const std::string& path) const
 {
-    for (const auto& g : m_groups)
-        if (g.path == path)
-            return g.index;
-    return -1;
+    const auto it = m_groupIndex.find(path);
+    return it == m_groupIndex.end() ? -1 : it->second;
 }
 
 int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
@@ -202,6 +207,9 @@ int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
         g.se.push_back(std::move(se));
     }
     m_rec.groupPaths.push_back(path);
+    m_groupIndex.emplace(path, g.index);
+    m_rtGroups.emplace_back(); // runtime 0, period 1 s (§10.1)
+    m_rtGroups[static_cast<size_t>(parent)].children.push_back(g.index);
     applyCgroupFiles(g.index, files);
     return g.index;
 }
@@ -216,6 +224,8 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
 
 void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
 {
+    if (files.rtRuntimeUs || files.rtPeriodUs)
+        applyRtFiles(group, files, ""); // RT group bandwidth, simulationrt.cpp
     TaskGroup& g = m_groups[static_cast<size_t>(group)];
     bool sharesChanged = false;
     if (files.weight && group != 0) {
@@ -280,6 +290,17 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
         t.cpus = *set;
     }
     t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
+    t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
+    if (t.isRt() && t.rtPriority == 0)
+        t.rtPriority = 1;
+    if (t.isRt() && t.group != 0 && m_rtGroups[static_cast<size_t>(t.group)].runtimeNs == 0) {
+        // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).
+        failedAction("", 0,
+            "sched_setscheduler(" + name + ", " + (t.policy == Policy::Fifo ? "fifo" : "rr")
+                + "): EPERM (" + m_groups[static_cast<size_t>(t.group)].path
+                + " has cpu.rt_runtime_us 0); the task stays SCHED_NORMAL");
+        t.policy = Policy::Normal;
+    }
     t.nice = spec.nice.value_or(p ? p->nice : 0);
     t.probe = spec.probe;
     // sched_core_fork(): a child inherits its parent's cookie.
@@ -398,6 +419,9 @@ void SimulationImpl::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
         return; // killed before it started
+    if (task.isRt() && rtWakeUpNew(task))
+        return;
+    task.alive = true;
     const int cpu = selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
@@ -419,7 +443,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     task.se.relDeadline = false;
     m_fair->enqueueTask(rq, task.se, EnqueueInitial);
     markWaiting(task, cpu);
-    m_fair->checkPreemptWakeup(rq, task.se, WakeFork);
+    wakeupPreempt(rq, task, WakeFork);
     if (!rq.curr)
         resched(cpu, false);
 }
@@ -429,6 +453,8 @@ void SimulationImpl::tryToWakeUp(Task& task)
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild
         && task.state != TaskRunState::BlockedLock)
         return;
+    if (task.isRt() && rtTryToWakeUp(task))
+        return;
     task.state = TaskRunState::Runnable;
     if (task.se.onRq) {
         // ttwu_runnable(): still queued as delayed: requeue on the same CPU, no selection.
@@ -437,7 +463,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
         boostTask(task);
-        m_fair->checkPreemptWakeup(rq, task.se, 0);
+        wakeupPreempt(rq, task, 0);
         return;
     }
     const int prev = task.cpu;
@@ -455,7 +481,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
     boostTask(task);
-    m_fair->checkPreemptWakeup(rq, task.se, 0);
+    wakeupPreempt(rq, task, 0);
 }
 
 void SimulationImpl::exitTask(Task& task)
@@ -470,6 +496,7 @@ void SimulationImpl::exitTask(Task& task)
     }
     m_events.cancel(task.timer);
     unlinkParked(task);
+    rtDequeue(task);
     if (task.se.onRq) {
         const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
@@ -486,14 +513,18 @@ void SimulationImpl::finishExit(Task& task)
     releaseMutexes(task); // a dying task's mutexes go to their next waiters
     removeLoad(task.se);
     task.exiting = false;
+    task.alive = false;
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
     record(RecordKind::Exit, task.se, 0, 0, 0);
-    for (auto& other : m_tasks)
-        if (other->waitingFor == task.index && other->state == TaskRunState::WaitingChild) {
-            other->waitingFor = -1;
-            tryToWakeUp(*other);
+    // Only the parent can wait for this task (fork with wait).
+    if (task.parent >= 0) {
+        Task& parent = *m_tasks[static_cast<size_t>(task.parent)];
+        if (parent.waitingFor == task.index && parent.state == TaskRunState::WaitingChild) {
+            parent.waitingFor = -1;
+            tryToWakeUp(parent);
         }
+    }
 }
 
 Task* SimulationImpl::taskByName(const std::string& name)
@@ -568,38 +599,58 @@ void SimulationImpl::schedule(int cpu)
     Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
     if (prev) {
         stopRunning(*prev);
-        if (prev->blocking || prev->exiting)
-            endBoost(*prev);
-        if (!prev->blocking && !prev->exiting) {
-            checkPrevRuntime(*prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
-            if (shouldPark(*prev))
-                parkTask(*prev); // 6.18+: task work at return to user
-        }
-        if (prev->blocking || prev->exiting) {
-            const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
-            if (prev->exiting && r < 0) // task_dead_fair(): a dead task never stays delayed
-                m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
+        if (prev->isRt()) {
+            rtPutPrev(*prev);
+        } else {
+            if (prev->blocking || prev->exiting)
+                endBoost(*prev);
+            if (!prev->blocking && !prev->exiting) {
+                checkPrevRuntime(*prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+                if (shouldPark(*prev))
+                    parkTask(*prev); // 6.18+: task work at return to user
+            }
+            if (prev->blocking || prev->exiting) {
+                const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
+                if (prev->exiting && r < 0) // task_dead_fair(): a dead task never stays delayed
+                    m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
+            }
         }
     }
+    // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp); the
+    // fair pick may be core scheduling's core-wide pick (simulationcore.cpp).
+    RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
+    if (rtc.serverRunning && rq.nrRunning == 0)
+        rtc.serverRunning = false; // dl_server_stop(): no fair task left
+    Task* rtNext = rtc.serverRunning || m_rtQueued == 0 ? nullptr : rtPickNext(cpu);
+    SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
+    SchedEntity* next = nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
-    SchedEntity* next = pickNextTask(cpu, forcedIdle);
-    // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
-    while (next && next != prevSe && shouldPark(taskOf(*next))) {
-        parkTask(taskOf(*next));
+    if (rtNext) {
+        next = &rtNext->se;
+        if (putFrom)
+            m_fair->putPrevTask(rq, *putFrom);
+        rtNext->rtExecStart = clock();
+        if (rq.nrRunning > 0)
+            fairServerStarve(cpu);
+    } else {
         next = pickNextTask(cpu, forcedIdle);
+        // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
+        while (next && next != prevSe && shouldPark(taskOf(*next))) {
+            parkTask(taskOf(*next));
+            next = pickNextTask(cpu, forcedIdle);
+        }
     }
-    SchedEntity* putFrom = prevSe;
     if (!next && !forcedIdle) {
         // sched_balance_newidle(): about to go idle, try to pull a task first.
-        if (prevSe) {
-            m_fair->putPrevTask(rq, *prevSe);
+        if (putFrom) {
+            m_fair->putPrevTask(rq, *putFrom);
             putFrom = nullptr;
         }
         rq.curr = nullptr;
         if (pullOneTask(cpu, 2))
             next = pickNextTask(cpu, forcedIdle);
     }
-    if (next != putFrom || (putFrom && !putFrom->onRq)) {
+    if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
         if (next)
             m_fair->switchTasks(rq, putFrom, *next);
         else if (putFrom)
@@ -622,11 +673,9 @@ void SimulationImpl::schedule(int cpu)
                 prev->state = TaskRunState::Sleeping;
                 prev->sleepCpu = cpu;
                 const int idx = prev->index;
-                prev->timer = m_events.schedule(Nanoseconds(now + prev->sleepFor), [this, idx] {
-                    Task& t = *m_tasks[static_cast<size_t>(idx)];
-                    m_eventCpu = t.sleepCpu;
-                    tryToWakeUp(t);
-                });
+                const int64_t due = now + prev->sleepFor;
+                prev->timer = m_events.schedule(
+                    Nanoseconds(due), [this, idx, due] { timerWakeUp(idx, due); });
             }
         } else {
             prev->state = TaskRunState::Runnable;
@@ -653,6 +702,7 @@ void SimulationImpl::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
+    rtBalance(cpu);
 }
 
 void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
@@ -680,7 +730,8 @@ void SimulationImpl::armHrtick(Rq& rq)
     EventId& ev = m_hrtickEvents[static_cast<size_t>(rq.cpu)];
     m_events.cancel(ev);
     ev = {};
-    if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1)
+    if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
+        || taskOf(*rq.curr).isRt())
         return;
     // hrtick_start_fair(): fire when the task's slice is used up.
     const SchedEntity& se = *rq.curr;
@@ -727,10 +778,23 @@ void SimulationImpl::tick(int cpu)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     m_tickEvents[static_cast<size_t>(cpu)] = {};
+    if (const int64_t irqsOn = m_rtCpus[static_cast<size_t>(cpu)].irqsOffUntil; irqsOn > clock()) {
+        // Interrupts are disabled on this CPU (cost model): the tick waits for them.
+        m_tickEvents[static_cast<size_t>(cpu)] = m_events.schedule(
+            Nanoseconds(irqsOn),
+            [this, cpu] {
+                m_eventCpu = cpu;
+                tick(cpu);
+            },
+            kTickPriority);
+        return;
+    }
     if (!rq.curr)
         return;
-    m_fair->taskTick(rq);
-    taskTickCore(cpu);
+    if (!rtTick(cpu)) {
+        m_fair->taskTick(rq);
+        taskTickCore(cpu);
+    }
     // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
@@ -774,6 +838,10 @@ void SimulationImpl::setUserNice(Task& task, int nice)
     nice = std::clamp(nice, -20, 19);
     if (task.state == TaskRunState::Exited || nice == task.nice)
         return;
+    if (task.isRt()) {
+        task.nice = nice; // kept for a later return to SCHED_NORMAL; no effect on RT
+        return;
+    }
     const int old = task.nice;
     changeTask(task, DequeueSave, [&](Rq&) {
         task.nice = nice;
@@ -790,13 +858,13 @@ void SimulationImpl::setUserNice(Task& task, int nice)
         if (nice > old)
             resched(task.cpu, false);
     } else {
-        m_fair->checkPreemptWakeup(rq, task.se, 0);
+        wakeupPreempt(rq, task, 0); // RT curr: no fair preemption
     }
 }
 
 void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
-    if (task.state == TaskRunState::Exited || !m_traits.customSlices)
+    if (task.state == TaskRunState::Exited || !m_traits.customSlices || task.isRt())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {
         if (slice) {
@@ -811,9 +879,8 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
-    if (task.state == TaskRunState::Exited || policy == Policy::Fifo
-        || policy == Policy::RoundRobin)
-        return; // RT classes are not simulated yet (reported by the loader)
+    if (task.state == TaskRunState::Exited || rtSetPolicy(task, policy))
+        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationrt.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
         task.se.batchPolicy = policy == Policy::Batch;
@@ -840,7 +907,7 @@ void SimulationImpl::migrateQueued(Task& task, int cpu)
 
 void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
 {
-    if (task.state == TaskRunState::Exited || cpus.empty())
+    if (task.state == TaskRunState::Exited || cpus.empty() || rtSetAffinity(task, cpus))
         return;
     task.cpus = cpus;
     if (cpus.test(task.cpu))
@@ -883,12 +950,12 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     Rq& dst = *m_rqs[static_cast<size_t>(target)];
     m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
     markWaiting(task, target);
-    m_fair->checkPreemptWakeup(dst, task.se, 0);
+    wakeupPreempt(dst, task, 0);
 }
 
 void SimulationImpl::moveTask(Task& task, int group)
 {
-    if (task.state == TaskRunState::Exited || group == task.group)
+    if (task.state == TaskRunState::Exited || group == task.group || rtMoveTask(task, group))
         return;
     if (task.parked) {
         unlinkParked(task);

@@ -7,6 +7,8 @@
 
 #include "core/base/prng.h"
 #include "core/fair/fairclass.h"
+#include "core/kernel/costs.h"
+#include "core/rt/rtclass.h"
 #include "core/sim/coresched.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
@@ -15,7 +17,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace schedlab {
@@ -104,6 +108,45 @@ private:
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
+    // RT class, RT group bandwidth, kernel-work costs (simulationrt.cpp)
+    void initRt(const Scenario& scenario);
+    bool rtWakeUpNew(Task& task);
+    bool rtTryToWakeUp(Task& task);
+    void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
+    Task* rtPickNext(int cpu);
+    void rtPutPrev(Task& prev);
+    void rtUpdateCurr(Task& task);
+    void rtEnqueue(Task& task, bool head);
+    void rtDequeue(Task& task);
+    int rtSelectCpu(const Task& task) const;
+    int cpuPrio(int cpu) const;
+    void rtBalance(int cpu);
+    void rtMigrate(Task& task, int cpu);
+    bool rtTick(int cpu);
+    void rtArmPeriod(int group);
+    void rtPeriodTimer(int group);
+    bool rtThrottled(const Task& task) const;
+    bool rtApplies(int group) const;
+    void fairServerStarve(int cpu);
+    void fairServerTimer(int cpu);
+    void fairServerAccount(int cpu, int64_t delta);
+    bool rtSetPolicy(Task& task, Policy policy);
+    bool rtMoveTask(Task& task, int group);
+    bool rtSetAffinity(Task& task, const CpuSet& cpus);
+    RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
+    int rtSetBandwidth(
+        int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
+    void failedAction(const std::string& task, int cpu, const std::string& what);
+    bool continueKernelWork(Task& task);
+    bool startFork(Task& task, const Op& op);
+    bool completeFork(Task& task, const Op& op);
+    void startWrite(Task& task, const Op& op);
+    void beginSection(
+        int cpu, int64_t until, bool irqsOff, const std::string& who, const std::string& what);
+    /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
+    bool preemptible(int cpu) const;
+    void timerWakeUp(int taskIndex, int64_t due);
+
     // workload
     void advanceProgram(Task& task);
     int64_t draw(const DurationSpec& d);
@@ -115,6 +158,7 @@ private:
     bool updateCfsRqLoad(CfsRq& cfsRq);
     void updateTgLoadAvg(CfsRq& cfsRq);
     void updateBlockedAverages(int cpu);
+    void listLeaf(const CfsRq& cfsRq);
     void scheduleBlockedUpdate();
     void nohzBalancerKick(int cpu);
 
@@ -164,7 +208,7 @@ private:
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task);
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
-    bool preemptible(int cpu) const;
+    bool kernelSectionPreemptible(int cpu) const;
     bool lockMutex(Task& task, const std::string& name);
     void unlockMutex(Task& task, const std::string& name);
     void releaseMutexes(Task& task);
@@ -226,7 +270,17 @@ private:
         int owner = -1;
         std::vector<int> waiters; ///< FIFO
     };
-    std::map<std::string, Mutex> m_mutexes; ///< by name (ordered: deterministic)
+    std::map<std::string, Mutex> m_mutexes;            ///< by name (ordered: deterministic)
+    std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
+    std::vector<std::set<int, std::greater<int>>> m_leafGroups; ///< per CPU: leaf list (§6.6)
+    std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
+    KernelCosts m_costs;
+    std::vector<RtGroup> m_rtGroups; ///< per task group (index as m_groups)
+    std::vector<RtCpu> m_rtCpus;     ///< per CPU
+    std::vector<Finding> m_rtFindings;
+    int m_rtQueued = 0;               ///< RT tasks queued on all CPUs
+    int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until
+    int64_t m_tasklistWriteUntil = 0; ///< tasklist_lock write-held (fork) until
 };
 
 } // namespace schedlab

@@ -93,8 +93,26 @@ void SimulationImpl::updateTgLoadAvg(CfsRq& cfsRq)
     }
 }
 
+void SimulationImpl::listLeaf(const CfsRq& cfsRq)
+{
+    // list_add_leaf_cfs_rq(): a group cfs_rq whose load may change joins its CPU's leaf list.
+    if (cfsRq.groupIndex == 0)
+        return;
+    const size_t idx = static_cast<size_t>(cfsRq.groupIndex) * static_cast<size_t>(m_cpus)
+        + static_cast<size_t>(cfsRq.cpu);
+    if (m_leafListed.size() <= idx)
+        m_leafListed.resize(m_groups.size() * static_cast<size_t>(m_cpus), 0);
+    if (m_leafListed[idx])
+        return;
+    m_leafListed[idx] = 1;
+    m_leafGroups[static_cast<size_t>(cfsRq.cpu)].insert(cfsRq.groupIndex);
+}
+
 void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 {
+    listLeaf(cfsRq);
+    if (se.myQ)
+        listLeaf(*se.myQ); // the group entity's own average changes too
     const auto now = static_cast<uint64_t>(clock());
     if (se.peltAttached
         && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se))
@@ -122,13 +140,30 @@ void SimulationImpl::updateBlockedAverages(int cpu)
     last = jiffy;
     // update_blocked_averages(): decay every group cfs_rq of this CPU (leaves first) and publish
     // the result in tg->load_avg; then the root cfs_rq.
-    for (auto it = m_groups.rbegin(); it != m_groups.rend(); ++it) {
-        if (it->cfsRq.empty())
-            continue;
+    // Only the group cfs_rq's on this CPU's leaf list are visited (leaves first: descending group
+    // index, children are created after their parents), like rq->leaf_cfs_rq_list.
+    auto& leaves = m_leafGroups[static_cast<size_t>(cpu)];
+    for (auto next = leaves.begin(); next != leaves.end();) {
+        const auto it = m_groups.begin() + *next;
         CfsRq& rq = *it->cfsRq[static_cast<size_t>(cpu)];
+        SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
+        // cfs_rq_is_decayed(): a cfs_rq with no weight, zero sums and nothing published is off
+        // the leaf list, so the walk skips it (thousands of empty groups stay cheap). PELT's
+        // period phase is derived from the elapsed time, so a later update gives the same result.
+        auto zero = [](const PeltAvg& a) {
+            return a.loadSum == 0 && a.runnableSum == 0 && a.utilSum == 0 && a.loadAvg == 0
+                && a.runnableAvg == 0 && a.utilAvg == 0;
+        };
+        if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.tgLoadAvgContrib == 0 && !rq.curr
+            && zero(rq.avg) && (!ge.peltAttached || zero(ge.avg))) {
+            m_leafListed[static_cast<size_t>(*next) * static_cast<size_t>(m_cpus)
+                + static_cast<size_t>(cpu)] = 0;
+            next = leaves.erase(next); // list_del_leaf_cfs_rq()
+            continue;
+        }
+        ++next;
         if (updateCfsRqLoad(rq))
             updateTgLoadAvg(rq);
-        SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
         if (ge.peltAttached
             && peltUpdateSum(static_cast<uint64_t>(clock()), ge.avg, ge.onRq ? 1 : 0,
                 entityRunnable(ge), ge.cfsRq->curr == &ge))

@@ -30,6 +30,8 @@ int64_t SimulationImpl::draw(const DurationSpec& d)
 void SimulationImpl::advanceProgram(Task& task)
 {
     task.workLeft = 0;
+    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationrt.cpp)
+        return;
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     for (int ops = 0;; ++ops) {
         if (ops > kMaxInstantOps) {
@@ -120,19 +122,19 @@ void SimulationImpl::advanceProgram(Task& task)
         case Op::Kind::Fork: {
             if (op.fork.empty())
                 continue;
-            const std::string name = task.name + "." + std::to_string(++task.forks);
-            Task& child =
-                createTask(op.fork.front(), name, task.index); // unset fields come from the parent
-            child.spawnedAt = clock();
-            wakeUpNewTask(child);
-            if (op.wait) {
-                task.waitingFor = child.index;
-                task.blocking = true;
-                resched(task.cpu, false);
+            if (startFork(task, op)) { // kernel work first; the child appears at its end
+                task.pendingFork = &op;
                 return;
             }
+            if (completeFork(task, op))
+                return;
             continue;
         }
+        case Op::Kind::Write:
+            startWrite(task, op);
+            if (continueKernelWork(task))
+                return;
+            continue;
         case Op::Kind::Exit:
             task.exiting = true;
             resched(task.cpu, false);
@@ -153,6 +155,22 @@ void SimulationImpl::advanceProgram(Task& task)
             continue;
         }
     }
+}
+
+bool SimulationImpl::completeFork(Task& task, const Op& op)
+{
+    const std::string name = task.name + "." + std::to_string(++task.forks);
+    Task& child =
+        createTask(op.fork.front(), name, task.index); // unset fields come from the parent
+    child.spawnedAt = clock();
+    wakeUpNewTask(child);
+    if (op.wait && child.state != TaskRunState::Exited) {
+        task.waitingFor = child.index;
+        task.blocking = true;
+        resched(task.cpu, false);
+        return true;
+    }
+    return false;
 }
 
 void SimulationImpl::onWorkDone(int taskIndex)
@@ -223,6 +241,8 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
 {
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
+    if (!task.isRt())
+        fairServerAccount(task.cpu, delta);
     for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
         m_groupCpuTime[static_cast<size_t>(g)] += delta;
 }
@@ -312,6 +332,25 @@ void SimulationImpl::checkInvariants()
                 + " != " + std::to_string(perCpu[static_cast<size_t>(c)]));
         if (rq.curr && rq.cfs->inTree(*rq.curr))
             report("cpu" + std::to_string(c) + ": the running task is in the tree");
+    }
+    // With thousands of group cfs_rq's a full sweep after every event would dominate the run:
+    // then only the cfs_rq's on the paths of queued tasks are checked every event, all of them
+    // every 1024th event.
+    const bool full =
+        m_groups.size() * static_cast<size_t>(m_cpus) <= 4096 || m_events.executed() % 1024 == 0;
+    if (!full) {
+        std::vector<const CfsRq*> onPath;
+        for (const auto& [rq, c] : counts)
+            if (rq->groupIndex != 0)
+                onPath.push_back(rq);
+        std::sort(onPath.begin(), onPath.end(), [](const CfsRq* a, const CfsRq* b) {
+            return std::pair(a->groupIndex, a->cpu) < std::pair(b->groupIndex, b->cpu);
+        });
+        for (const CfsRq* rq : onPath)
+            check(*rq,
+                "cpu" + std::to_string(rq->cpu) + " "
+                    + m_groups[static_cast<size_t>(rq->groupIndex)].path);
+        return;
     }
     for (const auto& g : m_groups)
         for (const auto& rq : g.cfsRq)
@@ -441,6 +480,8 @@ Metrics SimulationImpl::metrics() const
     }
     // Completed waits longer than the threshold, recorded by the watchdog as they ended.
     for (const auto& f : m_watchdog)
+        m.findings.push_back(f);
+    for (const auto& f : m_rtFindings) // failed actions, long irqs-off sections, late timers
         m.findings.push_back(f);
     std::sort(m.findings.begin(), m.findings.end(),
         [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });

@@ -36,6 +36,8 @@ struct Task
     int forks = 0;          ///< children forked so far (for child names)
     uint64_t cookie = 0;    ///< core_cookie (0 = untagged), kernel-model.md §11.1
     int coreOccupation = 0; ///< core_occupation: busy siblings when it was last core-picked
+    int rtPriority = 0;     ///< 1…99 for SCHED_FIFO/SCHED_RR (higher runs first)
+    bool isRt() const { return policy == Policy::Fifo || policy == Policy::RoundRobin; }
 
     SchedEntity se;
     TaskRunState state = TaskRunState::NotStarted;
@@ -71,6 +73,17 @@ struct Task
     std::vector<std::string> held; ///< mutexes held, in acquisition order
     bool parked = false;           ///< 6.18+: on a throttled cfs_rq's limbo list
     bool boosted = false;          ///< boost_throttled_on_wakeup: runs in a throttled group
+    // RT class (core/sim/simulationrt.cpp).
+    bool rtQueued = false;   ///< on its CPU's RT queue (the running RT task included)
+    int64_t rtExecStart = 0; ///< start of the RT execution not yet accounted (update_curr_rt)
+    int rtTicksLeft = 0;     ///< SCHED_RR: ticks left in the time slice
+    bool alive = false;      ///< between wake_up_new_task and exit: in the kernel's task list
+    // Kernel work in progress (cost model): a fork waiting for/holding tasklist_lock, or the
+    // remaining cgroup writes of a "write" operation.
+    const Op* pendingFork = nullptr;
+    const Op* writeOp = nullptr;
+    std::vector<int> writeGroups; ///< groups still to write, in order
+    size_t writeNext = 0;
 
     // Metrics.
     int64_t spawnedAt = 0;

@@ -30,7 +30,7 @@ class TestBandwidth : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void loneHogGetsQuota_data();
     void loneHogGetsQuota();
     void hierarchyAndGlobalPool_data();

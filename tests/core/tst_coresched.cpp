@@ -76,7 +76,7 @@ class TestCoreSched : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void yieldRuleByHand_data();
     void yieldRuleByHand();
     void siblingsNeverMixCookies_data();

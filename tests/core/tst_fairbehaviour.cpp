@@ -114,7 +114,7 @@ class TestFairBehaviour : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void sharesFollowWeights_data();
     void sharesFollowWeights();
     void tickGranularSlices_data();

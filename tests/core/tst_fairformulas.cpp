@@ -156,7 +156,7 @@ class TestFairFormulas : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void placeEntity_data();
     void placeEntity();
     void updateEntityLag_data();

@@ -41,7 +41,7 @@ class TestGroups : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     // formulas
     void sharesFromCpuWeight_data();
     void sharesFromCpuWeight();

@@ -41,7 +41,7 @@ class TestSeedStarvation : public QObject
 {
     Q_OBJECT
 
-private slots:
+private Q_SLOTS:
     void initTestCase();
     void starves_data();
     void starves();

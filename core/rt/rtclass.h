@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The RT scheduling class (SCHED_FIFO / SCHED_RR) and RT group bandwidth
+// (CONFIG_RT_GROUP_SCHED), kernel-model.md §10. The state lives here; the mechanism that moves
+// tasks (enqueue, pick, tick, push/pull, period timer, admission) is in core/sim/simulationrt.cpp.
+//
+// Simplifications (documented in docs/scenarios/rt-group-constraints.md):
+// - One priority-ordered queue per CPU holds every queued RT task (the running one included);
+//   group rt_rq's are not separate queues. A task may be picked when neither its group's nor any
+//   ancestor's rt_rq is throttled on that CPU. For the usual one-level hierarchy this picks the
+//   same task as the kernel's group-entity pick.
+// - Push/pull (§10, rt.c push_rt_task/pull_rt_task): after every schedule() a CPU pushes a queued,
+//   not running RT task to the allowed CPU that runs the lowest priority (idle or fair counting
+//   lowest) if that is lower than the task's, and a CPU that no longer runs an RT task pulls the
+//   highest queued-not-running RT task of another CPU. No cpupri, no root-domain overload mask.
+// - RT_RUNTIME_SHARE (runtime borrowing) is off, as in every EEVDF-era kernel.
+#pragma once
+
+#include "core/sim/eventqueue.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+constexpr int64_t kRtRuntimeInf = -1;                  ///< RUNTIME_INF
+constexpr int64_t kRtDefaultPeriodNs = 1'000'000'000;  ///< sched_rt_period_us = 1 s
+constexpr int64_t kRtDefaultRuntimeNs = 950'000'000;   ///< sched_rt_runtime_us = 0.95 s
+constexpr int64_t kRrTimesliceMs = 100;                ///< RR_TIMESLICE = 100 ms in jiffies
+constexpr int kBwShift = 20;                           ///< BW_SHIFT
+constexpr int64_t kFairServerRuntimeNs = 50'000'000;   ///< fair_server runtime 50 ms
+constexpr int64_t kFairServerPeriodNs = 1'000'000'000; ///< fair_server period 1 s
+constexpr int64_t kMaxRtRuntimeNs =
+    (int64_t{1} << (64 - kBwShift)) - 1; ///< max_rt_runtime = MAX_BW
+
+/// to_ratio(period, runtime) = runtime << BW_SHIFT / period; RUNTIME_INF → 1 << BW_SHIFT.
+inline uint64_t toRatio(int64_t periodNs, int64_t runtimeNs)
+{
+    if (runtimeNs == kRtRuntimeInf)
+        return uint64_t{1} << kBwShift;
+    if (periodNs == 0)
+        return 0;
+    return (static_cast<uint64_t>(runtimeNs) << kBwShift) / static_cast<uint64_t>(periodNs);
+}
+
+/// One CPU's rt_rq of a task group: the bandwidth state (rt_time, rt_throttled).
+struct RtRqBw
+{
+    int64_t rtTime = 0;
+    bool throttled = false;
+};
+
+/// struct rt_bandwidth of a task group plus its per-CPU rt_rq bandwidth state. The per-CPU
+/// vector is allocated on first use so that thousands of empty groups stay cheap.
+struct RtGroup
+{
+    int64_t runtimeNs = 0; ///< new groups start with 0 (§10.1); root: the global runtime
+    int64_t periodNs = kRtDefaultPeriodNs;
+    std::vector<int> children; ///< in the kernel's list order (newest first)
+    std::vector<RtRqBw> cpu;   ///< per CPU; empty until an RT task of the group ran
+    EventId periodTimer;       ///< rt_period_timer while active
+};
+
+/// Per-CPU state that is not the fair class's.
+struct RtCpu
+{
+    std::vector<int> queue; ///< task indices, highest rt_priority first, FIFO within a priority
+    // Fair deadline server (6.12+, §10.4), simplified: a 50 ms budget per 1 s period.
+    int64_t serverPeriodEnd = -1; ///< end of the current server period; -1 not started
+    int64_t serverRuntime = 0;    ///< budget left in the period
+    bool serverRunning = false;   ///< the server is boosting the fair class above RT
+    EventId serverTimer;          ///< zero-laxity (defer) timer or replenishment
+    // Kernel sections of the cost model: the CPU cannot reschedule (preempt off) and, for
+    // irqs-off sections, cannot take interrupts (ticks, timer wake-ups) until these times.
+    int64_t nonPreemptUntil = 0;
+    int64_t irqsOffUntil = 0;
+    EventId sectionEnd;
+};
+
+/// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.
+struct RtWalkCount
+{
+    int64_t groups = 0;         ///< tg_rt_schedulable() calls
+    int64_t tasks = 0;          ///< threads visited by tg_has_rt_tasks()
+    int64_t hasRtTaskCalls = 0; ///< tg_has_rt_tasks() calls
+};
+
+} // namespace schedlab

@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The RT class (SCHED_FIFO/SCHED_RR), RT bandwidth (global and per group, kernel-model.md §10),
+// the 6.12+ fair deadline server, and the cost model of kernel work done by task actions (cgroup
+// file writes, fork) with its non-preemptible and interrupts-off sections.
+// Simplifications are listed in core/rt/rtclass.h and docs/scenarios/rt-group-constraints.md.
+#include "core/scenario/jsonvalues.h"
+#include "simulationimpl.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <unordered_map>
+
+namespace schedlab {
+
+namespace {
+
+/// Kernel sections and delayed interrupts shorter than this are not reported as findings.
+constexpr int64_t kReportSectionNs = 1'000'000;
+
+std::string errnoName(int err)
+{
+    switch (err) {
+    case -EBUSY:
+        return "EBUSY";
+    case -EPERM:
+        return "EPERM";
+    default:
+        return "EINVAL";
+    }
+}
+
+std::string formatNs(int64_t ns)
+{
+    return formatDurationHuman(Nanoseconds(ns));
+}
+
+} // namespace
+
+// --- set-up -------------------------------------------------------------------------------------
+
+void SimulationImpl::initRt(const Scenario& scenario)
+{
+    for (const auto& [name, value] : scenario.kernel.costs)
+        applyCost(m_costs, name, value.count());
+    RtGroup root;
+    root.runtimeNs = kRtDefaultRuntimeNs; // the root group carries the global values (§10.1)
+    root.periodNs = kRtDefaultPeriodNs;
+    m_rtGroups.push_back(std::move(root));
+    m_rtCpus.resize(static_cast<size_t>(m_cpus));
+    m_leafGroups.resize(static_cast<size_t>(m_cpus)); // simulationload.cpp
+}
+
+void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
+{
+    m_rtFindings.push_back({"failed_action", task, cpu, clock(), 0, what});
+}
+
+// --- RT group bandwidth: admission (§10.2, §10.3) ------------------------------------------------
+
+int SimulationImpl::rtSetBandwidth(
+    int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why)
+{
+    // tg_set_rt_bandwidth(): plain argument checks first.
+    if (group == 0 && runtimeNs == 0) {
+        *why = "the root group's runtime cannot be 0";
+        return -EINVAL;
+    }
+    if (periodNs == 0) {
+        *why = "period 0";
+        return -EINVAL;
+    }
+    if (runtimeNs != kRtRuntimeInf && runtimeNs > kMaxRtRuntimeNs) {
+        *why = "runtime above max_rt_runtime";
+        return -EINVAL;
+    }
+    const bool walkAll = m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
+
+    // tg_has_rt_tasks() needs, per group, how many threads the iteration visits before it finds
+    // an RT task of the group. Both iterations are counted exactly from one pass over the task
+    // list, built on the first call: walk_all_tasks iterates every thread of the system
+    // (for_each_process_thread, in fork order) and stops at the first RT task of the group;
+    // patched iterates the group's own tasks (css_task_iter) and stops at its first RT task.
+    bool built = false;
+    int64_t liveThreads = 0;
+    std::unordered_map<int, int64_t> firstRtInSystem; // group → 1-based position in all threads
+    std::unordered_map<int, int64_t> firstRtInGroup;  // group → 1-based position in its tasks
+    std::unordered_map<int, int64_t> groupThreads;    // group → live tasks
+    auto build = [&] {
+        built = true;
+        for (const auto& t : m_tasks) {
+            if (!t->alive)
+                continue;
+            ++liveThreads;
+            const int64_t inGroup = ++groupThreads[t->group];
+            if (t->isRt()) {
+                firstRtInSystem.try_emplace(t->group, liveThreads);
+                firstRtInGroup.try_emplace(t->group, inGroup);
+            }
+        }
+    };
+    auto hasRtTasks = [&](int g) {
+        if (!built)
+            build();
+        ++count->hasRtTaskCalls;
+        if (walkAll) {
+            const auto it = firstRtInSystem.find(g);
+            count->tasks += it == firstRtInSystem.end() ? liveThreads : it->second;
+            return it != firstRtInSystem.end();
+        }
+        const auto it = firstRtInGroup.find(g);
+        if (it != firstRtInGroup.end()) {
+            count->tasks += it->second;
+            return true;
+        }
+        const auto n = groupThreads.find(g);
+        count->tasks += n == groupThreads.end() ? 0 : n->second;
+        return false;
+    };
+    auto periodOf = [&](int g) {
+        return g == group ? periodNs : m_rtGroups[static_cast<size_t>(g)].periodNs;
+    };
+    auto runtimeOf = [&](int g) {
+        return g == group ? runtimeNs : m_rtGroups[static_cast<size_t>(g)].runtimeNs;
+    };
+    const uint64_t globalRatio = toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs);
+    // tg_rt_schedulable() for one group (§10.2 rules 1–4).
+    auto schedulable = [&](int g) -> int {
+        ++count->groups;
+        const int64_t period = periodOf(g);
+        const int64_t runtime = runtimeOf(g);
+        const std::string& path = m_groups[static_cast<size_t>(g)].path;
+        if (runtime != kRtRuntimeInf && runtime > period) {
+            *why = path + ": runtime above the period";
+            return -EINVAL;
+        }
+        // Rule 2. Before b4fb015eeff7 (walk_all_tasks) every group whose runtime would be 0 is
+        // checked; after it (patched) only a group whose runtime changes from non-zero to 0.
+        const bool check =
+            runtime == 0 && (walkAll || m_rtGroups[static_cast<size_t>(g)].runtimeNs != 0);
+        if (check && hasRtTasks(g)) {
+            *why = path + " has RT tasks";
+            return -EBUSY;
+        }
+        const uint64_t total = toRatio(period, runtime);
+        if (total > globalRatio) {
+            *why = path + ": more than the global sched_rt_runtime_us/sched_rt_period_us";
+            return -EINVAL;
+        }
+        uint64_t sum = 0;
+        for (int c : m_rtGroups[static_cast<size_t>(g)].children)
+            sum += toRatio(periodOf(c), runtimeOf(c));
+        if (sum > total) {
+            *why = path + ": the children's runtimes exceed the group's";
+            return -EINVAL;
+        }
+        return 0;
+    };
+    // walk_tg_tree(): pre-order from the root; each parent's children list is newest first.
+    std::vector<int> stack{0};
+    while (!stack.empty()) {
+        const int g = stack.back();
+        stack.pop_back();
+        if (const int err = schedulable(g))
+            return err;
+        const auto& children = m_rtGroups[static_cast<size_t>(g)].children;
+        // children is in creation order; pushing it in order pops the newest first.
+        for (int c : children)
+            stack.push_back(c);
+    }
+    RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    rg.periodNs = periodNs;
+    rg.runtimeNs = runtimeNs;
+    // A raised runtime may unthrottle at once (the kernel re-checks at the next period timer;
+    // an rt_rq whose rt_time is now below the runtime is released there).
+    if (!rg.cpu.empty())
+        rtArmPeriod(group);
+    return 0;
+}
+
+RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, const std::string& by)
+{
+    RtWalkCount total;
+    const std::string& path = m_groups[static_cast<size_t>(group)].path;
+    const int cpu = by.empty() ? 0 : m_eventCpu < 0 ? 0 : m_eventCpu;
+    auto write = [&](const std::string& file, int64_t value, int64_t periodNs, int64_t runtimeNs) {
+        RtWalkCount c;
+        std::string why;
+        const int err = rtSetBandwidth(group, periodNs, runtimeNs, &c, &why);
+        total.groups += c.groups;
+        total.tasks += c.tasks;
+        total.hasRtTaskCalls += c.hasRtTaskCalls;
+        if (err)
+            failedAction(by, cpu,
+                "write " + std::to_string(value) + " > " + path + "/" + file + ": " + errnoName(err)
+                    + " (" + why + ")");
+    };
+    const RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    // sched_group_set_rt_period() keeps the runtime; sched_group_set_rt_runtime() the period.
+    if (files.rtPeriodUs)
+        write("cpu.rt_period_us", *files.rtPeriodUs, *files.rtPeriodUs * 1000, rg.runtimeNs);
+    if (files.rtRuntimeUs) {
+        const int64_t us = *files.rtRuntimeUs;
+        write("cpu.rt_runtime_us", us, m_rtGroups[static_cast<size_t>(group)].periodNs,
+            us < 0 ? kRtRuntimeInf : us * 1000);
+    }
+    return total;
+}
+
+// --- RT class: queue, pick, accounting -----------------------------------------------------------
+
+void SimulationImpl::rtEnqueue(Task& task, bool head)
+{
+    auto& q = m_rtCpus[static_cast<size_t>(task.cpu)].queue;
+    // Highest rt_priority first; a new task goes behind (head: before) its equals.
+    auto pos = std::find_if(q.begin(), q.end(), [&](int idx) {
+        const int p = m_tasks[static_cast<size_t>(idx)]->rtPriority;
+        return head ? p <= task.rtPriority : p < task.rtPriority;
+    });
+    q.insert(pos, task.index);
+    task.rtQueued = true;
+    // inc_rt_group() → start_rt_bandwidth(): the period timer runs while the rt_rq is busy.
+    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
+        if (rtApplies(g))
+            rtArmPeriod(g);
+    if (task.policy == Policy::RoundRobin && task.rtTicksLeft <= 0)
+        task.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
+    ++m_rtQueued;
+}
+
+void SimulationImpl::rtDequeue(Task& task)
+{
+    if (!task.rtQueued)
+        return;
+    auto& q = m_rtCpus[static_cast<size_t>(task.cpu)].queue;
+    q.erase(std::remove(q.begin(), q.end(), task.index), q.end());
+    task.rtQueued = false;
+    --m_rtQueued;
+}
+
+bool SimulationImpl::rtApplies(int group) const
+{
+    // sched_rt_runtime_exceeded() only limits an rt_rq whose runtime is below its period; the
+    // root rt_rq is limited by the global values only before the fair server (6.12).
+    if (group == 0 && m_traits.fairDeadlineServer)
+        return false;
+    const RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    return rg.runtimeNs != kRtRuntimeInf && rg.runtimeNs < rg.periodNs;
+}
+
+bool SimulationImpl::rtThrottled(const Task& task) const
+{
+    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent) {
+        const RtGroup& rg = m_rtGroups[static_cast<size_t>(g)];
+        if (!rg.cpu.empty() && rg.cpu[static_cast<size_t>(task.cpu)].throttled)
+            return true;
+    }
+    return false;
+}
+
+Task* SimulationImpl::rtPickNext(int cpu)
+{
+    for (int idx : m_rtCpus[static_cast<size_t>(cpu)].queue) {
+        Task& t = *m_tasks[static_cast<size_t>(idx)];
+        if (!rtThrottled(t))
+            return &t;
+    }
+    return nullptr;
+}
+
+void SimulationImpl::rtUpdateCurr(Task& task)
+{
+    // update_curr_rt(): charge the task and every rt_rq on its path (§10.4).
+    const int64_t now = clock();
+    const int64_t delta = now - task.rtExecStart;
+    if (delta <= 0)
+        return;
+    task.rtExecStart = now;
+    task.se.sumExecRuntime += delta;
+    accountExec(task.se, delta);
+    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent) {
+        if (!rtApplies(g))
+            continue;
+        RtGroup& rg = m_rtGroups[static_cast<size_t>(g)];
+        if (rg.cpu.empty())
+            rg.cpu.resize(static_cast<size_t>(m_cpus));
+        RtRqBw& bw = rg.cpu[static_cast<size_t>(task.cpu)];
+        bw.rtTime += delta;
+        rtArmPeriod(g);
+        // sched_rt_runtime_exceeded(): a runtime of 0 (PI-boosted time) never throttles.
+        if (!bw.throttled && rg.runtimeNs > 0 && bw.rtTime > rg.runtimeNs) {
+            bw.throttled = true;
+            resched(task.cpu, false);
+        }
+    }
+}
+
+void SimulationImpl::rtPutPrev(Task& prev)
+{
+    rtUpdateCurr(prev);
+    if (prev.blocking || prev.exiting)
+        rtDequeue(prev);
+}
+
+void SimulationImpl::rtArmPeriod(int group)
+{
+    RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    if (m_events.isPending(rg.periodTimer))
+        return;
+    rg.periodTimer = m_events.schedule(Nanoseconds(clock() + rg.periodNs), [this, group] {
+        m_eventCpu = -1;
+        rtPeriodTimer(group);
+    });
+}
+
+void SimulationImpl::rtPeriodTimer(int group)
+{
+    // do_sched_rt_period_timer(): per CPU, rt_time −= min(rt_time, runtime); unthrottle when
+    // rt_time < runtime; the timer stops when nothing is left to refill (§10.4).
+    RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    rg.periodTimer = {};
+    bool active = false;
+    for (int c = 0; c < m_cpus && !rg.cpu.empty(); ++c) {
+        const Rq& rq = *m_rqs[static_cast<size_t>(c)];
+        if (rq.curr && taskOf(*rq.curr).isRt())
+            rtUpdateCurr(taskOf(*rq.curr));
+        RtRqBw& bw = rg.cpu[static_cast<size_t>(c)];
+        if (bw.rtTime == 0 && !bw.throttled)
+            continue;
+        const int64_t runtime = rg.runtimeNs == kRtRuntimeInf ? bw.rtTime : rg.runtimeNs;
+        bw.rtTime -= std::min(bw.rtTime, runtime);
+        if (bw.throttled && (bw.rtTime < runtime || !rtApplies(group))) {
+            bw.throttled = false;
+            resched(c, false);
+        }
+        if (bw.rtTime > 0 || bw.throttled)
+            active = true;
+    }
+    if (active)
+        rtArmPeriod(group);
+}
+
+int SimulationImpl::cpuPrio(int cpu) const
+{
+    // What a CPU runs, as cpupri sees it: idle −1, a fair task 0, an RT task its priority.
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (!rq.curr)
+        return rq.nrRunning > 0 ? 0 : -1;
+    const Task& t = *m_tasks[static_cast<size_t>(rq.curr->task.index())];
+    return t.isRt() ? t.rtPriority : 0;
+}
+
+int SimulationImpl::rtSelectCpu(const Task& task) const
+{
+    // select_task_rq_rt(), simplified: stay on the previous CPU unless it runs an RT task of at
+    // least the same priority; then find_lowest_rq(): the allowed CPU running the lowest
+    // priority (previous CPU first on ties, then the lowest number), if lower than the task's.
+    const int prev = task.cpu;
+    if (task.cpus.test(prev) && cpuPrio(prev) < task.rtPriority)
+        return prev;
+    int best = -1;
+    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c)) {
+        if (best < 0 || cpuPrio(c) < cpuPrio(best) || (cpuPrio(c) == cpuPrio(best) && c == prev))
+            best = c;
+    }
+    if (best >= 0 && cpuPrio(best) < task.rtPriority)
+        return best;
+    return task.cpus.test(prev) ? prev : std::max(0, task.cpus.first());
+}
+
+void SimulationImpl::rtMigrate(Task& task, int cpu)
+{
+    const int from = task.cpu;
+    rtDequeue(task);
+    attachToCpu(task, cpu);
+    ++task.migrations;
+    record(RecordKind::Migrate, task.se, from, cpu, 0);
+    if (task.waitStart >= 0)
+        task.waitCpu = cpu;
+    rtEnqueue(task, false);
+}
+
+void SimulationImpl::rtBalance(int cpu)
+{
+    if (m_rtQueued <= 0 || m_cpus == 1)
+        return;
+    auto waiting = [&](const Task& t) {
+        return m_rqs[static_cast<size_t>(t.cpu)]->curr != &t.se && !rtThrottled(t);
+    };
+    // push_rt_task(): move queued, not running RT tasks to CPUs running something lower.
+    const std::vector<int> queue = m_rtCpus[static_cast<size_t>(cpu)].queue;
+    for (int idx : queue) {
+        Task& t = *m_tasks[static_cast<size_t>(idx)];
+        if (!waiting(t))
+            continue;
+        int best = -1;
+        for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
+            if (c != cpu && (best < 0 || cpuPrio(c) < cpuPrio(best)))
+                best = c;
+        if (best < 0 || cpuPrio(best) >= t.rtPriority)
+            continue;
+        rtMigrate(t, best);
+        wakeupPreempt(*m_rqs[static_cast<size_t>(best)], t, 0);
+    }
+    // pull_rt_task(): a CPU that no longer runs an RT task takes the highest waiting one.
+    if (cpuPrio(cpu) > 0)
+        return;
+    Task* pick = nullptr;
+    for (int c = 0; c < m_cpus; ++c) {
+        if (c == cpu)
+            continue;
+        for (int idx : m_rtCpus[static_cast<size_t>(c)].queue) {
+            Task& t = *m_tasks[static_cast<size_t>(idx)];
+            if (waiting(t) && t.cpus.test(cpu) && (!pick || t.rtPriority > pick->rtPriority)) {
+                pick = &t;
+                break; // the queue is ordered: the first waiting one is its best
+            }
+        }
+    }
+    if (pick) {
+        rtMigrate(*pick, cpu);
+        resched(cpu, false);
+    }
+}
+
+bool SimulationImpl::rtTick(int cpu)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    Task& t = taskOf(*rq.curr);
+    if (!t.isRt())
+        return false;
+    // task_tick_rt(): account; SCHED_RR: at the end of the slice requeue behind equals.
+    rtUpdateCurr(t);
+    if (t.policy != Policy::RoundRobin || --t.rtTicksLeft > 0)
+        return true;
+    t.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
+    const auto& q = m_rtCpus[static_cast<size_t>(cpu)].queue;
+    const bool peers = std::count_if(q.begin(), q.end(), [&](int idx) {
+        return m_tasks[static_cast<size_t>(idx)]->rtPriority == t.rtPriority;
+    }) > 1;
+    if (peers) {
+        rtDequeue(t);
+        rtEnqueue(t, false);
+        resched(cpu, false);
+    }
+    return true;
+}
+
+// --- wakeups and preemption ------------------------------------------------------------------
+
+bool SimulationImpl::rtWakeUpNew(Task& task)
+{
+    const int cpu = rtSelectCpu(task);
+    attachToCpu(task, cpu);
+    task.state = TaskRunState::Runnable;
+    task.alive = true;
+    m_rec.append([&] {
+        Record r;
+        r.time = clock();
+        r.entity = EntityRef::task(task.index);
+        r.cpu = static_cast<uint16_t>(cpu);
+        r.kind = RecordKind::Spawn;
+        r.payload.generic.a = task.parent;
+        return r;
+    }());
+    rtEnqueue(task, false);
+    markWaiting(task, cpu);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, WakeFork);
+    return true;
+}
+
+bool SimulationImpl::rtTryToWakeUp(Task& task)
+{
+    task.state = TaskRunState::Runnable;
+    const int prev = task.cpu;
+    const int cpu = rtSelectCpu(task);
+    if (cpu != prev) {
+        attachToCpu(task, cpu);
+        ++task.migrations;
+        record(RecordKind::Migrate, task.se, prev, cpu, 0);
+    }
+    rtEnqueue(task, false);
+    record(RecordKind::Wakeup, task.se, cpu, 0, 0);
+    markWaiting(task, cpu);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, 0);
+    return true;
+}
+
+void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
+{
+    const Task* curr = rq.curr ? &taskOf(*rq.curr) : nullptr;
+    const RtCpu& rc = m_rtCpus[static_cast<size_t>(rq.cpu)];
+    if (task.isRt()) {
+        // wakeup_preempt(): a higher class always preempts; within RT a higher priority does.
+        if (rtThrottled(task) || curr == &task)
+            return;
+        if (curr && !curr->isRt() && rc.serverRunning)
+            return; // the fair server runs as a deadline entity, above RT
+        if (!curr || !curr->isRt() || task.rtPriority > curr->rtPriority)
+            resched(rq.cpu, false);
+        return;
+    }
+    if (curr && curr->isRt()) {
+        fairServerStarve(rq.cpu); // dl_server_start() when fair work arrives under RT
+        return; // a fair task never preempts an RT one (the fair server has its own timer)
+    }
+    m_fair->checkPreemptWakeup(rq, task.se, wakeFlags);
+}
+
+void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
+{
+    Task& t = *m_tasks[static_cast<size_t>(taskIndex)];
+    const int cpu = t.sleepCpu;
+    m_eventCpu = cpu;
+    const int64_t irqsOn = m_rtCpus[static_cast<size_t>(cpu)].irqsOffUntil;
+    if (irqsOn > clock()) {
+        // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled.
+        t.timer = m_events.schedule(
+            Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
+        return;
+    }
+    const int64_t late = clock() - due;
+    if (late > 0 && t.waitStart < 0 && t.state == TaskRunState::Sleeping) {
+        // The wake-up latency counts from the timer's expiry.
+        t.waitStart = due;
+        t.waitCpu = cpu;
+        if (late > kReportSectionNs)
+            m_rtFindings.push_back({"irq_latency", t.name, cpu, due, late,
+                "timer interrupt held off " + formatNs(late) + ": interrupts disabled on CPU "
+                    + std::to_string(cpu)});
+    }
+    tryToWakeUp(t);
+}
+
+// --- the fair deadline server (6.12+, §10.4) -------------------------------------------------
+
+void SimulationImpl::fairServerStarve(int cpu)
+{
+    // Fair tasks are runnable but an RT task was picked. The server (defer mode) is started
+    // with a fresh 50 ms / 1 s budget if its period is over, and its zero-laxity timer is armed
+    // at period end − budget left: only fair tasks that are still starved then get boosted.
+    if (!m_traits.fairDeadlineServer)
+        return;
+    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
+    const int64_t now = clock();
+    if (rc.serverPeriodEnd < 0 || now >= rc.serverPeriodEnd) {
+        rc.serverPeriodEnd = now + kFairServerPeriodNs;
+        rc.serverRuntime = kFairServerRuntimeNs;
+        rc.serverRunning = false;
+        m_events.cancel(rc.serverTimer);
+        rc.serverTimer = {};
+    }
+    if (m_events.isPending(rc.serverTimer) || rc.serverRuntime <= 0)
+        return;
+    const int64_t at = std::max(now, rc.serverPeriodEnd - rc.serverRuntime);
+    rc.serverTimer = m_events.schedule(Nanoseconds(at), [this, cpu] {
+        m_eventCpu = cpu;
+        fairServerTimer(cpu);
+    });
+}
+
+void SimulationImpl::fairServerTimer(int cpu)
+{
+    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
+    rc.serverTimer = {};
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    const int64_t now = clock();
+    const bool starved = rq.nrRunning > 0 && rq.curr && taskOf(*rq.curr).isRt();
+    if (now >= rc.serverPeriodEnd) {
+        // Replenishment: a new period; defer again if the fair tasks are still starved.
+        if (rc.serverRunning)
+            resched(cpu, false); // the boost ends: RT runs again
+        rc.serverRunning = false;
+        rc.serverPeriodEnd = -1;
+        if (starved)
+            fairServerStarve(cpu);
+        return;
+    }
+    if (starved && rc.serverRuntime > 0) {
+        rc.serverRunning = true; // the server runs its fair tasks ahead of RT
+        resched(cpu, false);
+    }
+    rc.serverTimer = m_events.schedule(Nanoseconds(rc.serverPeriodEnd), [this, cpu] {
+        m_eventCpu = cpu;
+        fairServerTimer(cpu);
+    });
+}
+
+void SimulationImpl::fairServerAccount(int cpu, int64_t delta)
+{
+    // dl_server_update(): fair execution consumes the server's budget within its period.
+    if (!m_traits.fairDeadlineServer)
+        return;
+    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
+    if (rc.serverPeriodEnd < 0 || clock() > rc.serverPeriodEnd)
+        return;
+    rc.serverRuntime = std::max<int64_t>(0, rc.serverRuntime - delta);
+    if (rc.serverRunning && rc.serverRuntime == 0) {
+        rc.serverRunning = false;
+        resched(cpu, false);
+    }
+}
+
+// --- class changes ----------------------------------------------------------------------------
+
+bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
+{
+    const bool toRt = policy == Policy::Fifo || policy == Policy::RoundRobin;
+    const bool fromRt = task.isRt();
+    if (!toRt && !fromRt)
+        return false;
+    const int64_t runtime = m_rtGroups[static_cast<size_t>(task.group)].runtimeNs;
+    if (toRt && task.group != 0 && runtime == 0) {
+        // __sched_setscheduler(): an RT policy needs RT runtime in the task's group.
+        failedAction("", task.cpu,
+            "sched_setscheduler(" + task.name + ", " + std::string(enumName(policy)) + "): EPERM ("
+                + m_groups[static_cast<size_t>(task.group)].path + " has cpu.rt_runtime_us 0)");
+        return true;
+    }
+    if (task.rtPriority == 0)
+        task.rtPriority = 1;
+    if (toRt && fromRt) {
+        task.policy = policy;
+        return true;
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    const bool running = rq.curr == &task.se;
+    if (toRt) {
+        if (task.se.schedDelayed)
+            m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
+        const bool queued = task.se.onRq;
+        if (queued)
+            m_fair->dequeueEntities(rq, task.se, DequeueSave);
+        if (running)
+            m_fair->putPrevTask(rq, task.se);
+        removeLoad(task.se); // switched_from_fair(): detach the load
+        task.policy = policy;
+        if (queued || running) {
+            rtEnqueue(task, false);
+            task.rtExecStart = clock();
+        }
+        if (running)
+            resched(task.cpu, false);
+        else if (queued)
+            wakeupPreempt(rq, task, 0);
+        return true;
+    }
+    if (running)
+        rtUpdateCurr(task);
+    const bool queued = task.rtQueued;
+    rtDequeue(task);
+    task.policy = policy;
+    task.se.batchPolicy = policy == Policy::Batch;
+    task.se.idlePolicy = policy == Policy::Idle;
+    task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
+    if (queued) {
+        m_fair->enqueueTask(rq, task.se, EnqueueRestore);
+        if (running)
+            m_fair->setNextTask(rq, task.se, true);
+    }
+    resched(task.cpu, false);
+    return true;
+}
+
+bool SimulationImpl::rtMoveTask(Task& task, int group)
+{
+    if (!task.isRt())
+        return false;
+    if (group != 0 && m_rtGroups[static_cast<size_t>(group)].runtimeNs == 0) {
+        // cpu_cgroup_can_attach() → sched_rt_can_attach(): no RT task into a group without
+        // RT runtime.
+        failedAction("", task.cpu,
+            "move " + task.name + " to " + m_groups[static_cast<size_t>(group)].path
+                + ": EINVAL (the group has cpu.rt_runtime_us 0)");
+        return true;
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr == &task.se)
+        rtUpdateCurr(task);
+    task.group = group;
+    attachToCpu(task, task.cpu);
+    if (task.rtQueued)
+        resched(task.cpu, false); // the new group may be throttled here, or not
+    return true;
+}
+
+bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
+{
+    if (!task.isRt())
+        return false;
+    task.cpus = cpus;
+    if (cpus.test(task.cpu)) {
+        rtBalance(task.cpu); // a waiting task may now be pushed to a newly allowed CPU
+        return true;
+    }
+    if (!task.rtQueued) {
+        attachToCpu(task, std::max(0, cpus.first())); // moves when it next wakes
+        return true;
+    }
+    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (src.curr == &task.se) {
+        // The stopper preempts it, then move_queued_task().
+        stopRunning(task);
+        rtUpdateCurr(task);
+        src.curr = nullptr;
+        resched(src.cpu, false);
+        task.state = TaskRunState::Runnable;
+        ++task.switches;
+        recordSwitch(src.cpu, &task, nullptr);
+    }
+    const int target = rtSelectCpu(task);
+    rtMigrate(task, target);
+    markWaiting(task, target);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(target)], task, 0);
+    return true;
+}
+
+// --- the cost model: kernel work done by actions ----------------------------------------------
+
+bool SimulationImpl::preemptible(int cpu) const
+{
+    return m_rtCpus[static_cast<size_t>(cpu)].nonPreemptUntil <= clock()
+        && kernelSectionPreemptible(cpu);
+}
+
+void SimulationImpl::beginSection(
+    int cpu, int64_t until, bool irqsOff, const std::string& who, const std::string& what)
+{
+    const int64_t now = clock();
+    if (until <= now)
+        return;
+    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
+    rc.nonPreemptUntil = std::max(rc.nonPreemptUntil, until);
+    if (irqsOff) {
+        rc.irqsOffUntil = std::max(rc.irqsOffUntil, until);
+        if (until - now > kReportSectionNs)
+            m_rtFindings.push_back({"irqs_off", who, cpu, now, until - now, what});
+    }
+    m_events.cancel(rc.sectionEnd);
+    rc.sectionEnd = m_events.schedule(Nanoseconds(rc.nonPreemptUntil), [this, cpu] {
+        m_eventCpu = cpu;
+        m_rtCpus[static_cast<size_t>(cpu)].sectionEnd = {};
+        // need_resched set during the section is honoured now (preempt_enable()).
+        if (m_rqs[static_cast<size_t>(cpu)]->needResched)
+            m_reschedPending.push_back(cpu);
+    });
+}
+
+bool SimulationImpl::startFork(Task& task, const Op&)
+{
+    // copy_process() takes write_lock_irq(&tasklist_lock): with interrupts disabled it spins
+    // until the readers are gone (queued rwlock: new readers queue behind a waiting writer).
+    const int64_t now = clock();
+    const int64_t locked = std::max(now, m_tasklistReadUntil);
+    const int64_t end = locked + m_costs.forkNs;
+    if (end <= now)
+        return false; // an instantaneous fork, as without the cost model
+    m_tasklistWriteUntil = std::max(m_tasklistWriteUntil, end);
+    task.workLeft = end - now;
+    beginSection(task.cpu, end, true, task.name,
+        locked > now ? "fork: write_lock_irq(tasklist_lock) spun " + formatNs(locked - now)
+                + " behind a reader, interrupts off"
+                     : "fork: tasklist_lock held for writing, interrupts off");
+    return true;
+}
+
+void SimulationImpl::startWrite(Task& task, const Op& op)
+{
+    task.writeOp = &op;
+    task.writeGroups.clear();
+    task.writeNext = 0;
+    if (op.name.find('*') == std::string::npos) {
+        const int g = groupByPath(op.name);
+        if (g >= 0)
+            task.writeGroups.push_back(g);
+        return;
+    }
+    for (const TaskGroup& g : m_groups) // like the shell, one write per matching cgroup
+        if (cgroupMatches(op.name, g.path))
+            task.writeGroups.push_back(g.index);
+}
+
+bool SimulationImpl::continueKernelWork(Task& task)
+{
+    if (const Op* fork = task.pendingFork) {
+        task.pendingFork = nullptr;
+        if (completeFork(task, *fork))
+            return true;
+    }
+    while (task.writeOp && task.writeNext < task.writeGroups.size()) {
+        const Op& op = *task.writeOp;
+        const int g = task.writeGroups[task.writeNext++];
+        CgroupFiles other = op.files;
+        other.rtRuntimeUs.reset();
+        other.rtPeriodUs.reset();
+        applyCgroupFiles(g, other);
+        const RtWalkCount walk = applyRtFiles(g, op.files, task.name);
+        // The walk costs rt_walk_group per group and rt_walk_task per thread visited (§10.3).
+        const int64_t walkNs =
+            walk.groups * m_costs.rtWalkGroupNs + walk.tasks * m_costs.rtWalkTaskNs;
+        const int64_t now = clock();
+        int64_t sectionEnd = now;
+        if (walkNs > 0) {
+            if (m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks) {
+                // read_lock(&tasklist_lock) around the whole walk: preemption off, interrupts
+                // on; a writer holding the lock (fork) is waited for first.
+                sectionEnd = std::max(now, m_tasklistWriteUntil) + walkNs;
+                m_tasklistReadUntil = std::max(m_tasklistReadUntil, sectionEnd);
+                beginSection(task.cpu, sectionEnd, false, task.name, "");
+            } else {
+                // No tasklist_lock; the walk runs under rcu_read_lock(), which disables
+                // preemption only in kernels without preemptible RCU (PREEMPT_NONE/VOLUNTARY).
+                sectionEnd = now + walkNs;
+                if (m_preempt == Preempt::None || m_preempt == Preempt::Voluntary)
+                    beginSection(task.cpu, sectionEnd, false, task.name, "");
+            }
+        }
+        const int64_t cost = (sectionEnd - now) + m_costs.cgroupWriteNs;
+        if (cost > 0) {
+            task.workLeft = cost;
+            return true;
+        }
+    }
+    task.writeOp = nullptr;
+    task.writeGroups.clear();
+    task.writeNext = 0;
+    return false;
+}
+
+} // namespace schedlab
