@@ -215,7 +215,11 @@ private Q_SLOTS:
         view.setRecording(&sim.recording(), sim.endTime());
         view.setNow(sim.now());
         view.setSelectedTasks({2});
-        QCPGraph* g = view.plot()->graph(0);
+        // The vruntime line of task "s" (the panes also hold weight, V, band, deadline and lag).
+        QCPGraph* g = nullptr;
+        for (int i = 0; i < view.plot()->graphCount() && !g; ++i)
+            if (view.plot()->graph(i)->name() == QStringLiteral("s"))
+                g = view.plot()->graph(i);
         QVERIFY(g && g->data()->size() > 4);
         int steps = 0;
         double lastSleepStart = -1;
