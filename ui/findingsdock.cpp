@@ -239,7 +239,7 @@ void FindingsDock::refresh()
     for (const ProbeMetrics& p : m.probes)
         add(tr("probe"), toQString(p.name), p.spawnedAtNs,
             p.latencyNs ? formatTime(Nanoseconds{*p.latencyNs}) : tr("not finished"),
-            tr("wakeup/spawn to first run"));
+            tr("spawn to exit (the probe task's program completed)"));
     m_table->resizeColumnsToContents();
     m_summary->setText(tr("%1 starvation interval(s), %2 invariant violation(s), %3 probe(s) at "
                           "t = %4. Click an entry to move the cursor there.")
