@@ -426,15 +426,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    m_rec.append([&] {
-        Record r;
-        r.time = clock();
-        r.entity = EntityRef::task(task.index);
-        r.cpu = static_cast<uint16_t>(cpu);
-        r.kind = RecordKind::Spawn;
-        r.payload.generic.a = task.parent;
-        return r;
-    }());
+    recordSpawn(task, cpu);
     // init_entity_runnable_average(): a new task starts with its full weight as load (§6.6).
     task.se.avg = PeltAvg{};
     task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
@@ -446,6 +438,19 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     wakeupPreempt(rq, task, WakeFork);
     if (!rq.curr)
         resched(cpu, false);
+}
+
+void SimulationImpl::recordSpawn(const Task& task, int cpu)
+{
+    m_rec.append([&] {
+        Record r;
+        r.time = clock();
+        r.entity = EntityRef::task(task.index);
+        r.cpu = static_cast<uint16_t>(cpu);
+        r.kind = RecordKind::Spawn;
+        r.payload.generic.a = task.parent;
+        return r;
+    }());
 }
 
 void SimulationImpl::tryToWakeUp(Task& task)

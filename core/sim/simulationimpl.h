@@ -145,6 +145,8 @@ private:
         int cpu, int64_t until, bool irqsOff, const std::string& who, const std::string& what);
     /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
     bool preemptible(int cpu) const;
+    /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
+    void recordSpawn(const Task& task, int cpu);
     void timerWakeUp(int taskIndex, int64_t due);
 
     // workload

@@ -453,15 +453,7 @@ bool SimulationImpl::rtWakeUpNew(Task& task)
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     task.alive = true;
-    m_rec.append([&] {
-        Record r;
-        r.time = clock();
-        r.entity = EntityRef::task(task.index);
-        r.cpu = static_cast<uint16_t>(cpu);
-        r.kind = RecordKind::Spawn;
-        r.payload.generic.a = task.parent;
-        return r;
-    }());
+    recordSpawn(task, cpu);
     rtEnqueue(task, false);
     markWaiting(task, cpu);
     wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, WakeFork);

@@ -26,10 +26,7 @@ constexpr qint64 kUs = 1000;
 
 std::optional<Scenario> load(const QByteArray& json)
 {
-    LoadResult r = parseScenario(json.toStdString(), "tst_coresched");
-    for (const std::string& e : r.errors)
-        qWarning("%s", e.c_str());
-    return r.scenario;
+    return test::loadScenario(json.toStdString(), "tst_coresched");
 }
 
 RunOptions options(const std::string& profile, const std::string& yield = {})

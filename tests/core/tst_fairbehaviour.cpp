@@ -33,10 +33,7 @@ constexpr int64_t kUs = 1000;
 
 std::optional<Scenario> load(const QByteArray& json)
 {
-    LoadResult r = parseScenario(json.toStdString(), "tst_fairbehaviour");
-    for (const std::string& e : r.errors)
-        qWarning("%s", e.c_str());
-    return r.scenario;
+    return test::loadScenario(json.toStdString(), "tst_fairbehaviour");
 }
 
 RunOptions options(

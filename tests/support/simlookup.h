@@ -3,7 +3,10 @@
 #pragma once
 
 #include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+
+#include <QtGlobal>
 
 #include <algorithm>
 #include <optional>
@@ -25,6 +28,15 @@ inline EntityRef taskRef(const Recording& rec, const std::string& name)
     return it == rec.taskNames.end()
         ? EntityRef{}
         : EntityRef::task(static_cast<int32_t>(it - rec.taskNames.begin()));
+}
+
+/// Parses an inline scenario; loader errors are printed (the caller's QVERIFY then fails).
+inline std::optional<Scenario> loadScenario(const std::string& json, const std::string& file)
+{
+    LoadResult r = parseScenario(json, file);
+    for (const std::string& e : r.errors)
+        qWarning("%s", e.c_str());
+    return r.scenario;
 }
 
 } // namespace schedlab::test
