@@ -105,6 +105,10 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
     const TimelineLayout lay = layout();
     const QRect clip = clipRect();
     const QFontMetrics metrics(painter->font());
+    // The lane background: a step away from the plot's background, light or dark palette.
+    const QColor base = parentPlot()->palette().color(QPalette::Base);
+    const QColor laneBack = base.lightnessF() > 0.5 ? base.darker(106) : base.lighter(140);
+    m_colourCache.clear();
 
     for (int cpu = 0; cpu < m_cpuCount; ++cpu) {
         const double y0 = value->coordToPixel(cpu - kLaneHalfHeight);
@@ -112,32 +116,53 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         const QRectF band(clip.left(), std::min(y0, y1), clip.width(), std::abs(y1 - y0));
         if (!band.intersects(clip))
             continue;
-        // The lane background: a step away from the plot's background, light or dark palette.
-        const QColor base = parentPlot()->palette().color(QPalette::Base);
-        painter->fillRect(band, base.lightnessF() > 0.5 ? base.darker(106) : base.lighter(140));
+        painter->fillRect(band, laneBack);
         if (!m_index)
             continue;
         // Bounded cost for long windows (about one bin per pixel), exact runs when few.
         const int bins = std::max(1, static_cast<int>(lay.right() - lay.left()));
         const auto segments = lay.levelOfDetail(
             m_index->binnedSegments(cpu, lay.start(), lay.end(), m_now, bins), 1.0);
+        // Narrow rectangles (level-of-detail bins, a pixel or so wide) are painted opaque on
+        // whole pixels, with the paler shade of a partly idle bin mixed in by hand, and
+        // neighbours of the same colour joined: a whole-run view of a long run is thousands of
+        // them, and Qt fills opaque pixel-aligned rectangles fastest.
+        QRect pending;
+        QRgb pendingColour = 0;
+        const auto flush = [&] {
+            if (!pending.isEmpty())
+                painter->fillRect(pending, QColor::fromRgb(pendingColour));
+            pending = QRect();
+        };
         for (const RunSegment& s : segments) {
             const double x0 = lay.mapTimeToX(s.start);
             const double x1 = lay.mapTimeToX(s.end);
-            const QRectF rect(x0, band.top(), std::max(x1 - x0, 1.0), band.height());
-            QColor colour = taskColor(s.task);
-            if (m_groupOf) {
-                const int group = m_groupOf(s.task, s.start);
-                colour = group < 0 ? QColor(Qt::gray) : groupColor(group);
+            QColor colour = cachedColour(s.task, s.start);
+            if (x1 - x0 < 8.0) {
+                const double a = s.busy < 1.0 ? 0.25 + 0.75 * s.busy : 1.0;
+                const QRgb mixed = mix(colour.rgb(), laneBack.rgb(), a);
+                const int left = static_cast<int>(std::floor(x0));
+                const int right = std::max(left + 1, static_cast<int>(std::lround(x1)));
+                const QRect r(left, static_cast<int>(std::lround(band.top())), right - left,
+                    static_cast<int>(std::lround(band.height())));
+                if (!pending.isEmpty() && mixed == pendingColour && left <= pending.right() + 1)
+                    pending.setRight(std::max(pending.right(), r.right()));
+                else {
+                    flush();
+                    pending = r;
+                    pendingColour = mixed;
+                }
+                continue;
             }
+            flush();
+            const QRectF rect(x0, band.top(), x1 - x0, band.height());
             // A bin of short runs with idle gaps is paler, so utilisation still reads right.
             if (s.busy < 1.0)
                 colour.setAlphaF(0.25 + 0.75 * s.busy);
             painter->fillRect(rect, colour);
-            if (rect.width() >= 8.0) { // an edge only where it cannot swamp the fill
-                painter->setPen(QPen(colour.darker(125), 1));
-                painter->drawRect(rect.adjusted(0, 0, -1, -1));
-            }
+            // An edge only where it cannot swamp the fill.
+            painter->setPen(QPen(colour.darker(125), 1));
+            painter->drawRect(rect.adjusted(0, 0, -1, -1));
             if (!m_recording || m_groupOf
                 || s.task >= static_cast<int>(m_recording->taskNames.size()))
                 continue;
@@ -148,6 +173,7 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 painter->drawText(rect, Qt::AlignCenter, name);
             }
         }
+        flush();
         updateThrottled();
         if (static_cast<size_t>(cpu) < m_throttled.size()) {
             // Throttled time: a hatched strip along the bottom fifth of the lane.
@@ -163,6 +189,31 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
             }
         }
     }
+}
+
+QColor CpuLanesPlottable::cachedColour(int task, Nanoseconds at) const
+{
+    if (m_groupOf) {
+        const int group = m_groupOf(task, at);
+        return group < 0 ? QColor(Qt::gray) : groupColor(group);
+    }
+    // taskColor() goes through HSV; a whole-run view asks for the same few colours thousands
+    // of times.
+    const auto slot = static_cast<size_t>(task + 1); // task -1 (unknown) at slot 0
+    if (slot >= m_colourCache.size())
+        m_colourCache.resize(slot + 1, QColor());
+    if (!m_colourCache[slot].isValid())
+        m_colourCache[slot] = taskColor(task);
+    return m_colourCache[slot];
+}
+
+QRgb CpuLanesPlottable::mix(QRgb front, QRgb back, double alpha)
+{
+    const auto channel = [&](int f, int b) {
+        return static_cast<int>(std::lround(alpha * f + (1.0 - alpha) * b));
+    };
+    return qRgb(channel(qRed(front), qRed(back)), channel(qGreen(front), qGreen(back)),
+        channel(qBlue(front), qBlue(back)));
 }
 
 void CpuLanesPlottable::drawLegendIcon(QCPPainter*, const QRectF&) const

@@ -49,12 +49,16 @@ public:
         const QCPRange& inKeyRange = QCPRange()) const override;
 
     static constexpr double kLaneHalfHeight = 0.4;
+    /// @p front over @p back with opacity @p alpha, as an opaque colour.
+    static QRgb mix(QRgb front, QRgb back, double alpha);
 
 protected:
     void draw(QCPPainter* painter) override;
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
 
 private:
+    /// The run's colour: its task's, or its cgroup's when colouring by group.
+    QColor cachedColour(int task, Nanoseconds at) const;
     /// Reads new Throttle/Unthrottle records into m_throttled (incremental, like RunSegmentIndex).
     void updateThrottled();
 
@@ -67,6 +71,7 @@ private:
     int m_cpuCount = 0;
     Nanoseconds m_now{0};
     std::function<int(int, Nanoseconds)> m_groupOf;
+    mutable std::vector<QColor> m_colourCache; ///< taskColor() by task + 1, for one draw
 };
 
 /// Milliseconds (plot keys) ↔ nanoseconds (core time).

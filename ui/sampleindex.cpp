@@ -13,14 +13,60 @@ void SampleIndex::clear()
     m_perTask.clear();
     m_perGroup.clear();
     m_groupOrder.clear();
+    m_groupSlot.clear();
     m_consumed = 0;
 }
 
 size_t SampleIndex::sampleCount(int task) const
 {
     return task >= 0 && static_cast<size_t>(task) < m_perTask.size()
-        ? m_perTask[static_cast<size_t>(task)].size()
+        ? m_perTask[static_cast<size_t>(task)].positions.size()
         : 0;
+}
+
+void SampleIndex::SampleSummary::merge(const SampleSummary& next)
+{
+    last = next.last;
+    lastAt = next.lastAt;
+    for (size_t k = 0; k < extremes.size(); ++k) {
+        Extreme& e = extremes[k];
+        const Extreme& n = next.extremes[k];
+        if (n.low < e.low) {
+            e.low = n.low;
+            e.lowAt = n.lowAt;
+        }
+        if (n.high > e.high) {
+            e.high = n.high;
+            e.highAt = n.highAt;
+        }
+    }
+}
+
+namespace {
+
+SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint32_t position)
+{
+    // vruntime relative to the entity's first sample, as a signed distance: wrap-safe
+    // (entity_before() compares the same way).
+    const std::array<int64_t, 3> values{r.payload.sample.vlag,
+        static_cast<int64_t>(r.payload.sample.vruntime - reference),
+        static_cast<int64_t>(r.payload.sample.weight)};
+    SampleIndex::SampleSummary leaf;
+    leaf.first = leaf.last = r.time;
+    leaf.firstAt = leaf.lastAt = position;
+    for (size_t k = 0; k < values.size(); ++k)
+        leaf.extremes[k] = {values[k], values[k], position, position};
+    return leaf;
+}
+
+} // namespace
+
+void SampleIndex::Series::append(const Record& r, uint32_t position)
+{
+    if (positions.empty())
+        reference = r.payload.sample.vruntime;
+    summary.push(leafSummary(r, reference, position));
+    positions.push_back(position);
 }
 
 void SampleIndex::update(const Recording& recording)
@@ -33,13 +79,12 @@ void SampleIndex::update(const Recording& recording)
         if (r.kind != RecordKind::Sample)
             continue;
         if (r.entity.isGroup()) {
-            const auto it = std::find(m_groupOrder.begin(), m_groupOrder.end(), r.entity.raw);
-            const auto g = static_cast<size_t>(it - m_groupOrder.begin());
-            if (it == m_groupOrder.end()) {
+            const auto [slot, added] = m_groupSlot.try_emplace(r.entity.raw, m_groupOrder.size());
+            if (added) {
                 m_groupOrder.push_back(r.entity.raw);
                 m_perGroup.emplace_back();
             }
-            m_perGroup[g].push_back(static_cast<uint32_t>(i));
+            m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
             continue;
         }
         if (!r.entity.isTask())
@@ -47,7 +92,7 @@ void SampleIndex::update(const Recording& recording)
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_perTask.size())
             m_perTask.resize(task + 1);
-        m_perTask[task].push_back(static_cast<uint32_t>(i));
+        m_perTask[task].append(r, static_cast<uint32_t>(i));
     }
     m_consumed = records.size();
 }
@@ -58,7 +103,7 @@ std::vector<EntitySample> SampleIndex::series(
     std::vector<EntitySample> out;
     if (sampleCount(task) == 0)
         return out;
-    const auto& positions = m_perTask[static_cast<size_t>(task)];
+    const auto& positions = m_perTask[static_cast<size_t>(task)].positions;
     const auto& records = recording.records();
     auto timeAt = [&](uint32_t pos) { return records[pos].time; };
     // First sample after `from`, then step back to the last one at or before it (the left edge).
@@ -83,79 +128,128 @@ EntitySample SampleIndex::toSample(const Record& r)
         r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight};
 }
 
-std::vector<EntitySample> SampleIndex::decimatedSeries(
-    const Recording& recording, int task, Nanoseconds from, Nanoseconds to, int bins) const
+std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep) const
 {
     if (sampleCount(task) == 0)
         return {};
-    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, bins);
+    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, bins, keep);
 }
 
-std::vector<EntitySample> SampleIndex::groupSeries(
-    const Recording& recording, int32_t raw, Nanoseconds from, Nanoseconds to, int bins) const
+std::vector<EntitySample> SampleIndex::groupSeries(const Recording& recording, int32_t raw,
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep) const
 {
-    const auto it = std::find(m_groupOrder.begin(), m_groupOrder.end(), raw);
-    if (it == m_groupOrder.end())
+    const auto it = m_groupSlot.find(raw);
+    if (it == m_groupSlot.end())
         return {};
-    return decimate(
-        m_perGroup[static_cast<size_t>(it - m_groupOrder.begin())], recording, from, to, bins);
+    return decimate(m_perGroup[it->second], recording, from, to, bins, keep);
 }
 
-std::vector<EntitySample> SampleIndex::decimate(const std::vector<uint32_t>& positions,
-    const Recording& recording, Nanoseconds from, Nanoseconds to, int bins)
+std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Recording& recording,
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep)
 {
+    const auto& positions = series.positions;
     const auto& records = recording.records();
     if (positions.empty() || positions.back() >= records.size())
         return {};                   // none, or the recording was replaced without update()
-    const auto at = [&](int64_t t) { // first position with time > t
-        return std::upper_bound(positions.begin(), positions.end(), t,
-            [&](int64_t v, uint32_t pos) { return v < records[pos].time; });
+    const auto at = [&](int64_t t) { // index of the first sample with time > t
+        return static_cast<size_t>(
+            std::upper_bound(positions.begin(), positions.end(), t,
+                [&](int64_t v, uint32_t pos) { return v < records[pos].time; })
+            - positions.begin());
     };
-    auto first = at(from.count());
-    const auto last = at(to.count());
+    const size_t first = at(from.count());
+    const size_t last = at(to.count());
     std::vector<EntitySample> out;
-    if (bins <= 0 || to <= from || last - first <= static_cast<std::ptrdiff_t>(bins) * 4) {
+    if (bins <= 0 || to <= from || last - first <= static_cast<size_t>(bins) * 4) {
         // Few samples: all of them, plus the nearest one on each side.
-        auto it = first != positions.begin() ? first - 1 : first;
-        for (; it != positions.end(); ++it) {
-            out.push_back(toSample(records[*it]));
-            if (records[*it].time > to.count())
+        for (size_t i = first > 0 ? first - 1 : 0; i < positions.size(); ++i) {
+            out.push_back(toSample(records[positions[i]]));
+            if (records[positions[i]].time > to.count())
                 break;
         }
         return out;
     }
-    out.reserve(static_cast<size_t>(bins) * 4 + 2);
-    if (first != positions.begin())
-        out.push_back(toSample(records[*(first - 1)])); // the left edge
+    // Record positions of the samples to keep; their order is the samples' time order.
+    std::vector<uint32_t> kept;
+    kept.reserve(static_cast<size_t>(bins) * 4 + 2);
+    if (first > 0)
+        kept.push_back(positions[first - 1]); // the left edge
+
+    // Walk the window's samples once, bin after bin: whole blocks from the summary where a
+    // block ends inside the current bin, single samples elsewhere.
+    const auto& pyramid = series.summary;
     const int64_t span = (to - from).count();
-    for (int b = 0; b < bins && first != last; ++b) {
-        const int64_t binEnd = b + 1 == bins ? to.count() : from.count() + span * (b + 1) / bins;
-        const auto end = std::min(at(binEnd), last);
-        if (end == first)
-            continue;
-        // Extremes of the lag among at most kProbe samples of the bin, so a redraw costs
-        // O(bins · kProbe) whatever the length of the run.
-        constexpr std::ptrdiff_t kProbe = 16;
-        const std::ptrdiff_t n = end - first;
-        const std::ptrdiff_t stride = std::max<std::ptrdiff_t>(1, n / kProbe);
-        auto lo = first;
-        auto hi = first;
-        for (std::ptrdiff_t i = 0; i < n; i += stride) {
-            const auto it = first + i;
-            if (records[*it].payload.sample.vlag < records[*lo].payload.sample.vlag)
-                lo = it;
-            if (records[*it].payload.sample.vlag > records[*hi].payload.sample.vlag)
-                hi = it;
+    int b = 0;
+    int64_t b0 = from.count();
+    int64_t b1 = from.count() + span / bins;
+    bool open = false;
+    SampleSummary bin;
+    const auto closeBin = [&] {
+        if (open) {
+            const auto binStart = static_cast<std::ptrdiff_t>(kept.size());
+            kept.push_back(bin.firstAt);
+            kept.push_back(bin.lastAt);
+            for (size_t k = 0; k < bin.extremes.size(); ++k) {
+                if (keep & (1u << k)) {
+                    kept.push_back(bin.extremes[k].lowAt);
+                    kept.push_back(bin.extremes[k].highAt);
+                }
+            }
+            std::sort(kept.begin() + binStart, kept.end());
+            kept.erase(std::unique(kept.begin() + binStart, kept.end()), kept.end());
         }
-        std::array<std::vector<uint32_t>::const_iterator, 4> keep{first, lo, hi, end - 1};
-        std::sort(keep.begin(), keep.end());
-        for (size_t k = 0; k < keep.size(); ++k)
-            if (k == 0 || keep[k] != keep[k - 1])
-                out.push_back(toSample(records[*keep[k]]));
-        first = end;
+        open = false;
+        ++b;
+        b0 = b1;
+        b1 = b + 1 == bins ? to.count() : from.count() + span * (b + 1) / bins;
+    };
+    const auto take = [&](const SampleSummary& part) {
+        if (!open) {
+            open = true;
+            bin = part;
+        } else {
+            bin.merge(part);
+        }
+    };
+    const size_t blockItems = SummaryPyramid<SampleSummary>::span(0);
+    for (size_t i = first; i < last;) {
+        // The block of 16 starting here, if i starts one: its summary gives the time without a
+        // read of the recording.
+        const SampleSummary* block = pyramid.nodeAt(0, i);
+        const int64_t time = block ? block->first : records[positions[i]].time;
+        while (time >= b1 && b + 1 < bins) // the last bin ends at `to` inclusive
+            closeBin();
+        const auto [node, items] = pyramid.largestAt(
+            i, [&](const SampleSummary& n) { return n.last <= b1 && n.last <= to.count(); });
+        if (node) {
+            take(*node);
+            i += items;
+        } else if (block && block->last - block->first <= b1 - b0 && i + blockItems <= last) {
+            take(*block); // shorter than a bin: counted where it starts
+            i += blockItems;
+        } else {
+            take(leafSummary(records[positions[i]], series.reference, positions[i]));
+            ++i;
+        }
     }
-    if (last != positions.end())
-        out.push_back(toSample(records[*last])); // one past the right edge
+    closeBin();
+    if (last < positions.size())
+        kept.push_back(positions[last]); // one past the right edge
+
+    // The kept samples are scattered over a recording far larger than the caches: ask for a
+    // few of them ahead, so their reads overlap instead of waiting for each other.
+    constexpr size_t kAhead = 16;
+    out.reserve(kept.size());
+    for (size_t k = 0; k < kept.size(); ++k) {
+        if (k + kAhead < kept.size()) {
+            // A 48-byte record may straddle two cache lines: ask for both.
+            const auto* ahead = reinterpret_cast<const char*>(&records[kept[k + kAhead]]);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + sizeof(Record) - 1);
+        }
+        out.push_back(toSample(records[kept[k]]));
+    }
     return out;
 }
 

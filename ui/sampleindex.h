@@ -6,8 +6,11 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "summarypyramid.h"
 
+#include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace schedlab {
@@ -42,27 +45,66 @@ public:
     std::vector<EntitySample> series(
         const Recording& recording, int task, Nanoseconds from, Nanoseconds to) const;
 
+    /// Quantities whose extremes decimatedSeries() keeps (a bit mask).
+    enum Keep : unsigned {
+        KeepLag = 1u << 0,
+        KeepVruntime = 1u << 1,
+        KeepWeight = 1u << 2,
+        KeepAll = KeepLag | KeepVruntime | KeepWeight,
+    };
+
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
-    /// fall inside [from, to] each of @p bins equal time bins keeps at most its first and last
-    /// sample and the lowest and highest lag among up to 16 evenly spaced samples of the bin, in
-    /// time order. Lines drawn through them differ from the full series by less than a bin's
-    /// width in time; the cost is O(bins · 16), independent of the run's length.
-    std::vector<EntitySample> decimatedSeries(
-        const Recording& recording, int task, Nanoseconds from, Nanoseconds to, int bins) const;
+    /// fall inside [from, to], each of @p bins equal time bins keeps only its first and last
+    /// sample and the samples with the lowest and highest value of each quantity in @p keep, in
+    /// time order — real samples, so every bin's extremes are drawn where they happened. Blocks of
+    /// samples are read from the series' SummaryPyramid; a block of 16 samples spanning less
+    /// than a bin may straddle a bin edge and is then counted in the bin where it starts. The
+    /// cost is about O(bins · 16 · levels + log n), whatever the length of the run.
+    std::vector<EntitySample> decimatedSeries(const Recording& recording, int task,
+        Nanoseconds from, Nanoseconds to, int bins, unsigned keep = KeepAll) const;
+
+    /// Extremes of one quantity over a block of samples, and where (record positions) they are.
+    struct Extreme
+    {
+        int64_t low = 0;
+        int64_t high = 0;
+        uint32_t lowAt = 0;
+        uint32_t highAt = 0;
+    };
+    /// Summary of a block of consecutive samples of one entity.
+    struct SampleSummary
+    {
+        int64_t first = 0;    ///< time of the first sample
+        int64_t last = 0;     ///< time of the last sample
+        uint32_t firstAt = 0; ///< record position of the first sample
+        uint32_t lastAt = 0;  ///< record position of the last sample
+        /// lag (vlag), vruntime (relative to the entity's first sample) and weight, in the
+        /// order of the Keep bits.
+        std::array<Extreme, 3> extremes{};
+        void merge(const SampleSummary& next);
+    };
 
     /// Group entities (EntityRef raw values) that have samples, in first-seen order.
     const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
     /// Decimated samples of group entity @p raw (as decimatedSeries()).
-    std::vector<EntitySample> groupSeries(
-        const Recording& recording, int32_t raw, Nanoseconds from, Nanoseconds to, int bins) const;
+    std::vector<EntitySample> groupSeries(const Recording& recording, int32_t raw, Nanoseconds from,
+        Nanoseconds to, int bins, unsigned keep = KeepAll) const;
 
 private:
+    struct Series
+    {
+        std::vector<uint32_t> positions; ///< record positions of the entity's samples
+        uint64_t reference = 0;          ///< vruntime of its first sample
+        SummaryPyramid<SampleSummary> summary;
+        void append(const Record& r, uint32_t position);
+    };
     static EntitySample toSample(const Record& r);
-    static std::vector<EntitySample> decimate(const std::vector<uint32_t>& positions,
-        const Recording& recording, Nanoseconds from, Nanoseconds to, int bins);
-    std::vector<std::vector<uint32_t>> m_perGroup; ///< by position in m_groupOrder
+    static std::vector<EntitySample> decimate(const Series& series, const Recording& recording,
+        Nanoseconds from, Nanoseconds to, int bins, unsigned keep);
+    std::vector<Series> m_perGroup; ///< by position in m_groupOrder
     std::vector<int32_t> m_groupOrder;
-    std::vector<std::vector<uint32_t>> m_perTask; ///< record positions of each task's samples
+    std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder
+    std::vector<Series> m_perTask;
     size_t m_consumed = 0;
 };
 

@@ -42,6 +42,8 @@ void RunSegmentIndex::update(const Recording& recording)
                     ? 0
                     : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
             l.closed.push_back({r.cpu, l.current, l.since, t});
+            const int64_t length = (t - l.since).count();
+            l.summary.push({l.since.count(), t.count(), length, l.current, length});
         }
         const int64_t next = r.payload.generic.a;
         l.current = next >= 0 ? static_cast<int>(next) : -1;
@@ -106,8 +108,24 @@ Nanoseconds RunSegmentIndex::busyTime(
     return Nanoseconds{busy};
 }
 
+void RunSegmentIndex::RunSummary::merge(const RunSummary& next)
+{
+    end = next.end;
+    busy += next.busy;
+    // Weighted majority vote (Boyer–Moore): run time of different tasks cancels pairwise, so a
+    // task that ran more than half of the block's busy time is the one left standing.
+    if (next.task == task) {
+        votes += next.votes;
+    } else if (next.votes > votes) {
+        task = next.task;
+        votes = next.votes - votes;
+    } else {
+        votes -= next.votes;
+    }
+}
+
 std::vector<RunSegment> RunSegmentIndex::binnedSegments(
-    int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins, int probes) const
+    int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins) const
 {
     if (cpu < 0 || cpu >= cpuCount() || to <= from || bins <= 0)
         return {};
@@ -119,56 +137,76 @@ std::vector<RunSegment> RunSegmentIndex::binnedSegments(
     if (last - first <= 2 * static_cast<std::ptrdiff_t>(bins))
         return segments(cpu, from, to, now);
 
+    // Walk the runs of the window once, bin after bin, taking whole summary blocks where a
+    // block lies inside the current bin and single runs at the bins' edges.
     std::vector<RunSegment> out;
     const int64_t span = (to - from).count();
-    probes = std::max(1, probes);
-    std::vector<int> seen;
-    // Run time before each bin edge, each edge computed once: O(log n) per bin.
-    const auto busyBefore = [&](Nanoseconds t) {
-        int64_t busy = closedBusyBefore(l, t);
-        if (l.current >= 0 && t > l.since)
-            busy += (std::min(t, std::max(now, l.since)) - l.since).count();
-        return busy;
-    };
-    Nanoseconds b0 = from;
-    int64_t before = busyBefore(b0);
-    for (int b = 0; b < bins; ++b) {
-        const Nanoseconds b1{from.count() + span * (b + 1) / bins};
-        if (b1 <= b0)
-            continue;
-        const int64_t after = busyBefore(b1);
-        const int64_t busy = after - before;
-        const Nanoseconds start = b0;
-        b0 = b1;
-        before = after;
-        if (busy <= 0)
-            continue;
-        seen.clear();
-        for (int p = 0; p < probes; ++p) {
-            const Nanoseconds t = start + (b1 - start) * (2 * p + 1) / (2 * probes);
-            if (const auto s = segmentAt(cpu, t, now))
-                seen.push_back(s->task);
-        }
-        int task = -1;
-        if (seen.empty()) {
-            // Only runs shorter than the probe spacing: take the bin's first run.
-            const auto it = std::upper_bound(l.closed.begin(), l.closed.end(), start,
-                [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
-            task = it != l.closed.end() && it->start < b1 ? it->task : l.current;
-        } else {
-            std::sort(seen.begin(), seen.end());
-            size_t best = 0;
-            for (size_t i = 0, run = 0; i < seen.size(); ++i) {
-                run = (i > 0 && seen[i] == seen[i - 1]) ? run + 1 : 1;
-                if (run > best) {
-                    best = run;
-                    task = seen[i];
-                }
+    int b = 0;
+    int64_t b0 = from.count();
+    int64_t b1 = from.count() + span / bins;
+    int64_t busy = 0;
+    std::vector<std::pair<int, int64_t>> perTask; // run time per task in the bin
+    const auto add = [&](int task, int64_t time) {
+        busy += time;
+        for (auto& [t, total] : perTask)
+            if (t == task) {
+                total += time;
+                return;
             }
+        perTask.emplace_back(task, time);
+    };
+    const auto closeBin = [&] {
+        if (busy > 0) {
+            const auto best = std::max_element(perTask.begin(), perTask.end(),
+                [](const auto& x, const auto& y) { return x.second < y.second; });
+            out.push_back({cpu, best->first, Nanoseconds{b0}, Nanoseconds{b1},
+                static_cast<double>(busy) / static_cast<double>(std::max<int64_t>(b1 - b0, 1))});
         }
-        out.push_back({cpu, task, start, b1,
-            static_cast<double>(busy) / static_cast<double>((b1 - start).count())});
+        busy = 0;
+        perTask.clear();
+        ++b;
+        b0 = b1;
+        b1 = b + 1 == bins ? to.count() : from.count() + span * (b + 1) / bins;
+    };
+    // One run, clipped to the window, spread over the bins it covers.
+    const auto addRun = [&](int task, int64_t start, int64_t end) {
+        start = std::max(start, from.count());
+        end = std::min(end, to.count());
+        while (start < end && b < bins) {
+            if (start >= b1) {
+                closeBin();
+                continue;
+            }
+            const int64_t part = std::min(end, b1);
+            add(task, part - start);
+            start = part;
+        }
+    };
+    auto i = static_cast<size_t>(first - l.closed.begin());
+    const auto stop = static_cast<size_t>(last - l.closed.begin());
+    while (i < stop && b < bins) {
+        const int64_t start = l.closed[i].start.count();
+        while (start >= b1 && b < bins)
+            closeBin();
+        if (b == bins)
+            break;
+        // A block ending inside the bin lies inside the window too (runs are not empty).
+        const auto [node, items] = l.summary.largestAt(
+            i, [&](const RunSummary& n) { return n.start >= b0 && n.end <= b1; });
+        if (node) {
+            busy += node->busy - node->votes;
+            add(node->task, node->votes);
+            i += items;
+            continue;
+        }
+        const RunSegment& s = l.closed[i];
+        addRun(s.task, s.start.count(), s.end.count());
+        ++i;
     }
+    if (l.current >= 0)
+        addRun(l.current, l.since.count(), std::max(now, l.since).count());
+    while (b < bins)
+        closeBin();
     return out;
 }
 

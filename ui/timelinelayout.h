@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "summarypyramid.h"
 
 #include <cstddef>
 #include <optional>
@@ -53,23 +54,37 @@ public:
 
     /// Level of detail whose cost does not grow with the run: when more than 2·@p bins segments
     /// overlap [from, to), returns one segment per non-idle bin of @p bins equal bins, with
-    /// `busy` the exact share of the bin something ran (prefix sums of run time) and `task` the
-    /// one found most often at @p probes evenly spaced instants of the bin (an estimate of the
-    /// task that ran longest). Otherwise returns segments() unchanged. O(bins·probes·log n).
+    /// `busy` the exact share of the bin something ran and `task` the task that ran longest in
+    /// it when the bin's runs are read one by one; when whole blocks of runs are read from
+    /// their summaries, a task that ran more than half of the bin's busy time (there is at most
+    /// one) is guaranteed to be the one shown. Otherwise returns segments() unchanged. Reads the
+    /// lane's SummaryPyramid: about O(bins · 16 · levels + log n), whatever the run's length.
     std::vector<RunSegment> binnedSegments(
-        int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins, int probes = 4) const;
+        int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins) const;
     /// Run time on @p cpu in [from, to) (closed runs and the current one up to @p now).
     Nanoseconds busyTime(int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
 
     /// The whole (unclipped) run on @p cpu at time @p t, if a task ran then.
     std::optional<RunSegment> segmentAt(int cpu, Nanoseconds t, Nanoseconds now) const;
 
+    /// Summary of a block of consecutive closed runs of one lane.
+    struct RunSummary
+    {
+        int64_t start = 0; ///< start of the first run
+        int64_t end = 0;   ///< end of the last run
+        int64_t busy = 0;  ///< run time of the block
+        int task = -1;     ///< majority candidate: the task that ran > half of `busy`, if any
+        int64_t votes = 0; ///< its run time left after cancelling against other tasks' time
+        void merge(const RunSummary& next);
+    };
+
 private:
     struct Lane
     {
         std::vector<RunSegment> closed;
-        std::vector<int64_t> busyBefore; ///< run time of closed[0 .. i) (prefix sums)
-        int current = -1;                ///< running task, -1 idle
+        SummaryPyramid<RunSummary> summary; ///< over `closed`
+        std::vector<int64_t> busyBefore;    ///< run time of closed[0 .. i) (prefix sums)
+        int current = -1;                   ///< running task, -1 idle
         Nanoseconds since{0};
     };
     Lane& lane(int cpu);

@@ -22,6 +22,12 @@ constexpr int kAutoPlotMaxTasks = 8;
 constexpr int kDetailTasks = 8;
 constexpr double kMinSpanMs = 1e-3; // 1 µs
 
+/// Group-entity weight lines: colour by group, dash pattern by CPU.
+Qt::PenStyle cpuPenStyle(EntityRef e)
+{
+    return static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5);
+}
+
 QCPItemStraightLine* makeNowLine(QCustomPlot* plot, QCPAxisRect* rect)
 {
     auto* line = new QCPItemStraightLine(plot);
@@ -454,7 +460,7 @@ void TimelineView::refreshWeights()
                 m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
             // Colour by group, dash pattern by CPU.
             QPen pen(groupColor(e.groupIndex()), 1.5);
-            pen.setStyle(static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5));
+            pen.setStyle(cpuPenStyle(e));
             g->setPen(pen);
             g->setLineStyle(QCPGraph::lsStepLeft);
             g->setName(QString::fromStdString(entityName(e, *m_recording)));
@@ -471,15 +477,27 @@ void TimelineView::refreshWeights()
         return;
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
-    const int bins = std::max(16, m_weightRect->width() / 3);
+    const int bins = std::max(16, m_weightRect->width() / 4);
+    int points = 0;
     for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
         QVector<double> keysMs, weights;
-        for (const EntitySample& s :
-            m_samples.groupSeries(*m_recording, m_weightKeys[i], from, to, bins)) {
+        for (const EntitySample& s : m_samples.groupSeries(
+                 *m_recording, m_weightKeys[i], from, to, bins, SampleIndex::KeepWeight)) {
             keysMs << nsToMs(s.time);
             weights << static_cast<double>(s.weight) / 1024.0; // scale_load_down
         }
         m_weightGraphs[i]->setData(keysMs, weights, true);
+        points = std::max(points, m_weightGraphs[i]->dataCount());
+    }
+    // Level of detail in painting: dash patterns (one per CPU) and antialiasing only while the
+    // lines are sparse; Qt's stroker makes dense dashed or smooth polylines costly.
+    const bool dense = points > m_weightRect->width() / 4;
+    for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
+        QPen pen = m_weightGraphs[i]->pen();
+        pen.setStyle(dense ? Qt::SolidLine : cpuPenStyle(EntityRef{m_weightKeys[i]}));
+        pen.setWidthF(dense ? 1.0 : 1.5);
+        m_weightGraphs[i]->setPen(pen);
+        m_weightGraphs[i]->setAntialiased(!dense);
     }
     m_weightRect->axis(QCPAxis::atLeft)->rescale();
     m_weightRect->axis(QCPAxis::atLeft)->scaleRange(1.15);
@@ -520,10 +538,6 @@ void TimelineView::refreshVruntime()
         // antialiasing (Qt's stroker makes wide, dashed or antialiased polylines costly).
         const bool many = tasks.size() > kAutoPlotMaxTasks;
         const qreal width = many ? 1.0 : 2.0;
-        if (many)
-            m_plot->setNotAntialiasedElements(QCP::aePlottables);
-        else
-            m_plot->setNotAntialiasedElements(QCP::aeNone);
         for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs}) {
             for (QCPGraph* g : *list)
                 m_plot->removeGraph(g);
@@ -576,34 +590,44 @@ void TimelineView::refreshVruntime()
     const Nanoseconds until = std::min(m_now, to);
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
-        QVector<double> keys, values, deadlines, lags;
+        const bool detail = i < static_cast<size_t>(kDetailTasks);
         const auto series =
-            m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins);
+            m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
+                SampleIndex::KeepVruntime | (detail ? SampleIndex::KeepLag : 0u)
+                    | (i == 0 ? SampleIndex::KeepWeight : 0u));
+        // Built as QCPGraphData directly (no key/value vectors to copy again); deadline and lag
+        // only for the tasks whose deadline and lag lines are shown.
+        QVector<QCPGraphData> values, deadlines, lags;
+        values.reserve(static_cast<qsizetype>(2 * series.size() + 1));
+        if (detail) {
+            deadlines.reserve(values.capacity());
+            lags.reserve(values.capacity());
+        }
+        const auto point = [&](double key, double v, double d, double l) {
+            values.append({key, v});
+            if (detail) {
+                deadlines.append({key, d});
+                lags.append({key, l});
+            }
+        };
+        const auto hold = [&](double key) {
+            point(key, values.back().value, detail ? deadlines.back().value : 0.0,
+                detail ? lags.back().value : 0.0);
+        };
         for (size_t k = 0; k < series.size(); ++k) {
             const EntitySample& s = series[k];
             // vruntime and deadline only change while the entity runs (or at placement): after a
             // sample taken while it was not running (waiting, sleeping) they hold until the next
             // sample, so a placement at wakeup shows as a step, not as a slope across the sleep.
-            if (k > 0 && !(series[k - 1].flags & Record::kCurr) && series[k - 1].time < s.time) {
-                keys << nsToMs(s.time);
-                values << values.back();
-                deadlines << deadlines.back();
-                lags << lags.back();
-            }
-            keys << nsToMs(s.time);
-            values << rel(s.vruntime);
-            deadlines << rel(s.deadline);
-            lags << static_cast<double>(s.vlag) / 1e6;
+            if (k > 0 && !(series[k - 1].flags & Record::kCurr) && series[k - 1].time < s.time)
+                hold(nsToMs(s.time));
+            point(nsToMs(s.time), rel(s.vruntime), rel(s.deadline),
+                static_cast<double>(s.vlag) / 1e6);
         }
         // A task that is not running keeps its vruntime until its next sample: hold the last
         // value up to the present instead of letting the line stop.
-        if (!series.empty() && !(series.back().flags & Record::kCurr)
-            && series.back().time < until) {
-            keys << nsToMs(until);
-            values << values.back();
-            deadlines << deadlines.back();
-            lags << lags.back();
-        }
+        if (!series.empty() && !(series.back().flags & Record::kCurr) && series.back().time < until)
+            hold(nsToMs(until));
         if (i == 0) {
             // V of the first task's cfs_rq, and the clamp band at its weight.
             QVector<double> avg, upper, lower;
@@ -620,15 +644,14 @@ void TimelineView::refreshVruntime()
             m_bandUpper->setData(bandKeys, upper, true);
             m_bandLower->setData(bandKeys, lower, true);
         }
-        any = any || !keys.isEmpty();
+        any = any || !values.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
-        m_graphs[i]->setData(keys, values, true);
-        const bool detail = i < static_cast<size_t>(kDetailTasks);
+        m_graphs[i]->data()->set(values, true);
         m_deadlineGraphs[i]->setVisible(detail);
         m_lagGraphs[i]->setVisible(detail);
         if (detail) {
-            m_deadlineGraphs[i]->setData(keys, deadlines, true);
-            m_lagGraphs[i]->setData(keys, lags, true);
+            m_deadlineGraphs[i]->data()->set(deadlines, true);
+            m_lagGraphs[i]->data()->set(lags, true);
         }
     }
     // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
@@ -638,8 +661,11 @@ void TimelineView::refreshVruntime()
         points = std::max(points, g->dataCount());
     const bool dense = m_graphs.size() > static_cast<size_t>(kAutoPlotMaxTasks)
         || points > m_vruntimeRect->width() / 2;
-    m_plot->setNotAntialiasedElements(dense ? QCP::aePlottables : QCP::aeNone);
+    for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
+        g->setAntialiased(!dense);
     for (size_t i = 0; i < m_graphs.size(); ++i) {
+        for (QCPGraph* g : {m_graphs[i], m_deadlineGraphs[i], m_lagGraphs[i]})
+            g->setAntialiased(!dense);
         const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
         QColor light = c;
         light.setAlpha(150);

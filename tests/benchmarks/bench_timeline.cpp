@@ -7,6 +7,8 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "ui/qcp.h"
+#include "ui/sampleindex.h"
+#include "ui/timelinelayout.h"
 #include "ui/timelineview.h"
 
 #include <QApplication>
@@ -72,6 +74,33 @@ private Q_SLOTS:
         view.setNow(sim.endTime());
         std::printf(
             "BENCH timeline: indexing %.1f ms\n", static_cast<double>(t.nsecsElapsed()) / 1e6);
+        if (qEnvironmentVariableIsSet("BENCH_PARTS")) {
+            ui::RunSegmentIndex lanes;
+            lanes.update(sim.recording());
+            ui::SampleIndex samples;
+            samples.update(sim.recording());
+            for (int rep = 0; rep < qEnvironmentVariableIntValue("BENCH_PARTS"); ++rep) {
+                QElapsedTimer one;
+                one.start();
+                size_t n = 0;
+                for (int cpu = 0; cpu < 4; ++cpu)
+                    n +=
+                        lanes
+                            .binnedSegments(cpu, Nanoseconds{0}, sim.endTime(), sim.endTime(), 1350)
+                            .size();
+                const double lanesMs = static_cast<double>(one.nsecsElapsed()) / 1e6;
+                one.restart();
+                size_t m = 0;
+                for (int task = 0; task < 100; ++task)
+                    m += samples
+                             .decimatedSeries(sim.recording(), task, Nanoseconds{0}, sim.endTime(),
+                                 170, ui::SampleIndex::KeepVruntime)
+                             .size();
+                std::printf("  binnedSegments x4: %.1f ms (%zu bins); decimated x100: %.1f ms (%zu "
+                            "points)\n",
+                    lanesMs, n, static_cast<double>(one.nsecsElapsed()) / 1e6, m);
+            }
+        }
         QVector<int> all;
         for (int i = 0; i < 100; ++i)
             all << i;
@@ -101,6 +130,28 @@ private Q_SLOTS:
                     data.push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
                     view.plot()->replot(QCustomPlot::rpImmediateRefresh);
                     samples.push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
+                }
+                if (qEnvironmentVariableIsSet("BENCH_PARTS") && w.name[0] == 'w') {
+                    QCustomPlot* plot = view.plot();
+                    const auto rects = plot->axisRects();
+                    for (int keep = 0; keep < rects.size(); ++keep) {
+                        for (int p = 0; p < plot->plottableCount(); ++p)
+                            plot->plottable(p)->setVisible(
+                                plot->plottable(p)->keyAxis()->axisRect() == rects[keep]);
+                        QElapsedTimer one;
+                        one.start();
+                        plot->replot(QCustomPlot::rpImmediateRefresh);
+                        std::printf("  only rect %d: %.1f ms\n", keep,
+                            static_cast<double>(one.nsecsElapsed()) / 1e6);
+                    }
+                    for (int p = 0; p < plot->plottableCount(); ++p)
+                        plot->plottable(p)->setVisible(false);
+                    QElapsedTimer one;
+                    one.start();
+                    plot->replot(QCustomPlot::rpImmediateRefresh);
+                    std::printf("  none: %.1f ms\n", static_cast<double>(one.nsecsElapsed()) / 1e6);
+                    for (int p = 0; p < plot->plottableCount(); ++p)
+                        plot->plottable(p)->setVisible(true);
                 }
                 std::printf(
                     "BENCH timeline redraw %-10s median %7.1f ms (series %6.1f ms, max %7.1f "

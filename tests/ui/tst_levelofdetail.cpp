@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The timeline's level of detail over long runs: the SummaryPyramid (blocks of 16, 256, …
+// items), lanes binned from it (exact busy share, the majority task of a bin always shown) and
+// decimated sample series (real samples only, in time order, every bin's first, last and
+// extreme samples kept). Expected values are worked out by hand or recomputed by brute force
+// from the items themselves, never taken from the code under test.
+#include "core/base/prng.h"
+#include "core/record/recording.h"
+#include "ui/sampleindex.h"
+#include "ui/summarypyramid.h"
+#include "ui/timelinelayout.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+using schedlab::EntityRef;
+using schedlab::Nanoseconds;
+using schedlab::Prng;
+using schedlab::Record;
+using schedlab::Recording;
+using schedlab::RecordKind;
+using schedlab::ui::EntitySample;
+using schedlab::ui::RunSegment;
+using schedlab::ui::RunSegmentIndex;
+using schedlab::ui::SampleIndex;
+using schedlab::ui::SummaryPyramid;
+
+namespace {
+
+/// Sum and count of a block of integers (merge = concatenation).
+struct SumNode
+{
+    int64_t sum = 0;
+    int64_t count = 0;
+    int64_t first = 0;
+    void merge(const SumNode& next)
+    {
+        sum += next.sum;
+        count += next.count;
+    }
+};
+
+Record switchRecord(int64_t time, int cpu, int next)
+{
+    Record r;
+    r.time = time;
+    r.cpu = static_cast<uint16_t>(cpu);
+    r.kind = RecordKind::Switch;
+    r.payload.generic.a = next;
+    return r;
+}
+
+Record sampleRecord(int64_t time, int task, uint64_t vruntime, int32_t vlag, uint32_t weight)
+{
+    Record r;
+    r.time = time;
+    r.kind = RecordKind::Sample;
+    r.entity = EntityRef::task(task);
+    r.payload.sample.vruntime = vruntime;
+    r.payload.sample.deadline = vruntime + 3'000'000;
+    r.payload.sample.vlag = vlag;
+    r.payload.sample.weight = weight;
+    return r;
+}
+
+/// One lane of runs [start, end) of @p task, written as switch records (idle between).
+struct Run
+{
+    int64_t start, end;
+    int task;
+};
+
+Recording laneRecording(const std::vector<Run>& runs)
+{
+    Recording rec;
+    rec.cpus = 1;
+    for (const Run& r : runs) {
+        rec.append(switchRecord(r.start, 0, r.task));
+        rec.append(switchRecord(r.end, 0, -1));
+    }
+    return rec;
+}
+
+} // namespace
+
+class TestLevelOfDetail : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void pyramidBuildsCompleteBlocks()
+    {
+        SummaryPyramid<SumNode> p;
+        const int n = 16 * 16 + 5; // one block of 256, 16 + … blocks of 16, 5 left over
+        for (int i = 0; i < n; ++i)
+            p.push({i, 1, i});
+        QCOMPARE(p.levelCount(), size_t{3}); // level 2 has started (pending) but holds nothing
+        QCOMPARE(p.level(0).size(), size_t{16});
+        QCOMPARE(p.level(1).size(), size_t{1});
+        QCOMPARE(p.level(2).size(), size_t{0});
+        // Block k of level 0 holds items 16k … 16k+15: sum = 256k + 120.
+        for (size_t k = 0; k < 16; ++k) {
+            QCOMPARE(p.level(0)[k].sum, static_cast<int64_t>(256 * k + 120));
+            QCOMPARE(p.level(0)[k].count, int64_t{16});
+            QCOMPARE(p.level(0)[k].first, static_cast<int64_t>(16 * k));
+        }
+        QCOMPARE(p.level(1)[0].sum, int64_t{255 * 256 / 2});
+        QCOMPARE(p.level(1)[0].count, int64_t{256});
+    }
+
+    void pyramidLargestAt()
+    {
+        SummaryPyramid<SumNode> p;
+        for (int i = 0; i < 600; ++i)
+            p.push({1, 1, i});
+        const auto any = [](const SumNode&) { return true; };
+        // Item 0 starts blocks of 256 and 16; item 256 as well; item 16 only one of 16.
+        QCOMPARE(p.largestAt(0, any).second, size_t{256});
+        QCOMPARE(p.largestAt(256, any).second, size_t{256});
+        QCOMPARE(p.largestAt(16, any).second, size_t{16});
+        QCOMPARE(p.largestAt(17, any).first, nullptr); // starts no block
+        // Item 512 starts a block of 256 that is not complete (600 items): only 16.
+        QCOMPARE(p.largestAt(512, any).second, size_t{16});
+        QCOMPARE(p.largestAt(592, any).first, nullptr); // its 16 are not all there
+        // The predicate picks the largest accepted block.
+        const auto small = [](const SumNode& n) { return n.count <= 16; };
+        QCOMPARE(p.largestAt(0, small).second, size_t{16});
+        const auto none = [](const SumNode&) { return false; };
+        QCOMPARE(p.largestAt(0, none).first, nullptr);
+        QVERIFY(p.nodeAt(0, 32) == &p.level(0)[2]);
+        QVERIFY(p.nodeAt(0, 33) == nullptr);
+        QVERIFY(p.nodeAt(5, 0) == nullptr); // no such level
+    }
+
+    void lanesBinsFromSummaries()
+    {
+        // 4096 runs of 1 ns, one every 2 ns, task 3 on three of every four, task 4 on the rest:
+        // [0, 8192) in 4 bins of 2048 ns, each 1024 runs. Busy half of each bin; task 3 has
+        // 3/4 of the busy time, a majority, so every bin must show it, whichever blocks it is
+        // read from.
+        std::vector<Run> runs;
+        for (int i = 0; i < 4096; ++i)
+            runs.push_back({2 * i, 2 * i + 1, i % 4 == 3 ? 4 : 3});
+        RunSegmentIndex index;
+        index.update(laneRecording(runs));
+        const auto bins =
+            index.binnedSegments(0, Nanoseconds{0}, Nanoseconds{8192}, Nanoseconds{8192}, 4);
+        QCOMPARE(bins.size(), size_t{4});
+        for (int b = 0; b < 4; ++b) {
+            const RunSegment& s = bins[static_cast<size_t>(b)];
+            QCOMPARE(s.start, Nanoseconds{2048 * b});
+            QCOMPARE(s.end, Nanoseconds{2048 * b + 2048});
+            QCOMPARE(s.busy, 0.5);
+            QCOMPARE(s.task, 3);
+        }
+        // An offset window cuts runs and blocks: [1001, 7001) in 3 bins of 2000 ns. Busy time
+        // counted by hand: runs start at even times, so a bin [a, a + 2000) with a odd holds
+        // 1000 whole runs.
+        const auto offset =
+            index.binnedSegments(0, Nanoseconds{1001}, Nanoseconds{7001}, Nanoseconds{8192}, 3);
+        QCOMPARE(offset.size(), size_t{3});
+        for (const RunSegment& s : offset) {
+            QCOMPARE((s.end - s.start).count(), int64_t{2000});
+            QCOMPARE(s.busy, 0.5);
+            QCOMPARE(s.task, 3);
+        }
+    }
+
+    void lanesMajorityNotFirstSeen()
+    {
+        // Blocks of 16 runs: tasks 1 … 6 run 3 ns each, then task 0 runs ten times 2 ns (1 ns
+        // idle after every run). Task 0 has 20 of every 38 busy ns, a majority, though each of
+        // its runs is shorter than the others': the bins must show it (keeping the longest run
+        // seen first would show task 1). 256 blocks of 54 ns in 4 bins of 64 blocks.
+        std::vector<Run> runs;
+        int64_t t = 0;
+        for (int block = 0; block < 256; ++block) {
+            for (int i = 0; i < 16; ++i) {
+                const int task = i < 6 ? i + 1 : 0;
+                const int64_t length = i < 6 ? 3 : 2;
+                runs.push_back({t, t + length, task});
+                t += length + 1;
+            }
+        }
+        QCOMPARE(t, int64_t{256 * 54});
+        RunSegmentIndex index;
+        index.update(laneRecording(runs));
+        const auto bins =
+            index.binnedSegments(0, Nanoseconds{0}, Nanoseconds{t}, Nanoseconds{t}, 4);
+        QCOMPARE(bins.size(), size_t{4});
+        for (const RunSegment& s : bins) {
+            QCOMPARE(s.task, 0);
+            QCOMPARE(s.busy, 38.0 / 54.0);
+        }
+    }
+
+    void lanesBinsMatchBruteForce()
+    {
+        // Random runs (1 … 40 ns, idle gaps 0 … 30 ns, 6 tasks, one of them favoured) and
+        // random windows: every bin's busy share equals the run time counted run by run, and a
+        // task that ran more than half of a bin's busy time is the one shown.
+        Prng prng(7);
+        std::vector<Run> runs;
+        int64_t t = 0;
+        for (int i = 0; i < 10000; ++i) {
+            t += prng.uniform(0, 30);
+            const int64_t length = prng.uniform(1, 40);
+            const int task = prng.below(3) == 0 ? static_cast<int>(prng.below(6)) : 0;
+            runs.push_back({t, t + length, task});
+            t += length;
+        }
+        const int64_t end = t;
+        RunSegmentIndex index;
+        index.update(laneRecording(runs));
+        int majorityBins = 0;
+        for (int round = 0; round < 40; ++round) {
+            const int64_t from = prng.uniform(0, end / 2);
+            const int64_t to = prng.uniform(from + 1000, end);
+            const int bins = static_cast<int>(prng.uniform(3, 60));
+            const auto out =
+                index.binnedSegments(0, Nanoseconds{from}, Nanoseconds{to}, Nanoseconds{end}, bins);
+            QVERIFY(!out.empty());
+            for (const RunSegment& s : out) {
+                std::map<int, int64_t> perTask;
+                int64_t busy = 0;
+                for (const Run& r : runs) {
+                    const int64_t a = std::max(r.start, s.start.count());
+                    const int64_t b = std::min(r.end, s.end.count());
+                    if (b > a) {
+                        perTask[r.task] += b - a;
+                        busy += b - a;
+                    }
+                }
+                QCOMPARE(s.busy,
+                    static_cast<double>(busy) / static_cast<double>((s.end - s.start).count()));
+                for (const auto& [task, time] : perTask) {
+                    if (2 * time > busy) {
+                        QCOMPARE(s.task, task);
+                        ++majorityBins;
+                    }
+                }
+                QVERIFY(perTask.count(s.task) == 1); // a task that ran in the bin
+            }
+        }
+        QVERIFY(majorityBins > 100); // the property was exercised
+    }
+
+    void decimatedKeepsExtremes()
+    {
+        // 64 samples of task 0 at t = 10 i; vruntime 1000 i; lag 0 except a dip of −500 at
+        // i = 20 and a peak of +700 at i = 41; weight 1024 except 2048 at i = 50. Window
+        // [0, 640] in 2 bins [0, 320) and [320, 640]: the samples inside are i = 1 … 63 (time 0
+        // is not after `from`), so i = 0 is the left edge. Bin 1 (i = 1 … 31) keeps its first
+        // (1), last (31), lowest lag (20) and highest lag (0, first seen at 1); bin 2
+        // (i = 32 … 63) its first (32), last (63), lowest lag (0 at 32) and highest (41).
+        // Vruntime only rises, so its extremes are each bin's first and last; the weight adds
+        // i = 50 in bin 2.
+        Recording rec;
+        for (int i = 0; i < 64; ++i) {
+            const int32_t lag = i == 20 ? -500 : (i == 41 ? 700 : 0);
+            rec.append(sampleRecord(
+                10 * i, 0, 1000 * static_cast<uint64_t>(i), lag, i == 50 ? 2048 : 1024));
+        }
+        SampleIndex index;
+        index.update(rec);
+        const auto times = [&](unsigned keep, int64_t from, int64_t to, int bins) {
+            QStringList out;
+            for (const EntitySample& s :
+                index.decimatedSeries(rec, 0, Nanoseconds{from}, Nanoseconds{to}, bins, keep))
+                out << QString::number(s.time.count() / 10);
+            return out.join(QLatin1Char(' '));
+        };
+        QCOMPARE(times(SampleIndex::KeepLag, 0, 640, 2), QStringLiteral("0 1 20 31 32 41 63"));
+        QCOMPARE(times(SampleIndex::KeepAll, 0, 640, 2), QStringLiteral("0 1 20 31 32 41 50 63"));
+        QCOMPARE(times(SampleIndex::KeepVruntime, 0, 640, 2), QStringLiteral("0 1 31 32 63"));
+        // Few samples per bin (≤ 4 · bins): all of them, plus one beyond each edge.
+        QCOMPARE(times(SampleIndex::KeepLag, 95, 125, 2), QStringLiteral("9 10 11 12 13"));
+        // A window inside the run gets the samples just outside it as edges: [105, 625] in 2
+        // bins [105, 365) and [365, 625] (i = 11 … 62 inside, 10 and 63 the edges). i = 11 … 15
+        // are read one by one (no block starts there), the block 16 … 31 ends inside bin 1,
+        // and the block 32 … 47 crosses 365 but spans 150 ns, less than a bin: it is counted
+        // in bin 1, where it starts. So bin 1 is 11 … 47 (dip 20, peak 41) and bin 2 is
+        // 48 … 62, read one by one (the block 48 … 63 reaches past the window), all lag 0.
+        QCOMPARE(
+            times(SampleIndex::KeepLag, 105, 625, 2), QStringLiteral("10 11 20 41 47 48 62 63"));
+    }
+
+    void decimatedMatchesBruteForce()
+    {
+        // Random samples of two tasks and random windows: every decimated point is a real
+        // sample, in time order, at most 4 per bin plus the edges; the window's first and last
+        // samples, its lowest and highest lag (found by scanning) and the samples beyond each
+        // edge are kept.
+        Prng prng(11);
+        Recording rec;
+        int64_t t = 0;
+        std::vector<Record> task0;
+        for (int i = 0; i < 30000; ++i) {
+            t += prng.uniform(1, 20);
+            const int task = static_cast<int>(prng.below(2));
+            const Record r = sampleRecord(t, task, static_cast<uint64_t>(t) * 3,
+                static_cast<int32_t>(prng.uniform(-100000, 100000)),
+                static_cast<uint32_t>(prng.uniform(1, 100)) * 1024);
+            rec.append(r);
+            if (task == 0)
+                task0.push_back(r);
+        }
+        SampleIndex index;
+        index.update(rec);
+        for (int round = 0; round < 30; ++round) {
+            const int64_t from = prng.uniform(0, t / 2);
+            const int64_t to = prng.uniform(from + 5000, t);
+            const int bins = static_cast<int>(prng.uniform(5, 50));
+            const auto out = index.decimatedSeries(
+                rec, 0, Nanoseconds{from}, Nanoseconds{to}, bins, SampleIndex::KeepLag);
+            // The full series of the window, by scanning.
+            std::vector<const Record*> inside;
+            for (const Record& r : task0)
+                if (r.time > from && r.time <= to)
+                    inside.push_back(&r);
+            QVERIFY(inside.size() > static_cast<size_t>(4 * bins)); // decimation is exercised
+            QVERIFY(out.size() <= static_cast<size_t>(4 * bins + 2));
+            // Real samples in time order.
+            size_t k = 0;
+            for (const EntitySample& s : out) {
+                while (k < task0.size() && task0[k].time < s.time.count())
+                    ++k;
+                QVERIFY(k < task0.size());
+                QCOMPARE(task0[k].payload.sample.vlag, s.vlag);
+                QCOMPARE(task0[k].payload.sample.vruntime, s.vruntime);
+            }
+            for (size_t i = 1; i < out.size(); ++i)
+                QVERIFY(out[i - 1].time < out[i].time);
+            // The window's lowest and highest lag are drawn, and so are its first and last
+            // samples and one sample beyond each edge.
+            const auto [lo, hi] = std::minmax_element(
+                inside.begin(), inside.end(), [](const Record* a, const Record* b) {
+                    return a->payload.sample.vlag < b->payload.sample.vlag;
+                });
+            const auto hasLag = [&](int32_t lag) {
+                return std::any_of(
+                    out.begin(), out.end(), [&](const EntitySample& s) { return s.vlag == lag; });
+            };
+            const auto has = [&](const Record* r) {
+                return std::any_of(out.begin(), out.end(),
+                    [&](const EntitySample& s) { return s.time.count() == r->time; });
+            };
+            QVERIFY(hasLag((*lo)->payload.sample.vlag));
+            QVERIFY(hasLag((*hi)->payload.sample.vlag));
+            QVERIFY(has(inside.front()));
+            QVERIFY(has(inside.back()));
+            if (task0.front().time <= from)
+                QVERIFY(out.front().time.count() <= from);
+            if (task0.back().time > to)
+                QVERIFY(out.back().time.count() > to);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLevelOfDetail)
+#include "tst_levelofdetail.moc"
