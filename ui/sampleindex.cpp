@@ -24,6 +24,15 @@ size_t SampleIndex::sampleCount(int task) const
         : 0;
 }
 
+size_t SampleIndex::bytes() const
+{
+    size_t n = 0;
+    for (const auto* all : {&m_perTask, &m_perGroup})
+        for (const Series& s : *all)
+            n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes();
+    return n;
+}
+
 void SampleIndex::SampleSummary::merge(const SampleSummary& next)
 {
     last = next.last;

@@ -39,6 +39,8 @@ public:
     void clear();
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
+    /// Memory held by the index (sample positions and their summaries).
+    size_t bytes() const;
 
     /// Samples of @p task inside [from, to] plus the nearest one on each side, so lines run
     /// to the window's edges.

@@ -85,6 +85,14 @@ public:
     /// Stored nodes of @p level (tests and memory accounting).
     const std::vector<Node>& level(size_t k) const { return m_levels[k]; }
     size_t levelCount() const { return m_levels.size(); }
+    /// Memory held by the stored nodes.
+    size_t bytes() const
+    {
+        size_t n = 0;
+        for (const auto& level : m_levels)
+            n += level.capacity() * sizeof(Node);
+        return n;
+    }
 
 private:
     std::vector<std::vector<Node>> m_levels; ///< complete nodes per level

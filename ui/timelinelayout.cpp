@@ -16,6 +16,15 @@ void RunSegmentIndex::clear()
     m_lastSwitch = Nanoseconds{0};
 }
 
+size_t RunSegmentIndex::bytes() const
+{
+    size_t n = 0;
+    for (const Lane& l : m_lanes)
+        n += l.closed.capacity() * sizeof(RunSegment) + l.busyBefore.capacity() * sizeof(int64_t)
+            + l.summary.bytes();
+    return n;
+}
+
 RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
 {
     if (cpu >= cpuCount())

@@ -44,6 +44,8 @@ public:
 
     int cpuCount() const { return static_cast<int>(m_lanes.size()); }
     size_t consumedRecords() const { return m_consumed; }
+    /// Memory held by the index (runs and their summaries).
+    size_t bytes() const;
     /// Latest switch time seen on any CPU.
     Nanoseconds lastSwitch() const { return m_lastSwitch; }
 

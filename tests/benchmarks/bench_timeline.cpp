@@ -42,6 +42,71 @@ double medianMs(std::vector<double> v)
     return v[v.size() / 2];
 }
 
+double msSince(const QElapsedTimer& t)
+{
+    return static_cast<double>(t.nsecsElapsed()) / 1e6;
+}
+
+/// The level-of-detail queries of a whole-run redraw on their own (no painting): 4 lanes of
+/// 1350 bins, 100 vruntime series of 170 bins; and the indexes' memory.
+void breakdown(const Simulation& sim)
+{
+    ui::RunSegmentIndex lanes;
+    lanes.update(sim.recording());
+    ui::SampleIndex samples;
+    samples.update(sim.recording());
+    std::printf("BENCH timeline: indexes %.0f MB (lanes %.0f MB, samples %.0f MB)\n",
+        static_cast<double>(lanes.bytes() + samples.bytes()) / 1e6,
+        static_cast<double>(lanes.bytes()) / 1e6, static_cast<double>(samples.bytes()) / 1e6);
+    std::vector<double> lanesMs, seriesMs;
+    size_t bins = 0, points = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+        QElapsedTimer one;
+        one.start();
+        bins = 0;
+        for (int cpu = 0; cpu < lanes.cpuCount(); ++cpu)
+            bins += lanes.binnedSegments(cpu, Nanoseconds{0}, sim.endTime(), sim.endTime(), 1350)
+                        .size();
+        lanesMs.push_back(msSince(one));
+        one.restart();
+        points = 0;
+        for (int task = 0; task < 100; ++task)
+            points += samples
+                          .decimatedSeries(sim.recording(), task, Nanoseconds{0}, sim.endTime(),
+                              170, ui::SampleIndex::KeepVruntime)
+                          .size();
+        seriesMs.push_back(msSince(one));
+    }
+    std::printf("BENCH timeline: whole run, binned lanes %.1f ms (%zu bins), decimated series "
+                "%.1f ms (%zu points)\n",
+        medianMs(lanesMs), bins, medianMs(seriesMs), points);
+}
+
+/// Replot time with one pane's plottables visible at a time, then with none (axes, grid).
+void paneCosts(QCustomPlot* plot)
+{
+    const auto rects = plot->axisRects();
+    const char* const names[] = {"lanes", "vruntime", "lag", "weight"};
+    std::vector<bool> visible;
+    for (int p = 0; p < plot->plottableCount(); ++p)
+        visible.push_back(plot->plottable(p)->visible());
+    QString line = QStringLiteral("  panes:");
+    for (int keep = 0; keep <= rects.size(); ++keep) {
+        for (int p = 0; p < plot->plottableCount(); ++p)
+            plot->plottable(p)->setVisible(visible[static_cast<size_t>(p)] && keep < rects.size()
+                && plot->plottable(p)->keyAxis()->axisRect() == rects[keep]);
+        QElapsedTimer one;
+        one.start();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        line += QStringLiteral(" %1 %2 ms")
+                    .arg(keep < rects.size() && keep < 4 ? names[keep] : "none")
+                    .arg(msSince(one), 0, 'f', 1);
+    }
+    for (int p = 0; p < plot->plottableCount(); ++p)
+        plot->plottable(p)->setVisible(visible[static_cast<size_t>(p)]);
+    std::printf("%s\n", qPrintable(line));
+}
+
 } // namespace
 
 class BenchTimeline : public QObject
@@ -74,33 +139,7 @@ private Q_SLOTS:
         view.setNow(sim.endTime());
         std::printf(
             "BENCH timeline: indexing %.1f ms\n", static_cast<double>(t.nsecsElapsed()) / 1e6);
-        if (qEnvironmentVariableIsSet("BENCH_PARTS")) {
-            ui::RunSegmentIndex lanes;
-            lanes.update(sim.recording());
-            ui::SampleIndex samples;
-            samples.update(sim.recording());
-            for (int rep = 0; rep < qEnvironmentVariableIntValue("BENCH_PARTS"); ++rep) {
-                QElapsedTimer one;
-                one.start();
-                size_t n = 0;
-                for (int cpu = 0; cpu < 4; ++cpu)
-                    n +=
-                        lanes
-                            .binnedSegments(cpu, Nanoseconds{0}, sim.endTime(), sim.endTime(), 1350)
-                            .size();
-                const double lanesMs = static_cast<double>(one.nsecsElapsed()) / 1e6;
-                one.restart();
-                size_t m = 0;
-                for (int task = 0; task < 100; ++task)
-                    m += samples
-                             .decimatedSeries(sim.recording(), task, Nanoseconds{0}, sim.endTime(),
-                                 170, ui::SampleIndex::KeepVruntime)
-                             .size();
-                std::printf("  binnedSegments x4: %.1f ms (%zu bins); decimated x100: %.1f ms (%zu "
-                            "points)\n",
-                    lanesMs, n, static_cast<double>(one.nsecsElapsed()) / 1e6, m);
-            }
-        }
+        breakdown(sim);
         QVector<int> all;
         for (int i = 0; i < 100; ++i)
             all << i;
@@ -131,33 +170,16 @@ private Q_SLOTS:
                     view.plot()->replot(QCustomPlot::rpImmediateRefresh);
                     samples.push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
                 }
-                if (qEnvironmentVariableIsSet("BENCH_PARTS") && w.name[0] == 'w') {
-                    QCustomPlot* plot = view.plot();
-                    const auto rects = plot->axisRects();
-                    for (int keep = 0; keep < rects.size(); ++keep) {
-                        for (int p = 0; p < plot->plottableCount(); ++p)
-                            plot->plottable(p)->setVisible(
-                                plot->plottable(p)->keyAxis()->axisRect() == rects[keep]);
-                        QElapsedTimer one;
-                        one.start();
-                        plot->replot(QCustomPlot::rpImmediateRefresh);
-                        std::printf("  only rect %d: %.1f ms\n", keep,
-                            static_cast<double>(one.nsecsElapsed()) / 1e6);
-                    }
-                    for (int p = 0; p < plot->plottableCount(); ++p)
-                        plot->plottable(p)->setVisible(false);
-                    QElapsedTimer one;
-                    one.start();
-                    plot->replot(QCustomPlot::rpImmediateRefresh);
-                    std::printf("  none: %.1f ms\n", static_cast<double>(one.nsecsElapsed()) / 1e6);
-                    for (int p = 0; p < plot->plottableCount(); ++p)
-                        plot->plottable(p)->setVisible(true);
-                }
+                if (w.name[0] == 'w') // the whole run: which pane costs what
+                    paneCosts(view.plot());
                 std::printf(
                     "BENCH timeline redraw %-10s median %7.1f ms (series %6.1f ms, max %7.1f "
                     "ms) budget 50 ms\n",
                     w.name, medianMs(samples), medianMs(data),
                     *std::max_element(samples.begin(), samples.end()));
+                if (qEnvironmentVariableIsSet("BENCH_TIMELINE_ALL"))
+                    for (const double ms : samples)
+                        std::printf("    %.1f ms\n", ms);
             }
         }
     }
