@@ -155,6 +155,21 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 continue;
             }
             flush();
+            if (m_groupOf) {
+                // A run during which its task was moved to another cgroup changes colour there.
+                for (const auto& [from, to, group] : groupPieces(s.task, s.start, s.end)) {
+                    const double p0 = lay.mapTimeToX(from);
+                    const double p1 = lay.mapTimeToX(to);
+                    const QRectF piece(p0, band.top(), p1 - p0, band.height());
+                    const QColor c = group < 0 ? QColor(Qt::gray) : groupColor(group);
+                    painter->fillRect(piece, c);
+                    if (piece.width() >= 8.0) {
+                        painter->setPen(QPen(c.darker(125), 1));
+                        painter->drawRect(piece.adjusted(0, 0, -1, -1));
+                    }
+                }
+                continue;
+            }
             const QRectF rect(x0, band.top(), x1 - x0, band.height());
             // A bin of short runs with idle gaps is paler, so utilisation still reads right.
             if (s.busy < 1.0)
@@ -163,8 +178,7 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
             // An edge only where it cannot swamp the fill.
             painter->setPen(QPen(colour.darker(125), 1));
             painter->drawRect(rect.adjusted(0, 0, -1, -1));
-            if (!m_recording || m_groupOf
-                || s.task >= static_cast<int>(m_recording->taskNames.size()))
+            if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))
                 continue;
             const QString name =
                 QString::fromStdString(m_recording->taskNames[static_cast<size_t>(s.task)]);
@@ -205,6 +219,37 @@ QColor CpuLanesPlottable::cachedColour(int task, Nanoseconds at) const
     if (!m_colourCache[slot].isValid())
         m_colourCache[slot] = taskColor(task);
     return m_colourCache[slot];
+}
+
+std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> CpuLanesPlottable::groupPieces(
+    int task, Nanoseconds start, Nanoseconds end) const
+{
+    // The cgroup as a function of time is piecewise constant: split [start, end) where it
+    // differs at the two ends, bisecting to the nanosecond of each change (a move there and
+    // back inside one piece is not seen).
+    std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> out;
+    const auto split = [&](auto&& self, Nanoseconds a, int ga, Nanoseconds b, int gb) -> void {
+        // [a, b) with group ga at a and gb at b − 1.
+        if (ga == gb || b - a <= Nanoseconds{1}) {
+            out.emplace_back(a, b, ga);
+            return;
+        }
+        const Nanoseconds mid = a + (b - a) / 2;
+        const int gm = m_groupOf(task, mid);
+        self(self, a, ga, mid, m_groupOf(task, mid - Nanoseconds{1}));
+        self(self, mid, gm, b, gb);
+    };
+    if (end > start)
+        split(split, start, m_groupOf(task, start), end, m_groupOf(task, end - Nanoseconds{1}));
+    // Join neighbours of the same group.
+    std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> joined;
+    for (const auto& piece : out) {
+        if (!joined.empty() && std::get<2>(joined.back()) == std::get<2>(piece))
+            std::get<1>(joined.back()) = std::get<1>(piece);
+        else
+            joined.push_back(piece);
+    }
+    return joined;
 }
 
 QRgb CpuLanesPlottable::mix(QRgb front, QRgb back, double alpha)

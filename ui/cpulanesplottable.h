@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,9 @@ protected:
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
 
 private:
+    /// [start, end) of a run of @p task split where its cgroup changes: (from, to, group).
+    std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> groupPieces(
+        int task, Nanoseconds start, Nanoseconds end) const;
     /// The run's colour: its task's, or its cgroup's when colouring by group.
     QColor cachedColour(int task, Nanoseconds at) const;
     /// Reads new Throttle/Unthrottle records into m_throttled (incremental, like RunSegmentIndex).

@@ -6,6 +6,7 @@
 // from the items themselves, never taken from the code under test.
 #include "core/base/prng.h"
 #include "core/record/recording.h"
+#include "ui/cpulanesplottable.h"
 #include "ui/sampleindex.h"
 #include "ui/summarypyramid.h"
 #include "ui/timelinelayout.h"
@@ -244,6 +245,18 @@ private Q_SLOTS:
             }
         }
         QVERIFY(majorityBins > 100); // the property was exercised
+    }
+
+    void partlyIdleBinShade()
+    {
+        // A bin busy a third of the time is painted at opacity 0.25 + 0.75/3 = 0.5 over the
+        // lane, mixed by hand into an opaque colour: (200, 100, 0) over (0, 0, 100).
+        using schedlab::ui::CpuLanesPlottable;
+        QCOMPARE(
+            CpuLanesPlottable::mix(qRgb(200, 100, 0), qRgb(0, 0, 100), 0.5), qRgb(100, 50, 50));
+        QCOMPARE(
+            CpuLanesPlottable::mix(qRgb(200, 100, 0), qRgb(0, 0, 100), 0.25), qRgb(50, 25, 75));
+        QCOMPARE(CpuLanesPlottable::mix(qRgb(1, 2, 3), qRgb(9, 9, 9), 1.0), qRgb(1, 2, 3));
     }
 
     void decimatedKeepsExtremes()

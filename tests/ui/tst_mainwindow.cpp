@@ -9,7 +9,9 @@
 #include "ui/featurespanel.h"
 #include "ui/machinetreemodel.h"
 #include "ui/mainwindow.h"
+#include "ui/qcp.h"
 #include "ui/simulationcontroller.h"
+#include "ui/taskpalette.h"
 #include "ui/timelineview.h"
 
 #include <QAction>
@@ -24,6 +26,8 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 
@@ -60,6 +64,22 @@ const char* const kSandbox = R"({
     { "name": "l", "count": 2, "cgroup": "/left", "program": [ { "run": "forever" } ] },
     { "name": "r", "cgroup": "/right", "program": [ { "loop": [ { "run": "2ms" }, { "sleep": "3ms" } ] } ] }
   ]
+}
+)";
+
+// Two CPUs, one hog per cgroup; at 50 ms the /left hog is moved into /right.
+const char* const kColours = R"({
+  "schedlab": 1,
+  "name": "colours",
+  "duration": "100ms",
+  "kernel": { "profile": "7.1", "hz": 1000 },
+  "machine": { "cpus": 2 },
+  "cgroups": [ { "path": "/left" }, { "path": "/right" } ],
+  "tasks": [
+    { "name": "l", "cgroup": "/left", "cpus": "0", "program": [ { "run": "forever" } ] },
+    { "name": "r", "cgroup": "/right", "cpus": "1", "program": [ { "run": "forever" } ] }
+  ],
+  "actions": [ { "at": "50ms", "move": { "task": "l", "cgroup": "/right" } } ]
 }
 )";
 
@@ -327,6 +347,56 @@ private Q_SLOTS:
         w.machineTree()->selectionModel()->select(
             grp, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QCOMPARE(w.timeline()->plottedTasks(), QVector<int>{0});
+    }
+
+    void colourLanesByCgroup()
+    {
+        // l runs on CPU 0 throughout (in /left, then /right from 50 ms), r on CPU 1 in /right.
+        // Coloured by task, CPU 0's lane is l's colour; coloured by cgroup, its first half is
+        // /left's colour and its second half /right's, like all of CPU 1's lane.
+        const QString path = write(m_dir, QStringLiteral("colours.json"), kColours);
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        w.resize(1400, 900);
+        w.controller()->stepBy(Nanoseconds{100'000'000});
+        auto* byGroup = w.findChild<QAction*>(QStringLiteral("actionColourByCgroup"));
+        QVERIFY(byGroup);
+        const auto& paths = w.controller()->simulation()->recording().groupPaths;
+        const auto index = [&](const char* p) {
+            return static_cast<int>(std::find(paths.begin(), paths.end(), p) - paths.begin());
+        };
+        const QRgb left = schedlab::ui::groupColor(index("/left")).rgb();
+        const QRgb right = schedlab::ui::groupColor(index("/right")).rgb();
+        const QRgb taskL = schedlab::ui::taskColor(0).rgb();
+        QVERIFY(index("/right") < static_cast<int>(paths.size()));
+
+        auto* timeline = w.timeline();
+        timeline->zoomToFit();
+        const auto laneColours = [&] {
+            // Colour of CPU 0's lane at 25 % and 75 % of the run, and of CPU 1's at 25 %.
+            timeline->plot()->replot(QCustomPlot::rpImmediateRefresh); // replots are queued
+            const QImage img = timeline->grab().toImage();
+            auto* lanes = timeline->plot()->axisRect(0);
+            const auto x = [&](double ms) {
+                return static_cast<int>(lanes->axis(QCPAxis::atBottom)->coordToPixel(ms));
+            };
+            const auto y = [&](int cpu) {
+                return static_cast<int>(lanes->axis(QCPAxis::atLeft)->coordToPixel(cpu));
+            };
+            return std::array<QRgb, 3>{
+                img.pixel(x(25), y(0)), img.pixel(x(75), y(0)), img.pixel(x(25), y(1))};
+        };
+        byGroup->setChecked(false);
+        auto c = laneColours();
+        QCOMPARE(c[0], taskL);
+        QCOMPARE(c[1], taskL);
+        byGroup->setChecked(true);
+        c = laneColours();
+        QCOMPARE(c[0], left);
+        QCOMPARE(c[1], right);
+        QCOMPARE(c[2], right);
+        byGroup->setChecked(false);
     }
 
     void timelineZoomStaysInRange()
