@@ -64,7 +64,10 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
         QFont(view.font().family(), 12, QFont::Bold));
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, title);
-    plot->plotLayout()->setRowStretchFactors({0.01, 3.0, 2.0});
+    // The title row takes its minimum height; the panes keep the view's proportions.
+    QList<double> stretch = plot->plotLayout()->rowStretchFactors();
+    stretch[0] = 0.01;
+    plot->plotLayout()->setRowStretchFactors(stretch);
     plot->replot();
 
     const double scale = o.dpi / 96.0;

@@ -3,6 +3,7 @@
 
 #include "core/record/recording.h"
 #include "cpulanesplottable.h"
+#include "entitylines.h"
 #include "format.h"
 #include "taskpalette.h"
 #include "timeticker.h"
@@ -21,6 +22,34 @@ constexpr int kAutoPlotMaxTasks = 8;
 // overlapping lag lines are unreadable and cost most of a redraw); vruntime for all.
 constexpr int kDetailTasks = 8;
 constexpr double kMinSpanMs = 1e-3; // 1 µs
+
+/// Fits a value axis to the points of its visible graphs inside the time window (the samples
+/// just beyond the window's edges, kept so lines reach them, may be far off); all points when
+/// none is inside.
+void rescaleToWindow(QCPAxis* valueAxis)
+{
+    bool any = false;
+    QCPRange range;
+    for (QCPGraph* g : valueAxis->graphs()) {
+        if (!g->visible())
+            continue;
+        bool found = false;
+        const QCPRange r = g->getValueRange(found, QCP::sdBoth, g->keyAxis()->range());
+        if (!found)
+            continue;
+        range = any ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+        any = true;
+    }
+    if (!any) {
+        valueAxis->rescale(true);
+        return;
+    }
+    if (range.size() <= 0) { // a flat line: centred in a range QCPAxis accepts
+        const double half = std::max(1.0, std::abs(range.lower) * 0.05);
+        range = QCPRange(range.lower - half, range.upper + half);
+    }
+    valueAxis->setRange(range);
+}
 
 /// Group-entity weight lines: colour by group, dash pattern by CPU.
 Qt::PenStyle cpuPenStyle(EntityRef e)
@@ -499,7 +528,7 @@ void TimelineView::refreshWeights()
         m_weightGraphs[i]->setPen(pen);
         m_weightGraphs[i]->setAntialiased(!dense);
     }
-    m_weightRect->axis(QCPAxis::atLeft)->rescale();
+    rescaleToWindow(m_weightRect->axis(QCPAxis::atLeft));
     m_weightRect->axis(QCPAxis::atLeft)->scaleRange(1.15);
 }
 
@@ -580,9 +609,6 @@ void TimelineView::refreshVruntime()
             break;
         }
     }
-    const auto rel = [reference](uint64_t v) {
-        return static_cast<double>(static_cast<int64_t>(v - reference)) / 1e6;
-    };
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
     // Level of detail: about one kept sample per two pixels of the pane.
@@ -595,54 +621,28 @@ void TimelineView::refreshVruntime()
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
                 SampleIndex::KeepVruntime | (detail ? SampleIndex::KeepLag : 0u)
                     | (i == 0 ? SampleIndex::KeepWeight : 0u));
-        // Built as QCPGraphData directly (no key/value vectors to copy again); deadline and lag
-        // only for the tasks whose deadline and lag lines are shown.
-        QVector<QCPGraphData> values, deadlines, lags;
-        values.reserve(static_cast<qsizetype>(2 * series.size() + 1));
-        if (detail) {
-            deadlines.reserve(values.capacity());
-            lags.reserve(values.capacity());
-        }
-        const auto point = [&](double key, double v, double d, double l) {
-            values.append({key, v});
-            if (detail) {
-                deadlines.append({key, d});
-                lags.append({key, l});
-            }
+        // Between samples each quantity holds or moves as entitylines.h describes.
+        const EntityLines lines = entityLines(series, reference, until);
+        const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
+            QVector<QCPGraphData> points;
+            points.reserve(static_cast<qsizetype>(line.size()));
+            for (const LinePoint& p : line)
+                points.append({nsToMs(p.time), static_cast<double>(p.value) * scale});
+            return points;
         };
-        const auto hold = [&](double key) {
-            point(key, values.back().value, detail ? deadlines.back().value : 0.0,
-                detail ? lags.back().value : 0.0);
-        };
-        for (size_t k = 0; k < series.size(); ++k) {
-            const EntitySample& s = series[k];
-            // vruntime and deadline only change while the entity runs (or at placement): after a
-            // sample taken while it was not running (waiting, sleeping) they hold until the next
-            // sample, so a placement at wakeup shows as a step, not as a slope across the sleep.
-            if (k > 0 && !(series[k - 1].flags & Record::kCurr) && series[k - 1].time < s.time)
-                hold(nsToMs(s.time));
-            point(nsToMs(s.time), rel(s.vruntime), rel(s.deadline),
-                static_cast<double>(s.vlag) / 1e6);
-        }
-        // A task that is not running keeps its vruntime until its next sample: hold the last
-        // value up to the present instead of letting the line stop.
-        if (!series.empty() && !(series.back().flags & Record::kCurr) && series.back().time < until)
-            hold(nsToMs(until));
+        const QVector<QCPGraphData> values = toGraph(lines.vruntime);
         if (i == 0) {
             // V of the first task's cfs_rq, and the clamp band at its weight.
-            QVector<double> avg, upper, lower;
-            QVector<double> bandKeys;
-            for (const EntitySample& s : series) {
-                avg << rel(s.avgVruntime);
-                bandKeys << nsToMs(s.time);
-                const double limit = lagLimit(s.weight) / 1e6;
-                upper << limit;
-                lower << -limit;
-            }
-            m_avgGraph->setData(bandKeys, avg, true);
+            m_avgGraph->data()->set(toGraph(lines.avg), true);
             m_avgGraph->setName(QStringLiteral("V of %1's cfs_rq").arg(taskName(m_plotted[0])));
-            m_bandUpper->setData(bandKeys, upper, true);
-            m_bandLower->setData(bandKeys, lower, true);
+            QVector<QCPGraphData> upper, lower;
+            for (const LinePoint& p : lines.weight) {
+                const double limit = lagLimit(static_cast<uint32_t>(p.value)) / 1e6;
+                upper.append({nsToMs(p.time), limit});
+                lower.append({nsToMs(p.time), -limit});
+            }
+            m_bandUpper->data()->set(upper, true);
+            m_bandLower->data()->set(lower, true);
         }
         any = any || !values.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
@@ -650,8 +650,8 @@ void TimelineView::refreshVruntime()
         m_deadlineGraphs[i]->setVisible(detail);
         m_lagGraphs[i]->setVisible(detail);
         if (detail) {
-            m_deadlineGraphs[i]->data()->set(deadlines, true);
-            m_lagGraphs[i]->data()->set(lags, true);
+            m_deadlineGraphs[i]->data()->set(toGraph(lines.deadline), true);
+            m_lagGraphs[i]->data()->set(toGraph(lines.lag), true);
         }
     }
     // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
@@ -674,8 +674,8 @@ void TimelineView::refreshVruntime()
         m_lagGraphs[i]->setPen(QPen(c, dense ? 1.0 : 1.5));
     }
     if (any && haveReference) {
-        vValue->rescale();
-        lValue->rescale();
+        rescaleToWindow(vValue);
+        rescaleToWindow(lValue);
     }
     for (QCPAxis* axis : {vValue, lValue}) {
         const QCPRange v = axis->range();

@@ -58,7 +58,8 @@ struct Record
     EntityRef entity;
     uint16_t cpu = 0;
     RecordKind kind = RecordKind::Switch;
-    uint8_t flags = 0; ///< Sample: bit0 eligible, bit1 vlag saturated, bit2 curr, bit3 delayed
+    uint8_t flags = 0; ///< Sample: bit0 eligible, bit1 vlag saturated, bit2 curr, bit3 delayed,
+                       ///< bit4 queued (on_rq)
     union Payload {
         struct
         {
@@ -78,6 +79,7 @@ struct Record
     static constexpr uint8_t kVlagSaturated = 2;
     static constexpr uint8_t kCurr = 4;
     static constexpr uint8_t kDelayed = 8;
+    static constexpr uint8_t kQueued = 16; ///< on its cfs_rq (running, waiting or delayed)
 };
 static_assert(sizeof(Record) == 48, "a recorded event must stay within 48 bytes");
 

@@ -234,6 +234,8 @@ void SimulationImpl::sample(const SchedEntity& se)
         r.flags |= Record::kCurr;
     if (se.schedDelayed)
         r.flags |= Record::kDelayed;
+    if (se.onRq)
+        r.flags |= Record::kQueued;
     m_rec.append(r);
 }
 

@@ -121,6 +121,7 @@ private Q_SLOTS:
     void delayDequeue();
     void runToParity_data();
     void runToParity();
+    void samplesMarkQueued();
     void yieldVariants_data();
     void yieldVariants();
     void determinism();
@@ -422,6 +423,34 @@ void TestFairBehaviour::runToParity_data()
     // the switch is not visible there in the same way.)
     QTest::addRow("RUN_TO_PARITY") << true;
     QTest::addRow("NO_RUN_TO_PARITY") << false;
+}
+
+void TestFairBehaviour::samplesMarkQueued()
+{
+    // A sample says whether the entity is on its cfs_rq (kQueued): set from its Enqueue record
+    // until its Dequeue record (a delayed entity stays queued). A task dequeued to sleep is
+    // still its cfs_rq's curr until the next pick, as in the kernel (on_rq = 0, curr = se).
+    const auto s = load(kLongSliceHog);
+    QVERIFY(s);
+    Simulation sim(*s, options("6.12", {}));
+    sim.run();
+    const EntityRef sleeper = taskRef(sim.recording(), "sleeper");
+    bool queued = false;
+    int asleep = 0, awake = 0;
+    for (const Record& r : sim.recording().records()) {
+        if (r.entity != sleeper)
+            continue;
+        if (r.kind == RecordKind::Enqueue)
+            queued = true;
+        else if (r.kind == RecordKind::Dequeue)
+            queued = false;
+        else if (r.kind == RecordKind::Sample) {
+            QCOMPARE(bool(r.flags & Record::kQueued), queued);
+            ++(queued ? awake : asleep);
+        }
+    }
+    QVERIFY(asleep > 10);
+    QVERIFY(awake > 10);
 }
 
 void TestFairBehaviour::runToParity()

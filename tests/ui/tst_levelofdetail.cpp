@@ -7,6 +7,7 @@
 #include "core/base/prng.h"
 #include "core/record/recording.h"
 #include "ui/cpulanesplottable.h"
+#include "ui/entitylines.h"
 #include "ui/sampleindex.h"
 #include "ui/summarypyramid.h"
 #include "ui/timelinelayout.h"
@@ -257,6 +258,49 @@ private Q_SLOTS:
         QCOMPARE(
             CpuLanesPlottable::mix(qRgb(200, 100, 0), qRgb(0, 0, 100), 0.25), qRgb(50, 25, 75));
         QCOMPARE(CpuLanesPlottable::mix(qRgb(1, 2, 3), qRgb(9, 9, 9), 1.0), qRgb(1, 2, 3));
+    }
+
+    void linesBetweenSamples()
+    {
+        // A task waits (queued), is picked with lag 10, runs 10 ns, sleeps (saved vlag −5; still
+        // curr, no longer queued, until the next pick) and is placed again at 50 ns with vlag 2
+        // and a new weight. Reference vruntime 100,
+        // present at 60.
+        using schedlab::ui::entityLines;
+        using schedlab::ui::LinePoint;
+        constexpr uint8_t queued = Record::kQueued, curr = Record::kCurr | Record::kQueued;
+        const auto at = [](int64_t t, uint64_t v, uint64_t d, uint64_t avg, int32_t lag, uint32_t w,
+                            uint8_t flags) {
+            return EntitySample{Nanoseconds{t}, v, d, avg, flags, lag, w};
+        };
+        const std::vector<EntitySample> samples{at(0, 100, 800, 100, 0, 1024, queued),
+            at(10, 100, 800, 110, 10, 1024, curr), at(20, 120, 800, 115, -5, 1024, curr),
+            at(30, 120, 800, 115, -5, 1024, Record::kCurr), at(50, 118, 818, 120, 2, 2048, queued)};
+        const auto lines = entityLines(samples, 100, Nanoseconds{60});
+        const auto pts = [](std::initializer_list<std::pair<int64_t, int64_t>> list) {
+            std::vector<LinePoint> out;
+            for (const auto& [t, v] : list)
+                out.push_back({Nanoseconds{t}, v});
+            return out;
+        };
+        // vruntime holds after samples that are not curr (waiting, sleeping): steps at 10 (the
+        // pick) and at 50 (the placement), flat to the present.
+        QVERIFY(lines.vruntime
+            == pts({{0, 0}, {10, 0}, {10, 0}, {20, 20}, {30, 20}, {50, 20}, {50, 18}, {60, 18}}));
+        QVERIFY(lines.deadline
+            == pts({{0, 700}, {10, 700}, {10, 700}, {20, 700}, {30, 700}, {50, 700}, {50, 718},
+                {60, 718}}));
+        // Lag moves with V while queued (straight joins), holds while dequeued (30 → 50), and
+        // is not drawn past the last sample of a queued entity (V moves on, unknown).
+        QVERIFY(lines.lag == pts({{0, 0}, {10, 10}, {20, -5}, {30, -5}, {50, -5}, {50, 2}}));
+        QVERIFY(lines.avg == pts({{0, 0}, {10, 10}, {20, 15}, {30, 15}, {50, 20}}));
+        QVERIFY(lines.weight
+            == pts({{0, 1024}, {10, 1024}, {10, 1024}, {20, 1024}, {20, 1024}, {30, 1024},
+                {30, 1024}, {50, 1024}, {50, 2048}, {60, 2048}}));
+        // vruntime relative to a reference near 2^64 (the kernel's initial min_vruntime).
+        const auto wrapped =
+            entityLines({at(0, 4, 4, 4, 0, 1024, curr)}, UINT64_MAX - 5, Nanoseconds{0});
+        QCOMPARE(wrapped.vruntime.front().value, int64_t{10});
     }
 
     void decimatedKeepsExtremes()

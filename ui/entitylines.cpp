@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "entitylines.h"
+
+#include "core/record/recording.h"
+
+namespace schedlab::ui {
+
+EntityLines entityLines(
+    const std::vector<EntitySample>& samples, uint64_t reference, Nanoseconds until)
+{
+    EntityLines out;
+    const auto rel = [reference](uint64_t v) { return static_cast<int64_t>(v - reference); };
+    // Running: curr and on the cfs_rq (a task dequeued to sleep stays curr until the next pick).
+    const auto running = [](const EntitySample& s) {
+        return (s.flags & Record::kCurr) && (s.flags & Record::kQueued);
+    };
+    for (auto* line : {&out.vruntime, &out.deadline, &out.lag, &out.weight})
+        line->reserve(2 * samples.size() + 1);
+    out.avg.reserve(samples.size());
+    for (size_t k = 0; k < samples.size(); ++k) {
+        const EntitySample& s = samples[k];
+        if (k > 0 && samples[k - 1].time < s.time) {
+            const EntitySample& prev = samples[k - 1];
+            if (!running(prev)) { // vruntime and deadline hold
+                out.vruntime.push_back({s.time, out.vruntime.back().value});
+                out.deadline.push_back({s.time, out.deadline.back().value});
+            }
+            if (!(prev.flags & Record::kQueued)) // dequeued: the saved vlag holds
+                out.lag.push_back({s.time, out.lag.back().value});
+            out.weight.push_back({s.time, out.weight.back().value});
+        }
+        out.vruntime.push_back({s.time, rel(s.vruntime)});
+        out.deadline.push_back({s.time, rel(s.deadline)});
+        out.lag.push_back({s.time, s.vlag});
+        out.avg.push_back({s.time, rel(s.avgVruntime)});
+        out.weight.push_back({s.time, static_cast<int64_t>(s.weight)});
+    }
+    if (samples.empty() || samples.back().time >= until)
+        return out;
+    // Up to `until`: what is known to stay constant after the last sample.
+    const EntitySample& last = samples.back();
+    if (!running(last)) {
+        out.vruntime.push_back({until, out.vruntime.back().value});
+        out.deadline.push_back({until, out.deadline.back().value});
+    }
+    if (!(last.flags & Record::kQueued))
+        out.lag.push_back({until, out.lag.back().value});
+    out.weight.push_back({until, out.weight.back().value});
+    return out;
+}
+
+} // namespace schedlab::ui

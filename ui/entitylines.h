@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// From an entity's samples to the lines the vruntime and lag panes draw, with what each quantity
+// does between two samples (architecture.md §4: the recording holds samples at the entity's own
+// events only):
+//  - vruntime and deadline change only while the entity runs (or at placement): after a sample
+//    taken while it was not running (not curr, or dequeued) they hold until the next sample — a
+//    wakeup placement is a step;
+//  - lag V − v of a queued entity that waits (or is delayed) moves with V as others run: the
+//    line joins its samples straight (V is piecewise linear, so this is the chord of the true
+//    curve); a dequeued entity keeps its saved vlag, so the line holds until the next sample;
+//  - V of the entity's cfs_rq is known only at its samples: joined straight, and not drawn past
+//    the last one.
+// Values are integers (ns of virtual time, vruntime relative to a reference), so the rules can
+// be tested exactly; the view converts to milliseconds.
+#pragma once
+
+#include "sampleindex.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab::ui {
+
+struct LinePoint
+{
+    Nanoseconds time{0};
+    int64_t value = 0;
+    friend bool operator==(const LinePoint&, const LinePoint&) = default;
+};
+
+struct EntityLines
+{
+    std::vector<LinePoint> vruntime; ///< relative to the reference
+    std::vector<LinePoint> deadline; ///< relative to the reference
+    std::vector<LinePoint> lag;      ///< V − v (vlag while dequeued)
+    std::vector<LinePoint> avg;      ///< V of the cfs_rq, relative to the reference
+    std::vector<LinePoint> weight;   ///< scaled load weight, held between samples
+};
+
+/// Lines of one entity from its samples in time order, held to @p until (the present, or the
+/// window's end) where the quantity is known to stay constant. @p reference is subtracted from
+/// vruntime, deadline and V as a signed distance (wrap-safe).
+EntityLines entityLines(
+    const std::vector<EntitySample>& samples, uint64_t reference, Nanoseconds until);
+
+} // namespace schedlab::ui
