@@ -16,3 +16,9 @@ cap migration-affinity --from 2.990s --to 3.020s --entities hopper,hog-0,hog-1 -
 cap short-slice-latency --from 1s --to 1.040s --entities latency,hog-1,hog-2 --out $OUT/short-slice-latency.png
 cap yield-loop --from 0 --to 10ms --out $OUT/yield-loop.png
 cap cgroup-weight-starvation --from 29.990s --to 30.050s --entities root-spin,test-spin --out $OUT/cgroup-weight-starvation.png
+cap throttle-priority-inversion --from 0 --to 120ms --entities reader-limited,reader-unlimited --out $OUT/throttle-priority-inversion.png
+cap throttle-priority-inversion --from 7.8ms --to 10.4ms --entities reader-limited,busy-1,busy-2 --out $OUT/throttle-priority-inversion-zoom.png
+cap core-sched-yield --from 0 --to 25ms --entities yield_loop.1,busy_loop.1 --out $OUT/core-sched-yield.png
+cap core-sched-yield --from 0 --to 10ms --entities yield_loop.1,busy_loop.1 --override yield=forfeit_always --title "core-sched-yield — 7.1, yield=forfeit_always, 0 to 10 ms" --out $OUT/core-sched-yield-forfeit-always.png
+cap rt-group-constraints --from 0.99s --to 1.31s --entities stress-ng-fork --out $OUT/rt-group-constraints.png
+cap rt-group-constraints --from 1.150s --to 1.152s --entities stress-ng-fork --out $OUT/rt-group-constraints-zoom.png
