@@ -134,6 +134,17 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 painter->fillRect(pending, QColor::fromRgb(pendingColour));
             pending = QRect();
         };
+        // A wide rectangle, with an edge where it cannot swamp the fill.
+        const auto paint = [&](Nanoseconds from, Nanoseconds to, const QColor& c) {
+            const double p0 = lay.mapTimeToX(from);
+            const QRectF rect(p0, band.top(), lay.mapTimeToX(to) - p0, band.height());
+            painter->fillRect(rect, c);
+            if (rect.width() >= 8.0) {
+                painter->setPen(QPen(c.darker(125), 1));
+                painter->drawRect(rect.adjusted(0, 0, -1, -1));
+            }
+            return rect;
+        };
         for (const RunSegment& s : segments) {
             const double x0 = lay.mapTimeToX(s.start);
             const double x1 = lay.mapTimeToX(s.end);
@@ -157,27 +168,14 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
             flush();
             if (m_groupOf) {
                 // A run during which its task was moved to another cgroup changes colour there.
-                for (const auto& [from, to, group] : groupPieces(s.task, s.start, s.end)) {
-                    const double p0 = lay.mapTimeToX(from);
-                    const double p1 = lay.mapTimeToX(to);
-                    const QRectF piece(p0, band.top(), p1 - p0, band.height());
-                    const QColor c = group < 0 ? QColor(Qt::gray) : groupColor(group);
-                    painter->fillRect(piece, c);
-                    if (piece.width() >= 8.0) {
-                        painter->setPen(QPen(c.darker(125), 1));
-                        painter->drawRect(piece.adjusted(0, 0, -1, -1));
-                    }
-                }
+                for (const auto& [from, to, group] : groupPieces(s.task, s.start, s.end))
+                    paint(from, to, groupColour(group));
                 continue;
             }
-            const QRectF rect(x0, band.top(), x1 - x0, band.height());
             // A bin of short runs with idle gaps is paler, so utilisation still reads right.
             if (s.busy < 1.0)
                 colour.setAlphaF(0.25 + 0.75 * s.busy);
-            painter->fillRect(rect, colour);
-            // An edge only where it cannot swamp the fill.
-            painter->setPen(QPen(colour.darker(125), 1));
-            painter->drawRect(rect.adjusted(0, 0, -1, -1));
+            const QRectF rect = paint(s.start, s.end, colour);
             if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))
                 continue;
             const QString name =
@@ -207,10 +205,8 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
 
 QColor CpuLanesPlottable::cachedColour(int task, Nanoseconds at) const
 {
-    if (m_groupOf) {
-        const int group = m_groupOf(task, at);
-        return group < 0 ? QColor(Qt::gray) : groupColor(group);
-    }
+    if (m_groupOf)
+        return groupColour(m_groupOf(task, at));
     // taskColor() goes through HSV; a whole-run view asks for the same few colours thousands
     // of times.
     const auto slot = static_cast<size_t>(task + 1); // task -1 (unknown) at slot 0
@@ -219,6 +215,11 @@ QColor CpuLanesPlottable::cachedColour(int task, Nanoseconds at) const
     if (!m_colourCache[slot].isValid())
         m_colourCache[slot] = taskColor(task);
     return m_colourCache[slot];
+}
+
+QColor CpuLanesPlottable::groupColour(int group)
+{
+    return group < 0 ? QColor(Qt::gray) : groupColor(group); // -1: cgroup unknown
 }
 
 std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> CpuLanesPlottable::groupPieces(

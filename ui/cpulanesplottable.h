@@ -61,6 +61,8 @@ private:
     /// [start, end) of a run of @p task split where its cgroup changes: (from, to, group).
     std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> groupPieces(
         int task, Nanoseconds start, Nanoseconds end) const;
+    /// Colour of cgroup @p group (grey for -1, unknown).
+    static QColor groupColour(int group);
     /// The run's colour: its task's, or its cgroup's when colouring by group.
     QColor cachedColour(int task, Nanoseconds at) const;
     /// Reads new Throttle/Unthrottle records into m_throttled (incremental, like RunSegmentIndex).

@@ -109,26 +109,10 @@ void SampleIndex::update(const Recording& recording)
 std::vector<EntitySample> SampleIndex::series(
     const Recording& recording, int task, Nanoseconds from, Nanoseconds to) const
 {
-    std::vector<EntitySample> out;
     if (sampleCount(task) == 0)
-        return out;
-    const auto& positions = m_perTask[static_cast<size_t>(task)].positions;
-    const auto& records = recording.records();
-    auto timeAt = [&](uint32_t pos) { return records[pos].time; };
-    // First sample after `from`, then step back to the last one at or before it (the left edge).
-    auto first = std::upper_bound(positions.begin(), positions.end(), from.count(),
-        [&](int64_t t, uint32_t pos) { return t < timeAt(pos); });
-    if (first != positions.begin())
-        --first;
-    for (auto it = first; it != positions.end(); ++it) {
-        if (*it >= records.size())
-            break; // the recording was replaced without update()
-        const Record& r = records[*it];
-        out.push_back(toSample(r));
-        if (r.time > to.count())
-            break; // one past the right edge
-    }
-    return out;
+        return {};
+    // No bins: decimate()'s exact path, every sample of the window and one beyond each edge.
+    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
 }
 
 EntitySample SampleIndex::toSample(const Record& r)
