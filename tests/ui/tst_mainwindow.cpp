@@ -399,6 +399,40 @@ private Q_SLOTS:
         byGroup->setChecked(false);
     }
 
+    void valueAxisFitsTheWindow()
+    {
+        // Task 0 runs 0 … 40 ms (vruntime 0 … 40 ms), then is placed at +5 s at 100 ms. In the
+        // window [0, 50] ms the vruntime axis fits the samples inside it (≤ 40 ms, plus the
+        // 10 % margin), not the sample beyond the edge that the line runs to.
+        schedlab::Recording rec;
+        rec.cpus = 1;
+        rec.taskNames = {"t"};
+        for (int ms = 0; ms <= 40; ms += 10) {
+            schedlab::Record r;
+            r.time = int64_t{ms} * 1'000'000;
+            r.kind = schedlab::RecordKind::Sample;
+            r.entity = schedlab::EntityRef::task(0);
+            r.flags = schedlab::Record::kCurr | schedlab::Record::kQueued;
+            r.payload.sample.vruntime = static_cast<uint64_t>(r.time);
+            r.payload.sample.deadline = static_cast<uint64_t>(r.time);
+            r.payload.sample.weight = 1024 * 1024;
+            rec.append(r);
+        }
+        schedlab::Record far = rec.records().back();
+        far.time = 100'000'000;
+        far.payload.sample.vruntime = far.payload.sample.deadline = 5'000'000'000;
+        rec.append(far);
+        schedlab::ui::TimelineView view;
+        view.resize(1000, 700);
+        view.setRecording(&rec, Nanoseconds{200'000'000});
+        view.setNow(Nanoseconds{200'000'000});
+        view.setSelectedTasks({0});
+        view.setViewRange(Nanoseconds{0}, Nanoseconds{50'000'000});
+        const QCPRange v = view.plot()->axisRect(1)->axis(QCPAxis::atLeft)->range();
+        QVERIFY2(v.upper < 50.0 && v.upper >= 40.0, qPrintable(QString::number(v.upper)));
+        QVERIFY(v.lower <= 0.0);
+    }
+
     void timelineZoomStaysInRange()
     {
         MainWindow w;
