@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "recording.h"
 
+#include "core/base/text.h"
+
+#include <algorithm>
 #include <string>
 
 namespace schedlab {
@@ -52,6 +55,16 @@ const char* kindName(RecordKind kind)
 
 } // namespace
 
+void Recording::grow()
+{
+    constexpr size_t kSlack = 4096; // records one event may append after the limit is reached
+    size_t want = std::max<size_t>(m_records.capacity() * 2, 4096);
+    if (m_capacityLimit)
+        want = std::max(std::min<size_t>(want, m_capacityLimit + kSlack),
+            m_records.capacity() + kSlack);
+    m_records.reserve(want);
+}
+
 std::string entityName(EntityRef e, const Recording& names)
 {
     if (!e.valid())
@@ -66,8 +79,13 @@ std::string entityName(EntityRef e, const Recording& names)
     return path + "@" + std::to_string(e.groupCpu());
 }
 
-std::string formatRecord(const Record& r, const Recording& names)
+std::string formatRecord(const Record& r, const Recording& recording)
 {
+    // Names are written printable: one record is always one line.
+    auto entityName = [&](EntityRef e, const Recording& names) {
+        return printable(schedlab::entityName(e, names));
+    };
+    const Recording& names = recording;
     std::string out = "t=" + std::to_string(r.time) + " cpu" + std::to_string(r.cpu) + " "
         + kindName(r.kind) + " ";
     const auto& g = r.payload.generic;

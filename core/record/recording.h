@@ -86,7 +86,15 @@ static_assert(sizeof(Record) == 48, "a recorded event must stay within 48 bytes"
 class Recording
 {
 public:
-    void append(const Record& r) { m_records.push_back(r); }
+    void append(const Record& r)
+    {
+        if (m_records.size() == m_records.capacity())
+            grow();
+        m_records.push_back(r);
+    }
+    /// Storage never grows past @p bytes plus a little slack (the simulation stops its run at
+    /// the limit, a few records later), so a doubling cannot overshoot a resource guard.
+    void setCapacityLimit(uint64_t bytes) { m_capacityLimit = bytes / sizeof(Record); }
     const std::vector<Record>& records() const { return m_records; }
     size_t size() const { return m_records.size(); }
     size_t bytes() const { return m_records.size() * sizeof(Record); }
@@ -99,7 +107,9 @@ public:
     int cpus = 1;
 
 private:
+    void grow();
     std::vector<Record> m_records;
+    uint64_t m_capacityLimit = 0; ///< records; 0 = none
 };
 
 /// Display name of an entity: the task name, "idle", or "/group@cpu".

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <ostream>
+#include <sstream>
 
 namespace schedlab {
 
@@ -39,6 +41,48 @@ std::string csvField(const std::string& s)
         out += c;
     }
     return out + "\"";
+}
+
+/// Text appended in memory and handed to the stream a megabyte at a time: exports of long runs
+/// are gigabytes and must not be held whole.
+class Sink
+{
+public:
+    explicit Sink(std::ostream& stream) : m_stream(stream) { m_buffer.reserve(kFlushAt + 4096); }
+    ~Sink() { flush(); }
+    Sink(const Sink&) = delete;
+    Sink& operator=(const Sink&) = delete;
+    Sink& operator+=(const std::string& s) { return append(s); }
+    Sink& operator+=(const char* s) { return append(s); }
+    Sink& operator+=(char c)
+    {
+        m_buffer += c;
+        return *this;
+    }
+    void flush()
+    {
+        m_stream.write(m_buffer.data(), static_cast<std::streamsize>(m_buffer.size()));
+        m_buffer.clear();
+    }
+
+private:
+    static constexpr size_t kFlushAt = size_t{1} << 20;
+    template <typename S> Sink& append(const S& s)
+    {
+        m_buffer += s;
+        if (m_buffer.size() >= kFlushAt)
+            flush();
+        return *this;
+    }
+    std::ostream& m_stream;
+    std::string m_buffer;
+};
+
+template <typename Write> std::string toString(Write&& write)
+{
+    std::ostringstream s;
+    write(s);
+    return std::move(s).str();
 }
 
 } // namespace
@@ -80,13 +124,12 @@ std::vector<RunSlice> runSlices(const Recording& rec, Nanoseconds from, Nanoseco
     return out;
 }
 
-std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds to,
+void writeChromeTrace(std::ostream& stream, const Recording& rec, Nanoseconds from, Nanoseconds to,
     const EntityFilter& only, const std::string& title)
 {
     // Written by hand, one event per line: a 20 s run has millions of counter values and a
     // JSON DOM would spend most of its time allocating.
-    std::string out;
-    out.reserve(1 << 20);
+    Sink out(stream);
     out += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
     auto begin = [&] {
@@ -216,15 +259,20 @@ std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds 
     }
     out += ",\"from_ns\":" + std::to_string(from.count())
         + ",\"to_ns\":" + std::to_string(to.count()) + "}}\n";
-    return out;
 }
 
-std::string samplesCsv(
-    const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only)
+std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only, const std::string& title)
 {
-    std::string out =
-        "time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,"
-        "delayed\n";
+    return toString([&](std::ostream& s) { writeChromeTrace(s, rec, from, to, only, title); });
+}
+
+void writeSamplesCsv(std::ostream& stream, const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only)
+{
+    Sink out(stream);
+    out += "time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,"
+           "delayed\n";
     for (const Record& r : rec.records()) {
         if (r.time > to.count())
             break;
@@ -239,20 +287,31 @@ std::string samplesCsv(
             + ((r.flags & Record::kCurr) ? '1' : '0') + ','
             + ((r.flags & Record::kDelayed) ? '1' : '0') + '\n';
     }
-    return out;
 }
 
-std::string slicesCsv(
+std::string samplesCsv(
     const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only)
 {
-    std::string out = "cpu,task,start_ns,end_ns\n";
+    return toString([&](std::ostream& s) { writeSamplesCsv(s, rec, from, to, only); });
+}
+
+void writeSlicesCsv(std::ostream& stream, const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only)
+{
+    Sink out(stream);
+    out += "cpu,task,start_ns,end_ns\n";
     for (const RunSlice& s : runSlices(rec, from, to)) {
         if (!selected(only, EntityRef::task(s.task)))
             continue;
         out += std::to_string(s.cpu) + ',' + csvField(entityName(EntityRef::task(s.task), rec))
             + ',' + std::to_string(s.startNs) + ',' + std::to_string(s.endNs) + '\n';
     }
-    return out;
+}
+
+std::string slicesCsv(
+    const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only)
+{
+    return toString([&](std::ostream& s) { writeSlicesCsv(s, rec, from, to, only); });
 }
 
 } // namespace schedlab

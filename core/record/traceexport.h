@@ -14,6 +14,7 @@
 #include "core/base/time.h"
 #include "core/record/recording.h"
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,15 +38,22 @@ std::vector<RunSlice> runSlices(const Recording& rec, Nanoseconds from, Nanoseco
 using EntityFilter = std::vector<EntityRef>;
 
 /// Chrome trace-event JSON for [from, to]. Counter tracks start with the last sample before
-/// @p from so that each track has its value at the window's start.
+/// @p from so that each track has its value at the window's start. The write* forms stream the
+/// text (a megabyte at a time), so an export needs no memory in proportion to its size.
+void writeChromeTrace(std::ostream& out, const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only = {}, const std::string& title = {});
 std::string chromeTraceJson(const Recording& rec, Nanoseconds from, Nanoseconds to,
     const EntityFilter& only = {}, const std::string& title = {});
 
 /// CSV of the entity samples in [from, to]:
 ///   time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,delayed
+void writeSamplesCsv(std::ostream& out, const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only = {});
 std::string samplesCsv(
     const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only = {});
 /// CSV of the run slices in [from, to]: cpu,task,start_ns,end_ns
+void writeSlicesCsv(std::ostream& out, const Recording& rec, Nanoseconds from, Nanoseconds to,
+    const EntityFilter& only = {});
 std::string slicesCsv(
     const Recording& rec, Nanoseconds from, Nanoseconds to, const EntityFilter& only = {});
 

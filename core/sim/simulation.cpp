@@ -91,5 +91,9 @@ const std::vector<std::string>& Simulation::invariantViolations() const
 {
     return m_impl->violations();
 }
+const std::string& Simulation::stopReason() const
+{
+    return m_impl->stopReason();
+}
 
 } // namespace schedlab

@@ -18,6 +18,19 @@
 
 namespace schedlab {
 
+/// Resource guards (docs/limits.md): a run that would exceed one stops at once with a
+/// "resource_limit" finding and Simulation::stopReason(), instead of exhausting the machine.
+struct ResourceLimits
+{
+    /// Events per simulated second, checked per simulated millisecond (a thousandth of it): a
+    /// runaway of zero-time events (a loop that takes no time) stops within a millisecond.
+    uint64_t eventsPerSecond = 1'000'000'000;
+    /// Tasks alive at once (not exited), forked children and spawned tasks included.
+    int liveTasks = 100'000;
+    /// Bytes of the recording (48 per record); the run stops before its storage grows past it.
+    uint64_t recordingBytes = uint64_t{1} << 30;
+};
+
 /// Run-time overrides of a scenario (CLI flags, compare variants, GUI toggles).
 struct RunOptions
 {
@@ -29,6 +42,7 @@ struct RunOptions
     bool recordSamples = true; ///< entity samples in the recording (large runs may turn off)
     bool recordEvents = true;  ///< scheduler events other than switches (enqueue, place, ...)
     Nanoseconds watchdogThreshold{1'000'000'000};
+    ResourceLimits limits;
 };
 
 enum class TaskState { NotStarted, Runnable, Running, Sleeping, Blocked, Exited };
@@ -108,6 +122,8 @@ public:
     Inspection inspect(bool settle = false);
     /// Invariant violations found so far in checked builds (empty when all held).
     const std::vector<std::string>& invariantViolations() const;
+    /// Why the run stopped before its end time (a resource guard), or empty.
+    const std::string& stopReason() const;
 
 private:
     std::unique_ptr<SimulationImpl> m_impl;

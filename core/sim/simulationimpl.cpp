@@ -2,6 +2,8 @@
 // Construction, the kernel core around the fair class (__schedule, wakeups, tick), actions.
 #include "simulationimpl.h"
 
+#include "core/base/text.h"
+
 #include <algorithm>
 #include <bit>
 #include <stdexcept>
@@ -48,6 +50,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_end = options.duration.value_or(scenario.durationOrDefault());
     buildKernel(scenario, options);
     m_rec.cpus = m_cpus;
+    m_rec.setCapacityLimit(options.limits.recordingBytes);
     for (int c = 0; c < m_cpus; ++c)
         m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
     m_tickEvents.resize(static_cast<size_t>(m_cpus));
@@ -78,6 +81,13 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     buildGroups(scenario);
 
     // Tasks of the file, in file order; random start times are drawn in that order.
+    int64_t fileTasks = 0;
+    for (const TaskSpec& spec : scenario.tasks)
+        fileTasks += std::max(spec.count.value_or(1), 0);
+    if (fileTasks > m_options.limits.liveTasks)
+        throw std::invalid_argument("the scenario has " + std::to_string(fileTasks)
+            + " tasks, more than the limit of " + std::to_string(m_options.limits.liveTasks)
+            + " live tasks");
     for (const TaskSpec& spec : scenario.tasks) {
         const int count = spec.count.value_or(1);
         for (int i = 1; i <= count; ++i) {
@@ -322,6 +332,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
         t.se.slice = m_fair->params().baseSlice;
     }
     t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
+    ++m_liveTasks;
     m_rec.taskNames.push_back(name);
     m_tasks.push_back(std::move(task));
     attachToCpu(t, t.cpu);
@@ -521,6 +532,7 @@ void SimulationImpl::finishExit(Task& task)
     task.alive = false;
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
+    --m_liveTasks;
     record(RecordKind::Exit, task.se, 0, 0, 0);
     // Only the parent can wait for this task (fork with wait).
     if (task.parent >= 0) {
@@ -1063,7 +1075,7 @@ void SimulationImpl::apply(const Action& action)
         }
         break;
     case Action::Kind::Spawn:
-        if (!action.spawn.empty()) {
+        if (!action.spawn.empty() && canCreateTask(action.spawn.front().name, -1)) {
             Task& t = createTask(action.spawn.front(), action.spawn.front().name, -1);
             t.spawnedAt = clock();
             wakeUpNewTask(t);
@@ -1082,18 +1094,19 @@ void SimulationImpl::apply(const Action& action)
 bool SimulationImpl::finished() const
 {
     auto& events = const_cast<EventQueue&>(m_events);
-    return events.nextTime() > m_end || events.empty();
+    return !m_stopReason.empty() || events.nextTime() > m_end || events.empty();
 }
 
 bool SimulationImpl::step()
 {
     if (finished()) {
-        if (m_events.now() < m_end)
+        if (m_stopReason.empty() && m_events.now() < m_end)
             m_events.runUntil(m_end);
         return false;
     }
     m_events.step();
     processResched();
+    checkLimits();
 #ifdef SCHEDLAB_CHECKED
     checkInvariants();
 #endif
@@ -1103,10 +1116,52 @@ bool SimulationImpl::step()
 void SimulationImpl::runUntil(Nanoseconds t)
 {
     t = std::min(t, m_end);
-    while (m_events.nextTime() <= t)
+    while (m_stopReason.empty() && m_events.nextTime() <= t)
         step();
-    if (t > m_events.now())
-        m_events.runUntil(t);
+    if (m_stopReason.empty() && t > m_events.now())
+        m_events.runUntil(t); // a stopped run stays at the time it stopped
+}
+
+// --- resource guards (docs/limits.md) -------------------------------------------------------------
+
+void SimulationImpl::stopRun(const std::string& task, int cpu, const std::string& reason)
+{
+    if (!m_stopReason.empty())
+        return;
+    m_stopReason = "stopped at t=" + formatDuration(now()) + ": " + reason;
+    m_limitFindings.push_back({"resource_limit", task, std::max(cpu, 0), clock(), 0, reason});
+}
+
+void SimulationImpl::checkLimits()
+{
+    const ResourceLimits& limits = m_options.limits;
+    const int64_t window = clock() / 1'000'000;
+    if (window != m_eventWindow) {
+        m_eventWindow = window;
+        m_eventsInWindow = 0;
+    }
+    const uint64_t perMs = std::max<uint64_t>(limits.eventsPerSecond / 1000, 1);
+    if (++m_eventsInWindow > perMs)
+        stopRun("", m_eventCpu,
+            "more than " + std::to_string(perMs)
+                + " events in one simulated millisecond (the limit is "
+                + std::to_string(limits.eventsPerSecond)
+                + " per simulated second): a program that loops without using time?");
+    else if (m_rec.bytes() >= limits.recordingBytes)
+        stopRun("", m_eventCpu,
+            "the recording reached " + std::to_string(m_rec.bytes()) + " bytes (the limit is "
+                + std::to_string(limits.recordingBytes)
+                + "); record less (no samples) or simulate a shorter time");
+}
+
+bool SimulationImpl::canCreateTask(const std::string& name, int cpu)
+{
+    if (m_liveTasks < m_options.limits.liveTasks)
+        return true;
+    stopRun(name, cpu,
+        "creating " + printable(name) + " would make more than "
+            + std::to_string(m_options.limits.liveTasks) + " live tasks");
+    return false;
 }
 
 } // namespace schedlab

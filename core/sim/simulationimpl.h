@@ -49,6 +49,7 @@ public:
     Metrics metrics() const;
     Inspection inspect(bool settle); // simulationinspect.cpp
     const std::vector<std::string>& violations() const { return m_violations; }
+    const std::string& stopReason() const { return m_stopReason; }
 
     // FairHooks
     int64_t clock() const override { return m_events.now().count(); }
@@ -264,6 +265,15 @@ private:
     std::vector<CoreRqState> m_coreRqs; ///< per CPU
     Recording m_rec;
     std::vector<std::string> m_violations;
+    // Resource guards (RunOptions::limits)
+    void checkLimits();
+    void stopRun(const std::string& task, int cpu, const std::string& reason);
+    bool canCreateTask(const std::string& name, int cpu);
+    std::string m_stopReason;          ///< set when a guard stopped the run
+    int64_t m_eventWindow = -1;        ///< simulated millisecond being counted
+    uint64_t m_eventsInWindow = 0;     ///< events executed in it
+    int m_liveTasks = 0;               ///< created and not exited
+    std::vector<Finding> m_limitFindings;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
 
     /// A sleeping mutex with a FIFO wait queue (handed off to the first waiter at unlock).

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Names from scenario files on their way to a terminal, a log or a one-line-per-record file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace schedlab {
+
+/// @p text with every control character (C0, DEL) written as \xNN and a backslash as \\, so a
+/// name can neither split a line nor send an escape sequence to a terminal. Printable text
+/// (UTF-8 included) is unchanged.
+std::string printable(std::string_view text);
+
+} // namespace schedlab
