@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cli.h"
 
+#include "core/base/text.h"
 #include "core/kernel/profile.h"
 #include "core/record/metrics.h"
 #include "core/record/traceexport.h"
@@ -8,7 +9,9 @@
 #include "core/sim/simulation.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -23,6 +26,11 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFindings = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitStopped = 3;   // a resource guard stopped the run (docs/limits.md)
+constexpr int kExitInvariant = 4; // a checked build found a broken scheduler invariant
+
+// Largest --duration and --watchdog: the longest scenario the loader accepts (docs/limits.md).
+constexpr Nanoseconds kMaxRunDuration{int64_t{24} * 3600 * 1'000'000'000};
 
 void printHelp(std::ostream& out)
 {
@@ -50,9 +58,17 @@ void printHelp(std::ostream& out)
            "  --watchdog D            starvation threshold (default 1s)\n"
            "  --fail-on-starvation    exit 1 if the watchdog reported a starved task\n"
            "  --quiet                 no summary on stdout\n"
+           "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
+           "                          (100000), tasks (1000000, forked ones included),\n"
+           "                          recording-bytes (1 GiB); a run that reaches one stops\n"
            "A compare SPEC is a comma-separated list of NAME/NO_NAME (feature), profile=NAME,\n"
            "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n\n"
-           "Exit codes: 0 ok, 1 findings requested by --fail-on-starvation, 2 bad input.\n\n"
+           "Output files are written whole or not at all (a temporary file, then rename); the\n"
+           "directory of every OUT must exist (--csv DIR is created if its parent exists).\n\n"
+           "Exit codes: 0 ok, 1 findings requested by --fail-on-starvation, 2 bad input or an\n"
+           "output that cannot be written, 3 a resource guard stopped the run early (events per\n"
+           "simulated second, live tasks, recording size; the reason is on stderr), 4 a checked\n"
+           "build found a broken scheduler invariant (listed on stderr).\n\n"
            "Kernel profiles:\n";
     for (const auto& p : kernelProfiles())
         out << "  " << std::left << std::setw(6) << p.name << " " << p.covers << "\n         "
@@ -82,18 +98,147 @@ struct RunArgs
     bool failOnStarvation = false;
 };
 
+// One output file, written whole or not at all: the text goes to a temporary file beside the
+// target, which replaces the target only once every byte is written (a failed or interrupted
+// run leaves the old file). "-" is the standard output.
+class Output
+{
+public:
+    Output(std::string path, std::ostream& out)
+        : m_path(std::move(path))
+    {
+        if (m_path == "-") {
+            m_stream = &out;
+            return;
+        }
+        m_tmp = m_path + ".tmp-schedlab";
+        m_file.open(m_tmp, std::ios::binary | std::ios::trunc);
+        m_stream = &m_file;
+    }
+    ~Output()
+    {
+        if (!m_tmp.empty() && !m_committed) {
+            m_file.close();
+            std::remove(m_tmp.c_str());
+        }
+    }
+    Output(const Output&) = delete;
+    Output& operator=(const Output&) = delete;
+
+    std::ostream& stream() { return *m_stream; }
+    bool commit(std::ostream& err)
+    {
+        if (m_tmp.empty())
+            return static_cast<bool>(m_stream->flush());
+        m_file.flush();
+        const bool written = static_cast<bool>(m_file);
+        m_file.close();
+        if (!written || m_file.fail()) {
+            err << m_path << ": cannot write (" << std::strerror(errno) << ")\n";
+            return false;
+        }
+        std::error_code ec;
+        std::filesystem::rename(m_tmp, m_path, ec);
+        if (ec) {
+            err << m_path << ": cannot write (" << ec.message() << ")\n";
+            return false;
+        }
+        m_committed = true;
+        return true;
+    }
+
+private:
+    std::string m_path;
+    std::string m_tmp;
+    std::ofstream m_file;
+    std::ostream* m_stream = nullptr;
+    bool m_committed = false;
+};
+
 bool writeText(
     const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
 {
-    if (path == "-") {
-        out << text;
+    Output o(path, out);
+    o.stream() << text;
+    return o.commit(err);
+}
+
+// Checked before a run, so a typo in an output path costs nothing: every OUT needs an existing
+// directory and must not itself be a directory. --csv DIR may be created, if its parent exists.
+bool checkOutputPath(
+    const std::string& option, const std::string& path, bool isDir, std::string* error)
+{
+    namespace fs = std::filesystem;
+    if (path.empty() || (path == "-" && !isDir))
         return true;
-    }
-    std::ofstream file(path, std::ios::binary);
-    if (!file || !(file << text)) {
-        err << path << ": cannot write\n";
+    const fs::path p(path);
+    std::error_code ec;
+    fs::path dir = p.parent_path();
+    if (isDir && fs::is_directory(p, ec))
+        return true;
+    if (dir.empty())
+        dir = ".";
+    if (!fs::is_directory(dir, ec)) {
+        *error = option + " " + printable(path) + ": directory " + printable(dir.string())
+            + " does not exist";
         return false;
     }
+    if (fs::exists(p, ec) && (isDir || fs::is_directory(p, ec))) {
+        *error = option + " " + printable(path) + ": "
+            + (isDir ? "exists and is not a directory" : "is a directory");
+        return false;
+    }
+    return true;
+}
+
+bool parseSeed(const std::string& text, uint64_t& seed);
+
+// --limit NAME=N: one resource guard (docs/limits.md), lowered or raised within a sane range.
+bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error)
+{
+    struct Guard
+    {
+        const char* name;
+        uint64_t max;
+    };
+    static const Guard kGuards[] = {{"events-per-second", uint64_t{1} << 40},
+        {"live-tasks", 10'000'000}, {"tasks", 100'000'000}, {"recording-bytes", uint64_t{1} << 40}};
+    const auto eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    const Guard* guard = nullptr;
+    for (const Guard& g : kGuards)
+        if (name == g.name)
+            guard = &g;
+    uint64_t v = 0;
+    if (eq == std::string::npos || !guard || !parseSeed(spec.substr(eq + 1), v) || v == 0
+        || v > guard->max) {
+        *error = "--limit expects NAME=N with NAME one of events-per-second, live-tasks, tasks, "
+                 "recording-bytes and 0 < N <= its maximum (docs/limits.md), got \""
+            + printable(spec) + "\"";
+        return false;
+    }
+    if (name == "events-per-second")
+        limits.eventsPerSecond = v;
+    else if (name == "live-tasks")
+        limits.liveTasks = static_cast<int>(v);
+    else if (name == "tasks")
+        limits.createdTasks = static_cast<int>(v);
+    else
+        limits.recordingBytes = v;
+    return true;
+}
+
+// A seed is a decimal integer in [0, 2^64); "-1" is not silently 2^64 - 1.
+bool parseSeed(const std::string& text, uint64_t& seed)
+{
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return false;
+    seed = v;
     return true;
 }
 
@@ -155,8 +300,15 @@ bool parseRunArgs(
             if (!value(v))
                 return false;
             auto d = parseDuration(v, error);
-            if (!d)
+            if (!d) {
+                *error = a + " " + printable(v) + ": " + *error;
                 return false;
+            }
+            if (*d <= Nanoseconds(0) || *d > kMaxRunDuration) {
+                *error = a + " expects a duration in (0, " + formatDuration(kMaxRunDuration)
+                    + "], got " + printable(v);
+                return false;
+            }
             if (a == "--duration")
                 ra.options.duration = *d;
             else
@@ -164,15 +316,16 @@ bool parseRunArgs(
         } else if (a == "--seed") {
             if (!value(v))
                 return false;
-            try {
-                size_t used = 0;
-                ra.options.seed = std::stoull(v, &used);
-                if (used != v.size())
-                    throw std::invalid_argument(v);
-            } catch (const std::exception&) {
-                *error = "--seed expects a non-negative integer, got \"" + v + "\"";
+            uint64_t seed = 0;
+            if (!parseSeed(v, seed)) {
+                *error = "--seed expects an integer in [0, 18446744073709551615], got \""
+                    + printable(v) + "\"";
                 return false;
             }
+            ra.options.seed = seed;
+        } else if (a == "--limit") {
+            if (!value(v) || !parseLimit(v, ra.options.limits, error))
+                return false;
         } else if (a == "--metrics") {
             if (!value(ra.metricsOut))
                 return false;
@@ -196,12 +349,12 @@ bool parseRunArgs(
         } else if (a == "--fail-on-starvation") {
             ra.failOnStarvation = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
-            *error = "unknown option " + a + " (see --help)";
+            *error = "unknown option " + printable(a) + " (see --help)";
             return false;
         } else if (ra.file.empty()) {
             ra.file = a;
         } else {
-            *error = "unexpected argument \"" + a + "\"";
+            *error = "unexpected argument \"" + printable(a) + "\"";
             return false;
         }
     }
@@ -209,7 +362,15 @@ bool parseRunArgs(
         *error = "missing scenario FILE";
         return false;
     }
-    return true;
+    const int toStdout = (ra.metricsOut == "-") + (ra.recordsOut == "-") + (ra.traceOut == "-");
+    if (toStdout > 1) {
+        *error = "only one of --metrics, --records and --trace can write to '-' (stdout)";
+        return false;
+    }
+    return checkOutputPath("--metrics", ra.metricsOut, false, error)
+        && checkOutputPath("--records", ra.recordsOut, false, error)
+        && checkOutputPath("--trace", ra.traceOut, false, error)
+        && checkOutputPath("--csv", ra.csvDir, true, error);
 }
 
 std::optional<Scenario> loadOrReport(const std::string& file, std::ostream& err)
@@ -231,7 +392,7 @@ std::string percent(double share)
 
 void printSummary(const Metrics& m, std::ostream& out)
 {
-    out << "scenario " << m.scenario << ", profile " << m.profile << ", "
+    out << "scenario " << printable(m.scenario) << ", profile " << m.profile << ", "
         << formatDuration(Nanoseconds(m.durationNs)) << " simulated, " << m.run.events
         << " events, " << m.run.contextSwitches << " context switches\n";
     out << std::left << std::setw(22) << "task" << std::setw(14) << "cgroup" << std::right
@@ -246,33 +407,33 @@ void printSummary(const Metrics& m, std::ostream& out)
             forkedCpu += t.cpuTimeNs;
             continue;
         }
-        out << std::left << std::setw(22) << t.name << std::setw(14) << t.cgroup << std::right
-            << std::setw(12) << formatDurationHuman(Nanoseconds(t.cpuTimeNs)) << std::setw(9)
-            << percent(t.share) << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitMaxNs))
-            << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitP99Ns)) << std::setw(9)
-            << t.switches << "\n";
+        out << std::left << std::setw(22) << printable(t.name) << std::setw(14)
+            << printable(t.cgroup) << std::right << std::setw(12)
+            << formatDurationHuman(Nanoseconds(t.cpuTimeNs)) << std::setw(9) << percent(t.share)
+            << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitMaxNs)) << std::setw(14)
+            << formatDurationHuman(Nanoseconds(t.waitP99Ns)) << std::setw(9) << t.switches << "\n";
     }
     if (forkedCount)
         out << "(+ " << forkedCount << " forked tasks, "
             << formatDurationHuman(Nanoseconds(forkedCpu)) << " of CPU in all)\n";
     for (const auto& t : m.tasks)
         if (t.lockWaitNs && !t.forked)
-            out << "lock wait " << t.name << ": " << formatDurationHuman(Nanoseconds(*t.lockWaitNs))
-                << "\n";
+            out << "lock wait " << printable(t.name) << ": "
+                << formatDurationHuman(Nanoseconds(*t.lockWaitNs)) << "\n";
     for (const auto& g : m.cgroups)
         if (g.nrPeriods) // cpu.stat of a group with a finite cpu.max
-            out << "cgroup " << g.path << ": cpu " << formatDurationHuman(Nanoseconds(g.cpuTimeNs))
-                << ", throttled " << formatDurationHuman(Nanoseconds(g.throttledNs))
-                << " (nr_periods " << *g.nrPeriods << ", nr_throttled " << g.nrThrottled.value_or(0)
-                << ")\n";
+            out << "cgroup " << printable(g.path) << ": cpu "
+                << formatDurationHuman(Nanoseconds(g.cpuTimeNs)) << ", throttled "
+                << formatDurationHuman(Nanoseconds(g.throttledNs)) << " (nr_periods "
+                << *g.nrPeriods << ", nr_throttled " << g.nrThrottled.value_or(0) << ")\n";
     for (const auto& p : m.probes)
-        out << "probe " << p.name << ": "
+        out << "probe " << printable(p.name) << ": "
             << (p.latencyNs ? formatDurationHuman(Nanoseconds(*p.latencyNs)) : "not finished")
             << "\n";
     for (const auto& f : m.findings)
-        out << "finding " << f.kind << ": " << f.task << " cpu" << f.cpu << " from "
+        out << "finding " << f.kind << ": " << printable(f.task) << " cpu" << f.cpu << " from "
             << formatDurationHuman(Nanoseconds(f.fromNs)) << " for "
-            << formatDurationHuman(Nanoseconds(f.durationNs)) << " " << f.detail << "\n";
+            << formatDurationHuman(Nanoseconds(f.durationNs)) << " " << printable(f.detail) << "\n";
 }
 
 bool hasStarvation(const Metrics& m)
@@ -304,6 +465,19 @@ int cmdValidate(const std::vector<std::string>& args, std::ostream& out, std::os
     return rc;
 }
 
+// What the checked run found that is not a scheduling outcome: a resource guard stopped it
+// (exit 3) or a kernel invariant broke (exit 4). Both are reported on stderr.
+int runProblems(const Simulation& sim, std::ostream& err)
+{
+    for (const auto& v : sim.invariantViolations())
+        err << "invariant violated: " << printable(v) << "\n";
+    if (!sim.stopReason().empty())
+        err << "run " << printable(sim.stopReason()) << "\n";
+    if (!sim.stopReason().empty())
+        return kExitStopped;
+    return sim.invariantViolations().empty() ? kExitOk : kExitInvariant;
+}
+
 int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     RunArgs ra;
@@ -319,37 +493,44 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         Simulation sim(*scenario, ra.options);
         sim.run();
         const Metrics m = sim.metrics();
+        const Recording& rec = sim.recording();
+        // Exports stream from the recording: none is built whole in memory.
         if (!ra.metricsOut.empty() && !writeText(ra.metricsOut, metricsToJson(m), out, err))
             return kExitBadInput;
         if (!ra.recordsOut.empty()) {
-            std::string text;
-            const Recording& rec = sim.recording();
+            Output o(ra.recordsOut, out);
             for (const Record& r : rec.records())
-                text += formatRecord(r, rec) + "\n";
-            if (!writeText(ra.recordsOut, text, out, err))
+                o.stream() << formatRecord(r, rec) << '\n';
+            if (!o.commit(err))
                 return kExitBadInput;
         }
-        const Recording& rec = sim.recording();
-        if (!ra.traceOut.empty()
-            && !writeText(ra.traceOut,
-                chromeTraceJson(rec, Nanoseconds(0), sim.now(), {}, scenario->name), out, err))
-            return kExitBadInput;
+        if (!ra.traceOut.empty()) {
+            Output o(ra.traceOut, out);
+            writeChromeTrace(o.stream(), rec, Nanoseconds(0), sim.now(), {}, scenario->name);
+            if (!o.commit(err))
+                return kExitBadInput;
+        }
         if (!ra.csvDir.empty()) {
             std::error_code ec;
-            std::filesystem::create_directories(ra.csvDir, ec);
+            std::filesystem::create_directory(ra.csvDir, ec);
             const std::string dir = ra.csvDir + "/";
-            if (!writeText(
-                    dir + "samples.csv", samplesCsv(rec, Nanoseconds(0), sim.now()), out, err)
-                || !writeText(
-                    dir + "slices.csv", slicesCsv(rec, Nanoseconds(0), sim.now()), out, err))
+            Output samples(dir + "samples.csv", out);
+            writeSamplesCsv(samples.stream(), rec, Nanoseconds(0), sim.now());
+            if (!samples.commit(err))
+                return kExitBadInput;
+            Output slices(dir + "slices.csv", out);
+            writeSlicesCsv(slices.stream(), rec, Nanoseconds(0), sim.now());
+            if (!slices.commit(err))
                 return kExitBadInput;
         }
         if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
             printSummary(m, out);
+        if (const int rc = runProblems(sim, err); rc != kExitOk)
+            return rc;
         if (ra.failOnStarvation && hasStarvation(m))
             return kExitFindings;
     } catch (const std::invalid_argument& e) {
-        err << ra.file << ": " << e.what() << "\n";
+        err << printable(ra.file) << ": " << printable(e.what()) << "\n";
         return kExitBadInput;
     }
     return kExitOk;
@@ -377,12 +558,13 @@ bool applyVariant(const std::string& spec, RunOptions& options, std::string* err
             }
             options.profile = name;
         } else if (item.compare(0, eq, "seed") == 0) {
-            try {
-                options.seed = std::stoull(item.substr(eq + 1));
-            } catch (const std::exception&) {
-                *error = "seed expects a non-negative integer in \"" + item + "\"";
+            uint64_t seed = 0;
+            if (!parseSeed(item.substr(eq + 1), seed)) {
+                *error = "seed expects an integer in [0, 18446744073709551615] in \""
+                    + printable(item) + "\"";
                 return false;
             }
+            options.seed = seed;
         } else if (!parseOverride(item, options, error)) {
             return false;
         }
@@ -419,14 +601,20 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
         runs.push_back(o);
     }
     std::vector<Metrics> results;
+    int problems = kExitOk;
     try {
-        for (const auto& o : runs) {
-            Simulation sim(*scenario, o);
+        for (size_t i = 0; i < runs.size(); ++i) {
+            Simulation sim(*scenario, runs[i]);
             sim.run();
             results.push_back(sim.metrics());
+            std::ostringstream why;
+            if (const int rc = runProblems(sim, why); rc != kExitOk) {
+                err << "variant " << printable(names[i]) << ": " << why.str();
+                problems = std::max(problems, rc);
+            }
         }
     } catch (const std::invalid_argument& e) {
-        err << ra.file << ": " << e.what() << "\n";
+        err << printable(ra.file) << ": " << printable(e.what()) << "\n";
         return kExitBadInput;
     }
     if (!ra.metricsOut.empty()) {
@@ -450,7 +638,7 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             return kExitBadInput;
     }
     if (ra.metricsOut == "-")
-        return kExitOk;
+        return problems;
     // One table: rows are tasks, cgroups, probes, findings; columns are runs.
     const int w = 20;
     out << std::left << std::setw(34) << "metric";
@@ -542,6 +730,8 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             n += f.kind == "starvation";
         return std::to_string(n);
     });
+    if (problems != kExitOk)
+        return problems;
     if (ra.failOnStarvation)
         for (const auto& m : results)
             if (hasStarvation(m))

@@ -60,8 +60,8 @@ void Recording::grow()
     constexpr size_t kSlack = 4096; // records one event may append after the limit is reached
     size_t want = std::max<size_t>(m_records.capacity() * 2, 4096);
     if (m_capacityLimit)
-        want = std::max(std::min<size_t>(want, m_capacityLimit + kSlack),
-            m_records.capacity() + kSlack);
+        want = std::max(
+            std::min<size_t>(want, m_capacityLimit + kSlack), m_records.capacity() + kSlack);
     m_records.reserve(want);
 }
 

@@ -48,7 +48,11 @@ std::string csvField(const std::string& s)
 class Sink
 {
 public:
-    explicit Sink(std::ostream& stream) : m_stream(stream) { m_buffer.reserve(kFlushAt + 4096); }
+    explicit Sink(std::ostream& stream)
+        : m_stream(stream)
+    {
+        m_buffer.reserve(kFlushAt + 4096);
+    }
     ~Sink() { flush(); }
     Sink(const Sink&) = delete;
     Sink& operator=(const Sink&) = delete;

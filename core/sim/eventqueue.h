@@ -2,9 +2,11 @@
 // Discrete-event queue: a binary min-heap keyed by (time, priority, sequence number), so events at
 // the same simulated time and priority run in insertion order and every run is reproducible (ns-3's
 // EventKey). Cancellation is lazy: a cancelled event stays in the heap and is skipped when it
-// surfaces.
+// surfaces; when cancelled entries outnumber live ones the heap is rebuilt without them, and the
+// done-bits of events long gone are dropped, so memory stays O(live events) however long the run
+// and however often events are re-armed (a preempted task's completion far in the future).
 //
-// Complexity: schedule O(log n), cancel O(1), isPending O(1), step O(log n) amortised.
+// Complexity: schedule O(log n) amortised, cancel O(1), isPending O(1), step O(log n) amortised.
 // Invariant: the time of executed events never decreases (asserted in step()).
 #pragma once
 
@@ -55,6 +57,8 @@ public:
     /// Time of the next live event, or Nanoseconds::max() when empty.
     Nanoseconds nextTime();
     uint64_t executed() const { return m_executed; }
+    /// Entries held (live + cancelled not yet dropped): bounded by about 2 × pending() + a slack.
+    size_t stored() const { return m_heap.size(); }
 
 private:
     struct Entry
@@ -64,10 +68,14 @@ private:
     };
     static bool later(const Entry& a, const Entry& b) { return a.key > b.key; }
     void dropCancelledTop();
+    bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase]; }
+    void compact();
 
     std::vector<Entry> m_heap;
-    std::vector<bool> m_done{true}; // seq 0 is the "none" id; indexed by seq: executed or cancelled
-                                    // (1 bit per event ever scheduled)
+    // Executed or cancelled, by seq - m_doneBase; every seq below m_doneBase is done. Seq 0 is
+    // the "none" id.
+    std::vector<bool> m_done{true};
+    uint64_t m_doneBase = 0;
     Nanoseconds m_now{0};
     uint64_t m_nextSeq = 1;
     uint64_t m_executed = 0;

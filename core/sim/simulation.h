@@ -27,6 +27,9 @@ struct ResourceLimits
     uint64_t eventsPerSecond = 1'000'000'000;
     /// Tasks alive at once (not exited), forked children and spawned tasks included.
     int liveTasks = 100'000;
+    /// Tasks created in all (exited ones stay in the recording and the metrics): a program that
+    /// forks short-lived children in a loop stops here rather than filling memory.
+    int createdTasks = 1'000'000;
     /// Bytes of the recording (48 per record); the run stops before its storage grows past it.
     uint64_t recordingBytes = uint64_t{1} << 30;
 };

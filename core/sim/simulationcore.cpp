@@ -5,9 +5,14 @@
 // forced-idle CPU). Only SMT siblings share a core (threads_per_core > 1); with one thread per
 // core the core-wide pick is the per-CPU pick and nothing here runs.
 //
+// Core scheduling covers every class, as in the kernel: RT tasks with a cookie are in the
+// core_tree, each sibling's class pick is its RT pick before its fair pick, and prio_less()
+// ranks classes before comparing within one.
+//
 // Simplifications (see also scenarios/README.md): core scheduling stays enabled once a cookie
 // has existed (the kernel drops the static key when the last cookie is freed); the core balance
-// walks the SMT siblings then the LLC, as sched_core_balance() walks the SMT and MC domains.
+// walks the SMT siblings then the LLC, as sched_core_balance() walks the SMT and MC domains, and
+// steals fair tasks only.
 #include "simulationimpl.h"
 
 #include <algorithm>
@@ -37,8 +42,9 @@ void SimulationImpl::setCookie(Task& task, uint64_t cookie)
 {
     if (cookie)
         enableCoreSched();
+    const bool queued = task.isRt() ? task.rtQueued : task.se.onRq;
     if (!m_coreSched || task.state == TaskRunState::NotStarted || task.state == TaskRunState::Exited
-        || !task.se.onRq) {
+        || !queued) {
         task.cookie = cookie;
         return;
     }
@@ -115,6 +121,24 @@ SchedEntity* SimulationImpl::coreFind(int cpu, uint64_t cookie) const
     return nullptr;
 }
 
+void SimulationImpl::rtTaskQueued(Task& task, bool enqueued)
+{
+    // sched_core_enqueue()/sched_core_dequeue() from enqueue_task()/dequeue_task(): the core_tree
+    // holds tagged tasks of every class.
+    if (!m_coreSched)
+        return;
+    ++m_cores[static_cast<size_t>(coreOf(task.cpu))].taskSeq;
+    coreTreeErase(task.cpu, task.se);
+    if (enqueued && task.cookie)
+        coreTreeInsert(task.cpu, task.se);
+}
+
+int SimulationImpl::runnableOn(int cpu) const
+{
+    return m_rqs[static_cast<size_t>(cpu)]->nrRunning
+        + static_cast<int>(m_rtCpus[static_cast<size_t>(cpu)].queue.size());
+}
+
 void SimulationImpl::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
 {
     if (!m_coreSched)
@@ -130,7 +154,7 @@ void SimulationImpl::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int 
         return;
     }
     // The last task leaves a forced-idle CPU: schedule to end the forced idle.
-    if (!(flags & DequeueSave) && rq.nrRunning == 1 && core.forceIdleCount && !rq.curr)
+    if (!(flags & DequeueSave) && runnableOn(rq.cpu) == 1 && core.forceIdleCount && !rq.curr)
         resched(rq.cpu, false);
 }
 
@@ -173,15 +197,31 @@ bool SimulationImpl::cfsPrioLess(const SchedEntity& a, const SchedEntity& b, boo
     return delta > 0; // a is lower priority: larger normalised vruntime
 }
 
+int SimulationImpl::corePrio(const SchedEntity& se) const
+{
+    // __task_prio(): an RT task's prio (MAX_RT_PRIO-1 - rt_priority, lower is more important),
+    // every fair task MAX_RT_PRIO + MAX_NICE.
+    constexpr int kMaxRtPrio = 100;
+    constexpr int kMaxNice = 19;
+    const Task& t = *m_tasks[se.task.index()];
+    return t.isRt() ? kMaxRtPrio - 1 - t.rtPriority : kMaxRtPrio + kMaxNice;
+}
+
 bool SimulationImpl::corePrioLess(const SchedEntity* a, const SchedEntity* b, bool inFi)
 {
-    // prio_less(a, b): true if a has lower priority than b. Class order first; the idle task
-    // (null) is below every class. Only the fair class exists yet, so two tasks are compared by
-    // cfs_prio_less(); another class would be ranked here before that comparison.
+    // prio_less(a, b): true if a has lower priority than b. The idle task (null) is below every
+    // class; then __task_prio() decides; two RT tasks of one prio are not ordered; two fair
+    // tasks are compared by cfs_prio_less().
     if (!b)
         return false;
     if (!a)
         return true;
+    const int pa = corePrio(*a);
+    const int pb = corePrio(*b);
+    if (pa != pb)
+        return pa > pb;
+    if (m_tasks[a->task.index()]->isRt())
+        return false;
     return cfsPrioLess(*a, *b, inFi);
 }
 
@@ -195,9 +235,18 @@ SchedEntity* SimulationImpl::pickNextTask(int cpu, bool& forcedIdle)
     return pickNextTaskCore(cpu, forcedIdle);
 }
 
+SchedEntity* SimulationImpl::classPick(int cpu)
+{
+    // The class loop of pick_task(): RT (unless the fair server boosts fair work), then fair.
+    const RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
+    if (!rtc.serverRunning && m_rtQueued > 0)
+        if (Task* t = rtPickNext(cpu))
+            return &t->se;
+    return m_fair->pickTask(*m_rqs[static_cast<size_t>(cpu)]);
+}
+
 SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
 {
-    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     CoreState& core = m_cores[static_cast<size_t>(coreOf(cpu))];
     CoreRqState& crq = m_coreRqs[static_cast<size_t>(cpu)];
 
@@ -207,7 +256,7 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
         SchedEntity* next = crq.pick;
         crq.pickValid = false;
         crq.pick = nullptr;
-        forcedIdle = !next && rq.nrRunning > 0;
+        forcedIdle = !next && runnableOn(cpu) > 0;
         if (forcedIdle && core.cookie)
             coreBalance(cpu);
         return next;
@@ -226,11 +275,11 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
 
     // Step 2: no cookie on the core: the per-CPU pick, if it is untagged.
     if (!needSync) {
-        SchedEntity* next = m_fair->pickTask(rq);
+        SchedEntity* next = classPick(cpu);
         if (!cookieOf(next)) {
             crq.pickValid = false;
             crq.pick = nullptr;
-            if (next)
+            if (next && !m_tasks[next->task.index()]->isRt())
                 seFiUpdate(*next, core.forceIdleSeq, false); // task_vruntime_update()
             accountForcedIdle(cpu, false);
             return next;
@@ -248,7 +297,7 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
     std::vector<SchedEntity*> picks(siblings.size(), nullptr);
     int maxIdx = -1;
     for (size_t k = 0; k < siblings.size(); ++k) {
-        picks[k] = m_fair->pickTask(*m_rqs[static_cast<size_t>(siblings[k])]);
+        picks[k] = classPick(siblings[k]);
         if (maxIdx < 0 || corePrioLess(picks[static_cast<size_t>(maxIdx)], picks[k], fiBefore))
             maxIdx = static_cast<int>(k);
     }
@@ -263,7 +312,7 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
             p = cookie ? coreFind(siblings[k], cookie) : nullptr;
         picks[k] = p;
         if (!p) {
-            if (m_rqs[static_cast<size_t>(siblings[k])]->nrRunning) {
+            if (runnableOn(siblings[k]) > 0) {
                 ++core.forceIdleCount;
                 if (!fiBefore)
                     ++core.forceIdleSeq;
@@ -285,13 +334,13 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
         Rq& rqi = *m_rqs[static_cast<size_t>(i)];
         CoreRqState& ci = m_coreRqs[static_cast<size_t>(i)];
         SchedEntity* p = picks[k];
-        if (p && !(fiBefore && inFi))
+        if (p && !(fiBefore && inFi) && !m_tasks[p->task.index()]->isRt())
             seFiUpdate(*p, core.forceIdleSeq, inFi);
         if (p)
             m_tasks[p->task.index()]->coreOccupation = occupation;
         else
             ci.idleOccupation = occupation;
-        accountForcedIdle(i, !p && rqi.nrRunning > 0);
+        accountForcedIdle(i, !p && runnableOn(i) > 0);
         if (i == cpu) {
             next = p;
             ci.pickValid = false;
@@ -307,7 +356,7 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
         ci.pick = p;
         resched(i, false); // the IPI
     }
-    forcedIdle = !next && rq.nrRunning > 0;
+    forcedIdle = !next && runnableOn(cpu) > 0;
     if (forcedIdle && core.cookie)
         coreBalance(cpu); // queue_core_balance(), run after the switch
     return next;
@@ -336,7 +385,8 @@ void SimulationImpl::taskTickCore(int cpu)
     constexpr int64_t kMinNrTasksDuringForceIdle = 2;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     const CoreState& core = m_cores[static_cast<size_t>(coreOf(cpu))];
-    if (!rq.curr || !core.forceIdleCount || rq.cfs->nrQueued != 1)
+    if (!rq.curr || !core.forceIdleCount || rq.cfs->nrQueued != 1
+        || m_tasks[rq.curr->task.index()]->isRt())
         return;
     const SchedEntity& se = *rq.curr;
     if ((se.sumExecRuntime - se.prevSumExecRuntime) * kMinNrTasksDuringForceIdle > se.slice)
@@ -382,6 +432,8 @@ bool SimulationImpl::tryStealCookie(int dst, int src)
         if (cookieOf(se) != cookie)
             continue;
         Task& p = *m_tasks[se->task.index()];
+        if (p.isRt())
+            continue; // (the kernel also moves RT tasks; the model steals fair ones)
         if ((srcCore.pickValid && srcCore.pick == se) || srcRq.curr == se)
             continue;
         if (!p.cpus.test(dst))
@@ -406,12 +458,16 @@ std::string SimulationImpl::checkCoreInvariants() const
 {
     if (!coreSchedActive())
         return {};
-    // Every pair of busy siblings runs tasks of one cookie (the L1TF/MDS guarantee).
+    // Every pair of busy siblings runs tasks of one cookie (the L1TF/MDS guarantee) — in user
+    // mode: a sibling told to reschedule (the IPI) while in a non-preemptible kernel section
+    // keeps its task until the section ends, as the kernel does (core scheduling does not
+    // protect kernel mode).
     for (int first = 0; first < m_cpus; first += m_threadsPerCore) {
         const SchedEntity* seen = nullptr;
         for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i) {
-            const SchedEntity* curr = m_rqs[static_cast<size_t>(i)]->curr;
-            if (!curr)
+            const Rq& rq = *m_rqs[static_cast<size_t>(i)];
+            const SchedEntity* curr = rq.curr;
+            if (!curr || (rq.needResched && !preemptible(i)))
                 continue;
             if (seen && cookieOf(seen) != cookieOf(curr))
                 return "core " + std::to_string(coreOf(first)) + ": siblings run cookies "

@@ -84,10 +84,12 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     int64_t fileTasks = 0;
     for (const TaskSpec& spec : scenario.tasks)
         fileTasks += std::max(spec.count.value_or(1), 0);
-    if (fileTasks > m_options.limits.liveTasks)
+    const int64_t taskLimit =
+        std::min<int64_t>(m_options.limits.liveTasks, m_options.limits.createdTasks);
+    if (fileTasks > taskLimit)
         throw std::invalid_argument("the scenario has " + std::to_string(fileTasks)
-            + " tasks, more than the limit of " + std::to_string(m_options.limits.liveTasks)
-            + " live tasks");
+            + " tasks, more than the limit of " + std::to_string(taskLimit)
+            + " tasks (docs/limits.md)");
     for (const TaskSpec& spec : scenario.tasks) {
         const int count = spec.count.value_or(1);
         for (int i = 1; i <= count; ++i) {
@@ -533,6 +535,11 @@ void SimulationImpl::finishExit(Task& task)
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
     --m_liveTasks;
+    // Its program is not needed any more (a forked child holds a copy of its own).
+    task.stack.clear();
+    task.stack.shrink_to_fit();
+    task.pendingFork = nullptr;
+    std::vector<Op>().swap(task.program);
     record(RecordKind::Exit, task.se, 0, 0, 0);
     // Only the parent can wait for this task (fork with wait).
     if (task.parent >= 0) {
@@ -600,7 +607,7 @@ void SimulationImpl::startRunning(Task& task)
         advanceProgram(task); // executes instantaneous operations; may block or exit
     if (task.workLeft > 0 && !task.blocking && !task.exiting) {
         const int index = task.index;
-        task.workDone = m_events.schedule(Nanoseconds(clock() + task.workLeft), [this, index] {
+        task.workDone = m_events.schedule(Nanoseconds(after(task.workLeft)), [this, index] {
             m_eventCpu = m_tasks[static_cast<size_t>(index)]->cpu;
             onWorkDone(index);
         });
@@ -638,24 +645,28 @@ void SimulationImpl::schedule(int cpu)
     RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
     if (rtc.serverRunning && rq.nrRunning == 0)
         rtc.serverRunning = false; // dl_server_stop(): no fair task left
-    Task* rtNext = rtc.serverRunning || m_rtQueued == 0 ? nullptr : rtPickNext(cpu);
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
-    SchedEntity* next = nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
-    if (rtNext) {
-        next = &rtNext->se;
-        if (putFrom)
-            m_fair->putPrevTask(rq, *putFrom);
-        rtNext->rtExecStart = clock();
-        if (rq.nrRunning > 0)
-            fairServerStarve(cpu);
-    } else {
-        next = pickNextTask(cpu, forcedIdle);
-        // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
-        while (next && next != prevSe && shouldPark(taskOf(*next))) {
-            parkTask(taskOf(*next));
-            next = pickNextTask(cpu, forcedIdle);
+    Task* rtNext = nullptr;
+    // Under core scheduling the core-wide pick covers both classes (simulationcore.cpp);
+    // otherwise RT first, then fair.
+    auto pick = [&]() -> SchedEntity* {
+        SchedEntity* se = nullptr;
+        if (coreSchedActive()) {
+            se = pickNextTaskCore(cpu, forcedIdle);
+        } else {
+            forcedIdle = false;
+            Task* rt = rtc.serverRunning || m_rtQueued == 0 ? nullptr : rtPickNext(cpu);
+            se = rt ? &rt->se : m_fair->pickTask(rq);
         }
+        rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
+        return se;
+    };
+    SchedEntity* next = pick();
+    // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
+    while (next && !rtNext && next != prevSe && shouldPark(taskOf(*next))) {
+        parkTask(taskOf(*next));
+        next = pick();
     }
     if (!next && !forcedIdle) {
         // sched_balance_newidle(): about to go idle, try to pull a task first.
@@ -665,7 +676,14 @@ void SimulationImpl::schedule(int cpu)
         }
         rq.curr = nullptr;
         if (pullOneTask(cpu, 2))
-            next = pickNextTask(cpu, forcedIdle);
+            next = pick();
+    }
+    if (rtNext) {
+        if (putFrom)
+            m_fair->putPrevTask(rq, *putFrom);
+        rtNext->rtExecStart = clock();
+        if (rq.nrRunning > 0)
+            fairServerStarve(cpu);
     }
     if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
         if (next)
@@ -674,7 +692,6 @@ void SimulationImpl::schedule(int cpu)
             m_fair->putPrevTask(rq, *putFrom);
     }
     rq.curr = next;
-    const int64_t now = clock();
 
     if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
         ++prev->switches;
@@ -690,7 +707,7 @@ void SimulationImpl::schedule(int cpu)
                 prev->state = TaskRunState::Sleeping;
                 prev->sleepCpu = cpu;
                 const int idx = prev->index;
-                const int64_t due = now + prev->sleepFor;
+                const int64_t due = after(prev->sleepFor);
                 prev->timer = m_events.schedule(
                     Nanoseconds(due), [this, idx, due] { timerWakeUp(idx, due); });
             }
@@ -1122,7 +1139,8 @@ void SimulationImpl::runUntil(Nanoseconds t)
         m_events.runUntil(t); // a stopped run stays at the time it stopped
 }
 
-// --- resource guards (docs/limits.md) -------------------------------------------------------------
+// --- resource guards (docs/limits.md)
+// -------------------------------------------------------------
 
 void SimulationImpl::stopRun(const std::string& task, int cpu, const std::string& reason)
 {
@@ -1156,11 +1174,14 @@ void SimulationImpl::checkLimits()
 
 bool SimulationImpl::canCreateTask(const std::string& name, int cpu)
 {
-    if (m_liveTasks < m_options.limits.liveTasks)
+    const ResourceLimits& limits = m_options.limits;
+    if (m_liveTasks < limits.liveTasks && std::ssize(m_tasks) < limits.createdTasks)
         return true;
     stopRun(name, cpu,
-        "creating " + printable(name) + " would make more than "
-            + std::to_string(m_options.limits.liveTasks) + " live tasks");
+        m_liveTasks >= limits.liveTasks ? "creating " + printable(name) + " would make more than "
+                + std::to_string(limits.liveTasks) + " live tasks"
+                                        : "creating " + printable(name) + " would make more than "
+                + std::to_string(limits.createdTasks) + " tasks in all (forked ones included)");
     return false;
 }
 

@@ -14,6 +14,7 @@
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -53,6 +54,14 @@ public:
 
     // FairHooks
     int64_t clock() const override { return m_events.now().count(); }
+    /// clock() + @p d, saturated at the end of the 64-bit clock (docs/limits.md): a duration
+    /// drawn from a program never wraps an event into the past.
+    int64_t after(int64_t d) const
+    {
+        return d > std::numeric_limits<int64_t>::max() - clock()
+            ? std::numeric_limits<int64_t>::max()
+            : clock() + d;
+    }
     void resched(int cpu, bool lazy) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
@@ -170,6 +179,10 @@ private:
     /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
     SchedEntity* pickNextTask(int cpu, bool& forcedIdle);
     SchedEntity* pickNextTaskCore(int cpu, bool& forcedIdle);
+    SchedEntity* classPick(int cpu);              ///< the CPU's RT pick, else its fair pick
+    int corePrio(const SchedEntity& se) const;    ///< __task_prio()
+    int runnableOn(int cpu) const;                ///< queued fair + RT tasks of the CPU
+    void rtTaskQueued(Task& task, bool enqueued); ///< core_tree upkeep for RT tasks
     bool coreSchedActive() const { return m_coreSched && m_threadsPerCore > 1; }
     void enableCoreSched();
     void setCookie(Task& task, uint64_t cookie);
@@ -269,10 +282,10 @@ private:
     void checkLimits();
     void stopRun(const std::string& task, int cpu, const std::string& reason);
     bool canCreateTask(const std::string& name, int cpu);
-    std::string m_stopReason;          ///< set when a guard stopped the run
-    int64_t m_eventWindow = -1;        ///< simulated millisecond being counted
-    uint64_t m_eventsInWindow = 0;     ///< events executed in it
-    int m_liveTasks = 0;               ///< created and not exited
+    std::string m_stopReason;      ///< set when a guard stopped the run
+    int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
+    uint64_t m_eventsInWindow = 0; ///< events executed in it
+    int m_liveTasks = 0;           ///< created and not exited
     std::vector<Finding> m_limitFindings;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
 

@@ -225,6 +225,7 @@ void SimulationImpl::rtEnqueue(Task& task, bool head)
     if (task.policy == Policy::RoundRobin && task.rtTicksLeft <= 0)
         task.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
     ++m_rtQueued;
+    rtTaskQueued(task, true);
 }
 
 void SimulationImpl::rtDequeue(Task& task)
@@ -235,6 +236,7 @@ void SimulationImpl::rtDequeue(Task& task)
     q.erase(std::remove(q.begin(), q.end(), task.index), q.end());
     task.rtQueued = false;
     --m_rtQueued;
+    rtTaskQueued(task, false);
 }
 
 bool SimulationImpl::rtApplies(int group) const

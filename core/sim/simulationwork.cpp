@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The workload interpreter, recording hooks, invariant checks, views and metrics.
+#include "core/base/text.h"
 #include "simulationimpl.h"
 
 #include <algorithm>
@@ -35,10 +36,10 @@ void SimulationImpl::advanceProgram(Task& task)
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     for (int ops = 0;; ++ops) {
         if (ops > kMaxInstantOps) {
-            if (m_violations.size() < 100)
-                m_violations.push_back("task " + task.name + ": program runs more than "
-                    + std::to_string(kMaxInstantOps)
-                    + " operations without using time; it is stopped");
+            // A loop of operations that take no time never returns: a resource guard.
+            stopRun(task.name, task.cpu,
+                "task " + printable(task.name) + " ran more than " + std::to_string(kMaxInstantOps)
+                    + " operations without using time (a loop with no run, sleep or yield?)");
             task.exiting = true;
             resched(task.cpu, false);
             return;
@@ -94,7 +95,7 @@ void SimulationImpl::advanceProgram(Task& task)
                     const int64_t d = draw(*op.forTime);
                     if (d == 0)
                         continue;
-                    until = d < 0 ? -1 : clock() + d;
+                    until = d < 0 ? -1 : after(d);
                 }
                 task.stack.push_back({&op.body, 0, op.count ? *op.count - 1 : -1, until});
                 continue;

@@ -83,6 +83,8 @@ private Q_SLOTS:
     void cookieOperations();
     void sieberReproduction();
     void determinism();
+    void rtTasksAreCoreScheduled();
+    void kernelSectionDelaysTheSwitch();
 };
 
 // --- §7.4 by hand -------------------------------------------------------------------------------
@@ -392,6 +394,76 @@ void TestCoreSched::determinism()
     QCOMPARE(ra.size(), rb.size());
     QVERIFY(std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(Record)) == 0);
     QCOMPARE(metricsToJson(a->metrics()), metricsToJson(b->metrics()));
+}
+
+// The kernel applies core scheduling to every class: an untagged SCHED_FIFO task and a cookie-2
+// fair task pinned to the two siblings of one core never run at once. The RT task outranks the
+// fair one in prio_less() (__task_prio 49 < 119), so whenever it is runnable the core-wide pick
+// is the RT task and the fair sibling is forced idle: with the FIFO task running 1 ms of every
+// 2 ms, exactly, forced_idle(cpu 1) = busy(cpu 0) and busy(cpu 0) + busy(cpu 1) = T.
+void TestCoreSched::rtTasksAreCoreScheduled()
+{
+    const auto s = load(R"({ "schedlab": 1, "name": "rt-core", "duration": "200ms",
+      "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 2, "threads_per_core": 2 },
+      "tasks": [
+        { "name": "fifo", "cpus": "0", "policy": "fifo", "rt_priority": 50,
+          "program": [ { "loop": [ { "run": "1ms" }, { "sleep": "1ms" } ] } ] },
+        { "name": "tagged", "cpus": "1", "cookie": 2, "program": [ { "run": "forever" } ] } ] })");
+    QVERIFY(s);
+    Simulation sim(*s, options("7.1"));
+    bool fifoAlone = false;
+    while (sim.step()) {
+        const auto tasks = sim.tasks();
+        QVERIFY2(!siblingsMixCookies(tasks, 0, 2),
+            qPrintable(QStringLiteral("t=%1").arg(sim.now().count())));
+        const auto fifo = taskView(sim, "fifo");
+        const auto tagged = taskView(sim, "tagged");
+        QVERIFY(fifo && tagged);
+        fifoAlone |= fifo->state == TaskState::Running && tagged->state != TaskState::Running;
+    }
+    QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
+    QVERIFY(fifoAlone);
+    const Metrics m = sim.metrics();
+    const int64_t total = 200 * kMs;
+    QCOMPARE(m.cpus[0].busyNs + m.cpus[1].busyNs, total);
+    QCOMPARE(m.cpus[1].forcedIdleNs, m.cpus[0].busyNs);
+    const TaskMetrics* fifo = taskMetrics(m, "fifo");
+    QVERIFY(fifo);
+    // The FIFO task never waits for the fair one: 100 periods of 1 ms run.
+    QCOMPARE(fifo->cpuTimeNs, 100 * kMs);
+}
+
+// Under preempt=none a sibling told to reschedule (the core-wide pick's IPI) while in a kernel
+// section keeps running its task until the section ends: kernel mode is not protected by core
+// scheduling. The siblings then run two cookies for at most the section's length (300 us), and
+// the invariant check accepts exactly that.
+void TestCoreSched::kernelSectionDelaysTheSwitch()
+{
+    const auto s = load(R"({ "schedlab": 1, "name": "kernel-core", "duration": "100ms",
+      "kernel": { "profile": "7.1", "hz": 1000, "preempt": "none" },
+      "machine": { "cpus": 2, "threads_per_core": 2 },
+      "tasks": [
+        { "name": "sys", "cpus": "1",
+          "program": [ { "loop": [ { "kernel": [ { "run": "300us" } ] }, { "run": "50us" } ] } ] },
+        { "name": "tagged", "cpus": "0", "cookie": 1,
+          "program": [ { "loop": [ { "run": "200us" }, { "sleep": "700us" } ] } ] } ] })");
+    QVERIFY(s);
+    Simulation sim(*s, options("7.1"));
+    int64_t mixedSince = -1;
+    int64_t longestMix = 0;
+    while (sim.step()) {
+        const bool mixed = siblingsMixCookies(sim.tasks(), 0, 2);
+        if (mixed && mixedSince < 0)
+            mixedSince = sim.now().count();
+        if (!mixed && mixedSince >= 0) {
+            longestMix = std::max<int64_t>(longestMix, sim.now().count() - mixedSince);
+            mixedSince = -1;
+        }
+    }
+    QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
+    QVERIFY(longestMix > 0);          // the kernel's gap is modelled, not hidden
+    QVERIFY2(longestMix <= 300 * kUs, // and it lasts no longer than one kernel section
+        qPrintable(QString::number(longestMix)));
 }
 
 QTEST_APPLESS_MAIN(TestCoreSched)

@@ -9,8 +9,10 @@
 #include "core/sim/eventqueue.h"
 #endif
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace schedlab;
 
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void nextTimeSkipsCancelled();
     void stepOnEmpty();
     void priorityBreaksTimeTies();
+    void rearmedEventsStayBounded();
 };
 
 void TestEventQueue::order_data()
@@ -260,6 +263,35 @@ void TestEventQueue::priorityBreaksTimeTies()
         schedlab::Nanoseconds(5), [&] { trace += "early "; }, 1);
     while (q.step()) { }
     QCOMPARE(trace, std::string("early work wake tick "));
+}
+
+// A task preempted again and again re-arms its completion event far in the future: every
+// cancelled entry would stay in the heap until its time, which never comes in a short run. The
+// queue drops them once they outnumber the live ones (at most 2 × live + 4096 entries), and the
+// order of what runs is unchanged: the survivors run at their times, in insertion order.
+void TestEventQueue::rearmedEventsStayBounded()
+{
+    EventQueue q;
+    std::vector<int> ran;
+    EventId far;
+    size_t maxStored = 0;
+    for (int i = 0; i < 200000; ++i) {
+        q.cancel(far);
+        far = q.schedule(Nanoseconds(1'000'000'000), [&ran] { ran.push_back(-1); });
+        q.schedule(Nanoseconds(i), [&ran, i] { ran.push_back(i); });
+        q.step(); // runs event i (time i), the far one stays pending
+        maxStored = std::max(maxStored, q.stored());
+        QCOMPARE(q.pending(), size_t(1));
+    }
+    QVERIFY2(maxStored <= 2 * 1 + 4096 + 1, qPrintable(QString::number(maxStored)));
+    QVERIFY(q.isPending(far));
+    QVERIFY(q.step());
+    QVERIFY(!q.step());
+    QCOMPARE(ran.size(), size_t(200001));
+    for (int i = 0; i < 200000; ++i)
+        QCOMPARE(ran[static_cast<size_t>(i)], i);
+    QCOMPARE(ran.back(), -1);
+    QCOMPARE(q.now(), Nanoseconds(1'000'000'000));
 }
 
 QTEST_APPLESS_MAIN(TestEventQueue)

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// schedlab-cli's answers to bad input: out-of-range numbers, missing output directories (the same
+// message for every output option, before any simulation), whole-or-nothing output files, and
+// the exit codes of a run stopped by a resource guard (docs/limits.md).
+#include "core/base/text.h"
+#include "core/cli/cli.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace schedlab;
+
+namespace {
+
+struct Result
+{
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Result cli(std::vector<std::string> args)
+{
+    std::ostringstream out;
+    std::ostringstream err;
+    Result r;
+    r.code = runCli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+const std::string kHogs = SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json";
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+std::string writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+{
+    QFile f(dir.filePath(name));
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size())
+        return {};
+    return f.fileName().toStdString();
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void seedRange_data();
+    void seedRange();
+    void durationRange_data();
+    void durationRange();
+    void missingDirectory_data();
+    void missingDirectory();
+    void outputIsADirectory();
+    void csvDirectoryCreatedUnderExistingParent();
+    void outputReplacedWhole();
+    void resourceGuardExitCode();
+    void limitOption_data();
+    void limitOption();
+    void printableEscapes();
+};
+
+void TestCli::seedRange_data()
+{
+    QTest::addColumn<QString>("seed");
+    QTest::addColumn<int>("code");
+    QTest::addRow("zero") << "0" << 0;
+    QTest::addRow("max") << "18446744073709551615" << 0;
+    QTest::addRow("max+1") << "18446744073709551616" << 2;
+    QTest::addRow("minus one") << "-1" << 2;
+    QTest::addRow("plus") << "+5" << 2;
+    QTest::addRow("hex") << "0x10" << 2;
+    QTest::addRow("trailing") << "12abc" << 2;
+    QTest::addRow("empty") << "" << 2;
+}
+
+void TestCli::seedRange()
+{
+    QFETCH(QString, seed);
+    QFETCH(int, code);
+    const Result r =
+        cli({"run", kHogs, "--duration", "5ms", "--quiet", "--seed", seed.toStdString()});
+    QCOMPARE(r.code, code);
+    if (code == 2)
+        QVERIFY2(contains(r.err, "--seed expects an integer in [0, 18446744073709551615]"),
+            r.err.c_str());
+    // A compare variant's seed follows the same rule.
+    const Result c = cli({"compare", kHogs, "--duration", "5ms", "--variant",
+        "seed=" + seed.toStdString(), "--metrics", "-"});
+    QCOMPARE(c.code, code);
+}
+
+void TestCli::durationRange_data()
+{
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<int>("code");
+    for (const char* o : {"--duration", "--watchdog"}) {
+        QTest::addRow("%s 1ns", o) << o << "1ns" << 0;
+        QTest::addRow("%s 24h", o) << o << "86400s" << 0;
+        QTest::addRow("%s 24h+1ns", o) << o << "86400000000001ns" << 2;
+        QTest::addRow("%s zero", o) << o << "0s" << 2;
+        QTest::addRow("%s negative", o) << o << "-1ms" << 2;
+        QTest::addRow("%s overflow", o) << o << "9223372036854775808ns" << 2;
+        QTest::addRow("%s no unit", o) << o << "10" << 2;
+    }
+}
+
+void TestCli::durationRange()
+{
+    QFETCH(QString, option);
+    QFETCH(QString, value);
+    QFETCH(int, code);
+    // 24 h of simulated time would take long: a check of the value alone is enough, so the
+    // accepted ones run a millisecond (the last --duration wins).
+    std::vector<std::string> args{
+        "run", kHogs, "--quiet", option.toStdString(), value.toStdString()};
+    if (code == 0) {
+        args.push_back("--duration");
+        args.push_back("1ms");
+    }
+    const Result r = cli(args);
+    QCOMPARE(r.code, code);
+    if (code == 2)
+        QVERIFY2(contains(r.err, option.toStdString()), r.err.c_str());
+}
+
+void TestCli::missingDirectory_data()
+{
+    QTest::addColumn<QString>("option");
+    QTest::addColumn<QString>("path");
+    QTest::addRow("metrics") << "--metrics"
+                             << "no/such/dir/m.json";
+    QTest::addRow("records") << "--records"
+                             << "no/such/dir/r.txt";
+    QTest::addRow("trace") << "--trace"
+                           << "no/such/dir/t.json";
+    QTest::addRow("csv") << "--csv"
+                         << "no/such/dir";
+}
+
+// Every output option fails the same way, before the simulation runs (nothing on stdout).
+void TestCli::missingDirectory()
+{
+    QFETCH(QString, option);
+    QFETCH(QString, path);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string full = dir.filePath(path).toStdString();
+    const std::string parent = QFileInfo(dir.filePath(path)).path().toStdString();
+    for (const char* cmd : {"run", "compare"}) {
+        std::vector<std::string> args{cmd, kHogs, "--duration", "5ms", option.toStdString(), full};
+        if (std::string(cmd) == "compare") {
+            if (option != "--metrics")
+                continue; // compare writes metrics only
+            args.insert(args.end(), {"--variant", "NO_PLACE_LAG"});
+        }
+        const Result r = cli(args);
+        QCOMPARE(r.code, 2);
+        QCOMPARE(r.out, std::string());
+        const std::string expected = std::string(cmd) + ": " + option.toStdString() + " " + full
+            + ": directory " + parent + " does not exist\n";
+        QCOMPARE(r.err, expected);
+    }
+    QVERIFY(!QFileInfo::exists(dir.filePath("no")));
+}
+
+void TestCli::outputIsADirectory()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Result r = cli({"run", kHogs, "--duration", "5ms", "--trace", dir.path().toStdString()});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(contains(r.err, "is a directory"), r.err.c_str());
+    const std::string file = writeFile(dir, "f", "x");
+    QVERIFY(!file.empty());
+    const Result c = cli({"run", kHogs, "--duration", "5ms", "--csv", file});
+    QCOMPARE(c.code, 2);
+    QVERIFY2(contains(c.err, "exists and is not a directory"), c.err.c_str());
+}
+
+void TestCli::csvDirectoryCreatedUnderExistingParent()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string out = dir.filePath("d").toStdString();
+    const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--csv", out});
+    QCOMPARE(r.code, 0);
+    QFile samples(dir.filePath("d/samples.csv"));
+    QFile slices(dir.filePath("d/slices.csv"));
+    QVERIFY(samples.open(QIODevice::ReadOnly));
+    QVERIFY(slices.open(QIODevice::ReadOnly));
+    QVERIFY(samples.readLine().startsWith("time_ns,"));
+    QVERIFY(slices.size() > 0);
+    QCOMPARE(QDir(dir.filePath("d")).entryList(QDir::Files).size(), 2); // no temporaries left
+}
+
+// An existing output file is replaced by the whole new text; no temporary file stays beside it.
+void TestCli::outputReplacedWhole()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string metrics = writeFile(dir, "m.json", "old content\n");
+    QVERIFY(!metrics.empty());
+    const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--metrics", metrics});
+    QCOMPARE(r.code, 0);
+    QFile f(QString::fromStdString(metrics));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QVERIFY(text.startsWith("{"));
+    QVERIFY(text.endsWith("}\n"));
+    QVERIFY(!text.contains("old content"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"m.json"});
+}
+
+// A fork loop beyond --limit live-tasks=5: exit 3, the reason on stderr, and the outputs of the
+// stopped run are still written (what happened up to the stop).
+void TestCli::resourceGuardExitCode()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string scenario = writeFile(dir, "forks.json",
+        R"({ "schedlab": 1, "name": "forks", "duration": "100ms", "machine": { "cpus": 2 },
+      "tasks": [ { "name": "p", "program": [ { "loop": [
+          { "fork": { "program": [ { "run": "forever" } ] } }, { "run": "100us" } ] } ] } ] })");
+    QVERIFY(!scenario.empty());
+    const std::string metrics = dir.filePath("m.json").toStdString();
+    const Result r = cli({"run", scenario, "--limit", "live-tasks=5", "--metrics", metrics});
+    QCOMPARE(r.code, 3);
+    QVERIFY2(contains(r.err, "more than 5 live tasks"), r.err.c_str());
+    QVERIFY2(contains(r.err, "stopped at t="), r.err.c_str());
+    QFile f(QString::fromStdString(metrics));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().contains("\"resource_limit\""));
+    QVERIFY(contains(r.out, "finding resource_limit"));
+    // Without the lowered limit the same scenario finishes.
+    QCOMPARE(cli({"run", scenario, "--quiet"}).code, 0);
+}
+
+void TestCli::limitOption_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<bool>("ok");
+    QTest::addRow("live") << "live-tasks=10" << true;
+    QTest::addRow("tasks") << "tasks=100" << true;
+    QTest::addRow("bytes") << "recording-bytes=1000000" << true;
+    QTest::addRow("events") << "events-per-second=1000000000" << true;
+    QTest::addRow("zero") << "live-tasks=0" << false;
+    QTest::addRow("negative") << "live-tasks=-3" << false;
+    QTest::addRow("too many") << "live-tasks=10000001" << false;
+    QTest::addRow("unknown") << "cpus=3" << false;
+    QTest::addRow("no value") << "tasks" << false;
+}
+
+void TestCli::limitOption()
+{
+    QFETCH(QString, spec);
+    QFETCH(bool, ok);
+    const Result r =
+        cli({"run", kHogs, "--duration", "5ms", "--quiet", "--limit", spec.toStdString()});
+    QCOMPARE(r.code, ok ? 0 : 2);
+    if (!ok)
+        QVERIFY2(contains(r.err, "--limit expects NAME=N"), r.err.c_str());
+}
+
+void TestCli::printableEscapes()
+{
+    QCOMPARE(printable("plain name"), std::string("plain name"));
+    QCOMPARE(printable("a\nb"), std::string("a\\x0ab"));
+    QCOMPARE(printable("\x1b[31mred"), std::string("\\x1b[31mred"));
+    QCOMPARE(printable("back\\slash\x7f"), std::string("back\\\\slash\\x7f"));
+    QCOMPARE(printable("tâche"), std::string("tâche")); // UTF-8 passes
+}
+
+QTEST_APPLESS_MAIN(TestCli)
+#include "tst_cli.moc"
