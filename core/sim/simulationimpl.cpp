@@ -576,8 +576,10 @@ void SimulationImpl::resched(int cpu, bool lazy)
 
 void SimulationImpl::processResched()
 {
-    // Honour need_resched on every CPU that has it, lowest CPU first (deterministic).
-    for (int guard = 0; guard < 100000 && !m_reschedPending.empty(); ++guard) {
+    // Honour need_resched on every CPU that has it, lowest CPU first (deterministic). Each
+    // schedule() counts as an event for the guards: a storm of them at one instant (CPUs
+    // handing work back and forth) stops the run like a storm of events.
+    while (!m_reschedPending.empty() && m_stopReason.empty()) {
         std::sort(m_reschedPending.begin(), m_reschedPending.end());
         m_reschedPending.erase(
             std::unique(m_reschedPending.begin(), m_reschedPending.end()), m_reschedPending.end());
@@ -587,6 +589,7 @@ void SimulationImpl::processResched()
             continue; // (not preemptible: honoured when the kernel section ends)
         m_eventCpu = c;
         schedule(c);
+        checkLimits();
     }
 }
 
@@ -1164,7 +1167,9 @@ void SimulationImpl::checkLimits()
             "more than " + std::to_string(perMs)
                 + " events in one simulated millisecond (the limit is "
                 + std::to_string(limits.eventsPerSecond)
-                + " per simulated second): a program that loops without using time?");
+                + " per simulated second; a schedule() counts as one): a program that loops "
+                  "without "
+                  "using time, or CPUs handing work back and forth?");
     else if (m_rec.bytes() >= limits.recordingBytes)
         stopRun("", m_eventCpu,
             "the recording reached " + std::to_string(m_rec.bytes()) + " bytes (the limit is "

@@ -123,7 +123,7 @@ private:
     bool rtWakeUpNew(Task& task);
     bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    Task* rtPickNext(int cpu);
+    Task* rtPickNext(int cpu) const;
     void rtPutPrev(Task& prev);
     void rtUpdateCurr(Task& task);
     void rtEnqueue(Task& task, bool head);

@@ -259,7 +259,7 @@ bool SimulationImpl::rtThrottled(const Task& task) const
     return false;
 }
 
-Task* SimulationImpl::rtPickNext(int cpu)
+Task* SimulationImpl::rtPickNext(int cpu) const
 {
     for (int idx : m_rtCpus[static_cast<size_t>(cpu)].queue) {
         Task& t = *m_tasks[static_cast<size_t>(idx)];
@@ -345,10 +345,18 @@ int SimulationImpl::cpuPrio(int cpu) const
 {
     // What a CPU runs, as cpupri sees it: idle −1, a fair task 0, an RT task its priority.
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    if (!rq.curr)
+    const Task* t = rq.curr ? m_tasks[static_cast<size_t>(rq.curr->task.index())].get() : nullptr;
+    if (t && t->isRt())
+        return t->rtPriority;
+    // cpupri follows the highest queued RT priority (rt.highest_prio.curr), not the running
+    // task. The two differ when core scheduling keeps a queued RT task off its CPU (forced idle,
+    // or a sibling's cookie): that CPU is no target for pushes and does not pull.
+    if (coreSchedActive())
+        if (const Task* rt = rtPickNext(cpu))
+            return rt->rtPriority;
+    if (!t)
         return rq.nrRunning > 0 ? 0 : -1;
-    const Task& t = *m_tasks[static_cast<size_t>(rq.curr->task.index())];
-    return t.isRt() ? t.rtPriority : 0;
+    return 0;
 }
 
 int SimulationImpl::rtSelectCpu(const Task& task) const
