@@ -171,7 +171,9 @@ bool checkOutputPath(
     namespace fs = std::filesystem;
     if (path.empty() || (path == "-" && !isDir))
         return true;
-    const fs::path p(path);
+    fs::path p(path);
+    if (isDir && !p.has_filename() && p.has_parent_path())
+        p = p.parent_path(); // "out/" names the directory out
     std::error_code ec;
     fs::path dir = p.parent_path();
     if (isDir && fs::is_directory(p, ec))

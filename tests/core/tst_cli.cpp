@@ -207,6 +207,11 @@ void TestCli::csvDirectoryCreatedUnderExistingParent()
     QVERIFY(samples.readLine().startsWith("time_ns,"));
     QVERIFY(slices.size() > 0);
     QCOMPARE(QDir(dir.filePath("d")).entryList(QDir::Files).size(), 2); // no temporaries left
+    // "DIR/" with a trailing slash names the same directory (README's `--csv out/`).
+    const Result slash =
+        cli({"run", kHogs, "--duration", "5ms", "--quiet", "--csv", dir.filePath("e/").toStdString()});
+    QCOMPARE(slash.code, 0);
+    QVERIFY(QFileInfo::exists(dir.filePath("e/slices.csv")));
 }
 
 // An existing output file is replaced by the whole new text; no temporary file stays beside it.
