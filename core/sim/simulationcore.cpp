@@ -467,7 +467,10 @@ std::string SimulationImpl::checkCoreInvariants() const
         for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i) {
             const Rq& rq = *m_rqs[static_cast<size_t>(i)];
             const SchedEntity* curr = rq.curr;
-            if (!curr || (rq.needResched && !preemptible(i)))
+            // (A section that ends now still holds until its end event has run.)
+            const bool inSection =
+                !preemptible(i) || m_events.isPending(m_rtCpus[static_cast<size_t>(i)].sectionEnd);
+            if (!curr || (rq.needResched && inSection))
                 continue;
             if (seen && cookieOf(seen) != cookieOf(curr))
                 return "core " + std::to_string(coreOf(first)) + ": siblings run cookies "

@@ -396,8 +396,15 @@ void SimulationImpl::rtBalance(int cpu)
     auto waiting = [&](const Task& t) {
         return m_rqs[static_cast<size_t>(t.cpu)]->curr != &t.se && !rtThrottled(t);
     };
-    // push_rt_task(): move queued, not running RT tasks to CPUs running something lower.
-    const std::vector<int> queue = m_rtCpus[static_cast<size_t>(cpu)].queue;
+    // push_rt_task(): move queued, not running RT tasks to CPUs running something lower. Under
+    // core scheduling only a CPU that runs an RT task pushes (the kernel queues the push from
+    // set_next_task_rt()): a CPU that core scheduling forced idle keeps its queued RT tasks, else
+    // they would bounce between siblings that cannot run them.
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    const bool runsRt = rq.curr && m_tasks[rq.curr->task.index()]->isRt();
+    const std::vector<int> queue = coreSchedActive() && !runsRt
+        ? std::vector<int>{}
+        : m_rtCpus[static_cast<size_t>(cpu)].queue;
     for (int idx : queue) {
         Task& t = *m_tasks[static_cast<size_t>(idx)];
         if (!waiting(t))
