@@ -191,7 +191,7 @@ std::string oneLine(const std::string& message)
     return out;
 }
 
-/// Line and column of the first container nested deeper than @p limit, if any. Strings are
+/// Byte offset of the first container nested deeper than @p limit, if any. Strings are
 /// skipped; syntax is left to the parser (a broken file is only mis-measured, never accepted).
 std::optional<size_t> tooDeep(const std::string& text, size_t limit)
 {
@@ -234,7 +234,7 @@ public:
         if (m_errors.size() < kMaxErrors)
             m_errors.push_back(oneLine(m_file + ": " + what));
         else if (m_errors.size() == kMaxErrors)
-            m_errors.push_back(m_file + ": too many errors, the rest are not shown");
+            m_errors.push_back(oneLine(m_file + ": too many errors, the rest are not shown"));
     }
 
     /// "FILE: not simulated yet: NAME", once per name.
