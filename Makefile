@@ -7,7 +7,10 @@ SCENARIO ?= resources/default.json
 PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-dev \
             libboost-dev nlohmann-json3-dev libgl-dev clang-format xvfb xauth imagemagick
 
-.PHONY: all deps configure build run test bench format check-format clean
+# `make fuzz` (docs/limits.md): clang + libFuzzer, the core only (no Qt needed).
+FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohmann-json3-dev
+
+.PHONY: all deps configure build run test bench fuzz format check-format clean
 
 all: build
 
@@ -45,6 +48,12 @@ bench: PRESET := release
 bench:
 	$(MAKE) PRESET=release build
 	ctest --preset bench
+
+fuzz:
+	$(MAKE) deps PACKAGES="$(FUZZ_PACKAGES)"
+	test -f build/fuzz/build.ninja || cmake --preset fuzz
+	cmake --build --preset fuzz
+	ctest --preset fuzz
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cpp')

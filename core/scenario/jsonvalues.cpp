@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "jsonvalues.h"
 
+#include "core/scenario/limits.h"
+
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -134,6 +137,46 @@ std::string formatCpuMax(const CpuMax& max)
         + std::to_string(max.periodUs);
 }
 
+namespace {
+
+/// The first control character of @p text that is not in @p allowed, as "U+001B", or "".
+std::string controlCharacter(std::string_view text, std::string_view allowed)
+{
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < text.size(); ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        unsigned code = 0x100; // none
+        if (u < 0x20 || u == 0x7f)
+            code = u;
+        else if (u == 0xc2 && i + 1 < text.size()) // C1 controls are U+0080…U+009F: C2 80…C2 9F
+            if (const auto next = static_cast<unsigned char>(text[i + 1]);
+                next >= 0x80 && next <= 0x9f)
+                code = next;
+        if (code < 0x100 && allowed.find(static_cast<char>(code)) == std::string_view::npos)
+            return std::string("U+00") + kHex[code >> 4U] + kHex[code & 0xfU];
+    }
+    return {};
+}
+
+} // namespace
+
+std::string nameError(std::string_view name)
+{
+    if (name.size() > ScenarioLimits::maxNameBytes)
+        return "longer than " + std::to_string(ScenarioLimits::maxNameBytes) + " bytes ("
+            + std::to_string(name.size()) + ")";
+    if (auto code = controlCharacter(name, {}); !code.empty())
+        return "control character " + code + " in a name";
+    return {};
+}
+
+std::string textError(std::string_view text)
+{
+    if (auto code = controlCharacter(text, "\t\n"); !code.empty())
+        return "control character " + code + " (only tab and newline are allowed in text)";
+    return {};
+}
+
 std::string cgroupPathError(std::string_view path)
 {
     if (path.empty() || path.front() != '/')
@@ -142,6 +185,13 @@ std::string cgroupPathError(std::string_view path)
         return {};
     if (path.back() == '/')
         return "a cgroup path must not end with \"/\"";
+    if (path.size() > ScenarioLimits::maxCgroupPathBytes)
+        return "a cgroup path must not be longer than "
+            + std::to_string(ScenarioLimits::maxCgroupPathBytes) + " bytes ("
+            + std::to_string(path.size()) + ")";
+    if (std::count(path.begin(), path.end(), '/') > ScenarioLimits::maxCgroupDepth)
+        return "a cgroup path must not be nested more than "
+            + std::to_string(ScenarioLimits::maxCgroupDepth) + " levels deep";
     size_t pos = 1;
     while (pos <= path.size()) {
         const size_t slash = path.find('/', pos);
@@ -151,9 +201,8 @@ std::string cgroupPathError(std::string_view path)
             return "empty component (\"//\") in cgroup path";
         if (part == "." || part == "..")
             return "\".\" and \"..\" are not allowed in cgroup paths";
-        for (char c : part)
-            if (static_cast<unsigned char>(c) < 0x20)
-                return "control character in cgroup path";
+        if (auto reason = nameError(part); !reason.empty())
+            return "cgroup path component " + reason;
         if (slash == std::string_view::npos)
             break;
         pos = slash + 1;

@@ -46,7 +46,16 @@ std::optional<CpuMax> parseCpuMax(std::string_view text, std::string* error);
 /// "20000 100000" / "max 100000".
 std::string formatCpuMax(const CpuMax& max);
 
-/// Syntax of an absolute cgroup path ("/" or "/a/b"): empty if fine, else what is wrong.
+/// Empty if @p name is usable as a name (a scenario's, a task's, a mutex's): at most
+/// ScenarioLimits::maxNameBytes bytes and no control character (C0, DEL, C1). Else what is wrong.
+std::string nameError(std::string_view name);
+/// Empty if @p text is usable as free text (title, description, annotation): no control character
+/// other than tab and newline. Else what is wrong.
+std::string textError(std::string_view text);
+
+/// Syntax of an absolute cgroup path ("/" or "/a/b"): empty if fine, else what is wrong. Each
+/// component is a name (nameError), the path has at most ScenarioLimits::maxCgroupPathBytes bytes
+/// and ScenarioLimits::maxCgroupDepth components.
 std::string cgroupPathError(std::string_view path);
 /// "/a/b" -> "/a", "/a" -> "/".
 std::string parentCgroup(std::string_view path);

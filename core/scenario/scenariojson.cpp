@@ -4,15 +4,18 @@
 //
 // The reader never throws and never trusts the input: every value is type-checked, every error is
 // collected as "FILE: /json/pointer: what was expected" and parsing goes on after a bad field, so
-// one run shows most problems. Recursion follows only loops and forks and is capped at
-// kMaxNesting; JSON nesting elsewhere is never walked recursively (nlohmann parses and destroys
-// iteratively). Sections are read in dependency order (machine before cpulists, cgroups before
-// references to them, tasks before actions) regardless of their order in the file.
+// one run shows most problems. Every value is bounded (core/scenario/limits.h, docs/limits.md).
+// A pre-scan rejects JSON nested deeper than ScenarioLimits::maxJsonDepth before nlohmann parses
+// it; recursion follows only loops, kernel sections and forks and is capped at
+// ScenarioLimits::maxProgramNesting. Sections are read in dependency order (machine before
+// cpulists, cgroups before references to them, tasks before actions) regardless of their order
+// in the file.
 #include "core/base/cpuset.h"
 #include "core/kernel/costs.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/scenario/jsonvalues.h"
+#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/scenario/support.h"
 
@@ -40,15 +43,16 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Keys = std::vector<std::string_view>;
 
-constexpr int kMaxNesting = 32;                 // loops and forks inside each other
-constexpr size_t kMaxErrors = 50;               // then one "too many errors" line
-constexpr int64_t kMaxCount = 100000;           // "count" of one task entry
-constexpr size_t kMaxTasks = 1000000;           // tasks after count expansion
-constexpr size_t kMaxUserDepth = 256;           // nesting inside an "x-" value
-constexpr int kMaxCpus = 4096;                  // machine.cpus
+using Limits = ScenarioLimits;
+constexpr int kMaxNesting = Limits::maxProgramNesting;
+constexpr size_t kMaxErrors = 50; // then one "too many errors" line
+constexpr int64_t kMaxCount = Limits::maxEntryCount;
+constexpr size_t kMaxTasks = Limits::maxTasks;
+constexpr size_t kMaxUserDepth = Limits::maxUserDepth;
+constexpr int kMaxCpus = Limits::maxCpus;
 constexpr int64_t kMaxBaseSliceNs = UINT32_MAX; // debugfs base_slice_ns is a u32
 constexpr int64_t kDefaultRtPeriodUs = 1000000;
-constexpr std::uintmax_t kMaxFileSize = 64U << 20U;
+constexpr std::uintmax_t kMaxFileSize = Limits::maxFileBytes;
 
 const Keys kTopKeys{"schedlab", "name", "title", "description", "seed", "duration", "kernel",
     "machine", "cgroups", "tasks", "actions", "annotations"};
@@ -166,6 +170,52 @@ size_t jsonDepth(const Json& root)
     return deepest;
 }
 
+/// @p message with control characters (C0, DEL) written as \xNN: keys and names from the file
+/// may hold any character, and a message must neither split its line nor reach a terminal as an
+/// escape sequence. Backslashes stay as they are (JSON renderings in messages use them).
+std::string oneLine(const std::string& message)
+{
+    std::string out;
+    out.reserve(message.size());
+    for (const char c : message) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            static constexpr char kHex[] = "0123456789abcdef";
+            out += "\\x";
+            out += kHex[u >> 4U];
+            out += kHex[u & 0xfU];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+/// Byte offset of the first container nested deeper than @p limit, if any. Strings are
+/// skipped; syntax is left to the parser (a broken file is only mis-measured, never accepted).
+std::optional<size_t> tooDeep(const std::string& text, size_t limit)
+{
+    size_t depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit)
+                return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
 /// Collects errors and notices in the documented message format.
 class Diagnostics
 {
@@ -182,9 +232,9 @@ public:
     void raw(const std::string& what)
     {
         if (m_errors.size() < kMaxErrors)
-            m_errors.push_back(m_file + ": " + what);
+            m_errors.push_back(oneLine(m_file + ": " + what));
         else if (m_errors.size() == kMaxErrors)
-            m_errors.push_back(m_file + ": too many errors, the rest are not shown");
+            m_errors.push_back(oneLine(m_file + ": too many errors, the rest are not shown"));
     }
 
     /// "FILE: not simulated yet: NAME", once per name.
@@ -334,6 +384,10 @@ private:
     void parseSet(const Json& v, const std::string& path, SetAction& out);
     void parseAnnotations(const Json& v, const std::string& path);
     void registerTaskNames(const TaskSpec& task, const std::string& path);
+    void checkGroupRunQueues(const std::string& path);
+    std::optional<std::string> nameString(const Json& v, const std::string& path);
+    std::optional<std::string> freeText(const Json& v, const std::string& path, bool nonEmpty);
+    bool beforeEnd(Nanoseconds t, const Json& v, const std::string& path, std::string_view what);
     const KernelProfile& scenarioProfile() const;
 
     Diagnostics m_diag;
@@ -342,6 +396,8 @@ private:
     std::map<std::string, size_t> m_cgroups; // listed path -> index in m_scenario.cgroups
     TaskNameSet m_taskNames;                 // listed and spawned so far
     size_t m_taskTotal = 0;
+    size_t m_cgroupTotal = 0;                  // after count expansion, root not counted
+    bool m_endKnown = true;                    // false while "duration" is invalid
     std::optional<Nanoseconds> m_lastActionAt; // actions must come in time order
 };
 
@@ -491,12 +547,54 @@ std::optional<Nanoseconds> Parser::duration(const Json& v, const std::string& pa
         m_diag.error(path, "expected a duration such as \"0.7ms\"" + got(v));
         return std::nullopt;
     }
-    const auto& text = v.get_ref<const std::string&>();
     std::string reason;
-    auto value = parseDuration(text, &reason);
-    if (!value)
+    auto value = parseDuration(v.get_ref<const std::string&>(), &reason);
+    if (!value) {
         m_diag.error(path, reason + got(v));
+    } else if (*value > Limits::maxDuration) {
+        m_diag.error(path,
+            "expected a duration of at most " + formatDuration(Limits::maxDuration)
+                + " (24 h, the limit for any duration)" + got(v));
+        return std::nullopt;
+    }
     return value;
+}
+
+std::optional<std::string> Parser::nameString(const Json& v, const std::string& path)
+{
+    auto value = stringValue(v, path, true);
+    if (!value)
+        return std::nullopt;
+    if (auto reason = nameError(*value); !reason.empty()) {
+        m_diag.error(path, "expected a name of printable characters: " + reason + got(v));
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::optional<std::string> Parser::freeText(const Json& v, const std::string& path, bool nonEmpty)
+{
+    auto value = stringValue(v, path, nonEmpty);
+    if (!value)
+        return std::nullopt;
+    if (auto reason = textError(*value); !reason.empty()) {
+        m_diag.error(path, reason + got(v));
+        return std::nullopt;
+    }
+    return value;
+}
+
+/// True if @p t lies before the scenario's end; else reports "@p what … before the end".
+bool Parser::beforeEnd(Nanoseconds t, const Json& v, const std::string& path, std::string_view what)
+{
+    const Nanoseconds end = m_scenario.durationOrDefault();
+    if (!m_endKnown || t < end)
+        return true;
+    m_diag.error(path,
+        "expected " + std::string(what) + " before the end of the scenario at "
+            + formatDuration(end) + (m_scenario.duration ? "" : " (the default duration)")
+            + got(v));
+    return false;
 }
 
 std::optional<DurationSpec> Parser::durationSpec(
@@ -642,12 +740,12 @@ void Parser::parseTop(const Json& root)
             m_diag.error("/schedlab", "expected the format version 1" + got(*v));
     }
     if (const Json* v = required(root, "", "name", "a non-empty string"))
-        if (auto name = stringValue(*v, "/name", true))
-            m_scenario.name = *name;
+        if (auto value = nameString(*v, "/name"))
+            m_scenario.name = *value;
     if (auto it = root.find("title"); it != root.end())
-        m_scenario.title = stringValue(*it, "/title", false);
+        m_scenario.title = freeText(*it, "/title", false);
     if (auto it = root.find("description"); it != root.end())
-        m_scenario.description = stringValue(*it, "/description", false);
+        m_scenario.description = freeText(*it, "/description", false);
     if (auto it = root.find("seed"); it != root.end())
         m_scenario.seed = unsignedInteger(*it, "/seed");
     if (auto it = root.find("duration"); it != root.end()) {
@@ -656,13 +754,16 @@ void Parser::parseTop(const Json& root)
             m_diag.error("/duration", "the run must last longer than 0s");
         else
             m_scenario.duration = value;
+        m_endKnown = m_scenario.duration.has_value();
     }
     if (auto it = root.find("kernel"); it != root.end())
         parseKernel(*it, "/kernel");
     if (auto it = root.find("machine"); it != root.end())
         parseMachine(*it, "/machine");
-    if (auto it = root.find("cgroups"); it != root.end())
+    if (auto it = root.find("cgroups"); it != root.end()) {
         parseCgroups(*it, "/cgroups");
+        checkGroupRunQueues("/cgroups");
+    }
     if (auto it = root.find("tasks");
         it != root.end() && expectArray(*it, "/tasks", "an array of tasks")) {
         for (size_t i = 0; i < it->size(); ++i) {
@@ -819,7 +920,7 @@ void Parser::parseMachine(const Json& v, const std::string& path)
         return value ? std::optional(static_cast<int>(*value)) : std::nullopt;
     };
     machine.cpus = read("cpus", 1, kMaxCpus);
-    machine.threadsPerCore = read("threads_per_core", 1, 8);
+    machine.threadsPerCore = read("threads_per_core", 1, Limits::maxThreadsPerCore);
     machine.coresPerLlc = read("cores_per_llc", 1, kMaxCpus);
     if (!valid)
         return; // cpulists are then checked for syntax only
@@ -882,6 +983,19 @@ void Parser::parseCgroups(const Json& v, const std::string& path)
             m_diag.error(child(entryPath, "count"), "the root cgroup cannot be replicated");
             usable = false;
         }
+        if (usable && spec.path != "/") {
+            const size_t added = static_cast<size_t>(spec.count.value_or(1));
+            if (m_cgroupTotal + added > Limits::maxCgroups) {
+                if (m_cgroupTotal <= Limits::maxCgroups) // once
+                    m_diag.error(entryPath,
+                        "more than " + std::to_string(Limits::maxCgroups)
+                            + " cgroups in one scenario (counts expanded)");
+                m_cgroupTotal = Limits::maxCgroups + 1;
+                usable = false;
+            } else {
+                m_cgroupTotal += added;
+            }
+        }
         if (usable && spec.count) {
             // "/g" with count N stands for /g-1 … /g-N, each with the listed files.
             for (int n = 1; n <= *spec.count; ++n) {
@@ -903,6 +1017,19 @@ void Parser::parseCgroups(const Json& v, const std::string& path)
             m_scenario.cgroups.push_back(std::move(spec));
         }
     }
+}
+
+void Parser::checkGroupRunQueues(const std::string& path)
+{
+    // Each cgroup has a cfs_rq and a group entity on every CPU.
+    const auto cpus = static_cast<int64_t>(m_scenario.machine.cpuCount());
+    const auto groups = static_cast<int64_t>(std::min(m_cgroupTotal, Limits::maxCgroups)) + 1;
+    if (groups * cpus > Limits::maxGroupRunQueues)
+        m_diag.error(path,
+            std::to_string(groups) + " cgroups (the root included) on " + std::to_string(cpus)
+                + " CPUs make " + std::to_string(groups * cpus)
+                + " group run queues, more than the limit of "
+                + std::to_string(Limits::maxGroupRunQueues));
 }
 
 void Parser::parseCgroupFiles(
@@ -989,6 +1116,8 @@ void Parser::parseWrite(const Json& v, const std::string& path, Op& op)
             }
         if (!pattern.starts_with("/"))
             m_diag.error(cgroupPath, "expected an absolute pattern such as \"/g-*\"");
+        else if (auto reason = cgroupPathError(pattern); !reason.empty())
+            m_diag.error(cgroupPath, reason);
         else if (!any)
             m_diag.error(cgroupPath, "the pattern " + inQuotes(pattern) + " matches no cgroup");
         else
@@ -1028,8 +1157,8 @@ TaskSpec Parser::parseTask(
         }
     }
     if (kind != TaskKind::Forked) {
-        if (const Json* name = required(v, path, "name", "a unique non-empty string"))
-            task.name = stringValue(*name, child(path, "name"), true).value_or("");
+        if (const Json* value = required(v, path, "name", "a unique non-empty string"))
+            task.name = nameString(*value, child(path, "name")).value_or("");
         if (auto it = v.find("count"); it != v.end())
             if (auto count = integer(*it, child(path, "count"), 1, kMaxCount))
                 task.count = static_cast<int>(*count);
@@ -1058,8 +1187,18 @@ TaskSpec Parser::parseTask(
     if (auto it = v.find("cookie"); it != v.end())
         task.cookie = unsignedInteger(*it, child(path, "cookie"));
     if (kind == TaskKind::Listed)
-        if (auto it = v.find("start"); it != v.end())
+        if (auto it = v.find("start"); it != v.end()) {
             task.start = durationSpec(*it, child(path, "start"), false);
+            if (task.start && task.start->upper) {
+                const std::string hiPath = child(child(path, "start"), "uniform");
+                if (!beforeEnd(*task.start->upper, it->at("uniform").at(1), child(hiPath, 1),
+                        "the latest start"))
+                    task.start.reset();
+            } else if (task.start
+                && !beforeEnd(task.start->value, *it, child(path, "start"), "a start")) {
+                task.start.reset();
+            }
+        }
     if (auto it = v.find("probe"); it != v.end())
         task.probe = boolean(*it, child(path, "probe")).value_or(false);
     if (auto it = v.find("program"); it != v.end())
@@ -1143,7 +1282,7 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
                     "(else simulated time never advances)");
         }
         if (auto it = v.find("count"); it != v.end()) {
-            op.count = integer(*it, child(path, "count"), 1, std::numeric_limits<int64_t>::max());
+            op.count = integer(*it, child(path, "count"), 1, Limits::maxLoopCount);
         } else if (!op.forTime && !v.contains("for") && !op.body.empty()
             && !programTakesTime(op.body)) {
             m_diag.error(valuePath,
@@ -1165,7 +1304,7 @@ std::optional<Op> Parser::parseOp(const Json& v, const std::string& path, Policy
         break;
     case Op::Kind::Lock:
     case Op::Kind::Unlock:
-        op.name = stringValue(value, valuePath, true).value_or("");
+        op.name = nameString(value, valuePath).value_or("");
         break;
     case Op::Kind::Fork:
         op.fork.push_back(parseTask(value, valuePath, TaskKind::Forked, policy, depth + 1));
@@ -1217,7 +1356,7 @@ void Parser::parseCookieOp(const Json& v, const std::string& path, Op& op)
         unknownKey(path, it.key(), {"share_to", "share_from"});
         return;
     }
-    op.name = stringValue(*it, child(path, it.key()), true).value_or("");
+    op.name = nameString(*it, child(path, it.key())).value_or("");
 }
 
 std::optional<Action> Parser::parseAction(const Json& v, const std::string& path)
@@ -1240,6 +1379,8 @@ std::optional<Action> Parser::parseAction(const Json& v, const std::string& path
                 m_diag.error(child(path, "at"),
                     "actions must be in time order (the previous one is at "
                         + formatDuration(*m_lastActionAt) + ")");
+            else
+                beforeEnd(*value, *at, child(path, "at"), "an action time");
             action.at = *value;
             m_lastActionAt = value;
         }
@@ -1378,8 +1519,8 @@ void Parser::parseAnnotations(const Json& v, const std::string& path)
         Annotation annotation;
         if (const Json* at = required(entry, entryPath, "at", "a duration such as \"1s\""))
             annotation.at = duration(*at, child(entryPath, "at")).value_or(Nanoseconds{0});
-        if (const Json* text = required(entry, entryPath, "text", "a non-empty string"))
-            annotation.text = stringValue(*text, child(entryPath, "text"), true).value_or("");
+        if (const Json* value = required(entry, entryPath, "text", "a non-empty string"))
+            annotation.text = freeText(*value, child(entryPath, "text"), true).value_or("");
         m_scenario.annotations.push_back(std::move(annotation));
     }
 }
@@ -1432,6 +1573,15 @@ std::string parseErrorText(const std::string& what)
 
 LoadResult Parser::run(const std::string& text)
 {
+    if (text.size() > kMaxFileSize) {
+        m_diag.raw("larger than 64 MiB, not a scenario file");
+        return m_diag.finish({});
+    }
+    if (auto at = tooDeep(text, Limits::maxJsonDepth)) {
+        m_diag.raw(parseErrorPosition(text, *at + 1) + ": nested more than "
+            + std::to_string(Limits::maxJsonDepth) + " levels deep (arrays and objects)");
+        return m_diag.finish({});
+    }
     Json root;
     try {
         root = Json::parse(text, DuplicateKeyCheck(m_diag));

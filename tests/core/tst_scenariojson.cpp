@@ -2,6 +2,7 @@
 // core/scenario/scenarioio.h: loading, validating and writing scenario files
 // (scenario-format.md §1). Invalid inputs must give "FILE: /json/pointer: what was expected";
 // valid files must survive load -> save -> load unchanged; no input may crash the reader.
+#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/scenario/support.h"
 
@@ -42,6 +43,10 @@ private Q_SLOTS:
     void truncationsNeverCrash();
     void hostileInput_data();
     void hostileInput();
+    void limits_data();
+    void limits();
+    void messagesStayOnOneLine();
+    void oversizedText();
 };
 
 namespace {
@@ -562,13 +567,8 @@ void TestScenarioJson::invalid_data()
                                          << "t.json: /tasks/0/progam: unknown field (did you mean "
                                             "\"program\"?)";
     QTest::addRow("too many tasks in total")
-        << doc(R"("tasks": [{"name": "a", "count": 100000}, {"name": "b", "count": 100000},
-                  {"name": "c", "count": 100000}, {"name": "d", "count": 100000},
-                  {"name": "e", "count": 100000}, {"name": "f", "count": 100000},
-                  {"name": "g", "count": 100000}, {"name": "h", "count": 100000},
-                  {"name": "i", "count": 100000}, {"name": "j", "count": 100000},
-                  {"name": "k", "count": 1}])")
-        << "t.json: /tasks/10: more than 1000000 tasks in one scenario";
+        << doc(R"("tasks": [{"name": "a", "count": 100000}, {"name": "k", "count": 1}])")
+        << "t.json: /tasks/1: more than 100000 tasks in one scenario";
 
     // Program operations.
     QTest::addRow("program not an array") << program(R"({"run": "1ms"})")
@@ -594,8 +594,8 @@ void TestScenarioJson::invalid_data()
                                    << "t.json: /tasks/0/program/0/sleep: \"forever\" is only "
                                       "allowed for run";
     QTest::addRow("loop count zero") << program(R"([{"loop": [{"run": "1ms"}], "count": 0}])")
-                                     << "t.json: /tasks/0/program/0/count: expected an integer >= "
-                                        "1 (got 0)";
+                                     << "t.json: /tasks/0/program/0/count: expected an integer in "
+                                        "1..1000000000 (got 0)";
     QTest::addRow("count beside run") << program(R"([{"run": "1ms", "count": 2}])")
                                       << "t.json: /tasks/0/program/0/count: only allowed beside "
                                          "\"loop\"";
@@ -1113,13 +1113,18 @@ void TestScenarioJson::hostileInput_data()
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("expected");
 
+    // JSON nesting is measured before parsing: the 513th open bracket is reported.
     QTest::addRow("100000 nested arrays") << (QByteArray(100000, '[') + QByteArray(100000, ']'))
-                                          << "t.json: /: expected a scenario object";
+                                          << "t.json: line 1, column 513: nested more than 512 "
+                                             "levels deep";
     QTest::addRow("100000 unclosed objects")
-        << QByteArray(100000, '{') << "t.json: line 1, column 2: ";
+        << QByteArray(100000, '{') << "t.json: line 1, column 513: nested more than 512";
     QTest::addRow("deep value in a task field") << doc(
         (R"("tasks": [{"name": )" + QByteArray(100000, '[') + QByteArray(100000, ']') + "}]")
-            .constData()) << "t.json: /tasks/0/name: expected a string (got an array)";
+            .constData()) << "t.json: line 1, column 558: nested more than 512 levels deep";
+    QTest::addRow("brackets inside strings do not count")
+        << doc((R"("title": ")" + QByteArray(1000, '[') + R"(", "seed": -1)").constData())
+        << "t.json: /seed: expected a non-negative integer";
     QByteArray forks = "{}";
     for (int i = 0; i < 100; ++i)
         forks = R"({"program": [{"fork": )" + forks + "}]}";
@@ -1144,6 +1149,248 @@ void TestScenarioJson::hostileInput()
     const LoadResult result = parseScenario(json.toStdString(), kFile);
     QVERIFY(!result.ok());
     QVERIFY2(joined(result.errors).contains(expected), qPrintable(joined(result.errors)));
+}
+
+namespace {
+
+QByteArray repeated(const char* text, int times)
+{
+    QByteArray out;
+    for (int i = 0; i < times; ++i)
+        out += text;
+    return out;
+}
+
+/// @p depth cgroups, each inside the previous one: /c, /c/c, …
+QByteArray cgroupChain(int depth)
+{
+    QByteArray out = R"("cgroups": [)";
+    QByteArray path;
+    for (int i = 0; i < depth; ++i) {
+        path += "/c";
+        out += QByteArray(i ? ", " : "") + R"({"path": ")" + path + R"("})";
+    }
+    return out + "]";
+}
+
+} // namespace
+
+void TestScenarioJson::limits_data()
+{
+    // Each bound of docs/limits.md ("Scenario limits"): the value at the limit loads, the next
+    // one is an error naming the JSON path. An empty "expected" means the file loads.
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("expected");
+    const QString ok;
+
+    // Durations: 24 h = 86400 s = 86400000000000 ns.
+    QTest::addRow("duration 24h") << doc(R"("duration": "86400s")") << ok;
+    QTest::addRow("duration 24h + 1ns")
+        << doc(R"("duration": "86400000000001ns")")
+        << "t.json: /duration: expected a duration of at most 86400s (24 h, the limit for any "
+           "duration) (got \"86400000000001ns\")";
+    QTest::addRow("run 24h") << program(R"([{"run": "86400s"}])") << ok;
+    QTest::addRow("run 24h + 1ns") << program(R"([{"run": "86400.000000001s"}])")
+                                   << "t.json: /tasks/0/program/0/run: expected a duration of at "
+                                      "most 86400s";
+    QTest::addRow("sleep 24h") << program(R"([{"sleep": "86400000ms"}])") << ok;
+    QTest::addRow("sleep above 24h") << program(R"([{"sleep": "86401s"}])")
+                                     << "t.json: /tasks/0/program/0/sleep: expected a duration of "
+                                        "at most 86400s";
+    QTest::addRow("uniform upper bound above 24h")
+        << program(R"([{"run": {"uniform": ["1ms", "100000s"]}}])")
+        << "t.json: /tasks/0/program/0/run/uniform/1: expected a duration of at most 86400s";
+    QTest::addRow("loop for 24h") << program(R"([{"loop": [{"run": "1ms"}], "for": "86400s"}])")
+                                  << ok;
+    QTest::addRow("loop for above 24h")
+        << program(R"([{"loop": [{"run": "1ms"}], "for": "9223372036854775807ns"}])")
+        << "t.json: /tasks/0/program/0/for: expected a duration of at most 86400s";
+    QTest::addRow("overflow reproducer of issue 14")
+        << program(R"([{"loop": [{"run": "9223372036854775807ns"}, {"sleep": "1ms"}]}])")
+        << "t.json: /tasks/0/program/0/loop/0/run: expected a duration of at most 86400s (24 h, "
+           "the limit for any duration) (got \"9223372036854775807ns\")";
+    QTest::addRow("annotation at above 24h")
+        << doc(R"("annotations": [{"at": "86401s", "text": "x"}])")
+        << "t.json: /annotations/0/at: expected a duration of at most 86400s";
+
+    // Times measured against the end (the default end is 10 s).
+    QTest::addRow("action just before the end")
+        << withTasks(R"("duration": "1s", "actions": [{"at": "999999999ns", "kill": "b"}])") << ok;
+    QTest::addRow("action at the end")
+        << withTasks(R"("duration": "1s", "actions": [{"at": "1s", "kill": "b"}])")
+        << "t.json: /actions/0/at: expected an action time before the end of the scenario at 1s "
+           "(got \"1s\")";
+    QTest::addRow("action after the default end")
+        << withTasks(R"("actions": [{"at": "11s", "kill": "b"}])")
+        << "t.json: /actions/0/at: expected an action time before the end of the scenario at 10s "
+           "(the default duration) (got \"11s\")";
+    QTest::addRow("start just before the end")
+        << doc(R"("duration": "2s", "tasks": [{"name": "a", "start": "1999999999ns"}])") << ok;
+    QTest::addRow("start at the end")
+        << doc(R"("duration": "2s", "tasks": [{"name": "a", "start": "2s"}])")
+        << "t.json: /tasks/0/start: expected a start before the end of the scenario at 2s";
+    QTest::addRow("uniform start reaching the end")
+        << doc(R"("duration": "2s", "tasks": [{"name": "a", "start": {"uniform": ["0s", "3s"]}}])")
+        << "t.json: /tasks/0/start/uniform/1: expected the latest start before the end of the "
+           "scenario at 2s (got \"3s\")";
+    QTest::addRow("no end check while the duration is invalid")
+        << doc(R"("duration": "0s", "tasks": [{"name": "a", "start": "20s"}])")
+        << "t.json: /duration: the run must last longer than 0s";
+
+    // Counts.
+    QTest::addRow("task count 100000")
+        << doc(R"("tasks": [{"name": "a", "count": 100000, "program": [{"run": "1ms"}]}])") << ok;
+    QTest::addRow("task count 100001") << doc(R"("tasks": [{"name": "a", "count": 100001}])")
+                                       << "t.json: /tasks/0/count: expected an integer in "
+                                          "1..100000 (got 100001)";
+    QTest::addRow("100000 tasks in total")
+        << doc(R"("tasks": [{"name": "a", "count": 99999}, {"name": "b"}])") << ok;
+    QTest::addRow("spawned tasks count too")
+        << doc(R"("tasks": [{"name": "a", "count": 100000}],
+                  "actions": [{"at": "1s", "spawn": {"name": "s"}}])")
+        << "t.json: /actions/0/spawn: more than 100000 tasks in one scenario";
+    QTest::addRow("cgroup count 100000")
+        << doc(R"("cgroups": [{"path": "/g", "count": 100000}])") << ok;
+    QTest::addRow("cgroup count 100001") << doc(R"("cgroups": [{"path": "/g", "count": 100001}])")
+                                         << "t.json: /cgroups/0/count: expected an integer in "
+                                            "1..100000";
+    QTest::addRow("100001 cgroups in total")
+        << doc(R"("cgroups": [{"path": "/g", "count": 100000}, {"path": "/h"}])")
+        << "t.json: /cgroups/1: more than 100000 cgroups in one scenario";
+    QTest::addRow("1000000 group run queues")
+        << doc(R"("machine": {"cpus": 10}, "cgroups": [{"path": "/g", "count": 99999}])") << ok;
+    QTest::addRow("1000010 group run queues")
+        << doc(R"("machine": {"cpus": 10}, "cgroups": [{"path": "/g", "count": 100000}])")
+        << "t.json: /cgroups: 100001 cgroups (the root included) on 10 CPUs make 1000010 group "
+           "run queues, more than the limit of 1000000";
+    QTest::addRow("loop count 10^9")
+        << program(R"([{"loop": [{"run": "1ms"}], "count": 1000000000}])") << ok;
+    QTest::addRow("loop count 10^9 + 1")
+        << program(R"([{"loop": [{"run": "1ms"}], "count": 1000000001}])")
+        << "t.json: /tasks/0/program/0/count: expected an integer in 1..1000000000";
+    QTest::addRow("4096 CPUs") << doc(R"("machine": {"cpus": 4096})") << ok;
+    QTest::addRow("4097 CPUs") << doc(R"("machine": {"cpus": 4097})")
+                               << "t.json: /machine/cpus: expected an integer in 1..4096";
+    QTest::addRow("8 threads per core")
+        << doc(R"("machine": {"cpus": 16, "threads_per_core": 8})") << ok;
+
+    // Nesting.
+    QTest::addRow("loops nested 32 deep") << program(
+        (repeated(R"([{"loop": )", 32) + R"([{"run": "1ms"}])" + repeated("}]", 32)).constData())
+                                          << ok;
+    QTest::addRow("loops nested 33 deep") << program(
+        (repeated(R"([{"loop": )", 33) + R"([{"run": "1ms"}])" + repeated("}]", 33)).constData())
+                                          << "t.json: /tasks/0/program/0"
+            + QString("/loop/0").repeated(32)
+            + ": loops and forks are nested more than 32 levels deep";
+    QTest::addRow("JSON nested 512 deep")
+        << (QByteArray(512, '[') + QByteArray(512, ']')) << "t.json: /: expected a scenario object";
+    QTest::addRow("JSON nested 513 deep")
+        << (QByteArray(513, '[') + QByteArray(513, ']'))
+        << "t.json: line 1, column 513: nested more than 512 levels deep (arrays and objects)";
+    QTest::addRow("cgroups nested 32 deep") << doc(cgroupChain(32).constData()) << ok;
+    QTest::addRow("cgroups nested 33 deep")
+        << doc(cgroupChain(33).constData())
+        << "t.json: /cgroups/32/path: a cgroup path must not be nested more than 32 levels deep";
+
+    // Names: at most 255 bytes, no control characters.
+    const QByteArray name255(255, 'n');
+    QTest::addRow("task name of 255 bytes")
+        << doc((R"("tasks": [{"name": ")" + name255 + R"("}])").constData()) << ok;
+    QTest::addRow("task name of 256 bytes")
+        << doc((R"("tasks": [{"name": ")" + name255 + R"(x"}])").constData())
+        << "t.json: /tasks/0/name: expected a name of printable characters: longer than 255 "
+           "bytes (256)";
+    QTest::addRow("task name with a newline")
+        << doc(R"("tasks": [{"name": "a\nb"}])")
+        << "t.json: /tasks/0/name: expected a name of printable characters: control character "
+           "U+000A in a name (got \"a\\nb\")";
+    QTest::addRow("task name with ESC")
+        << doc(R"("tasks": [{"name": "\u001b[31mred"}])")
+        << "t.json: /tasks/0/name: expected a name of printable characters: control character "
+           "U+001B in a name";
+    QTest::addRow("spawned task name with DEL")
+        << doc(R"("actions": [{"at": "1s", "spawn": {"name": "a\u007f"}}])")
+        << "t.json: /actions/0/spawn/name: expected a name of printable characters: control "
+           "character U+007F";
+    QTest::addRow("task name with a C1 control (CSI)")
+        << doc(R"("tasks": [{"name": "a\u009b2J"}])") << "control character U+009B in a name";
+    QTest::addRow("UTF-8 task name") << doc(R"("tasks": [{"name": "zähler-\u00a0ü"}])") << ok;
+    QTest::addRow("scenario name with a tab")
+        << QByteArray(R"({"schedlab": 1, "name": "a\tb"})")
+        << "t.json: /name: expected a name of printable characters: control character U+0009";
+    QTest::addRow("mutex name with ESC") << program(R"([{"lock": "m\u001b"}])")
+                                         << "t.json: /tasks/0/program/0/lock: expected a name of "
+                                            "printable characters: control character U+001B";
+    QTest::addRow("cookie target with a newline")
+        << program(R"([{"cookie": {"share_to": "a\n"}}])")
+        << "t.json: /tasks/0/program/0/cookie/share_to: expected a name of printable characters";
+    QTest::addRow("cgroup component of 255 bytes")
+        << doc((R"("cgroups": [{"path": "/)" + name255 + R"("}])").constData()) << ok;
+    QTest::addRow("cgroup component of 256 bytes")
+        << doc((R"("cgroups": [{"path": "/)" + name255 + R"(x"}])").constData())
+        << "t.json: /cgroups/0/path: cgroup path component longer than 255 bytes (256)";
+    QTest::addRow("cgroup path with DEL")
+        << doc(R"("cgroups": [{"path": "/a\u007f"}])")
+        << "t.json: /cgroups/0/path: cgroup path component control character U+007F in a name";
+    QTest::addRow("write pattern with ESC")
+        << program(R"([{"write": {"cgroup": "/a*\u001b", "cpu.weight": 5}}])")
+        << "t.json: /tasks/0/program/0/write/cgroup: cgroup path component control character "
+           "U+001B";
+    QTest::addRow("title with ESC")
+        << doc(R"("title": "\u001b]0;pwned\u0007")")
+        << "t.json: /title: control character U+001B (only tab and newline are allowed in text)";
+    QTest::addRow("description with newlines and tabs")
+        << doc(R"("description": "one\n\ttwo")") << ok;
+    QTest::addRow("annotation with a carriage return")
+        << doc(R"("annotations": [{"at": "1s", "text": "a\rb"}])")
+        << "t.json: /annotations/0/text: control character U+000D";
+}
+
+void TestScenarioJson::limits()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, expected);
+    const LoadResult result = parseScenario(json.toStdString(), kFile);
+    if (expected.isEmpty()) {
+        QVERIFY2(result.ok(), qPrintable(joined(result.errors)));
+        // What loads is written back loadable, the limits included.
+        const LoadResult again = parseScenario(writeScenario(*result.scenario), kFile);
+        QVERIFY2(again.ok(), qPrintable(joined(again.errors)));
+        return;
+    }
+    QVERIFY(!result.ok());
+    QVERIFY2(joined(result.errors).contains(expected),
+        qPrintable("expected \"" + expected + "\", got:\n" + joined(result.errors)));
+}
+
+void TestScenarioJson::messagesStayOnOneLine()
+{
+    // Keys and names are echoed in messages: control characters are written as \xNN.
+    const LoadResult result =
+        parseScenario(doc(R"("a\u001b[2Jb": 1, "tasks": [{"name": "t"}], "actions": [{"at": "1s",
+               "kill": "x\ny"}])")
+                          .toStdString(),
+            kFile);
+    QVERIFY(!result.ok());
+    QCOMPARE(result.errors.size(), size_t{2});
+    QVERIFY2(result.errors[0].starts_with("t.json: /a\\x1b[2Jb: unknown field"),
+        result.errors[0].c_str());
+    QVERIFY2(result.errors[1].starts_with("t.json: /actions/0/kill: unknown task \"x\\x0ay\""),
+        result.errors[1].c_str());
+    for (const std::string& error : result.errors)
+        for (const char c : error)
+            QVERIFY(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f);
+}
+
+void TestScenarioJson::oversizedText()
+{
+    const std::string text(ScenarioLimits::maxFileBytes + 1, ' ');
+    const LoadResult result = parseScenario(text, kFile);
+    QVERIFY(!result.ok());
+    QCOMPARE(result.errors.size(), size_t{1});
+    QCOMPARE(QString::fromStdString(result.errors[0]),
+        QStringLiteral("t.json: larger than 64 MiB, not a scenario file"));
 }
 
 QTEST_APPLESS_MAIN(TestScenarioJson)

@@ -25,6 +25,9 @@ private Q_SLOTS:
     void roundTrip();
     void formatDurationHuman_data();
     void formatDurationHuman();
+    void saturating_data();
+    void saturating();
+    void saturatingDurations();
 };
 
 void TestTime::parseDuration_data()
@@ -199,6 +202,67 @@ void TestTime::formatDurationHuman()
     QFETCH(QByteArray, text);
 
     QCOMPARE(QByteArray::fromStdString(schedlab::formatDurationHuman(Nanoseconds(ns))), text);
+}
+
+void TestTime::saturating_data()
+{
+    // Columns: a, b, a + b, a - b, a * b, each clamped to the int64 range.
+    QTest::addColumn<qint64>("a");
+    QTest::addColumn<qint64>("b");
+    QTest::addColumn<qint64>("sum");
+    QTest::addColumn<qint64>("difference");
+    QTest::addColumn<qint64>("product");
+    constexpr qint64 kMax = std::numeric_limits<qint64>::max();
+    constexpr qint64 kMin = std::numeric_limits<qint64>::min();
+
+    QTest::addRow("small") << qint64(3) << qint64(-5) << qint64(-2) << qint64(8) << qint64(-15);
+    QTest::addRow("zero") << qint64(0) << kMax << kMax << -kMax << qint64(0);
+    QTest::addRow("max + 1 saturates") << kMax << qint64(1) << kMax << kMax - 1 << kMax;
+    QTest::addRow("max + max") << kMax << kMax << kMax << qint64(0) << kMax;
+    QTest::addRow("min - 1 saturates") << kMin << qint64(-1) << kMin << kMin + 1 << kMax;
+    QTest::addRow("min + min") << kMin << kMin << kMin << qint64(0) << kMax;
+    QTest::addRow("0 - min saturates") << qint64(0) << kMin << kMin << kMax << qint64(0);
+    QTest::addRow("exact product at max")
+        << qint64(3074457345618258602) << qint64(3) << qint64(3074457345618258605)
+        << qint64(3074457345618258599) << qint64(9223372036854775806);
+    QTest::addRow("product one past max")
+        << qint64(4611686018427387904) << qint64(2) << qint64(4611686018427387906)
+        << qint64(4611686018427387902) << kMax;
+    QTest::addRow("negative product below min")
+        << qint64(-4611686018427387905) << qint64(2) << qint64(-4611686018427387903)
+        << qint64(-4611686018427387907) << kMin;
+    QTest::addRow("min times -1 saturates") << kMin << qint64(-1) << kMin << kMin + 1 << kMax;
+    // 24 h in ns (the loader's bound on one duration) times 100 000 (its bound on tasks) fits.
+    QTest::addRow("24h times 100000")
+        << qint64(86400000000000) << qint64(100000) << qint64(86400000100000)
+        << qint64(86399999900000) << qint64(8640000000000000000);
+}
+
+void TestTime::saturating()
+{
+    QFETCH(qint64, a);
+    QFETCH(qint64, b);
+    QFETCH(qint64, sum);
+    QFETCH(qint64, difference);
+    QFETCH(qint64, product);
+    QCOMPARE(saturatingAdd(int64_t{a}, int64_t{b}), int64_t{sum});
+    QCOMPARE(saturatingAdd(int64_t{b}, int64_t{a}), int64_t{sum});
+    QCOMPARE(saturatingSub(int64_t{a}, int64_t{b}), int64_t{difference});
+    QCOMPARE(saturatingMul(int64_t{a}, int64_t{b}), int64_t{product});
+    QCOMPARE(saturatingMul(int64_t{b}, int64_t{a}), int64_t{product});
+}
+
+void TestTime::saturatingDurations()
+{
+    constexpr Nanoseconds kMax = Nanoseconds::max();
+    static_assert(saturatingAdd(1_s, 500_ms) == 1500_ms);
+    QCOMPARE(saturatingAdd(kMax, 1_ns).count(), kMax.count());
+    QCOMPARE(saturatingAdd(Nanoseconds(9223372036854775807), 1_s).count(), kMax.count());
+    QCOMPARE(saturatingSub(Nanoseconds::min(), 1_ns).count(), Nanoseconds::min().count());
+    QCOMPARE(saturatingSub(5_ms, 7_ms).count(), int64_t{-2000000});
+    QCOMPARE(saturatingMul(100_ms, 10).count(), int64_t{1000000000});
+    QCOMPARE(saturatingMul(1_s, 10'000'000'000).count(), kMax.count());
+    QCOMPARE(saturatingMul(1_s, -10'000'000'000).count(), Nanoseconds::min().count());
 }
 
 QTEST_APPLESS_MAIN(TestTime)
