@@ -9,8 +9,11 @@
 #include "qcp.h"
 #include "timelineview.h"
 
+#include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTemporaryDir>
 
 #include <ostream>
 
@@ -48,6 +51,17 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
                         .arg(o.size.height()));
     if (o.dpi < 24 || o.dpi > 1200)
         return fail(QStringLiteral("dpi %1 is out of range (24…1200)").arg(o.dpi));
+    // Atomic: drawn into a scratch file, then committed over @p path in one rename. A missing or
+    // read-only folder fails here, before drawing; any failure leaves an old file as it was.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    QTemporaryDir scratchDir;
+    if (!scratchDir.isValid())
+        return fail(QStringLiteral("%1: cannot write: no scratch folder: %2")
+                        .arg(path, scratchDir.errorString()));
+    const QString scratch =
+        scratchDir.filePath(QStringLiteral("capture.") + QFileInfo(path).suffix());
 
     // The GUI's plotting code on an offscreen widget.
     TimelineView view;
@@ -76,15 +90,15 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     bool ok = false;
     switch (*format) {
     case CaptureFormat::Png:
-        ok = plot->savePng(path, w, h, scale, -1, o.dpi);
+        ok = plot->savePng(scratch, w, h, scale, -1, o.dpi);
         break;
     case CaptureFormat::Pdf:
-        ok = plot->savePdf(path, o.size.width(), o.size.height(), QCP::epNoCosmetic,
+        ok = plot->savePdf(scratch, o.size.width(), o.size.height(), QCP::epNoCosmetic,
             QStringLiteral("schedlab"), o.title);
         break;
     case CaptureFormat::Svg: {
         QSvgGenerator svg;
-        svg.setFileName(path);
+        svg.setFileName(scratch);
         svg.setSize(o.size);
         svg.setViewBox(QRect(QPoint(0, 0), o.size));
         svg.setResolution(o.dpi);
@@ -95,12 +109,16 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
             plot->toPainter(&painter, o.size.width(), o.size.height());
             ok = painter.end();
         }
-        ok = ok && QFileInfo(path).size() > 0;
+        ok = ok && QFileInfo(scratch).size() > 0;
         break;
     }
     }
-    if (!ok)
-        return fail(QStringLiteral("%1: cannot write").arg(path));
+    QFile drawn(scratch);
+    if (!ok || !drawn.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
+    const QByteArray bytes = drawn.readAll();
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
     return true;
 }
 
