@@ -59,10 +59,10 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
     const QString out = p.value(QStringLiteral("screenshot"));
     const QByteArray format = QFileInfo(out).suffix().toLower().toLatin1();
     if (format.isEmpty() || !QImageWriter::supportedImageFormats().contains(format)) {
-        complain(QStringLiteral("%1: the picture's name must end in .png (or another image "
-                                "format: %2)")
-                     .arg(out,
-                         QString::fromLatin1(QImageWriter::supportedImageFormats().join(' '))));
+        complain(
+            QStringLiteral("%1: the picture's name must end in .png (or another image "
+                           "format: %2)")
+                .arg(out, QString::fromLatin1(QImageWriter::supportedImageFormats().join(' '))));
         return kExitBadInput;
     }
     QSaveFile picture(out); // written atomically: a failure leaves any old picture as it was

@@ -46,8 +46,8 @@ private:
 
     QFileSystemWatcher m_watcher;
     QString m_path;
-    QByteArray m_known;   ///< what we loaded or saved
-    QByteArray m_seen;    ///< the last different content reported
+    QByteArray m_known; ///< what we loaded or saved
+    QByteArray m_seen;  ///< the last different content reported
     bool m_removed = false;
 };
 

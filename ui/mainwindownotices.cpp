@@ -37,7 +37,7 @@ void MainWindow::createNotices(QWidget* central)
 
     connect(m_controller, &SimulationController::stoppedEarly, this, &MainWindow::onStoppedEarly);
     connect(m_controller, &SimulationController::simulationReset, this, [this] {
-        if (m_runNotice->isVisible())
+        if (!m_runNotice->isHidden())
             statusBar()->clearMessage();
         m_runNotice->hide(); // a fresh run: it says again if it stops
     });
@@ -68,9 +68,8 @@ void MainWindow::onFileChangedOnDisk(const QString& path)
 void MainWindow::onFileRemovedFromDisk(const QString& path)
 {
     log(tr("%1 was deleted or moved away on disk").arg(path));
-    m_fileNotice->showMessage(
-        tr("%1 was deleted or moved away on disk. Save writes it again.")
-            .arg(QFileInfo(path).fileName()),
+    m_fileNotice->showMessage(tr("%1 was deleted or moved away on disk. Save writes it again.")
+                                  .arg(QFileInfo(path).fileName()),
         NoticeBar::Level::Warning);
     m_fileNotice->addButton(tr("Save"), [this] { save(); });
     m_fileNotice->addButton(tr("Ignore"), {});
@@ -85,8 +84,7 @@ void MainWindow::onStoppedEarly(const QString& reason)
         std::fprintf(stderr, "schedlab: %s\n", qPrintable(line));
     statusBar()->showMessage(tr("Run stopped early: %1").arg(reason));
     m_runNotice->showMessage(
-        tr("Resource guard: the run %1. Edit the scenario or simulate a shorter time.")
-            .arg(reason),
+        tr("Resource guard: the run %1. Edit the scenario or simulate a shorter time.").arg(reason),
         NoticeBar::Level::Warning);
     m_runNotice->addButton(
         tr("Show findings"),
