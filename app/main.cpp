@@ -121,7 +121,8 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
     int code = 0;
     QTimer::singleShot(500, &window, [&] {
         QImageWriter writer(&picture, format);
-        if (!writer.write(window.grab().toImage()) || !picture.commit()) {
+        // flush() first: commit() would not see a short write (a full disk) and rename anyway.
+        if (!writer.write(window.grab().toImage()) || !picture.flush() || !picture.commit()) {
             complain(QStringLiteral("%1: cannot write: %2")
                          .arg(out,
                              writer.error() != QImageWriter::UnknownError ? writer.errorString()

@@ -117,7 +117,8 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     if (!ok || !drawn.open(QIODevice::ReadOnly))
         return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
     const QByteArray bytes = drawn.readAll();
-    if (file.write(bytes) != bytes.size() || !file.commit())
+    // flush() first: commit() would not see a short write (a full disk) and rename anyway.
+    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit())
         return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
     return true;
 }

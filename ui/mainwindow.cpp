@@ -249,6 +249,7 @@ bool MainWindow::saveFile(const QString& path)
     if (!file.open(QIODevice::WriteOnly)
         || file.write(text.data(), static_cast<qint64>(text.size()))
             != static_cast<qint64>(text.size())
+        || !file.flush() // commit() would not see a short write (a full disk) and rename anyway
         || !file.commit()) {
         // QSaveFile leaves the previous file untouched when anything fails, and the document
         // stays modified.
