@@ -267,7 +267,7 @@ void FindingsDock::refresh()
     }
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setText(QStringLiteral("<b style=\"color:#b3261e\">")
-        + tr("Run stopped early: %1").arg(stopped).toHtmlEscaped() + QStringLiteral("</b><br>")
+        + stoppedRunText(stopped).toHtmlEscaped() + QStringLiteral("</b><br>")
         + counts.toHtmlEscaped());
 }
 

@@ -4,6 +4,7 @@
 // the timeline (and stderr when headless), never a dialog.
 #include "filewatcher.h"
 #include "findingsdock.h"
+#include "format.h"
 #include "mainwindow.h"
 #include "noticebar.h"
 #include "simulationcontroller.h"
@@ -82,7 +83,7 @@ void MainWindow::onStoppedEarly(const QString& reason)
     log(line);
     if (m_headless)
         std::fprintf(stderr, "schedlab: %s\n", qPrintable(line));
-    statusBar()->showMessage(tr("Run stopped early: %1").arg(reason));
+    statusBar()->showMessage(stoppedRunText(reason));
     m_runNotice->showMessage(
         tr("Resource guard: the run %1. Edit the scenario or simulate a shorter time.").arg(reason),
         NoticeBar::Level::Warning);

@@ -357,14 +357,15 @@ private Q_SLOTS:
         QCOMPARE(table->item(0, 0)->text(), QStringLiteral("resource_limit"));
         QCOMPARE(table->item(0, 1)->text(), QStringLiteral("forker.3"));
         QVERIFY(table->item(0, 4)->text().contains(QStringLiteral("more than 3 live tasks")));
-        QVERIFY(w.findings()->summaryText().contains(QStringLiteral("Run stopped early")));
+        QVERIFY2(w.findings()->summaryText().contains(QStringLiteral("Run stopped at t=")),
+            qPrintable(w.findings()->summaryText()));
 
         // A rewind is a fresh run: the notice goes until it stops again.
         w.controller()->seek(Nanoseconds{500'000});
         QTRY_VERIFY_WITH_TIMEOUT(!w.controller()->isSeeking(), kUpperBoundMs);
         QVERIFY(w.runNotice()->isHidden());
         QVERIFY2(w.statusText().contains(QStringLiteral("paused")), qPrintable(w.statusText()));
-        QVERIFY(!w.findings()->summaryText().contains(QStringLiteral("Run stopped early")));
+        QVERIFY(!w.findings()->summaryText().contains(QStringLiteral("Run stopped")));
     }
 
 private:
