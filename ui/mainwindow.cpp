@@ -395,7 +395,7 @@ void MainWindow::onSimulationReset()
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
     refreshAnnotations();
-    m_inspector->setScenario(m_controller->scenario());
+    m_inspector->setScenario(m_controller->scenario(), m_controller->runOptions());
     m_findings->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
