@@ -470,10 +470,13 @@ void MainWindow::updateStatus()
             : !stopped.isEmpty()                    ? tr("stopped early")
             : m_controller->isFinished()            ? tr("finished")
                                                     : tr("paused"));
-    m_stateLabel->setToolTip(stopped);
-    m_stateLabel->setStyleSheet(stopped.isEmpty()
-            ? QString()
-            : QStringLiteral("QLabel { color: white; background: #b3261e; font-weight: bold; }"));
+    if (m_stateLabel->toolTip() != stopped) { // a style sheet is costly: not on every frame
+        m_stateLabel->setToolTip(stopped);
+        m_stateLabel->setStyleSheet(stopped.isEmpty()
+                ? QString()
+                : QStringLiteral(
+                    "QLabel { color: white; background: #b3261e; font-weight: bold; }"));
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
