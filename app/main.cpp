@@ -7,22 +7,41 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QImageWriter>
 #include <QItemSelectionModel>
 #include <QMimeData>
 #include <QPalette>
 #include <QPixmap>
+#include <QSaveFile>
 #include <QTimer>
 #include <QTreeView>
 
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace {
 
-schedlab::Nanoseconds msArg(const QString& text)
+constexpr int kExitBadInput = 2; // as schedlab-cli: bad input or an output that cannot be written
+constexpr int kExitStopped = 3;  // as schedlab-cli: a resource guard stopped the run early
+
+void complain(const QString& message)
 {
-    return schedlab::Nanoseconds{std::llround(text.toDouble() * 1e6)};
+    std::fprintf(stderr, "schedlab: %s\n", qPrintable(message));
+}
+
+/// Milliseconds as a number ("12.5"); nullopt (and a message naming @p option) otherwise.
+std::optional<schedlab::Nanoseconds> msArg(const QString& option, const QString& text)
+{
+    bool ok = false;
+    const double ms = text.toDouble(&ok);
+    if (!ok || !std::isfinite(ms) || ms < 0 || ms > 1e12) {
+        complain(QStringLiteral("--%1: \"%2\" is not a time in milliseconds").arg(option, text));
+        return std::nullopt;
+    }
+    return schedlab::Nanoseconds{std::llround(ms * 1e6)};
 }
 
 void waitForSeek(schedlab::ui::SimulationController* c)
@@ -32,9 +51,32 @@ void waitForSeek(schedlab::ui::SimulationController* c)
 }
 
 /// --screenshot: drive the window without a user (for the pictures in docs/), grab it, exit.
-int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p)
+/// Headless: never a dialog; every problem is a line on stderr and exit code 2.
+int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, const QString& file)
 {
     using namespace schedlab;
+    // The output first: a bad name, a missing or read-only folder fail before anything runs.
+    const QString out = p.value(QStringLiteral("screenshot"));
+    const QByteArray format = QFileInfo(out).suffix().toLower().toLatin1();
+    if (format.isEmpty() || !QImageWriter::supportedImageFormats().contains(format)) {
+        complain(
+            QStringLiteral("%1: the picture's name must end in .png (or another image "
+                           "format: %2)")
+                .arg(out, QString::fromLatin1(QImageWriter::supportedImageFormats().join(' '))));
+        return kExitBadInput;
+    }
+    QSaveFile picture(out); // written atomically: a failure leaves any old picture as it was
+    if (!picture.open(QIODevice::WriteOnly)) {
+        complain(QStringLiteral("%1: cannot write: %2").arg(out, picture.errorString()));
+        return kExitBadInput;
+    }
+    const auto at = msArg(QStringLiteral("at"), p.value(QStringLiteral("at")));
+    const auto editAt = msArg(QStringLiteral("edit-at"), p.value(QStringLiteral("edit-at")));
+    if (!at || !editAt)
+        return kExitBadInput;
+
+    if (!window.openFile(file.isEmpty() ? QStringLiteral(":/default.json") : file))
+        return kExitBadInput; // the loader's message (file, JSON path, expectation) is on stderr
     window.resize(1500, 950);
     window.show();
     auto* c = window.controller();
@@ -42,37 +84,60 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p)
     if (p.isSet(QStringLiteral("move"))) {
         // TASK:CGROUP, dropped at --edit-at through the tree model, as a drag would.
         const QStringList move = p.value(QStringLiteral("move")).split(QLatin1Char(':'));
-        c->stepBy(msArg(p.value(QStringLiteral("edit-at"))));
+        c->stepBy(*editAt);
         std::unique_ptr<QMimeData> data(model->mimeData({model->indexForTask(move.value(0))}));
         if (!data
             || !model->dropMimeData(
                 data.get(), Qt::MoveAction, -1, 0, model->indexForCgroup(move.value(1)))) {
-            std::fprintf(stderr, "cannot move %s\n", qPrintable(p.value(QStringLiteral("move"))));
-            return 1;
+            complain(QStringLiteral("--move: cannot move %1 (TASK:CGROUP, both in the scenario)")
+                         .arg(p.value(QStringLiteral("move"))));
+            return kExitBadInput;
         }
         waitForSeek(c);
     }
-    const Nanoseconds at = msArg(p.value(QStringLiteral("at")));
-    if (at > c->now())
-        c->stepBy(at - c->now());
+    if (*at > c->now())
+        c->stepBy(*at - c->now());
     if (p.isSet(QStringLiteral("select"))) {
         QItemSelectionModel* selection = window.machineTree()->selectionModel();
-        for (const QString& name : p.value(QStringLiteral("select")).split(QLatin1Char(',')))
-            selection->select(
-                model->indexForTask(name), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        for (const QString& name : p.value(QStringLiteral("select")).split(QLatin1Char(','))) {
+            const QModelIndex index = model->indexForTask(name);
+            if (!index.isValid()) {
+                complain(QStringLiteral("--select: no task \"%1\" in the scenario").arg(name));
+                return kExitBadInput;
+            }
+            selection->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        }
     }
     if (p.isSet(QStringLiteral("view"))) {
         const QStringList range = p.value(QStringLiteral("view")).split(QLatin1Char(':'));
-        window.timeline()->setViewRange(msArg(range.value(0)), msArg(range.value(1)));
+        const auto from = msArg(QStringLiteral("view"), range.value(0));
+        const auto to = msArg(QStringLiteral("view"), range.value(1));
+        if (range.size() != 2 || !from || !to || *to <= *from) {
+            complain(QStringLiteral("--view: expected FROM:TO in milliseconds, FROM < TO"));
+            return kExitBadInput;
+        }
+        window.timeline()->setViewRange(*from, *to);
     }
-    const QString out = p.value(QStringLiteral("screenshot"));
-    QTimer::singleShot(500, &window, [&window, out] {
-        if (!window.grab().save(out))
-            std::fprintf(stderr, "cannot write %s\n", qPrintable(out));
-        window.setWindowModified(false); // no "save changes?" on the way out
-        QApplication::quit();
+    int code = 0;
+    QTimer::singleShot(500, &window, [&] {
+        QImageWriter writer(&picture, format);
+        // flush() first: commit() would not see a short write (a full disk) and rename anyway.
+        if (!writer.write(window.grab().toImage()) || !picture.flush() || !picture.commit()) {
+            complain(QStringLiteral("%1: cannot write: %2")
+                         .arg(out,
+                             writer.error() != QImageWriter::UnknownError ? writer.errorString()
+                                                                          : picture.errorString()));
+            code = kExitBadInput;
+        } else if (window.errorCount() > 0) {
+            code = kExitBadInput; // already reported on stderr
+        } else if (!c->stopReason().isEmpty()) {
+            code = kExitStopped; // reported on stderr when it happened; the picture shows it
+        }
+        window.setWindowModified(false); // nothing to save on the way out
+        QApplication::exit(code);
     });
-    return QApplication::exec();
+    QApplication::exec();
+    return code;
 }
 
 } // namespace
@@ -85,7 +150,11 @@ int main(int argc, char* argv[])
     QApplication::setApplicationVersion(QStringLiteral(SCHEDLAB_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("schedlab: the Linux fair scheduler lab"));
+    parser.setApplicationDescription(QStringLiteral(
+        "schedlab: the Linux fair scheduler lab\n\n"
+        "With --screenshot it runs without a user and never opens a dialog: problems are\n"
+        "written to stderr. Exit codes: 0 ok, 2 bad input or a picture that cannot be\n"
+        "written, 3 a resource guard stopped the run early (the picture is still written)."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Scenario to open"));
@@ -122,11 +191,11 @@ int main(int argc, char* argv[])
 
     schedlab::ui::MainWindow window;
     const QStringList args = parser.positionalArguments();
-    window.openInitial(args.isEmpty() ? QString() : args.first());
     if (parser.isSet(QStringLiteral("screenshot"))) {
-        window.setErrorDialogsEnabled(false);
-        return screenshot(window, parser);
+        window.setHeadless(true);
+        return screenshot(window, parser, args.value(0));
     }
+    window.openInitial(args.value(0));
     window.show();
     return QApplication::exec();
 }

@@ -9,8 +9,13 @@
 #include "qcp.h"
 #include "timelineview.h"
 
+#include <QBuffer>
+#include <QFile>
 #include <QFileInfo>
+#include <QImageWriter>
+#include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTemporaryDir>
 
 #include <ostream>
 
@@ -48,7 +53,11 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
                         .arg(o.size.height()));
     if (o.dpi < 24 || o.dpi > 1200)
         return fail(QStringLiteral("dpi %1 is out of range (24…1200)").arg(o.dpi));
-
+    // Atomic: the whole file is drawn first, then committed over @p path in one rename. A missing
+    // or read-only folder fails here, before drawing; any failure leaves an old file as it was.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
     // The GUI's plotting code on an offscreen widget.
     TimelineView view;
     view.setRecording(&recording, std::max(now, o.to));
@@ -73,18 +82,38 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     const double scale = o.dpi / 96.0;
     const int w = qRound(o.size.width() / scale);
     const int h = qRound(o.size.height() / scale);
+    // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
+    // writers do not report a short write, so nothing half-written may reach @p path.
+    QByteArray bytes;
     bool ok = false;
     switch (*format) {
-    case CaptureFormat::Png:
-        ok = plot->savePng(path, w, h, scale, -1, o.dpi);
+    case CaptureFormat::Png: {
+        // As QCustomPlot::savePng(), into memory.
+        QImage image = plot->toPixmap(w, h, scale).toImage();
+        const int dotsPerMeter = static_cast<int>(o.dpi / 0.0254);
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
+        QBuffer buffer(&bytes);
+        ok = buffer.open(QIODevice::WriteOnly) && QImageWriter(&buffer, "png").write(image);
         break;
-    case CaptureFormat::Pdf:
-        ok = plot->savePdf(path, o.size.width(), o.size.height(), QCP::epNoCosmetic,
-            QStringLiteral("schedlab"), o.title);
+    }
+    case CaptureFormat::Pdf: {
+        QTemporaryDir scratchDir;
+        const QString scratch = scratchDir.filePath(QStringLiteral("capture.pdf"));
+        QFile drawn(scratch);
+        ok = scratchDir.isValid()
+            && plot->savePdf(scratch, o.size.width(), o.size.height(), QCP::epNoCosmetic,
+                QStringLiteral("schedlab"), o.title)
+            && drawn.open(QIODevice::ReadOnly);
+        if (ok)
+            bytes = drawn.readAll();
+        ok = ok && bytes.trimmed().endsWith("%%EOF");
         break;
+    }
     case CaptureFormat::Svg: {
+        QBuffer buffer(&bytes);
         QSvgGenerator svg;
-        svg.setFileName(path);
+        svg.setOutputDevice(&buffer);
         svg.setSize(o.size);
         svg.setViewBox(QRect(QPoint(0, 0), o.size));
         svg.setResolution(o.dpi);
@@ -95,12 +124,15 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
             plot->toPainter(&painter, o.size.width(), o.size.height());
             ok = painter.end();
         }
-        ok = ok && QFileInfo(path).size() > 0;
+        ok = ok && !bytes.isEmpty();
         break;
     }
     }
     if (!ok)
-        return fail(QStringLiteral("%1: cannot write").arg(path));
+        return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
+    // flush() first: commit() would not see a short write (a full disk) and rename anyway.
+    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit())
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
     return true;
 }
 

@@ -29,6 +29,7 @@ bool writeFile(const QString& path, const std::string& text, QString* error)
     if (f.open(QIODevice::WriteOnly)
         && f.write(text.data(), static_cast<qint64>(text.size()))
             == static_cast<qint64>(text.size())
+        && f.flush() // commit() would not see a short write here (a full disk): check first
         && f.commit())
         return true;
     if (error)

@@ -229,8 +229,20 @@ void FindingsDock::refresh()
         m_table->setItem(row, 3, new QTableWidgetItem(dur));
         m_table->setItem(row, 4, new QTableWidgetItem(detail));
     };
+    // A resource guard's finding first, in red: not an interval of the run but the instant it
+    // stopped (nothing after it was simulated); its task is the one being created, if any.
+    for (const Finding& f : m.findings) {
+        if (f.kind != "resource_limit")
+            continue;
+        add(toQString(f.kind), f.task.empty() ? tr("(whole run)") : toQString(f.task), f.fromNs,
+            tr("run stopped"), toQString(f.detail));
+        for (int col = 0; col < m_table->columnCount(); ++col)
+            m_table->item(m_table->rowCount() - 1, col)->setForeground(QColor(0xb3, 0x26, 0x1e));
+    }
     int starvation = 0, invariant = 0;
     for (const Finding& f : m.findings) {
+        if (f.kind == "resource_limit")
+            continue;
         starvation += f.kind == "starvation";
         invariant += f.kind == "invariant";
         add(toQString(f.kind), toQString(f.task) + QStringLiteral(" (cpu%1)").arg(f.cpu), f.fromNs,
@@ -241,12 +253,27 @@ void FindingsDock::refresh()
             p.latencyNs ? formatTime(Nanoseconds{*p.latencyNs}) : tr("not finished"),
             tr("spawn to exit (the probe task's program completed)"));
     m_table->resizeColumnsToContents();
-    m_summary->setText(tr("%1 starvation interval(s), %2 invariant violation(s), %3 probe(s) at "
-                          "t = %4. Click an entry to move the cursor there.")
-                           .arg(starvation)
-                           .arg(invariant)
-                           .arg(m.probes.size())
-                           .arg(formatTime(m_sim->now())));
+    const QString counts = tr("%1 starvation interval(s), %2 invariant violation(s), %3 probe(s) "
+                              "at t = %4. Click an entry to move the cursor there.")
+                               .arg(starvation)
+                               .arg(invariant)
+                               .arg(m.probes.size())
+                               .arg(formatTime(m_sim->now()));
+    const QString stopped = toQString(m_sim->stopReason());
+    if (stopped.isEmpty()) {
+        m_summary->setTextFormat(Qt::PlainText);
+        m_summary->setText(counts);
+        return;
+    }
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setText(QStringLiteral("<b style=\"color:#b3261e\">")
+        + stoppedRunText(stopped).toHtmlEscaped() + QStringLiteral("</b><br>")
+        + counts.toHtmlEscaped());
+}
+
+QString FindingsDock::summaryText() const
+{
+    return m_summary->text();
 }
 
 } // namespace schedlab::ui

@@ -72,6 +72,8 @@ public:
     void refresh();
 
     QTableWidget* findingsTable() const { return m_table; }
+    /// The line above the table (rich text when the run stopped early).
+    QString summaryText() const;
     EventLogModel* eventModel() const { return m_events; }
     QListView* eventView() const { return m_eventView; }
 

@@ -8,4 +8,11 @@ QString formatTime(Nanoseconds t)
     return QString::fromStdString(formatDurationHuman(t));
 }
 
+QString stoppedRunText(const QString& reason)
+{
+    return reason.startsWith(QLatin1String("stopped"))
+        ? QStringLiteral("Run ") + reason
+        : QStringLiteral("Run stopped early: ") + reason;
+}
+
 } // namespace schedlab::ui

@@ -5,10 +5,12 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "featurespanel.h"
+#include "filewatcher.h"
 #include "findingsdock.h"
 #include "format.h"
 #include "inspectordock.h"
 #include "machinetreemodel.h"
+#include "noticebar.h"
 #include "scenarioeditor.h"
 #include "simulationcontroller.h"
 #include "timelineview.h"
@@ -36,6 +38,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <set>
 
@@ -67,7 +70,9 @@ MainWindow::MainWindow(QWidget* parent)
     , m_treeModel(new MachineTreeModel(this))
     , m_timeline(new TimelineView(this))
 {
-    setCentralWidget(m_timeline);
+    auto* central = new QWidget;
+    createNotices(central);
+    setCentralWidget(central);
     createDocks();
     createEditing();
     createActions();
@@ -187,11 +192,15 @@ bool MainWindow::openFile(const QString& path)
     const QString shown = isResource(path) ? path : QDir::toNativeSeparators(path);
     LoadResult result;
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QByteArray bytes;
+    if (QFileInfo(path).isDir()) { // a folder opens on Linux and reads as nothing
+        result.errors.push_back(shown.toStdString() + ": cannot open: it is a folder");
+    } else if (!file.open(QIODevice::ReadOnly)) {
         result.errors.push_back(
             shown.toStdString() + ": cannot open: " + file.errorString().toStdString());
     } else {
-        result = parseScenario(file.readAll().toStdString(), shown.toStdString());
+        bytes = file.readAll();
+        result = parseScenario(bytes.toStdString(), shown.toStdString());
     }
     QString error;
     if (result.ok() && !m_controller->load(*result.scenario, &error))
@@ -214,6 +223,8 @@ bool MainWindow::openFile(const QString& path)
     setWindowFilePath(isResource(path) ? QString() : path);
     setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
     setWindowModified(false);
+    m_watcher->watch(isResource(path) ? QString() : path, bytes);
+    m_fileNotice->hide();
     if (!isResource(path))
         m_recent.add(path);
 
@@ -238,8 +249,10 @@ bool MainWindow::saveFile(const QString& path)
     if (!file.open(QIODevice::WriteOnly)
         || file.write(text.data(), static_cast<qint64>(text.size()))
             != static_cast<qint64>(text.size())
+        || !file.flush() // commit() would not see a short write (a full disk) and rename anyway
         || !file.commit()) {
-        // QSaveFile leaves the previous file untouched when anything fails.
+        // QSaveFile leaves the previous file untouched when anything fails, and the document
+        // stays modified.
         reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
             QDir::toNativeSeparators(path) + QStringLiteral(": ") + file.errorString());
         return false;
@@ -247,6 +260,9 @@ bool MainWindow::saveFile(const QString& path)
     m_path = path;
     setWindowFilePath(path);
     setWindowModified(false);
+    // Our own save is no change on disk; after a Save As the new name is watched.
+    m_watcher->watch(path, QByteArray::fromStdString(text));
+    m_fileNotice->hide();
     m_recent.add(path);
     log(tr("saved %1").arg(QDir::toNativeSeparators(path)));
     return true;
@@ -333,10 +349,20 @@ void MainWindow::about()
             .arg(QStringLiteral(SCHEDLAB_VERSION)));
 }
 
+void MainWindow::setHeadless(bool headless)
+{
+    m_headless = headless;
+    if (headless)
+        m_errorDialogs = false;
+}
+
 void MainWindow::reportError(const QString& title, const QString& message)
 {
     log(title + QStringLiteral(": ") + message);
+    ++m_errorCount;
     Q_EMIT errorReported(title, message);
+    if (m_headless)
+        std::fprintf(stderr, "schedlab: %s\n%s\n", qPrintable(title), qPrintable(message));
     if (!m_errorDialogs)
         return;
     QMessageBox box(QMessageBox::Warning, title, title, QMessageBox::Ok, this);
@@ -369,7 +395,7 @@ void MainWindow::onSimulationReset()
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
     refreshAnnotations();
-    m_inspector->setScenario(m_controller->scenario());
+    m_inspector->setScenario(m_controller->scenario(), m_controller->runOptions());
     m_findings->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
@@ -439,14 +465,23 @@ void MainWindow::updateStatus()
     m_timeLabel->setText(
         tr("t = %1 / %2")
             .arg(formatTime(m_controller->now()), formatTime(m_controller->endTime())));
+    const QString stopped = m_controller->isFinished() ? m_controller->stopReason() : QString();
     m_stateLabel->setText(m_controller->isPlaying() ? tr("running")
+            : !stopped.isEmpty()                    ? tr("stopped early")
             : m_controller->isFinished()            ? tr("finished")
                                                     : tr("paused"));
+    if (m_stateLabel->toolTip() != stopped) { // a style sheet is costly: not on every frame
+        m_stateLabel->setToolTip(stopped);
+        m_stateLabel->setStyleSheet(stopped.isEmpty()
+                ? QString()
+                : QStringLiteral(
+                    "QLabel { color: white; background: #b3261e; font-weight: bold; }"));
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (isWindowModified()) {
+    if (isWindowModified() && !m_headless) {
         const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
             tr("Save the changes to %1?").arg(toQString(m_scenario->name)),
             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);

@@ -25,10 +25,12 @@ namespace schedlab::ui {
 
 class CompareView;
 class ExportMenu;
+class FileWatcher;
 class FindingsDock;
 class InspectorDock;
 class FeaturesPanel;
 class MachineTreeModel;
+class NoticeBar;
 class ScenarioEditor;
 class SimulationController;
 class TimelineView;
@@ -52,6 +54,11 @@ public:
     /// Dialogs for errors (default). Off: errors only go to errorReported() and the log, for
     /// tests and scripted use.
     void setErrorDialogsEnabled(bool enabled) { m_errorDialogs = enabled; }
+    /// Scripted use (--screenshot): never a dialog or question; errors and notices are written
+    /// to stderr as well as to the log, and counted.
+    void setHeadless(bool headless);
+    bool isHeadless() const { return m_headless; }
+    int errorCount() const { return m_errorCount; }
 
     const Scenario& scenario() const { return *m_scenario; }
     QString currentFile() const { return m_path; }
@@ -68,6 +75,11 @@ public:
     InspectorDock* inspector() const { return m_inspector; }
     FindingsDock* findings() const { return m_findings; }
     ExportMenu* exportMenu() const { return m_exportMenu; }
+    /// The bar above the timeline that tells about the file changing on disk.
+    NoticeBar* fileNotice() const { return m_fileNotice; }
+    /// The bar above the timeline that tells why a run stopped early.
+    NoticeBar* runNotice() const { return m_runNotice; }
+    FileWatcher* fileWatcher() const { return m_watcher; }
     /// The compare window (created on first use).
     CompareView* compareView();
     /// Adds a scenario annotation (saved with the scenario) and draws it.
@@ -108,10 +120,17 @@ private:
     void createUnderstandingParts(QMenu* file, QAction* beforeQuit, QMenu* simulation, QMenu* view);
     void refreshAnnotations();
     void setKernelChoice(const QString& choice, const QString& value);
+    /// mainwindownotices.cpp: the file changed on disk, and runs stopped by a resource guard.
+    void createNotices(QWidget* central);
+    void onFileChangedOnDisk(const QString& path);
+    void onFileRemovedFromDisk(const QString& path);
+    void onStoppedEarly(const QString& reason);
 
     std::unique_ptr<Scenario> m_scenario;
     QString m_path;
     bool m_errorDialogs = true;
+    bool m_headless = false;
+    int m_errorCount = 0;
 
     SimulationController* m_controller;
     MachineTreeModel* m_treeModel;
@@ -133,6 +152,9 @@ private:
     FindingsDock* m_findings = nullptr;
     ExportMenu* m_exportMenu = nullptr;
     CompareView* m_compare = nullptr;
+    FileWatcher* m_watcher = nullptr;
+    NoticeBar* m_fileNotice = nullptr;
+    NoticeBar* m_runNotice = nullptr;
 };
 
 } // namespace schedlab::ui

@@ -3,6 +3,8 @@
 
 #include "core/sim/simulation.h"
 
+#include <QElapsedTimer>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -12,6 +14,7 @@ namespace schedlab::ui {
 
 namespace {
 constexpr int kFrameMs = 16; // about 60 updates per second while playing
+constexpr qint64 kFrameNs = qint64{kFrameMs} * 1'000'000;
 constexpr Nanoseconds kMinChunk{1'000};
 constexpr Nanoseconds kMaxChunk{10'000'000'000};
 } // namespace
@@ -19,8 +22,20 @@ constexpr Nanoseconds kMaxChunk{10'000'000'000};
 SimulationController::SimulationController(QObject* parent)
     : QObject(parent)
 {
+    setClock({});
     m_timer.setInterval(kFrameMs);
     connect(&m_timer, &QTimer::timeout, this, &SimulationController::tick);
+}
+
+void SimulationController::setClock(Clock clock)
+{
+    if (!clock) {
+        auto wall = std::make_shared<QElapsedTimer>();
+        wall->start();
+        clock = [wall] { return wall->nsecsElapsed(); };
+    }
+    m_clock = std::move(clock);
+    m_lastWallNs = m_clock(); // playing continues from now on the new clock
 }
 
 SimulationController::~SimulationController() = default;
@@ -29,7 +44,7 @@ bool SimulationController::buildSimulation(const Scenario& scenario, QString* er
 {
     std::unique_ptr<Simulation> simulation;
     try {
-        simulation = std::make_unique<Simulation>(scenario);
+        simulation = std::make_unique<Simulation>(scenario, m_options);
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());
@@ -120,6 +135,11 @@ bool SimulationController::isFinished() const
     return m_simulation && m_simulation->finished();
 }
 
+QString SimulationController::stopReason() const
+{
+    return m_simulation ? QString::fromStdString(m_simulation->stopReason()) : QString();
+}
+
 void SimulationController::setSpeed(double speed)
 {
     m_speed = std::clamp(speed, 1e-6, 1e6);
@@ -138,8 +158,8 @@ void SimulationController::play()
     const bool wasPlaying = m_timer.isActive();
     m_toEnd = false;
     m_timer.setInterval(kFrameMs);
-    m_wall.start();
-    m_lastWallNs = 0;
+    m_lastWallNs = m_clock();
+    m_owedNs = 0;
     m_timer.start();
     if (!wasPlaying)
         Q_EMIT playingChanged(true);
@@ -207,7 +227,7 @@ void SimulationController::stepBy(Nanoseconds duration)
     const Nanoseconds target = std::min(now() + duration, endTime());
     while (m_simulation && now() < target && !isFinished()) {
         const Nanoseconds before = now();
-        advance(target, m_budgetMs);
+        advance(target, m_budgetNs);
         if (now() == before)
             break; // no progress (failure or nothing left to do)
     }
@@ -274,7 +294,7 @@ void SimulationController::tick()
         return;
     }
     if (m_target) {
-        advance(*m_target, m_budgetMs);
+        advance(*m_target, m_budgetNs);
         if (!m_target)
             return; // failed
         if (now() >= *m_target || isFinished()) {
@@ -287,34 +307,38 @@ void SimulationController::tick()
     }
     Nanoseconds target = endTime();
     if (!m_toEnd) {
-        // Wall time since the last tick at the chosen speed. Starting from where the simulation
-        // is (not where it should be) drops any backlog when the core cannot keep up.
-        const qint64 wallNs = m_wall.nsecsElapsed();
-        const double delta = static_cast<double>(wallNs - m_lastWallNs) * m_speed;
+        // Wall time since the last tick at the chosen speed (fractions of a nanosecond carry
+        // over). Starting from where the simulation is (not where it should be) drops any
+        // backlog when the core cannot keep up.
+        const qint64 wallNs = m_clock();
+        m_owedNs += static_cast<double>(std::max<qint64>(wallNs - m_lastWallNs, 0)) * m_speed;
         m_lastWallNs = wallNs;
-        target = std::min(endTime(), now() + Nanoseconds{std::llround(std::max(delta, 1.0))});
+        const double whole = std::floor(m_owedNs);
+        m_owedNs -= whole;
+        const double left = static_cast<double>((endTime() - now()).count());
+        target = now() + Nanoseconds{static_cast<int64_t>(std::min(whole, left))};
     }
-    advance(target, m_toEnd ? m_budgetMs : std::min(m_budgetMs, kFrameMs));
+    advance(target, m_toEnd ? m_budgetNs : std::min(m_budgetNs, kFrameNs));
     afterProgress();
 }
 
-void SimulationController::advance(Nanoseconds target, int budgetMs)
+void SimulationController::advance(Nanoseconds target, qint64 budgetNs)
 {
-    QElapsedTimer budget;
-    budget.start();
+    const qint64 start = m_clock();
+    qint64 chunkStart = start;
     try {
         while (now() < target && !m_simulation->finished()) {
             const Nanoseconds next = std::min(target, now() + m_chunk);
-            QElapsedTimer chunkTimer;
-            chunkTimer.start();
             m_simulation->runUntil(next);
-            const qint64 spentMs = chunkTimer.elapsed();
+            const qint64 wall = m_clock();
+            const qint64 spent = wall - chunkStart;
+            chunkStart = wall;
             // Keep one chunk well inside the budget: grow while cheap, shrink when slow.
-            if (spentMs * 8 < budgetMs)
+            if (spent * 8 < budgetNs)
                 m_chunk = std::min(m_chunk * 2, kMaxChunk);
-            else if (spentMs > budgetMs)
+            else if (spent > budgetNs)
                 m_chunk = std::max(m_chunk / 2, kMinChunk);
-            if (budget.elapsed() >= budgetMs || now() < next)
+            if (wall - start >= budgetNs || now() < next)
                 break;
         }
     } catch (const std::exception& e) {
@@ -340,6 +364,8 @@ void SimulationController::afterProgress()
         stopTimer();
         if (!m_finishedEmitted) {
             m_finishedEmitted = true;
+            if (!m_simulation->stopReason().empty())
+                Q_EMIT stoppedEarly(stopReason());
             Q_EMIT finished();
         }
     }

@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The only bridge between the Qt-free core and Qt (style.md §2): owns a schedlab::Simulation,
-// advances it from a QTimer in bounded slices of wall time so the GUI thread never blocks, and
-// reports progress as Qt signals. Core exceptions are caught here and become errorOccurred().
+// The only bridge between the Qt-free core and Qt: owns a schedlab::Simulation, advances it from
+// a QTimer in bounded slices of wall time so the GUI thread never blocks, and reports progress as
+// Qt signals. Core exceptions are caught here and become errorOccurred(). The wall clock is
+// injectable (setClock()), so tests drive playing and slicing exactly, whatever the machine.
 #pragma once
 
 #include "core/base/time.h"
 #include "core/scenario/scenario.h"
+#include "core/sim/simulation.h"
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
-
-namespace schedlab {
-class Simulation;
-}
 
 namespace schedlab::ui {
 
@@ -66,14 +64,29 @@ public:
 
     Nanoseconds now() const;
     Nanoseconds endTime() const;
+    /// True when the run is over: its end time is reached, nothing is left to run, or a
+    /// resource guard stopped it early (stopReason()). A finished run never plays.
     bool isFinished() const;
     bool isPlaying() const { return m_timer.isActive() && !m_target; }
+    /// Why the run stopped before its end time (Simulation::stopReason()), or empty.
+    QString stopReason() const;
 
     /// Simulated time per second of wall time while playing (1.0 = real time).
     void setSpeed(double speed);
     double speed() const { return m_speed; }
     /// Wall time a timer tick may spend simulating before yielding to the event loop.
-    void setTickBudget(int milliseconds) { m_budgetMs = milliseconds; }
+    void setTickBudget(int milliseconds) { m_budgetNs = qint64{milliseconds} * 1'000'000; }
+
+    /// Monotonic wall time in nanoseconds (any origin). Playing follows its differences times
+    /// speed(), and a slice of work ends when it has advanced by the tick budget.
+    using Clock = std::function<qint64()>;
+    /// Replaces the wall clock (tests: a fake one). An empty function restores the default
+    /// monotonic clock. Takes effect at once, also while playing.
+    void setClock(Clock clock);
+
+    /// Resource guards of the next simulations built (load(), reload(), rewinds).
+    void setResourceLimits(const ResourceLimits& limits) { m_options.limits = limits; }
+    const RunOptions& runOptions() const { return m_options; }
 
 public Q_SLOTS:
     void play();
@@ -102,11 +115,13 @@ Q_SIGNALS:
     void seekFinished(schedlab::Nanoseconds now);
     void branchesChanged();
     void errorOccurred(const QString& message);
+    /// A resource guard stopped the run early (emitted once per run, before finished()).
+    void stoppedEarly(const QString& reason);
 
 private:
     void tick();
-    /// Runs towards @p target until it is reached or @p budgetMs of wall time are spent.
-    void advance(Nanoseconds target, int budgetMs);
+    /// Runs towards @p target until it is reached or @p budgetNs of wall time are spent.
+    void advance(Nanoseconds target, qint64 budgetNs);
     void stopTimer();
     void fail(const QString& message);
     void afterProgress();
@@ -116,9 +131,11 @@ private:
 
     Scenario m_scenario;
     std::unique_ptr<Simulation> m_simulation;
+    RunOptions m_options;
     QTimer m_timer;
-    QElapsedTimer m_wall;
+    Clock m_clock;
     qint64 m_lastWallNs = 0;
+    double m_owedNs = 0; ///< simulated time played but not yet run (below one nanosecond)
     bool m_toEnd = false;
     bool m_finishedEmitted = false;
     std::optional<Nanoseconds> m_target; ///< seeking: run there as fast as possible, then stop
@@ -126,7 +143,7 @@ private:
     std::unique_ptr<Simulation> m_rewoundFrom;
     std::vector<Branch> m_branches;
     double m_speed = 0.1;
-    int m_budgetMs = 30;
+    qint64 m_budgetNs = 30'000'000;
     Nanoseconds m_chunk{1'000'000}; ///< simulated time per runUntil() call, adapted to speed
 };
 

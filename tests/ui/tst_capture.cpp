@@ -210,7 +210,7 @@ void TestCapture::cliCapture()
             QStringLiteral("1ms"), QStringLiteral("--to"), QStringLiteral("5ms"),
             QStringLiteral("--out"), out, QStringLiteral("--size"), QStringLiteral("640x400"),
             QStringLiteral("--entities"), QStringLiteral("hog-2")});
-    QVERIFY(cli.waitForFinished(30000));
+    QVERIFY(cli.waitForFinished(120000)); // an upper bound only
     QCOMPARE(cli.exitCode(), 0);
     QImage img(out);
     QCOMPARE(img.size(), QSize(640, 400));
@@ -221,7 +221,7 @@ void TestCapture::cliCapture()
         {QStringLiteral("capture"), scenarioFile.fileName(), QStringLiteral("--from"),
             QStringLiteral("0"), QStringLiteral("--to"), QStringLiteral("5ms"),
             QStringLiteral("--out"), out, QStringLiteral("--entities"), QStringLiteral("nope")});
-    QVERIFY(bad.waitForFinished(30000));
+    QVERIFY(bad.waitForFinished(120000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("no task \"nope\""));
 }

@@ -83,6 +83,8 @@ const char* const kColours = R"({
 }
 )";
 
+constexpr int kUpperBoundMs = 120'000; // QTRY timeouts: reached only when something hangs
+
 const char* const kBroken =
     R"({ "schedlab": 1, "name": "broken", "tasks": [ { "name": 5 } ], "bogus": 1 })";
 
@@ -302,18 +304,23 @@ private Q_SLOTS:
             QVERIFY(!segments.segments(cpu, Nanoseconds{0}, controller->now(), controller->now())
                          .empty());
 
-        // Play runs from the timer; pause stops it.
+        // Play runs from the timer at the chosen speed of wall time (a fake clock, so the
+        // outcome is exact on any machine); pause stops it.
+        auto wall = std::make_shared<qint64>(0);
+        controller->setClock([wall] { return *wall; });
         controller->setSpeed(0.05);
         const Nanoseconds before = controller->now();
         controller->play();
         QVERIFY(controller->isPlaying());
-        QTRY_VERIFY_WITH_TIMEOUT(controller->now() > before, 5000);
+        *wall += 20'000'000; // 20 ms of wall time: 1 ms simulated
+        QTRY_COMPARE_WITH_TIMEOUT(
+            controller->now(), before + Nanoseconds{1'000'000}, kUpperBoundMs);
         controller->pause();
         QVERIFY(!controller->isPlaying());
 
         QSignalSpy finished(controller, &schedlab::ui::SimulationController::finished);
         controller->runToEnd();
-        QTRY_VERIFY_WITH_TIMEOUT(controller->isFinished(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(controller->isFinished(), kUpperBoundMs);
         QCOMPARE(finished.size(), 1);
         QVERIFY(!controller->isPlaying());
         QVERIFY(w.statusText().contains(QStringLiteral("finished")));
@@ -461,12 +468,14 @@ private Q_SLOTS:
         w.show();
         QVERIFY(w.openFile(path));
         auto* c = w.controller();
+        auto wall = std::make_shared<qint64>(0); // a fake wall clock: exact on any machine
+        c->setClock([wall] { return *wall; });
         c->setSpeed(4.0);
         c->play();
-        QTRY_VERIFY_WITH_TIMEOUT(c->now() >= Nanoseconds{1'000'000'000}, 60000);
+        *wall += 250'000'000; // 250 ms of wall time at 4× is 1 s simulated
+        QTRY_COMPARE_WITH_TIMEOUT(c->now(), Nanoseconds{1'000'000'000}, kUpperBoundMs);
         c->pause();
         const Nanoseconds at = c->now();
-        QVERIFY(at < Nanoseconds{2'000'000'000});
 
         // Drag l-2 onto /right (through the model, as the view's drop does).
         MachineTreeModel* model = w.machineTreeModel();
@@ -474,7 +483,7 @@ private Q_SLOTS:
             model->mimeData({model->indexForTask(QStringLiteral("l-2"))}));
         QVERIFY(model->dropMimeData(
             data.get(), Qt::MoveAction, -1, 0, model->indexForCgroup(QStringLiteral("/right"))));
-        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), kUpperBoundMs);
         QCOMPARE(c->now(), at);
         QCOMPARE(w.scenario().actions.size(), size_t{1});
         QCOMPARE(w.scenario().actions[0].kind, schedlab::Action::Kind::Move);
@@ -490,7 +499,7 @@ private Q_SLOTS:
         QCheckBox* placeLag = w.featuresPanel()->featureBox(QStringLiteral("PLACE_LAG"));
         QVERIFY(placeLag && placeLag->isChecked());
         placeLag->click();
-        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), kUpperBoundMs);
         QCOMPARE(w.scenario().actions.size(), size_t{2});
         QVERIFY(!c->simulation()->features().has(schedlab::Feature::PlaceLag));
         QVERIFY(!placeLag->isChecked());
@@ -499,7 +508,7 @@ private Q_SLOTS:
         auto* undo = w.findChild<QAction*>(QStringLiteral("actionUndo"));
         QVERIFY(undo && undo->isEnabled());
         undo->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), kUpperBoundMs);
         QCOMPARE(w.scenario().actions.size(), size_t{1});
         QVERIFY(c->simulation()->features().has(schedlab::Feature::PlaceLag));
         QVERIFY(placeLag->isChecked());

@@ -31,6 +31,8 @@ using namespace schedlab::ui;
 
 namespace {
 
+constexpr int kUpperBoundMs = 120'000; // QTRY timeouts: reached only when something hangs
+
 // Two nice-0 hogs on one CPU at HZ 1000: hog-1 runs [0,1) ms, hog-2 [1,2) ms, …; each waits
 // 1 ms between its runs.
 const char* const kTwoHogs = R"({ "schedlab": 1, "name": "two-hogs", "duration": "20ms",
@@ -81,7 +83,7 @@ private Q_SLOTS:
         dock.setScenario(parse(kTwoHogs));
         QSignalSpy spy(&dock, &InspectorDock::inspected);
         dock.inspectAt(Nanoseconds(1'500'000));
-        QTRY_COMPARE(spy.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kUpperBoundMs);
         QVERIFY(!dock.busy());
         QTreeWidget* tree = dock.tree();
         QCOMPARE(tree->topLevelItemCount(), 1);
@@ -101,8 +103,8 @@ private Q_SLOTS:
         // Requests overtaken by newer ones are dropped: only the last time is shown.
         dock.inspectAt(Nanoseconds(2'500'000));
         dock.inspectAt(Nanoseconds(3'500'000)); // hog-2 runs [3, 4) ms
-        QTRY_VERIFY(!dock.busy());
-        QTRY_VERIFY(spy.count() >= 2);
+        QTRY_VERIFY_WITH_TIMEOUT(!dock.busy(), kUpperBoundMs);
+        QTRY_VERIFY_WITH_TIMEOUT(spy.count() >= 2, kUpperBoundMs);
         QCOMPARE(spy.last().at(0).value<Nanoseconds>(), Nanoseconds(3'500'000));
         QVERIFY(dock.tree()->topLevelItem(0)->text(0).contains(QStringLiteral("running hog-2")));
     }
@@ -151,12 +153,12 @@ private Q_SLOTS:
         QVERIFY(w.openFile(path));
         QSignalSpy finished(w.controller(), &SimulationController::finished);
         w.controller()->runToEnd();
-        QTRY_COMPARE(finished.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kUpperBoundMs);
 
         QSignalSpy inspected(w.inspector(), &InspectorDock::inspected);
         w.moveCursorTo(Nanoseconds(2'500'000));
         QCOMPARE(w.timeline()->cursorTime(), Nanoseconds(2'500'000));
-        QTRY_COMPARE(inspected.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(inspected.count(), 1, kUpperBoundMs);
         QVERIFY(w.inspector()->tree()->topLevelItem(0)->text(0).contains(
             QStringLiteral("running hog-1")));
 
@@ -273,7 +275,7 @@ private Q_SLOTS:
         // The asynchronous path.
         QSignalSpy done(&view, &CompareView::finished);
         view.compare(QStringLiteral("profile=6.6"));
-        QTRY_COMPARE(done.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kUpperBoundMs);
         QCOMPARE(done.first().at(0).toBool(), true);
     }
 

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The GUI binary run by a script (`schedlab --screenshot out.png scenario.json`, offscreen) never
+// waits on a dialog: a missing, malformed or invalid scenario, an output it cannot write and bad
+// option values are one message on stderr and exit code 2; a good run writes the picture
+// atomically. Timeouts are upper bounds only (a hang fails instead of blocking the suite).
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+namespace {
+
+constexpr int kUpperBoundMs = 120'000;
+
+const char* const kTiny = R"({ "schedlab": 1, "name": "tiny", "duration": "20ms",
+  "machine": { "cpus": 1 },
+  "tasks": [ { "name": "hog", "count": 2, "program": [ { "run": "forever" } ] } ] })";
+
+struct Run
+{
+    bool finished = false;
+    int exitCode = -1;
+    QString err;
+};
+
+} // namespace
+
+class TestHeadless : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        write(QStringLiteral("tiny.json"), kTiny);
+        // Truncated in the middle of the tasks array.
+        write(QStringLiteral("truncated.json"), QByteArray(kTiny).left(120));
+        write(QStringLiteral("invalid.json"),
+            R"({ "schedlab": 1, "name": "invalid", "duration": "20ms",
+                 "tasks": [ { "name": "t", "program": [ { "run": "-5ms" } ] } ] })");
+        QVERIFY(QDir(m_dir.path()).mkdir(QStringLiteral("folder.json")));
+    }
+
+    void badInputExitsWithTwo_data()
+    {
+        QTest::addColumn<QStringList>("args");     // {d} = the test's folder
+        QTest::addColumn<QStringList>("expected"); // each in stderr
+        const QString png = QStringLiteral("{d}/out.png");
+        QTest::addRow("missing file") << QStringList{png, QStringLiteral("{d}/missing.json")}
+                                      << QStringList{QStringLiteral("missing.json: cannot open")};
+        QTest::addRow("malformed JSON")
+            << QStringList{png, QStringLiteral("{d}/truncated.json")}
+            << QStringList{QStringLiteral("truncated.json"), QStringLiteral("Cannot open")};
+        QTest::addRow("invalid value")
+            << QStringList{png, QStringLiteral("{d}/invalid.json")}
+            << QStringList{QStringLiteral("invalid.json: /tasks/0/program/0/run")};
+        QTest::addRow("folder") << QStringList{png, QStringLiteral("{d}/folder.json")}
+                                << QStringList{QStringLiteral("folder.json: cannot open")};
+        QTest::addRow("missing output folder")
+            << QStringList{QStringLiteral("{d}/no/such/dir/out.png"),
+                   QStringLiteral("{d}/tiny.json")}
+            << QStringList{QStringLiteral("no/such/dir/out.png: cannot write")};
+        QTest::addRow("unknown picture format")
+            << QStringList{QStringLiteral("{d}/out.xyz"), QStringLiteral("{d}/tiny.json")}
+            << QStringList{QStringLiteral("out.xyz: the picture's name must end in .png")};
+        QTest::addRow("bad --at") << QStringList{png, QStringLiteral("{d}/tiny.json"),
+            QStringLiteral("--at"), QStringLiteral("soon")}
+                                  << QStringList{QStringLiteral("--at: \"soon\" is not a time")};
+        QTest::addRow("unknown --select")
+            << QStringList{png, QStringLiteral("{d}/tiny.json"), QStringLiteral("--select"),
+                   QStringLiteral("hog-1,nobody")}
+            << QStringList{QStringLiteral("--select: no task \"nobody\"")};
+        QTest::addRow("bad --move")
+            << QStringList{png, QStringLiteral("{d}/tiny.json"), QStringLiteral("--move"),
+                   QStringLiteral("hog-1:/nowhere")}
+            << QStringList{QStringLiteral("--move: cannot move hog-1:/nowhere")};
+        QTest::addRow("bad --view") << QStringList{png, QStringLiteral("{d}/tiny.json"),
+            QStringLiteral("--view"), QStringLiteral("10:5")}
+                                    << QStringList{QStringLiteral("--view: expected FROM:TO")};
+    }
+
+    void badInputExitsWithTwo()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QStringList, expected);
+        for (QString& a : args)
+            a.replace(QStringLiteral("{d}"), m_dir.path());
+        QFile::remove(m_dir.filePath(QStringLiteral("out.png")));
+        const Run r = run(QStringList{QStringLiteral("--screenshot")} + args);
+        QVERIFY2(r.finished, "schedlab did not exit: is it waiting on a dialog?");
+        QCOMPARE(r.exitCode, 2);
+        for (const QString& e : expected)
+            QVERIFY2(r.err.contains(e), qPrintable(r.err));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("out.png"))));
+        QVERIFY(!QFile::exists(args.first()));
+    }
+
+    // A good run replaces an existing picture (atomically: QSaveFile renames a finished file).
+    void screenshotWritesThePicture()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("good.png"));
+        write(QStringLiteral("good.png"), "old");
+        const Run r = run({QStringLiteral("--screenshot"), out,
+            m_dir.filePath(QStringLiteral("tiny.json")), QStringLiteral("--at"),
+            QStringLiteral("5"), QStringLiteral("--select"), QStringLiteral("hog-1")});
+        QVERIFY(r.finished);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QImage picture(out);
+        QCOMPARE(picture.size(), QSize(1500, 950));
+    }
+
+    // An existing picture in a folder made read-only stays as it was.
+    void readOnlyFolderKeepsTheOldPicture()
+    {
+        if (geteuid() == 0)
+            QSKIP("running as root: a read-only folder does not stop root from writing");
+        QTemporaryDir locked;
+        const QString out = locked.filePath(QStringLiteral("old.png"));
+        {
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("old picture");
+        }
+        QVERIFY(QFile::setPermissions(locked.path(), QFile::ReadOwner | QFile::ExeOwner));
+        const Run r =
+            run({QStringLiteral("--screenshot"), out, m_dir.filePath(QStringLiteral("tiny.json"))});
+        QFile::setPermissions(
+            locked.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(out + QStringLiteral(": cannot write")), qPrintable(r.err));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("old picture"));
+    }
+
+private:
+    void write(const QString& name, const QByteArray& text)
+    {
+        QFile f(m_dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text);
+    }
+
+    Run run(const QStringList& args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath(QStringLiteral("config")));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SCHEDLAB_GUI), args);
+        Run r;
+        r.finished = p.waitForStarted(kUpperBoundMs) && p.waitForFinished(kUpperBoundMs);
+        if (!r.finished) {
+            p.kill();
+            p.waitForFinished(kUpperBoundMs);
+            return r;
+        }
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.err = QString::fromLocal8Bit(p.readAllStandardError());
+        return r;
+    }
+
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestHeadless)
+#include "tst_headless.moc"
