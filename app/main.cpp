@@ -17,8 +17,10 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -144,6 +146,14 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
 
 int main(int argc, char* argv[])
 {
+    // A script on a machine without a display (a server, CI) gets the offscreen platform
+    // instead of an abort for want of one.
+    const bool screenshotOption = std::any_of(argv + 1, argv + argc, [](const char* a) {
+        return std::strcmp(a, "--screenshot") == 0 || std::strncmp(a, "--screenshot=", 13) == 0;
+    });
+    if (screenshotOption && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
+        && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("schedlab"));
     QApplication::setOrganizationName(QStringLiteral("schedlab"));

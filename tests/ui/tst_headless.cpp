@@ -100,6 +100,21 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(args.first()));
     }
 
+    // No display at all (a server, CI): the offscreen platform, not an abort.
+    void noDisplayNeeded()
+    {
+        QProcessEnvironment env = environment();
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        const Run r = run({QStringLiteral("--screenshot"), m_dir.filePath(QStringLiteral("nd.png")),
+                              m_dir.filePath(QStringLiteral("missing.json"))},
+            env);
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("missing.json: cannot open")), qPrintable(r.err));
+    }
+
     // A good run replaces an existing picture (atomically: QSaveFile renames a finished file).
     void screenshotWritesThePicture()
     {
@@ -147,12 +162,19 @@ private:
         f.write(text);
     }
 
-    Run run(const QStringList& args)
+    QProcessEnvironment environment() const
     {
-        QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath(QStringLiteral("config")));
+        return env;
+    }
+
+    Run run(const QStringList& args) { return run(args, environment()); }
+
+    Run run(const QStringList& args, const QProcessEnvironment& env)
+    {
+        QProcess p;
         p.setProcessEnvironment(env);
         p.start(QStringLiteral(SCHEDLAB_GUI), args);
         Run r;
