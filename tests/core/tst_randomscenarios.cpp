@@ -20,7 +20,7 @@ using namespace schedlab;
 
 namespace {
 
-constexpr int kDefaultCount = 1000;
+constexpr int kDefaultCount = 2000;
 
 uint64_t envNumber(const char* name, uint64_t fallback)
 {
