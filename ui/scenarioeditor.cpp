@@ -113,6 +113,15 @@ bool ScenarioEditor::submit(Action action, const QString& description)
     if (!m_scenario)
         return false;
     action.at = editTime();
+    // An action at or after the end would never run, and the loader refuses it (docs/limits.md):
+    // saving it would make a file that does not open again.
+    if (action.at >= m_scenario->durationOrDefault()) {
+        Q_EMIT editFailed(
+            tr("The run has reached its end (%1): an edit there would never take "
+               "effect. Rewind first, or lengthen the scenario.")
+                .arg(QString::fromStdString(formatDuration(m_scenario->durationOrDefault()))));
+        return false;
+    }
     Scenario next = *m_scenario;
     // Truncate the future: this session's edits later than the new one belong to the timeline
     // being abandoned. Actions that came with the file are part of the scenario and stay.

@@ -5,6 +5,7 @@
 #include "core/kernel/profile.h"
 #include "core/record/metrics.h"
 #include "core/record/traceexport.h"
+#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
@@ -30,7 +31,7 @@ constexpr int kExitStopped = 3;   // a resource guard stopped the run (docs/limi
 constexpr int kExitInvariant = 4; // a checked build found a broken scheduler invariant
 
 // Largest --duration and --watchdog: the longest scenario the loader accepts (docs/limits.md).
-constexpr Nanoseconds kMaxRunDuration{int64_t{24} * 3600 * 1'000'000'000};
+constexpr Nanoseconds kMaxRunDuration = ScenarioLimits::maxDuration;
 
 void printHelp(std::ostream& out)
 {

@@ -53,7 +53,10 @@ struct ProbeMetrics
 
 struct Finding
 {
-    std::string kind; ///< "starvation", "invariant"
+    /// "starvation", "invariant" (checked builds), "resource_limit" (a run guard stopped the
+    /// run), "program_error" (a workload mistake such as unlocking a mutex not held),
+    /// "failed_action", "irq_latency", "irqs_off"
+    std::string kind;
     std::string task;
     int cpu = 0;
     int64_t fromNs = 0;

@@ -441,9 +441,11 @@ bool SimulationImpl::lockMutex(Task& task, const std::string& name)
     task.usedLocks = true;
     Mutex& m = m_mutexes[name];
     if (m.owner == task.index) {
-        if (m_violations.size() < 100)
-            m_violations.push_back("task " + task.name + " locks mutex \"" + name
-                + "\" which it already holds (a real mutex would deadlock); ignored");
+        // A mistake of the workload, not of the model: a finding, and the run goes on.
+        if (m_rtFindings.size() < 1000)
+            m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0,
+                "locks mutex \"" + name
+                    + "\" which it already holds (a real mutex would deadlock); ignored"});
         return true;
     }
     if (m.owner < 0) {
@@ -463,9 +465,9 @@ void SimulationImpl::unlockMutex(Task& task, const std::string& name)
 {
     auto it = m_mutexes.find(name);
     if (it == m_mutexes.end() || it->second.owner != task.index) {
-        if (m_violations.size() < 100)
-            m_violations.push_back(
-                "task " + task.name + " unlocks mutex \"" + name + "\" which it does not hold");
+        if (m_rtFindings.size() < 1000)
+            m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0,
+                "unlocks mutex \"" + name + "\" which it does not hold; ignored"});
         return;
     }
     std::erase(task.held, name);

@@ -4,6 +4,7 @@
 // reaching the core, undo/redo, deterministic play/pause/step, rewinding (byte-identical to a
 // fresh run), branches, and the features panel.
 #include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "ui/featurespanel.h"
 #include "ui/machinetreemodel.h"
@@ -325,6 +326,36 @@ private Q_SLOTS:
         QVERIFY(editor.removeCgroup("/c/d"));
         QVERIFY(editor.removeCgroup("/c"));
         QCOMPARE(s.cgroups.size(), size_t{2});
+    }
+
+    // An edit at the end of the run would be an action the loader refuses (it would never run):
+    // it is refused at once, so a saved scenario always opens again.
+    void editAtTheEndIsRefused()
+    {
+        Scenario s = groups();
+        SimulationController c;
+        QVERIFY(c.load(s));
+        ScenarioEditor editor(&c);
+        editor.setScenario(&s);
+        QSignalSpy failed(&editor, &ScenarioEditor::editFailed);
+        c.stepBy(s.durationOrDefault());
+        waitIdle(c);
+        QCOMPARE(c.now(), s.durationOrDefault());
+        Action move;
+        move.kind = Action::Kind::Move;
+        move.task = "x";
+        move.cgroup = "/b";
+        QVERIFY(!editor.submit(move, QStringLiteral("move x")));
+        QCOMPARE(failed.size(), 1);
+        QVERIFY(failed.first().first().toString().contains(QStringLiteral("reached its end")));
+        QVERIFY(s.actions.empty());
+        QCOMPARE(editor.undoStack()->count(), 0);
+        QVERIFY(parseScenario(writeScenario(s), "saved.json").ok());
+        // One nanosecond before the end is still an edit.
+        c.seek(s.durationOrDefault() - Nanoseconds(1));
+        waitIdle(c);
+        QVERIFY(editor.submit(move, QStringLiteral("move x")));
+        QVERIFY(parseScenario(writeScenario(s), "saved.json").ok());
     }
 
     void playPauseStepIsDeterministic()
