@@ -208,8 +208,8 @@ void TestCli::csvDirectoryCreatedUnderExistingParent()
     QVERIFY(slices.size() > 0);
     QCOMPARE(QDir(dir.filePath("d")).entryList(QDir::Files).size(), 2); // no temporaries left
     // "DIR/" with a trailing slash names the same directory (README's `--csv out/`).
-    const Result slash =
-        cli({"run", kHogs, "--duration", "5ms", "--quiet", "--csv", dir.filePath("e/").toStdString()});
+    const Result slash = cli(
+        {"run", kHogs, "--duration", "5ms", "--quiet", "--csv", dir.filePath("e/").toStdString()});
     QCOMPARE(slash.code, 0);
     QVERIFY(QFileInfo::exists(dir.filePath("e/slices.csv")));
 }
