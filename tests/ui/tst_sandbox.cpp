@@ -350,12 +350,12 @@ private Q_SLOTS:
         QVERIFY(failed.first().first().toString().contains(QStringLiteral("reached its end")));
         QVERIFY(s.actions.empty());
         QCOMPARE(editor.undoStack()->count(), 0);
-        QVERIFY(parseScenario(writeScenario(s), "saved.json").ok());
+        QVERIFY(schedlab::parseScenario(schedlab::writeScenario(s), "saved.json").ok());
         // One nanosecond before the end is still an edit.
         c.seek(s.durationOrDefault() - Nanoseconds(1));
         waitIdle(c);
         QVERIFY(editor.submit(move, QStringLiteral("move x")));
-        QVERIFY(parseScenario(writeScenario(s), "saved.json").ok());
+        QVERIFY(schedlab::parseScenario(schedlab::writeScenario(s), "saved.json").ok());
     }
 
     void playPauseStepIsDeterministic()
