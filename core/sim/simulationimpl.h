@@ -124,6 +124,7 @@ private:
     bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
     Task* rtPickNext(int cpu) const;
+    bool rtCookieFits(const Task& task, int cpu) const;
     void rtPutPrev(Task& prev);
     void rtUpdateCurr(Task& task);
     void rtEnqueue(Task& task, bool head);

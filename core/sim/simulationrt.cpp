@@ -389,6 +389,24 @@ void SimulationImpl::rtMigrate(Task& task, int cpu)
     rtEnqueue(task, false);
 }
 
+bool SimulationImpl::rtCookieFits(const Task& task, int cpu) const
+{
+    // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
+    // at no cost, so under core scheduling it only moves a task to a core whose current cookie
+    // it has, or whose siblings are all idle. (The kernel's push/pull has no such check; its
+    // moves cost time, so a bounce ends; at zero cost one could repeat for ever at one instant.)
+    if (!coreSchedActive())
+        return true;
+    const uint64_t cookie = task.cookie;
+    if (cookie == m_cores[static_cast<size_t>(coreOf(cpu))].cookie)
+        return true;
+    const int first = coreOf(cpu) * m_threadsPerCore;
+    for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i)
+        if (m_rqs[static_cast<size_t>(i)]->curr)
+            return false;
+    return true;
+}
+
 void SimulationImpl::rtBalance(int cpu)
 {
     if (m_rtQueued <= 0 || m_cpus == 1)
@@ -411,7 +429,7 @@ void SimulationImpl::rtBalance(int cpu)
             continue;
         int best = -1;
         for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
-            if (c != cpu && (best < 0 || cpuPrio(c) < cpuPrio(best)))
+            if (c != cpu && rtCookieFits(t, c) && (best < 0 || cpuPrio(c) < cpuPrio(best)))
                 best = c;
         if (best < 0 || cpuPrio(best) >= t.rtPriority)
             continue;
@@ -427,7 +445,8 @@ void SimulationImpl::rtBalance(int cpu)
             continue;
         for (int idx : m_rtCpus[static_cast<size_t>(c)].queue) {
             Task& t = *m_tasks[static_cast<size_t>(idx)];
-            if (waiting(t) && t.cpus.test(cpu) && (!pick || t.rtPriority > pick->rtPriority)) {
+            if (waiting(t) && t.cpus.test(cpu) && rtCookieFits(t, cpu)
+                && (!pick || t.rtPriority > pick->rtPriority)) {
                 pick = &t;
                 break; // the queue is ordered: the first waiting one is its best
             }
