@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cli.h"
 
+#include "core/base/atomicfile.h"
 #include "core/base/text.h"
 #include "core/kernel/profile.h"
 #include "core/record/metrics.h"
@@ -12,10 +13,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -99,61 +99,31 @@ struct RunArgs
     bool failOnStarvation = false;
 };
 
-// One output file, written whole or not at all: the text goes to a temporary file beside the
-// target, which replaces the target only once every byte is written (a failed or interrupted
-// run leaves the old file). "-" is the standard output.
+// One output file, written whole or not at all (AtomicFile); "-" is the standard output.
 class Output
 {
 public:
-    Output(std::string path, std::ostream& out)
-        : m_path(std::move(path))
+    Output(const std::string& path, std::ostream& out)
     {
-        if (m_path == "-") {
-            m_stream = &out;
-            return;
-        }
-        m_tmp = m_path + ".tmp-schedlab";
-        m_file.open(m_tmp, std::ios::binary | std::ios::trunc);
-        m_stream = &m_file;
+        if (path == "-")
+            m_stdout = &out;
+        else
+            m_file.emplace(path);
     }
-    ~Output()
-    {
-        if (!m_tmp.empty() && !m_committed) {
-            m_file.close();
-            std::remove(m_tmp.c_str());
-        }
-    }
-    Output(const Output&) = delete;
-    Output& operator=(const Output&) = delete;
-
-    std::ostream& stream() { return *m_stream; }
+    std::ostream& stream() { return m_stdout ? *m_stdout : m_file->stream(); }
     bool commit(std::ostream& err)
     {
-        if (m_tmp.empty())
-            return static_cast<bool>(m_stream->flush());
-        m_file.flush();
-        const bool written = static_cast<bool>(m_file);
-        m_file.close();
-        if (!written || m_file.fail()) {
-            err << m_path << ": cannot write (" << std::strerror(errno) << ")\n";
-            return false;
-        }
-        std::error_code ec;
-        std::filesystem::rename(m_tmp, m_path, ec);
-        if (ec) {
-            err << m_path << ": cannot write (" << ec.message() << ")\n";
-            return false;
-        }
-        m_committed = true;
-        return true;
+        if (m_stdout)
+            return static_cast<bool>(m_stdout->flush());
+        const std::string error = m_file->commit();
+        if (!error.empty())
+            err << error << "\n";
+        return error.empty();
     }
 
 private:
-    std::string m_path;
-    std::string m_tmp;
-    std::ofstream m_file;
-    std::ostream* m_stream = nullptr;
-    bool m_committed = false;
+    std::ostream* m_stdout = nullptr;
+    std::optional<AtomicFile> m_file;
 };
 
 bool writeText(
@@ -194,43 +164,6 @@ bool checkOutputPath(
     return true;
 }
 
-bool parseSeed(const std::string& text, uint64_t& seed);
-
-// --limit NAME=N: one resource guard (docs/limits.md), lowered or raised within a sane range.
-bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error)
-{
-    struct Guard
-    {
-        const char* name;
-        uint64_t max;
-    };
-    static const Guard kGuards[] = {{"events-per-second", uint64_t{1} << 40},
-        {"live-tasks", 10'000'000}, {"tasks", 100'000'000}, {"recording-bytes", uint64_t{1} << 40}};
-    const auto eq = spec.find('=');
-    const std::string name = spec.substr(0, eq);
-    const Guard* guard = nullptr;
-    for (const Guard& g : kGuards)
-        if (name == g.name)
-            guard = &g;
-    uint64_t v = 0;
-    if (eq == std::string::npos || !guard || !parseSeed(spec.substr(eq + 1), v) || v == 0
-        || v > guard->max) {
-        *error = "--limit expects NAME=N with NAME one of events-per-second, live-tasks, tasks, "
-                 "recording-bytes and 0 < N <= its maximum (docs/limits.md), got \""
-            + printable(spec) + "\"";
-        return false;
-    }
-    if (name == "events-per-second")
-        limits.eventsPerSecond = v;
-    else if (name == "live-tasks")
-        limits.liveTasks = static_cast<int>(v);
-    else if (name == "tasks")
-        limits.createdTasks = static_cast<int>(v);
-    else
-        limits.recordingBytes = v;
-    return true;
-}
-
 // A seed is a decimal integer in [0, 2^64); "-1" is not silently 2^64 - 1.
 bool parseSeed(const std::string& text, uint64_t& seed)
 {
@@ -242,6 +175,40 @@ bool parseSeed(const std::string& text, uint64_t& seed)
     if (errno == ERANGE || *end != '\0')
         return false;
     seed = v;
+    return true;
+}
+
+// --limit NAME=N: one resource guard (docs/limits.md), lowered or raised within a sane range.
+bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error)
+{
+    struct Guard
+    {
+        const char* name;
+        uint64_t max;
+        void (*set)(ResourceLimits&, uint64_t);
+    };
+    static const Guard kGuards[] = {
+        {"events-per-second", uint64_t{1} << 40,
+            [](ResourceLimits& l, uint64_t v) { l.eventsPerSecond = v; }},
+        {"live-tasks", 10'000'000,
+            [](ResourceLimits& l, uint64_t v) { l.liveTasks = static_cast<int>(v); }},
+        {"tasks", 100'000'000,
+            [](ResourceLimits& l, uint64_t v) { l.createdTasks = static_cast<int>(v); }},
+        {"recording-bytes", uint64_t{1} << 40,
+            [](ResourceLimits& l, uint64_t v) { l.recordingBytes = v; }}};
+    const auto eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    const auto guard = std::find_if(
+        std::begin(kGuards), std::end(kGuards), [&](const Guard& g) { return name == g.name; });
+    uint64_t v = 0;
+    if (eq == std::string::npos || guard == std::end(kGuards) || !parseSeed(spec.substr(eq + 1), v)
+        || v == 0 || v > guard->max) {
+        *error = "--limit expects NAME=N with NAME one of events-per-second, live-tasks, tasks, "
+                 "recording-bytes and 0 < N <= its maximum (docs/limits.md), got \""
+            + printable(spec) + "\"";
+        return false;
+    }
+    guard->set(limits, v);
     return true;
 }
 
@@ -474,10 +441,10 @@ int runProblems(const Simulation& sim, std::ostream& err)
 {
     for (const auto& v : sim.invariantViolations())
         err << "invariant violated: " << printable(v) << "\n";
-    if (!sim.stopReason().empty())
+    if (!sim.stopReason().empty()) {
         err << "run " << printable(sim.stopReason()) << "\n";
-    if (!sim.stopReason().empty())
         return kExitStopped;
+    }
     return sim.invariantViolations().empty() ? kExitOk : kExitInvariant;
 }
 

@@ -10,6 +10,7 @@
 // ScenarioLimits::maxProgramNesting. Sections are read in dependency order (machine before
 // cpulists, cgroups before references to them, tasks before actions) regardless of their order
 // in the file.
+#include "core/base/atomicfile.h"
 #include "core/base/cpuset.h"
 #include "core/kernel/costs.h"
 #include "core/kernel/features.h"
@@ -32,8 +33,6 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <utility>
 
 namespace schedlab {
@@ -1985,60 +1984,15 @@ std::string writeScenario(const Scenario& scenario)
 
 std::string saveScenarioFile(const Scenario& scenario, const std::string& path)
 {
-    namespace fs = std::filesystem;
     std::string text;
     try {
         text = writeScenario(scenario);
     } catch (const std::exception& e) {
         return path + ": cannot serialise: " + e.what();
     }
-    // Replace the target of a symlink, not the link itself.
-    std::error_code ec;
-    fs::path target = path;
-    if (fs::is_symlink(target, ec)) {
-        const fs::path resolved = fs::canonical(target, ec);
-        if (!ec)
-            target = resolved;
-    }
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::string tempName = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-    const int fd = ::mkstemp(tempName.data());
-    if (fd < 0)
-        return path + ": cannot create a temporary file in " + dir.string() + ": "
-            + std::strerror(errno);
-    auto failWith = [&](const std::string& what) {
-        const std::string message = path + ": " + what + ": " + std::strerror(errno);
-        ::close(fd);
-        ::unlink(tempName.c_str());
-        return message;
-    };
-    struct stat existing = {};
-    const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644;
-    if (::fchmod(fd, mode) != 0)
-        return failWith("cannot set permissions");
-    size_t written = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return failWith("cannot write");
-        }
-        written += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0)
-        return failWith("cannot sync");
-    if (::close(fd) != 0) {
-        const std::string message = path + ": cannot write: " + std::strerror(errno);
-        ::unlink(tempName.c_str());
-        return message;
-    }
-    if (::rename(tempName.c_str(), target.c_str()) != 0) {
-        const std::string message = path + ": cannot replace: " + std::strerror(errno);
-        ::unlink(tempName.c_str());
-        return message;
-    }
-    return {};
+    AtomicFile file(path);
+    file.stream() << text;
+    return file.commit();
 }
 
 } // namespace schedlab

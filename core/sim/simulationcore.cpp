@@ -227,14 +227,6 @@ bool SimulationImpl::corePrioLess(const SchedEntity* a, const SchedEntity* b, bo
 
 // --- the core-wide pick (§11.2) ----------------------------------------------------------------
 
-SchedEntity* SimulationImpl::pickNextTask(int cpu, bool& forcedIdle)
-{
-    forcedIdle = false;
-    if (!coreSchedActive())
-        return m_fair->pickTask(*m_rqs[static_cast<size_t>(cpu)]);
-    return pickNextTaskCore(cpu, forcedIdle);
-}
-
 SchedEntity* SimulationImpl::classPick(int cpu)
 {
     // The class loop of pick_task(): RT (unless the fair server boosts fair work), then fair.

@@ -654,14 +654,8 @@ void SimulationImpl::schedule(int cpu)
     // Under core scheduling the core-wide pick covers both classes (simulationcore.cpp);
     // otherwise RT first, then fair.
     auto pick = [&]() -> SchedEntity* {
-        SchedEntity* se = nullptr;
-        if (coreSchedActive()) {
-            se = pickNextTaskCore(cpu, forcedIdle);
-        } else {
-            forcedIdle = false;
-            Task* rt = rtc.serverRunning || m_rtQueued == 0 ? nullptr : rtPickNext(cpu);
-            se = rt ? &rt->se : m_fair->pickTask(rq);
-        }
+        forcedIdle = false;
+        SchedEntity* se = coreSchedActive() ? pickNextTaskCore(cpu, forcedIdle) : classPick(cpu);
         rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
         return se;
     };
@@ -1142,8 +1136,7 @@ void SimulationImpl::runUntil(Nanoseconds t)
         m_events.runUntil(t); // a stopped run stays at the time it stopped
 }
 
-// --- resource guards (docs/limits.md)
-// -------------------------------------------------------------
+// --- resource guards (docs/limits.md) ----------------------------------------------------------
 
 void SimulationImpl::stopRun(const std::string& task, int cpu, const std::string& reason)
 {
@@ -1168,8 +1161,7 @@ void SimulationImpl::checkLimits()
                 + " events in one simulated millisecond (the limit is "
                 + std::to_string(limits.eventsPerSecond)
                 + " per simulated second; a schedule() counts as one): a program that loops "
-                  "without "
-                  "using time, or CPUs handing work back and forth?");
+                  "without using time, or CPUs handing work back and forth?");
     else if (m_rec.bytes() >= limits.recordingBytes)
         stopRun("", m_eventCpu,
             "the recording reached " + std::to_string(m_rec.bytes()) + " bytes (the limit is "
@@ -1182,11 +1174,10 @@ bool SimulationImpl::canCreateTask(const std::string& name, int cpu)
     const ResourceLimits& limits = m_options.limits;
     if (m_liveTasks < limits.liveTasks && std::ssize(m_tasks) < limits.createdTasks)
         return true;
-    stopRun(name, cpu,
-        m_liveTasks >= limits.liveTasks ? "creating " + printable(name) + " would make more than "
-                + std::to_string(limits.liveTasks) + " live tasks"
-                                        : "creating " + printable(name) + " would make more than "
-                + std::to_string(limits.createdTasks) + " tasks in all (forked ones included)");
+    const std::string limit = m_liveTasks >= limits.liveTasks
+        ? std::to_string(limits.liveTasks) + " live tasks"
+        : std::to_string(limits.createdTasks) + " tasks in all (forked ones included)";
+    stopRun(name, cpu, "creating " + printable(name) + " would make more than " + limit);
     return false;
 }
 

@@ -14,7 +14,6 @@
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
 
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,12 +55,7 @@ public:
     int64_t clock() const override { return m_events.now().count(); }
     /// clock() + @p d, saturated at the end of the 64-bit clock (docs/limits.md): a duration
     /// drawn from a program never wraps an event into the past.
-    int64_t after(int64_t d) const
-    {
-        return d > std::numeric_limits<int64_t>::max() - clock()
-            ? std::numeric_limits<int64_t>::max()
-            : clock() + d;
-    }
+    int64_t after(int64_t d) const { return saturatingAdd(clock(), d); }
     void resched(int cpu, bool lazy) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
@@ -176,9 +170,8 @@ private:
     void nohzBalancerKick(int cpu);
 
     // core scheduling (§11, simulationcore.cpp)
-    /// pick_next_task(): the core-wide pick when core scheduling is on, else the fair class's.
+    /// pick_next_task() with core scheduling on: the core-wide pick over both classes.
     /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
-    SchedEntity* pickNextTask(int cpu, bool& forcedIdle);
     SchedEntity* pickNextTaskCore(int cpu, bool& forcedIdle);
     SchedEntity* classPick(int cpu);              ///< the CPU's RT pick, else its fair pick
     int corePrio(const SchedEntity& se) const;    ///< __task_prio()

@@ -206,7 +206,8 @@ void TestCli::csvDirectoryCreatedUnderExistingParent()
     QVERIFY(slices.open(QIODevice::ReadOnly));
     QVERIFY(samples.readLine().startsWith("time_ns,"));
     QVERIFY(slices.size() > 0);
-    QCOMPARE(QDir(dir.filePath("d")).entryList(QDir::Files).size(), 2); // no temporaries left
+    QCOMPARE(QDir(dir.filePath("d")).entryList(QDir::Files | QDir::Hidden).size(),
+        2); // no temporaries left
     // "DIR/" with a trailing slash names the same directory (README's `--csv out/`).
     const Result slash = cli(
         {"run", kHogs, "--duration", "5ms", "--quiet", "--csv", dir.filePath("e/").toStdString()});
@@ -229,7 +230,7 @@ void TestCli::outputReplacedWhole()
     QVERIFY(text.startsWith("{"));
     QVERIFY(text.endsWith("}\n"));
     QVERIFY(!text.contains("old content"));
-    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"m.json"});
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"m.json"});
 }
 
 // A fork loop beyond --limit live-tasks=5: exit 3, the reason on stderr, and the outputs of the
