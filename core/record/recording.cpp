@@ -79,24 +79,20 @@ std::string entityName(EntityRef e, const Recording& names)
     return path + "@" + std::to_string(e.groupCpu());
 }
 
-std::string formatRecord(const Record& r, const Recording& recording)
+std::string formatRecord(const Record& r, const Recording& names)
 {
     // Names are written printable: one record is always one line.
-    auto entityName = [&](EntityRef e, const Recording& names) {
-        return printable(schedlab::entityName(e, names));
-    };
-    const Recording& names = recording;
+    auto name = [&](EntityRef e) { return printable(entityName(e, names)); };
     std::string out = "t=" + std::to_string(r.time) + " cpu" + std::to_string(r.cpu) + " "
         + kindName(r.kind) + " ";
     const auto& g = r.payload.generic;
     switch (r.kind) {
     case RecordKind::Switch:
-        out += entityName(r.entity, names) + "->"
-            + entityName(EntityRef{static_cast<int32_t>(g.a)}, names);
+        out += name(r.entity) + "->" + name(EntityRef{static_cast<int32_t>(g.a)});
         break;
     case RecordKind::Sample: {
         const auto& s = r.payload.sample;
-        out += entityName(r.entity, names) + " v=" + std::to_string(s.vruntime)
+        out += name(r.entity) + " v=" + std::to_string(s.vruntime)
             + " d=" + std::to_string(s.deadline) + " V=" + std::to_string(s.avgVruntime)
             + " vlag=" + std::to_string(s.vlag) + " w=" + std::to_string(s.weight)
             + ((r.flags & Record::kEligible) ? " eligible" : "")
@@ -108,8 +104,8 @@ std::string formatRecord(const Record& r, const Recording& recording)
         out += std::to_string(g.a) + "=" + std::to_string(g.b);
         break;
     default:
-        out += entityName(r.entity, names) + " " + std::to_string(g.a) + " " + std::to_string(g.b)
-            + " " + std::to_string(g.c);
+        out += name(r.entity) + " " + std::to_string(g.a) + " " + std::to_string(g.b) + " "
+            + std::to_string(g.c);
         break;
     }
     return out;
