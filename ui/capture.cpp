@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "capture.h"
 
-#include "core/cli/cli.h"
+#include "core/kernel/variant.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"

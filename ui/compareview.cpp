@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "compareview.h"
 
-#include "core/cli/cli.h"
+#include "core/kernel/variant.h"
 #include "core/scenario/scenarioio.h"
 #include "format.h"
 #include "timelineview.h"

@@ -4,6 +4,7 @@
 #include "core/base/atomicfile.h"
 #include "core/base/text.h"
 #include "core/kernel/profile.h"
+#include "core/kernel/variant.h"
 #include "core/record/metrics.h"
 #include "core/record/traceexport.h"
 #include "core/scenario/limits.h"
@@ -11,7 +12,6 @@
 #include "core/sim/simulation.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -164,20 +164,6 @@ bool checkOutputPath(
     return true;
 }
 
-// A seed is a decimal integer in [0, 2^64); "-1" is not silently 2^64 - 1.
-bool parseSeed(const std::string& text, uint64_t& seed)
-{
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (errno == ERANGE || *end != '\0')
-        return false;
-    seed = v;
-    return true;
-}
-
 // --limit NAME=N: one resource guard (docs/limits.md), lowered or raised within a sane range.
 bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error)
 {
@@ -212,31 +198,6 @@ bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* er
     return true;
 }
 
-bool parseOverride(const std::string& spec, RunOptions& options, std::string* error)
-{
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos) {
-        *error = "expected CHOICE=VALUE, got \"" + spec + "\"";
-        return false;
-    }
-    const std::string name = spec.substr(0, eq);
-    const std::string value = spec.substr(eq + 1);
-    ProfileChoices probe;
-    if (!applyChoice(probe, name, value, error))
-        return false;
-    options.overrides.emplace_back(name, value);
-    return true;
-}
-
-bool parseFeature(const std::string& spec, RunOptions& options, std::string* error)
-{
-    FeatureSet probe;
-    if (!probe.apply(spec, error))
-        return false;
-    options.features.push_back(spec);
-    return true;
-}
-
 // Parses run/compare options after the command word. Returns false with a message on error.
 bool parseRunArgs(
     const std::vector<std::string>& args, size_t from, RunArgs& ra, std::string* error)
@@ -253,18 +214,13 @@ bool parseRunArgs(
         };
         std::string v;
         if (a == "--profile") {
-            if (!value(v))
+            if (!value(v) || !applyProfileName(v, ra.options, error))
                 return false;
-            if (!findProfile(v)) {
-                *error = "unknown profile \"" + v + "\" (known: " + profileNameList() + ")";
-                return false;
-            }
-            ra.options.profile = v;
         } else if (a == "--feature") {
-            if (!value(v) || !parseFeature(v, ra.options, error))
+            if (!value(v) || !applyFeatureSpec(v, ra.options, error))
                 return false;
         } else if (a == "--override") {
-            if (!value(v) || !parseOverride(v, ra.options, error))
+            if (!value(v) || !applyOverrideSpec(v, ra.options, error))
                 return false;
         } else if (a == "--duration" || a == "--watchdog") {
             if (!value(v))
@@ -505,44 +461,6 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     return kExitOk;
 }
-
-} // namespace
-
-// Applies one compare SPEC ("NO_PLACE_LAG,profile=6.12,seed=3,reweight=eevdf") on top of base.
-bool applyVariant(const std::string& spec, RunOptions& options, std::string* error)
-{
-    std::stringstream ss(spec);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (item.empty())
-            continue;
-        const auto eq = item.find('=');
-        if (eq == std::string::npos) {
-            if (!parseFeature(item, options, error))
-                return false;
-        } else if (item.compare(0, eq, "profile") == 0) {
-            const std::string name = item.substr(eq + 1);
-            if (!findProfile(name)) {
-                *error = "unknown profile \"" + name + "\" (known: " + profileNameList() + ")";
-                return false;
-            }
-            options.profile = name;
-        } else if (item.compare(0, eq, "seed") == 0) {
-            uint64_t seed = 0;
-            if (!parseSeed(item.substr(eq + 1), seed)) {
-                *error = "seed expects an integer in [0, 18446744073709551615] in \""
-                    + printable(item) + "\"";
-                return false;
-            }
-            options.seed = seed;
-        } else if (!parseOverride(item, options, error)) {
-            return false;
-        }
-    }
-    return true;
-}
-
-namespace {
 
 int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {

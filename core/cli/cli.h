@@ -10,12 +10,6 @@
 
 namespace schedlab {
 
-struct RunOptions;
-
-/// Applies one compare variant SPEC ("NO_PLACE_LAG,profile=6.12,seed=3,reweight=eevdf") on top of
-/// @p options; false with a message for an unknown name or value.
-bool applyVariant(const std::string& spec, RunOptions& options, std::string* error);
-
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace schedlab
