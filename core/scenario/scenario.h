@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// What a scenario file describes (scenario-format.md §1), as plain value types.
-// The JSON mapping lives in scenariojson.cpp; the simulation builds its state from these structs.
+// What a scenario file describes (docs/scenario-format.md §1), as plain value types.
+// The JSON mapping is in scenariofields.cpp (one field table per flat struct), read by
+// scenarioreader.cpp and written by scenariowriter.cpp; the simulation builds its state from these
+// structs.
 // Optional fields keep "not given" distinct from "given as the default" so that a load → save →
 // load round trip reproduces the user's file.
 #pragma once

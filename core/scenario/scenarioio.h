@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Loading, validating and writing scenario files (scenario-format.md §1).
+// Loading, validating and writing scenario files (docs/scenario-format.md §1).
 // Errors name the file, the JSON path and what was expected:
 //   scenarios/x.json: /tasks/2/cpus: CPU 7 does not exist (machine has 4 CPUs)
+// Implemented in this folder by: jsonreader (the diagnostics reader: JSON text, single values,
+// messages), fieldtable + scenariofields (one table per flat struct: key, check, write),
+// scenarioreader (sections and cross-field checks), scenariowriter (with its pretty-printer) and
+// scenariofile (reading a file, atomic save through core/base/atomicfile).
 #pragma once
 
 #include "core/scenario/scenario.h"
