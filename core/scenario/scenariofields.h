@@ -28,9 +28,11 @@ const FieldTable<SetAction>& setTaskFields();
 /// An annotation: at, text.
 const FieldTable<Annotation>& annotationFields();
 
-/// Writer helpers shared by the tables and the writer.
+/// Writer helpers shared by the tables and the writer (scenariowriter.cpp).
 Json durationJson(Nanoseconds d);
 Json durationSpecJson(const DurationSpec& d);
+/// @p out with the cgroup files added.
+Json cgroupFilesJson(Json out, const CgroupFiles& files);
 /// A task object; without the name for a forked child.
 Json taskJson(const TaskSpec& task, TaskKind kind);
 Json programJson(const std::vector<Op>& program);
