@@ -331,6 +331,10 @@ pid_t Runner::startTask(const TaskSpec& spec, const std::string& name, const std
     m_err.flush();
     const pid_t pid = ::fork();
     if (pid == 0) {
+        // Only the runner holds the go pipe's write end: its close is every task's start.
+        if (m_goPipe[1] >= 0)
+            ::close(m_goPipe[1]);
+        ::close(m_readyPipe[0]);
         setpgid(0, m_pgid);
         taskMain(spec, name, cgroup, startNs, waitForGo);
     }
@@ -587,6 +591,7 @@ int Runner::run()
         writeKernelFile(m_tracefs + "/tracing_on", "1");
     sleepUntil(t0 - 1'000'000);
     ::close(m_goPipe[1]);
+    m_goPipe[1] = -1;
 
     std::vector<std::pair<int64_t, int>> order;
     for (size_t i = 0; i < m_s.actions.size(); ++i)
