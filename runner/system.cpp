@@ -166,7 +166,8 @@ private:
         return path == "/" ? m_base : m_base + path;
     }
     void warn(const std::string& what) { m_err << "schedlab-run: " << what << "\n"; }
-    std::string applyAttributes(pid_t pid, const Attributes& a) const;
+    /// With @p inherit, unset CPUs keep the inherited affinity (a forked child).
+    std::string applyAttributes(pid_t pid, const Attributes& a, bool inherit = false) const;
     std::string writeCgroupFiles(const std::string& path, const CgroupFiles& f) const;
     pid_t startTask(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
         int64_t startNs, bool waitForGo);
@@ -200,12 +201,12 @@ Attributes attributesOf(const TaskSpec& t)
     return {t.cpus, t.nice, t.policy, t.rtPriority, t.slice};
 }
 
-std::string Runner::applyAttributes(pid_t pid, const Attributes& a) const
+std::string Runner::applyAttributes(pid_t pid, const Attributes& a, bool inherit) const
 {
     std::string problems;
     // The scenario's machine is CPUs 0 … cpus-1 of this one.
     const auto set = a.cpus ? CpuSet::parse(*a.cpus, m_plan.cpus) : CpuSet::all(m_plan.cpus);
-    if (set) {
+    if (set && (a.cpus || !inherit)) {
         cpu_set_t mask;
         CPU_ZERO(&mask);
         for (int c = set->first(); c >= 0; c = set->next(c))
@@ -284,7 +285,7 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     std::string problems;
     if (const std::string e = writeKernelFile(cgroupDir(cgroup) + "/cgroup.procs", "0"); !e.empty())
         problems += " " + e + ";";
-    problems += applyAttributes(0, attributesOf(spec));
+    problems += applyAttributes(0, attributesOf(spec), !waitForGo && startNs < 0);
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
     if (waitForGo) {
@@ -292,7 +293,8 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         (void)!::write(m_readyPipe[1], &c, 1);
         while (::read(m_goPipe[0], &c, 1) < 0 && errno == EINTR) { }
     }
-    sleepUntil(m_shared->t0.load() + startNs);
+    if (startNs >= 0) // a forked child (-1) starts at once
+        sleepUntil(m_shared->t0.load() + startNs);
     Prng prng(m_s.seedOrDefault() ^ static_cast<uint64_t>(getpid()));
     int forks = 0;
     ProgramHooks hooks;
@@ -311,7 +313,7 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         const std::string childName = name + "." + std::to_string(++forks);
         const pid_t pid = ::fork();
         if (pid == 0)
-            taskMain(child, childName, child.cgroup.value_or(cgroup), 0, false);
+            taskMain(child, childName, child.cgroup.value_or(cgroup), -1, false);
         if (pid > 0 && wait)
             while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) { }
     };
@@ -464,6 +466,10 @@ int Runner::run()
         return 3;
     }
     m_base = m_config.cgroupBase.empty() ? mount : m_config.cgroupBase;
+    if (!hasCpuController(m_base))
+        warn("the cgroup v2 hierarchy at " + m_base
+            + " has no cpu controller (it is bound to "
+              "cgroup v1?): cpu.weight, cpu.max and cpu.idle cannot be set");
     if (!m_config.traceOut.empty()) {
         m_tracefs = tracefsDir(m_config.tracefs, true);
         if (m_tracefs.empty()) {
@@ -631,6 +637,15 @@ std::string cgroup2Mount(bool mount)
     if (mount && ::mount("none", "/sys/fs/cgroup", "cgroup2", 0, nullptr) == 0)
         return "/sys/fs/cgroup";
     return {};
+}
+
+bool hasCpuController(const std::string& dir)
+{
+    std::istringstream words(readFile(dir + "/cgroup.controllers"));
+    for (std::string w; words >> w;)
+        if (w == "cpu")
+            return true;
+    return false;
 }
 
 std::string tracefsDir(const std::string& preferred, bool mount)

@@ -23,6 +23,8 @@ struct RunConfig
 /// Where cgroup2 is mounted ("" if nowhere); mounts it at /sys/fs/cgroup when @p mount and
 /// nothing is mounted there.
 std::string cgroup2Mount(bool mount);
+/// Whether the cgroup v2 directory @p dir offers the cpu controller (cgroup.controllers).
+bool hasCpuController(const std::string& dir);
 /// tracefs directory with a "trace" file ("" if none); mounts it when @p mount.
 std::string tracefsDir(const std::string& preferred, bool mount);
 
