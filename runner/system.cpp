@@ -192,6 +192,7 @@ private:
     int m_goPipe[2] = {-1, -1};
     pid_t m_pgid = 0;
     std::vector<std::string> m_createdCgroups;
+    std::vector<std::pair<std::string, std::string>> m_cpuStat; ///< group → cpu.stat at the end
     std::string m_oldFeatures; ///< debugfs sched/features before the run
     std::vector<std::pair<std::string, std::string>> m_restore; ///< debugfs files to restore
 };
@@ -416,6 +417,8 @@ bool Runner::writeTrace()
         names << e.pid << " " << e.name << " " << e.cgroup << "\n";
         s << "# schedlab-task: " << e.pid << " " << e.name << " " << e.cgroup << "\n";
     }
+    for (const auto& [path, stat] : m_cpuStat)
+        s << "# schedlab-cgroup: " << path << stat << "\n";
     std::ifstream trace(m_tracefs + "/trace");
     if (!trace) {
         warn(m_tracefs + "/trace: cannot read");
@@ -611,6 +614,16 @@ int Runner::run()
     sleepUntil(t0 + duration);
     if (!m_tracefs.empty())
         writeKernelFile(m_tracefs + "/tracing_on", "0");
+    // cpu.stat of every group (throttling counts for the import), one line each.
+    for (const std::string& path : m_plan.cgroups) {
+        std::string stat = readFile(cgroupDir(path) + "/cpu.stat");
+        std::replace(stat.begin(), stat.end(), '\n', ' ');
+        std::string line;
+        std::istringstream words(stat);
+        for (std::string key, value; words >> key >> value;)
+            line += " " + key + "=" + value;
+        m_cpuStat.emplace_back(path, line);
+    }
     cleanUp();
     bool ok = true;
     if (!m_tracefs.empty()) {

@@ -598,7 +598,7 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     }
     if (!realTrace.empty()) {
         Metrics real;
-        if (!importForCompare(realTrace, realNames, real, err))
+        if (!importForCompare(realTrace, realNames, results.front(), real, err))
             return kExitBadInput;
         names.push_back("real");
         results.push_back(std::move(real));

@@ -204,8 +204,8 @@ bool takeRealOptions(
     return true;
 }
 
-bool importForCompare(
-    const std::string& trace, const std::string& namesFile, Metrics& metrics, std::ostream& err)
+bool importForCompare(const std::string& trace, const std::string& namesFile, const Metrics& model,
+    Metrics& real, std::ostream& err)
 {
     TraceNameMap names;
     if (!namesFile.empty() && !loadNames(namesFile, names, err))
@@ -214,7 +214,26 @@ bool importForCompare(
     report(r, err);
     if (!r.ok())
         return false;
-    metrics = std::move(r.metrics);
+    real = std::move(r.metrics);
+    // compare's rows go by position: the real run's groups and probes in the model's order.
+    std::vector<CgroupMetrics> groups;
+    for (const auto& g : model.cgroups) {
+        const auto it = std::find_if(real.cgroups.begin(), real.cgroups.end(),
+            [&](const CgroupMetrics& c) { return c.path == g.path; });
+        groups.push_back(it != real.cgroups.end() ? *it : CgroupMetrics{g.path, 0, 0, {}, {}});
+    }
+    real.cgroups = std::move(groups);
+    real.probes.clear();
+    for (const auto& p : model.probes) {
+        ProbeMetrics pm{p.name, 0, std::nullopt};
+        for (size_t i = 0; i < real.tasks.size(); ++i)
+            if (real.tasks[i].name == p.name) {
+                pm.spawnedAtNs = r.firstEventNs[i];
+                if (real.tasks[i].exitedAtNs)
+                    pm.latencyNs = *real.tasks[i].exitedAtNs - pm.spawnedAtNs;
+            }
+        real.probes.push_back(pm);
+    }
     return true;
 }
 

@@ -18,9 +18,10 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
 bool takeRealOptions(
     std::vector<std::string>& args, std::string& trace, std::string& names, std::string* error);
 
-/// Imports @p trace (and @p names, may be empty) for compare's real column; messages go to
-/// @p err. False when the trace cannot be used.
-bool importForCompare(
-    const std::string& trace, const std::string& names, Metrics& metrics, std::ostream& err);
+/// Imports @p trace (and @p names, may be empty) for compare's real column beside @p model:
+/// cgroups in the model's order, probes (a probe task's latency is from its first event to its
+/// exit). Messages go to @p err. False when the trace cannot be used.
+bool importForCompare(const std::string& trace, const std::string& names, const Metrics& model,
+    Metrics& real, std::ostream& err);
 
 } // namespace schedlab

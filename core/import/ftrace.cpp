@@ -177,6 +177,7 @@ private:
         int64_t switches = 0;
         int64_t migrations = 0;
         std::optional<int64_t> exitedAt;
+        int64_t firstEvent = 0;
         int runningOn = -1; ///< CPU it runs on, -1 when not running
         bool dead = false;  ///< switched out for the last time (or exited and switched out)
     };
@@ -241,6 +242,7 @@ private:
     int64_t m_lastTime = 0; ///< record time of the newest event
     std::vector<int64_t> m_cpuLast;
     std::string m_scenario;
+    std::map<std::string, std::map<std::string, int64_t>> m_cpuStat; ///< group → cpu.stat
 };
 
 int Importer::newTask(int pid, const std::string& comm, int64_t t, int parent)
@@ -248,6 +250,7 @@ int Importer::newTask(int pid, const std::string& comm, int64_t t, int parent)
     TaskInfo ti;
     ti.pid = pid;
     ti.comm = comm;
+    ti.firstEvent = t;
     m_tasks.push_back(ti);
     const int index = static_cast<int>(m_tasks.size()) - 1;
     m_live[pid] = index;
@@ -293,6 +296,15 @@ void Importer::comment(string_view text)
             fields >> e.cgroup;
             m_names.byPid.emplace(pid, e); // a map given on the command line wins
         }
+    } else if (const auto g = directive("schedlab-cgroup:")) {
+        std::istringstream fields{std::string(*g)};
+        std::string path;
+        fields >> path;
+        auto& stat = m_cpuStat[path];
+        for (std::string kv; fields >> kv;)
+            if (const size_t eq = kv.find('='); eq != std::string::npos)
+                if (const auto value = toInt(string_view(kv).substr(eq + 1)))
+                    stat[kv.substr(0, eq)] = *value;
     } else if (const auto k = directive("schedlab-kernel:")) {
         m_result.kernel = std::string(*k);
     } else if (const auto s = directive("schedlab-scenario:")) {
@@ -663,6 +675,30 @@ TraceImport Importer::finish()
         tm.migrations = ti.migrations;
         tm.exitedAtNs = ti.exitedAt;
         m.tasks.push_back(std::move(tm));
+        m_result.firstEventNs.push_back(ti.firstEvent);
+    }
+    // Cgroups: the CPU time of the tasks the name map places in them, parents included (a
+    // task moved at run time is counted in the group it started in).
+    std::map<std::string, int64_t> groupCpu;
+    for (const TaskMetrics& tm : m.tasks)
+        for (std::string g = tm.cgroup; g.size() > 1 && g.front() == '/';
+             g = g.substr(0, std::max<size_t>(g.rfind('/'), 1)))
+            groupCpu[g] += tm.cpuTimeNs;
+    for (const auto& [path, stat] : m_cpuStat)
+        groupCpu.try_emplace(path, 0);
+    for (const auto& [path, cpu] : groupCpu) {
+        CgroupMetrics cm{path, cpu, 0, {}, {}};
+        if (const auto it = m_cpuStat.find(path); it != m_cpuStat.end()) {
+            const auto& stat = it->second;
+            auto get = [&](const char* key) -> std::optional<int64_t> {
+                const auto v = stat.find(key);
+                return v == stat.end() ? std::nullopt : std::optional<int64_t>(v->second);
+            };
+            cm.throttledNs = get("throttled_usec").value_or(0) * 1000;
+            cm.nrPeriods = get("nr_periods");
+            cm.nrThrottled = get("nr_throttled");
+        }
+        m.cgroups.push_back(std::move(cm));
     }
     for (int c = 0; c < rec.cpus; ++c)
         m.cpus.push_back(

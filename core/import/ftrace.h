@@ -22,7 +22,9 @@ namespace schedlab {
 
 /// Names for traced threads (the runner writes one; comm is only 15 characters long):
 /// pid → scenario task name and cgroup. A line is "PID NAME [CGROUP]"; '#' starts a comment.
-/// In a trace the same entries can appear as "# schedlab-task: PID NAME [CGROUP]" lines.
+/// In a trace the same entries can appear as "# schedlab-task: PID NAME [CGROUP]" lines, and
+/// the runner adds each group's cpu.stat at the end of the run as
+/// "# schedlab-cgroup: PATH nr_periods=N nr_throttled=N throttled_usec=N …".
 struct TraceNameMap
 {
     struct Entry
@@ -52,6 +54,9 @@ struct TraceImport
     int64_t lostEvents = 0; ///< "[LOST N EVENTS]" markers summed
     int64_t startNs = 0;    ///< trace timestamp of the first event (record time 0)
     std::string kernel;     ///< "# schedlab-kernel: …" when the runner wrote it
+    /// Record time of each task's first event (same order as metrics.tasks): when a task the
+    /// runner started at a scenario time was first woken.
+    std::vector<int64_t> firstEventNs;
     bool ok() const { return errors.empty(); }
 };
 

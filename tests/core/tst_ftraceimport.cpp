@@ -188,6 +188,8 @@ private slots:
             "# schedlab-kernel: 6.18.15+deb13-amd64\n"
             "# schedlab-scenario: demo\n"
             "# schedlab-task: 7 a-task-with-a-long-name /web\n"
+            "# schedlab-cgroup: /web usage_usec=1500 nr_periods=10 nr_throttled=3 "
+            "throttled_usec=2500\n"
             " Web Content-9 [000] d..2. 1.000000: sched_wakeup: comm=a-task-with-a-l pid=7 "
             "prio=120 success=1 target_cpu=000\n"
             " Web Content-9 [000] d..2. 1.000500: sched_switch: prev_comm=Web Content prev_pid=9 "
@@ -207,8 +209,16 @@ private slots:
         QCOMPARE(named->cpuTimeNs, int64_t{1'500'000});
         QCOMPARE(named->cgroup, std::string("/web"));
         QCOMPARE(named->waitMaxNs, int64_t{500'000});
+        // The group's CPU time is its mapped tasks' (Web Content has no group: not counted).
+        QCOMPARE(r.metrics.cgroups.size(), size_t{1});
+        QCOMPARE(r.metrics.cgroups[0].path, std::string("/web"));
+        QCOMPARE(r.metrics.cgroups[0].cpuTimeNs, int64_t{1'500'000});
+        QCOMPARE(r.metrics.cgroups[0].throttledNs, int64_t{2'500'000}); // the runner's cpu.stat
+        QCOMPARE(r.metrics.cgroups[0].nrPeriods, std::optional<int64_t>(10));
+        QCOMPARE(r.metrics.cgroups[0].nrThrottled, std::optional<int64_t>(3));
+        QCOMPARE(r.firstEventNs.size(), r.metrics.tasks.size());
 
-        std::istringstream map("# pid name cgroup\n7 a-task-with-a-lot /db\n9 not-web-content\n");
+        std::istringstream map("# pid name cgroup\n7 a-task-with-a-lot /db/x\n9 not-web-content\n");
         TraceNameMap names;
         std::string error;
         QVERIFY(parseNameMap(map, "names", names, &error));
@@ -217,7 +227,10 @@ private slots:
         // The given map wins over the trace's; an entry whose name does not start with the
         // task's comm is for another task that had the pid (pid reuse) and is not used.
         QVERIFY(findTask(r2.metrics, "a-task-with-a-lot"));
-        QCOMPARE(findTask(r2.metrics, "a-task-with-a-lot")->cgroup, std::string("/db"));
+        QCOMPARE(findTask(r2.metrics, "a-task-with-a-lot")->cgroup, std::string("/db/x"));
+        QCOMPARE(r2.metrics.cgroups.size(), size_t{3}); // /db/x, its parent /db, /web's stat
+        QCOMPARE(r2.metrics.cgroups[0].path, std::string("/db"));
+        QCOMPARE(r2.metrics.cgroups[0].cpuTimeNs, int64_t{1'500'000});
         QVERIFY(findTask(r2.metrics, "Web Content-9"));
         std::istringstream badMap("seven x\n");
         QVERIFY(!parseNameMap(badMap, "names", names, &error));
