@@ -178,15 +178,19 @@ private:
         int64_t migrations = 0;
         std::optional<int64_t> exitedAt;
         int64_t firstEvent = 0;
-        int runningOn = -1; ///< CPU it runs on, -1 when not running
-        bool dead = false;  ///< switched out for the last time (or exited and switched out)
+        int64_t lastOff = 0; ///< end of its last run (it cannot have run anywhere since then)
+        int runningOn = -1;  ///< CPU it runs on, -1 when not running
+        bool dead = false;   ///< switched out for the last time (or exited and switched out)
     };
     struct CpuInfo
     {
-        bool known = false; ///< a sched_switch was seen: `curr` and `since` are valid
+        bool known = false; ///< `curr` and `since` are valid (a sched_switch was seen)
         int curr = -1;      ///< task index, -1 idle
         int64_t since = 0;  ///< record time the current run started
         int64_t busy = 0;
+        /// While not known: the earliest time an unknown task may have been running here (0,
+        /// the span start, before the first switch; the time the CPU's state was lost after).
+        int64_t unknownSince = 0;
         int firstPid = -1; ///< pid in the header of the first event (running at that time)
     };
 
@@ -230,6 +234,16 @@ private:
     }
 
     bool sched(string_view event, string_view payload, int c, int64_t t, int64_t number);
+    /// Task @p index ran on @p ci during [from, to).
+    void credit(int index, CpuInfo& ci, int64_t from, int64_t to)
+    {
+        TaskInfo& ti = m_tasks[static_cast<size_t>(index)];
+        if (to > from) {
+            ti.cpuTime += to - from;
+            ci.busy += to - from;
+        }
+        ti.lastOff = std::max(ti.lastOff, to);
+    }
 
     std::string m_file;
     TraceNameMap m_names;
@@ -487,16 +501,45 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         ++m_result.events;
         const int prev = task(prevPid, prevComm, t);
         const int next = task(nextPid, nextComm, t);
+        // Runs are credited only where the trace proves them, so that with events lost (or
+        // a damaged file) no task runs on two CPUs at once and no CPU is busier than the span.
+        if (next >= 0 && next != prev) {
+            const int other = m_tasks[static_cast<size_t>(next)].runningOn;
+            if (other >= 0 && other != c) {
+                // Still running on another CPU by our account: its switch-out there was lost.
+                CpuInfo& oi = cpu(other);
+                const int64_t end =
+                    std::clamp(m_cpuLast[static_cast<size_t>(other)], std::min(oi.since, t), t);
+                credit(next, oi, oi.since, end);
+                oi.known = false;
+                oi.curr = -1;
+                oi.unknownSince = end;
+                warn(number,
+                    "pid " + std::to_string(nextPid) + " switched in on CPU " + std::to_string(c)
+                        + " while running on CPU " + std::to_string(other) + " (events lost?)");
+            }
+        }
         CpuInfo& ci = cpu(c);
-        if (ci.known && ci.curr != prev)
+        int64_t since = t;
+        if (ci.known && ci.curr == prev) {
+            since = ci.since;
+        } else if (ci.known) {
             warn(number,
                 "CPU " + std::to_string(c) + " switches from pid " + std::to_string(prevPid)
                     + ", which it was not running (events lost?)");
-        const int64_t since = ci.known && ci.curr == prev ? ci.since : (ci.known ? t : 0);
+            if (ci.curr >= 0 && m_tasks[static_cast<size_t>(ci.curr)].runningOn == c)
+                m_tasks[static_cast<size_t>(ci.curr)].runningOn = -1;
+        } else if (prev < 0 || m_tasks[static_cast<size_t>(prev)].runningOn < 0) {
+            // The CPU's first switch (or the first since its state was lost): prev ran since
+            // the span start, or since it last ran anywhere, whichever is later.
+            since = std::min(t,
+                std::max(
+                    ci.unknownSince, prev >= 0 ? m_tasks[static_cast<size_t>(prev)].lastOff : 0));
+        }
         if (prev >= 0) {
             TaskInfo& ti = m_tasks[static_cast<size_t>(prev)];
-            ti.cpuTime += t - since;
-            ci.busy += t - since;
+            if (ti.runningOn < 0 || ti.runningOn == c)
+                credit(prev, ci, since, t);
             ++ti.switches;
             ti.runningOn = -1;
             switch (prevState(state)) {
@@ -623,17 +666,16 @@ TraceImport Importer::finish()
     // first event's header named, all along.
     for (size_t c = 0; c < m_cpus.size(); ++c) {
         CpuInfo& ci = m_cpus[c];
-        int curr = ci.curr;
-        int64_t since = ci.since;
-        if (!ci.known) {
-            curr = ci.firstPid > 0 ? task(ci.firstPid, "", 0) : -1;
-            since = 0;
-            if (curr >= 0)
-                m_tasks[static_cast<size_t>(curr)].runningOn = static_cast<int>(c);
-        }
-        if (curr >= 0) {
-            m_tasks[static_cast<size_t>(curr)].cpuTime += end - since;
-            ci.busy += end - since;
+        if (ci.known) {
+            if (ci.curr >= 0)
+                credit(ci.curr, ci, std::min(ci.since, end), end);
+        } else if (ci.unknownSince == 0 && ci.firstPid > 0) {
+            // Never switched: the task its first event's header named ran all along (unless
+            // the trace shows it anywhere else).
+            const int curr = task(ci.firstPid, "", 0);
+            const TaskInfo& ti = m_tasks[static_cast<size_t>(curr)];
+            if (ti.switches == 0 && ti.runningOn < 0 && ti.lastOff == 0)
+                credit(curr, ci, 0, end);
         }
     }
     Recording& rec = m_result.recording;

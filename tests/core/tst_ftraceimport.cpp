@@ -11,10 +11,12 @@
 //   worker-102 woken 3.0, runs cpu0 [3.5, 5.0) = 1.5 ms, preempted R+ (wait 5.0 → 6.0 on cpu1
 //             after a migration 0 → 1), runs [6.0, 8.0) = 2.0 ms: 3.5 ms in all; waits 0.5, 1.0.
 //   cpu0 busy 1.0 + 1.5 + 2.0 = 4.5 ms; cpu1 busy 5.98 + 2.0 + 2.0 = 9.98 ms.
+#include "core/base/prng.h"
 #include "core/import/ftrace.h"
 
 #include <QTest>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -235,6 +237,76 @@ private slots:
         std::istringstream badMap("seven x\n");
         QVERIFY(!parseNameMap(badMap, "names", names, &error));
         QVERIFY(contains(error, "names:1: expected \"PID NAME [CGROUP]\""));
+    }
+
+    // A switch-out lost: b, running on CPU 0 since 0, is switched in on CPU 1 at 4 ms. Its run
+    // on CPU 0 is credited only up to CPU 0's last event (2 ms), then 4 → 10 ms on CPU 1:
+    // 8 ms, never two CPUs at once. x ran on CPU 1 from the span start to 4 ms.
+    void lostSwitchOut()
+    {
+        std::istringstream in(
+            "a-1 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+            "prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
+            "x-3 [001] d..2. 1.001000: sched_wakeup: comm=c pid=4 prio=120 target_cpu=001\n"
+            "b-2 [000] d..2. 1.002000: sched_wakeup: comm=z pid=5 prio=120 target_cpu=000\n"
+            "x-3 [001] d..2. 1.004000: sched_switch: prev_comm=x prev_pid=3 prev_prio=120 "
+            "prev_state=R ==> next_comm=b next_pid=2 next_prio=120\n"
+            "b-2 [001] d..2. 1.010000: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 "
+            "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n");
+        const TraceImport r = importFtrace(in, "lost.txt");
+        QVERIFY(r.ok());
+        QVERIFY(!r.warnings.empty());
+        QVERIFY(contains(
+            r.warnings.front(), "lost.txt:4: pid 2 switched in on CPU 1 while running on CPU 0"));
+        QCOMPARE(findTask(r.metrics, "b-2")->cpuTimeNs, int64_t{8'000'000});
+        QCOMPARE(findTask(r.metrics, "x-3")->cpuTimeNs, int64_t{4'000'000});
+        QCOMPARE(r.metrics.cpus[0].busyNs, int64_t{2'000'000});
+        QCOMPARE(r.metrics.cpus[1].busyNs, int64_t{10'000'000});
+    }
+
+    // Damaged traces never crash the importer: 2000 deterministic mutations of basic-flags.txt
+    // (bytes replaced, lines cut, duplicated or dropped). Each import either succeeds with
+    // consistent numbers (no negative time, no CPU busier than the span) or names a line.
+    void damagedTracesNeverCrash()
+    {
+        std::ifstream in(kDir + "basic-flags.txt");
+        const std::string original((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY(!original.empty());
+        Prng prng(17);
+        const char kBytes[] = " \t\n:=[]-.0123456789>|+dNhsR#";
+        for (int round = 0; round < 2000; ++round) {
+            std::string text = original;
+            const int edits = 1 + static_cast<int>(prng.below(4));
+            for (int e = 0; e < edits && !text.empty(); ++e) {
+                const size_t at = prng.below(text.size());
+                switch (prng.below(4)) {
+                case 0:
+                    text[at] = kBytes[prng.below(sizeof kBytes - 1)];
+                    break;
+                case 1:
+                    text.erase(at, prng.below(80));
+                    break;
+                case 2:
+                    text.insert(at, text.substr(at, prng.below(200)));
+                    break;
+                default:
+                    text.resize(at);
+                    break;
+                }
+            }
+            std::istringstream s(text);
+            const TraceImport r = importFtrace(s, "m.txt");
+            if (!r.ok()) {
+                QVERIFY2(contains(r.errors.front(), "m.txt"), r.errors.front().c_str());
+                continue;
+            }
+            for (const auto& t : r.metrics.tasks) {
+                QVERIFY(t.cpuTimeNs >= 0 && t.waitMaxNs >= 0);
+                QVERIFY(t.cpuTimeNs <= r.metrics.durationNs);
+            }
+            for (const auto& c : r.metrics.cpus)
+                QVERIFY(c.busyNs >= 0 && c.busyNs <= r.metrics.durationNs);
+        }
     }
 };
 
