@@ -596,9 +596,10 @@ int Runner::run()
         m_config.durationNs > 0 ? m_config.durationNs : m_s.durationOrDefault().count();
     const int64_t t0 = monotonicNs() + 20'000'000;
     m_shared->t0.store(t0);
+    // Tracing starts just before the tasks are released, so the traced span is the run's.
+    sleepUntil(t0 - 2'000'000);
     if (!m_tracefs.empty())
         writeKernelFile(m_tracefs + "/tracing_on", "1");
-    sleepUntil(t0 - 1'000'000);
     ::close(m_goPipe[1]);
     m_goPipe[1] = -1;
 
