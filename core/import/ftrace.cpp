@@ -139,6 +139,13 @@ PrevState prevState(string_view s)
     s = trim(s);
     if (s.empty() || s == "R" || s == "R+" || s == "0")
         return PrevState::Runnable;
+    if (const auto raw = toInt(s)) {
+        // A raw value (trace-cmd report -R): TASK_REPORT bits S=1 D=2 T=4 t=8 X=16 Z=32 P=64
+        // I=128; none of them (only the preemption marker above) is a preempted task.
+        if ((*raw & 0xff) == 0)
+            return PrevState::Runnable;
+        return (*raw & 0x30) ? PrevState::Dead : PrevState::Blocked;
+    }
     if (s.find('X') != string_view::npos || s.find('Z') != string_view::npos)
         return PrevState::Dead;
     return PrevState::Blocked;
@@ -385,7 +392,8 @@ void Importer::line(string_view text, int64_t number, bool last)
     string_view taskPid = trim(text.substr(0, open));
     if (!taskPid.empty() && taskPid.back() == ')') // record-tgid column "(   1234)"
         taskPid = trim(taskPid.substr(0, taskPid.rfind('(')));
-    const size_t dash = taskPid.rfind('-');
+    // "comm-pid" (ftrace, trace-cmd) or "comm pid" (perf script).
+    const size_t dash = taskPid.find_last_of("- ");
     const auto headerPid =
         dash == string_view::npos ? std::nullopt : toInt(taskPid.substr(dash + 1));
     if (!headerPid) {
@@ -420,8 +428,13 @@ void Importer::line(string_view text, int64_t number, bool last)
         bad("expected a timestamp \"SECONDS.MICROSECONDS:\" after the CPU column");
         return;
     }
-    const size_t colon = rest.find(':');
-    const string_view event = colon == string_view::npos ? string_view() : rest.substr(0, colon);
+    size_t colon = rest.find(':');
+    string_view event = colon == string_view::npos ? string_view() : rest.substr(0, colon);
+    if (event == "sched" && rest.substr(colon + 1, 6) == "sched_") { // perf: "sched:sched_switch:"
+        const size_t second = rest.find(':', colon + 1);
+        event = rest.substr(colon + 1, second == string_view::npos ? 0 : second - colon - 1);
+        colon = second;
+    }
     if (event.empty() || event.find(' ') != string_view::npos) {
         // The function tracer ("func <-caller") and others without an event name.
         ++m_result.unknownEvents[event.empty() && rest.empty() ? "(empty)" : "(function)"];
@@ -475,21 +488,24 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         int nextPid = 0;
         string_view state;
         const size_t arrow = p.find(" ==> ");
-        if (arrow == string_view::npos)
-            return missing("\"PREV ==> NEXT\"");
         if (valueAt(p, "prev_pid") != string_view::npos) {
+            // TP_printk's form; trace-cmd report -R prints the same fields without the arrow.
             const auto pc = textField(p, "prev_comm", "prev_pid");
             const auto pp = intField(p, "prev_pid");
             const auto ps = valueAt(p, "prev_state");
             const auto nc = textField(p, "next_comm", "next_pid");
             const auto np = intField(p, "next_pid");
-            if (!pc || !pp || ps == string_view::npos || ps > arrow || !nc || !np)
+            if (!pc || !pp || ps == string_view::npos || (arrow != string_view::npos && ps > arrow)
+                || !nc || !np)
                 return missing("prev_comm= prev_pid= prev_state= ==> next_comm= next_pid=");
             prevComm = *pc;
             nextComm = *nc;
             prevPid = static_cast<int>(*pp);
             nextPid = static_cast<int>(*np);
-            state = p.substr(ps, arrow - ps);
+            const size_t stateEnd = arrow != string_view::npos ? arrow : p.find(' ', ps);
+            state = p.substr(ps, stateEnd == string_view::npos ? string_view::npos : stateEnd - ps);
+        } else if (arrow == string_view::npos) {
+            return missing("\"PREV ==> NEXT\"");
         } else {
             string_view after;
             string_view next;

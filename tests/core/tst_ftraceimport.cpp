@@ -264,6 +264,29 @@ private slots:
         QCOMPARE(r.metrics.cpus[1].busyNs, int64_t{10'000'000});
     }
 
+    // perf script ("comm pid [cpu] time: sched:sched_switch: …") and trace-cmd report -R (raw
+    // fields, numeric prev_state, no arrow): a runs [0, 3) ms, b [3, 5) ms (end of the span).
+    void perfAndRawForms()
+    {
+        for (const char* text :
+            {"  a  11 [000] 7.000000: sched:sched_wakeup: comm=b pid=12 prio=120 target_cpu=000\n"
+             "  a  11 [000] 7.003000: sched:sched_switch: prev_comm=a prev_pid=11 prev_prio=120 "
+             "prev_state=S ==> next_comm=b next_pid=12 next_prio=120\n"
+             "  b  12 [000] 7.005000: sched:sched_wakeup: comm=c pid=13 prio=120 target_cpu=000\n",
+                "a-11 [000] 7.000000: sched_wakeup: comm=b pid=12 prio=120 target_cpu=0\n"
+                "a-11 [000] 7.003000: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 "
+                "prev_state=1 next_comm=b next_pid=12 next_prio=120\n"
+                "b-12 [000] 7.005000: sched_wakeup: comm=c pid=13 prio=120 target_cpu=0\n"}) {
+            std::istringstream in(text);
+            const TraceImport r = importFtrace(in, "p.txt");
+            QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+            QCOMPARE(findTask(r.metrics, "a-11")->cpuTimeNs, int64_t{3'000'000});
+            QCOMPARE(findTask(r.metrics, "b-12")->cpuTimeNs, int64_t{2'000'000});
+            QCOMPARE(findTask(r.metrics, "b-12")->waitMaxNs, int64_t{3'000'000});
+            QCOMPARE(findTask(r.metrics, "a-11")->waitMaxNs, int64_t{0}); // slept (S / 1)
+        }
+    }
+
     // Damaged traces never crash the importer: 2000 deterministic mutations of basic-flags.txt
     // (bytes replaced, lines cut, duplicated or dropped). Each import either succeeds with
     // consistent numbers (no negative time, no CPU busier than the span) or names a line.
