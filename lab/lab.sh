@@ -45,8 +45,9 @@ for bin in schedlab-run schedlab-cli; do
     [ -x "$BUILD/bin/$bin" ] || { echo "lab: $BUILD/bin/$bin is not built" >&2; exit 3; }
 done
 
-cpus=$("$BUILD/bin/schedlab-cli" validate "$SCENARIO" >/dev/null && \
-    sed -n 's/.*"cpus"[^0-9]*\([0-9][0-9]*\).*/\1/p' "$SCENARIO" | head -n 1)
+"$BUILD/bin/schedlab-cli" validate "$SCENARIO" >/dev/null || exit 2
+# The machine's CPU count ("machine": { "cpus": N }, default 1), the file joined into one line.
+cpus=$(tr -d '\n' < "$SCENARIO" | sed -n 's/.*"machine"[^}]*"cpus"[^0-9}]*\([0-9][0-9]*\).*/\1/p')
 cpus=${cpus:-1}
 duration_s=$(sed -n 's/.*"duration"[^"]*"\([0-9.]*\)\(ms\|s\)".*/\1 \2/p' "$SCENARIO" | head -n 1 |
     awk '{ if ($2 == "ms") print int($1 / 1000) + 1; else print int($1) + 1 }')
