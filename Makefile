@@ -10,7 +10,12 @@ PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-d
 # `make fuzz` (docs/limits.md): clang + libFuzzer, the core only (no Qt needed).
 FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohmann-json3-dev
 
-.PHONY: all deps configure build run test bench fuzz format check-format clean
+# `make lab KERNEL=6.18.15 SCENARIO=scenarios/equal-hogs.json` (docs/real-kernels.md): the
+# scenario on a Debian kernel under qemu, model beside real. Its tools are not in `make deps`.
+LAB_PACKAGES := qemu-system-x86 busybox-static debian-archive-keyring
+KERNEL ?= 6.18.15
+
+.PHONY: all deps configure build run test bench fuzz format check-format clean lab lab-deps
 
 all: build
 
@@ -48,6 +53,14 @@ bench: PRESET := release
 bench:
 	$(MAKE) PRESET=release build
 	ctest --preset bench
+
+lab-deps:
+	$(MAKE) deps PACKAGES="$(LAB_PACKAGES)"
+
+lab: configure lab-deps
+	cmake --build --preset $(PRESET) --target schedlab-run schedlab-cli
+	BUILD=$(CURDIR)/$(BUILD_DIR) lab/lab.sh $(KERNEL) \
+	  $(if $(filter resources/default.json,$(SCENARIO)),scenarios/equal-hogs.json,$(SCENARIO))
 
 fuzz:
 	$(MAKE) deps PACKAGES="$(FUZZ_PACKAGES)"

@@ -14,6 +14,7 @@
 #include "scenarioeditor.h"
 #include "simulationcontroller.h"
 #include "timelineview.h"
+#include "tracewindow.h"
 #include "transportbar.h"
 
 #include <QAction>
@@ -133,6 +134,7 @@ void MainWindow::createActions()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* openAction = file->addAction(tr("&Open…"), this, &MainWindow::open);
     openAction->setShortcut(QKeySequence::Open);
+    addOpenTraceAction(file, this); // a real kernel's trace (ui/tracewindow.h)
     QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
     saveAction->setShortcut(QKeySequence::Save);
     QAction* saveAsAction = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);

@@ -3,6 +3,7 @@
 
 #include "core/base/atomicfile.h"
 #include "core/base/text.h"
+#include "core/cli/importcli.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/record/metrics.h"
@@ -41,6 +42,8 @@ void printHelp(std::ostream& out)
            "  schedlab-cli validate FILE...\n"
            "  schedlab-cli run FILE [options]\n"
            "  schedlab-cli compare FILE --variant SPEC [--variant SPEC]... [options]\n"
+           "  schedlab-cli compare FILE --real TRACE [--names MAP] [--variant SPEC]... [options]\n"
+           "  schedlab-cli import TRACE [--names MAP] [--metrics OUT] [--records OUT] [--quiet]\n"
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
            "               [--size WxH] [--dpi N] [--title TEXT] [run options]\n"
            "  schedlab-cli --help | --version\n\n"
@@ -63,7 +66,10 @@ void printHelp(std::ostream& out)
            "                          (100000), tasks (1000000, forked ones included),\n"
            "                          recording-bytes (1 GiB); a run that reaches one stops\n"
            "A compare SPEC is a comma-separated list of NAME/NO_NAME (feature), profile=NAME,\n"
-           "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n\n"
+           "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n"
+           "compare --real TRACE adds a column for a real kernel's run of the scenario: ftrace\n"
+           "text (/sys/kernel/tracing/trace or trace-cmd report) as written by schedlab-run;\n"
+           "import reads such a trace into the metrics of a run (docs/real-kernels.md).\n\n"
            "Output files are written whole or not at all (a temporary file, then rename); the\n"
            "directory of every OUT must exist (--csv DIR is created if its parent exists).\n\n"
            "Exit codes: 0 ok, 1 findings requested by --fail-on-starvation, 2 bad input or an\n"
@@ -462,16 +468,19 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return kExitOk;
 }
 
-int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& err)
 {
     RunArgs ra;
     std::string error;
-    if (!parseRunArgs(args, 1, ra, &error)) {
+    std::string realTrace; // --real TRACE: a real kernel's run as the last column
+    std::string realNames;
+    if (!takeRealOptions(args, realTrace, realNames, &error)
+        || !parseRunArgs(args, 1, ra, &error)) {
         err << "compare: " << error << "\n";
         return kExitBadInput;
     }
-    if (ra.variants.empty()) {
-        err << "compare: give at least one --variant SPEC\n";
+    if (ra.variants.empty() && realTrace.empty()) {
+        err << "compare: give at least one --variant SPEC or --real TRACE\n";
         return kExitBadInput;
     }
     auto scenario = loadOrReport(ra.file, err);
@@ -504,6 +513,13 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     } catch (const std::invalid_argument& e) {
         err << printable(ra.file) << ": " << printable(e.what()) << "\n";
         return kExitBadInput;
+    }
+    if (!realTrace.empty()) {
+        Metrics real;
+        if (!importForCompare(realTrace, realNames, results.front(), real, err))
+            return kExitBadInput;
+        names.push_back("real");
+        results.push_back(std::move(real));
     }
     if (!ra.metricsOut.empty()) {
         std::string json = "{\n  \"runs\": [\n";
@@ -650,6 +666,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return cmdRun(args, out, err);
     if (cmd == "compare")
         return cmdCompare(args, out, err);
+    if (cmd == "import")
+        return runImportCli(args, out, err);
     err << "unknown command \"" << cmd << "\" (see --help)\n";
     return kExitBadInput;
 }

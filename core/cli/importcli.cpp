@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "importcli.h"
+
+#include "core/base/atomicfile.h"
+#include "core/base/text.h"
+#include "core/base/time.h"
+#include "core/import/ftrace.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+
+namespace schedlab {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 2;
+
+bool writeOut(
+    const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
+{
+    if (path == "-") {
+        out << text;
+        return static_cast<bool>(out.flush());
+    }
+    AtomicFile f(path);
+    f.stream() << text;
+    const std::string e = f.commit();
+    if (!e.empty())
+        err << e << "\n";
+    return e.empty();
+}
+
+bool loadNames(const std::string& path, TraceNameMap& names, std::ostream& err)
+{
+    std::ifstream in(path);
+    if (!in) {
+        err << printable(path) << ": cannot open the name map\n";
+        return false;
+    }
+    std::string error;
+    if (!parseNameMap(in, path, names, &error)) {
+        err << printable(error) << "\n";
+        return false;
+    }
+    return true;
+}
+
+void report(const TraceImport& r, std::ostream& err)
+{
+    for (const auto& e : r.errors)
+        err << printable(e) << "\n";
+    for (const auto& w : r.warnings)
+        err << "warning: " << printable(w) << "\n";
+}
+
+std::string percent(double share)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", share * 100.0);
+    return buf;
+}
+
+void printImportSummary(const TraceImport& r, std::ostream& out)
+{
+    const Metrics& m = r.metrics;
+    out << "trace " << printable(m.scenario) << (r.kernel.empty() ? "" : ", kernel ")
+        << printable(r.kernel) << ": " << formatDurationHuman(Nanoseconds(m.durationNs))
+        << " traced on " << m.cpus.size() << " CPUs, " << r.events << " scheduler events, "
+        << m.run.contextSwitches << " context switches\n";
+    int64_t skipped = 0;
+    for (const auto& [name, n] : r.unknownEvents)
+        skipped += n;
+    if (skipped) {
+        out << "skipped " << skipped << " other events:";
+        for (const auto& [name, n] : r.unknownEvents)
+            out << " " << printable(name) << " " << n;
+        out << "\n";
+    }
+    if (r.lostEvents)
+        out << "the tracer lost " << r.lostEvents << " events\n";
+    // Busiest tasks first (ties by name), so a system trace's hundred idle threads stay below.
+    std::vector<const TaskMetrics*> tasks;
+    for (const auto& t : m.tasks)
+        tasks.push_back(&t);
+    std::stable_sort(tasks.begin(), tasks.end(), [](const TaskMetrics* a, const TaskMetrics* b) {
+        return a->cpuTimeNs != b->cpuTimeNs ? a->cpuTimeNs > b->cpuTimeNs : a->name < b->name;
+    });
+    out << std::left << std::setw(26) << "task" << std::setw(10) << "cgroup" << std::right
+        << std::setw(12) << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max"
+        << std::setw(14) << "wait p99" << std::setw(9) << "switches"
+        << "\n";
+    size_t shown = 0;
+    for (const auto* t : tasks) {
+        if (++shown > 40) {
+            out << "(+ " << tasks.size() - 40 << " more tasks in --metrics)\n";
+            break;
+        }
+        out << std::left << std::setw(26) << printable(t->name).substr(0, 25) << std::setw(10)
+            << printable(t->cgroup.empty() ? "-" : t->cgroup) << std::right << std::setw(12)
+            << formatDurationHuman(Nanoseconds(t->cpuTimeNs)) << std::setw(9) << percent(t->share)
+            << std::setw(14) << formatDurationHuman(Nanoseconds(t->waitMaxNs)) << std::setw(14)
+            << formatDurationHuman(Nanoseconds(t->waitP99Ns)) << std::setw(9) << t->switches
+            << "\n";
+    }
+    for (const auto& c : m.cpus)
+        out << "cpu" << c.cpu << " busy " << formatDurationHuman(Nanoseconds(c.busyNs)) << " ("
+            << percent(m.durationNs > 0
+                       ? static_cast<double>(c.busyNs) / static_cast<double>(m.durationNs)
+                       : 0.0)
+            << ")\n";
+}
+
+} // namespace
+
+int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    std::string trace;
+    std::string namesFile;
+    std::string metricsOut;
+    std::string recordsOut;
+    bool quiet = false;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](std::string& v) {
+            if (i + 1 >= args.size()) {
+                err << "import: " << a << " needs a value\n";
+                return false;
+            }
+            v = args[++i];
+            return true;
+        };
+        if (a == "--metrics") {
+            if (!value(metricsOut))
+                return kExitBadInput;
+        } else if (a == "--records") {
+            if (!value(recordsOut))
+                return kExitBadInput;
+        } else if (a == "--names") {
+            if (!value(namesFile))
+                return kExitBadInput;
+        } else if (a == "--quiet") {
+            quiet = true;
+        } else if (!a.empty() && a[0] == '-' && a != "-") {
+            err << "import: unknown option " << printable(a) << " (see --help)\n";
+            return kExitBadInput;
+        } else if (trace.empty()) {
+            trace = a;
+        } else {
+            err << "import: unexpected argument \"" << printable(a) << "\"\n";
+            return kExitBadInput;
+        }
+    }
+    if (trace.empty()) {
+        err << "import: missing TRACE (ftrace text or trace-cmd report output)\n";
+        return kExitBadInput;
+    }
+    if (metricsOut == "-" && recordsOut == "-") {
+        err << "import: only one of --metrics and --records can write to '-' (stdout)\n";
+        return kExitBadInput;
+    }
+    TraceNameMap names;
+    if (!namesFile.empty() && !loadNames(namesFile, names, err))
+        return kExitBadInput;
+    const TraceImport r = importFtraceFile(trace, namesFile.empty() ? nullptr : &names);
+    report(r, err);
+    if (!r.ok())
+        return kExitBadInput;
+    if (!metricsOut.empty() && !writeOut(metricsOut, metricsToJson(r.metrics), out, err))
+        return kExitBadInput;
+    if (!recordsOut.empty()) {
+        std::string text;
+        for (const Record& rec : r.recording.records())
+            text += formatRecord(rec, r.recording) + "\n";
+        if (!writeOut(recordsOut, text, out, err))
+            return kExitBadInput;
+    }
+    if (!quiet && metricsOut != "-" && recordsOut != "-")
+        printImportSummary(r, out);
+    return kExitOk;
+}
+
+bool takeRealOptions(
+    std::vector<std::string>& args, std::string& trace, std::string& names, std::string* error)
+{
+    std::vector<std::string> kept;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--real" || args[i] == "--names") {
+            if (i + 1 >= args.size()) {
+                *error = args[i] + " needs a value";
+                return false;
+            }
+            (args[i] == "--real" ? trace : names) = args[i + 1];
+            ++i;
+            continue;
+        }
+        kept.push_back(args[i]);
+    }
+    args.swap(kept);
+    return true;
+}
+
+bool importForCompare(const std::string& trace, const std::string& namesFile, const Metrics& model,
+    Metrics& real, std::ostream& err)
+{
+    TraceNameMap names;
+    if (!namesFile.empty() && !loadNames(namesFile, names, err))
+        return false;
+    TraceImport r = importFtraceFile(trace, namesFile.empty() ? nullptr : &names);
+    report(r, err);
+    if (!r.ok())
+        return false;
+    real = std::move(r.metrics);
+    // compare's rows go by position: the real run's groups and probes in the model's order.
+    std::vector<CgroupMetrics> groups;
+    for (const auto& g : model.cgroups) {
+        const auto it = std::find_if(real.cgroups.begin(), real.cgroups.end(),
+            [&](const CgroupMetrics& c) { return c.path == g.path; });
+        groups.push_back(it != real.cgroups.end() ? *it : CgroupMetrics{g.path, 0, 0, {}, {}});
+    }
+    real.cgroups = std::move(groups);
+    real.probes.clear();
+    for (const auto& p : model.probes) {
+        ProbeMetrics pm{p.name, 0, std::nullopt};
+        for (size_t i = 0; i < real.tasks.size(); ++i)
+            if (real.tasks[i].name == p.name) {
+                pm.spawnedAtNs = r.firstEventNs[i];
+                if (real.tasks[i].exitedAtNs)
+                    pm.latencyNs = *real.tasks[i].exitedAtNs - pm.spawnedAtNs;
+            }
+        real.probes.push_back(pm);
+    }
+    return true;
+}
+
+} // namespace schedlab

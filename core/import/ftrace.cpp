@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// ftrace text import (ftrace.h). The line layout:
+//
+//   /sys/kernel/tracing/trace, flag columns on (the default; 6.x has a fifth column):
+//            bash-1234    [001] d..2.  5401.960003: sched_switch: prev_comm=bash prev_pid=1234 …
+//   … without them (options/irq-info off), or with the tgid column (options/record-tgid):
+//            bash-1234    [001]  5401.960003: sched_wakeup: comm=x pid=7 prio=120 target_cpu=001
+//            bash-1234    (   1234) [001] .....  5401.960003: …
+//   trace-cmd report (its sched plugin prints switch and wakeup in short forms):
+//            bash-1234    [001]  5401.960003: sched_switch: bash:1234 [120] S ==> sh:7 [120]
+//            bash-1234    [001]  5401.960003: sched_wakeup: sh:7 [120] CPU:001
+//
+// The event fields follow the kernel's TP_printk of include/trace/events/sched.h; the parser
+// looks fields up by name, so fields that came and went across versions (success, group_dead)
+// do not matter, and comm values may contain spaces.
+#include "ftrace.h"
+
+#include "core/base/text.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <istream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+
+namespace schedlab {
+
+namespace {
+
+using std::string_view;
+
+string_view trim(string_view s)
+{
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
+bool allDigits(string_view s)
+{
+    return !s.empty()
+        && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<int64_t> toInt(string_view s)
+{
+    s = trim(s);
+    int64_t v = 0;
+    const char* first = s.data();
+    const char* last = s.data() + s.size();
+    if (first != last && *first == '+')
+        ++first;
+    auto [p, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc() || p == first || p != last)
+        return std::nullopt;
+    return v;
+}
+
+/// "5401.960003" (any number of fraction digits) or "5401" as integer nanoseconds.
+std::optional<int64_t> parseTimestamp(string_view s)
+{
+    const auto dot = s.find('.');
+    const string_view whole = s.substr(0, dot);
+    string_view frac = dot == string_view::npos ? string_view() : s.substr(dot + 1);
+    if (!allDigits(whole) || (dot != string_view::npos && !allDigits(frac)) || whole.size() > 10)
+        return std::nullopt;
+    int64_t ns = *toInt(whole) * 1'000'000'000;
+    int64_t scale = 100'000'000;
+    for (size_t i = 0; i < frac.size() && i < 9; ++i, scale /= 10)
+        ns += (frac[i] - '0') * scale;
+    return ns;
+}
+
+/// Where the value of "KEY=" starts (KEY at the start or after a space), or npos.
+size_t valueAt(string_view s, string_view key, size_t from = 0)
+{
+    for (size_t p = s.find(key, from); p != string_view::npos; p = s.find(key, p + 1)) {
+        if ((p == 0 || s[p - 1] == ' ') && p + key.size() < s.size() + 1
+            && s.substr(p + key.size(), 1) == "=")
+            return p + key.size() + 1;
+    }
+    return string_view::npos;
+}
+
+/// An integer field: the digits after KEY= up to the next space.
+std::optional<int64_t> intField(string_view s, string_view key)
+{
+    const size_t v = valueAt(s, key);
+    if (v == string_view::npos)
+        return std::nullopt;
+    const size_t end = s.find(' ', v);
+    return toInt(s.substr(v, end == string_view::npos ? string_view::npos : end - v));
+}
+
+/// A string field that may contain spaces (a comm): up to " NEXTKEY=".
+std::optional<std::string> textField(string_view s, string_view key, string_view nextKey)
+{
+    const size_t v = valueAt(s, key);
+    if (v == string_view::npos)
+        return std::nullopt;
+    const size_t next = valueAt(s, nextKey, v);
+    if (next == string_view::npos)
+        return std::nullopt;
+    return std::string(s.substr(v, next - nextKey.size() - 2 - v));
+}
+
+/// "comm:pid [prio]…" of trace-cmd's sched plugin: comm (may hold ':' and spaces) and pid.
+bool commPid(string_view s, std::string& comm, int& pid, string_view* after)
+{
+    s = trim(s);
+    const size_t bracket = s.find(" [");
+    const string_view head = bracket == string_view::npos ? s : s.substr(0, bracket);
+    const size_t colon = head.rfind(':');
+    if (colon == string_view::npos)
+        return false;
+    const auto p = toInt(head.substr(colon + 1));
+    if (!p)
+        return false;
+    comm = std::string(head.substr(0, colon));
+    pid = static_cast<int>(*p);
+    if (after) {
+        const size_t close =
+            bracket == string_view::npos ? string_view::npos : s.find(']', bracket);
+        *after = close == string_view::npos ? string_view() : trim(s.substr(close + 1));
+    }
+    return true;
+}
+
+/// prev_state as printed: "R" and "R+" (preempted) leave the task runnable; a number is the raw
+/// state (0 = running). Everything else (S, D, T, t, X, Z, P, I, K, W, N, "S|D"…) blocks.
+enum class PrevState { Runnable, Blocked, Dead };
+PrevState prevState(string_view s)
+{
+    s = trim(s);
+    if (s.empty() || s == "R" || s == "R+" || s == "0")
+        return PrevState::Runnable;
+    if (const auto raw = toInt(s)) {
+        // A raw value (trace-cmd report -R): TASK_REPORT bits S=1 D=2 T=4 t=8 X=16 Z=32 P=64
+        // I=128; none of them (only the preemption marker above) is a preempted task.
+        if ((*raw & 0xff) == 0)
+            return PrevState::Runnable;
+        return (*raw & 0x30) ? PrevState::Dead : PrevState::Blocked;
+    }
+    if (s.find('X') != string_view::npos || s.find('Z') != string_view::npos)
+        return PrevState::Dead;
+    return PrevState::Blocked;
+}
+
+int64_t nearestRank(std::vector<int64_t> values, int pct)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const size_t rank = (values.size() * static_cast<size_t>(pct) + 99) / 100;
+    return values[std::max<size_t>(rank, 1) - 1];
+}
+
+class Importer
+{
+public:
+    Importer(const std::string& fileName, const TraceNameMap* names)
+        : m_file(fileName)
+    {
+        if (names)
+            m_names = *names;
+    }
+
+    void line(string_view text, int64_t number, bool last);
+    TraceImport finish();
+
+private:
+    struct TaskInfo
+    {
+        int pid = 0;
+        std::string comm;
+        int64_t cpuTime = 0;
+        std::vector<int64_t> waits;
+        int64_t waitStart = -1;
+        int64_t switches = 0;
+        int64_t migrations = 0;
+        std::optional<int64_t> exitedAt;
+        int64_t firstEvent = 0;
+        int64_t lastOff = 0; ///< end of its last run (it cannot have run anywhere since then)
+        int runningOn = -1;  ///< CPU it runs on, -1 when not running
+        bool dead = false;   ///< switched out for the last time (or exited and switched out)
+    };
+    struct CpuInfo
+    {
+        bool known = false; ///< `curr` and `since` are valid (a sched_switch was seen)
+        int curr = -1;      ///< task index, -1 idle
+        int64_t since = 0;  ///< record time the current run started
+        int64_t busy = 0;
+        /// While not known: the earliest time an unknown task may have been running here (0,
+        /// the span start, before the first switch; the time the CPU's state was lost after).
+        int64_t unknownSince = 0;
+        int firstPid = -1; ///< pid in the header of the first event (running at that time)
+    };
+
+    void error(int64_t number, const std::string& what)
+    {
+        if (m_result.errors.size() < 20)
+            m_result.errors.push_back(m_file + ":" + std::to_string(number) + ": " + what);
+        else if (m_result.errors.size() == 20)
+            m_result.errors.push_back(m_file + ": more errors not shown");
+    }
+    void warn(int64_t number, const std::string& what)
+    {
+        if (m_result.warnings.size() < 20)
+            m_result.warnings.push_back(m_file + ":" + std::to_string(number) + ": " + what);
+    }
+    void comment(string_view text);
+    CpuInfo& cpu(int c)
+    {
+        if (static_cast<size_t>(c) >= m_cpus.size())
+            m_cpus.resize(static_cast<size_t>(c) + 1);
+        return m_cpus[static_cast<size_t>(c)];
+    }
+    /// The live task with @p pid (a new one if unknown or dead); -1 for pid 0 (idle).
+    int task(int pid, const std::string& comm, int64_t t);
+    int newTask(int pid, const std::string& comm, int64_t t, int parent);
+    void append(int64_t t, int c, RecordKind kind, int entity, int64_t a = 0, int64_t b = 0)
+    {
+        Record r;
+        r.time = t;
+        r.cpu = static_cast<uint16_t>(std::clamp(c, 0, 0xffff));
+        r.kind = kind;
+        r.entity = EntityRef{entity};
+        r.payload.generic.a = a;
+        r.payload.generic.b = b;
+        m_result.recording.append(r);
+    }
+    void startWait(TaskInfo& ti, int64_t t)
+    {
+        if (ti.waitStart < 0 && ti.runningOn < 0)
+            ti.waitStart = t;
+    }
+
+    bool sched(string_view event, string_view payload, int c, int64_t t, int64_t number);
+    /// Task @p index ran on @p ci during [from, to).
+    void credit(int index, CpuInfo& ci, int64_t from, int64_t to)
+    {
+        TaskInfo& ti = m_tasks[static_cast<size_t>(index)];
+        if (to > from) {
+            ti.cpuTime += to - from;
+            ci.busy += to - from;
+        }
+        ti.lastOff = std::max(ti.lastOff, to);
+    }
+
+    std::string m_file;
+    TraceNameMap m_names;
+    TraceImport m_result;
+    std::vector<TaskInfo> m_tasks;
+    std::unordered_map<int, int> m_live; ///< pid → index of its newest incarnation
+    std::vector<CpuInfo> m_cpus;
+    int m_headerCpus = 0;
+    bool m_started = false;
+    int64_t m_lastTime = 0; ///< record time of the newest event
+    std::vector<int64_t> m_cpuLast;
+    std::string m_scenario;
+    std::map<std::string, std::map<std::string, int64_t>> m_cpuStat; ///< group → cpu.stat
+};
+
+int Importer::newTask(int pid, const std::string& comm, int64_t t, int parent)
+{
+    TaskInfo ti;
+    ti.pid = pid;
+    ti.comm = comm;
+    ti.firstEvent = t;
+    m_tasks.push_back(ti);
+    const int index = static_cast<int>(m_tasks.size()) - 1;
+    m_live[pid] = index;
+    append(t, 0, RecordKind::Spawn, index, parent);
+    return index;
+}
+
+int Importer::task(int pid, const std::string& comm, int64_t t)
+{
+    if (pid == 0)
+        return -1;
+    const auto it = m_live.find(pid);
+    if (it == m_live.end() || m_tasks[static_cast<size_t>(it->second)].dead)
+        return newTask(pid, comm, t, -1);
+    TaskInfo& ti = m_tasks[static_cast<size_t>(it->second)];
+    if (!comm.empty() && comm != "<...>")
+        ti.comm = comm; // the newest name (exec and prctl(PR_SET_NAME) rename)
+    return it->second;
+}
+
+void Importer::comment(string_view text)
+{
+    // "# entries-in-buffer/entries-written: 2000/2000   #P:4"
+    if (const size_t p = text.find("#P:"); p != string_view::npos) {
+        size_t e = p + 3;
+        while (e < text.size() && text[e] >= '0' && text[e] <= '9')
+            ++e;
+        if (const auto n = toInt(text.substr(p + 3, e - p - 3)); n && *n > 0 && *n <= 4096)
+            m_headerCpus = std::max(m_headerCpus, static_cast<int>(*n));
+        return;
+    }
+    string_view body = trim(text.substr(1));
+    auto directive = [&](string_view key) -> std::optional<string_view> {
+        if (body.substr(0, key.size()) != key)
+            return std::nullopt;
+        return trim(body.substr(key.size()));
+    };
+    if (const auto v = directive("schedlab-task:")) {
+        std::istringstream fields{std::string(*v)};
+        int pid = 0;
+        TraceNameMap::Entry e;
+        if (fields >> pid >> e.name) {
+            fields >> e.cgroup;
+            m_names.byPid.emplace(pid, e); // a map given on the command line wins
+        }
+    } else if (const auto g = directive("schedlab-cgroup:")) {
+        std::istringstream fields{std::string(*g)};
+        std::string path;
+        fields >> path;
+        auto& stat = m_cpuStat[path];
+        for (std::string kv; fields >> kv;)
+            if (const size_t eq = kv.find('='); eq != std::string::npos)
+                if (const auto value = toInt(string_view(kv).substr(eq + 1)))
+                    stat[kv.substr(0, eq)] = *value;
+    } else if (const auto k = directive("schedlab-kernel:")) {
+        m_result.kernel = std::string(*k);
+    } else if (const auto s = directive("schedlab-scenario:")) {
+        m_scenario = std::string(*s);
+    }
+}
+
+void Importer::line(string_view text, int64_t number, bool last)
+{
+    ++m_result.lines;
+    text = trim(text);
+    if (text.empty())
+        return;
+    if (text.front() == '#') {
+        comment(text);
+        return;
+    }
+    // trace-cmd report's header lines.
+    if (text.substr(0, 5) == "cpus=") {
+        if (const auto n = toInt(text.substr(5)); n && *n > 0 && *n <= 4096)
+            m_headerCpus = std::max(m_headerCpus, static_cast<int>(*n));
+        return;
+    }
+    if (text.substr(0, 8) == "version " || text.substr(0, 8) == "version=")
+        return;
+    if (text.substr(0, 4) == "CPU " && text.find(" is empty") != string_view::npos)
+        return;
+    // "CPU:1 [LOST 412 EVENTS]"
+    if (text.substr(0, 4) == "CPU:" && text.find("LOST") != string_view::npos) {
+        const size_t p = text.find("LOST ") + 5;
+        const size_t e = text.find(' ', p);
+        m_result.lostEvents += toInt(text.substr(p, e - p)).value_or(0);
+        warn(number,
+            "the tracer lost events here (" + printable(text)
+                + "): CPU times around this point are not reliable");
+        return;
+    }
+
+    auto bad = [&](const std::string& what) {
+        if (last)
+            warn(number, "truncated last line ignored (" + what + ")");
+        else
+            error(number, what);
+    };
+
+    // The CPU column "[003]" ends the TASK-PID part (the first " [digits]" that is followed by a
+    // space or the end of the line).
+    size_t open = string_view::npos;
+    size_t close = string_view::npos;
+    for (size_t p = text.find('['); p != string_view::npos; p = text.find('[', p + 1)) {
+        const size_t q = text.find(']', p);
+        if (q != string_view::npos && allDigits(text.substr(p + 1, q - p - 1))
+            && (q + 1 == text.size() || text[q + 1] == ' ') && p > 0 && text[p - 1] == ' ') {
+            open = p;
+            close = q;
+            break;
+        }
+    }
+    if (open == string_view::npos) {
+        bad("expected \"TASK-PID [CPU] TIMESTAMP: EVENT: FIELDS\", got \""
+            + printable(text.substr(0, 80)) + "\"");
+        return;
+    }
+    string_view taskPid = trim(text.substr(0, open));
+    if (!taskPid.empty() && taskPid.back() == ')') // record-tgid column "(   1234)"
+        taskPid = trim(taskPid.substr(0, taskPid.rfind('(')));
+    // "comm-pid" (ftrace, trace-cmd) or "comm pid" (perf script).
+    const size_t dash = taskPid.find_last_of("- ");
+    const auto headerPid =
+        dash == string_view::npos ? std::nullopt : toInt(taskPid.substr(dash + 1));
+    if (!headerPid) {
+        bad("expected TASK-PID before the CPU column, got \"" + printable(taskPid) + "\"");
+        return;
+    }
+    const auto cpuNumber = toInt(text.substr(open + 1, close - open - 1));
+    if (!cpuNumber || *cpuNumber > 4095) {
+        bad("CPU number out of range");
+        return;
+    }
+    const int c = static_cast<int>(*cpuNumber);
+
+    // Optional flag column, then "TIMESTAMP:".
+    string_view rest = trim(text.substr(close + 1));
+    std::optional<int64_t> stamp;
+    for (int token = 0; token < 2 && !stamp; ++token) {
+        const size_t sp = rest.find(' ');
+        const string_view tok = rest.substr(0, sp);
+        if (!tok.empty() && tok.back() == ':')
+            stamp = parseTimestamp(tok.substr(0, tok.size() - 1));
+        if (stamp || sp == string_view::npos) {
+            rest = sp == string_view::npos ? string_view() : trim(rest.substr(sp + 1));
+            break;
+        }
+        if (token == 0 && tok.size() <= 8) // irqs-off/need-resched/hardirq/preempt columns
+            rest = trim(rest.substr(sp + 1));
+        else
+            break;
+    }
+    if (!stamp) {
+        bad("expected a timestamp \"SECONDS.MICROSECONDS:\" after the CPU column");
+        return;
+    }
+    size_t colon = rest.find(':');
+    string_view event = colon == string_view::npos ? string_view() : rest.substr(0, colon);
+    if (event == "sched" && rest.substr(colon + 1, 6) == "sched_") { // perf: "sched:sched_switch:"
+        const size_t second = rest.find(':', colon + 1);
+        event = rest.substr(colon + 1, second == string_view::npos ? 0 : second - colon - 1);
+        colon = second;
+    }
+    if (event.empty() || event.find(' ') != string_view::npos) {
+        // The function tracer ("func <-caller") and others without an event name.
+        ++m_result.unknownEvents[event.empty() && rest.empty() ? "(empty)" : "(function)"];
+        return;
+    }
+    const string_view payload = trim(rest.substr(colon + 1));
+
+    if (!m_started) {
+        m_started = true;
+        m_result.startNs = *stamp;
+    }
+    const int64_t t = *stamp - m_result.startNs;
+    if (t < 0) {
+        error(number, "timestamp goes backwards (before the first event)");
+        return;
+    }
+    CpuInfo& ci = cpu(c);
+    if (m_cpuLast.size() < m_cpus.size())
+        m_cpuLast.resize(m_cpus.size(), 0);
+    if (t < m_cpuLast[static_cast<size_t>(c)]) {
+        error(number, "timestamp goes backwards on CPU " + std::to_string(c));
+        return;
+    }
+    if (!sched(event, payload, c, t, number)) {
+        if (last && !m_result.errors.empty()) {
+            // A truncated last event: its error becomes a warning, its time is not used.
+            const std::string e = m_result.errors.back();
+            m_result.errors.pop_back();
+            m_result.warnings.push_back(e + " (truncated last line ignored)");
+        }
+        return;
+    }
+    m_cpuLast[static_cast<size_t>(c)] = t;
+    m_lastTime = std::max(m_lastTime, t);
+    if (ci.firstPid < 0)
+        ci.firstPid = static_cast<int>(*headerPid);
+}
+
+bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t number)
+{
+    auto missing = [&](const char* what) {
+        error(number,
+            std::string(event) + ": expected " + what + ", got \"" + printable(p.substr(0, 120))
+                + "\"");
+        return false;
+    };
+    if (event == "sched_switch") {
+        std::string prevComm;
+        std::string nextComm;
+        int prevPid = 0;
+        int nextPid = 0;
+        string_view state;
+        const size_t arrow = p.find(" ==> ");
+        if (valueAt(p, "prev_pid") != string_view::npos) {
+            // TP_printk's form; trace-cmd report -R prints the same fields without the arrow.
+            const auto pc = textField(p, "prev_comm", "prev_pid");
+            const auto pp = intField(p, "prev_pid");
+            const auto ps = valueAt(p, "prev_state");
+            const auto nc = textField(p, "next_comm", "next_pid");
+            const auto np = intField(p, "next_pid");
+            if (!pc || !pp || ps == string_view::npos || (arrow != string_view::npos && ps > arrow)
+                || !nc || !np)
+                return missing("prev_comm= prev_pid= prev_state= ==> next_comm= next_pid=");
+            prevComm = *pc;
+            nextComm = *nc;
+            prevPid = static_cast<int>(*pp);
+            nextPid = static_cast<int>(*np);
+            const size_t stateEnd = arrow != string_view::npos ? arrow : p.find(' ', ps);
+            state = p.substr(ps, stateEnd == string_view::npos ? string_view::npos : stateEnd - ps);
+        } else if (arrow == string_view::npos) {
+            return missing("\"PREV ==> NEXT\"");
+        } else {
+            string_view after;
+            string_view next;
+            if (!commPid(p.substr(0, arrow), prevComm, prevPid, &after)
+                || !commPid(p.substr(arrow + 5), nextComm, nextPid, &next))
+                return missing("\"COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]\"");
+            state = after;
+        }
+        ++m_result.events;
+        const int prev = task(prevPid, prevComm, t);
+        const int next = task(nextPid, nextComm, t);
+        // Runs are credited only where the trace proves them, so that with events lost (or
+        // a damaged file) no task runs on two CPUs at once and no CPU is busier than the span.
+        if (next >= 0 && next != prev) {
+            const int other = m_tasks[static_cast<size_t>(next)].runningOn;
+            if (other >= 0 && other != c) {
+                // Still running on another CPU by our account: its switch-out there was lost.
+                CpuInfo& oi = cpu(other);
+                const int64_t end =
+                    std::clamp(m_cpuLast[static_cast<size_t>(other)], std::min(oi.since, t), t);
+                credit(next, oi, oi.since, end);
+                oi.known = false;
+                oi.curr = -1;
+                oi.unknownSince = end;
+                warn(number,
+                    "pid " + std::to_string(nextPid) + " switched in on CPU " + std::to_string(c)
+                        + " while running on CPU " + std::to_string(other) + " (events lost?)");
+            }
+        }
+        CpuInfo& ci = cpu(c);
+        int64_t since = t;
+        if (ci.known && ci.curr == prev) {
+            since = ci.since;
+        } else if (ci.known) {
+            warn(number,
+                "CPU " + std::to_string(c) + " switches from pid " + std::to_string(prevPid)
+                    + ", which it was not running (events lost?)");
+            if (ci.curr >= 0 && m_tasks[static_cast<size_t>(ci.curr)].runningOn == c)
+                m_tasks[static_cast<size_t>(ci.curr)].runningOn = -1;
+        } else if (prev < 0 || m_tasks[static_cast<size_t>(prev)].runningOn < 0) {
+            // The CPU's first switch (or the first since its state was lost): prev ran since
+            // the span start, or since it last ran anywhere, whichever is later.
+            since = std::min(t,
+                std::max(
+                    ci.unknownSince, prev >= 0 ? m_tasks[static_cast<size_t>(prev)].lastOff : 0));
+        }
+        if (prev >= 0) {
+            TaskInfo& ti = m_tasks[static_cast<size_t>(prev)];
+            if (ti.runningOn < 0 || ti.runningOn == c)
+                credit(prev, ci, since, t);
+            ++ti.switches;
+            ti.runningOn = -1;
+            switch (prevState(state)) {
+            case PrevState::Runnable:
+                startWait(ti, t);
+                break;
+            case PrevState::Dead:
+                ti.dead = true;
+                if (!ti.exitedAt)
+                    ti.exitedAt = t;
+                break;
+            case PrevState::Blocked:
+                if (ti.exitedAt)
+                    ti.dead = true;
+                break;
+            }
+        }
+        if (next >= 0) {
+            TaskInfo& ti = m_tasks[static_cast<size_t>(next)];
+            if (ti.waitStart >= 0) {
+                ti.waits.push_back(t - ti.waitStart);
+                ti.waitStart = -1;
+            }
+            ti.runningOn = c;
+        }
+        ci.known = true;
+        ci.curr = next;
+        ci.since = t;
+        append(t, c, RecordKind::Switch, prev, next);
+        return true;
+    }
+    if (event == "sched_wakeup" || event == "sched_wakeup_new" || event == "sched_waking") {
+        if (event == "sched_waking") { // sched_wakeup follows; only counted
+            ++m_result.unknownEvents[std::string(event)];
+            return true;
+        }
+        std::string comm;
+        int pid = 0;
+        int64_t target = c;
+        if (valueAt(p, "pid") != string_view::npos) {
+            const auto cm = textField(p, "comm", "pid");
+            const auto pd = intField(p, "pid");
+            const auto tc = intField(p, "target_cpu");
+            if (!cm || !pd)
+                return missing("comm= pid= prio= target_cpu=");
+            comm = *cm;
+            pid = static_cast<int>(*pd);
+            target = tc.value_or(c);
+        } else {
+            string_view after;
+            if (!commPid(p, comm, pid, &after))
+                return missing("\"COMM:PID [PRIO] CPU:NNN\"");
+            if (const size_t k = after.find("CPU:"); k != string_view::npos)
+                target = toInt(after.substr(k + 4, after.find(' ', k) - k - 4)).value_or(c);
+        }
+        ++m_result.events;
+        int index = 0;
+        if (event == "sched_wakeup_new") {
+            const auto it = m_live.find(pid);
+            // A new task: the fork event made it already, unless fork was not traced.
+            index = it != m_live.end() && !m_tasks[static_cast<size_t>(it->second)].dead
+                    && m_tasks[static_cast<size_t>(it->second)].switches == 0
+                    && m_tasks[static_cast<size_t>(it->second)].runningOn < 0
+                ? it->second
+                : newTask(pid, comm, t, -1);
+        } else {
+            index = task(pid, comm, t);
+        }
+        if (index < 0)
+            return true;
+        startWait(m_tasks[static_cast<size_t>(index)], t);
+        append(t, static_cast<int>(target), RecordKind::Wakeup, index, target);
+        return true;
+    }
+    if (event == "sched_migrate_task") {
+        const auto cm = textField(p, "comm", "pid");
+        const auto pd = intField(p, "pid");
+        const auto from = intField(p, "orig_cpu");
+        const auto to = intField(p, "dest_cpu");
+        if (!cm || !pd || !from || !to)
+            return missing("comm= pid= prio= orig_cpu= dest_cpu=");
+        ++m_result.events;
+        const int index = task(static_cast<int>(*pd), *cm, t);
+        if (index >= 0 && *from != *to) {
+            ++m_tasks[static_cast<size_t>(index)].migrations;
+            append(t, static_cast<int>(*to), RecordKind::Migrate, index, *from, *to);
+        }
+        return true;
+    }
+    if (event == "sched_process_fork") {
+        const auto cm = textField(p, "comm", "pid");
+        const auto pd = intField(p, "pid");
+        const auto ccm = textField(p, "child_comm", "child_pid");
+        const auto cpd = intField(p, "child_pid");
+        if (!cm || !pd || !ccm || !cpd)
+            return missing("comm= pid= child_comm= child_pid=");
+        ++m_result.events;
+        const int parent = task(static_cast<int>(*pd), *cm, t);
+        newTask(static_cast<int>(*cpd), *ccm, t, parent); // a reused pid starts a new task
+        return true;
+    }
+    if (event == "sched_process_exit") {
+        const auto cm = textField(p, "comm", "pid");
+        const auto pd = intField(p, "pid");
+        if (!cm || !pd)
+            return missing("comm= pid= prio=");
+        ++m_result.events;
+        const int index = task(static_cast<int>(*pd), *cm, t);
+        if (index >= 0) {
+            TaskInfo& ti = m_tasks[static_cast<size_t>(index)];
+            ti.exitedAt = t; // dead at its last switch-out (a later event is a reused pid)
+            append(t, c, RecordKind::Exit, index);
+        }
+        return true;
+    }
+    ++m_result.unknownEvents[std::string(event)];
+    return true;
+}
+
+TraceImport Importer::finish()
+{
+    const int64_t end = m_lastTime;
+    // Runs still going at the end of the trace; a CPU that never switched ran the task its
+    // first event's header named, all along.
+    for (size_t c = 0; c < m_cpus.size(); ++c) {
+        CpuInfo& ci = m_cpus[c];
+        if (ci.known) {
+            if (ci.curr >= 0)
+                credit(ci.curr, ci, std::min(ci.since, end), end);
+        } else if (ci.unknownSince == 0 && ci.firstPid > 0) {
+            // Never switched: the task its first event's header named ran all along (unless
+            // the trace shows it anywhere else).
+            const int curr = task(ci.firstPid, "", 0);
+            const TaskInfo& ti = m_tasks[static_cast<size_t>(curr)];
+            if (ti.switches == 0 && ti.runningOn < 0 && ti.lastOff == 0)
+                credit(curr, ci, 0, end);
+        }
+    }
+    Recording& rec = m_result.recording;
+    rec.cpus = std::max({m_headerCpus, static_cast<int>(m_cpus.size()), 1});
+    Metrics& m = m_result.metrics;
+    m.scenario = m_scenario.empty() ? m_file : m_scenario;
+    m.profile = m_result.kernel.empty() ? "real" : "real " + m_result.kernel;
+    m.durationNs = end;
+    // Names: the map's, else comm-pid; a reused pid's later tasks get "#2", "#3"…
+    std::map<std::string, int> seen;
+    for (TaskInfo& ti : m_tasks) {
+        std::string name = ti.comm.empty() ? "<...>" : ti.comm;
+        std::string cgroup;
+        const auto it = m_names.byPid.find(ti.pid);
+        if (it != m_names.byPid.end()
+            && (ti.comm.empty() || it->second.name.substr(0, 15) == ti.comm
+                || it->second.name.substr(0, 15) == ti.comm.substr(0, 15))) {
+            name = it->second.name;
+            cgroup = it->second.cgroup;
+        } else {
+            name += "-" + std::to_string(ti.pid);
+        }
+        const int n = ++seen[name];
+        if (n > 1)
+            name += "#" + std::to_string(n);
+        rec.taskNames.push_back(name);
+        TaskMetrics tm;
+        tm.name = name;
+        tm.cgroup = cgroup;
+        tm.cpuTimeNs = ti.cpuTime;
+        tm.share = end > 0 ? static_cast<double>(ti.cpuTime) / static_cast<double>(end) : 0.0;
+        std::vector<int64_t> waits = ti.waits;
+        if (ti.waitStart >= 0)
+            waits.push_back(end - ti.waitStart);
+        tm.waitMaxNs = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
+        tm.waitP50Ns = nearestRank(waits, 50);
+        tm.waitP99Ns = nearestRank(waits, 99);
+        tm.switches = ti.switches;
+        tm.migrations = ti.migrations;
+        tm.exitedAtNs = ti.exitedAt;
+        m.tasks.push_back(std::move(tm));
+        m_result.firstEventNs.push_back(ti.firstEvent);
+    }
+    // Cgroups: the CPU time of the tasks the name map places in them, parents included (a
+    // task moved at run time is counted in the group it started in).
+    std::map<std::string, int64_t> groupCpu;
+    for (const TaskMetrics& tm : m.tasks)
+        for (std::string g = tm.cgroup; g.size() > 1 && g.front() == '/';
+             g = g.substr(0, std::max<size_t>(g.rfind('/'), 1)))
+            groupCpu[g] += tm.cpuTimeNs;
+    for (const auto& [path, stat] : m_cpuStat)
+        groupCpu.try_emplace(path, 0);
+    for (const auto& [path, cpu] : groupCpu) {
+        CgroupMetrics cm{path, cpu, 0, {}, {}};
+        if (const auto it = m_cpuStat.find(path); it != m_cpuStat.end()) {
+            const auto& stat = it->second;
+            auto get = [&](const char* key) -> std::optional<int64_t> {
+                const auto v = stat.find(key);
+                return v == stat.end() ? std::nullopt : std::optional<int64_t>(v->second);
+            };
+            cm.throttledNs = get("throttled_usec").value_or(0) * 1000;
+            cm.nrPeriods = get("nr_periods");
+            cm.nrThrottled = get("nr_throttled");
+        }
+        m.cgroups.push_back(std::move(cm));
+    }
+    for (int c = 0; c < rec.cpus; ++c)
+        m.cpus.push_back(
+            {c, c < static_cast<int>(m_cpus.size()) ? m_cpus[static_cast<size_t>(c)].busy : 0, 0});
+    m.run.events = static_cast<uint64_t>(m_result.events);
+    m.run.contextSwitches = static_cast<uint64_t>(std::count_if(rec.records().begin(),
+        rec.records().end(), [](const Record& r) { return r.kind == RecordKind::Switch; }));
+    m.run.recordedEvents = rec.size();
+    m.run.recordedBytes = rec.bytes();
+    if (!m_started && m_result.errors.empty())
+        m_result.errors.push_back(m_file
+            + ": no trace events found (expected ftrace text from "
+              "/sys/kernel/tracing/trace or trace-cmd report)");
+    return std::move(m_result);
+}
+
+} // namespace
+
+bool parseNameMap(
+    std::istream& in, const std::string& fileName, TraceNameMap& map, std::string* error)
+{
+    std::string line;
+    int64_t number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        const string_view t = trim(line);
+        if (t.empty() || t.front() == '#')
+            continue;
+        std::istringstream fields{std::string(t)};
+        int pid = 0;
+        TraceNameMap::Entry e;
+        if (!(fields >> pid >> e.name) || pid <= 0) {
+            *error = fileName + ":" + std::to_string(number)
+                + ": expected \"PID NAME [CGROUP]\", got \"" + printable(t) + "\"";
+            return false;
+        }
+        fields >> e.cgroup;
+        map.byPid[pid] = e;
+    }
+    return true;
+}
+
+TraceImport importFtrace(std::istream& in, const std::string& fileName, const TraceNameMap* names)
+{
+    Importer importer(fileName, names);
+    std::string line;
+    int64_t number = 0;
+    // getline() sets eof on a line without its newline: a truncated last line.
+    while (std::getline(in, line))
+        importer.line(line, ++number, in.eof());
+    return importer.finish();
+}
+
+TraceImport importFtraceFile(const std::string& path, const TraceNameMap* names)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        TraceImport r;
+        r.errors.push_back(path + ": cannot open the trace");
+        return r;
+    }
+    return importFtrace(in, path, names);
+}
+
+} // namespace schedlab

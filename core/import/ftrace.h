@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Import of a real kernel's scheduler trace (docs/real-kernels.md): ftrace text as read from
+// /sys/kernel/tracing/trace (with or without the irqs-off / need-resched / hardirq /
+// preempt-depth / migrate-disable flag columns) or as printed by `trace-cmd report`, turned into
+// the project's Recording and the same Metrics as a simulated run.
+//
+// Events used: sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task,
+// sched_process_fork, sched_process_exit. Every other event is skipped and counted. The traced
+// span runs from the first to the last event; record times are relative to its start.
+#pragma once
+
+#include "core/record/metrics.h"
+#include "core/record/recording.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+/// Names for traced threads (the runner writes one; comm is only 15 characters long):
+/// pid → scenario task name and cgroup. A line is "PID NAME [CGROUP]"; '#' starts a comment.
+/// In a trace the same entries can appear as "# schedlab-task: PID NAME [CGROUP]" lines, and
+/// the runner adds each group's cpu.stat at the end of the run as
+/// "# schedlab-cgroup: PATH nr_periods=N nr_throttled=N throttled_usec=N …".
+struct TraceNameMap
+{
+    struct Entry
+    {
+        std::string name;
+        std::string cgroup;
+    };
+    std::map<int, Entry> byPid;
+};
+
+/// Parses a name map; false with "FILE:LINE: what was expected" in @p error.
+bool parseNameMap(
+    std::istream& in, const std::string& fileName, TraceNameMap& map, std::string* error);
+
+struct TraceImport
+{
+    Recording recording;
+    Metrics metrics;
+    /// "FILE:LINE: what was expected". Any error makes the import unusable (ok() is false).
+    std::vector<std::string> errors;
+    /// "FILE:LINE: …" for things skipped that do not spoil the result (a truncated last line,
+    /// lost events reported by the tracer, a switch from a task the CPU was not running).
+    std::vector<std::string> warnings;
+    std::map<std::string, int64_t> unknownEvents; ///< skipped event name → count
+    int64_t lines = 0;
+    int64_t events = 0;     ///< scheduler events used
+    int64_t lostEvents = 0; ///< "[LOST N EVENTS]" markers summed
+    int64_t startNs = 0;    ///< trace timestamp of the first event (record time 0)
+    std::string kernel;     ///< "# schedlab-kernel: …" when the runner wrote it
+    /// Record time of each task's first event (same order as metrics.tasks): when a task the
+    /// runner started at a scenario time was first woken.
+    std::vector<int64_t> firstEventNs;
+    bool ok() const { return errors.empty(); }
+};
+
+/// Reads a whole trace. @p fileName is used in messages and as the metrics' "scenario" (unless
+/// the trace names its scenario). @p names (optional) adds to the map found in the trace.
+TraceImport importFtrace(
+    std::istream& in, const std::string& fileName, const TraceNameMap* names = nullptr);
+
+/// Opens @p path (an unreadable file is an error naming it) and imports it.
+TraceImport importFtraceFile(const std::string& path, const TraceNameMap* names = nullptr);
+
+} // namespace schedlab

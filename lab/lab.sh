@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The real-kernel lab (docs/real-kernels.md): boots a Debian kernel under qemu (TCG), runs a
+# scenario there with schedlab-run, collects the trace and /sys/kernel/debug/sched/debug, and
+# prints the model beside the real run (schedlab-cli compare --real).
+#
+#   lab/lab.sh KERNEL SCENARIO [OUTDIR]     e.g. lab/lab.sh 6.18.15 scenarios/equal-hogs.json
+#
+# Environment: BUILD (default build/dev: bin/schedlab-run, bin/schedlab-cli), LAB_CACHE
+# (downloaded kernels, default build/lab-cache), LAB_SUITES (Debian suites searched, default
+# "trixie trixie-backports sid experimental"), LAB_MIRROR (default http://deb.debian.org/debian),
+# LAB_TIMEOUT (seconds for the whole VM run, default: scenario duration + 300).
+# The machine's own apt configuration is not touched: the kernel package is looked up with a
+# separate sources list and lists directory under LAB_CACHE.
+# Exit codes: 0 ok, 2 bad arguments, 3 a tool or the kernel is missing, 4 the VM run failed.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+KERNEL=${1:-}
+SCENARIO=${2:-}
+if [ -z "$KERNEL" ] || [ -z "$SCENARIO" ]; then
+    echo "usage: lab/lab.sh KERNEL SCENARIO [OUTDIR]   (e.g. 6.18.15 scenarios/equal-hogs.json)" >&2
+    exit 2
+fi
+[ -f "$SCENARIO" ] || { echo "lab: $SCENARIO: no such scenario" >&2; exit 2; }
+SCENARIO=$(cd "$(dirname "$SCENARIO")" && pwd)/$(basename "$SCENARIO")
+BUILD=${BUILD:-$root/build/dev}
+CACHE=${LAB_CACHE:-$root/build/lab-cache}
+SUITES=${LAB_SUITES:-"trixie trixie-backports sid experimental"}
+MIRROR=${LAB_MIRROR:-http://deb.debian.org/debian}
+name=$(basename "$SCENARIO" .json)
+OUT=${3:-$root/build/lab/$name-$KERNEL}
+
+for tool in qemu-system-x86_64 apt-get dpkg-deb gzip; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        echo "lab: $tool is missing; run 'make lab-deps' as root" >&2; exit 3; }
+done
+BUSYBOX=${BUSYBOX:-/bin/busybox}
+if ! file -L "$BUSYBOX" 2>/dev/null | grep -q "statically linked"; then
+    # Without `file`, trust Debian's busybox-static path.
+    [ -x "$BUSYBOX" ] || { echo "lab: no static busybox at $BUSYBOX (busybox-static)" >&2; exit 3; }
+fi
+for bin in schedlab-run schedlab-cli; do
+    [ -x "$BUILD/bin/$bin" ] || { echo "lab: $BUILD/bin/$bin is not built" >&2; exit 3; }
+done
+
+"$BUILD/bin/schedlab-cli" validate "$SCENARIO" >/dev/null || exit 2
+# The machine's CPU count ("machine": { "cpus": N }, default 1), the file joined into one line.
+cpus=$(tr -d '\n' < "$SCENARIO" | sed -n 's/.*"machine"[^}]*"cpus"[^0-9}]*\([0-9][0-9]*\).*/\1/p')
+cpus=${cpus:-1}
+duration_s=$(sed -n 's/.*"duration"[^"]*"\([0-9.]*\)\(ms\|s\)".*/\1 \2/p' "$SCENARIO" | head -n 1 |
+    awk '{ if ($2 == "ms") print int($1 / 1000) + 1; else print int($1) + 1 }')
+duration_s=${duration_s:-11}
+TIMEOUT=${LAB_TIMEOUT:-$((duration_s + 300))}
+
+# --- 1. the kernel: a Debian package found by version, downloaded once ----------------------
+mkdir -p "$CACHE/apt/lists/partial" "$CACHE/apt/archives/partial" "$CACHE/kernels" "$OUT"
+kdir="$CACHE/kernels/$KERNEL"
+if [ ! -f "$kdir/vmlinuz" ]; then
+    : > "$CACHE/apt/sources.list"
+    for s in $SUITES; do
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $MIRROR $s main" \
+            >> "$CACHE/apt/sources.list"
+    done
+    APT="-o Dir::State::Lists=$CACHE/apt/lists -o Dir::Etc::SourceList=$CACHE/apt/sources.list
+         -o Dir::Etc::SourceParts=/dev/null -o Dir::Cache=$CACHE/apt -o Debug::NoLocking=1"
+    echo "lab: looking up Linux $KERNEL in $SUITES" >&2
+    # shellcheck disable=SC2086
+    apt-get -qq $APT update >&2 || { echo "lab: apt-get update failed (mirror $MIRROR)" >&2; exit 3; }
+    # linux-image-VERSION+debNN-amd64 (6.x), linux-binary-unsigned-VERSION+debNN-amd64 (7.x,
+    # where linux-image-* is a meta package). Not cloud, rt or dbg flavours.
+    # shellcheck disable=SC2086
+    pkgs=$(apt-cache $APT pkgnames 2>/dev/null | grep -E \
+        "^linux-(image|binary-unsigned)-$(echo "$KERNEL" | sed 's/\./\\./g')[+-][^ ]*amd64(-unsigned)?$" |
+        grep -v -E "cloud|-rt-|dbg" | sort -r)
+    [ -n "$pkgs" ] || {
+        echo "lab: no Debian kernel package for $KERNEL in $SUITES; available:" >&2
+        # shellcheck disable=SC2086
+        apt-cache $APT pkgnames 2>/dev/null | sed -n 's/^linux-image-\([0-9][0-9.]*\)+deb[0-9]*-amd64$/\1/p' |
+            sort -uV | tr '\n' ' ' >&2
+        echo >&2
+        exit 3
+    }
+    rm -rf "$kdir.tmp" && mkdir -p "$kdir.tmp/x"
+    for pkg in $(echo "$pkgs" | grep binary-unsigned) $(echo "$pkgs" | grep -v binary-unsigned); do
+        echo "lab: downloading $pkg" >&2
+        # shellcheck disable=SC2086
+        (cd "$kdir.tmp" && apt-get -qq $APT download "$pkg" >&2) || continue
+        for deb in "$kdir.tmp"/*.deb; do dpkg-deb -x "$deb" "$kdir.tmp/x"; done
+        vmlinuz=$(find "$kdir.tmp/x" \( -name 'vmlinuz*' -o -name vmlinuz \) -type f | head -n 1)
+        [ -n "$vmlinuz" ] && break
+    done
+    [ -n "${vmlinuz:-}" ] || { echo "lab: no vmlinuz in the packages of $KERNEL" >&2; exit 3; }
+    mkdir -p "$kdir"
+    cp "$vmlinuz" "$kdir/vmlinuz"
+    find "$kdir.tmp/x" -name 'config-*' -type f -exec cp {} "$kdir/config" \;
+    ls "$kdir.tmp"/*.deb | xargs -n 1 basename > "$kdir/packages"
+    rm -rf "$kdir.tmp"
+fi
+echo "lab: kernel $(cat "$kdir/packages" | tr '\n' ' ')" >&2
+[ -f "$kdir/config" ] && grep -E "^CONFIG_(HZ|PREEMPT_DYNAMIC|PREEMPT_LAZY|PREEMPT_VOLUNTARY|PREEMPT)=" \
+    "$kdir/config" | tr '\n' ' ' >&2 && echo >&2
+
+# --- 2. the initramfs: busybox, schedlab-run, the scenario, /init ----------------------------
+ird="$OUT/initramfs"
+rm -rf "$ird" && mkdir -p "$ird/bin" "$ird/dev" "$ird/proc" "$ird/sys" "$ird/tmp" "$ird/lab"
+cp "$BUSYBOX" "$ird/bin/busybox"
+cp "$BUILD/bin/schedlab-run" "$ird/bin/schedlab-run"
+cp "$SCENARIO" "$ird/lab/scenario.json"
+cp "$here/init" "$ird/init"
+chmod +x "$ird/init"
+(cd "$ird" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1) > "$OUT/initramfs.gz"
+
+# --- 3. the VM: console on ttyS0, the bulk output (trace, sched/debug) on ttyS1 --------------
+rm -f "$OUT/console.log" "$OUT/bulk.txt"
+echo "lab: booting Linux $KERNEL with $cpus CPUs under qemu (TCG), scenario $name" >&2
+start=$(date +%s)
+set +e
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m 512 \
+    -display none -monitor none -no-reboot \
+    -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus" \
+    -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
+rc=$?
+set -e
+end=$(date +%s)
+[ $rc -eq 0 ] || { echo "lab: qemu failed or timed out (exit $rc); see $OUT/console.log" >&2; exit 4; }
+sed -n '/^=== schedlab trace ===/,/^=== end trace ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
+    tr -d '\r' > "$OUT/trace.txt"
+sed -n '/^=== sched debug ===/,/^=== end sched debug ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
+    tr -d '\r' > "$OUT/sched-debug.txt"
+boot=$(sed -n 's/^schedlab-lab: boot done at \([0-9.]*\).*/\1/p' "$OUT/console.log" | tr -d '\r' | head -n 1)
+echo "lab: VM ran $((end - start)) s in all; guest boot to /init: ${boot:-?} s (uptime)" >&2
+grep -E "^(schedlab-run|not reproduced|cannot run)" "$OUT/console.log" | tr -d '\r' >&2 || true
+[ -s "$OUT/trace.txt" ] || { echo "lab: no trace came back; see $OUT/console.log" >&2; exit 4; }
+
+# --- 4. model vs real -------------------------------------------------------------------------
+"$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --metrics "$OUT/real-metrics.json" --quiet
+echo "== model vs real: $name on Linux $KERNEL (outputs in $OUT) =="
+"$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" --metrics "$OUT/compare.json" >/dev/null
+"$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt"

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The plan (what a real kernel can reproduce) and the program interpreter of schedlab-run.
+#include "core/base/cpuset.h"
+#include "runner.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <sched.h>
+#include <set>
+#include <sys/resource.h>
+
+namespace schedlab::runner {
+
+namespace {
+
+int64_t monotonicNs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+int64_t threadCpuNs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+void sleepNs(int64_t ns)
+{
+    if (ns <= 0)
+        return;
+    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) { }
+}
+
+const char* policyName(Policy p)
+{
+    switch (p) {
+    case Policy::Normal:
+        return "normal";
+    case Policy::Batch:
+        return "batch";
+    case Policy::Idle:
+        return "idle";
+    case Policy::Fifo:
+        return "fifo";
+    case Policy::RoundRobin:
+        return "rr";
+    }
+    return "?";
+}
+
+class Planner
+{
+public:
+    Planner(Plan& plan, int kernelCode)
+        : m_plan(plan)
+        , m_kernel(kernelCode)
+    { }
+
+    void program(const std::vector<Op>& ops, const std::string& where)
+    {
+        for (size_t i = 0; i < ops.size(); ++i) {
+            const Op& op = ops[i];
+            const std::string at = where + "/" + std::to_string(i);
+            switch (op.kind) {
+            case Op::Kind::Lock:
+            case Op::Kind::Unlock:
+                if (m_mutexes.insert(op.name).second)
+                    m_plan.mutexes.push_back(op.name);
+                break;
+            case Op::Kind::Loop:
+                program(op.body, at + "/loop");
+                break;
+            case Op::Kind::Kernel:
+                note(at,
+                    "kernel section: its operations run in user mode (preemptible, "
+                    "interrupts on); the model's in-kernel costs are not reproduced");
+                program(op.body, at + "/kernel");
+                break;
+            case Op::Kind::Cookie:
+                note(at,
+                    "core-scheduling cookie operation not run (prctl PR_SCHED_CORE is not "
+                    "supported by schedlab-run)");
+                break;
+            case Op::Kind::Write:
+                note(at, "cgroup write operation not run (the cost model's kernel work)");
+                break;
+            case Op::Kind::Fork:
+                if (!op.fork.empty())
+                    task(op.fork.front(), at + "/fork");
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    void task(const TaskSpec& t, const std::string& where)
+    {
+        if (t.cookie)
+            note(where + "/cookie", "core-scheduling cookie not set (not supported)");
+        if (t.slice && m_kernel > 0 && m_kernel < 6012)
+            note(where + "/slice", "custom slices need Linux 6.12+; this kernel ignores them");
+        if (t.policy && (*t.policy == Policy::Fifo || *t.policy == Policy::RoundRobin)
+            && !t.rtPriority)
+            note(where + "/policy", std::string(policyName(*t.policy)) + " without priority: 1");
+        program(t.program, where + "/program");
+    }
+
+    void note(const std::string& where, const std::string& what)
+    {
+        m_plan.notes.push_back(where + ": " + what);
+    }
+
+private:
+    Plan& m_plan;
+    int m_kernel;
+    std::set<std::string> m_mutexes;
+};
+
+} // namespace
+
+int kernelVersionCode(const std::string& release)
+{
+    int major = 0;
+    int minor = 0;
+    if (std::sscanf(release.c_str(), "%d.%d", &major, &minor) != 2)
+        return 0;
+    return major * 1000 + minor;
+}
+
+int64_t drawDuration(const DurationSpec& d, Prng& prng)
+{
+    if (d.endless)
+        return -1;
+    if (d.isUniform())
+        return prng.uniform(d.value.count(), d.upper->count());
+    return d.value.count();
+}
+
+Plan makePlan(const Scenario& s, int onlineCpus, const std::string& kernelRelease)
+{
+    Plan plan;
+    plan.cpus = s.machine.cpuCount();
+    Planner planner(plan, kernelVersionCode(kernelRelease));
+    if (plan.cpus > onlineCpus)
+        plan.errors.push_back("/machine/cpus: the scenario needs " + std::to_string(plan.cpus)
+            + " CPUs, this machine has " + std::to_string(onlineCpus) + " online");
+    else if (plan.cpus < onlineCpus)
+        planner.note("/machine/cpus",
+            "every task is confined to CPUs 0-" + std::to_string(plan.cpus - 1)
+                + " (the machine has " + std::to_string(onlineCpus)
+                + "); other tasks of the system may still run there");
+    if (s.machine.threadsPerCore.value_or(1) > 1 || s.machine.coresPerLlc)
+        planner.note("/machine", "SMT and LLC topology are the real machine's, not the scenario's");
+    if (s.kernel.profile)
+        planner.note("/kernel/profile",
+            "the running kernel's own scheduler is used (profile " + *s.kernel.profile
+                + " only selects the model)");
+    if (s.kernel.hz)
+        planner.note("/kernel/hz",
+            "HZ=" + std::to_string(*s.kernel.hz) + " is modelled; the kernel's CONFIG_HZ applies");
+    if (s.kernel.tunableScaling)
+        planner.note("/kernel/tunable_scaling", "not set (a boot-time sysctl)");
+    for (const auto& [name, value] : s.kernel.overrides)
+        planner.note("/kernel/overrides/" + name, "a model choice, not reproducible");
+    for (const auto& [name, value] : s.kernel.costs)
+        planner.note("/kernel/costs/" + name, "a model cost, the real kernel has its own");
+
+    Prng prng(s.seedOrDefault());
+    for (size_t i = 0; i < s.cgroups.size(); ++i) {
+        const CgroupSpec& g = s.cgroups[i];
+        const int n = g.count.value_or(0);
+        for (int k = 0; k < std::max(n, 1); ++k)
+            plan.cgroups.push_back(n ? g.path + "-" + std::to_string(k + 1) : g.path);
+        if (g.files.rtRuntimeUs || g.files.rtPeriodUs)
+            planner.note("/cgroups/" + std::to_string(i),
+                "cpu.rt_runtime_us/cpu.rt_period_us are cgroup v1 files (RT group scheduling), "
+                "not set");
+    }
+    for (size_t i = 0; i < s.tasks.size(); ++i) {
+        const TaskSpec& t = s.tasks[i];
+        const int n = t.count.value_or(0);
+        for (int k = 0; k < std::max(n, 1); ++k) {
+            TaskPlan tp;
+            tp.name = n ? t.name + "-" + std::to_string(k + 1) : t.name;
+            tp.cgroup = t.cgroup.value_or("/");
+            tp.spec = &t;
+            tp.startNs = t.start ? std::max<int64_t>(0, drawDuration(*t.start, prng)) : 0;
+            plan.tasks.push_back(tp);
+        }
+        planner.task(t, "/tasks/" + std::to_string(i));
+    }
+    for (size_t i = 0; i < s.actions.size(); ++i) {
+        const Action& a = s.actions[i];
+        const std::string where = "/actions/" + std::to_string(i);
+        switch (a.kind) {
+        case Action::Kind::Profile:
+            planner.note(where, "profile switch not reproducible (the kernel is what it is)");
+            break;
+        case Action::Kind::Set:
+            if (a.set.cgroup && (a.set.files.rtRuntimeUs || a.set.files.rtPeriodUs))
+                planner.note(where, "cpu.rt_* writes not reproducible on cgroup v2");
+            break;
+        case Action::Kind::Spawn:
+            if (!a.spawn.empty())
+                planner.task(a.spawn.front(), where + "/spawn");
+            break;
+        default:
+            break;
+        }
+    }
+    return plan;
+}
+
+void busyFor(int64_t ns)
+{
+    if (ns == 0)
+        return;
+    const int64_t until = ns < 0 ? INT64_MAX : threadCpuNs() + ns;
+    // Check the clock every few thousand iterations: reading it is a vDSO call, cheap enough.
+    volatile uint64_t sink = 0;
+    while (threadCpuNs() < until)
+        for (int i = 0; i < 2000; ++i)
+            sink = sink + static_cast<uint64_t>(i);
+}
+
+bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks)
+{
+    for (const Op& op : ops) {
+        switch (op.kind) {
+        case Op::Kind::Run:
+            busyFor(drawDuration(op.duration, prng));
+            break;
+        case Op::Kind::Sleep: {
+            const int64_t d = drawDuration(op.duration, prng);
+            if (d < 0)
+                for (;;)
+                    sleepNs(1'000'000'000);
+            sleepNs(d);
+            break;
+        }
+        case Op::Kind::Loop: {
+            const int64_t start = monotonicNs();
+            const int64_t forNs = op.forTime ? drawDuration(*op.forTime, prng) : -1;
+            for (int64_t i = 0; !op.count || i < *op.count; ++i) {
+                if (forNs >= 0 && monotonicNs() - start >= forNs)
+                    break;
+                if (!runProgram(op.body, prng, hooks))
+                    return false;
+            }
+            break;
+        }
+        case Op::Kind::Yield:
+            sched_yield();
+            break;
+        case Op::Kind::Lock:
+        case Op::Kind::Unlock:
+            if (hooks.lock)
+                hooks.lock(op.name, op.kind == Op::Kind::Lock);
+            break;
+        case Op::Kind::Fork:
+            if (hooks.fork && !op.fork.empty())
+                hooks.fork(op.fork.front(), op.wait);
+            break;
+        case Op::Kind::Exit:
+            return false;
+        case Op::Kind::Nice:
+            if (setpriority(PRIO_PROCESS, 0, op.nice) != 0 && hooks.warn)
+                hooks.warn("nice " + std::to_string(op.nice) + " failed");
+            break;
+        case Op::Kind::Cpus: {
+            const auto set = CpuSet::parse(op.name, hooks.cpus);
+            cpu_set_t mask;
+            CPU_ZERO(&mask);
+            for (int c = set ? set->first() : -1; c >= 0; c = set->next(c))
+                CPU_SET(c, &mask);
+            if ((!set || sched_setaffinity(0, sizeof mask, &mask) != 0) && hooks.warn)
+                hooks.warn("cpus " + op.name + " failed");
+            break;
+        }
+        case Op::Kind::Cgroup:
+            if (hooks.moveToCgroup)
+                hooks.moveToCgroup(op.name);
+            break;
+        case Op::Kind::Kernel: // reported by the plan: runs in user mode
+            if (!runProgram(op.body, prng, hooks))
+                return false;
+            break;
+        case Op::Kind::Cookie: // reported by the plan
+        case Op::Kind::Write:
+            break;
+        }
+    }
+    return true;
+}
+
+} // namespace schedlab::runner

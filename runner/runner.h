@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// schedlab-run: runs a scenario's machine-independent part on the running Linux kernel
+// (docs/real-kernels.md). No Qt; links the core only for the scenario loader and the PRNG.
+//
+// Every scenario task is a process (cgroup v2 places processes, and a scenario's tasks may sit
+// in different groups) named after the task (comm, 15 characters; the full name goes into the
+// trace's name map). Programs run in those processes: `run` as busy work measured on the
+// thread's CPU clock, `sleep` with clock_nanosleep, `loop`, `fork` (+ `wait`), `yield`,
+// `lock`/`unlock` on process-shared mutexes, `nice`, `cpus`, `cgroup`. What the real kernel
+// cannot reproduce is listed by makePlan() before the run.
+#pragma once
+
+#include "core/base/prng.h"
+#include "core/scenario/scenario.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace schedlab::runner {
+
+struct TaskPlan
+{
+    std::string name;   ///< expanded ("hog-2" for the second of "hog" with count 3)
+    std::string cgroup; ///< scenario path, "/" = the run's base cgroup
+    const TaskSpec* spec = nullptr;
+    int64_t startNs = 0; ///< drawn from the scenario's PRNG
+};
+
+struct Plan
+{
+    int cpus = 1;                     ///< the scenario's CPU count (CPUs 0 … cpus-1 are used)
+    std::vector<std::string> cgroups; ///< expanded paths, parents first ("/" not included)
+    std::vector<TaskPlan> tasks;      ///< tasks that exist at t = 0 or start later
+    std::vector<std::string> mutexes; ///< every mutex name used by a program
+    /// What runs differently from the model or not at all, "where: what" (reported before the
+    /// run; none of it is dropped silently).
+    std::vector<std::string> notes;
+    /// What makes the run impossible here (more CPUs than online, …).
+    std::vector<std::string> errors;
+};
+
+/// Plans @p scenario for a machine with @p onlineCpus CPUs. @p kernelRelease (uname -r) is used
+/// for version-dependent notes (custom slices need 6.12+).
+Plan makePlan(const Scenario& scenario, int onlineCpus, const std::string& kernelRelease);
+
+/// Version "6.12.3-amd64" → 6012 (major * 1000 + minor); 0 when unreadable.
+int kernelVersionCode(const std::string& release);
+
+/// Busy work until the calling thread's CPU clock advanced by @p ns (< 0: forever).
+void busyFor(int64_t ns);
+
+/// Hooks of the interpreter into the runner (tests replace them).
+struct ProgramHooks
+{
+    std::function<void(const std::string& mutex, bool lock)> lock;
+    /// Fork a child running @p child's program; with @p wait block until it exits.
+    std::function<void(const TaskSpec& child, bool wait)> fork;
+    std::function<void(const std::string& cgroup)> moveToCgroup;
+    std::function<void(const std::string& what)> warn;
+    int cpus = 1;
+};
+
+/// Runs @p ops in the calling process; false when an `exit` operation ended the program.
+bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks);
+
+/// Draws a duration (fixed or uniform) in ns; "forever" is -1.
+int64_t drawDuration(const DurationSpec& d, Prng& prng);
+
+} // namespace schedlab::runner

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The ftrace importer (core/import) on hand-made traces in tests/data/ftrace/. The expected CPU
+// times, waits and busy times are worked out by hand from the timestamps (comments below), never
+// taken from the importer's output.
+//
+// basic-*.txt (three layouts of the same 15 events, 2 CPUs, span 100.000000 … 100.010000 s):
+//   bash-100  cpu0 [start, 1.0 ms) + [5.0, 7.0) = 3.0 ms; woken at 4.0, runs at 5.0: wait 1.0 ms;
+//             exits at 7.0 ms (switched out as Z).
+//   hog-101   forked at 0, woken new at 0.010, runs on cpu1 [0.020, 6.0) + [8.0, end 10.0)
+//             = 5.980 + 2.0 = 7.980 ms; waits 0.010 ms and (preempted R+) 6.0 → 8.0 = 2.0 ms.
+//   worker-102 woken 3.0, runs cpu0 [3.5, 5.0) = 1.5 ms, preempted R+ (wait 5.0 → 6.0 on cpu1
+//             after a migration 0 → 1), runs [6.0, 8.0) = 2.0 ms: 3.5 ms in all; waits 0.5, 1.0.
+//   cpu0 busy 1.0 + 1.5 + 2.0 = 4.5 ms; cpu1 busy 5.98 + 2.0 + 2.0 = 9.98 ms.
+#include "core/base/prng.h"
+#include "core/import/ftrace.h"
+
+#include <QTest>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace schedlab;
+
+namespace {
+
+const std::string kDir = SCHEDLAB_SOURCE_DIR "/tests/data/ftrace/";
+
+const TaskMetrics* findTask(const Metrics& m, const std::string& name)
+{
+    for (const auto& t : m.tasks)
+        if (t.name == name)
+            return &t;
+    return nullptr;
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+class TestFtraceImport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void basic_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("trace with 6.x flag columns") << "basic-flags.txt";
+        QTest::newRow("trace without flag columns, tgid column") << "basic-noflags.txt";
+        QTest::newRow("trace-cmd report") << "basic-trace-cmd.txt";
+    }
+    void basic()
+    {
+        QFETCH(QString, file);
+        const TraceImport r = importFtraceFile(kDir + file.toStdString());
+        QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+        const Metrics& m = r.metrics;
+        QCOMPARE(m.durationNs, int64_t{10'000'000});
+        QCOMPARE(r.startNs, int64_t{100'000'000'000});
+        QCOMPARE(m.tasks.size(), size_t{3});
+
+        const TaskMetrics* bash = findTask(m, "bash-100");
+        const TaskMetrics* hog = findTask(m, "hog-101");
+        const TaskMetrics* worker = findTask(m, "worker-102");
+        QVERIFY(bash && hog && worker);
+        QCOMPARE(bash->cpuTimeNs, int64_t{3'000'000});
+        QCOMPARE(hog->cpuTimeNs, int64_t{7'980'000});
+        QCOMPARE(worker->cpuTimeNs, int64_t{3'500'000});
+        QCOMPARE(bash->share, 0.3);
+
+        QCOMPARE(bash->waitMaxNs, int64_t{1'000'000});
+        QCOMPARE(hog->waitMaxNs, int64_t{2'000'000});
+        QCOMPARE(hog->waitP50Ns, int64_t{10'000}); // nearest rank of {0.010, 2.0} ms
+        QCOMPARE(hog->waitP99Ns, int64_t{2'000'000});
+        QCOMPARE(worker->waitP50Ns, int64_t{500'000});
+        QCOMPARE(worker->waitMaxNs, int64_t{1'000'000});
+
+        QCOMPARE(bash->switches, int64_t{2});
+        QCOMPARE(hog->switches, int64_t{1});
+        QCOMPARE(worker->switches, int64_t{2});
+        QCOMPARE(worker->migrations, int64_t{1});
+        QCOMPARE(bash->exitedAtNs, std::optional<int64_t>(7'000'000));
+        QVERIFY(!hog->exitedAtNs);
+
+        QCOMPARE(m.cpus.size(), size_t{2});
+        QCOMPARE(m.cpus[0].busyNs, int64_t{4'500'000});
+        QCOMPARE(m.cpus[1].busyNs, int64_t{9'980'000});
+        QCOMPARE(m.run.contextSwitches, uint64_t{7}); // at 0.020, 1, 3.5, 5, 6, 7, 8 ms
+
+        // sched_process_exec and sched_stat_runtime are skipped and counted.
+        QCOMPARE(r.unknownEvents.at("sched_process_exec"), int64_t{1});
+        QCOMPARE(r.unknownEvents.at("sched_stat_runtime"), int64_t{1});
+        QCOMPARE(r.events, int64_t{13});
+
+        // The recording: the first switch on cpu1 goes from idle (-1) to hog (task 1).
+        const Recording& rec = r.recording;
+        QCOMPARE(rec.cpus, 2);
+        QCOMPARE(rec.taskNames.size(), size_t{3});
+        bool found = false;
+        for (const Record& rr : rec.records())
+            if (rr.kind == RecordKind::Switch && rr.cpu == 1) {
+                QCOMPARE(rr.time, int64_t{20'000});
+                QCOMPARE(rr.entity.raw, -1);
+                QCOMPARE(rec.taskNames[static_cast<size_t>(rr.payload.generic.a)],
+                    std::string("hog-101"));
+                found = true;
+                break;
+            }
+        QVERIFY(found);
+    }
+
+    // A reused pid is a new task: after an exit (the fork of a new child with that pid) and
+    // after a final switch-out (X) without any fork in the trace.
+    //   a-200 [0, 1.0) = 1.0 ms; init-1 [1.0, 3.0) = 2.0 ms; b-200 [3.0, 4.0) = 1.0 ms, its wait
+    //   2.0 → 3.0 = 1.0 ms; b-200#2 [5.0, 6.0) = 1.0 ms. cpu0 busy 5.0 of 6.0 ms.
+    void pidReuse()
+    {
+        const TraceImport r = importFtraceFile(kDir + "pid-reuse.txt");
+        QVERIFY(r.ok());
+        const Metrics& m = r.metrics;
+        QCOMPARE(m.tasks.size(), size_t{4});
+        QCOMPARE(m.tasks[0].name, std::string("a-200"));
+        QCOMPARE(m.tasks[0].cpuTimeNs, int64_t{1'000'000});
+        QCOMPARE(m.tasks[0].exitedAtNs, std::optional<int64_t>(0));
+        QCOMPARE(m.tasks[1].name, std::string("init-1"));
+        QCOMPARE(m.tasks[1].cpuTimeNs, int64_t{2'000'000});
+        QCOMPARE(m.tasks[2].name, std::string("b-200"));
+        QCOMPARE(m.tasks[2].cpuTimeNs, int64_t{1'000'000});
+        QCOMPARE(m.tasks[2].waitMaxNs, int64_t{1'000'000});
+        QCOMPARE(m.tasks[3].name, std::string("b-200#2"));
+        QCOMPARE(m.tasks[3].cpuTimeNs, int64_t{1'000'000});
+        QCOMPARE(m.cpus.size(), size_t{1});
+        QCOMPARE(m.cpus[0].busyNs, int64_t{5'000'000});
+        QCOMPARE(m.durationNs, int64_t{6'000'000});
+    }
+
+    // A last line cut off (no newline) is a warning naming its line; the rest is used. The
+    // span ends at 7.0 ms: hog [0.020, 6.0) = 5.98 ms, worker 1.5 + [6.0, 7.0) = 2.5 ms.
+    void truncatedLastLine()
+    {
+        const TraceImport r = importFtraceFile(kDir + "truncated.txt");
+        QVERIFY(r.ok());
+        QCOMPARE(r.warnings.size(), size_t{1});
+        QVERIFY2(contains(r.warnings.front(), "truncated.txt:26:"), r.warnings.front().c_str());
+        QCOMPARE(r.metrics.durationNs, int64_t{7'000'000});
+        QCOMPARE(findTask(r.metrics, "hog-101")->cpuTimeNs, int64_t{5'980'000});
+        QCOMPARE(findTask(r.metrics, "worker-102")->cpuTimeNs, int64_t{2'500'000});
+        QCOMPARE(findTask(r.metrics, "bash-100")->cpuTimeNs, int64_t{3'000'000});
+    }
+
+    void badLinesNameTheirLine()
+    {
+        const TraceImport r = importFtraceFile(kDir + "bad.txt");
+        QVERIFY(!r.ok());
+        QCOMPARE(r.errors.size(), size_t{2});
+        QVERIFY2(
+            contains(r.errors[0], "bad.txt:16: expected \"TASK-PID [CPU]"), r.errors[0].c_str());
+        QVERIFY2(contains(r.errors[1], "bad.txt:18: sched_switch: expected"), r.errors[1].c_str());
+        QVERIFY(contains(r.errors[1], "next_pid="));
+    }
+
+    void garbageAndEmptyInput()
+    {
+        std::istringstream empty("");
+        QVERIFY(!importFtrace(empty, "empty.txt").ok());
+        std::istringstream binary(std::string("\x7f"
+                                              "ELF\x01\x02\x00\x00 [",
+                                      12)
+            + "\n\n");
+        const TraceImport r = importFtrace(binary, "x.bin");
+        QVERIFY(!r.ok());
+        QVERIFY(contains(r.errors.front(), "x.bin:1:"));
+        // A timestamp going backwards on one CPU.
+        std::istringstream back(
+            "a-1 [000] 2.000000: sched_wakeup: comm=b pid=2 prio=120 target_cpu=000\n"
+            "a-1 [000] 1.000000: sched_wakeup: comm=b pid=2 prio=120 target_cpu=000\n");
+        const TraceImport b = importFtrace(back, "back.txt");
+        QVERIFY(!b.ok());
+        QVERIFY(contains(b.errors.front(), "back.txt:2: timestamp goes backwards"));
+    }
+
+    // Comms with spaces, old kernels' "success=" field, the runner's name map and metadata.
+    void namesAndOldFormats()
+    {
+        const std::string text =
+            "# schedlab-kernel: 6.18.15+deb13-amd64\n"
+            "# schedlab-scenario: demo\n"
+            "# schedlab-task: 7 a-task-with-a-long-name /web\n"
+            "# schedlab-cgroup: /web usage_usec=1500 nr_periods=10 nr_throttled=3 "
+            "throttled_usec=2500\n"
+            " Web Content-9 [000] d..2. 1.000000: sched_wakeup: comm=a-task-with-a-l pid=7 "
+            "prio=120 success=1 target_cpu=000\n"
+            " Web Content-9 [000] d..2. 1.000500: sched_switch: prev_comm=Web Content prev_pid=9 "
+            "prev_prio=120 prev_state=S ==> next_comm=a-task-with-a-l next_pid=7 next_prio=120\n"
+            " a-task-with-a-l-7 [000] d..2. 1.002000: sched_switch: prev_comm=a-task-with-a-l "
+            "prev_pid=7 prev_prio=120 prev_state=D|K ==> next_comm=swapper/0 next_pid=0 "
+            "next_prio=120\n";
+        std::istringstream in(text);
+        const TraceImport r = importFtrace(in, "n.txt");
+        QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+        QCOMPARE(r.kernel, std::string("6.18.15+deb13-amd64"));
+        QCOMPARE(r.metrics.scenario, std::string("demo"));
+        const TaskMetrics* web = findTask(r.metrics, "Web Content-9");
+        const TaskMetrics* named = findTask(r.metrics, "a-task-with-a-long-name");
+        QVERIFY(web && named);
+        QCOMPARE(web->cpuTimeNs, int64_t{500'000});
+        QCOMPARE(named->cpuTimeNs, int64_t{1'500'000});
+        QCOMPARE(named->cgroup, std::string("/web"));
+        QCOMPARE(named->waitMaxNs, int64_t{500'000});
+        // The group's CPU time is its mapped tasks' (Web Content has no group: not counted).
+        QCOMPARE(r.metrics.cgroups.size(), size_t{1});
+        QCOMPARE(r.metrics.cgroups[0].path, std::string("/web"));
+        QCOMPARE(r.metrics.cgroups[0].cpuTimeNs, int64_t{1'500'000});
+        QCOMPARE(r.metrics.cgroups[0].throttledNs, int64_t{2'500'000}); // the runner's cpu.stat
+        QCOMPARE(r.metrics.cgroups[0].nrPeriods, std::optional<int64_t>(10));
+        QCOMPARE(r.metrics.cgroups[0].nrThrottled, std::optional<int64_t>(3));
+        QCOMPARE(r.firstEventNs.size(), r.metrics.tasks.size());
+
+        std::istringstream map("# pid name cgroup\n7 a-task-with-a-lot /db/x\n9 not-web-content\n");
+        TraceNameMap names;
+        std::string error;
+        QVERIFY(parseNameMap(map, "names", names, &error));
+        std::istringstream again(text);
+        const TraceImport r2 = importFtrace(again, "n.txt", &names);
+        // The given map wins over the trace's; an entry whose name does not start with the
+        // task's comm is for another task that had the pid (pid reuse) and is not used.
+        QVERIFY(findTask(r2.metrics, "a-task-with-a-lot"));
+        QCOMPARE(findTask(r2.metrics, "a-task-with-a-lot")->cgroup, std::string("/db/x"));
+        QCOMPARE(r2.metrics.cgroups.size(), size_t{3}); // /db/x, its parent /db, /web's stat
+        QCOMPARE(r2.metrics.cgroups[0].path, std::string("/db"));
+        QCOMPARE(r2.metrics.cgroups[0].cpuTimeNs, int64_t{1'500'000});
+        QVERIFY(findTask(r2.metrics, "Web Content-9"));
+        std::istringstream badMap("seven x\n");
+        QVERIFY(!parseNameMap(badMap, "names", names, &error));
+        QVERIFY(contains(error, "names:1: expected \"PID NAME [CGROUP]\""));
+    }
+
+    // A switch-out lost: b, running on CPU 0 since 0, is switched in on CPU 1 at 4 ms. Its run
+    // on CPU 0 is credited only up to CPU 0's last event (2 ms), then 4 → 10 ms on CPU 1:
+    // 8 ms, never two CPUs at once. x ran on CPU 1 from the span start to 4 ms.
+    void lostSwitchOut()
+    {
+        std::istringstream in(
+            "a-1 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+            "prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
+            "x-3 [001] d..2. 1.001000: sched_wakeup: comm=c pid=4 prio=120 target_cpu=001\n"
+            "b-2 [000] d..2. 1.002000: sched_wakeup: comm=z pid=5 prio=120 target_cpu=000\n"
+            "x-3 [001] d..2. 1.004000: sched_switch: prev_comm=x prev_pid=3 prev_prio=120 "
+            "prev_state=R ==> next_comm=b next_pid=2 next_prio=120\n"
+            "b-2 [001] d..2. 1.010000: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 "
+            "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n");
+        const TraceImport r = importFtrace(in, "lost.txt");
+        QVERIFY(r.ok());
+        QVERIFY(!r.warnings.empty());
+        QVERIFY(contains(
+            r.warnings.front(), "lost.txt:4: pid 2 switched in on CPU 1 while running on CPU 0"));
+        QCOMPARE(findTask(r.metrics, "b-2")->cpuTimeNs, int64_t{8'000'000});
+        QCOMPARE(findTask(r.metrics, "x-3")->cpuTimeNs, int64_t{4'000'000});
+        QCOMPARE(r.metrics.cpus[0].busyNs, int64_t{2'000'000});
+        QCOMPARE(r.metrics.cpus[1].busyNs, int64_t{10'000'000});
+    }
+
+    // perf script ("comm pid [cpu] time: sched:sched_switch: …") and trace-cmd report -R (raw
+    // fields, numeric prev_state, no arrow): a runs [0, 3) ms, b [3, 5) ms (end of the span).
+    void perfAndRawForms()
+    {
+        for (const char* text :
+            {"  a  11 [000] 7.000000: sched:sched_wakeup: comm=b pid=12 prio=120 target_cpu=000\n"
+             "  a  11 [000] 7.003000: sched:sched_switch: prev_comm=a prev_pid=11 prev_prio=120 "
+             "prev_state=S ==> next_comm=b next_pid=12 next_prio=120\n"
+             "  b  12 [000] 7.005000: sched:sched_wakeup: comm=c pid=13 prio=120 target_cpu=000\n",
+                "a-11 [000] 7.000000: sched_wakeup: comm=b pid=12 prio=120 target_cpu=0\n"
+                "a-11 [000] 7.003000: sched_switch: prev_comm=a prev_pid=11 prev_prio=120 "
+                "prev_state=1 next_comm=b next_pid=12 next_prio=120\n"
+                "b-12 [000] 7.005000: sched_wakeup: comm=c pid=13 prio=120 target_cpu=0\n"}) {
+            std::istringstream in(text);
+            const TraceImport r = importFtrace(in, "p.txt");
+            QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+            QCOMPARE(findTask(r.metrics, "a-11")->cpuTimeNs, int64_t{3'000'000});
+            QCOMPARE(findTask(r.metrics, "b-12")->cpuTimeNs, int64_t{2'000'000});
+            QCOMPARE(findTask(r.metrics, "b-12")->waitMaxNs, int64_t{3'000'000});
+            QCOMPARE(findTask(r.metrics, "a-11")->waitMaxNs, int64_t{0}); // slept (S / 1)
+        }
+    }
+
+    // Damaged traces never crash the importer: 2000 deterministic mutations of basic-flags.txt
+    // (bytes replaced, lines cut, duplicated or dropped). Each import either succeeds with
+    // consistent numbers (no negative time, no CPU busier than the span) or names a line.
+    void damagedTracesNeverCrash()
+    {
+        std::ifstream in(kDir + "basic-flags.txt");
+        const std::string original((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY(!original.empty());
+        Prng prng(17);
+        const char kBytes[] = " \t\n:=[]-.0123456789>|+dNhsR#";
+        for (int round = 0; round < 2000; ++round) {
+            std::string text = original;
+            const int edits = 1 + static_cast<int>(prng.below(4));
+            for (int e = 0; e < edits && !text.empty(); ++e) {
+                const size_t at = prng.below(text.size());
+                switch (prng.below(4)) {
+                case 0:
+                    text[at] = kBytes[prng.below(sizeof kBytes - 1)];
+                    break;
+                case 1:
+                    text.erase(at, prng.below(80));
+                    break;
+                case 2:
+                    text.insert(at, text.substr(at, prng.below(200)));
+                    break;
+                default:
+                    text.resize(at);
+                    break;
+                }
+            }
+            std::istringstream s(text);
+            const TraceImport r = importFtrace(s, "m.txt");
+            if (!r.ok()) {
+                QVERIFY2(contains(r.errors.front(), "m.txt"), r.errors.front().c_str());
+                continue;
+            }
+            for (const auto& t : r.metrics.tasks) {
+                QVERIFY(t.cpuTimeNs >= 0 && t.waitMaxNs >= 0);
+                QVERIFY(t.cpuTimeNs <= r.metrics.durationNs);
+            }
+            for (const auto& c : r.metrics.cpus)
+                QVERIFY(c.busyNs >= 0 && c.busyNs <= r.metrics.durationNs);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFtraceImport)
+#include "tst_ftraceimport.moc"

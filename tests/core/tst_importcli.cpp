@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// schedlab-cli import and compare --real on the hand-made traces of tests/data/ftrace/: the
+// metrics JSON has the hand-computed CPU times, bad traces exit 2 naming the line, and compare
+// puts the real run beside the model under the scenario's task names.
+#include "core/cli/cli.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace schedlab;
+
+namespace {
+
+struct Result
+{
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Result cli(std::vector<std::string> args)
+{
+    std::ostringstream out;
+    std::ostringstream err;
+    Result r;
+    r.code = runCli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+const std::string kData = SCHEDLAB_SOURCE_DIR "/tests/data/ftrace/";
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+class TestImportCli : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void importWritesMetrics()
+    {
+        QTemporaryDir dir;
+        const std::string out = dir.filePath("m.json").toStdString();
+        const Result r = cli({"import", kData + "basic-trace-cmd.txt", "--metrics", out});
+        QCOMPARE(r.code, 0);
+        std::ifstream in(out);
+        const std::string json((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY(contains(json,
+            "\"name\": \"hog-101\",\n      \"cgroup\": \"\",\n      "
+            "\"cpu_time_ns\": 7980000"));
+        QVERIFY(contains(json, "\"busy_ns\": 9980000"));
+        QVERIFY(contains(r.out, "skipped 2 other events"));
+        const Result records = cli({"import", kData + "pid-reuse.txt", "--records", "-"});
+        QCOMPARE(records.code, 0);
+        QVERIFY(contains(records.out, "b-200#2"));
+    }
+
+    void badTracesExit2()
+    {
+        const Result r = cli({"import", kData + "bad.txt"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(contains(r.err, "bad.txt:16:"));
+        QCOMPARE(cli({"import", kData + "no-such-file.txt"}).code, 2);
+        QCOMPARE(cli({"import"}).code, 2);
+        const Result t = cli({"import", kData + "truncated.txt", "--quiet"});
+        QCOMPARE(t.code, 0); // a truncated last line is only a warning
+        QVERIFY(contains(t.err, "warning: "));
+    }
+
+    // equal-hogs-real.txt: hog-1 [0, 4), hog-2 [4, 8), hog-3 [8, 12) ms: a third each.
+    void compareReal()
+    {
+        const Result r = cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real",
+            kData + "equal-hogs-real.txt"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(contains(r.out, "real"));
+        std::istringstream lines(r.out);
+        int rows = 0;
+        for (std::string line; std::getline(lines, line);)
+            if (contains(line, " share ")) {
+                QVERIFY2(
+                    line.size() > 20 && line.substr(line.size() - 6) == "33.33%", line.c_str());
+                ++rows;
+            }
+        QCOMPARE(rows, 3);
+        // hog-1 waits from its preemption at 4 ms to 12 ms.
+        QVERIFY(contains(r.out, "8.000 ms"));
+        const Result bad = cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json",
+            "--real", kData + "bad.txt"});
+        QCOMPARE(bad.code, 2);
+        QCOMPARE(
+            cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real"}).code, 2);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestImportCli)
+#include "tst_importcli.moc"
