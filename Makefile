@@ -10,7 +10,7 @@ PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-d
 # `make fuzz` (docs/limits.md): clang + libFuzzer, the core only (no Qt needed).
 FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohmann-json3-dev
 
-.PHONY: all deps configure build run test bench fuzz format check-format clean
+.PHONY: all deps configure build run test golden bench fuzz format check-format clean
 
 all: build
 
@@ -43,6 +43,11 @@ run: build
 
 test: build
 	ctest --preset $(PRESET)
+
+# Rewrites the golden recordings (tests/golden/README.md) after an intended behaviour change.
+golden: configure
+	cmake --build --preset $(PRESET) --target tst_golden
+	SCHEDLAB_GOLDEN_UPDATE=1 $(BUILD_DIR)/tests/tst_golden
 
 bench: PRESET := release
 bench:
