@@ -15,7 +15,7 @@
 // - RT_RUNTIME_SHARE (runtime borrowing) is off, as in every EEVDF-era kernel.
 #pragma once
 
-#include "core/sim/eventqueue.h"
+#include "core/base/eventid.h"
 
 #include <cstdint>
 #include <vector>
@@ -60,20 +60,20 @@ struct RtGroup
     EventId periodTimer;       ///< rt_period_timer while active
 };
 
-/// Per-CPU state that is not the fair class's.
-struct RtCpu
+/// rq->rt: one CPU's RT run queue.
+struct RtRq
 {
     std::vector<int> queue; ///< task indices, highest rt_priority first, FIFO within a priority
-    // Fair deadline server (6.12+, §10.4), simplified: a 50 ms budget per 1 s period.
-    int64_t serverPeriodEnd = -1; ///< end of the current server period; -1 not started
-    int64_t serverRuntime = 0;    ///< budget left in the period
-    bool serverRunning = false;   ///< the server is boosting the fair class above RT
-    EventId serverTimer;          ///< zero-laxity (defer) timer or replenishment
-    // Kernel sections of the cost model: the CPU cannot reschedule (preempt off) and, for
-    // irqs-off sections, cannot take interrupts (ticks, timer wake-ups) until these times.
-    int64_t nonPreemptUntil = 0;
-    int64_t irqsOffUntil = 0;
-    EventId sectionEnd;
+};
+
+/// rq->fair_server: the fair deadline server (6.12+, §10.4), simplified: a 50 ms budget per
+/// 1 s period.
+struct DlServer
+{
+    int64_t periodEnd = -1; ///< end of the current server period; -1 not started
+    int64_t runtime = 0;    ///< budget left in the period
+    bool running = false;   ///< the server is boosting the fair class above RT
+    EventId timer;          ///< zero-laxity (defer) timer or replenishment
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.

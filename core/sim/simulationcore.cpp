@@ -30,7 +30,8 @@ void SimulationImpl::enableCoreSched()
     m_coreSched = true;
     const int cores = (m_cpus + m_threadsPerCore - 1) / m_threadsPerCore;
     m_cores.assign(static_cast<size_t>(cores), CoreState{});
-    m_coreRqs.assign(static_cast<size_t>(m_cpus), CoreRqState{});
+    for (auto& rq : m_rqs)
+        rq->core = CoreRqState{};
 }
 
 uint64_t SimulationImpl::cookieOf(const SchedEntity* se) const
@@ -89,7 +90,7 @@ void SimulationImpl::coreTreeInsert(int cpu, SchedEntity& se)
 {
     // __sched_core_less(): by cookie, then highest priority first (prio_less with the core's
     // current forced-idle state). The position is fixed at insertion, as in the rbtree.
-    auto& tree = m_coreRqs[static_cast<size_t>(cpu)].tree;
+    auto& tree = m_rqs[static_cast<size_t>(cpu)]->core.tree;
     const uint64_t cookie = cookieOf(&se);
     const bool inFi = m_cores[static_cast<size_t>(coreOf(cpu))].forceIdleCount > 0;
     auto it = tree.begin();
@@ -104,7 +105,7 @@ void SimulationImpl::coreTreeInsert(int cpu, SchedEntity& se)
 
 bool SimulationImpl::coreTreeErase(int cpu, const SchedEntity& se)
 {
-    auto& tree = m_coreRqs[static_cast<size_t>(cpu)].tree;
+    auto& tree = m_rqs[static_cast<size_t>(cpu)]->core.tree;
     const auto it = std::find(tree.begin(), tree.end(), &se);
     if (it == tree.end())
         return false;
@@ -115,7 +116,7 @@ bool SimulationImpl::coreTreeErase(int cpu, const SchedEntity& se)
 SchedEntity* SimulationImpl::coreFind(int cpu, uint64_t cookie) const
 {
     // sched_core_find(): the leftmost task with this cookie.
-    for (SchedEntity* se : m_coreRqs[static_cast<size_t>(cpu)].tree)
+    for (SchedEntity* se : m_rqs[static_cast<size_t>(cpu)]->core.tree)
         if (cookieOf(se) == cookie)
             return se;
     return nullptr;
@@ -136,7 +137,7 @@ void SimulationImpl::rtTaskQueued(Task& task, bool enqueued)
 int SimulationImpl::runnableOn(int cpu) const
 {
     return m_rqs[static_cast<size_t>(cpu)]->nrRunning
-        + static_cast<int>(m_rtCpus[static_cast<size_t>(cpu)].queue.size());
+        + static_cast<int>(m_rqs[static_cast<size_t>(cpu)]->rt.queue.size());
 }
 
 void SimulationImpl::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
@@ -230,8 +231,7 @@ bool SimulationImpl::corePrioLess(const SchedEntity* a, const SchedEntity* b, bo
 SchedEntity* SimulationImpl::classPick(int cpu)
 {
     // The class loop of pick_task(): RT (unless the fair server boosts fair work), then fair.
-    const RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
-    if (!rtc.serverRunning && m_rtQueued > 0)
+    if (!m_rqs[static_cast<size_t>(cpu)]->fairServer.running && m_rtQueued > 0)
         if (Task* t = rtPickNext(cpu))
             return &t->se;
     return m_fair->pickTask(*m_rqs[static_cast<size_t>(cpu)]);
@@ -240,7 +240,7 @@ SchedEntity* SimulationImpl::classPick(int cpu)
 SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
 {
     CoreState& core = m_cores[static_cast<size_t>(coreOf(cpu))];
-    CoreRqState& crq = m_coreRqs[static_cast<size_t>(cpu)];
+    CoreRqState& crq = m_rqs[static_cast<size_t>(cpu)]->core;
 
     // Step 1: a sibling's selection for this CPU that is still current.
     if (core.pickSeq == core.taskSeq && core.pickSeq != crq.schedSeq && crq.pickValid) {
@@ -324,7 +324,7 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
     for (size_t k = 0; k < siblings.size(); ++k) {
         const int i = siblings[k];
         Rq& rqi = *m_rqs[static_cast<size_t>(i)];
-        CoreRqState& ci = m_coreRqs[static_cast<size_t>(i)];
+        CoreRqState& ci = m_rqs[static_cast<size_t>(i)]->core;
         SchedEntity* p = picks[k];
         if (p && !(fiBefore && inFi) && !m_tasks[p->task.index()]->isRt())
             seFiUpdate(*p, core.forceIdleSeq, inFi);
@@ -356,7 +356,7 @@ SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
 
 void SimulationImpl::accountForcedIdle(int cpu, bool forced)
 {
-    CoreRqState& c = m_coreRqs[static_cast<size_t>(cpu)];
+    CoreRqState& c = m_rqs[static_cast<size_t>(cpu)]->core;
     if (forced && c.forcedIdleSince < 0) {
         c.forcedIdleSince = clock();
     } else if (!forced && c.forcedIdleSince >= 0) {
@@ -418,8 +418,8 @@ bool SimulationImpl::tryStealCookie(int dst, int src)
     if (!cookie || dstRq.curr)
         return false;
     Rq& srcRq = *m_rqs[static_cast<size_t>(src)];
-    const CoreRqState& srcCore = m_coreRqs[static_cast<size_t>(src)];
-    const int idleOccupation = m_coreRqs[static_cast<size_t>(dst)].idleOccupation;
+    const CoreRqState& srcCore = m_rqs[static_cast<size_t>(src)]->core;
+    const int idleOccupation = m_rqs[static_cast<size_t>(dst)]->core.idleOccupation;
     for (SchedEntity* se : srcCore.tree) {
         if (cookieOf(se) != cookie)
             continue;
@@ -461,7 +461,7 @@ std::string SimulationImpl::checkCoreInvariants() const
             const SchedEntity* curr = rq.curr;
             // (A section that ends now still holds until its end event has run.)
             const bool inSection =
-                !preemptible(i) || m_events.isPending(m_rtCpus[static_cast<size_t>(i)].sectionEnd);
+                !preemptible(i) || m_events.isPending(m_rqs[static_cast<size_t>(i)]->sections.end);
             if (!curr || (rq.needResched && inSection))
                 continue;
             if (seen && cookieOf(seen) != cookieOf(curr))

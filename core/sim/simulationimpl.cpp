@@ -53,11 +53,6 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_rec.setCapacityLimit(options.limits.recordingBytes);
     for (int c = 0; c < m_cpus; ++c)
         m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
-    m_tickEvents.resize(static_cast<size_t>(m_cpus));
-    m_hrtickEvents.resize(static_cast<size_t>(m_cpus));
-    m_busySince.assign(static_cast<size_t>(m_cpus), -1);
-    m_busyNs.assign(static_cast<size_t>(m_cpus), 0);
-    m_lastBlockedUpdate.assign(static_cast<size_t>(m_cpus), -1);
     m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);
     m_coresPerLlc = std::max(1, scenario.machine.coresPerLlc.value_or(m_cpus / m_threadsPerCore));
     // An idle CPU balances its lowest sched domain every sd_weight ms (min_interval): the SMT
@@ -645,9 +640,8 @@ void SimulationImpl::schedule(int cpu)
     }
     // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp); the
     // fair pick may be core scheduling's core-wide pick (simulationcore.cpp).
-    RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
-    if (rtc.serverRunning && rq.nrRunning == 0)
-        rtc.serverRunning = false; // dl_server_stop(): no fair task left
+    if (rq.fairServer.running && rq.nrRunning == 0)
+        rq.fairServer.running = false; // dl_server_stop(): no fair task left
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     Task* rtNext = nullptr;
@@ -747,18 +741,18 @@ void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
     r.payload.generic.a = next ? next->index : -1;
     m_rec.append(r);
     // Busy time: from leaving idle to entering idle.
-    int64_t& since = m_busySince[static_cast<size_t>(cpu)];
+    int64_t& since = m_rqs[static_cast<size_t>(cpu)]->busySince;
     if (!prev && next)
         since = clock();
     if (prev && !next && since >= 0) {
-        m_busyNs[static_cast<size_t>(cpu)] += clock() - since;
+        m_rqs[static_cast<size_t>(cpu)]->busyNs += clock() - since;
         since = -1;
     }
 }
 
 void SimulationImpl::armHrtick(Rq& rq)
 {
-    EventId& ev = m_hrtickEvents[static_cast<size_t>(rq.cpu)];
+    EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
     m_events.cancel(ev);
     ev = {};
     if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
@@ -778,7 +772,7 @@ void SimulationImpl::armHrtick(Rq& rq)
     ev = m_events.schedule(Nanoseconds(clock() + delta), [this, cpu] {
         m_eventCpu = cpu;
         Rq& r = *m_rqs[static_cast<size_t>(cpu)];
-        m_hrtickEvents[static_cast<size_t>(cpu)] = {};
+        m_rqs[static_cast<size_t>(cpu)]->hrtick = {};
         if (!r.curr)
             return;
         for (SchedEntity* level = r.curr; level; level = level->parent)
@@ -789,7 +783,7 @@ void SimulationImpl::armHrtick(Rq& rq)
 
 void SimulationImpl::startTick(int cpu)
 {
-    EventId& ev = m_tickEvents[static_cast<size_t>(cpu)];
+    EventId& ev = m_rqs[static_cast<size_t>(cpu)]->tick;
     if (m_events.isPending(ev))
         return;
     // The periodic tick is on a global jiffies grid (no skew_tick); idle CPUs stop it (NOHZ).
@@ -808,10 +802,11 @@ void SimulationImpl::startTick(int cpu)
 void SimulationImpl::tick(int cpu)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    m_tickEvents[static_cast<size_t>(cpu)] = {};
-    if (const int64_t irqsOn = m_rtCpus[static_cast<size_t>(cpu)].irqsOffUntil; irqsOn > clock()) {
+    m_rqs[static_cast<size_t>(cpu)]->tick = {};
+    if (const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
+        irqsOn > clock()) {
         // Interrupts are disabled on this CPU (cost model): the tick waits for them.
-        m_tickEvents[static_cast<size_t>(cpu)] = m_events.schedule(
+        m_rqs[static_cast<size_t>(cpu)]->tick = m_events.schedule(
             Nanoseconds(irqsOn),
             [this, cpu] {
                 m_eventCpu = cpu;

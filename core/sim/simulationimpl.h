@@ -6,10 +6,11 @@
 #pragma once
 
 #include "core/base/prng.h"
+#include "core/coresched/coresched.h"
 #include "core/fair/fairclass.h"
 #include "core/kernel/costs.h"
 #include "core/rt/rtclass.h"
-#include "core/sim/coresched.h"
+#include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
@@ -255,21 +256,15 @@ private:
     std::vector<std::unique_ptr<Rq>> m_rqs;
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
-    std::vector<EventId> m_tickEvents;        ///< per CPU
-    std::vector<EventId> m_hrtickEvents;      ///< per CPU
-    std::vector<int64_t> m_busySince;         ///< per CPU, -1 idle
-    std::vector<int64_t> m_busyNs;            ///< per CPU
-    std::vector<int64_t> m_groupCpuTime;      ///< per group (hierarchical)
-    int m_eventCpu = -1;                      ///< CPU the current event runs on (-1 none)
-    std::vector<int> m_reschedPending;        ///< CPUs with need_resched set, in request order
-    int64_t m_nohzNextBalance = 0;            ///< nohz.next_balance (idle load balancer kick)
-    int64_t m_idleBalanceIntervalNs = 0;      ///< balance interval of an idle CPU's lowest domain
-    std::vector<int64_t> m_lastBlockedUpdate; ///< per CPU, jiffy of the last blocked update
+    std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
+    int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
+    std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
+    int64_t m_nohzNextBalance = 0;       ///< nohz.next_balance (idle load balancer kick)
+    int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
     uint64_t m_contextSwitches = 0;
     bool m_coreSched = false; ///< sched_core_enabled(): some task has had a cookie
     uint64_t m_nextCookie = kFirstCreatedCookie;
-    std::vector<CoreState> m_cores;     ///< per core (rq->core)
-    std::vector<CoreRqState> m_coreRqs; ///< per CPU
+    std::vector<CoreState> m_cores; ///< per core (rq->core)
     Recording m_rec;
     std::vector<std::string> m_violations;
     // Resource guards (RunOptions::limits)
@@ -291,11 +286,9 @@ private:
     };
     std::map<std::string, Mutex> m_mutexes;            ///< by name (ordered: deterministic)
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
-    std::vector<std::set<int, std::greater<int>>> m_leafGroups; ///< per CPU: leaf list (§6.6)
-    std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
+    std::vector<uint8_t> m_leafListed;                 ///< [group · cpus + cpu]: on the leaf list
     KernelCosts m_costs;
     std::vector<RtGroup> m_rtGroups; ///< per task group (index as m_groups)
-    std::vector<RtCpu> m_rtCpus;     ///< per CPU
     std::vector<Finding> m_rtFindings;
     int m_rtQueued = 0;               ///< RT tasks queued on all CPUs
     int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until

@@ -105,7 +105,7 @@ void SimulationImpl::listLeaf(const CfsRq& cfsRq)
     if (m_leafListed[idx])
         return;
     m_leafListed[idx] = 1;
-    m_leafGroups[static_cast<size_t>(cfsRq.cpu)].insert(cfsRq.groupIndex);
+    m_rqs[static_cast<size_t>(cfsRq.cpu)]->leafGroups.insert(cfsRq.groupIndex);
 }
 
 void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
@@ -134,7 +134,7 @@ void SimulationImpl::updateBlockedAverages(int cpu)
 {
     // update_nohz_stats()/update_blocked_averages() run at most once per jiffy per CPU.
     const int64_t jiffy = clock() / m_tickNs;
-    int64_t& last = m_lastBlockedUpdate[static_cast<size_t>(cpu)];
+    int64_t& last = m_rqs[static_cast<size_t>(cpu)]->lastBlockedUpdate;
     if (last == jiffy)
         return;
     last = jiffy;
@@ -142,7 +142,7 @@ void SimulationImpl::updateBlockedAverages(int cpu)
     // the result in tg->load_avg; then the root cfs_rq.
     // Only the group cfs_rq's on this CPU's leaf list are visited (leaves first: descending group
     // index, children are created after their parents), like rq->leaf_cfs_rq_list.
-    auto& leaves = m_leafGroups[static_cast<size_t>(cpu)];
+    auto& leaves = m_rqs[static_cast<size_t>(cpu)]->leafGroups;
     for (auto next = leaves.begin(); next != leaves.end();) {
         const auto it = m_groups.begin() + *next;
         CfsRq& rq = *it->cfsRq[static_cast<size_t>(cpu)];

@@ -46,8 +46,6 @@ void SimulationImpl::initRt(const Scenario& scenario)
     root.runtimeNs = kRtDefaultRuntimeNs; // the root group carries the global values (§10.1)
     root.periodNs = kRtDefaultPeriodNs;
     m_rtGroups.push_back(std::move(root));
-    m_rtCpus.resize(static_cast<size_t>(m_cpus));
-    m_leafGroups.resize(static_cast<size_t>(m_cpus)); // simulationload.cpp
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
@@ -210,7 +208,7 @@ RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, co
 
 void SimulationImpl::rtEnqueue(Task& task, bool head)
 {
-    auto& q = m_rtCpus[static_cast<size_t>(task.cpu)].queue;
+    auto& q = m_rqs[static_cast<size_t>(task.cpu)]->rt.queue;
     // Highest rt_priority first; a new task goes behind (head: before) its equals.
     auto pos = std::find_if(q.begin(), q.end(), [&](int idx) {
         const int p = m_tasks[static_cast<size_t>(idx)]->rtPriority;
@@ -232,7 +230,7 @@ void SimulationImpl::rtDequeue(Task& task)
 {
     if (!task.rtQueued)
         return;
-    auto& q = m_rtCpus[static_cast<size_t>(task.cpu)].queue;
+    auto& q = m_rqs[static_cast<size_t>(task.cpu)]->rt.queue;
     q.erase(std::remove(q.begin(), q.end(), task.index), q.end());
     task.rtQueued = false;
     --m_rtQueued;
@@ -261,7 +259,7 @@ bool SimulationImpl::rtThrottled(const Task& task) const
 
 Task* SimulationImpl::rtPickNext(int cpu) const
 {
-    for (int idx : m_rtCpus[static_cast<size_t>(cpu)].queue) {
+    for (int idx : m_rqs[static_cast<size_t>(cpu)]->rt.queue) {
         Task& t = *m_tasks[static_cast<size_t>(idx)];
         if (!rtThrottled(t))
             return &t;
@@ -422,7 +420,7 @@ void SimulationImpl::rtBalance(int cpu)
     const bool runsRt = rq.curr && m_tasks[rq.curr->task.index()]->isRt();
     const std::vector<int> queue = coreSchedActive() && !runsRt
         ? std::vector<int>{}
-        : m_rtCpus[static_cast<size_t>(cpu)].queue;
+        : m_rqs[static_cast<size_t>(cpu)]->rt.queue;
     for (int idx : queue) {
         Task& t = *m_tasks[static_cast<size_t>(idx)];
         if (!waiting(t))
@@ -443,7 +441,7 @@ void SimulationImpl::rtBalance(int cpu)
     for (int c = 0; c < m_cpus; ++c) {
         if (c == cpu)
             continue;
-        for (int idx : m_rtCpus[static_cast<size_t>(c)].queue) {
+        for (int idx : m_rqs[static_cast<size_t>(c)]->rt.queue) {
             Task& t = *m_tasks[static_cast<size_t>(idx)];
             if (waiting(t) && t.cpus.test(cpu) && rtCookieFits(t, cpu)
                 && (!pick || t.rtPriority > pick->rtPriority)) {
@@ -469,7 +467,7 @@ bool SimulationImpl::rtTick(int cpu)
     if (t.policy != Policy::RoundRobin || --t.rtTicksLeft > 0)
         return true;
     t.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
-    const auto& q = m_rtCpus[static_cast<size_t>(cpu)].queue;
+    const auto& q = m_rqs[static_cast<size_t>(cpu)]->rt.queue;
     const bool peers = std::count_if(q.begin(), q.end(), [&](int idx) {
         return m_tasks[static_cast<size_t>(idx)]->rtPriority == t.rtPriority;
     }) > 1;
@@ -516,12 +514,12 @@ bool SimulationImpl::rtTryToWakeUp(Task& task)
 void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
     const Task* curr = rq.curr ? &taskOf(*rq.curr) : nullptr;
-    const RtCpu& rc = m_rtCpus[static_cast<size_t>(rq.cpu)];
+    const DlServer& rc = rq.fairServer;
     if (task.isRt()) {
         // wakeup_preempt(): a higher class always preempts; within RT a higher priority does.
         if (rtThrottled(task) || curr == &task)
             return;
-        if (curr && !curr->isRt() && rc.serverRunning)
+        if (curr && !curr->isRt() && rc.running)
             return; // the fair server runs as a deadline entity, above RT
         if (!curr || !curr->isRt() || task.rtPriority > curr->rtPriority)
             resched(rq.cpu, false);
@@ -539,7 +537,7 @@ void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
     Task& t = *m_tasks[static_cast<size_t>(taskIndex)];
     const int cpu = t.sleepCpu;
     m_eventCpu = cpu;
-    const int64_t irqsOn = m_rtCpus[static_cast<size_t>(cpu)].irqsOffUntil;
+    const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
     if (irqsOn > clock()) {
         // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled.
         t.timer = m_events.schedule(
@@ -568,19 +566,19 @@ void SimulationImpl::fairServerStarve(int cpu)
     // at period end − budget left: only fair tasks that are still starved then get boosted.
     if (!m_traits.fairDeadlineServer)
         return;
-    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
+    DlServer& rc = m_rqs[static_cast<size_t>(cpu)]->fairServer;
     const int64_t now = clock();
-    if (rc.serverPeriodEnd < 0 || now >= rc.serverPeriodEnd) {
-        rc.serverPeriodEnd = now + kFairServerPeriodNs;
-        rc.serverRuntime = kFairServerRuntimeNs;
-        rc.serverRunning = false;
-        m_events.cancel(rc.serverTimer);
-        rc.serverTimer = {};
+    if (rc.periodEnd < 0 || now >= rc.periodEnd) {
+        rc.periodEnd = now + kFairServerPeriodNs;
+        rc.runtime = kFairServerRuntimeNs;
+        rc.running = false;
+        m_events.cancel(rc.timer);
+        rc.timer = {};
     }
-    if (m_events.isPending(rc.serverTimer) || rc.serverRuntime <= 0)
+    if (m_events.isPending(rc.timer) || rc.runtime <= 0)
         return;
-    const int64_t at = std::max(now, rc.serverPeriodEnd - rc.serverRuntime);
-    rc.serverTimer = m_events.schedule(Nanoseconds(at), [this, cpu] {
+    const int64_t at = std::max(now, rc.periodEnd - rc.runtime);
+    rc.timer = m_events.schedule(Nanoseconds(at), [this, cpu] {
         m_eventCpu = cpu;
         fairServerTimer(cpu);
     });
@@ -588,26 +586,26 @@ void SimulationImpl::fairServerStarve(int cpu)
 
 void SimulationImpl::fairServerTimer(int cpu)
 {
-    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
-    rc.serverTimer = {};
+    DlServer& rc = m_rqs[static_cast<size_t>(cpu)]->fairServer;
+    rc.timer = {};
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     const int64_t now = clock();
     const bool starved = rq.nrRunning > 0 && rq.curr && taskOf(*rq.curr).isRt();
-    if (now >= rc.serverPeriodEnd) {
+    if (now >= rc.periodEnd) {
         // Replenishment: a new period; defer again if the fair tasks are still starved.
-        if (rc.serverRunning)
+        if (rc.running)
             resched(cpu, false); // the boost ends: RT runs again
-        rc.serverRunning = false;
-        rc.serverPeriodEnd = -1;
+        rc.running = false;
+        rc.periodEnd = -1;
         if (starved)
             fairServerStarve(cpu);
         return;
     }
-    if (starved && rc.serverRuntime > 0) {
-        rc.serverRunning = true; // the server runs its fair tasks ahead of RT
+    if (starved && rc.runtime > 0) {
+        rc.running = true; // the server runs its fair tasks ahead of RT
         resched(cpu, false);
     }
-    rc.serverTimer = m_events.schedule(Nanoseconds(rc.serverPeriodEnd), [this, cpu] {
+    rc.timer = m_events.schedule(Nanoseconds(rc.periodEnd), [this, cpu] {
         m_eventCpu = cpu;
         fairServerTimer(cpu);
     });
@@ -618,12 +616,12 @@ void SimulationImpl::fairServerAccount(int cpu, int64_t delta)
     // dl_server_update(): fair execution consumes the server's budget within its period.
     if (!m_traits.fairDeadlineServer)
         return;
-    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
-    if (rc.serverPeriodEnd < 0 || clock() > rc.serverPeriodEnd)
+    DlServer& rc = m_rqs[static_cast<size_t>(cpu)]->fairServer;
+    if (rc.periodEnd < 0 || clock() > rc.periodEnd)
         return;
-    rc.serverRuntime = std::max<int64_t>(0, rc.serverRuntime - delta);
-    if (rc.serverRunning && rc.serverRuntime == 0) {
-        rc.serverRunning = false;
+    rc.runtime = std::max<int64_t>(0, rc.runtime - delta);
+    if (rc.running && rc.runtime == 0) {
+        rc.running = false;
         resched(cpu, false);
     }
 }
@@ -746,7 +744,7 @@ bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
 
 bool SimulationImpl::preemptible(int cpu) const
 {
-    return m_rtCpus[static_cast<size_t>(cpu)].nonPreemptUntil <= clock()
+    return m_rqs[static_cast<size_t>(cpu)]->sections.nonPreemptUntil <= clock()
         && kernelSectionPreemptible(cpu);
 }
 
@@ -756,17 +754,17 @@ void SimulationImpl::beginSection(
     const int64_t now = clock();
     if (until <= now)
         return;
-    RtCpu& rc = m_rtCpus[static_cast<size_t>(cpu)];
+    KernelSections& rc = m_rqs[static_cast<size_t>(cpu)]->sections;
     rc.nonPreemptUntil = std::max(rc.nonPreemptUntil, until);
     if (irqsOff) {
         rc.irqsOffUntil = std::max(rc.irqsOffUntil, until);
         if (until - now > kReportSectionNs)
             m_rtFindings.push_back({"irqs_off", who, cpu, now, until - now, what});
     }
-    m_events.cancel(rc.sectionEnd);
-    rc.sectionEnd = m_events.schedule(Nanoseconds(rc.nonPreemptUntil), [this, cpu] {
+    m_events.cancel(rc.end);
+    rc.end = m_events.schedule(Nanoseconds(rc.nonPreemptUntil), [this, cpu] {
         m_eventCpu = cpu;
-        m_rtCpus[static_cast<size_t>(cpu)].sectionEnd = {};
+        m_rqs[static_cast<size_t>(cpu)]->sections.end = {};
         // need_resched set during the section is honoured now (preempt_enable()).
         if (m_rqs[static_cast<size_t>(cpu)]->needResched)
             m_reschedPending.push_back(cpu);

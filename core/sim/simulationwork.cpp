@@ -515,14 +515,12 @@ Metrics SimulationImpl::metrics() const
         m.cgroups.push_back(std::move(cm));
     }
     for (int c = 0; c < m_cpus; ++c) {
-        int64_t busy = m_busyNs[static_cast<size_t>(c)];
-        if (m_busySince[static_cast<size_t>(c)] >= 0)
-            busy += now - m_busySince[static_cast<size_t>(c)];
+        int64_t busy = m_rqs[static_cast<size_t>(c)]->busyNs;
+        if (m_rqs[static_cast<size_t>(c)]->busySince >= 0)
+            busy += now - m_rqs[static_cast<size_t>(c)]->busySince;
         int64_t forcedIdle = 0;
-        if (!m_coreRqs.empty()) {
-            const CoreRqState& cr = m_coreRqs[static_cast<size_t>(c)];
-            forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
-        }
+        const CoreRqState& cr = m_rqs[static_cast<size_t>(c)]->core;
+        forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
         m.cpus.push_back({c, busy, forcedIdle});
     }
     for (const auto& v : m_violations)

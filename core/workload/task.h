@@ -4,9 +4,9 @@
 #pragma once
 
 #include "core/base/cpuset.h"
+#include "core/base/eventid.h"
 #include "core/fair/schedentity.h"
 #include "core/scenario/scenario.h"
-#include "core/sim/eventqueue.h"
 
 #include <string>
 #include <vector>
