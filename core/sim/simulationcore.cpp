@@ -122,7 +122,7 @@ SchedEntity* SimulationImpl::coreFind(int cpu, uint64_t cookie) const
     return nullptr;
 }
 
-void SimulationImpl::rtTaskQueued(Task& task, bool enqueued)
+void SimulationImpl::taskQueued(Task& task, bool enqueued)
 {
     // sched_core_enqueue()/sched_core_dequeue() from enqueue_task()/dequeue_task(): the core_tree
     // holds tagged tasks of every class.
@@ -231,8 +231,8 @@ bool SimulationImpl::corePrioLess(const SchedEntity* a, const SchedEntity* b, bo
 SchedEntity* SimulationImpl::classPick(int cpu)
 {
     // The class loop of pick_task(): RT (unless the fair server boosts fair work), then fair.
-    if (!m_rqs[static_cast<size_t>(cpu)]->fairServer.running && m_rtQueued > 0)
-        if (Task* t = rtPickNext(cpu))
+    if (!m_rqs[static_cast<size_t>(cpu)]->fairServer.running && m_rt->queued() > 0)
+        if (Task* t = m_rt->pickFirst(cpu))
             return &t->se;
     return m_fair->pickTask(*m_rqs[static_cast<size_t>(cpu)]);
 }

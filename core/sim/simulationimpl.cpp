@@ -178,6 +178,11 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
     m_groupCpuTime.assign(m_groups.size(), 0);
 }
 
+int SimulationImpl::groupParent(int group) const
+{
+    return m_groups[static_cast<size_t>(group)].parent;
+}
+
 int SimulationImpl::groupByPath(const std::string& path) const
 {
     const auto it = m_groupIndex.find(path);
@@ -215,8 +220,8 @@ int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
     }
     m_rec.groupPaths.push_back(path);
     m_groupIndex.emplace(path, g.index);
-    m_rtGroups.emplace_back(); // runtime 0, period 1 s (§10.1)
-    m_rtGroups[static_cast<size_t>(parent)].children.push_back(g.index);
+    m_rt->groups().emplace_back(); // runtime 0, period 1 s (§10.1)
+    m_rt->group(parent).children.push_back(g.index);
     applyCgroupFiles(g.index, files);
     return g.index;
 }
@@ -300,7 +305,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
     if (t.isRt() && t.rtPriority == 0)
         t.rtPriority = 1;
-    if (t.isRt() && t.group != 0 && m_rtGroups[static_cast<size_t>(t.group)].runtimeNs == 0) {
+    if (t.isRt() && t.group != 0 && m_rt->group(t.group).runtimeNs == 0) {
         // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).
         failedAction("", 0,
             "sched_setscheduler(" + name + ", " + (t.policy == Policy::Fifo ? "fifo" : "rr")
@@ -509,7 +514,7 @@ void SimulationImpl::exitTask(Task& task)
     }
     m_events.cancel(task.timer);
     unlinkParked(task);
-    rtDequeue(task);
+    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
     if (task.se.onRq) {
         const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
@@ -622,7 +627,7 @@ void SimulationImpl::schedule(int cpu)
     if (prev) {
         stopRunning(*prev);
         if (prev->isRt()) {
-            rtPutPrev(*prev);
+            m_rt->putPrevTask(rq, *prev);
         } else {
             if (prev->blocking || prev->exiting)
                 endBoost(*prev);
@@ -672,7 +677,7 @@ void SimulationImpl::schedule(int cpu)
     if (rtNext) {
         if (putFrom)
             m_fair->putPrevTask(rq, *putFrom);
-        rtNext->rtExecStart = clock();
+        m_rt->setNextTask(rq, *rtNext);
         if (rq.nrRunning > 0)
             fairServerStarve(cpu);
     }
@@ -727,7 +732,7 @@ void SimulationImpl::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
-    rtBalance(cpu);
+    m_rt->balance(rq);
 }
 
 void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
@@ -817,7 +822,9 @@ void SimulationImpl::tick(int cpu)
     }
     if (!rq.curr)
         return;
-    if (!rtTick(cpu)) {
+    if (Task& curr = taskOf(*rq.curr); curr.isRt()) {
+        m_rt->taskTick(rq, curr);
+    } else {
         m_fair->taskTick(rq);
         taskTickCore(cpu);
     }

@@ -25,7 +25,7 @@
 
 namespace schedlab {
 
-class SimulationImpl final : public FairHooks
+class SimulationImpl final : public FairHooks, private RtServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -40,7 +40,7 @@ public:
     const Recording& recording() const { return m_rec; }
     std::vector<TaskView> taskViews() const;
     std::vector<CgroupView> cgroupViews() const;
-    int cpuCount() const { return m_cpus; }
+    int cpuCount() const override { return m_cpus; }
     std::string profileName() const { return m_profileName; }
     const FeatureSet& features() const { return m_features; }
     const ProfileChoices& choices() const { return m_choices; }
@@ -67,6 +67,18 @@ public:
     bool checkCfsRqRuntime(CfsRq& cfsRq) override;
     void checkEnqueueThrottle(CfsRq& cfsRq) override;
     void returnCfsRqRuntime(CfsRq& cfsRq) override;
+
+private:
+    // RtServices (the RT class's view of the machine)
+    void resched(int cpu) override { resched(cpu, false); }
+    Rq& runQueue(int cpu) override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    Task& taskAt(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
+    int groupParent(int group) const override;
+    void armPeriodTimer(int group) override;             ///< start_rt_bandwidth()
+    void taskQueued(Task& task, bool enqueued) override; ///< core_tree upkeep for RT tasks
+    bool cookieFits(const Task& task, int cpu) const override;
+    void migrate(Task& task, int cpu) override;
+    void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
 
 private:
     // construction
@@ -118,21 +130,6 @@ private:
     bool rtWakeUpNew(Task& task);
     bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    Task* rtPickNext(int cpu) const;
-    bool rtCookieFits(const Task& task, int cpu) const;
-    void rtPutPrev(Task& prev);
-    void rtUpdateCurr(Task& task);
-    void rtEnqueue(Task& task, bool head);
-    void rtDequeue(Task& task);
-    int rtSelectCpu(const Task& task) const;
-    int cpuPrio(int cpu) const;
-    void rtBalance(int cpu);
-    void rtMigrate(Task& task, int cpu);
-    bool rtTick(int cpu);
-    void rtArmPeriod(int group);
-    void rtPeriodTimer(int group);
-    bool rtThrottled(const Task& task) const;
-    bool rtApplies(int group) const;
     void fairServerStarve(int cpu);
     void fairServerTimer(int cpu);
     void fairServerAccount(int cpu, int64_t delta);
@@ -174,11 +171,10 @@ private:
     /// pick_next_task() with core scheduling on: the core-wide pick over both classes.
     /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
     SchedEntity* pickNextTaskCore(int cpu, bool& forcedIdle);
-    SchedEntity* classPick(int cpu);              ///< the CPU's RT pick, else its fair pick
-    int corePrio(const SchedEntity& se) const;    ///< __task_prio()
-    int runnableOn(int cpu) const;                ///< queued fair + RT tasks of the CPU
-    void rtTaskQueued(Task& task, bool enqueued); ///< core_tree upkeep for RT tasks
-    bool coreSchedActive() const { return m_coreSched && m_threadsPerCore > 1; }
+    SchedEntity* classPick(int cpu);           ///< the CPU's RT pick, else its fair pick
+    int corePrio(const SchedEntity& se) const; ///< __task_prio()
+    int runnableOn(int cpu) const;             ///< queued fair + RT tasks of the CPU
+    bool coreSchedActive() const override { return m_coreSched && m_threadsPerCore > 1; }
     void enableCoreSched();
     void setCookie(Task& task, uint64_t cookie);
     uint64_t cookieOf(const SchedEntity* se) const;
@@ -256,6 +252,7 @@ private:
     std::vector<std::unique_ptr<Rq>> m_rqs;
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
+    std::unique_ptr<RtClass> m_rt;
     std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
@@ -288,9 +285,7 @@ private:
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
     std::vector<uint8_t> m_leafListed;                 ///< [group · cpus + cpu]: on the leaf list
     KernelCosts m_costs;
-    std::vector<RtGroup> m_rtGroups; ///< per task group (index as m_groups)
     std::vector<Finding> m_rtFindings;
-    int m_rtQueued = 0;               ///< RT tasks queued on all CPUs
     int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until
     int64_t m_tasklistWriteUntil = 0; ///< tasklist_lock write-held (fork) until
 };

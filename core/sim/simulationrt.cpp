@@ -42,10 +42,8 @@ void SimulationImpl::initRt(const Scenario& scenario)
 {
     for (const auto& [name, value] : scenario.kernel.costs)
         applyCost(m_costs, name, value.count());
-    RtGroup root;
-    root.runtimeNs = kRtDefaultRuntimeNs; // the root group carries the global values (§10.1)
-    root.periodNs = kRtDefaultPeriodNs;
-    m_rtGroups.push_back(std::move(root));
+    m_rt = std::make_unique<RtClass>(
+        static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
@@ -114,12 +112,8 @@ int SimulationImpl::rtSetBandwidth(
         count->tasks += n == groupThreads.end() ? 0 : n->second;
         return false;
     };
-    auto periodOf = [&](int g) {
-        return g == group ? periodNs : m_rtGroups[static_cast<size_t>(g)].periodNs;
-    };
-    auto runtimeOf = [&](int g) {
-        return g == group ? runtimeNs : m_rtGroups[static_cast<size_t>(g)].runtimeNs;
-    };
+    auto periodOf = [&](int g) { return g == group ? periodNs : m_rt->group(g).periodNs; };
+    auto runtimeOf = [&](int g) { return g == group ? runtimeNs : m_rt->group(g).runtimeNs; };
     const uint64_t globalRatio = toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs);
     // tg_rt_schedulable() for one group (§10.2 rules 1–4).
     auto schedulable = [&](int g) -> int {
@@ -133,8 +127,7 @@ int SimulationImpl::rtSetBandwidth(
         }
         // Rule 2. Before b4fb015eeff7 (walk_all_tasks) every group whose runtime would be 0 is
         // checked; after it (patched) only a group whose runtime changes from non-zero to 0.
-        const bool check =
-            runtime == 0 && (walkAll || m_rtGroups[static_cast<size_t>(g)].runtimeNs != 0);
+        const bool check = runtime == 0 && (walkAll || m_rt->group(g).runtimeNs != 0);
         if (check && hasRtTasks(g)) {
             *why = path + " has RT tasks";
             return -EBUSY;
@@ -145,7 +138,7 @@ int SimulationImpl::rtSetBandwidth(
             return -EINVAL;
         }
         uint64_t sum = 0;
-        for (int c : m_rtGroups[static_cast<size_t>(g)].children)
+        for (int c : m_rt->group(g).children)
             sum += toRatio(periodOf(c), runtimeOf(c));
         if (sum > total) {
             *why = path + ": the children's runtimes exceed the group's";
@@ -160,18 +153,18 @@ int SimulationImpl::rtSetBandwidth(
         stack.pop_back();
         if (const int err = schedulable(g))
             return err;
-        const auto& children = m_rtGroups[static_cast<size_t>(g)].children;
+        const auto& children = m_rt->group(g).children;
         // children is in creation order; pushing it in order pops the newest first.
         for (int c : children)
             stack.push_back(c);
     }
-    RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    RtGroup& rg = m_rt->group(group);
     rg.periodNs = periodNs;
     rg.runtimeNs = runtimeNs;
     // A raised runtime may unthrottle at once (the kernel re-checks at the next period timer;
     // an rt_rq whose rt_time is now below the runtime is released there).
     if (!rg.cpu.empty())
-        rtArmPeriod(group);
+        armPeriodTimer(group);
     return 0;
 }
 
@@ -192,202 +185,44 @@ RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, co
                 "write " + std::to_string(value) + " > " + path + "/" + file + ": " + errnoName(err)
                     + " (" + why + ")");
     };
-    const RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    const RtGroup& rg = m_rt->group(group);
     // sched_group_set_rt_period() keeps the runtime; sched_group_set_rt_runtime() the period.
     if (files.rtPeriodUs)
         write("cpu.rt_period_us", *files.rtPeriodUs, *files.rtPeriodUs * 1000, rg.runtimeNs);
     if (files.rtRuntimeUs) {
         const int64_t us = *files.rtRuntimeUs;
-        write("cpu.rt_runtime_us", us, m_rtGroups[static_cast<size_t>(group)].periodNs,
+        write("cpu.rt_runtime_us", us, m_rt->group(group).periodNs,
             us < 0 ? kRtRuntimeInf : us * 1000);
     }
     return total;
 }
 
-// --- RT class: queue, pick, accounting -----------------------------------------------------------
+// --- RtServices ----------------------------------------------------------------------------------
 
-void SimulationImpl::rtEnqueue(Task& task, bool head)
+void SimulationImpl::armPeriodTimer(int group)
 {
-    auto& q = m_rqs[static_cast<size_t>(task.cpu)]->rt.queue;
-    // Highest rt_priority first; a new task goes behind (head: before) its equals.
-    auto pos = std::find_if(q.begin(), q.end(), [&](int idx) {
-        const int p = m_tasks[static_cast<size_t>(idx)]->rtPriority;
-        return head ? p <= task.rtPriority : p < task.rtPriority;
-    });
-    q.insert(pos, task.index);
-    task.rtQueued = true;
-    // inc_rt_group() → start_rt_bandwidth(): the period timer runs while the rt_rq is busy.
-    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
-        if (rtApplies(g))
-            rtArmPeriod(g);
-    if (task.policy == Policy::RoundRobin && task.rtTicksLeft <= 0)
-        task.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
-    ++m_rtQueued;
-    rtTaskQueued(task, true);
-}
-
-void SimulationImpl::rtDequeue(Task& task)
-{
-    if (!task.rtQueued)
-        return;
-    auto& q = m_rqs[static_cast<size_t>(task.cpu)]->rt.queue;
-    q.erase(std::remove(q.begin(), q.end(), task.index), q.end());
-    task.rtQueued = false;
-    --m_rtQueued;
-    rtTaskQueued(task, false);
-}
-
-bool SimulationImpl::rtApplies(int group) const
-{
-    // sched_rt_runtime_exceeded() only limits an rt_rq whose runtime is below its period; the
-    // root rt_rq is limited by the global values only before the fair server (6.12).
-    if (group == 0 && m_traits.fairDeadlineServer)
-        return false;
-    const RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
-    return rg.runtimeNs != kRtRuntimeInf && rg.runtimeNs < rg.periodNs;
-}
-
-bool SimulationImpl::rtThrottled(const Task& task) const
-{
-    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent) {
-        const RtGroup& rg = m_rtGroups[static_cast<size_t>(g)];
-        if (!rg.cpu.empty() && rg.cpu[static_cast<size_t>(task.cpu)].throttled)
-            return true;
-    }
-    return false;
-}
-
-Task* SimulationImpl::rtPickNext(int cpu) const
-{
-    for (int idx : m_rqs[static_cast<size_t>(cpu)]->rt.queue) {
-        Task& t = *m_tasks[static_cast<size_t>(idx)];
-        if (!rtThrottled(t))
-            return &t;
-    }
-    return nullptr;
-}
-
-void SimulationImpl::rtUpdateCurr(Task& task)
-{
-    // update_curr_rt(): charge the task and every rt_rq on its path (§10.4).
-    const int64_t now = clock();
-    const int64_t delta = now - task.rtExecStart;
-    if (delta <= 0)
-        return;
-    task.rtExecStart = now;
-    task.se.sumExecRuntime += delta;
-    accountExec(task.se, delta);
-    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent) {
-        if (!rtApplies(g))
-            continue;
-        RtGroup& rg = m_rtGroups[static_cast<size_t>(g)];
-        if (rg.cpu.empty())
-            rg.cpu.resize(static_cast<size_t>(m_cpus));
-        RtRqBw& bw = rg.cpu[static_cast<size_t>(task.cpu)];
-        bw.rtTime += delta;
-        rtArmPeriod(g);
-        // sched_rt_runtime_exceeded(): a runtime of 0 (PI-boosted time) never throttles.
-        if (!bw.throttled && rg.runtimeNs > 0 && bw.rtTime > rg.runtimeNs) {
-            bw.throttled = true;
-            resched(task.cpu, false);
-        }
-    }
-}
-
-void SimulationImpl::rtPutPrev(Task& prev)
-{
-    rtUpdateCurr(prev);
-    if (prev.blocking || prev.exiting)
-        rtDequeue(prev);
-}
-
-void SimulationImpl::rtArmPeriod(int group)
-{
-    RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
+    RtGroup& rg = m_rt->group(group);
     if (m_events.isPending(rg.periodTimer))
         return;
     rg.periodTimer = m_events.schedule(Nanoseconds(clock() + rg.periodNs), [this, group] {
         m_eventCpu = -1;
-        rtPeriodTimer(group);
+        m_rt->periodTimer(group);
     });
 }
 
-void SimulationImpl::rtPeriodTimer(int group)
-{
-    // do_sched_rt_period_timer(): per CPU, rt_time −= min(rt_time, runtime); unthrottle when
-    // rt_time < runtime; the timer stops when nothing is left to refill (§10.4).
-    RtGroup& rg = m_rtGroups[static_cast<size_t>(group)];
-    rg.periodTimer = {};
-    bool active = false;
-    for (int c = 0; c < m_cpus && !rg.cpu.empty(); ++c) {
-        const Rq& rq = *m_rqs[static_cast<size_t>(c)];
-        if (rq.curr && taskOf(*rq.curr).isRt())
-            rtUpdateCurr(taskOf(*rq.curr));
-        RtRqBw& bw = rg.cpu[static_cast<size_t>(c)];
-        if (bw.rtTime == 0 && !bw.throttled)
-            continue;
-        const int64_t runtime = rg.runtimeNs == kRtRuntimeInf ? bw.rtTime : rg.runtimeNs;
-        bw.rtTime -= std::min(bw.rtTime, runtime);
-        if (bw.throttled && (bw.rtTime < runtime || !rtApplies(group))) {
-            bw.throttled = false;
-            resched(c, false);
-        }
-        if (bw.rtTime > 0 || bw.throttled)
-            active = true;
-    }
-    if (active)
-        rtArmPeriod(group);
-}
-
-int SimulationImpl::cpuPrio(int cpu) const
-{
-    // What a CPU runs, as cpupri sees it: idle −1, a fair task 0, an RT task its priority.
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    const Task* t = rq.curr ? m_tasks[static_cast<size_t>(rq.curr->task.index())].get() : nullptr;
-    if (t && t->isRt())
-        return t->rtPriority;
-    // cpupri follows the highest queued RT priority (rt.highest_prio.curr), not the running
-    // task. The two differ when core scheduling keeps a queued RT task off its CPU (forced idle,
-    // or a sibling's cookie): that CPU is no target for pushes and does not pull.
-    if (coreSchedActive())
-        if (const Task* rt = rtPickNext(cpu))
-            return rt->rtPriority;
-    if (!t)
-        return rq.nrRunning > 0 ? 0 : -1;
-    return 0;
-}
-
-int SimulationImpl::rtSelectCpu(const Task& task) const
-{
-    // select_task_rq_rt(), simplified: stay on the previous CPU unless it runs an RT task of at
-    // least the same priority; then find_lowest_rq(): the allowed CPU running the lowest
-    // priority (previous CPU first on ties, then the lowest number), if lower than the task's.
-    const int prev = task.cpu;
-    if (task.cpus.test(prev) && cpuPrio(prev) < task.rtPriority)
-        return prev;
-    int best = -1;
-    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c)) {
-        if (best < 0 || cpuPrio(c) < cpuPrio(best) || (cpuPrio(c) == cpuPrio(best) && c == prev))
-            best = c;
-    }
-    if (best >= 0 && cpuPrio(best) < task.rtPriority)
-        return best;
-    return task.cpus.test(prev) ? prev : std::max(0, task.cpus.first());
-}
-
-void SimulationImpl::rtMigrate(Task& task, int cpu)
+void SimulationImpl::migrate(Task& task, int cpu)
 {
     const int from = task.cpu;
-    rtDequeue(task);
+    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
     attachToCpu(task, cpu);
     ++task.migrations;
     record(RecordKind::Migrate, task.se, from, cpu, 0);
     if (task.waitStart >= 0)
         task.waitCpu = cpu;
-    rtEnqueue(task, false);
+    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
 }
 
-bool SimulationImpl::rtCookieFits(const Task& task, int cpu) const
+bool SimulationImpl::cookieFits(const Task& task, int cpu) const
 {
     // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
     // at no cost, so under core scheduling it only moves a task to a core whose current cookie
@@ -405,90 +240,16 @@ bool SimulationImpl::rtCookieFits(const Task& task, int cpu) const
     return true;
 }
 
-void SimulationImpl::rtBalance(int cpu)
-{
-    if (m_rtQueued <= 0 || m_cpus == 1)
-        return;
-    auto waiting = [&](const Task& t) {
-        return m_rqs[static_cast<size_t>(t.cpu)]->curr != &t.se && !rtThrottled(t);
-    };
-    // push_rt_task(): move queued, not running RT tasks to CPUs running something lower. Under
-    // core scheduling only a CPU that runs an RT task pushes (the kernel queues the push from
-    // set_next_task_rt()): a CPU that core scheduling forced idle keeps its queued RT tasks, else
-    // they would bounce between siblings that cannot run them.
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    const bool runsRt = rq.curr && m_tasks[rq.curr->task.index()]->isRt();
-    const std::vector<int> queue = coreSchedActive() && !runsRt
-        ? std::vector<int>{}
-        : m_rqs[static_cast<size_t>(cpu)]->rt.queue;
-    for (int idx : queue) {
-        Task& t = *m_tasks[static_cast<size_t>(idx)];
-        if (!waiting(t))
-            continue;
-        int best = -1;
-        for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
-            if (c != cpu && rtCookieFits(t, c) && (best < 0 || cpuPrio(c) < cpuPrio(best)))
-                best = c;
-        if (best < 0 || cpuPrio(best) >= t.rtPriority)
-            continue;
-        rtMigrate(t, best);
-        wakeupPreempt(*m_rqs[static_cast<size_t>(best)], t, 0);
-    }
-    // pull_rt_task(): a CPU that no longer runs an RT task takes the highest waiting one.
-    if (cpuPrio(cpu) > 0)
-        return;
-    Task* pick = nullptr;
-    for (int c = 0; c < m_cpus; ++c) {
-        if (c == cpu)
-            continue;
-        for (int idx : m_rqs[static_cast<size_t>(c)]->rt.queue) {
-            Task& t = *m_tasks[static_cast<size_t>(idx)];
-            if (waiting(t) && t.cpus.test(cpu) && rtCookieFits(t, cpu)
-                && (!pick || t.rtPriority > pick->rtPriority)) {
-                pick = &t;
-                break; // the queue is ordered: the first waiting one is its best
-            }
-        }
-    }
-    if (pick) {
-        rtMigrate(*pick, cpu);
-        resched(cpu, false);
-    }
-}
-
-bool SimulationImpl::rtTick(int cpu)
-{
-    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    Task& t = taskOf(*rq.curr);
-    if (!t.isRt())
-        return false;
-    // task_tick_rt(): account; SCHED_RR: at the end of the slice requeue behind equals.
-    rtUpdateCurr(t);
-    if (t.policy != Policy::RoundRobin || --t.rtTicksLeft > 0)
-        return true;
-    t.rtTicksLeft = static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
-    const auto& q = m_rqs[static_cast<size_t>(cpu)]->rt.queue;
-    const bool peers = std::count_if(q.begin(), q.end(), [&](int idx) {
-        return m_tasks[static_cast<size_t>(idx)]->rtPriority == t.rtPriority;
-    }) > 1;
-    if (peers) {
-        rtDequeue(t);
-        rtEnqueue(t, false);
-        resched(cpu, false);
-    }
-    return true;
-}
-
 // --- wakeups and preemption ------------------------------------------------------------------
 
 bool SimulationImpl::rtWakeUpNew(Task& task)
 {
-    const int cpu = rtSelectCpu(task);
+    const int cpu = m_rt->selectTaskRq(task, false);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     task.alive = true;
     recordSpawn(task, cpu);
-    rtEnqueue(task, false);
+    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
     markWaiting(task, cpu);
     wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, WakeFork);
     return true;
@@ -498,13 +259,13 @@ bool SimulationImpl::rtTryToWakeUp(Task& task)
 {
     task.state = TaskRunState::Runnable;
     const int prev = task.cpu;
-    const int cpu = rtSelectCpu(task);
+    const int cpu = m_rt->selectTaskRq(task, false);
     if (cpu != prev) {
         attachToCpu(task, cpu);
         ++task.migrations;
         record(RecordKind::Migrate, task.se, prev, cpu, 0);
     }
-    rtEnqueue(task, false);
+    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
     wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, 0);
@@ -514,15 +275,8 @@ bool SimulationImpl::rtTryToWakeUp(Task& task)
 void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
     const Task* curr = rq.curr ? &taskOf(*rq.curr) : nullptr;
-    const DlServer& rc = rq.fairServer;
     if (task.isRt()) {
-        // wakeup_preempt(): a higher class always preempts; within RT a higher priority does.
-        if (rtThrottled(task) || curr == &task)
-            return;
-        if (curr && !curr->isRt() && rc.running)
-            return; // the fair server runs as a deadline entity, above RT
-        if (!curr || !curr->isRt() || task.rtPriority > curr->rtPriority)
-            resched(rq.cpu, false);
+        m_rt->wakeupPreempt(rq, task, wakeFlags);
         return;
     }
     if (curr && curr->isRt()) {
@@ -634,7 +388,7 @@ bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
     const bool fromRt = task.isRt();
     if (!toRt && !fromRt)
         return false;
-    const int64_t runtime = m_rtGroups[static_cast<size_t>(task.group)].runtimeNs;
+    const int64_t runtime = m_rt->group(task.group).runtimeNs;
     if (toRt && task.group != 0 && runtime == 0) {
         // __sched_setscheduler(): an RT policy needs RT runtime in the task's group.
         failedAction("", task.cpu,
@@ -661,7 +415,7 @@ bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
         removeLoad(task.se); // switched_from_fair(): detach the load
         task.policy = policy;
         if (queued || running) {
-            rtEnqueue(task, false);
+            m_rt->enqueueTask(runQueue(task.cpu), task, 0);
             task.rtExecStart = clock();
         }
         if (running)
@@ -671,9 +425,9 @@ bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
         return true;
     }
     if (running)
-        rtUpdateCurr(task);
+        m_rt->updateCurrTask(task);
     const bool queued = task.rtQueued;
-    rtDequeue(task);
+    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
     task.policy = policy;
     task.se.batchPolicy = policy == Policy::Batch;
     task.se.idlePolicy = policy == Policy::Idle;
@@ -691,7 +445,7 @@ bool SimulationImpl::rtMoveTask(Task& task, int group)
 {
     if (!task.isRt())
         return false;
-    if (group != 0 && m_rtGroups[static_cast<size_t>(group)].runtimeNs == 0) {
+    if (group != 0 && m_rt->group(group).runtimeNs == 0) {
         // cpu_cgroup_can_attach() → sched_rt_can_attach(): no RT task into a group without
         // RT runtime.
         failedAction("", task.cpu,
@@ -701,7 +455,7 @@ bool SimulationImpl::rtMoveTask(Task& task, int group)
     }
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (rq.curr == &task.se)
-        rtUpdateCurr(task);
+        m_rt->updateCurrTask(task);
     task.group = group;
     attachToCpu(task, task.cpu);
     if (task.rtQueued)
@@ -715,7 +469,8 @@ bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
         return false;
     task.cpus = cpus;
     if (cpus.test(task.cpu)) {
-        rtBalance(task.cpu); // a waiting task may now be pushed to a newly allowed CPU
+        m_rt->balance(
+            runQueue(task.cpu)); // a waiting task may now be pushed to a newly allowed CPU
         return true;
     }
     if (!task.rtQueued) {
@@ -726,15 +481,15 @@ bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
     if (src.curr == &task.se) {
         // The stopper preempts it, then move_queued_task().
         stopRunning(task);
-        rtUpdateCurr(task);
+        m_rt->updateCurrTask(task);
         src.curr = nullptr;
         resched(src.cpu, false);
         task.state = TaskRunState::Runnable;
         ++task.switches;
         recordSwitch(src.cpu, &task, nullptr);
     }
-    const int target = rtSelectCpu(task);
-    rtMigrate(task, target);
+    const int target = m_rt->selectTaskRq(task, false);
+    migrate(task, target);
     markWaiting(task, target);
     wakeupPreempt(*m_rqs[static_cast<size_t>(target)], task, 0);
     return true;
