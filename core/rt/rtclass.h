@@ -26,13 +26,11 @@
 
 namespace schedlab {
 
-constexpr int64_t kRtRuntimeInf = -1;                  ///< RUNTIME_INF
-constexpr int64_t kRtDefaultPeriodNs = 1'000'000'000;  ///< sched_rt_period_us = 1 s
-constexpr int64_t kRtDefaultRuntimeNs = 950'000'000;   ///< sched_rt_runtime_us = 0.95 s
-constexpr int64_t kRrTimesliceMs = 100;                ///< RR_TIMESLICE = 100 ms in jiffies
-constexpr int kBwShift = 20;                           ///< BW_SHIFT
-constexpr int64_t kFairServerRuntimeNs = 50'000'000;   ///< fair_server runtime 50 ms
-constexpr int64_t kFairServerPeriodNs = 1'000'000'000; ///< fair_server period 1 s
+constexpr int64_t kRtRuntimeInf = -1;                 ///< RUNTIME_INF
+constexpr int64_t kRtDefaultPeriodNs = 1'000'000'000; ///< sched_rt_period_us = 1 s
+constexpr int64_t kRtDefaultRuntimeNs = 950'000'000;  ///< sched_rt_runtime_us = 0.95 s
+constexpr int64_t kRrTimesliceMs = 100;               ///< RR_TIMESLICE = 100 ms in jiffies
+constexpr int kBwShift = 20;                          ///< BW_SHIFT
 constexpr int64_t kMaxRtRuntimeNs =
     (int64_t{1} << (64 - kBwShift)) - 1; ///< max_rt_runtime = MAX_BW
 
@@ -68,16 +66,6 @@ struct RtGroup
 struct RtRq
 {
     std::vector<int> queue; ///< task indices, highest rt_priority first, FIFO within a priority
-};
-
-/// rq->fair_server: the fair deadline server (6.12+, §10.4), simplified: a 50 ms budget per
-/// 1 s period.
-struct DlServer
-{
-    int64_t periodEnd = -1; ///< end of the current server period; -1 not started
-    int64_t runtime = 0;    ///< budget left in the period
-    bool running = false;   ///< the server is boosting the fair class above RT
-    EventId timer;          ///< zero-laxity (defer) timer or replenishment
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.

@@ -7,6 +7,7 @@
 #include "core/coresched/coresched.h"
 #include "core/fair/cfsrq.h"
 #include "core/kernel/costs.h"
+#include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 
 #include <functional>

@@ -230,11 +230,12 @@ bool SimulationImpl::corePrioLess(const SchedEntity* a, const SchedEntity* b, bo
 
 SchedEntity* SimulationImpl::classPick(int cpu)
 {
-    // The class loop of pick_task(): RT (unless the fair server boosts fair work), then fair.
-    if (!m_rqs[static_cast<size_t>(cpu)]->fairServer.running && m_rt->queued() > 0)
-        if (Task* t = m_rt->pickFirst(cpu))
-            return &t->se;
-    return m_fair->pickTask(*m_rqs[static_cast<size_t>(cpu)]);
+    // The class walk of __pick_next_task(): the fair server (while it boosts), RT, fair, idle.
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    for (SchedClass* cls : m_classes)
+        if (SchedEntity* se = cls->pickTask(rq))
+            return se;
+    return nullptr;
 }
 
 SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)

@@ -366,68 +366,6 @@ int SimulationImpl::llcOf(int cpu) const
     return coreOf(cpu) / m_coresPerLlc;
 }
 
-bool SimulationImpl::cpuIdle(int cpu) const
-{
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    return rq.curr == nullptr && rq.nrRunning == 0;
-}
-
-bool SimulationImpl::coreIdle(int cpu) const
-{
-    const int first = coreOf(cpu) * m_threadsPerCore;
-    for (int c = first; c < first + m_threadsPerCore && c < m_cpus; ++c)
-        if (!cpuIdle(c))
-            return false;
-    return true;
-}
-
-int SimulationImpl::selectTaskRq(const Task& task, bool fork) const
-{
-    const int prev = task.cpu;
-    if (fork) {
-        // Fork balancing (sched_balance_find_dst_cpu, simplified): the allowed CPU with the
-        // fewest runnable tasks, preferring a fully idle core, then the parent's CPU, then the
-        // lowest number.
-        int best = -1;
-        auto better = [&](int c, int b) {
-            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning
-                + (m_rqs[static_cast<size_t>(c)]->curr ? 1 : 0);
-            const int nb = m_rqs[static_cast<size_t>(b)]->nrRunning
-                + (m_rqs[static_cast<size_t>(b)]->curr ? 1 : 0);
-            if (n != nb)
-                return n < nb;
-            if (coreIdle(c) != coreIdle(b))
-                return coreIdle(c);
-            return c == prev && b != prev;
-        };
-        for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
-            if (best < 0 || better(c, best))
-                best = c;
-        return best < 0 ? 0 : best;
-    }
-    // select_idle_sibling(), simplified: the previous CPU if idle; else, in its LLC, an idle core,
-    // then any idle CPU (scanning from prev + 1); else prev if allowed; else (select_fallback_rq)
-    // any idle allowed CPU, then the first allowed one.
-    if (task.cpus.test(prev) && cpuIdle(prev))
-        return prev;
-    const int llc = llcOf(prev);
-    for (int pass = 0; pass < 2; ++pass) {
-        for (int i = 1; i < m_cpus; ++i) {
-            const int c = (prev + i) % m_cpus;
-            if (llcOf(c) != llc || !task.cpus.test(c) || !cpuIdle(c))
-                continue;
-            if (pass == 1 || coreIdle(c))
-                return c;
-        }
-    }
-    if (task.cpus.test(prev))
-        return prev;
-    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
-        if (cpuIdle(c))
-            return c;
-    return std::max(0, task.cpus.first());
-}
-
 void SimulationImpl::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
@@ -435,7 +373,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     if (task.isRt() && rtWakeUpNew(task))
         return;
     task.alive = true;
-    const int cpu = selectTaskRq(task, true);
+    const int cpu = m_fairSched->selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
@@ -485,7 +423,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
         return;
     }
     const int prev = task.cpu;
-    const int cpu = selectTaskRq(task, false);
+    const int cpu = m_fairSched->selectTaskRq(task, false);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
         removeLoad(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
@@ -560,6 +498,20 @@ Task* SimulationImpl::taskByName(const std::string& name)
 }
 
 // --- the core scheduler -------------------------------------------------------------------------
+
+SchedClass& SimulationImpl::classOf(const Task& task)
+{
+    if (task.isRt())
+        return *m_rt;
+    return *m_fairSched;
+}
+
+void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
+{
+    // wakeup_preempt(): the woken task's class decides; an RT wakeup preempts a lower class, a
+    // fair wakeup under RT starts the fair server instead.
+    classOf(task).wakeupPreempt(rq, task, wakeFlags);
+}
 
 void SimulationImpl::resched(int cpu, bool lazy)
 {
@@ -645,8 +597,7 @@ void SimulationImpl::schedule(int cpu)
     }
     // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp); the
     // fair pick may be core scheduling's core-wide pick (simulationcore.cpp).
-    if (rq.fairServer.running && rq.nrRunning == 0)
-        rq.fairServer.running = false; // dl_server_stop(): no fair task left
+    m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     Task* rtNext = nullptr;
@@ -679,7 +630,7 @@ void SimulationImpl::schedule(int cpu)
             m_fair->putPrevTask(rq, *putFrom);
         m_rt->setNextTask(rq, *rtNext);
         if (rq.nrRunning > 0)
-            fairServerStarve(cpu);
+            m_dlServer->starve(cpu);
     }
     if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
         if (next)
@@ -780,8 +731,7 @@ void SimulationImpl::armHrtick(Rq& rq)
         m_rqs[static_cast<size_t>(cpu)]->hrtick = {};
         if (!r.curr)
             return;
-        for (SchedEntity* level = r.curr; level; level = level->parent)
-            m_fair->updateCurr(*level->cfsRq);
+        m_fairSched->updateCurr(r);
         resched(cpu, false); // entity_tick(queued=1): resched_curr
     });
 }
@@ -822,12 +772,8 @@ void SimulationImpl::tick(int cpu)
     }
     if (!rq.curr)
         return;
-    if (Task& curr = taskOf(*rq.curr); curr.isRt()) {
-        m_rt->taskTick(rq, curr);
-    } else {
-        m_fair->taskTick(rq);
-        taskTickCore(cpu);
-    }
+    Task& curr = taskOf(*rq.curr);
+    classOf(curr).taskTick(rq, curr);
     // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
@@ -949,7 +895,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
         unlinkParked(task);
         removeLoad(task.se);
-        attachToCpu(task, selectTaskRq(task, false));
+        attachToCpu(task, m_fairSched->selectTaskRq(task, false));
         requeueParked(task);
         return;
     }
@@ -964,7 +910,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
             attachToCpu(task, std::max(0, cpus.first()));
         return;
     }
-    const int target = selectTaskRq(task, false);
+    const int target = m_fairSched->selectTaskRq(task, false);
     // A queued or running task moves as in move_queued_task(): a non-sleep dequeue keeps its lag
     // and relative deadline, the enqueue on the target is a migration (§8.1). A running task is
     // first preempted by the stopper (put back into its tree), then moved.

@@ -8,13 +8,17 @@
 #include "core/base/prng.h"
 #include "core/coresched/coresched.h"
 #include "core/fair/fairclass.h"
+#include "core/fair/fairschedclass.h"
 #include "core/kernel/costs.h"
+#include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
+#include "core/sched/idleclass.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,7 +29,10 @@
 
 namespace schedlab {
 
-class SimulationImpl final : public FairHooks, private RtServices
+class SimulationImpl final : public FairHooks,
+                             private RtServices,
+                             private DlServerServices,
+                             private FairSchedServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -79,6 +86,15 @@ private:
     bool cookieFits(const Task& task, int cpu) const override;
     void migrate(Task& task, int cpu) override;
     void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
+    // DlServerServices
+    EventId startServerTimer(int cpu, int64_t at) override;
+    void cancelTimer(EventId id) override { m_events.cancel(id); }
+    bool timerPending(EventId id) const override { return m_events.isPending(id); }
+    SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
+    // FairSchedServices
+    void serverStart(int cpu) override { m_dlServer->starve(cpu); }
+    /// task->sched_class: the class of @p task's policy.
+    SchedClass& classOf(const Task& task);
 
 private:
     // construction
@@ -95,11 +111,8 @@ private:
     void wakeUpNewTask(Task& task);
     void tryToWakeUp(Task& task);
     void attachToCpu(Task& task, int cpu);
-    int selectTaskRq(const Task& task, bool fork) const;
     int coreOf(int cpu) const;
     int llcOf(int cpu) const;
-    bool cpuIdle(int cpu) const;
-    bool coreIdle(int cpu) const;
     void exitTask(Task& task);
     void finishExit(Task& task);
     Task* taskByName(const std::string& name);
@@ -130,9 +143,6 @@ private:
     bool rtWakeUpNew(Task& task);
     bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    void fairServerStarve(int cpu);
-    void fairServerTimer(int cpu);
-    void fairServerAccount(int cpu, int64_t delta);
     bool rtSetPolicy(Task& task, Policy policy);
     bool rtMoveTask(Task& task, int group);
     bool rtSetAffinity(Task& task, const CpuSet& cpus);
@@ -184,7 +194,7 @@ private:
     SchedEntity* coreFind(int cpu, uint64_t cookie) const;
     void coreTreeInsert(int cpu, SchedEntity& se);
     bool coreTreeErase(int cpu, const SchedEntity& se);
-    void taskTickCore(int cpu);
+    void taskTickCore(int cpu) override;
     void coreBalance(int cpu);
     bool tryStealCookie(int dst, int src);
     void accountForcedIdle(int cpu, bool forced);
@@ -253,6 +263,11 @@ private:
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
     std::unique_ptr<RtClass> m_rt;
+    std::unique_ptr<DlServerClass> m_dlServer;
+    std::unique_ptr<FairSchedClass> m_fairSched;
+    IdleClass m_idle;
+    /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
+    std::array<SchedClass*, 4> m_classes{};
     std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order

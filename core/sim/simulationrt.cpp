@@ -42,8 +42,14 @@ void SimulationImpl::initRt(const Scenario& scenario)
 {
     for (const auto& [name, value] : scenario.kernel.costs)
         applyCost(m_costs, name, value.count());
+    // The scheduling classes, in priority order for the pick walk.
     m_rt = std::make_unique<RtClass>(
         static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
+    m_dlServer = std::make_unique<DlServerClass>(
+        static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
+    m_fairSched = std::make_unique<FairSchedClass>(*m_fair, static_cast<FairSchedServices&>(*this),
+        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+    m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
@@ -197,7 +203,15 @@ RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, co
     return total;
 }
 
-// --- RtServices ----------------------------------------------------------------------------------
+// --- RtServices, DlServerServices ----------------------------------------------------------------
+
+EventId SimulationImpl::startServerTimer(int cpu, int64_t at)
+{
+    return m_events.schedule(Nanoseconds(at), [this, cpu] {
+        m_eventCpu = cpu;
+        m_dlServer->timer(cpu);
+    });
+}
 
 void SimulationImpl::armPeriodTimer(int group)
 {
@@ -272,20 +286,6 @@ bool SimulationImpl::rtTryToWakeUp(Task& task)
     return true;
 }
 
-void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
-{
-    const Task* curr = rq.curr ? &taskOf(*rq.curr) : nullptr;
-    if (task.isRt()) {
-        m_rt->wakeupPreempt(rq, task, wakeFlags);
-        return;
-    }
-    if (curr && curr->isRt()) {
-        fairServerStarve(rq.cpu); // dl_server_start() when fair work arrives under RT
-        return; // a fair task never preempts an RT one (the fair server has its own timer)
-    }
-    m_fair->checkPreemptWakeup(rq, task.se, wakeFlags);
-}
-
 void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
 {
     Task& t = *m_tasks[static_cast<size_t>(taskIndex)];
@@ -312,73 +312,6 @@ void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
 }
 
 // --- the fair deadline server (6.12+, §10.4) -------------------------------------------------
-
-void SimulationImpl::fairServerStarve(int cpu)
-{
-    // Fair tasks are runnable but an RT task was picked. The server (defer mode) is started
-    // with a fresh 50 ms / 1 s budget if its period is over, and its zero-laxity timer is armed
-    // at period end − budget left: only fair tasks that are still starved then get boosted.
-    if (!m_traits.fairDeadlineServer)
-        return;
-    DlServer& rc = m_rqs[static_cast<size_t>(cpu)]->fairServer;
-    const int64_t now = clock();
-    if (rc.periodEnd < 0 || now >= rc.periodEnd) {
-        rc.periodEnd = now + kFairServerPeriodNs;
-        rc.runtime = kFairServerRuntimeNs;
-        rc.running = false;
-        m_events.cancel(rc.timer);
-        rc.timer = {};
-    }
-    if (m_events.isPending(rc.timer) || rc.runtime <= 0)
-        return;
-    const int64_t at = std::max(now, rc.periodEnd - rc.runtime);
-    rc.timer = m_events.schedule(Nanoseconds(at), [this, cpu] {
-        m_eventCpu = cpu;
-        fairServerTimer(cpu);
-    });
-}
-
-void SimulationImpl::fairServerTimer(int cpu)
-{
-    DlServer& rc = m_rqs[static_cast<size_t>(cpu)]->fairServer;
-    rc.timer = {};
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    const int64_t now = clock();
-    const bool starved = rq.nrRunning > 0 && rq.curr && taskOf(*rq.curr).isRt();
-    if (now >= rc.periodEnd) {
-        // Replenishment: a new period; defer again if the fair tasks are still starved.
-        if (rc.running)
-            resched(cpu, false); // the boost ends: RT runs again
-        rc.running = false;
-        rc.periodEnd = -1;
-        if (starved)
-            fairServerStarve(cpu);
-        return;
-    }
-    if (starved && rc.runtime > 0) {
-        rc.running = true; // the server runs its fair tasks ahead of RT
-        resched(cpu, false);
-    }
-    rc.timer = m_events.schedule(Nanoseconds(rc.periodEnd), [this, cpu] {
-        m_eventCpu = cpu;
-        fairServerTimer(cpu);
-    });
-}
-
-void SimulationImpl::fairServerAccount(int cpu, int64_t delta)
-{
-    // dl_server_update(): fair execution consumes the server's budget within its period.
-    if (!m_traits.fairDeadlineServer)
-        return;
-    DlServer& rc = m_rqs[static_cast<size_t>(cpu)]->fairServer;
-    if (rc.periodEnd < 0 || clock() > rc.periodEnd)
-        return;
-    rc.runtime = std::max<int64_t>(0, rc.runtime - delta);
-    if (rc.running && rc.runtime == 0) {
-        rc.running = false;
-        resched(cpu, false);
-    }
-}
 
 // --- class changes ----------------------------------------------------------------------------
 

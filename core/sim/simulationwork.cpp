@@ -247,7 +247,7 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
     if (!task.isRt())
-        fairServerAccount(task.cpu, delta);
+        m_dlServer->account(task.cpu, delta);
     for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
         m_groupCpuTime[static_cast<size_t>(g)] += delta;
 }
