@@ -5,6 +5,7 @@
 
 #include "core/fair/fairclass.h"
 #include "core/sched/schedclass.h"
+#include "core/sched/topology.h"
 
 namespace schedlab {
 
@@ -19,16 +20,6 @@ public:
     virtual void serverStart(int cpu) = 0;
     /// task_tick_core(): core scheduling's part of the tick (forced-idle accounting).
     virtual void taskTickCore(int /*cpu*/) { }
-};
-
-/// CPU topology as the wakeup path sees it: SMT siblings and LLC domains, numbered in order.
-struct CpuTopology
-{
-    int cpus = 1;
-    int threadsPerCore = 1;
-    int coresPerLlc = 1;
-    int coreOf(int cpu) const { return cpu / threadsPerCore; }
-    int llcOf(int cpu) const { return coreOf(cpu) / coresPerLlc; }
 };
 
 class FairSchedClass final : public SchedClass

@@ -317,7 +317,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     t.probe = spec.probe;
     // sched_core_fork(): a child inherits its parent's cookie.
     if (const uint64_t cookie = spec.cookie.value_or(p ? p->cookie : 0))
-        setCookie(t, cookie);
+        m_core->setCookie(t, cookie);
     t.program = spec.program;
     t.stack.push_back({&t.program, 0, 0});
     t.se.task = TaskId(t.index);
@@ -605,7 +605,7 @@ void SimulationImpl::schedule(int cpu)
     // otherwise RT first, then fair.
     auto pick = [&]() -> SchedEntity* {
         forcedIdle = false;
-        SchedEntity* se = coreSchedActive() ? pickNextTaskCore(cpu, forcedIdle) : classPick(cpu);
+        SchedEntity* se = m_core->active() ? m_core->pickNextTask(cpu, forcedIdle) : classPick(cpu);
         rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
         return se;
     };

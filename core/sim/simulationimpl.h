@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/base/prng.h"
-#include "core/coresched/coresched.h"
+#include "core/coresched/corescheduler.h"
 #include "core/fair/fairclass.h"
 #include "core/fair/fairschedclass.h"
 #include "core/kernel/costs.h"
@@ -32,7 +32,8 @@ namespace schedlab {
 class SimulationImpl final : public FairHooks,
                              private RtServices,
                              private DlServerServices,
-                             private FairSchedServices
+                             private FairSchedServices,
+                             private CoreSchedServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -177,30 +178,14 @@ private:
     void scheduleBlockedUpdate();
     void nohzBalancerKick(int cpu);
 
-    // core scheduling (§11, simulationcore.cpp)
-    /// pick_next_task() with core scheduling on: the core-wide pick over both classes.
-    /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
-    SchedEntity* pickNextTaskCore(int cpu, bool& forcedIdle);
-    SchedEntity* classPick(int cpu);           ///< the CPU's RT pick, else its fair pick
-    int corePrio(const SchedEntity& se) const; ///< __task_prio()
-    int runnableOn(int cpu) const;             ///< queued fair + RT tasks of the CPU
-    bool coreSchedActive() const override { return m_coreSched && m_threadsPerCore > 1; }
-    void enableCoreSched();
-    void setCookie(Task& task, uint64_t cookie);
-    uint64_t cookieOf(const SchedEntity* se) const;
-    bool corePrioLess(const SchedEntity* a, const SchedEntity* b, bool inFi);
-    bool cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool inFi);
-    void seFiUpdate(const SchedEntity& se, uint64_t fiSeq, bool forceIdle);
-    SchedEntity* coreFind(int cpu, uint64_t cookie) const;
-    void coreTreeInsert(int cpu, SchedEntity& se);
-    bool coreTreeErase(int cpu, const SchedEntity& se);
-    void taskTickCore(int cpu) override;
-    void coreBalance(int cpu);
-    bool tryStealCookie(int dst, int src);
-    void accountForcedIdle(int cpu, bool forced);
+    // core scheduling (core/coresched/; the machine's side in simulationcore.cpp)
+    SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
+    bool coreSchedActive() const override { return m_core->active(); }
+    void taskTickCore(int cpu) override { m_core->taskTick(cpu); }
+    void queueCoreBalance(int cpu) override;
+    void moveQueued(Task& task, int cpu) override;
+    bool inKernelSection(int cpu) override;
     void applyCookieOp(Task& task, const Op& op);
-    /// SMT siblings never run tasks with different cookies at once; "" when that holds.
-    std::string checkCoreInvariants() const;
     // CFS bandwidth (§9) and mutexes (simulationbandwidth.cpp)
     void setCpuMax(int group, const CpuMax& max);
     bool assignCfsRqRuntime(CfsRq& cfsRq, int64_t target);
@@ -274,9 +259,8 @@ private:
     int64_t m_nohzNextBalance = 0;       ///< nohz.next_balance (idle load balancer kick)
     int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
     uint64_t m_contextSwitches = 0;
-    bool m_coreSched = false; ///< sched_core_enabled(): some task has had a cookie
     uint64_t m_nextCookie = kFirstCreatedCookie;
-    std::vector<CoreState> m_cores; ///< per core (rq->core)
+    std::unique_ptr<CoreScheduler> m_core;
     Recording m_rec;
     std::vector<std::string> m_violations;
     // Resource guards (RunOptions::limits)

@@ -50,6 +50,8 @@ void SimulationImpl::initRt(const Scenario& scenario)
     m_fairSched = std::make_unique<FairSchedClass>(*m_fair, static_cast<FairSchedServices&>(*this),
         CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
+    m_core = std::make_unique<CoreScheduler>(static_cast<CoreSchedServices&>(*this),
+        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
@@ -245,7 +247,7 @@ bool SimulationImpl::cookieFits(const Task& task, int cpu) const
     if (!coreSchedActive())
         return true;
     const uint64_t cookie = task.cookie;
-    if (cookie == m_cores[static_cast<size_t>(coreOf(cpu))].cookie)
+    if (cookie == m_core->core(coreOf(cpu)).cookie)
         return true;
     const int first = coreOf(cpu) * m_threadsPerCore;
     for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i)

@@ -367,7 +367,7 @@ void SimulationImpl::checkInvariants()
     for (const auto& g : m_groups)
         for (const auto& rq : g.cfsRq)
             check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
-    if (std::string err = checkCoreInvariants(); !err.empty())
+    if (std::string err = m_core->checkInvariants(); !err.empty())
         report(err);
 }
 
