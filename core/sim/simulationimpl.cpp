@@ -426,7 +426,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     const int cpu = m_fairSched->selectTaskRq(task, false);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
-        removeLoad(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
+        m_load->remove(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
@@ -467,7 +467,7 @@ void SimulationImpl::finishExit(Task& task)
     // The load leaves with the task; a parent blocked in fork+wait is woken.
     endBoost(task);
     releaseMutexes(task); // a dying task's mutexes go to their next waiters
-    removeLoad(task.se);
+    m_load->remove(task.se);
     task.exiting = false;
     task.alive = false;
     task.state = TaskRunState::Exited;
@@ -778,9 +778,9 @@ void SimulationImpl::tick(int cpu)
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
     if (m_groups.size() > 1 && jiffies % every == 0)
-        updateBlockedAverages(cpu);
+        m_load->updateBlockedAverages(cpu);
     if (m_groups.size() > 1)
-        nohzBalancerKick(cpu);
+        m_load->nohzBalancerKick(cpu);
     // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
     if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
         pullOneTask(cpu, 2);
@@ -876,7 +876,7 @@ void SimulationImpl::migrateQueued(Task& task, int cpu)
 {
     endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
-    removeLoad(task.se);
+    m_load->remove(task.se);
     attachToCpu(task, cpu);
     ++task.migrations;
     record(RecordKind::Migrate, task.se, from, cpu, 0);
@@ -894,7 +894,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     if (task.parked) {
         // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
         unlinkParked(task);
-        removeLoad(task.se);
+        m_load->remove(task.se);
         attachToCpu(task, m_fairSched->selectTaskRq(task, false));
         requeueParked(task);
         return;
@@ -938,7 +938,7 @@ void SimulationImpl::moveTask(Task& task, int group)
         return;
     if (task.parked) {
         unlinkParked(task);
-        removeLoad(task.se);
+        m_load->remove(task.se);
         task.group = group;
         attachToCpu(task, task.cpu);
         requeueParked(task);
@@ -947,7 +947,7 @@ void SimulationImpl::moveTask(Task& task, int group)
     // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
     // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).
     changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {
-        removeLoad(task.se);
+        m_load->remove(task.se);
         task.group = group;
         attachToCpu(task, task.cpu);
     });

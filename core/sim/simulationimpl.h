@@ -9,6 +9,7 @@
 #include "core/coresched/corescheduler.h"
 #include "core/fair/fairclass.h"
 #include "core/fair/fairschedclass.h"
+#include "core/fair/loadavg.h"
 #include "core/kernel/costs.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
@@ -33,7 +34,8 @@ class SimulationImpl final : public FairHooks,
                              private RtServices,
                              private DlServerServices,
                              private FairSchedServices,
-                             private CoreSchedServices
+                             private CoreSchedServices,
+                             private LoadServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -169,14 +171,7 @@ private:
     void onWorkDone(int taskIndex);
 
     // load tracking (§6.3, §6.6)
-    void attachLoad(CfsRq& cfsRq, SchedEntity& se);
-    void removeLoad(SchedEntity& se);
-    bool updateCfsRqLoad(CfsRq& cfsRq);
-    void updateTgLoadAvg(CfsRq& cfsRq);
-    void updateBlockedAverages(int cpu);
-    void listLeaf(const CfsRq& cfsRq);
     void scheduleBlockedUpdate();
-    void nohzBalancerKick(int cpu);
 
     // core scheduling (core/coresched/; the machine's side in simulationcore.cpp)
     SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
@@ -247,6 +242,7 @@ private:
     std::vector<std::unique_ptr<Rq>> m_rqs;
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
+    std::unique_ptr<LoadTracker> m_load;
     std::unique_ptr<RtClass> m_rt;
     std::unique_ptr<DlServerClass> m_dlServer;
     std::unique_ptr<FairSchedClass> m_fairSched;
@@ -256,7 +252,6 @@ private:
     std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
-    int64_t m_nohzNextBalance = 0;       ///< nohz.next_balance (idle load balancer kick)
     int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
     uint64_t m_contextSwitches = 0;
     uint64_t m_nextCookie = kFirstCreatedCookie;
@@ -282,7 +277,6 @@ private:
     };
     std::map<std::string, Mutex> m_mutexes;            ///< by name (ordered: deterministic)
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
-    std::vector<uint8_t> m_leafListed;                 ///< [group · cpus + cpu]: on the leaf list
     KernelCosts m_costs;
     std::vector<Finding> m_rtFindings;
     int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until

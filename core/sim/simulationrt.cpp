@@ -52,6 +52,8 @@ void SimulationImpl::initRt(const Scenario& scenario)
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(static_cast<CoreSchedServices&>(*this),
         CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+    m_load = std::make_unique<LoadTracker>(
+        static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs, m_idleBalanceIntervalNs);
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
@@ -347,7 +349,7 @@ bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
             m_fair->dequeueEntities(rq, task.se, DequeueSave);
         if (running)
             m_fair->putPrevTask(rq, task.se);
-        removeLoad(task.se); // switched_from_fair(): detach the load
+        m_load->remove(task.se); // switched_from_fair(): detach the load
         task.policy = policy;
         if (queued || running) {
             m_rt->enqueueTask(runQueue(task.cpu), task, 0);
