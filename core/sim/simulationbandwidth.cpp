@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // CFS bandwidth control (cpu.max, kernel-model.md §9) and the program-level mechanisms it
-// interacts with: kernel sections and sleeping mutexes.
+// interacts with: kernel sections and sleeping mutexes (core/workload/mutexes.*).
 //
 // Bandwidth, as the kernel does it (§9.2, §9.3): each limited group has a global pool refilled
 // to `quota` every `period` by a period timer (aligned to multiples of the period from t = 0,
@@ -425,6 +425,13 @@ void SimulationImpl::returnToUser(Task& task)
         m_reschedPending.push_back(task.cpu); // a preemption deferred by the kernel section
 }
 
+void SimulationImpl::programError(const Task& task, const std::string& what)
+{
+    // A mistake of the workload, not of the model: a finding, and the run goes on.
+    if (m_rtFindings.size() < 1000)
+        m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0, what});
+}
+
 bool SimulationImpl::kernelSectionPreemptible(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
@@ -432,73 +439,6 @@ bool SimulationImpl::kernelSectionPreemptible(int cpu) const
         return true;
     const Task& task = *m_tasks[rq.curr->task.index()];
     return task.kernelDepth == 0 || task.blocking || task.exiting;
-}
-
-// --- mutexes -------------------------------------------------------------------------------------
-
-bool SimulationImpl::lockMutex(Task& task, const std::string& name)
-{
-    task.usedLocks = true;
-    Mutex& m = m_mutexes[name];
-    if (m.owner == task.index) {
-        // A mistake of the workload, not of the model: a finding, and the run goes on.
-        if (m_rtFindings.size() < 1000)
-            m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0,
-                "locks mutex \"" + name
-                    + "\" which it already holds (a real mutex would deadlock); ignored"});
-        return true;
-    }
-    if (m.owner < 0) {
-        task.held.push_back(name);
-        m.owner = task.index;
-        return true;
-    }
-    m.waiters.push_back(task.index);
-    task.lockWaiting = name;
-    task.lockWaitStart = clock();
-    task.blocking = true;
-    resched(task.cpu, false);
-    return false;
-}
-
-void SimulationImpl::unlockMutex(Task& task, const std::string& name)
-{
-    auto it = m_mutexes.find(name);
-    if (it == m_mutexes.end() || it->second.owner != task.index) {
-        if (m_rtFindings.size() < 1000)
-            m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0,
-                "unlocks mutex \"" + name + "\" which it does not hold; ignored"});
-        return;
-    }
-    std::erase(task.held, name);
-    Mutex& m = it->second;
-    if (m.waiters.empty()) {
-        m.owner = -1;
-        return;
-    }
-    Task& waiter = *m_tasks[static_cast<size_t>(m.waiters.front())];
-    m.waiters.erase(m.waiters.begin());
-    m.owner = waiter.index; // hand-off to the first waiter
-    waiter.held.push_back(name);
-    waiter.lockWaitNs += clock() - waiter.lockWaitStart;
-    waiter.lockWaitStart = -1;
-    waiter.lockWaiting.clear();
-    if (waiter.blocking && waiter.state == TaskRunState::Running) {
-        waiter.blocking = false; // has not left the CPU yet: it simply continues
-        return;
-    }
-    tryToWakeUp(waiter);
-}
-
-void SimulationImpl::releaseMutexes(Task& task)
-{
-    if (!task.lockWaiting.empty()) {
-        std::erase(m_mutexes[task.lockWaiting].waiters, task.index);
-        task.lockWaiting.clear();
-    }
-    const std::vector<std::string> held = task.held;
-    for (auto it = held.rbegin(); it != held.rend(); ++it)
-        unlockMutex(task, *it);
 }
 
 } // namespace schedlab

@@ -466,7 +466,7 @@ void SimulationImpl::finishExit(Task& task)
 {
     // The load leaves with the task; a parent blocked in fork+wait is woken.
     endBoost(task);
-    releaseMutexes(task); // a dying task's mutexes go to their next waiters
+    m_mutexes.releaseAll(task); // a dying task's mutexes go to their next waiters
     m_load->remove(task.se);
     task.exiting = false;
     task.alive = false;

@@ -17,6 +17,7 @@
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
+#include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
 #include <array>
@@ -35,7 +36,8 @@ class SimulationImpl final : public FairHooks,
                              private DlServerServices,
                              private FairSchedServices,
                              private CoreSchedServices,
-                             private LoadServices
+                             private LoadServices,
+                             private MutexServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -206,9 +208,8 @@ private:
     void returnToUser(Task& task);
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
     bool kernelSectionPreemptible(int cpu) const;
-    bool lockMutex(Task& task, const std::string& name);
-    void unlockMutex(Task& task, const std::string& name);
-    void releaseMutexes(Task& task);
+    void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
+    void programError(const Task& task, const std::string& what) override;
 
     // load balancing (§8, simplified)
     bool pullOneTask(int dstCpu, int minImbalance);
@@ -269,13 +270,7 @@ private:
     std::vector<Finding> m_limitFindings;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
 
-    /// A sleeping mutex with a FIFO wait queue (handed off to the first waiter at unlock).
-    struct Mutex
-    {
-        int owner = -1;
-        std::vector<int> waiters; ///< FIFO
-    };
-    std::map<std::string, Mutex> m_mutexes;            ///< by name (ordered: deterministic)
+    Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
     KernelCosts m_costs;
     std::vector<Finding> m_rtFindings;

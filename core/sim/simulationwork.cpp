@@ -145,11 +145,11 @@ void SimulationImpl::advanceProgram(Task& task)
             task.stack.push_back({&op.body, 0, 0, -1, true});
             continue;
         case Op::Kind::Lock:
-            if (!lockMutex(task, op.name))
+            if (!m_mutexes.lock(task, op.name))
                 return; // blocked; resumes after the lock op when the mutex is handed over
             continue;
         case Op::Kind::Unlock:
-            unlockMutex(task, op.name);
+            m_mutexes.unlock(task, op.name);
             continue;
         case Op::Kind::Cookie:
             applyCookieOp(task, op);
