@@ -250,7 +250,7 @@ void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
         sharesChanged = true;
     }
     if (files.cpuMax)
-        setCpuMax(group, *files.cpuMax);
+        m_bw->setCpuMax(group, *files.cpuMax);
     if (files.idle && group != 0) {
         g.idle = *files.idle;
         for (auto& se : g.se)
@@ -418,7 +418,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
         m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
-        boostTask(task);
+        m_bw->boostTask(task);
         wakeupPreempt(rq, task, 0);
         return;
     }
@@ -436,7 +436,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     m_fair->enqueueTask(rq, task.se, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
-    boostTask(task);
+    m_bw->boostTask(task);
     wakeupPreempt(rq, task, 0);
 }
 
@@ -451,7 +451,7 @@ void SimulationImpl::exitTask(Task& task)
         return;
     }
     m_events.cancel(task.timer);
-    unlinkParked(task);
+    m_bw->unlinkParked(task);
     m_rt->dequeueTask(runQueue(task.cpu), task, 0);
     if (task.se.onRq) {
         const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
@@ -465,7 +465,7 @@ void SimulationImpl::exitTask(Task& task)
 void SimulationImpl::finishExit(Task& task)
 {
     // The load leaves with the task; a parent blocked in fork+wait is woken.
-    endBoost(task);
+    m_bw->endBoost(task);
     m_mutexes.releaseAll(task); // a dying task's mutexes go to their next waiters
     m_load->remove(task.se);
     task.exiting = false;
@@ -582,11 +582,12 @@ void SimulationImpl::schedule(int cpu)
             m_rt->putPrevTask(rq, *prev);
         } else {
             if (prev->blocking || prev->exiting)
-                endBoost(*prev);
+                m_bw->endBoost(*prev);
             if (!prev->blocking && !prev->exiting) {
-                checkPrevRuntime(*prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
-                if (shouldPark(*prev))
-                    parkTask(*prev); // 6.18+: task work at return to user
+                m_bw->checkPrevRuntime(
+                    *prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+                if (m_bw->shouldPark(*prev))
+                    m_bw->parkTask(*prev); // 6.18+: task work at return to user
             }
             if (prev->blocking || prev->exiting) {
                 const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
@@ -611,8 +612,8 @@ void SimulationImpl::schedule(int cpu)
     };
     SchedEntity* next = pick();
     // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
-    while (next && !rtNext && next != prevSe && shouldPark(taskOf(*next))) {
-        parkTask(taskOf(*next));
+    while (next && !rtNext && next != prevSe && m_bw->shouldPark(taskOf(*next))) {
+        m_bw->parkTask(taskOf(*next));
         next = pick();
     }
     if (!next && !forcedIdle) {
@@ -874,7 +875,7 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
 
 void SimulationImpl::migrateQueued(Task& task, int cpu)
 {
-    endBoost(task); // the boost belongs to the old CPU's hierarchy
+    m_bw->endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
     m_load->remove(task.se);
     attachToCpu(task, cpu);
@@ -893,10 +894,10 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         return;
     if (task.parked) {
         // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
-        unlinkParked(task);
+        m_bw->unlinkParked(task);
         m_load->remove(task.se);
         attachToCpu(task, m_fairSched->selectTaskRq(task, false));
-        requeueParked(task);
+        m_bw->requeueParked(task);
         return;
     }
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
@@ -937,11 +938,11 @@ void SimulationImpl::moveTask(Task& task, int group)
     if (task.state == TaskRunState::Exited || group == task.group || rtMoveTask(task, group))
         return;
     if (task.parked) {
-        unlinkParked(task);
+        m_bw->unlinkParked(task);
         m_load->remove(task.se);
         task.group = group;
         attachToCpu(task, task.cpu);
-        requeueParked(task);
+        m_bw->requeueParked(task);
         return;
     }
     // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).

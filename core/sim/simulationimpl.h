@@ -7,6 +7,7 @@
 
 #include "core/base/prng.h"
 #include "core/coresched/corescheduler.h"
+#include "core/fair/cfsbandwidth.h"
 #include "core/fair/fairclass.h"
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
@@ -37,7 +38,8 @@ class SimulationImpl final : public FairHooks,
                              private FairSchedServices,
                              private CoreSchedServices,
                              private LoadServices,
-                             private MutexServices
+                             private MutexServices,
+                             private CfsBandwidthServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -75,10 +77,13 @@ public:
     void sample(const SchedEntity& se) override;
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
-    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override;
-    bool checkCfsRqRuntime(CfsRq& cfsRq) override;
-    void checkEnqueueThrottle(CfsRq& cfsRq) override;
-    void returnCfsRqRuntime(CfsRq& cfsRq) override;
+    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override
+    {
+        m_bw->accountRuntime(cfsRq, delta);
+    }
+    bool checkCfsRqRuntime(CfsRq& cfsRq) override { return m_bw->checkRuntime(cfsRq); }
+    void checkEnqueueThrottle(CfsRq& cfsRq) override { m_bw->checkEnqueueThrottle(cfsRq); }
+    void returnCfsRqRuntime(CfsRq& cfsRq) override { m_bw->returnRuntime(cfsRq); }
 
 private:
     // RtServices (the RT class's view of the machine)
@@ -183,27 +188,8 @@ private:
     void moveQueued(Task& task, int cpu) override;
     bool inKernelSection(int cpu) override;
     void applyCookieOp(Task& task, const Op& op);
-    // CFS bandwidth (§9) and mutexes (simulationbandwidth.cpp)
-    void setCpuMax(int group, const CpuMax& max);
-    bool assignCfsRqRuntime(CfsRq& cfsRq, int64_t target);
-    bool throttleCfsRq(CfsRq& cfsRq);
-    void unthrottleCfsRq(CfsRq& cfsRq, bool boost);
-    void startCfsBandwidth(int group);
-    void cfsPeriodTimer(int group);
-    void startCfsSlackTimer(int group);
-    void cfsSlackTimer(int group);
-    void distributeCfsRuntime(int group);
-    /// walk_tg_tree_from(): @p f on the cfs_rq of @p group and of every descendant on @p cpu.
-    template <typename F> void forSubtree(int group, int cpu, F&& f);
-    /// ≤6.17 put_prev_entity() check: throttle exhausted cfs_rq's on the running task's path.
-    void checkPrevRuntime(Task& prev);
-    bool shouldPark(const Task& task) const;
-    void parkTask(Task& task);
-    void unlinkParked(Task& task);
-    /// enqueue_throttled_task(): back on a limbo list if its hierarchy is throttled, else queued.
-    void requeueParked(Task& task);
-    void boostTask(Task& task);
-    void endBoost(Task& task);
+    // CFS bandwidth (core/fair/cfsbandwidth.*)
+    void startBandwidthTimer(int group, int64_t at, bool slack) override;
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task);
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
@@ -244,6 +230,7 @@ private:
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
     std::unique_ptr<LoadTracker> m_load;
+    std::unique_ptr<CfsBandwidthControl> m_bw;
     std::unique_ptr<RtClass> m_rt;
     std::unique_ptr<DlServerClass> m_dlServer;
     std::unique_ptr<FairSchedClass> m_fairSched;

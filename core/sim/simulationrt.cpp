@@ -52,6 +52,8 @@ void SimulationImpl::initRt(const Scenario& scenario)
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(static_cast<CoreSchedServices&>(*this),
         CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+    m_bw = std::make_unique<CfsBandwidthControl>(
+        static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
     m_load = std::make_unique<LoadTracker>(
         static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs, m_idleBalanceIntervalNs);
 }

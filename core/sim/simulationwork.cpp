@@ -55,7 +55,8 @@ void SimulationImpl::advanceProgram(Task& task)
                 task.stack.pop_back();
                 if (--task.kernelDepth == 0) {
                     returnToUser(task);
-                    if (m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se && shouldPark(task))
+                    if (m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se
+                        && m_bw->shouldPark(task))
                         return; // stops here; parked by schedule(), resumes when unthrottled
                 }
                 continue;
