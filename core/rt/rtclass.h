@@ -3,7 +3,8 @@
 // (CONFIG_RT_GROUP_SCHED), kernel-model.md §10: queue, pick, accounting, tick, push/pull, the
 // period timer's refill. Timers, migrations and core-scheduling checks are the machine's,
 // reached through RtServices (a fake in tests/core/tst_rtunit.cpp). Admission control of
-// cpu.rt_runtime_us writes is in core/sim/simulationrt.cpp with the cost model of that walk.
+// cpu.rt_runtime_us writes (tg_set_rt_bandwidth) is here too; the cost of its walk is the
+// machine's (core/sim/simulationrt.cpp).
 //
 // Simplifications (documented in docs/scenarios/rt-group-constraints.md):
 // - One priority-ordered queue per CPU holds every queued RT task (the running one included);
@@ -22,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace schedlab {
@@ -104,6 +106,11 @@ public:
     virtual void migrate(Task& task, int cpu) = 0;
     /// wakeup_preempt() through the machine's class dispatch (a task pushed to @p rq).
     virtual void wakeupPreempt(Rq& rq, Task& task) = 0;
+    // For admission control (tg_rt_schedulable()): the task list and the groups' paths.
+    virtual int taskCount() const = 0; ///< tasks ever created, in fork order (taskAt(0…))
+    virtual const std::string& groupPath(int group) const = 0;
+    /// The profile's rt_constraint_check: walk_all_tasks (before b4fb015eeff7) or patched.
+    virtual bool constraintWalksAllTasks() const = 0;
 };
 
 enum RtEnqueueFlag : int { RtEnqueueHead = 0x1000 }; ///< ENQUEUE_HEAD
@@ -142,6 +149,10 @@ public:
     bool applies(int group) const;
     /// do_sched_rt_period_timer() of @p group.
     void periodTimer(int group);
+    /// tg_set_rt_bandwidth() of @p group: 0 or -EINVAL/-EBUSY with the reason in @p why; the
+    /// walk's size (for the cost model) is added to @p count.
+    int setBandwidth(
+        int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
 
     std::vector<RtGroup>& groups() { return m_groups; }
     const std::vector<RtGroup>& groups() const { return m_groups; }

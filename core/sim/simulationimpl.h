@@ -96,6 +96,15 @@ private:
     bool cookieFits(const Task& task, int cpu) const override;
     void migrate(Task& task, int cpu) override;
     void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
+    int taskCount() const override { return static_cast<int>(m_tasks.size()); }
+    const std::string& groupPath(int group) const override
+    {
+        return m_groups[static_cast<size_t>(group)].path;
+    }
+    bool constraintWalksAllTasks() const override
+    {
+        return m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
+    }
     // DlServerServices
     EventId startServerTimer(int cpu, int64_t at) override;
     void cancelTimer(EventId id) override { m_events.cancel(id); }
@@ -157,8 +166,6 @@ private:
     bool rtMoveTask(Task& task, int group);
     bool rtSetAffinity(Task& task, const CpuSet& cpus);
     RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
-    int rtSetBandwidth(
-        int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
     void failedAction(const std::string& task, int cpu, const std::string& what);
     bool continueKernelWork(Task& task);
     bool startFork(Task& task, const Op& op);

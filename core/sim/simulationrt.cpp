@@ -65,121 +65,6 @@ void SimulationImpl::failedAction(const std::string& task, int cpu, const std::s
 
 // --- RT group bandwidth: admission (§10.2, §10.3) ------------------------------------------------
 
-int SimulationImpl::rtSetBandwidth(
-    int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why)
-{
-    // tg_set_rt_bandwidth(): plain argument checks first.
-    if (group == 0 && runtimeNs == 0) {
-        *why = "the root group's runtime cannot be 0";
-        return -EINVAL;
-    }
-    if (periodNs == 0) {
-        *why = "period 0";
-        return -EINVAL;
-    }
-    if (runtimeNs != kRtRuntimeInf && runtimeNs > kMaxRtRuntimeNs) {
-        *why = "runtime above max_rt_runtime";
-        return -EINVAL;
-    }
-    const bool walkAll = m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
-
-    // tg_has_rt_tasks() needs, per group, how many threads the iteration visits before it finds
-    // an RT task of the group. Both iterations are counted exactly from one pass over the task
-    // list, built on the first call: walk_all_tasks iterates every thread of the system
-    // (for_each_process_thread, in fork order) and stops at the first RT task of the group;
-    // patched iterates the group's own tasks (css_task_iter) and stops at its first RT task.
-    bool built = false;
-    int64_t liveThreads = 0;
-    std::unordered_map<int, int64_t> firstRtInSystem; // group → 1-based position in all threads
-    std::unordered_map<int, int64_t> firstRtInGroup;  // group → 1-based position in its tasks
-    std::unordered_map<int, int64_t> groupThreads;    // group → live tasks
-    auto build = [&] {
-        built = true;
-        for (const auto& t : m_tasks) {
-            if (!t->alive)
-                continue;
-            ++liveThreads;
-            const int64_t inGroup = ++groupThreads[t->group];
-            if (t->isRt()) {
-                firstRtInSystem.try_emplace(t->group, liveThreads);
-                firstRtInGroup.try_emplace(t->group, inGroup);
-            }
-        }
-    };
-    auto hasRtTasks = [&](int g) {
-        if (!built)
-            build();
-        ++count->hasRtTaskCalls;
-        if (walkAll) {
-            const auto it = firstRtInSystem.find(g);
-            count->tasks += it == firstRtInSystem.end() ? liveThreads : it->second;
-            return it != firstRtInSystem.end();
-        }
-        const auto it = firstRtInGroup.find(g);
-        if (it != firstRtInGroup.end()) {
-            count->tasks += it->second;
-            return true;
-        }
-        const auto n = groupThreads.find(g);
-        count->tasks += n == groupThreads.end() ? 0 : n->second;
-        return false;
-    };
-    auto periodOf = [&](int g) { return g == group ? periodNs : m_rt->group(g).periodNs; };
-    auto runtimeOf = [&](int g) { return g == group ? runtimeNs : m_rt->group(g).runtimeNs; };
-    const uint64_t globalRatio = toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs);
-    // tg_rt_schedulable() for one group (§10.2 rules 1–4).
-    auto schedulable = [&](int g) -> int {
-        ++count->groups;
-        const int64_t period = periodOf(g);
-        const int64_t runtime = runtimeOf(g);
-        const std::string& path = m_groups[static_cast<size_t>(g)].path;
-        if (runtime != kRtRuntimeInf && runtime > period) {
-            *why = path + ": runtime above the period";
-            return -EINVAL;
-        }
-        // Rule 2. Before b4fb015eeff7 (walk_all_tasks) every group whose runtime would be 0 is
-        // checked; after it (patched) only a group whose runtime changes from non-zero to 0.
-        const bool check = runtime == 0 && (walkAll || m_rt->group(g).runtimeNs != 0);
-        if (check && hasRtTasks(g)) {
-            *why = path + " has RT tasks";
-            return -EBUSY;
-        }
-        const uint64_t total = toRatio(period, runtime);
-        if (total > globalRatio) {
-            *why = path + ": more than the global sched_rt_runtime_us/sched_rt_period_us";
-            return -EINVAL;
-        }
-        uint64_t sum = 0;
-        for (int c : m_rt->group(g).children)
-            sum += toRatio(periodOf(c), runtimeOf(c));
-        if (sum > total) {
-            *why = path + ": the children's runtimes exceed the group's";
-            return -EINVAL;
-        }
-        return 0;
-    };
-    // walk_tg_tree(): pre-order from the root; each parent's children list is newest first.
-    std::vector<int> stack{0};
-    while (!stack.empty()) {
-        const int g = stack.back();
-        stack.pop_back();
-        if (const int err = schedulable(g))
-            return err;
-        const auto& children = m_rt->group(g).children;
-        // children is in creation order; pushing it in order pops the newest first.
-        for (int c : children)
-            stack.push_back(c);
-    }
-    RtGroup& rg = m_rt->group(group);
-    rg.periodNs = periodNs;
-    rg.runtimeNs = runtimeNs;
-    // A raised runtime may unthrottle at once (the kernel re-checks at the next period timer;
-    // an rt_rq whose rt_time is now below the runtime is released there).
-    if (!rg.cpu.empty())
-        armPeriodTimer(group);
-    return 0;
-}
-
 RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, const std::string& by)
 {
     RtWalkCount total;
@@ -188,7 +73,7 @@ RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, co
     auto write = [&](const std::string& file, int64_t value, int64_t periodNs, int64_t runtimeNs) {
         RtWalkCount c;
         std::string why;
-        const int err = rtSetBandwidth(group, periodNs, runtimeNs, &c, &why);
+        const int err = m_rt->setBandwidth(group, periodNs, runtimeNs, &c, &why);
         total.groups += c.groups;
         total.tasks += c.tasks;
         total.hasRtTaskCalls += c.hasRtTaskCalls;

@@ -14,7 +14,9 @@
 
 #include <QTest>
 
+#include <cerrno>
 #include <memory>
+#include <string>
 #include <vector>
 
 using namespace schedlab;
@@ -31,6 +33,8 @@ private Q_SLOTS:
     void selectLowestCpu();
     void pushToIdleCpu();
     void fairServerDefersThenBoosts();
+    void admissionControl_data();
+    void admissionControl();
 };
 
 namespace {
@@ -87,11 +91,19 @@ public:
     void cancelTimer(EventId id) override { cancelled.push_back(id.seq); }
     bool timerPending(EventId id) const override { return id.valid(); }
     SchedEntity* pickServed(Rq&) override { return served; }
+    int taskCount() const override { return static_cast<int>(tasks.size()); }
+    const std::string& groupPath(int group) const override
+    {
+        return paths[static_cast<size_t>(group)];
+    }
+    bool constraintWalksAllTasks() const override { return walkAll; }
 
     ProfileChoices choices;
     std::vector<std::unique_ptr<Rq>> rqs;
     std::vector<std::unique_ptr<Task>> tasks;
     std::vector<int> parents{-1};
+    std::vector<std::string> paths{"/"};
+    bool walkAll = false;
     RtClass* rt = nullptr;
     SchedEntity* served = nullptr;
     int64_t now = 0;
@@ -358,6 +370,59 @@ void TestRtUnit::fairServerDefersThenBoosts()
     rq.fairServer.running = true;
     server.stopIfIdle(rq); // dl_server_stop(): no fair task left
     QVERIFY(!rq.fairServer.running);
+}
+
+void TestRtUnit::admissionControl_data()
+{
+    QTest::addColumn<bool>("walkAll");
+    QTest::addColumn<int>("tasksVisited");
+    QTest::addColumn<int>("hasRtCalls");
+    // walk_all_tasks: /b (runtime 0 → 0) is checked too, each check iterates the whole thread
+    // list (2 threads; /b has no RT task: 2; /a's RT task is the 2nd thread: 2) = 4 in 2 calls.
+    QTest::newRow("walk_all_tasks") << true << 4 << 2;
+    // patched: only /a (500 ms → 0) is checked, over its own tasks: its RT task is the 1st.
+    QTest::newRow("patched") << false << 1 << 1;
+}
+
+void TestRtUnit::admissionControl()
+{
+    // tg_set_rt_bandwidth() under the root (950 ms / 1 s, to_ratio = 950000000 << 20 / 1e9 =
+    // 996147): /a and /b start at runtime 0. /a to 500 ms / 1 s (ratio 524288) passes; /b to
+    // 500 ms too would make the root's children 1048576 > 996147: -EINVAL at the root. /a back
+    // to 0 with an RT task inside: -EBUSY.
+    QFETCH(bool, walkAll);
+    QFETCH(int, tasksVisited);
+    QFETCH(int, hasRtCalls);
+    FakeMachine m(1);
+    m.parents = {-1, 0, 0};
+    m.paths = {"/", "/a", "/b"};
+    m.walkAll = walkAll;
+    RtClass rt(m, 1000, false);
+    m.rt = &rt;
+    rt.groups().resize(3);
+    rt.group(0).children = {1, 2};
+    QCOMPARE(toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs), uint64_t{996147});
+    RtWalkCount count;
+    std::string why;
+    QCOMPARE(rt.setBandwidth(1, 1'000'000'000, 500'000'000, &count, &why), 0);
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+    QCOMPARE(count.groups, int64_t{3}); // root, /b, /a (walk_tg_tree, newest child first)
+    count = {};
+    QCOMPARE(rt.setBandwidth(2, 1'000'000'000, 500'000'000, &count, &why), -EINVAL);
+    QCOMPARE(why, std::string("/: the children's runtimes exceed the group's"));
+    QCOMPARE(rt.group(2).runtimeNs, int64_t{0}); // unchanged
+    QCOMPARE(rt.setBandwidth(1, 0, 1, &count, &why), -EINVAL);
+    QCOMPARE(why, std::string("period 0"));
+    Task& fair = m.addTask(0, 0, Policy::Normal, 0);
+    Task& rtTask = m.addTask(10, 0, Policy::Fifo, 1);
+    fair.alive = true;
+    rtTask.alive = true;
+    count = {};
+    QCOMPARE(rt.setBandwidth(1, 1'000'000'000, 0, &count, &why), -EBUSY);
+    QCOMPARE(why, std::string("/a has RT tasks"));
+    QCOMPARE(count.tasks, int64_t{tasksVisited});
+    QCOMPARE(count.hasRtTaskCalls, int64_t{hasRtCalls});
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
 }
 
 QTEST_GUILESS_MAIN(TestRtUnit)
