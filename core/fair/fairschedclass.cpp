@@ -46,7 +46,7 @@ void FairSchedClass::taskTick(Rq& rq, Task& /*curr*/)
 
 void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
-    if (rq.curr && m_s.taskAt(rq.curr->task.index()).isRt()) {
+    if (rq.curr && m_s.taskAt(rq.curr->task.value).isRt()) {
         m_s.serverStart(rq.cpu); // dl_server_start() when fair work arrives under RT
         return; // a fair task never preempts an RT one (the fair server has its own timer)
     }

@@ -13,7 +13,7 @@ namespace schedlab {
 /// nohz.next_blocked: idle CPUs have their blocked load decayed every LOAD_AVG_PERIOD ms.
 constexpr int64_t kNohzBlockedPeriodNs = 32000000;
 
-struct CfsRq;
+class CfsRq;
 struct Rq;
 struct SchedEntity;
 

@@ -33,7 +33,7 @@ void DlServerClass::stopIfIdle(Rq& rq)
 bool DlServerClass::starved(int cpu)
 {
     const Rq& rq = m_s.runQueue(cpu);
-    return rq.nrRunning > 0 && rq.curr && m_s.taskAt(rq.curr->task.index()).isRt();
+    return rq.nrRunning > 0 && rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
 }
 
 void DlServerClass::starve(int cpu)

@@ -130,7 +130,7 @@ void RtClass::updateCurrTask(Task& task)
 void RtClass::updateCurr(Rq& rq)
 {
     if (rq.curr) {
-        Task& t = m_s.taskAt(rq.curr->task.index());
+        Task& t = m_s.taskAt(rq.curr->task.value);
         if (t.isRt())
             updateCurrTask(t);
     }
@@ -157,8 +157,8 @@ void RtClass::periodTimer(int group)
     bool active = false;
     for (int c = 0; c < m_s.cpuCount() && !rg.cpu.empty(); ++c) {
         const Rq& rq = m_s.runQueue(c);
-        if (rq.curr && m_s.taskAt(rq.curr->task.index()).isRt())
-            updateCurrTask(m_s.taskAt(rq.curr->task.index()));
+        if (rq.curr && m_s.taskAt(rq.curr->task.value).isRt())
+            updateCurrTask(m_s.taskAt(rq.curr->task.value));
         RtRqBw& bw = rg.cpu[static_cast<size_t>(c)];
         if (bw.rtTime == 0 && !bw.throttled)
             continue;
@@ -322,7 +322,7 @@ void RtClass::taskTick(Rq& rq, Task& t)
 void RtClass::wakeupPreempt(Rq& rq, Task& task, int /*wakeFlags*/)
 {
     // wakeup_preempt(): a higher class always preempts; within RT a higher priority does.
-    const Task* curr = rq.curr ? &m_s.taskAt(rq.curr->task.index()) : nullptr;
+    const Task* curr = rq.curr ? &m_s.taskAt(rq.curr->task.value) : nullptr;
     if (throttled(task) || curr == &task)
         return;
     if (curr && !curr->isRt() && rq.fairServer.running)
@@ -338,7 +338,7 @@ int RtClass::cpuPrio(int cpu)
 {
     // What a CPU runs, as cpupri sees it: idle −1, a fair task 0, an RT task its priority.
     const Rq& rq = m_s.runQueue(cpu);
-    const Task* t = rq.curr ? &m_s.taskAt(rq.curr->task.index()) : nullptr;
+    const Task* t = rq.curr ? &m_s.taskAt(rq.curr->task.value) : nullptr;
     if (t && t->isRt())
         return t->rtPriority;
     // cpupri follows the highest queued RT priority (rt.highest_prio.curr), not the running
@@ -382,7 +382,7 @@ void RtClass::balance(Rq& rq)
     // core scheduling only a CPU that runs an RT task pushes (the kernel queues the push from
     // set_next_task_rt()): a CPU that core scheduling forced idle keeps its queued RT tasks, else
     // they would bounce between siblings that cannot run them.
-    const bool runsRt = rq.curr && m_s.taskAt(rq.curr->task.index()).isRt();
+    const bool runsRt = rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
     const std::vector<int> queue =
         m_s.coreSchedActive() && !runsRt ? std::vector<int>{} : rq.rt.queue;
     for (int idx : queue) {
