@@ -72,7 +72,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
     m_fair = std::make_unique<FairClass>(params, *this, m_groups);
 
-    initRt(scenario);
+    initClasses(scenario);
     buildGroups(scenario);
 
     // Tasks of the file, in file order; random start times are drawn in that order.
@@ -237,7 +237,7 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
 void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
 {
     if (files.rtRuntimeUs || files.rtPeriodUs)
-        applyRtFiles(group, files, ""); // RT group bandwidth, simulationrt.cpp
+        applyRtFiles(group, files, ""); // RT group bandwidth, simulationclasses.cpp
     TaskGroup& g = m_groups[static_cast<size_t>(group)];
     bool sharesChanged = false;
     if (files.weight && group != 0) {
@@ -596,8 +596,8 @@ void SimulationImpl::schedule(int cpu)
             }
         }
     }
-    // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp); the
-    // fair pick may be core scheduling's core-wide pick (simulationcore.cpp).
+    // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
+    // scheduling it is the core-wide pick (core/coresched/).
     m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
@@ -860,7 +860,7 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
     if (task.state == TaskRunState::Exited || rtSetPolicy(task, policy))
-        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationrt.cpp
+        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationclasses.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
         task.se.batchPolicy = policy == Policy::Batch;

@@ -157,8 +157,9 @@ private:
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
-    // RT class, RT group bandwidth, kernel-work costs (simulationrt.cpp)
-    void initRt(const Scenario& scenario);
+    // the classes and their services (simulationclasses.cpp), kernel-work costs
+    // (simulationcosts.cpp)
+    void initClasses(const Scenario& scenario);
     bool rtWakeUpNew(Task& task);
     bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);

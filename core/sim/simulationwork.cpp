@@ -31,7 +31,7 @@ int64_t SimulationImpl::draw(const DurationSpec& d)
 void SimulationImpl::advanceProgram(Task& task)
 {
     task.workLeft = 0;
-    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationrt.cpp)
+    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationcosts.cpp)
         return;
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     for (int ops = 0;; ++ops) {
