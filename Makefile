@@ -15,7 +15,7 @@ FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohman
 LAB_PACKAGES := qemu-system-x86 busybox-static debian-archive-keyring
 KERNEL ?= 6.18.15
 
-.PHONY: all deps configure build run test bench fuzz format check-format clean lab lab-deps
+.PHONY: all deps configure build run test bench fuzz format check-format clean golden lab lab-deps
 
 all: build
 
@@ -48,6 +48,11 @@ run: build
 
 test: build
 	ctest --preset $(PRESET)
+
+# Rewrites the golden recordings (tests/golden/README.md) after an intended behaviour change.
+golden: configure
+	cmake --build --preset $(PRESET) --target tst_golden
+	SCHEDLAB_GOLDEN_UPDATE=1 $(BUILD_DIR)/tests/tst_golden
 
 bench: PRESET := release
 bench:

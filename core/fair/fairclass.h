@@ -9,10 +9,10 @@
 #pragma once
 
 #include "core/fair/pickexplain.h"
-#include "core/fair/rq.h"
 #include "core/fair/taskgroup.h"
 #include "core/kernel/profile.h"
 #include "core/record/recording.h"
+#include "core/sched/rq.h"
 
 #include <vector>
 

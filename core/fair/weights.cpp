@@ -44,7 +44,7 @@ void updateInvWeight(LoadWeight& lw)
 void normalise(uint64_t& fact, int& shift)
 {
     if (fact >> 32) {
-        const int fs = std::bit_width(fact >> 32);
+        const int fs = static_cast<int>(std::bit_width(fact >> 32));
         shift -= fs;
         fact >>= fs;
     }

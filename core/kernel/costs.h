@@ -7,12 +7,23 @@
 // model's state (groups and threads visited, kernel-model.md §10.2–§10.3).
 #pragma once
 
+#include "core/base/eventid.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace schedlab {
+
+/// Kernel sections of the cost model on one CPU: the CPU cannot reschedule (preempt off) and,
+/// for irqs-off sections, cannot take interrupts (ticks, timer wake-ups) until these times.
+struct KernelSections
+{
+    int64_t nonPreemptUntil = 0;
+    int64_t irqsOffUntil = 0;
+    EventId end; ///< end of the current section
+};
 
 struct KernelCosts
 {

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The RT scheduling class (SCHED_FIFO / SCHED_RR) and RT group bandwidth
-// (CONFIG_RT_GROUP_SCHED), kernel-model.md §10. The state lives here; the mechanism that moves
-// tasks (enqueue, pick, tick, push/pull, period timer, admission) is in core/sim/simulationrt.cpp.
+// The RT scheduling class (SCHED_FIFO / SCHED_RR, kernel/sched/rt.c) and RT group bandwidth
+// (CONFIG_RT_GROUP_SCHED), kernel-model.md §10: queue, pick, accounting, tick, push/pull, the
+// period timer's refill. Timers, migrations and core-scheduling checks are the machine's,
+// reached through RtServices (a fake in tests/core/tst_rtunit.cpp). Admission control of
+// cpu.rt_runtime_us writes (tg_set_rt_bandwidth) is here too; the cost of its walk is the
+// machine's (core/sim/simulationcosts.cpp).
 //
 // Simplifications (documented in docs/scenarios/rt-group-constraints.md):
 // - One priority-ordered queue per CPU holds every queued RT task (the running one included);
@@ -15,20 +18,21 @@
 // - RT_RUNTIME_SHARE (runtime borrowing) is off, as in every EEVDF-era kernel.
 #pragma once
 
-#include "core/sim/eventqueue.h"
+#include "core/base/eventid.h"
+#include "core/sched/schedclass.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace schedlab {
 
-constexpr int64_t kRtRuntimeInf = -1;                  ///< RUNTIME_INF
-constexpr int64_t kRtDefaultPeriodNs = 1'000'000'000;  ///< sched_rt_period_us = 1 s
-constexpr int64_t kRtDefaultRuntimeNs = 950'000'000;   ///< sched_rt_runtime_us = 0.95 s
-constexpr int64_t kRrTimesliceMs = 100;                ///< RR_TIMESLICE = 100 ms in jiffies
-constexpr int kBwShift = 20;                           ///< BW_SHIFT
-constexpr int64_t kFairServerRuntimeNs = 50'000'000;   ///< fair_server runtime 50 ms
-constexpr int64_t kFairServerPeriodNs = 1'000'000'000; ///< fair_server period 1 s
+constexpr int64_t kRtRuntimeInf = -1;                 ///< RUNTIME_INF
+constexpr int64_t kRtDefaultPeriodNs = 1'000'000'000; ///< sched_rt_period_us = 1 s
+constexpr int64_t kRtDefaultRuntimeNs = 950'000'000;  ///< sched_rt_runtime_us = 0.95 s
+constexpr int64_t kRrTimesliceMs = 100;               ///< RR_TIMESLICE = 100 ms in jiffies
+constexpr int kBwShift = 20;                          ///< BW_SHIFT
 constexpr int64_t kMaxRtRuntimeNs =
     (int64_t{1} << (64 - kBwShift)) - 1; ///< max_rt_runtime = MAX_BW
 
@@ -60,20 +64,10 @@ struct RtGroup
     EventId periodTimer;       ///< rt_period_timer while active
 };
 
-/// Per-CPU state that is not the fair class's.
-struct RtCpu
+/// rq->rt: one CPU's RT run queue.
+struct RtRq
 {
     std::vector<int> queue; ///< task indices, highest rt_priority first, FIFO within a priority
-    // Fair deadline server (6.12+, §10.4), simplified: a 50 ms budget per 1 s period.
-    int64_t serverPeriodEnd = -1; ///< end of the current server period; -1 not started
-    int64_t serverRuntime = 0;    ///< budget left in the period
-    bool serverRunning = false;   ///< the server is boosting the fair class above RT
-    EventId serverTimer;          ///< zero-laxity (defer) timer or replenishment
-    // Kernel sections of the cost model: the CPU cannot reschedule (preempt off) and, for
-    // irqs-off sections, cannot take interrupts (ticks, timer wake-ups) until these times.
-    int64_t nonPreemptUntil = 0;
-    int64_t irqsOffUntil = 0;
-    EventId sectionEnd;
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.
@@ -82,6 +76,96 @@ struct RtWalkCount
     int64_t groups = 0;         ///< tg_rt_schedulable() calls
     int64_t tasks = 0;          ///< threads visited by tg_has_rt_tasks()
     int64_t hasRtTaskCalls = 0; ///< tg_has_rt_tasks() calls
+};
+
+struct Rq;
+struct SchedEntity;
+struct Task;
+
+/// The machine-side services the RT class calls.
+class RtServices
+{
+public:
+    virtual ~RtServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual int cpuCount() const = 0;
+    virtual Rq& runQueue(int cpu) = 0;
+    virtual Task& taskAt(int index) = 0;
+    virtual int groupParent(int group) const = 0;                     ///< -1 for the root
+    virtual void resched(int cpu) = 0;                                ///< resched_curr()
+    virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0; ///< task CPU time
+    /// start_rt_bandwidth(): arm @p group's period timer unless it is pending; it calls
+    /// RtClass::periodTimer() when it fires.
+    virtual void armPeriodTimer(int group) = 0;
+    /// sched_core_enqueue()/dequeue() of an RT task (core_tree upkeep).
+    virtual void taskQueued(Task& /*task*/, bool /*enqueued*/) { }
+    virtual bool coreSchedActive() const { return false; }
+    /// Under core scheduling, may @p task be moved to @p cpu (docs: RT balance simplification).
+    virtual bool cookieFits(const Task& /*task*/, int /*cpu*/) const { return true; }
+    /// Moves queued @p task to @p cpu (dequeue, set_task_cpu, enqueue, migration record).
+    virtual void migrate(Task& task, int cpu) = 0;
+    /// wakeup_preempt() through the machine's class dispatch (a task pushed to @p rq).
+    virtual void wakeupPreempt(Rq& rq, Task& task) = 0;
+    // For admission control (tg_rt_schedulable()): the task list and the groups' paths.
+    virtual int taskCount() const = 0; ///< tasks ever created, in fork order (taskAt(0…))
+    virtual const std::string& groupPath(int group) const = 0;
+    /// The profile's rt_constraint_check: walk_all_tasks (before b4fb015eeff7) or patched.
+    virtual bool constraintWalksAllTasks() const = 0;
+};
+
+enum RtEnqueueFlag : int { RtEnqueueHead = 0x1000 }; ///< ENQUEUE_HEAD
+
+class RtClass final : public SchedClass
+{
+public:
+    /// @p hz: CONFIG_HZ (the RR slice is in jiffies); @p fairServer: 6.12+, the root rt_rq is
+    /// then not limited by the global bandwidth.
+    RtClass(RtServices& services, int hz, bool fairServer);
+
+    // SchedClass
+    const char* name() const override { return "rt"; }
+    void enqueueTask(Rq& rq, Task& task, int flags) override;
+    void dequeueTask(Rq& rq, Task& task, int flags) override;
+    /// pick_task_rt(); null while the fair server boosts the fair class (it runs above RT).
+    SchedEntity* pickTask(Rq& rq) override;
+    void putPrevTask(Rq& rq, Task& prev) override;
+    void setNextTask(Rq& rq, Task& next) override;
+    void taskTick(Rq& rq, Task& curr) override;
+    void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
+    int selectTaskRq(const Task& task, bool fork) override;
+    void balance(Rq& rq) override;
+    void updateCurr(Rq& rq) override;
+
+    /// The first queued task of @p cpu whose rt_rq's are not throttled (the class pick without
+    /// the fair server's boost).
+    Task* pickFirst(int cpu);
+    /// update_curr_rt() for @p task: charge it and every rt_rq on its path.
+    void updateCurrTask(Task& task);
+    /// What a CPU runs as cpupri sees it: -1 idle, 0 fair, else the RT priority.
+    int cpuPrio(int cpu);
+    /// Some rt_rq of @p task's hierarchy is throttled on its CPU.
+    bool throttled(const Task& task) const;
+    /// sched_rt_runtime_exceeded() limits @p group's rt_rq's.
+    bool applies(int group) const;
+    /// do_sched_rt_period_timer() of @p group.
+    void periodTimer(int group);
+    /// tg_set_rt_bandwidth() of @p group: 0 or -EINVAL/-EBUSY with the reason in @p why; the
+    /// walk's size (for the cost model) is added to @p count.
+    int setBandwidth(
+        int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
+
+    std::vector<RtGroup>& groups() { return m_groups; }
+    const std::vector<RtGroup>& groups() const { return m_groups; }
+    RtGroup& group(int g) { return m_groups[static_cast<size_t>(g)]; }
+    int queued() const { return m_queued; } ///< RT tasks queued on all CPUs
+    int rrTicks() const;                    ///< RR_TIMESLICE in ticks
+
+private:
+    RtServices& m_s;
+    int m_hz = 1000;
+    bool m_fairServer = false;
+    std::vector<RtGroup> m_groups; ///< per task group (index as the machine's groups)
+    int m_queued = 0;
 };
 
 } // namespace schedlab

@@ -10,6 +10,7 @@
 // Invariant: the time of executed events never decreases (asserted in step()).
 #pragma once
 
+#include "core/base/eventid.h"
 #include "core/base/time.h"
 
 #include <cstdint>
@@ -24,14 +25,6 @@ struct EventKey
     int priority = 0; ///< lower runs first among events at the same time
     uint64_t seq = 0;
     friend constexpr auto operator<=>(const EventKey&, const EventKey&) = default;
-};
-
-/// Handle of a scheduled event; default-constructed = none.
-struct EventId
-{
-    uint64_t seq = 0;
-    constexpr bool valid() const { return seq != 0; }
-    friend constexpr bool operator==(EventId, EventId) = default;
 };
 
 class EventQueue

@@ -1,67 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Core scheduling (CONFIG_SCHED_CORE), kernel-model.md §11: cookies, the core_tree, the
-// core-wide pick with forced idle, prio_less()/cfs_prio_less() with the forced-idle vruntime
-// snapshots, task_tick_core() and the core balance (stealing a matching-cookie task into a
-// forced-idle CPU). Only SMT siblings share a core (threads_per_core > 1); with one thread per
-// core the core-wide pick is the per-CPU pick and nothing here runs.
-//
-// Core scheduling covers every class, as in the kernel: RT tasks with a cookie are in the
-// core_tree, each sibling's class pick is its RT pick before its fair pick, and prio_less()
-// ranks classes before comparing within one.
-//
-// Simplifications (see also scenarios/README.md): core scheduling stays enabled once a cookie
-// has existed (the kernel drops the static key when the last cookie is freed); the core balance
-// walks the SMT siblings then the LLC, as sched_core_balance() walks the SMT and MC domains, and
-// steals fair tasks only.
+// The machine's side of the class walk and of core scheduling (core/coresched/): the per-CPU
+// pick, the cookie operations of programs, and CoreSchedServices.
 #include "simulationimpl.h"
-
-#include <algorithm>
 
 namespace schedlab {
 
-// --- cookies (§11.1) ---------------------------------------------------------------------------
-
-void SimulationImpl::enableCoreSched()
+SchedEntity* SimulationImpl::classPick(int cpu)
 {
-    if (m_coreSched)
-        return;
-    // sched_core_get(): the first cookie turns core scheduling on. Queued tasks have no cookie
-    // yet (only the one being tagged, which setCookie() inserts), so the trees start empty.
-    m_coreSched = true;
-    const int cores = (m_cpus + m_threadsPerCore - 1) / m_threadsPerCore;
-    m_cores.assign(static_cast<size_t>(cores), CoreState{});
-    m_coreRqs.assign(static_cast<size_t>(m_cpus), CoreRqState{});
-}
-
-uint64_t SimulationImpl::cookieOf(const SchedEntity* se) const
-{
-    return se ? m_tasks[se->task.index()]->cookie : 0; // the idle task is untagged
-}
-
-void SimulationImpl::setCookie(Task& task, uint64_t cookie)
-{
-    if (cookie)
-        enableCoreSched();
-    const bool queued = task.isRt() ? task.rtQueued : task.se.onRq;
-    if (!m_coreSched || task.state == TaskRunState::NotStarted || task.state == TaskRunState::Exited
-        || !queued) {
-        task.cookie = cookie;
-        return;
-    }
-    // sched_core_update_cookie(): out of the core_tree, new cookie, back in if queued; a running
-    // task may have become incompatible with its sibling, so its CPU schedules.
-    const int cpu = task.cpu;
-    if (!task.se.schedDelayed) {
-        ++m_cores[static_cast<size_t>(coreOf(cpu))].taskSeq;
-        coreTreeErase(cpu, task.se);
-    }
-    task.cookie = cookie;
-    if (cookie && !task.se.schedDelayed) {
-        ++m_cores[static_cast<size_t>(coreOf(cpu))].taskSeq;
-        coreTreeInsert(cpu, task.se);
-    }
-    if (m_rqs[static_cast<size_t>(cpu)]->curr == &task.se)
-        resched(cpu, false);
+    // The class walk of __pick_next_task(): the fair server (while it boosts), RT, fair, idle.
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    for (SchedClass* cls : m_classes)
+        if (SchedEntity* se = cls->pickTask(rq))
+            return se;
+    return nullptr;
 }
 
 void SimulationImpl::applyCookieOp(Task& task, const Op& op)
@@ -70,407 +21,49 @@ void SimulationImpl::applyCookieOp(Task& task, const Op& op)
     // An unknown or exited task is ESRCH in the kernel: the operation does nothing.
     switch (op.cookie) {
     case Op::CookieCmd::Create:
-        setCookie(task, m_nextCookie++);
+        m_core->setCookie(task, m_nextCookie++);
         break;
     case Op::CookieCmd::ShareTo:
         if (Task* target = taskByName(op.name); target && target->state != TaskRunState::Exited)
-            setCookie(*target, task.cookie);
+            m_core->setCookie(*target, task.cookie);
         break;
     case Op::CookieCmd::ShareFrom:
         if (Task* source = taskByName(op.name); source && source->state != TaskRunState::Exited)
-            setCookie(task, source->cookie);
+            m_core->setCookie(task, source->cookie);
         break;
     }
 }
 
-// --- core_tree ---------------------------------------------------------------------------------
-
-void SimulationImpl::coreTreeInsert(int cpu, SchedEntity& se)
+void SimulationImpl::queueCoreBalance(int cpu)
 {
-    // __sched_core_less(): by cookie, then highest priority first (prio_less with the core's
-    // current forced-idle state). The position is fixed at insertion, as in the rbtree.
-    auto& tree = m_coreRqs[static_cast<size_t>(cpu)].tree;
-    const uint64_t cookie = cookieOf(&se);
-    const bool inFi = m_cores[static_cast<size_t>(coreOf(cpu))].forceIdleCount > 0;
-    auto it = tree.begin();
-    for (; it != tree.end(); ++it) {
-        const uint64_t c = cookieOf(*it);
-        // se goes before *it if __sched_core_less(se, *it); equal keys go to the right.
-        if (cookie < c || (cookie == c && corePrioLess(*it, &se, inFi)))
-            break;
-    }
-    tree.insert(it, &se);
+    m_events.schedule(Nanoseconds(clock()), [this, cpu] {
+        m_eventCpu = cpu;
+        m_core->balance(cpu);
+    });
 }
 
-bool SimulationImpl::coreTreeErase(int cpu, const SchedEntity& se)
+void SimulationImpl::moveQueued(Task& task, int cpu)
 {
-    auto& tree = m_coreRqs[static_cast<size_t>(cpu)].tree;
-    const auto it = std::find(tree.begin(), tree.end(), &se);
-    if (it == tree.end())
-        return false;
-    tree.erase(it);
-    return true;
+    // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
+    m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
+    migrateQueued(task, cpu);
+    m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
 }
 
-SchedEntity* SimulationImpl::coreFind(int cpu, uint64_t cookie) const
+bool SimulationImpl::inKernelSection(int cpu)
 {
-    // sched_core_find(): the leftmost task with this cookie.
-    for (SchedEntity* se : m_coreRqs[static_cast<size_t>(cpu)].tree)
-        if (cookieOf(se) == cookie)
-            return se;
-    return nullptr;
+    // (A section that ends now still holds until its end event has run.)
+    return !preemptible(cpu) || m_events.isPending(m_rqs[static_cast<size_t>(cpu)]->sections.end);
 }
 
-void SimulationImpl::rtTaskQueued(Task& task, bool enqueued)
+void SimulationImpl::taskQueued(Task& task, bool enqueued)
 {
-    // sched_core_enqueue()/sched_core_dequeue() from enqueue_task()/dequeue_task(): the core_tree
-    // holds tagged tasks of every class.
-    if (!m_coreSched)
-        return;
-    ++m_cores[static_cast<size_t>(coreOf(task.cpu))].taskSeq;
-    coreTreeErase(task.cpu, task.se);
-    if (enqueued && task.cookie)
-        coreTreeInsert(task.cpu, task.se);
-}
-
-int SimulationImpl::runnableOn(int cpu) const
-{
-    return m_rqs[static_cast<size_t>(cpu)]->nrRunning
-        + static_cast<int>(m_rtCpus[static_cast<size_t>(cpu)].queue.size());
+    m_core->rtTaskQueued(task, enqueued);
 }
 
 void SimulationImpl::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
 {
-    if (!m_coreSched)
-        return;
-    // sched_core_enqueue()/sched_core_dequeue(): every change bumps core_task_seq, so a pending
-    // core_pick of a sibling is recomputed.
-    CoreState& core = m_cores[static_cast<size_t>(coreOf(rq.cpu))];
-    ++core.taskSeq;
-    coreTreeErase(rq.cpu, taskSe);
-    if (enqueued) {
-        if (!taskSe.schedDelayed && cookieOf(&taskSe))
-            coreTreeInsert(rq.cpu, taskSe);
-        return;
-    }
-    // The last task leaves a forced-idle CPU: schedule to end the forced idle.
-    if (!(flags & DequeueSave) && runnableOn(rq.cpu) == 1 && core.forceIdleCount && !rq.curr)
-        resched(rq.cpu, false);
-}
-
-// --- prio_less (§11.3) -------------------------------------------------------------------------
-
-void SimulationImpl::seFiUpdate(const SchedEntity& se, uint64_t fiSeq, bool forceIdle)
-{
-    // se_fi_update(): snapshot v0 of each cfs_rq up the hierarchy; while in forced idle only
-    // once per forceidle_seq, so comparisons do not drift while a sibling is idle.
-    for (const SchedEntity* s = &se; s; s = s->parent) {
-        CfsRq& cfsRq = *s->cfsRq;
-        if (forceIdle) {
-            if (cfsRq.forceIdleSeq == fiSeq)
-                break;
-            cfsRq.forceIdleSeq = fiSeq;
-        }
-        cfsRq.v0Fi = cfsRq.v0;
-    }
-}
-
-bool SimulationImpl::cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool inFi)
-{
-    // cfs_prio_less(): walk up to entities whose cfs_rq's belong to one task group (possibly on
-    // different CPUs), refresh the snapshots, compare vruntimes normalised by the snapshots.
-    const SchedEntity* sea = &a;
-    const SchedEntity* seb = &b;
-    while (sea->cfsRq->groupIndex != seb->cfsRq->groupIndex) {
-        const int da = sea->depth;
-        const int db = seb->depth;
-        if (da >= db)
-            sea = sea->parent;
-        if (da <= db)
-            seb = seb->parent;
-    }
-    const uint64_t fiSeq = m_cores[static_cast<size_t>(coreOf(a.cfsRq->cpu))].forceIdleSeq;
-    seFiUpdate(*sea, fiSeq, inFi);
-    seFiUpdate(*seb, fiSeq, inFi);
-    const int64_t delta =
-        vdiff(sea->vruntime, seb->vruntime) + vdiff(seb->cfsRq->v0Fi, sea->cfsRq->v0Fi);
-    return delta > 0; // a is lower priority: larger normalised vruntime
-}
-
-int SimulationImpl::corePrio(const SchedEntity& se) const
-{
-    // __task_prio(): an RT task's prio (MAX_RT_PRIO-1 - rt_priority, lower is more important),
-    // every fair task MAX_RT_PRIO + MAX_NICE.
-    constexpr int kMaxRtPrio = 100;
-    constexpr int kMaxNice = 19;
-    const Task& t = *m_tasks[se.task.index()];
-    return t.isRt() ? kMaxRtPrio - 1 - t.rtPriority : kMaxRtPrio + kMaxNice;
-}
-
-bool SimulationImpl::corePrioLess(const SchedEntity* a, const SchedEntity* b, bool inFi)
-{
-    // prio_less(a, b): true if a has lower priority than b. The idle task (null) is below every
-    // class; then __task_prio() decides; two RT tasks of one prio are not ordered; two fair
-    // tasks are compared by cfs_prio_less().
-    if (!b)
-        return false;
-    if (!a)
-        return true;
-    const int pa = corePrio(*a);
-    const int pb = corePrio(*b);
-    if (pa != pb)
-        return pa > pb;
-    if (m_tasks[a->task.index()]->isRt())
-        return false;
-    return cfsPrioLess(*a, *b, inFi);
-}
-
-// --- the core-wide pick (§11.2) ----------------------------------------------------------------
-
-SchedEntity* SimulationImpl::classPick(int cpu)
-{
-    // The class loop of pick_task(): RT (unless the fair server boosts fair work), then fair.
-    const RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
-    if (!rtc.serverRunning && m_rtQueued > 0)
-        if (Task* t = rtPickNext(cpu))
-            return &t->se;
-    return m_fair->pickTask(*m_rqs[static_cast<size_t>(cpu)]);
-}
-
-SchedEntity* SimulationImpl::pickNextTaskCore(int cpu, bool& forcedIdle)
-{
-    CoreState& core = m_cores[static_cast<size_t>(coreOf(cpu))];
-    CoreRqState& crq = m_coreRqs[static_cast<size_t>(cpu)];
-
-    // Step 1: a sibling's selection for this CPU that is still current.
-    if (core.pickSeq == core.taskSeq && core.pickSeq != crq.schedSeq && crq.pickValid) {
-        crq.schedSeq = core.pickSeq;
-        SchedEntity* next = crq.pick;
-        crq.pickValid = false;
-        crq.pick = nullptr;
-        forcedIdle = !next && runnableOn(cpu) > 0;
-        if (forcedIdle && core.cookie)
-            coreBalance(cpu);
-        return next;
-    }
-
-    bool needSync = core.cookie != 0;
-    core.cookie = 0;
-    bool fiBefore = false;
-    if (core.forceIdleCount) {
-        core.forceIdleCount = 0;
-        core.forceIdleOccupation = 0;
-        needSync = true;
-        fiBefore = true;
-    }
-    ++core.taskSeq;
-
-    // Step 2: no cookie on the core: the per-CPU pick, if it is untagged.
-    if (!needSync) {
-        SchedEntity* next = classPick(cpu);
-        if (!cookieOf(next)) {
-            crq.pickValid = false;
-            crq.pick = nullptr;
-            if (next && !m_tasks[next->task.index()]->isRt())
-                seFiUpdate(*next, core.forceIdleSeq, false); // task_vruntime_update()
-            accountForcedIdle(cpu, false);
-            return next;
-        }
-    }
-
-    // Step 3: every sibling's class pick, starting with this CPU; the best is `max`.
-    const int first = coreOf(cpu) * m_threadsPerCore;
-    const int last = std::min(first + m_threadsPerCore, m_cpus);
-    std::vector<int> siblings;
-    for (int i = cpu; i < last; ++i)
-        siblings.push_back(i);
-    for (int i = first; i < cpu; ++i)
-        siblings.push_back(i);
-    std::vector<SchedEntity*> picks(siblings.size(), nullptr);
-    int maxIdx = -1;
-    for (size_t k = 0; k < siblings.size(); ++k) {
-        picks[k] = classPick(siblings[k]);
-        if (maxIdx < 0 || corePrioLess(picks[static_cast<size_t>(maxIdx)], picks[k], fiBefore))
-            maxIdx = static_cast<int>(k);
-    }
-    const uint64_t cookie = cookieOf(picks[static_cast<size_t>(maxIdx)]);
-    core.cookie = cookie;
-
-    // Step 4: siblings run a task with max's cookie, or are forced idle.
-    int occupation = 0;
-    for (size_t k = 0; k < siblings.size(); ++k) {
-        SchedEntity* p = picks[k];
-        if (cookieOf(p) != cookie)
-            p = cookie ? coreFind(siblings[k], cookie) : nullptr;
-        picks[k] = p;
-        if (!p) {
-            if (runnableOn(siblings[k]) > 0) {
-                ++core.forceIdleCount;
-                if (!fiBefore)
-                    ++core.forceIdleSeq;
-            }
-        } else {
-            ++occupation;
-        }
-    }
-    if (core.forceIdleCount)
-        core.forceIdleOccupation = occupation;
-    core.pickSeq = core.taskSeq;
-    crq.schedSeq = core.pickSeq;
-
-    // Step 5: snapshots, occupation, and a reschedule of every sibling whose task changes.
-    const bool inFi = core.forceIdleCount > 0;
-    SchedEntity* next = nullptr;
-    for (size_t k = 0; k < siblings.size(); ++k) {
-        const int i = siblings[k];
-        Rq& rqi = *m_rqs[static_cast<size_t>(i)];
-        CoreRqState& ci = m_coreRqs[static_cast<size_t>(i)];
-        SchedEntity* p = picks[k];
-        if (p && !(fiBefore && inFi) && !m_tasks[p->task.index()]->isRt())
-            seFiUpdate(*p, core.forceIdleSeq, inFi);
-        if (p)
-            m_tasks[p->task.index()]->coreOccupation = occupation;
-        else
-            ci.idleOccupation = occupation;
-        accountForcedIdle(i, !p && runnableOn(i) > 0);
-        if (i == cpu) {
-            next = p;
-            ci.pickValid = false;
-            ci.pick = nullptr;
-            continue;
-        }
-        if (rqi.curr == p) {
-            ci.pickValid = false;
-            ci.pick = nullptr;
-            continue;
-        }
-        ci.pickValid = true;
-        ci.pick = p;
-        resched(i, false); // the IPI
-    }
-    forcedIdle = !next && runnableOn(cpu) > 0;
-    if (forcedIdle && core.cookie)
-        coreBalance(cpu); // queue_core_balance(), run after the switch
-    return next;
-}
-
-void SimulationImpl::accountForcedIdle(int cpu, bool forced)
-{
-    CoreRqState& c = m_coreRqs[static_cast<size_t>(cpu)];
-    if (forced && c.forcedIdleSince < 0) {
-        c.forcedIdleSince = clock();
-    } else if (!forced && c.forcedIdleSince >= 0) {
-        c.forcedIdleNs += clock() - c.forcedIdleSince;
-        c.forcedIdleSince = -1;
-    }
-}
-
-// --- task_tick_core() (§11.2 step 6) -----------------------------------------------------------
-
-void SimulationImpl::taskTickCore(int cpu)
-{
-    if (!coreSchedActive())
-        return;
-    // One fair task on this CPU while a sibling is forced idle: the siblings act as one run
-    // queue of at least MIN_NR_TASKS_DURING_FORCEIDLE = 2 tasks, so the task's share of its
-    // slice is used up at half of it (__entity_slice_used(se, 2)).
-    constexpr int64_t kMinNrTasksDuringForceIdle = 2;
-    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    const CoreState& core = m_cores[static_cast<size_t>(coreOf(cpu))];
-    if (!rq.curr || !core.forceIdleCount || rq.cfs->nrQueued != 1
-        || m_tasks[rq.curr->task.index()]->isRt())
-        return;
-    const SchedEntity& se = *rq.curr;
-    if ((se.sumExecRuntime - se.prevSumExecRuntime) * kMinNrTasksDuringForceIdle > se.slice)
-        resched(cpu, false);
-}
-
-// --- core balance ------------------------------------------------------------------------------
-
-void SimulationImpl::coreBalance(int cpu)
-{
-    // sched_core_balance(), a balance callback after a forced-idle CPU switched to idle: steal
-    // a task with the core's cookie, first from the SMT siblings, then from the LLC.
-    const int c = cpu;
-    m_events.schedule(Nanoseconds(clock()), [this, c] {
-        m_eventCpu = c;
-        const int first = coreOf(c) * m_threadsPerCore;
-        const int last = std::min(first + m_threadsPerCore, m_cpus);
-        for (int pass = 0; pass < 2; ++pass) {
-            for (int k = 1; k < m_cpus; ++k) {
-                const int i = (c + k) % m_cpus; // for_each_cpu_wrap(…, cpu + 1)
-                const bool sibling = i >= first && i < last;
-                if ((pass == 0 && !sibling) || (pass == 1 && (sibling || llcOf(i) != llcOf(c))))
-                    continue;
-                if (m_rqs[static_cast<size_t>(c)]->needResched)
-                    return;
-                if (tryStealCookie(c, i))
-                    return;
-            }
-        }
-    });
-}
-
-bool SimulationImpl::tryStealCookie(int dst, int src)
-{
-    Rq& dstRq = *m_rqs[static_cast<size_t>(dst)];
-    const uint64_t cookie = m_cores[static_cast<size_t>(coreOf(dst))].cookie;
-    if (!cookie || dstRq.curr)
-        return false;
-    Rq& srcRq = *m_rqs[static_cast<size_t>(src)];
-    const CoreRqState& srcCore = m_coreRqs[static_cast<size_t>(src)];
-    const int idleOccupation = m_coreRqs[static_cast<size_t>(dst)].idleOccupation;
-    for (SchedEntity* se : srcCore.tree) {
-        if (cookieOf(se) != cookie)
-            continue;
-        Task& p = *m_tasks[se->task.index()];
-        if (p.isRt())
-            continue; // (the kernel also moves RT tasks; the model steals fair ones)
-        if ((srcCore.pickValid && srcCore.pick == se) || srcRq.curr == se)
-            continue;
-        if (!p.cpus.test(dst))
-            continue;
-        // A task that ran with more busy siblings than this idle CPU's core would now have
-        // is left where it is.
-        if (p.coreOccupation > idleOccupation)
-            continue;
-        // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
-        m_fair->dequeueEntities(srcRq, p.se, 0);
-        migrateQueued(p, dst);
-        m_fair->enqueueTask(dstRq, p.se, EnqueueMigrated);
-        resched(dst, false);
-        return true;
-    }
-    return false;
-}
-
-// --- invariant ---------------------------------------------------------------------------------
-
-std::string SimulationImpl::checkCoreInvariants() const
-{
-    if (!coreSchedActive())
-        return {};
-    // Every pair of busy siblings runs tasks of one cookie (the L1TF/MDS guarantee) — in user
-    // mode: a sibling told to reschedule (the IPI) while in a non-preemptible kernel section
-    // keeps its task until the section ends, as the kernel does (core scheduling does not
-    // protect kernel mode).
-    for (int first = 0; first < m_cpus; first += m_threadsPerCore) {
-        const SchedEntity* seen = nullptr;
-        for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i) {
-            const Rq& rq = *m_rqs[static_cast<size_t>(i)];
-            const SchedEntity* curr = rq.curr;
-            // (A section that ends now still holds until its end event has run.)
-            const bool inSection =
-                !preemptible(i) || m_events.isPending(m_rtCpus[static_cast<size_t>(i)].sectionEnd);
-            if (!curr || (rq.needResched && inSection))
-                continue;
-            if (seen && cookieOf(seen) != cookieOf(curr))
-                return "core " + std::to_string(coreOf(first)) + ": siblings run cookies "
-                    + std::to_string(cookieOf(seen)) + " and " + std::to_string(cookieOf(curr));
-            seen = curr;
-        }
-    }
-    return {};
+    m_core->fairTaskQueued(rq, taskSe, enqueued, flags);
 }
 
 } // namespace schedlab

@@ -53,11 +53,6 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_rec.setCapacityLimit(options.limits.recordingBytes);
     for (int c = 0; c < m_cpus; ++c)
         m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
-    m_tickEvents.resize(static_cast<size_t>(m_cpus));
-    m_hrtickEvents.resize(static_cast<size_t>(m_cpus));
-    m_busySince.assign(static_cast<size_t>(m_cpus), -1);
-    m_busyNs.assign(static_cast<size_t>(m_cpus), 0);
-    m_lastBlockedUpdate.assign(static_cast<size_t>(m_cpus), -1);
     m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);
     m_coresPerLlc = std::max(1, scenario.machine.coresPerLlc.value_or(m_cpus / m_threadsPerCore));
     // An idle CPU balances its lowest sched domain every sd_weight ms (min_interval): the SMT
@@ -77,7 +72,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
     m_fair = std::make_unique<FairClass>(params, *this, m_groups);
 
-    initRt(scenario);
+    initClasses(scenario);
     buildGroups(scenario);
 
     // Tasks of the file, in file order; random start times are drawn in that order.
@@ -183,6 +178,11 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
     m_groupCpuTime.assign(m_groups.size(), 0);
 }
 
+int SimulationImpl::groupParent(int group) const
+{
+    return m_groups[static_cast<size_t>(group)].parent;
+}
+
 int SimulationImpl::groupByPath(const std::string& path) const
 {
     const auto it = m_groupIndex.find(path);
@@ -220,8 +220,8 @@ int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
     }
     m_rec.groupPaths.push_back(path);
     m_groupIndex.emplace(path, g.index);
-    m_rtGroups.emplace_back(); // runtime 0, period 1 s (§10.1)
-    m_rtGroups[static_cast<size_t>(parent)].children.push_back(g.index);
+    m_rt->groups().emplace_back(); // runtime 0, period 1 s (§10.1)
+    m_rt->group(parent).children.push_back(g.index);
     applyCgroupFiles(g.index, files);
     return g.index;
 }
@@ -237,7 +237,7 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
 void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
 {
     if (files.rtRuntimeUs || files.rtPeriodUs)
-        applyRtFiles(group, files, ""); // RT group bandwidth, simulationrt.cpp
+        applyRtFiles(group, files, ""); // RT group bandwidth, simulationclasses.cpp
     TaskGroup& g = m_groups[static_cast<size_t>(group)];
     bool sharesChanged = false;
     if (files.weight && group != 0) {
@@ -250,7 +250,7 @@ void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
         sharesChanged = true;
     }
     if (files.cpuMax)
-        setCpuMax(group, *files.cpuMax);
+        m_bw->setCpuMax(group, *files.cpuMax);
     if (files.idle && group != 0) {
         g.idle = *files.idle;
         for (auto& se : g.se)
@@ -305,7 +305,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
     if (t.isRt() && t.rtPriority == 0)
         t.rtPriority = 1;
-    if (t.isRt() && t.group != 0 && m_rtGroups[static_cast<size_t>(t.group)].runtimeNs == 0) {
+    if (t.isRt() && t.group != 0 && m_rt->group(t.group).runtimeNs == 0) {
         // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).
         failedAction("", 0,
             "sched_setscheduler(" + name + ", " + (t.policy == Policy::Fifo ? "fifo" : "rr")
@@ -317,7 +317,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     t.probe = spec.probe;
     // sched_core_fork(): a child inherits its parent's cookie.
     if (const uint64_t cookie = spec.cookie.value_or(p ? p->cookie : 0))
-        setCookie(t, cookie);
+        m_core->setCookie(t, cookie);
     t.program = spec.program;
     t.stack.push_back({&t.program, 0, 0});
     t.se.task = TaskId(t.index);
@@ -366,68 +366,6 @@ int SimulationImpl::llcOf(int cpu) const
     return coreOf(cpu) / m_coresPerLlc;
 }
 
-bool SimulationImpl::cpuIdle(int cpu) const
-{
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    return rq.curr == nullptr && rq.nrRunning == 0;
-}
-
-bool SimulationImpl::coreIdle(int cpu) const
-{
-    const int first = coreOf(cpu) * m_threadsPerCore;
-    for (int c = first; c < first + m_threadsPerCore && c < m_cpus; ++c)
-        if (!cpuIdle(c))
-            return false;
-    return true;
-}
-
-int SimulationImpl::selectTaskRq(const Task& task, bool fork) const
-{
-    const int prev = task.cpu;
-    if (fork) {
-        // Fork balancing (sched_balance_find_dst_cpu, simplified): the allowed CPU with the
-        // fewest runnable tasks, preferring a fully idle core, then the parent's CPU, then the
-        // lowest number.
-        int best = -1;
-        auto better = [&](int c, int b) {
-            const int n = m_rqs[static_cast<size_t>(c)]->nrRunning
-                + (m_rqs[static_cast<size_t>(c)]->curr ? 1 : 0);
-            const int nb = m_rqs[static_cast<size_t>(b)]->nrRunning
-                + (m_rqs[static_cast<size_t>(b)]->curr ? 1 : 0);
-            if (n != nb)
-                return n < nb;
-            if (coreIdle(c) != coreIdle(b))
-                return coreIdle(c);
-            return c == prev && b != prev;
-        };
-        for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
-            if (best < 0 || better(c, best))
-                best = c;
-        return best < 0 ? 0 : best;
-    }
-    // select_idle_sibling(), simplified: the previous CPU if idle; else, in its LLC, an idle core,
-    // then any idle CPU (scanning from prev + 1); else prev if allowed; else (select_fallback_rq)
-    // any idle allowed CPU, then the first allowed one.
-    if (task.cpus.test(prev) && cpuIdle(prev))
-        return prev;
-    const int llc = llcOf(prev);
-    for (int pass = 0; pass < 2; ++pass) {
-        for (int i = 1; i < m_cpus; ++i) {
-            const int c = (prev + i) % m_cpus;
-            if (llcOf(c) != llc || !task.cpus.test(c) || !cpuIdle(c))
-                continue;
-            if (pass == 1 || coreIdle(c))
-                return c;
-        }
-    }
-    if (task.cpus.test(prev))
-        return prev;
-    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
-        if (cpuIdle(c))
-            return c;
-    return std::max(0, task.cpus.first());
-}
-
 void SimulationImpl::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
@@ -435,7 +373,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     if (task.isRt() && rtWakeUpNew(task))
         return;
     task.alive = true;
-    const int cpu = selectTaskRq(task, true);
+    const int cpu = m_fairSched->selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
@@ -480,15 +418,15 @@ void SimulationImpl::tryToWakeUp(Task& task)
         m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
-        boostTask(task);
+        m_bw->boostTask(task);
         wakeupPreempt(rq, task, 0);
         return;
     }
     const int prev = task.cpu;
-    const int cpu = selectTaskRq(task, false);
+    const int cpu = m_fairSched->selectTaskRq(task, false);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
-        removeLoad(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
+        m_load->remove(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
@@ -498,7 +436,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
     m_fair->enqueueTask(rq, task.se, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
-    boostTask(task);
+    m_bw->boostTask(task);
     wakeupPreempt(rq, task, 0);
 }
 
@@ -513,8 +451,8 @@ void SimulationImpl::exitTask(Task& task)
         return;
     }
     m_events.cancel(task.timer);
-    unlinkParked(task);
-    rtDequeue(task);
+    m_bw->unlinkParked(task);
+    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
     if (task.se.onRq) {
         const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
         if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
@@ -527,9 +465,9 @@ void SimulationImpl::exitTask(Task& task)
 void SimulationImpl::finishExit(Task& task)
 {
     // The load leaves with the task; a parent blocked in fork+wait is woken.
-    endBoost(task);
-    releaseMutexes(task); // a dying task's mutexes go to their next waiters
-    removeLoad(task.se);
+    m_bw->endBoost(task);
+    m_mutexes.releaseAll(task); // a dying task's mutexes go to their next waiters
+    m_load->remove(task.se);
     task.exiting = false;
     task.alive = false;
     task.state = TaskRunState::Exited;
@@ -560,6 +498,20 @@ Task* SimulationImpl::taskByName(const std::string& name)
 }
 
 // --- the core scheduler -------------------------------------------------------------------------
+
+SchedClass& SimulationImpl::classOf(const Task& task)
+{
+    if (task.isRt())
+        return *m_rt;
+    return *m_fairSched;
+}
+
+void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
+{
+    // wakeup_preempt(): the woken task's class decides; an RT wakeup preempts a lower class, a
+    // fair wakeup under RT starts the fair server instead.
+    classOf(task).wakeupPreempt(rq, task, wakeFlags);
+}
 
 void SimulationImpl::resched(int cpu, bool lazy)
 {
@@ -627,14 +579,15 @@ void SimulationImpl::schedule(int cpu)
     if (prev) {
         stopRunning(*prev);
         if (prev->isRt()) {
-            rtPutPrev(*prev);
+            m_rt->putPrevTask(rq, *prev);
         } else {
             if (prev->blocking || prev->exiting)
-                endBoost(*prev);
+                m_bw->endBoost(*prev);
             if (!prev->blocking && !prev->exiting) {
-                checkPrevRuntime(*prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
-                if (shouldPark(*prev))
-                    parkTask(*prev); // 6.18+: task work at return to user
+                m_bw->checkPrevRuntime(
+                    *prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+                if (m_bw->shouldPark(*prev))
+                    m_bw->parkTask(*prev); // 6.18+: task work at return to user
             }
             if (prev->blocking || prev->exiting) {
                 const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
@@ -643,11 +596,9 @@ void SimulationImpl::schedule(int cpu)
             }
         }
     }
-    // Class order: the fair server when it boosts (6.12+), RT, fair (simulationrt.cpp); the
-    // fair pick may be core scheduling's core-wide pick (simulationcore.cpp).
-    RtCpu& rtc = m_rtCpus[static_cast<size_t>(cpu)];
-    if (rtc.serverRunning && rq.nrRunning == 0)
-        rtc.serverRunning = false; // dl_server_stop(): no fair task left
+    // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
+    // scheduling it is the core-wide pick (core/coresched/).
+    m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     Task* rtNext = nullptr;
@@ -655,14 +606,14 @@ void SimulationImpl::schedule(int cpu)
     // otherwise RT first, then fair.
     auto pick = [&]() -> SchedEntity* {
         forcedIdle = false;
-        SchedEntity* se = coreSchedActive() ? pickNextTaskCore(cpu, forcedIdle) : classPick(cpu);
+        SchedEntity* se = m_core->active() ? m_core->pickNextTask(cpu, forcedIdle) : classPick(cpu);
         rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
         return se;
     };
     SchedEntity* next = pick();
     // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
-    while (next && !rtNext && next != prevSe && shouldPark(taskOf(*next))) {
-        parkTask(taskOf(*next));
+    while (next && !rtNext && next != prevSe && m_bw->shouldPark(taskOf(*next))) {
+        m_bw->parkTask(taskOf(*next));
         next = pick();
     }
     if (!next && !forcedIdle) {
@@ -678,9 +629,9 @@ void SimulationImpl::schedule(int cpu)
     if (rtNext) {
         if (putFrom)
             m_fair->putPrevTask(rq, *putFrom);
-        rtNext->rtExecStart = clock();
+        m_rt->setNextTask(rq, *rtNext);
         if (rq.nrRunning > 0)
-            fairServerStarve(cpu);
+            m_dlServer->starve(cpu);
     }
     if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
         if (next)
@@ -733,7 +684,7 @@ void SimulationImpl::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
-    rtBalance(cpu);
+    m_rt->balance(rq);
 }
 
 void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
@@ -747,18 +698,18 @@ void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
     r.payload.generic.a = next ? next->index : -1;
     m_rec.append(r);
     // Busy time: from leaving idle to entering idle.
-    int64_t& since = m_busySince[static_cast<size_t>(cpu)];
+    int64_t& since = m_rqs[static_cast<size_t>(cpu)]->busySince;
     if (!prev && next)
         since = clock();
     if (prev && !next && since >= 0) {
-        m_busyNs[static_cast<size_t>(cpu)] += clock() - since;
+        m_rqs[static_cast<size_t>(cpu)]->busyNs += clock() - since;
         since = -1;
     }
 }
 
 void SimulationImpl::armHrtick(Rq& rq)
 {
-    EventId& ev = m_hrtickEvents[static_cast<size_t>(rq.cpu)];
+    EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
     m_events.cancel(ev);
     ev = {};
     if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
@@ -778,18 +729,17 @@ void SimulationImpl::armHrtick(Rq& rq)
     ev = m_events.schedule(Nanoseconds(clock() + delta), [this, cpu] {
         m_eventCpu = cpu;
         Rq& r = *m_rqs[static_cast<size_t>(cpu)];
-        m_hrtickEvents[static_cast<size_t>(cpu)] = {};
+        m_rqs[static_cast<size_t>(cpu)]->hrtick = {};
         if (!r.curr)
             return;
-        for (SchedEntity* level = r.curr; level; level = level->parent)
-            m_fair->updateCurr(*level->cfsRq);
+        m_fairSched->updateCurr(r);
         resched(cpu, false); // entity_tick(queued=1): resched_curr
     });
 }
 
 void SimulationImpl::startTick(int cpu)
 {
-    EventId& ev = m_tickEvents[static_cast<size_t>(cpu)];
+    EventId& ev = m_rqs[static_cast<size_t>(cpu)]->tick;
     if (m_events.isPending(ev))
         return;
     // The periodic tick is on a global jiffies grid (no skew_tick); idle CPUs stop it (NOHZ).
@@ -808,10 +758,11 @@ void SimulationImpl::startTick(int cpu)
 void SimulationImpl::tick(int cpu)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    m_tickEvents[static_cast<size_t>(cpu)] = {};
-    if (const int64_t irqsOn = m_rtCpus[static_cast<size_t>(cpu)].irqsOffUntil; irqsOn > clock()) {
+    m_rqs[static_cast<size_t>(cpu)]->tick = {};
+    if (const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
+        irqsOn > clock()) {
         // Interrupts are disabled on this CPU (cost model): the tick waits for them.
-        m_tickEvents[static_cast<size_t>(cpu)] = m_events.schedule(
+        m_rqs[static_cast<size_t>(cpu)]->tick = m_events.schedule(
             Nanoseconds(irqsOn),
             [this, cpu] {
                 m_eventCpu = cpu;
@@ -822,17 +773,15 @@ void SimulationImpl::tick(int cpu)
     }
     if (!rq.curr)
         return;
-    if (!rtTick(cpu)) {
-        m_fair->taskTick(rq);
-        taskTickCore(cpu);
-    }
+    Task& curr = taskOf(*rq.curr);
+    classOf(curr).taskTick(rq, curr);
     // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
     const int64_t jiffies = clock() / m_tickNs;
     const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
     if (m_groups.size() > 1 && jiffies % every == 0)
-        updateBlockedAverages(cpu);
+        m_load->updateBlockedAverages(cpu);
     if (m_groups.size() > 1)
-        nohzBalancerKick(cpu);
+        m_load->nohzBalancerKick(cpu);
     // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
     if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
         pullOneTask(cpu, 2);
@@ -911,7 +860,7 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
     if (task.state == TaskRunState::Exited || rtSetPolicy(task, policy))
-        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationrt.cpp
+        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationclasses.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
         task.se.batchPolicy = policy == Policy::Batch;
@@ -926,9 +875,9 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
 
 void SimulationImpl::migrateQueued(Task& task, int cpu)
 {
-    endBoost(task); // the boost belongs to the old CPU's hierarchy
+    m_bw->endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
-    removeLoad(task.se);
+    m_load->remove(task.se);
     attachToCpu(task, cpu);
     ++task.migrations;
     record(RecordKind::Migrate, task.se, from, cpu, 0);
@@ -945,10 +894,10 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         return;
     if (task.parked) {
         // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
-        unlinkParked(task);
-        removeLoad(task.se);
-        attachToCpu(task, selectTaskRq(task, false));
-        requeueParked(task);
+        m_bw->unlinkParked(task);
+        m_load->remove(task.se);
+        attachToCpu(task, m_fairSched->selectTaskRq(task, false));
+        m_bw->requeueParked(task);
         return;
     }
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
@@ -962,7 +911,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
             attachToCpu(task, std::max(0, cpus.first()));
         return;
     }
-    const int target = selectTaskRq(task, false);
+    const int target = m_fairSched->selectTaskRq(task, false);
     // A queued or running task moves as in move_queued_task(): a non-sleep dequeue keeps its lag
     // and relative deadline, the enqueue on the target is a migration (§8.1). A running task is
     // first preempted by the stopper (put back into its tree), then moved.
@@ -989,17 +938,17 @@ void SimulationImpl::moveTask(Task& task, int group)
     if (task.state == TaskRunState::Exited || group == task.group || rtMoveTask(task, group))
         return;
     if (task.parked) {
-        unlinkParked(task);
-        removeLoad(task.se);
+        m_bw->unlinkParked(task);
+        m_load->remove(task.se);
         task.group = group;
         attachToCpu(task, task.cpu);
-        requeueParked(task);
+        m_bw->requeueParked(task);
         return;
     }
     // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
     // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).
     changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {
-        removeLoad(task.se);
+        m_load->remove(task.se);
         task.group = group;
         attachToCpu(task, task.cpu);
     });

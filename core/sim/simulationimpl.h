@@ -6,14 +6,22 @@
 #pragma once
 
 #include "core/base/prng.h"
+#include "core/coresched/corescheduler.h"
+#include "core/fair/cfsbandwidth.h"
 #include "core/fair/fairclass.h"
+#include "core/fair/fairschedclass.h"
+#include "core/fair/loadavg.h"
 #include "core/kernel/costs.h"
+#include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
-#include "core/sim/coresched.h"
+#include "core/sched/idleclass.h"
+#include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
+#include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,7 +32,14 @@
 
 namespace schedlab {
 
-class SimulationImpl final : public FairHooks
+class SimulationImpl final : public FairHooks,
+                             private RtServices,
+                             private DlServerServices,
+                             private FairSchedServices,
+                             private CoreSchedServices,
+                             private LoadServices,
+                             private MutexServices,
+                             private CfsBandwidthServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -39,7 +54,7 @@ public:
     const Recording& recording() const { return m_rec; }
     std::vector<TaskView> taskViews() const;
     std::vector<CgroupView> cgroupViews() const;
-    int cpuCount() const { return m_cpus; }
+    int cpuCount() const override { return m_cpus; }
     std::string profileName() const { return m_profileName; }
     const FeatureSet& features() const { return m_features; }
     const ProfileChoices& choices() const { return m_choices; }
@@ -62,10 +77,43 @@ public:
     void sample(const SchedEntity& se) override;
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
-    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override;
-    bool checkCfsRqRuntime(CfsRq& cfsRq) override;
-    void checkEnqueueThrottle(CfsRq& cfsRq) override;
-    void returnCfsRqRuntime(CfsRq& cfsRq) override;
+    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override
+    {
+        m_bw->accountRuntime(cfsRq, delta);
+    }
+    bool checkCfsRqRuntime(CfsRq& cfsRq) override { return m_bw->checkRuntime(cfsRq); }
+    void checkEnqueueThrottle(CfsRq& cfsRq) override { m_bw->checkEnqueueThrottle(cfsRq); }
+    void returnCfsRqRuntime(CfsRq& cfsRq) override { m_bw->returnRuntime(cfsRq); }
+
+private:
+    // RtServices (the RT class's view of the machine)
+    void resched(int cpu) override { resched(cpu, false); }
+    Rq& runQueue(int cpu) override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    Task& taskAt(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
+    int groupParent(int group) const override;
+    void armPeriodTimer(int group) override;             ///< start_rt_bandwidth()
+    void taskQueued(Task& task, bool enqueued) override; ///< core_tree upkeep for RT tasks
+    bool cookieFits(const Task& task, int cpu) const override;
+    void migrate(Task& task, int cpu) override;
+    void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
+    int taskCount() const override { return static_cast<int>(m_tasks.size()); }
+    const std::string& groupPath(int group) const override
+    {
+        return m_groups[static_cast<size_t>(group)].path;
+    }
+    bool constraintWalksAllTasks() const override
+    {
+        return m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
+    }
+    // DlServerServices
+    EventId startServerTimer(int cpu, int64_t at) override;
+    void cancelTimer(EventId id) override { m_events.cancel(id); }
+    bool timerPending(EventId id) const override { return m_events.isPending(id); }
+    SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
+    // FairSchedServices
+    void serverStart(int cpu) override { m_dlServer->starve(cpu); }
+    /// task->sched_class: the class of @p task's policy.
+    SchedClass& classOf(const Task& task);
 
 private:
     // construction
@@ -82,11 +130,8 @@ private:
     void wakeUpNewTask(Task& task);
     void tryToWakeUp(Task& task);
     void attachToCpu(Task& task, int cpu);
-    int selectTaskRq(const Task& task, bool fork) const;
     int coreOf(int cpu) const;
     int llcOf(int cpu) const;
-    bool cpuIdle(int cpu) const;
-    bool coreIdle(int cpu) const;
     void exitTask(Task& task);
     void finishExit(Task& task);
     Task* taskByName(const std::string& name);
@@ -112,35 +157,16 @@ private:
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
-    // RT class, RT group bandwidth, kernel-work costs (simulationrt.cpp)
-    void initRt(const Scenario& scenario);
+    // the classes and their services (simulationclasses.cpp), kernel-work costs
+    // (simulationcosts.cpp)
+    void initClasses(const Scenario& scenario);
     bool rtWakeUpNew(Task& task);
     bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    Task* rtPickNext(int cpu) const;
-    bool rtCookieFits(const Task& task, int cpu) const;
-    void rtPutPrev(Task& prev);
-    void rtUpdateCurr(Task& task);
-    void rtEnqueue(Task& task, bool head);
-    void rtDequeue(Task& task);
-    int rtSelectCpu(const Task& task) const;
-    int cpuPrio(int cpu) const;
-    void rtBalance(int cpu);
-    void rtMigrate(Task& task, int cpu);
-    bool rtTick(int cpu);
-    void rtArmPeriod(int group);
-    void rtPeriodTimer(int group);
-    bool rtThrottled(const Task& task) const;
-    bool rtApplies(int group) const;
-    void fairServerStarve(int cpu);
-    void fairServerTimer(int cpu);
-    void fairServerAccount(int cpu, int64_t delta);
     bool rtSetPolicy(Task& task, Policy policy);
     bool rtMoveTask(Task& task, int group);
     bool rtSetAffinity(Task& task, const CpuSet& cpus);
     RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
-    int rtSetBandwidth(
-        int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
     void failedAction(const std::string& task, int cpu, const std::string& what);
     bool continueKernelWork(Task& task);
     bool startFork(Task& task, const Op& op);
@@ -160,68 +186,24 @@ private:
     void onWorkDone(int taskIndex);
 
     // load tracking (§6.3, §6.6)
-    void attachLoad(CfsRq& cfsRq, SchedEntity& se);
-    void removeLoad(SchedEntity& se);
-    bool updateCfsRqLoad(CfsRq& cfsRq);
-    void updateTgLoadAvg(CfsRq& cfsRq);
-    void updateBlockedAverages(int cpu);
-    void listLeaf(const CfsRq& cfsRq);
     void scheduleBlockedUpdate();
-    void nohzBalancerKick(int cpu);
 
-    // core scheduling (§11, simulationcore.cpp)
-    /// pick_next_task() with core scheduling on: the core-wide pick over both classes.
-    /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
-    SchedEntity* pickNextTaskCore(int cpu, bool& forcedIdle);
-    SchedEntity* classPick(int cpu);              ///< the CPU's RT pick, else its fair pick
-    int corePrio(const SchedEntity& se) const;    ///< __task_prio()
-    int runnableOn(int cpu) const;                ///< queued fair + RT tasks of the CPU
-    void rtTaskQueued(Task& task, bool enqueued); ///< core_tree upkeep for RT tasks
-    bool coreSchedActive() const { return m_coreSched && m_threadsPerCore > 1; }
-    void enableCoreSched();
-    void setCookie(Task& task, uint64_t cookie);
-    uint64_t cookieOf(const SchedEntity* se) const;
-    bool corePrioLess(const SchedEntity* a, const SchedEntity* b, bool inFi);
-    bool cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool inFi);
-    void seFiUpdate(const SchedEntity& se, uint64_t fiSeq, bool forceIdle);
-    SchedEntity* coreFind(int cpu, uint64_t cookie) const;
-    void coreTreeInsert(int cpu, SchedEntity& se);
-    bool coreTreeErase(int cpu, const SchedEntity& se);
-    void taskTickCore(int cpu);
-    void coreBalance(int cpu);
-    bool tryStealCookie(int dst, int src);
-    void accountForcedIdle(int cpu, bool forced);
+    // core scheduling (core/coresched/; the machine's side in simulationcore.cpp)
+    SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
+    bool coreSchedActive() const override { return m_core->active(); }
+    void taskTickCore(int cpu) override { m_core->taskTick(cpu); }
+    void queueCoreBalance(int cpu) override;
+    void moveQueued(Task& task, int cpu) override;
+    bool inKernelSection(int cpu) override;
     void applyCookieOp(Task& task, const Op& op);
-    /// SMT siblings never run tasks with different cookies at once; "" when that holds.
-    std::string checkCoreInvariants() const;
-    // CFS bandwidth (§9) and mutexes (simulationbandwidth.cpp)
-    void setCpuMax(int group, const CpuMax& max);
-    bool assignCfsRqRuntime(CfsRq& cfsRq, int64_t target);
-    bool throttleCfsRq(CfsRq& cfsRq);
-    void unthrottleCfsRq(CfsRq& cfsRq, bool boost);
-    void startCfsBandwidth(int group);
-    void cfsPeriodTimer(int group);
-    void startCfsSlackTimer(int group);
-    void cfsSlackTimer(int group);
-    void distributeCfsRuntime(int group);
-    /// walk_tg_tree_from(): @p f on the cfs_rq of @p group and of every descendant on @p cpu.
-    template <typename F> void forSubtree(int group, int cpu, F&& f);
-    /// ≤6.17 put_prev_entity() check: throttle exhausted cfs_rq's on the running task's path.
-    void checkPrevRuntime(Task& prev);
-    bool shouldPark(const Task& task) const;
-    void parkTask(Task& task);
-    void unlinkParked(Task& task);
-    /// enqueue_throttled_task(): back on a limbo list if its hierarchy is throttled, else queued.
-    void requeueParked(Task& task);
-    void boostTask(Task& task);
-    void endBoost(Task& task);
+    // CFS bandwidth (core/fair/cfsbandwidth.*)
+    void startBandwidthTimer(int group, int64_t at, bool slack) override;
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task);
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
     bool kernelSectionPreemptible(int cpu) const;
-    bool lockMutex(Task& task, const std::string& name);
-    void unlockMutex(Task& task, const std::string& name);
-    void releaseMutexes(Task& task);
+    void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
+    void programError(const Task& task, const std::string& what) override;
 
     // load balancing (§8, simplified)
     bool pullOneTask(int dstCpu, int minImbalance);
@@ -255,21 +237,21 @@ private:
     std::vector<std::unique_ptr<Rq>> m_rqs;
     std::vector<std::unique_ptr<Task>> m_tasks;
     std::unique_ptr<FairClass> m_fair;
-    std::vector<EventId> m_tickEvents;        ///< per CPU
-    std::vector<EventId> m_hrtickEvents;      ///< per CPU
-    std::vector<int64_t> m_busySince;         ///< per CPU, -1 idle
-    std::vector<int64_t> m_busyNs;            ///< per CPU
-    std::vector<int64_t> m_groupCpuTime;      ///< per group (hierarchical)
-    int m_eventCpu = -1;                      ///< CPU the current event runs on (-1 none)
-    std::vector<int> m_reschedPending;        ///< CPUs with need_resched set, in request order
-    int64_t m_nohzNextBalance = 0;            ///< nohz.next_balance (idle load balancer kick)
-    int64_t m_idleBalanceIntervalNs = 0;      ///< balance interval of an idle CPU's lowest domain
-    std::vector<int64_t> m_lastBlockedUpdate; ///< per CPU, jiffy of the last blocked update
+    std::unique_ptr<LoadTracker> m_load;
+    std::unique_ptr<CfsBandwidthControl> m_bw;
+    std::unique_ptr<RtClass> m_rt;
+    std::unique_ptr<DlServerClass> m_dlServer;
+    std::unique_ptr<FairSchedClass> m_fairSched;
+    IdleClass m_idle;
+    /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
+    std::array<SchedClass*, 4> m_classes{};
+    std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
+    int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
+    std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
+    int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
     uint64_t m_contextSwitches = 0;
-    bool m_coreSched = false; ///< sched_core_enabled(): some task has had a cookie
     uint64_t m_nextCookie = kFirstCreatedCookie;
-    std::vector<CoreState> m_cores;     ///< per core (rq->core)
-    std::vector<CoreRqState> m_coreRqs; ///< per CPU
+    std::unique_ptr<CoreScheduler> m_core;
     Recording m_rec;
     std::vector<std::string> m_violations;
     // Resource guards (RunOptions::limits)
@@ -283,21 +265,10 @@ private:
     std::vector<Finding> m_limitFindings;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
 
-    /// A sleeping mutex with a FIFO wait queue (handed off to the first waiter at unlock).
-    struct Mutex
-    {
-        int owner = -1;
-        std::vector<int> waiters; ///< FIFO
-    };
-    std::map<std::string, Mutex> m_mutexes;            ///< by name (ordered: deterministic)
+    Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
-    std::vector<std::set<int, std::greater<int>>> m_leafGroups; ///< per CPU: leaf list (§6.6)
-    std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
     KernelCosts m_costs;
-    std::vector<RtGroup> m_rtGroups; ///< per task group (index as m_groups)
-    std::vector<RtCpu> m_rtCpus;     ///< per CPU
     std::vector<Finding> m_rtFindings;
-    int m_rtQueued = 0;               ///< RT tasks queued on all CPUs
     int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until
     int64_t m_tasklistWriteUntil = 0; ///< tasklist_lock write-held (fork) until
 };

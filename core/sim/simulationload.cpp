@@ -1,191 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// PELT bookkeeping of entities and cfs_rq's and the tg->load_avg publication that drives group
-// shares (kernel-model.md §6.3, §6.6): update_load_avg(), attach/detach/remove,
-// update_tg_load_avg() with its 1/64 threshold and 1 ms rate limit, update_blocked_averages().
+// The machine's side of PELT load tracking (core/fair/loadavg.*): the periodic blocked-load
+// update of idle CPUs.
 #include "simulationimpl.h"
 
-#include <algorithm>
-
 namespace schedlab {
-
-namespace {
-
-constexpr int64_t kTgUpdateRatelimitNs = 1000000;  ///< NSEC_PER_MSEC (6.8+)
-constexpr int64_t kNohzBlockedPeriodNs = 32000000; ///< nohz.next_blocked: LOAD_AVG_PERIOD ms
-
-uint64_t entityRunnable(const SchedEntity& se)
-{
-    if (se.isTask())
-        return se.onRq ? 1 : 0;
-    return se.onRq ? static_cast<uint64_t>(std::max(0, se.myQ->hNrRunnable)) : 0; // runnable_weight
-}
-
-} // namespace
-
-bool SimulationImpl::updateCfsRqLoad(CfsRq& cfsRq)
-{
-    bool decayed = false;
-    if (cfsRq.removedLoad) {
-        // update_cfs_rq_load_avg(): apply load of entities that left (exit, migration).
-        const uint64_t removed = std::min(cfsRq.removedLoad, cfsRq.avg.loadAvg);
-        const uint64_t divider = peltDivider(cfsRq.avg);
-        cfsRq.avg.loadAvg -= removed;
-        cfsRq.avg.loadSum = cfsRq.avg.loadSum > removed * divider
-            ? cfsRq.avg.loadSum - removed * divider
-            : cfsRq.avg.loadAvg * (kLoadAvgMax - 1024);
-        cfsRq.removedLoad = 0;
-        decayed = true;
-    }
-    // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSum(static_cast<uint64_t>(clock()), cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
-            static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)), cfsRq.curr != nullptr)) {
-        peltUpdateAvg(cfsRq.avg, 1);
-        decayed = true;
-    }
-    return decayed;
-}
-
-void SimulationImpl::attachLoad(CfsRq& cfsRq, SchedEntity& se)
-{
-    // attach_entity_load_avg(): align with the cfs_rq's clock, derive the sums from the averages.
-    const uint32_t divider = peltDivider(cfsRq.avg);
-    se.avg.lastUpdateTime = cfsRq.avg.lastUpdateTime;
-    se.avg.periodContrib = cfsRq.avg.periodContrib;
-    const uint64_t w = scaleLoadDown(se.load.weight);
-    se.avg.loadSum = w ? se.avg.loadAvg * divider / w : 0;
-    if (se.avg.loadSum == 0 && se.avg.loadAvg)
-        se.avg.loadSum = 1;
-    se.avg.utilSum = static_cast<uint32_t>(se.avg.utilAvg * divider);
-    se.avg.runnableSum = se.avg.runnableAvg * divider;
-    cfsRq.avg.loadAvg += se.avg.loadAvg;
-    cfsRq.avg.loadSum += w * se.avg.loadSum;
-    se.peltAttached = true;
-}
-
-void SimulationImpl::removeLoad(SchedEntity& se)
-{
-    // remove_entity_load_avg(): the load leaves with the task (exit, migration), applied to the
-    // old cfs_rq at its next update.
-    if (!se.peltAttached || !se.cfsRq)
-        return;
-    // sync_entity_load_avg(): decay the (blocked) entity to its cfs_rq's last update first, so
-    // the load that leaves, and is attached on the next CPU, is today's and not the value of the
-    // entity's own last update (e.g. when it went to sleep).
-    if (peltUpdateSum(se.cfsRq->avg.lastUpdateTime, se.avg, 0, 0, false))
-        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
-    se.cfsRq->removedLoad += se.avg.loadAvg;
-    se.peltAttached = false;
-}
-
-void SimulationImpl::updateTgLoadAvg(CfsRq& cfsRq)
-{
-    if (cfsRq.groupIndex == 0)
-        return;
-    const int64_t now = clock();
-    if (cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
-        return;
-    const int64_t delta =
-        static_cast<int64_t>(cfsRq.avg.loadAvg) - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
-    if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)) {
-        m_groups[static_cast<size_t>(cfsRq.groupIndex)].loadAvg += delta;
-        cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
-        cfsRq.lastTgUpdate = now;
-    }
-}
-
-void SimulationImpl::listLeaf(const CfsRq& cfsRq)
-{
-    // list_add_leaf_cfs_rq(): a group cfs_rq whose load may change joins its CPU's leaf list.
-    if (cfsRq.groupIndex == 0)
-        return;
-    const size_t idx = static_cast<size_t>(cfsRq.groupIndex) * static_cast<size_t>(m_cpus)
-        + static_cast<size_t>(cfsRq.cpu);
-    if (m_leafListed.size() <= idx)
-        m_leafListed.resize(m_groups.size() * static_cast<size_t>(m_cpus), 0);
-    if (m_leafListed[idx])
-        return;
-    m_leafListed[idx] = 1;
-    m_leafGroups[static_cast<size_t>(cfsRq.cpu)].insert(cfsRq.groupIndex);
-}
-
-void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
-{
-    listLeaf(cfsRq);
-    if (se.myQ)
-        listLeaf(*se.myQ); // the group entity's own average changes too
-    const auto now = static_cast<uint64_t>(clock());
-    if (se.peltAttached
-        && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se))
-        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
-    bool decayed = updateCfsRqLoad(cfsRq);
-    // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
-    // this before setting on_rq), not later when it is first picked.
-    if (!se.peltAttached && (se.onRq || se.isTask())) {
-        attachLoad(cfsRq, se);
-        updateTgLoadAvg(cfsRq);
-    } else if (!se.peltAttached && !se.isTask()) {
-        attachLoad(cfsRq, se); // group entities are attached from the start
-    } else if (decayed && updateTg) {
-        updateTgLoadAvg(cfsRq);
-    }
-}
-
-void SimulationImpl::updateBlockedAverages(int cpu)
-{
-    // update_nohz_stats()/update_blocked_averages() run at most once per jiffy per CPU.
-    const int64_t jiffy = clock() / m_tickNs;
-    int64_t& last = m_lastBlockedUpdate[static_cast<size_t>(cpu)];
-    if (last == jiffy)
-        return;
-    last = jiffy;
-    // update_blocked_averages(): decay every group cfs_rq of this CPU (leaves first) and publish
-    // the result in tg->load_avg; then the root cfs_rq.
-    // Only the group cfs_rq's on this CPU's leaf list are visited (leaves first: descending group
-    // index, children are created after their parents), like rq->leaf_cfs_rq_list.
-    auto& leaves = m_leafGroups[static_cast<size_t>(cpu)];
-    for (auto next = leaves.begin(); next != leaves.end();) {
-        const auto it = m_groups.begin() + *next;
-        CfsRq& rq = *it->cfsRq[static_cast<size_t>(cpu)];
-        SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
-        // cfs_rq_is_decayed(): a cfs_rq with no weight, zero sums and nothing published is off
-        // the leaf list, so the walk skips it (thousands of empty groups stay cheap). PELT's
-        // period phase is derived from the elapsed time, so a later update gives the same result.
-        auto zero = [](const PeltAvg& a) {
-            return a.loadSum == 0 && a.runnableSum == 0 && a.utilSum == 0 && a.loadAvg == 0
-                && a.runnableAvg == 0 && a.utilAvg == 0;
-        };
-        if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.tgLoadAvgContrib == 0 && !rq.curr
-            && zero(rq.avg) && (!ge.peltAttached || zero(ge.avg))) {
-            m_leafListed[static_cast<size_t>(*next) * static_cast<size_t>(m_cpus)
-                + static_cast<size_t>(cpu)] = 0;
-            next = leaves.erase(next); // list_del_leaf_cfs_rq()
-            continue;
-        }
-        ++next;
-        if (updateCfsRqLoad(rq))
-            updateTgLoadAvg(rq);
-        if (ge.peltAttached
-            && peltUpdateSum(static_cast<uint64_t>(clock()), ge.avg, ge.onRq ? 1 : 0,
-                entityRunnable(ge), ge.cfsRq->curr == &ge))
-            peltUpdateAvg(ge.avg, scaleLoadDown(ge.load.weight));
-    }
-    updateCfsRqLoad(*m_rqs[static_cast<size_t>(cpu)]->cfs);
-}
-
-void SimulationImpl::nohzBalancerKick(int cpu)
-{
-    // nohz_balancer_kick() from a busy CPU's tick: an overloaded CPU (two or more runnable
-    // tasks) kicks the idle load balancer once nohz.next_balance is due, with NOHZ_STATS_KICK,
-    // so the blocked load of every idle CPU is decayed and published in tg->load_avg. (The
-    // balancer cannot pull pinned tasks; task pulling itself is simplified away here.)
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    if (rq.nrRunning < 2 || clock() < m_nohzNextBalance)
-        return;
-    for (int c = 0; c < m_cpus; ++c)
-        if (!m_rqs[static_cast<size_t>(c)]->curr)
-            updateBlockedAverages(c);
-    m_nohzNextBalance = clock() + m_idleBalanceIntervalNs;
-}
 
 void SimulationImpl::scheduleBlockedUpdate()
 {
@@ -196,10 +14,15 @@ void SimulationImpl::scheduleBlockedUpdate()
         m_eventCpu = -1;
         for (int c = 0; c < m_cpus; ++c)
             if (!m_rqs[static_cast<size_t>(c)]->curr)
-                updateBlockedAverages(c);
+                m_load->updateBlockedAverages(c);
         if (clock() < m_end.count())
             scheduleBlockedUpdate();
     });
+}
+
+void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
+{
+    m_load->updateLoadAvg(cfsRq, se, updateTg);
 }
 
 } // namespace schedlab

@@ -31,7 +31,7 @@ int64_t SimulationImpl::draw(const DurationSpec& d)
 void SimulationImpl::advanceProgram(Task& task)
 {
     task.workLeft = 0;
-    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationrt.cpp)
+    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationcosts.cpp)
         return;
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     for (int ops = 0;; ++ops) {
@@ -55,7 +55,8 @@ void SimulationImpl::advanceProgram(Task& task)
                 task.stack.pop_back();
                 if (--task.kernelDepth == 0) {
                     returnToUser(task);
-                    if (m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se && shouldPark(task))
+                    if (m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se
+                        && m_bw->shouldPark(task))
                         return; // stops here; parked by schedule(), resumes when unthrottled
                 }
                 continue;
@@ -145,11 +146,11 @@ void SimulationImpl::advanceProgram(Task& task)
             task.stack.push_back({&op.body, 0, 0, -1, true});
             continue;
         case Op::Kind::Lock:
-            if (!lockMutex(task, op.name))
+            if (!m_mutexes.lock(task, op.name))
                 return; // blocked; resumes after the lock op when the mutex is handed over
             continue;
         case Op::Kind::Unlock:
-            unlockMutex(task, op.name);
+            m_mutexes.unlock(task, op.name);
             continue;
         case Op::Kind::Cookie:
             applyCookieOp(task, op);
@@ -247,7 +248,7 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
     if (!task.isRt())
-        fairServerAccount(task.cpu, delta);
+        m_dlServer->account(task.cpu, delta);
     for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
         m_groupCpuTime[static_cast<size_t>(g)] += delta;
 }
@@ -367,7 +368,7 @@ void SimulationImpl::checkInvariants()
     for (const auto& g : m_groups)
         for (const auto& rq : g.cfsRq)
             check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
-    if (std::string err = checkCoreInvariants(); !err.empty())
+    if (std::string err = m_core->checkInvariants(); !err.empty())
         report(err);
 }
 
@@ -515,14 +516,12 @@ Metrics SimulationImpl::metrics() const
         m.cgroups.push_back(std::move(cm));
     }
     for (int c = 0; c < m_cpus; ++c) {
-        int64_t busy = m_busyNs[static_cast<size_t>(c)];
-        if (m_busySince[static_cast<size_t>(c)] >= 0)
-            busy += now - m_busySince[static_cast<size_t>(c)];
+        int64_t busy = m_rqs[static_cast<size_t>(c)]->busyNs;
+        if (m_rqs[static_cast<size_t>(c)]->busySince >= 0)
+            busy += now - m_rqs[static_cast<size_t>(c)]->busySince;
         int64_t forcedIdle = 0;
-        if (!m_coreRqs.empty()) {
-            const CoreRqState& cr = m_coreRqs[static_cast<size_t>(c)];
-            forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
-        }
+        const CoreRqState& cr = m_rqs[static_cast<size_t>(c)]->core;
+        forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
         m.cpus.push_back({c, busy, forcedIdle});
     }
     for (const auto& v : m_violations)

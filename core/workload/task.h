@@ -4,9 +4,9 @@
 #pragma once
 
 #include "core/base/cpuset.h"
+#include "core/base/eventid.h"
 #include "core/fair/schedentity.h"
 #include "core/scenario/scenario.h"
-#include "core/sim/eventqueue.h"
 
 #include <string>
 #include <vector>
@@ -73,7 +73,7 @@ struct Task
     std::vector<std::string> held; ///< mutexes held, in acquisition order
     bool parked = false;           ///< 6.18+: on a throttled cfs_rq's limbo list
     bool boosted = false;          ///< boost_throttled_on_wakeup: runs in a throttled group
-    // RT class (core/sim/simulationrt.cpp).
+    // RT class (core/rt/rtclass.cpp).
     bool rtQueued = false;   ///< on its CPU's RT queue (the running RT task included)
     int64_t rtExecStart = 0; ///< start of the RT execution not yet accounted (update_curr_rt)
     int rtTicksLeft = 0;     ///< SCHED_RR: ticks left in the time slice

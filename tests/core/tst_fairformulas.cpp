@@ -13,10 +13,10 @@
 // moc 6.4 cannot parse the C++20 core headers: hide them from it (the test class needs none).
 #ifndef Q_MOC_RUN
 #include "core/fair/fairclass.h"
-#include "core/fair/rq.h"
 #include "core/fair/taskgroup.h"
 #include "core/fair/weights.h"
 #include "core/kernel/profile.h"
+#include "core/sched/rq.h"
 #endif
 
 using namespace schedlab;

@@ -13,10 +13,10 @@
 #include "core/base/prng.h"
 #include "core/fair/fairclass.h"
 #include "core/fair/pickexplain.h"
-#include "core/fair/rq.h"
 #include "core/fair/taskgroup.h"
 #include "core/fair/weights.h"
 #include "core/kernel/profile.h"
+#include "core/sched/rq.h"
 #include "support/naiverunqueue.h"
 #endif
 

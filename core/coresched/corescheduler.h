@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Core scheduling (CONFIG_SCHED_CORE, kernel/sched/core.c, kernel-model.md §11): cookies, the
+// per-CPU core_tree, the core-wide pick with forced idle, prio_less()/cfs_prio_less(),
+// task_tick_core() and the core balance. The machine is reached through CoreSchedServices.
+#pragma once
+
+#include "core/coresched/coresched.h"
+#include "core/sched/topology.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct Rq;
+struct SchedEntity;
+struct Task;
+
+/// The machine-side services core scheduling calls.
+class CoreSchedServices
+{
+public:
+    virtual ~CoreSchedServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual Rq& runQueue(int cpu) = 0;
+    virtual Task& taskAt(int index) = 0;
+    virtual void resched(int cpu) = 0;
+    /// The per-CPU class walk (pick_task() of the highest class with a task).
+    virtual SchedEntity* classPick(int cpu) = 0;
+    /// Runs CoreScheduler::balance(@p cpu) as a callback after the current switch.
+    virtual void queueCoreBalance(int cpu) = 0;
+    /// move_queued_task_locked() of a queued fair task to @p cpu (a migration).
+    virtual void moveQueued(Task& task, int cpu) = 0;
+    /// @p cpu is in a non-preemptible kernel section (its task keeps the CPU until it ends).
+    virtual bool inKernelSection(int cpu) = 0;
+};
+
+class CoreScheduler
+{
+public:
+    CoreScheduler(CoreSchedServices& services, CpuTopology topology);
+
+    /// sched_core_enabled() with SMT: the core-wide pick is in use.
+    bool active() const { return m_enabled && m_topo.threadsPerCore > 1; }
+    bool enabled() const { return m_enabled; }
+    /// sched_core_get(): the first cookie turns core scheduling on.
+    void enable();
+    /// sched_core_update_cookie().
+    void setCookie(Task& task, uint64_t cookie);
+    uint64_t cookieOf(const SchedEntity* se);
+    /// pick_next_task() with core scheduling: the core-wide pick over every class.
+    /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
+    SchedEntity* pickNextTask(int cpu, bool& forcedIdle);
+    /// sched_core_enqueue()/dequeue() of an RT task.
+    void rtTaskQueued(Task& task, bool enqueued);
+    /// sched_core_enqueue()/dequeue() of a fair task entity (FairHooks::taskQueued).
+    void fairTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
+    /// task_tick_core().
+    void taskTick(int cpu);
+    /// sched_core_balance() of @p cpu (run from the machine's callback).
+    void balance(int cpu);
+    /// SMT siblings never run tasks with different cookies at once; "" when that holds.
+    std::string checkInvariants();
+    const CoreState& core(int coreIndex) const { return m_cores[static_cast<size_t>(coreIndex)]; }
+    /// prio_less(a, b): @p a has lower priority than @p b (null = the idle task).
+    bool corePrioLess(const SchedEntity* a, const SchedEntity* b, bool inFi);
+    int corePrio(const SchedEntity& se); ///< __task_prio()
+    int runnableOn(int cpu);             ///< queued fair + RT tasks of the CPU
+    const CpuTopology& topology() const { return m_topo; }
+
+private:
+    bool cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool inFi);
+    void seFiUpdate(const SchedEntity& se, uint64_t fiSeq, bool forceIdle);
+    SchedEntity* coreFind(int cpu, uint64_t cookie);
+    void coreTreeInsert(int cpu, SchedEntity& se);
+    bool coreTreeErase(int cpu, const SchedEntity& se);
+    void queueBalance(int cpu);
+    bool tryStealCookie(int dst, int src);
+    void accountForcedIdle(int cpu, bool forced);
+
+    CoreSchedServices& m_s;
+    CpuTopology m_topo;
+    bool m_enabled = false;         ///< sched_core_enabled(): some task has had a cookie
+    std::vector<CoreState> m_cores; ///< per core (rq->core)
+};
+
+} // namespace schedlab

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// CFS bandwidth control (cpu.max, kernel/sched/fair.c, kernel-model.md §9): the mechanism over
+// the per-group pool (core/fair/bandwidth.h) and the per-CPU cfs_rq state (CfsRq).
+#pragma once
+
+#include "core/fair/fairclass.h"
+#include "core/scenario/scenario.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+struct Task;
+
+/// The machine-side services of bandwidth control.
+class CfsBandwidthServices
+{
+public:
+    virtual ~CfsBandwidthServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual Rq& runQueue(int cpu) = 0;
+    virtual Task& taskAt(int index) = 0;
+    virtual void resched(int cpu) = 0;
+    virtual void record(
+        RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0) = 0;
+    /// wakeup_preempt() through the machine's class dispatch (a parked task requeued).
+    virtual void wakeupPreempt(Rq& rq, Task& task) = 0;
+    /// Arms @p group's period timer (@p slack false) or slack timer at @p at; it calls
+    /// CfsBandwidthControl::periodTimer() / slackTimer().
+    virtual void startBandwidthTimer(int group, int64_t at, bool slack) = 0;
+};
+
+class CfsBandwidthControl
+{
+public:
+    CfsBandwidthControl(CfsBandwidthServices& services, FairClass& fair,
+        std::vector<TaskGroup>& groups, const ProfileChoices& choices);
+
+    /// tg_set_cfs_bandwidth(): a cpu.max write to @p group.
+    void setCpuMax(int group, const CpuMax& max);
+
+    // The FairHooks of bandwidth (§9.2).
+    void accountRuntime(CfsRq& cfsRq, int64_t delta); ///< account_cfs_rq_runtime()
+    bool checkRuntime(CfsRq& cfsRq);                  ///< check_cfs_rq_runtime()
+    void checkEnqueueThrottle(CfsRq& cfsRq);          ///< check_enqueue_throttle()
+    void returnRuntime(CfsRq& cfsRq);                 ///< return_cfs_rq_runtime()
+
+    /// ≤6.17 put_prev_entity() check: throttle exhausted cfs_rq's on the running task's path.
+    void checkPrevRuntime(Task& prev);
+    /// 6.18+: @p task's hierarchy is throttled and it is about to return to user mode.
+    bool shouldPark(const Task& task) const;
+    void parkTask(Task& task);
+    void unlinkParked(Task& task);
+    /// enqueue_throttled_task(): back on a limbo list if its hierarchy is throttled, else queued.
+    void requeueParked(Task& task);
+    /// boost_throttled_on_wakeup (a what-if): unthrottle @p task's path on credit.
+    void boostTask(Task& task);
+    void endBoost(Task& task);
+
+    void periodTimer(int group); ///< sched_cfs_period_timer()
+    void slackTimer(int group);  ///< sched_cfs_slack_timer()
+
+private:
+    bool assignRuntime(CfsRq& cfsRq, int64_t target);
+    bool throttle(CfsRq& cfsRq);
+    void unthrottle(CfsRq& cfsRq, bool boost);
+    void startPeriodTimer(int group);
+    void startSlackTimer(int group);
+    void distributeRuntime(int group);
+    /// walk_tg_tree_from(): @p f on the cfs_rq of @p group and of every descendant on @p cpu.
+    template <typename F> void forSubtree(int group, int cpu, F&& f);
+
+    CfsBandwidthServices& m_s;
+    FairClass& m_fair;
+    std::vector<TaskGroup>& m_groups;
+    const ProfileChoices& m_choices;
+};
+
+} // namespace schedlab

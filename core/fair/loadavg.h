@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// PELT load tracking of the fair class's entities and cfs_rq's and the tg->load_avg that drives
+// group shares (kernel/sched/fair.c, kernel-model.md §6.3, §6.6).
+#pragma once
+
+#include "core/fair/taskgroup.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+/// nohz.next_blocked: idle CPUs have their blocked load decayed every LOAD_AVG_PERIOD ms.
+constexpr int64_t kNohzBlockedPeriodNs = 32000000;
+
+class CfsRq;
+struct Rq;
+struct SchedEntity;
+
+/// The machine-side services of load tracking.
+class LoadServices
+{
+public:
+    virtual ~LoadServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual Rq& runQueue(int cpu) = 0;
+};
+
+class LoadTracker
+{
+public:
+    /// @p idleBalanceIntervalNs: the balance interval of an idle CPU's lowest domain (the nohz
+    /// kick's period).
+    LoadTracker(LoadServices& services, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs,
+        int64_t idleBalanceIntervalNs);
+
+    /// update_load_avg() of @p se and its @p cfsRq (DO_ATTACH; UPDATE_TG with @p updateTg).
+    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg);
+    /// attach_entity_load_avg().
+    void attach(CfsRq& cfsRq, SchedEntity& se);
+    /// remove_entity_load_avg(): the load leaves with the task (exit, migration).
+    void remove(SchedEntity& se);
+    /// update_cfs_rq_load_avg(); true if the average decayed or changed.
+    bool updateCfsRqLoad(CfsRq& cfsRq);
+    /// update_tg_load_avg(): publish the cfs_rq's contribution to tg->load_avg.
+    void updateTgLoadAvg(CfsRq& cfsRq);
+    /// update_blocked_averages() of @p cpu, at most once per jiffy.
+    void updateBlockedAverages(int cpu);
+    /// nohz_balancer_kick() with NOHZ_STATS_KICK from the tick of busy @p cpu.
+    void nohzBalancerKick(int cpu);
+
+private:
+    void listLeaf(const CfsRq& cfsRq);
+
+    LoadServices& m_s;
+    std::vector<TaskGroup>& m_groups;
+    int m_cpus = 1;
+    int64_t m_tickNs = 1000000;
+    int64_t m_idleBalanceIntervalNs = 0;
+    int64_t m_nohzNextBalance = 0;     ///< nohz.next_balance (idle load balancer kick)
+    std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
+};
+
+} // namespace schedlab

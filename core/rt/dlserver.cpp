@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fair deadline server, kernel-model.md §10.4 (see dlserver.h).
+#include "core/rt/dlserver.h"
+
+#include "core/sched/rq.h"
+#include "core/workload/task.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+DlServerClass::DlServerClass(DlServerServices& services, bool enabled)
+    : m_s(services)
+    , m_enabled(enabled)
+{ }
+
+SchedEntity* DlServerClass::pickTask(Rq& rq)
+{
+    return rq.fairServer.running ? m_s.pickServed(rq) : nullptr;
+}
+
+int DlServerClass::selectTaskRq(const Task& task, bool /*fork*/)
+{
+    return task.cpu;
+}
+
+void DlServerClass::stopIfIdle(Rq& rq)
+{
+    if (rq.fairServer.running && rq.nrRunning == 0)
+        rq.fairServer.running = false;
+}
+
+bool DlServerClass::starved(int cpu)
+{
+    const Rq& rq = m_s.runQueue(cpu);
+    return rq.nrRunning > 0 && rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
+}
+
+void DlServerClass::starve(int cpu)
+{
+    // Fair tasks are runnable but an RT task was picked. The server (defer mode) is started
+    // with a fresh 50 ms / 1 s budget if its period is over, and its zero-laxity timer is armed
+    // at period end − budget left: only fair tasks that are still starved then get boosted.
+    if (!m_enabled)
+        return;
+    DlServer& rc = m_s.runQueue(cpu).fairServer;
+    const int64_t now = m_s.clock();
+    if (rc.periodEnd < 0 || now >= rc.periodEnd) {
+        rc.periodEnd = now + kFairServerPeriodNs;
+        rc.runtime = kFairServerRuntimeNs;
+        rc.running = false;
+        m_s.cancelTimer(rc.timer);
+        rc.timer = {};
+    }
+    if (m_s.timerPending(rc.timer) || rc.runtime <= 0)
+        return;
+    rc.timer = m_s.startServerTimer(cpu, std::max(now, rc.periodEnd - rc.runtime));
+}
+
+void DlServerClass::timer(int cpu)
+{
+    DlServer& rc = m_s.runQueue(cpu).fairServer;
+    rc.timer = {};
+    const bool isStarved = starved(cpu);
+    if (m_s.clock() >= rc.periodEnd) {
+        // Replenishment: a new period; defer again if the fair tasks are still starved.
+        if (rc.running)
+            m_s.resched(cpu); // the boost ends: RT runs again
+        rc.running = false;
+        rc.periodEnd = -1;
+        if (isStarved)
+            starve(cpu);
+        return;
+    }
+    if (isStarved && rc.runtime > 0) {
+        rc.running = true; // the server runs its fair tasks ahead of RT
+        m_s.resched(cpu);
+    }
+    rc.timer = m_s.startServerTimer(cpu, rc.periodEnd);
+}
+
+void DlServerClass::account(int cpu, int64_t delta)
+{
+    // dl_server_update(): fair execution consumes the server's budget within its period.
+    if (!m_enabled)
+        return;
+    DlServer& rc = m_s.runQueue(cpu).fairServer;
+    if (rc.periodEnd < 0 || m_s.clock() > rc.periodEnd)
+        return;
+    rc.runtime = std::max<int64_t>(0, rc.runtime - delta);
+    if (rc.running && rc.runtime == 0) {
+        rc.running = false;
+        m_s.resched(cpu);
+    }
+}
+
+} // namespace schedlab

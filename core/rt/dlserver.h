@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fair deadline server (6.12+, kernel/sched/deadline.c dl_server_*, kernel-model.md §10.4),
+// simplified: per CPU a 50 ms budget per 1 s period in defer mode. When fair tasks are runnable
+// but RT runs, the server arms a zero-laxity timer at period end − budget left; if the fair
+// tasks are still starved then, it boosts the fair class above RT until the budget is used up or
+// the period ends. In the class walk it comes first: while it boosts, its pick is the fair
+// class's pick (the RT and fair classes then decline, see their pickTask()).
+#pragma once
+
+#include "core/base/eventid.h"
+#include "core/sched/schedclass.h"
+
+#include <cstdint>
+
+namespace schedlab {
+
+constexpr int64_t kFairServerRuntimeNs = 50'000'000;   ///< fair_server runtime 50 ms
+constexpr int64_t kFairServerPeriodNs = 1'000'000'000; ///< fair_server period 1 s
+
+/// rq->fair_server: one CPU's server state.
+struct DlServer
+{
+    int64_t periodEnd = -1; ///< end of the current server period; -1 not started
+    int64_t runtime = 0;    ///< budget left in the period
+    bool running = false;   ///< the server is boosting the fair class above RT
+    EventId timer;          ///< zero-laxity (defer) timer or replenishment
+};
+
+/// The machine-side services the server calls.
+class DlServerServices
+{
+public:
+    virtual ~DlServerServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual Rq& runQueue(int cpu) = 0;
+    virtual Task& taskAt(int index) = 0;
+    virtual void resched(int cpu) = 0;
+    /// Arms the server timer of @p cpu at @p at; it calls DlServerClass::timer(cpu).
+    virtual EventId startServerTimer(int cpu, int64_t at) = 0;
+    virtual void cancelTimer(EventId id) = 0;
+    virtual bool timerPending(EventId id) const = 0;
+    /// The served class's pick (pick_task_fair()).
+    virtual SchedEntity* pickServed(Rq& rq) = 0;
+};
+
+class DlServerClass final : public SchedClass
+{
+public:
+    /// @p enabled: the profile has the server (6.12+); otherwise every call is a no-op.
+    DlServerClass(DlServerServices& services, bool enabled);
+
+    /// dl_server_start() in defer mode: fair tasks of @p cpu are runnable but RT was picked.
+    void starve(int cpu);
+    /// The zero-laxity / replenishment timer of @p cpu fired.
+    void timer(int cpu);
+    /// dl_server_update(): fair execution of @p delta ns on @p cpu consumes the budget.
+    void account(int cpu, int64_t delta);
+    /// dl_server_stop(): no fair task left on @p rq.
+    void stopIfIdle(Rq& rq);
+
+    // SchedClass: the server only picks; its entity is not a task.
+    const char* name() const override { return "dl_server"; }
+    SchedEntity* pickTask(Rq& rq) override;
+    void enqueueTask(Rq&, Task&, int) override { }
+    void dequeueTask(Rq&, Task&, int) override { }
+    void putPrevTask(Rq&, Task&) override { }
+    void setNextTask(Rq&, Task&) override { }
+    void taskTick(Rq&, Task&) override { }
+    void wakeupPreempt(Rq&, Task&, int) override { }
+    int selectTaskRq(const Task& task, bool fork) override;
+    void balance(Rq&) override { }
+    void updateCurr(Rq&) override { }
+
+private:
+    bool starved(int cpu);
+
+    DlServerServices& m_s;
+    bool m_enabled = false;
+};
+
+} // namespace schedlab

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The RT class (kernel/sched/rt.c), kernel-model.md §10. Simplifications: core/rt/rtclass.h.
+#include "core/rt/rtclass.h"
+
+#include "core/sched/rq.h"
+#include "core/workload/task.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <unordered_map>
+
+namespace schedlab {
+
+RtClass::RtClass(RtServices& services, int hz, bool fairServer)
+    : m_s(services)
+    , m_hz(hz)
+    , m_fairServer(fairServer)
+{
+    RtGroup root;
+    root.runtimeNs = kRtDefaultRuntimeNs; // the root group carries the global values (§10.1)
+    root.periodNs = kRtDefaultPeriodNs;
+    m_groups.push_back(std::move(root));
+}
+
+int RtClass::rrTicks() const
+{
+    return static_cast<int>(std::max<int64_t>(1, kRrTimesliceMs * m_hz / 1000));
+}
+
+// --- queue, pick, accounting ---------------------------------------------------------------------
+
+void RtClass::enqueueTask(Rq& rq, Task& task, int flags)
+{
+    const bool head = flags & RtEnqueueHead;
+    auto& q = rq.rt.queue;
+    // Highest rt_priority first; a new task goes behind (head: before) its equals.
+    auto pos = std::find_if(q.begin(), q.end(), [&](int idx) {
+        const int p = m_s.taskAt(idx).rtPriority;
+        return head ? p <= task.rtPriority : p < task.rtPriority;
+    });
+    q.insert(pos, task.index);
+    task.rtQueued = true;
+    // inc_rt_group() → start_rt_bandwidth(): the period timer runs while the rt_rq is busy.
+    for (int g = task.group; g >= 0; g = m_s.groupParent(g))
+        if (applies(g))
+            m_s.armPeriodTimer(g);
+    if (task.policy == Policy::RoundRobin && task.rtTicksLeft <= 0)
+        task.rtTicksLeft = rrTicks();
+    ++m_queued;
+    m_s.taskQueued(task, true);
+}
+
+void RtClass::dequeueTask(Rq& rq, Task& task, int /*flags*/)
+{
+    if (!task.rtQueued)
+        return;
+    auto& q = rq.rt.queue;
+    q.erase(std::remove(q.begin(), q.end(), task.index), q.end());
+    task.rtQueued = false;
+    --m_queued;
+    m_s.taskQueued(task, false);
+}
+
+bool RtClass::applies(int group) const
+{
+    // sched_rt_runtime_exceeded() only limits an rt_rq whose runtime is below its period; the
+    // root rt_rq is limited by the global values only before the fair server (6.12).
+    if (group == 0 && m_fairServer)
+        return false;
+    const RtGroup& rg = m_groups[static_cast<size_t>(group)];
+    return rg.runtimeNs != kRtRuntimeInf && rg.runtimeNs < rg.periodNs;
+}
+
+bool RtClass::throttled(const Task& task) const
+{
+    for (int g = task.group; g >= 0; g = m_s.groupParent(g)) {
+        const RtGroup& rg = m_groups[static_cast<size_t>(g)];
+        if (!rg.cpu.empty() && rg.cpu[static_cast<size_t>(task.cpu)].throttled)
+            return true;
+    }
+    return false;
+}
+
+Task* RtClass::pickFirst(int cpu)
+{
+    for (int idx : m_s.runQueue(cpu).rt.queue) {
+        Task& t = m_s.taskAt(idx);
+        if (!throttled(t))
+            return &t;
+    }
+    return nullptr;
+}
+
+SchedEntity* RtClass::pickTask(Rq& rq)
+{
+    // While the fair server boosts the fair class it runs as a deadline entity, above RT.
+    if (rq.fairServer.running || m_queued <= 0)
+        return nullptr;
+    Task* t = pickFirst(rq.cpu);
+    return t ? &t->se : nullptr;
+}
+
+void RtClass::updateCurrTask(Task& task)
+{
+    // update_curr_rt(): charge the task and every rt_rq on its path (§10.4).
+    const int64_t now = m_s.clock();
+    const int64_t delta = now - task.rtExecStart;
+    if (delta <= 0)
+        return;
+    task.rtExecStart = now;
+    task.se.sumExecRuntime += delta;
+    m_s.accountExec(task.se, delta);
+    for (int g = task.group; g >= 0; g = m_s.groupParent(g)) {
+        if (!applies(g))
+            continue;
+        RtGroup& rg = m_groups[static_cast<size_t>(g)];
+        if (rg.cpu.empty())
+            rg.cpu.resize(static_cast<size_t>(m_s.cpuCount()));
+        RtRqBw& bw = rg.cpu[static_cast<size_t>(task.cpu)];
+        bw.rtTime += delta;
+        m_s.armPeriodTimer(g);
+        // sched_rt_runtime_exceeded(): a runtime of 0 (PI-boosted time) never throttles.
+        if (!bw.throttled && rg.runtimeNs > 0 && bw.rtTime > rg.runtimeNs) {
+            bw.throttled = true;
+            m_s.resched(task.cpu);
+        }
+    }
+}
+
+void RtClass::updateCurr(Rq& rq)
+{
+    if (rq.curr) {
+        Task& t = m_s.taskAt(rq.curr->task.value);
+        if (t.isRt())
+            updateCurrTask(t);
+    }
+}
+
+void RtClass::putPrevTask(Rq& rq, Task& prev)
+{
+    updateCurrTask(prev);
+    if (prev.blocking || prev.exiting)
+        dequeueTask(rq, prev, 0);
+}
+
+void RtClass::setNextTask(Rq& /*rq*/, Task& next)
+{
+    next.rtExecStart = m_s.clock();
+}
+
+void RtClass::periodTimer(int group)
+{
+    // do_sched_rt_period_timer(): per CPU, rt_time −= min(rt_time, runtime); unthrottle when
+    // rt_time < runtime; the timer stops when nothing is left to refill (§10.4).
+    RtGroup& rg = m_groups[static_cast<size_t>(group)];
+    rg.periodTimer = {};
+    bool active = false;
+    for (int c = 0; c < m_s.cpuCount() && !rg.cpu.empty(); ++c) {
+        const Rq& rq = m_s.runQueue(c);
+        if (rq.curr && m_s.taskAt(rq.curr->task.value).isRt())
+            updateCurrTask(m_s.taskAt(rq.curr->task.value));
+        RtRqBw& bw = rg.cpu[static_cast<size_t>(c)];
+        if (bw.rtTime == 0 && !bw.throttled)
+            continue;
+        const int64_t runtime = rg.runtimeNs == kRtRuntimeInf ? bw.rtTime : rg.runtimeNs;
+        bw.rtTime -= std::min(bw.rtTime, runtime);
+        if (bw.throttled && (bw.rtTime < runtime || !applies(group))) {
+            bw.throttled = false;
+            m_s.resched(c);
+        }
+        if (bw.rtTime > 0 || bw.throttled)
+            active = true;
+    }
+    if (active)
+        m_s.armPeriodTimer(group);
+}
+
+// --- RT group bandwidth: admission (§10.2, §10.3)
+// --------------------------------------------------
+
+int RtClass::setBandwidth(
+    int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why)
+{
+    // tg_set_rt_bandwidth(): plain argument checks first.
+    if (group == 0 && runtimeNs == 0) {
+        *why = "the root group's runtime cannot be 0";
+        return -EINVAL;
+    }
+    if (periodNs == 0) {
+        *why = "period 0";
+        return -EINVAL;
+    }
+    if (runtimeNs != kRtRuntimeInf && runtimeNs > kMaxRtRuntimeNs) {
+        *why = "runtime above max_rt_runtime";
+        return -EINVAL;
+    }
+    const bool walkAll = m_s.constraintWalksAllTasks();
+
+    // tg_has_rt_tasks() needs, per group, how many threads the iteration visits before it finds
+    // an RT task of the group. Both iterations are counted exactly from one pass over the task
+    // list, built on the first call: walk_all_tasks iterates every thread of the system
+    // (for_each_process_thread, in fork order) and stops at the first RT task of the group;
+    // patched iterates the group's own tasks (css_task_iter) and stops at its first RT task.
+    bool built = false;
+    int64_t liveThreads = 0;
+    std::unordered_map<int, int64_t> firstRtInSystem; // group → 1-based position in all threads
+    std::unordered_map<int, int64_t> firstRtInGroup;  // group → 1-based position in its tasks
+    std::unordered_map<int, int64_t> groupThreads;    // group → live tasks
+    auto build = [&] {
+        built = true;
+        for (int i = 0; i < m_s.taskCount(); ++i) {
+            const Task* t = &m_s.taskAt(i);
+            if (!t->alive)
+                continue;
+            ++liveThreads;
+            const int64_t inGroup = ++groupThreads[t->group];
+            if (t->isRt()) {
+                firstRtInSystem.try_emplace(t->group, liveThreads);
+                firstRtInGroup.try_emplace(t->group, inGroup);
+            }
+        }
+    };
+    auto hasRtTasks = [&](int g) {
+        if (!built)
+            build();
+        ++count->hasRtTaskCalls;
+        if (walkAll) {
+            const auto it = firstRtInSystem.find(g);
+            count->tasks += it == firstRtInSystem.end() ? liveThreads : it->second;
+            return it != firstRtInSystem.end();
+        }
+        const auto it = firstRtInGroup.find(g);
+        if (it != firstRtInGroup.end()) {
+            count->tasks += it->second;
+            return true;
+        }
+        const auto n = groupThreads.find(g);
+        count->tasks += n == groupThreads.end() ? 0 : n->second;
+        return false;
+    };
+    auto periodOf = [&](int g) {
+        return g == group ? periodNs : m_groups[static_cast<size_t>(g)].periodNs;
+    };
+    auto runtimeOf = [&](int g) {
+        return g == group ? runtimeNs : m_groups[static_cast<size_t>(g)].runtimeNs;
+    };
+    const uint64_t globalRatio = toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs);
+    // tg_rt_schedulable() for one group (§10.2 rules 1–4).
+    auto schedulable = [&](int g) -> int {
+        ++count->groups;
+        const int64_t period = periodOf(g);
+        const int64_t runtime = runtimeOf(g);
+        const std::string& path = m_s.groupPath(g);
+        if (runtime != kRtRuntimeInf && runtime > period) {
+            *why = path + ": runtime above the period";
+            return -EINVAL;
+        }
+        // Rule 2. Before b4fb015eeff7 (walk_all_tasks) every group whose runtime would be 0 is
+        // checked; after it (patched) only a group whose runtime changes from non-zero to 0.
+        const bool check =
+            runtime == 0 && (walkAll || m_groups[static_cast<size_t>(g)].runtimeNs != 0);
+        if (check && hasRtTasks(g)) {
+            *why = path + " has RT tasks";
+            return -EBUSY;
+        }
+        const uint64_t total = toRatio(period, runtime);
+        if (total > globalRatio) {
+            *why = path + ": more than the global sched_rt_runtime_us/sched_rt_period_us";
+            return -EINVAL;
+        }
+        uint64_t sum = 0;
+        for (int c : m_groups[static_cast<size_t>(g)].children)
+            sum += toRatio(periodOf(c), runtimeOf(c));
+        if (sum > total) {
+            *why = path + ": the children's runtimes exceed the group's";
+            return -EINVAL;
+        }
+        return 0;
+    };
+    // walk_tg_tree(): pre-order from the root; each parent's children list is newest first.
+    std::vector<int> stack{0};
+    while (!stack.empty()) {
+        const int g = stack.back();
+        stack.pop_back();
+        if (const int err = schedulable(g))
+            return err;
+        const auto& children = m_groups[static_cast<size_t>(g)].children;
+        // children is in creation order; pushing it in order pops the newest first.
+        for (int c : children)
+            stack.push_back(c);
+    }
+    RtGroup& rg = m_groups[static_cast<size_t>(group)];
+    rg.periodNs = periodNs;
+    rg.runtimeNs = runtimeNs;
+    // A raised runtime may unthrottle at once (the kernel re-checks at the next period timer;
+    // an rt_rq whose rt_time is now below the runtime is released there).
+    if (!rg.cpu.empty())
+        m_s.armPeriodTimer(group);
+    return 0;
+}
+
+// --- tick, preemption ----------------------------------------------------------------------------
+
+void RtClass::taskTick(Rq& rq, Task& t)
+{
+    // task_tick_rt(): account; SCHED_RR: at the end of the slice requeue behind equals.
+    updateCurrTask(t);
+    if (t.policy != Policy::RoundRobin || --t.rtTicksLeft > 0)
+        return;
+    t.rtTicksLeft = rrTicks();
+    const auto& q = rq.rt.queue;
+    const bool peers = std::count_if(q.begin(), q.end(), [&](int idx) {
+        return m_s.taskAt(idx).rtPriority == t.rtPriority;
+    }) > 1;
+    if (peers) {
+        dequeueTask(rq, t, 0);
+        enqueueTask(rq, t, 0);
+        m_s.resched(rq.cpu);
+    }
+}
+
+void RtClass::wakeupPreempt(Rq& rq, Task& task, int /*wakeFlags*/)
+{
+    // wakeup_preempt(): a higher class always preempts; within RT a higher priority does.
+    const Task* curr = rq.curr ? &m_s.taskAt(rq.curr->task.value) : nullptr;
+    if (throttled(task) || curr == &task)
+        return;
+    if (curr && !curr->isRt() && rq.fairServer.running)
+        return; // the fair server runs as a deadline entity, above RT
+    if (!curr || !curr->isRt() || task.rtPriority > curr->rtPriority)
+        m_s.resched(rq.cpu);
+}
+
+// --- CPU selection and push/pull
+// -------------------------------------------------------------------
+
+int RtClass::cpuPrio(int cpu)
+{
+    // What a CPU runs, as cpupri sees it: idle −1, a fair task 0, an RT task its priority.
+    const Rq& rq = m_s.runQueue(cpu);
+    const Task* t = rq.curr ? &m_s.taskAt(rq.curr->task.value) : nullptr;
+    if (t && t->isRt())
+        return t->rtPriority;
+    // cpupri follows the highest queued RT priority (rt.highest_prio.curr), not the running
+    // task. The two differ when core scheduling keeps a queued RT task off its CPU (forced idle,
+    // or a sibling's cookie): that CPU is no target for pushes and does not pull.
+    if (m_s.coreSchedActive())
+        if (const Task* rt = pickFirst(cpu))
+            return rt->rtPriority;
+    if (!t)
+        return rq.nrRunning > 0 ? 0 : -1;
+    return 0;
+}
+
+int RtClass::selectTaskRq(const Task& task, bool /*fork*/)
+{
+    // select_task_rq_rt(), simplified: stay on the previous CPU unless it runs an RT task of at
+    // least the same priority; then find_lowest_rq(): the allowed CPU running the lowest
+    // priority (previous CPU first on ties, then the lowest number), if lower than the task's.
+    const int prev = task.cpu;
+    if (task.cpus.test(prev) && cpuPrio(prev) < task.rtPriority)
+        return prev;
+    int best = -1;
+    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c)) {
+        if (best < 0 || cpuPrio(c) < cpuPrio(best) || (cpuPrio(c) == cpuPrio(best) && c == prev))
+            best = c;
+    }
+    if (best >= 0 && cpuPrio(best) < task.rtPriority)
+        return best;
+    return task.cpus.test(prev) ? prev : std::max(0, task.cpus.first());
+}
+
+void RtClass::balance(Rq& rq)
+{
+    const int cpu = rq.cpu;
+    if (m_queued <= 0 || m_s.cpuCount() == 1)
+        return;
+    auto waiting = [&](const Task& t) {
+        return m_s.runQueue(t.cpu).curr != &t.se && !throttled(t);
+    };
+    // push_rt_task(): move queued, not running RT tasks to CPUs running something lower. Under
+    // core scheduling only a CPU that runs an RT task pushes (the kernel queues the push from
+    // set_next_task_rt()): a CPU that core scheduling forced idle keeps its queued RT tasks, else
+    // they would bounce between siblings that cannot run them.
+    const bool runsRt = rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
+    const std::vector<int> queue =
+        m_s.coreSchedActive() && !runsRt ? std::vector<int>{} : rq.rt.queue;
+    for (int idx : queue) {
+        Task& t = m_s.taskAt(idx);
+        if (!waiting(t))
+            continue;
+        int best = -1;
+        for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
+            if (c != cpu && m_s.cookieFits(t, c) && (best < 0 || cpuPrio(c) < cpuPrio(best)))
+                best = c;
+        if (best < 0 || cpuPrio(best) >= t.rtPriority)
+            continue;
+        m_s.migrate(t, best);
+        m_s.wakeupPreempt(m_s.runQueue(best), t);
+    }
+    // pull_rt_task(): a CPU that no longer runs an RT task takes the highest waiting one.
+    if (cpuPrio(cpu) > 0)
+        return;
+    Task* pick = nullptr;
+    for (int c = 0; c < m_s.cpuCount(); ++c) {
+        if (c == cpu)
+            continue;
+        for (int idx : m_s.runQueue(c).rt.queue) {
+            Task& t = m_s.taskAt(idx);
+            if (waiting(t) && t.cpus.test(cpu) && m_s.cookieFits(t, cpu)
+                && (!pick || t.rtPriority > pick->rtPriority)) {
+                pick = &t;
+                break; // the queue is ordered: the first waiting one is its best
+            }
+        }
+    }
+    if (pick) {
+        m_s.migrate(*pick, cpu);
+        m_s.resched(cpu);
+    }
+}
+
+} // namespace schedlab

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// struct rq: one logical CPU's run queue with the per-class queues inside (kernel/sched/sched.h),
+// kernel-model.md §3, §7, §10, §11, and the per-CPU state of the machine around them.
+#pragma once
+
+#include "core/base/eventid.h"
+#include "core/coresched/coresched.h"
+#include "core/fair/cfsrq.h"
+#include "core/kernel/costs.h"
+#include "core/rt/dlserver.h"
+#include "core/rt/rtclass.h"
+
+#include <functional>
+#include <memory>
+#include <set>
+
+namespace schedlab {
+
+struct Rq
+{
+    explicit Rq(int cpuIndex, const ProfileChoices& choices)
+        : cpu(cpuIndex)
+        , cfs(std::make_unique<CfsRq>(choices))
+    {
+        cfs->cpu = cpuIndex;
+    }
+
+    int cpu = 0;
+    std::unique_ptr<CfsRq> cfs;   ///< rq->cfs, the root cfs_rq
+    RtRq rt;                      ///< rq->rt
+    DlServer fairServer;          ///< rq->fair_server (6.12+)
+    CoreRqState core;             ///< core_tree, core_pick, … (CONFIG_SCHED_CORE)
+    SchedEntity* curr = nullptr;  ///< running task's entity; null = idle
+    int nrRunning = 0;            ///< rq->nr_running (fair tasks, incl. delayed ones)
+    bool needResched = false;     ///< TIF_NEED_RESCHED
+    bool needReschedLazy = false; ///< TIF_NEED_RESCHED_LAZY (PREEMPT_LAZY)
+
+    EventId tick;                   ///< the periodic tick while the CPU is busy
+    EventId hrtick;                 ///< rq->hrtick_timer
+    KernelSections sections;        ///< cost-model sections (preempt/irqs off)
+    int64_t lastBlockedUpdate = -1; ///< jiffy of the last blocked-load update
+    /// leaf_cfs_rq_list (§6.6): task groups with a listed cfs_rq on this CPU, deepest first.
+    std::set<int, std::greater<int>> leafGroups;
+    int64_t busySince = -1; ///< start of the current busy stretch, -1 idle
+    int64_t busyNs = 0;     ///< completed busy time
+};
+
+} // namespace schedlab

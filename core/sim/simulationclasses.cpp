@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The machine's side of the scheduling classes: their construction in priority order, the
+// services they call (timers, migrations, core-scheduling checks), cpu.rt_* writes, and the RT
+// paths of wakeups and of policy, group and affinity changes. The classes themselves are in
+// core/rt/, core/fair/ and core/sched/.
+#include "core/scenario/jsonvalues.h"
+#include "simulationimpl.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <unordered_map>
+
+namespace schedlab {
+
+namespace {
+
+std::string errnoName(int err)
+{
+    switch (err) {
+    case -EBUSY:
+        return "EBUSY";
+    case -EPERM:
+        return "EPERM";
+    default:
+        return "EINVAL";
+    }
+}
+
+} // namespace
+
+// --- set-up -------------------------------------------------------------------------------------
+
+void SimulationImpl::initClasses(const Scenario& scenario)
+{
+    for (const auto& [name, value] : scenario.kernel.costs)
+        applyCost(m_costs, name, value.count());
+    // The scheduling classes, in priority order for the pick walk.
+    m_rt = std::make_unique<RtClass>(
+        static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
+    m_dlServer = std::make_unique<DlServerClass>(
+        static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
+    m_fairSched = std::make_unique<FairSchedClass>(*m_fair, static_cast<FairSchedServices&>(*this),
+        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+    m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
+    m_core = std::make_unique<CoreScheduler>(static_cast<CoreSchedServices&>(*this),
+        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+    m_bw = std::make_unique<CfsBandwidthControl>(
+        static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
+    m_load = std::make_unique<LoadTracker>(
+        static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs, m_idleBalanceIntervalNs);
+}
+
+void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
+{
+    m_rtFindings.push_back({"failed_action", task, cpu, clock(), 0, what});
+}
+
+// --- RT group bandwidth: admission (§10.2, §10.3) ------------------------------------------------
+
+RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, const std::string& by)
+{
+    RtWalkCount total;
+    const std::string& path = m_groups[static_cast<size_t>(group)].path;
+    const int cpu = by.empty() ? 0 : m_eventCpu < 0 ? 0 : m_eventCpu;
+    auto write = [&](const std::string& file, int64_t value, int64_t periodNs, int64_t runtimeNs) {
+        RtWalkCount c;
+        std::string why;
+        const int err = m_rt->setBandwidth(group, periodNs, runtimeNs, &c, &why);
+        total.groups += c.groups;
+        total.tasks += c.tasks;
+        total.hasRtTaskCalls += c.hasRtTaskCalls;
+        if (err)
+            failedAction(by, cpu,
+                "write " + std::to_string(value) + " > " + path + "/" + file + ": " + errnoName(err)
+                    + " (" + why + ")");
+    };
+    const RtGroup& rg = m_rt->group(group);
+    // sched_group_set_rt_period() keeps the runtime; sched_group_set_rt_runtime() the period.
+    if (files.rtPeriodUs)
+        write("cpu.rt_period_us", *files.rtPeriodUs, *files.rtPeriodUs * 1000, rg.runtimeNs);
+    if (files.rtRuntimeUs) {
+        const int64_t us = *files.rtRuntimeUs;
+        write("cpu.rt_runtime_us", us, m_rt->group(group).periodNs,
+            us < 0 ? kRtRuntimeInf : us * 1000);
+    }
+    return total;
+}
+
+// --- RtServices, DlServerServices ----------------------------------------------------------------
+
+EventId SimulationImpl::startServerTimer(int cpu, int64_t at)
+{
+    return m_events.schedule(Nanoseconds(at), [this, cpu] {
+        m_eventCpu = cpu;
+        m_dlServer->timer(cpu);
+    });
+}
+
+void SimulationImpl::armPeriodTimer(int group)
+{
+    RtGroup& rg = m_rt->group(group);
+    if (m_events.isPending(rg.periodTimer))
+        return;
+    rg.periodTimer = m_events.schedule(Nanoseconds(clock() + rg.periodNs), [this, group] {
+        m_eventCpu = -1;
+        m_rt->periodTimer(group);
+    });
+}
+
+void SimulationImpl::migrate(Task& task, int cpu)
+{
+    const int from = task.cpu;
+    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
+    attachToCpu(task, cpu);
+    ++task.migrations;
+    record(RecordKind::Migrate, task.se, from, cpu, 0);
+    if (task.waitStart >= 0)
+        task.waitCpu = cpu;
+    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
+}
+
+bool SimulationImpl::cookieFits(const Task& task, int cpu) const
+{
+    // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
+    // at no cost, so under core scheduling it only moves a task to a core whose current cookie
+    // it has, or whose siblings are all idle. (The kernel's push/pull has no such check; its
+    // moves cost time, so a bounce ends; at zero cost one could repeat for ever at one instant.)
+    if (!coreSchedActive())
+        return true;
+    const uint64_t cookie = task.cookie;
+    if (cookie == m_core->core(coreOf(cpu)).cookie)
+        return true;
+    const int first = coreOf(cpu) * m_threadsPerCore;
+    for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i)
+        if (m_rqs[static_cast<size_t>(i)]->curr)
+            return false;
+    return true;
+}
+
+// --- wakeups and preemption ------------------------------------------------------------------
+
+bool SimulationImpl::rtWakeUpNew(Task& task)
+{
+    const int cpu = m_rt->selectTaskRq(task, false);
+    attachToCpu(task, cpu);
+    task.state = TaskRunState::Runnable;
+    task.alive = true;
+    recordSpawn(task, cpu);
+    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
+    markWaiting(task, cpu);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, WakeFork);
+    return true;
+}
+
+bool SimulationImpl::rtTryToWakeUp(Task& task)
+{
+    task.state = TaskRunState::Runnable;
+    const int prev = task.cpu;
+    const int cpu = m_rt->selectTaskRq(task, false);
+    if (cpu != prev) {
+        attachToCpu(task, cpu);
+        ++task.migrations;
+        record(RecordKind::Migrate, task.se, prev, cpu, 0);
+    }
+    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
+    record(RecordKind::Wakeup, task.se, cpu, 0, 0);
+    markWaiting(task, cpu);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, 0);
+    return true;
+}
+
+// --- class changes ----------------------------------------------------------------------------
+
+bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
+{
+    const bool toRt = policy == Policy::Fifo || policy == Policy::RoundRobin;
+    const bool fromRt = task.isRt();
+    if (!toRt && !fromRt)
+        return false;
+    const int64_t runtime = m_rt->group(task.group).runtimeNs;
+    if (toRt && task.group != 0 && runtime == 0) {
+        // __sched_setscheduler(): an RT policy needs RT runtime in the task's group.
+        failedAction("", task.cpu,
+            "sched_setscheduler(" + task.name + ", " + std::string(enumName(policy)) + "): EPERM ("
+                + m_groups[static_cast<size_t>(task.group)].path + " has cpu.rt_runtime_us 0)");
+        return true;
+    }
+    if (task.rtPriority == 0)
+        task.rtPriority = 1;
+    if (toRt && fromRt) {
+        task.policy = policy;
+        return true;
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    const bool running = rq.curr == &task.se;
+    if (toRt) {
+        if (task.se.schedDelayed)
+            m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
+        const bool queued = task.se.onRq;
+        if (queued)
+            m_fair->dequeueEntities(rq, task.se, DequeueSave);
+        if (running)
+            m_fair->putPrevTask(rq, task.se);
+        m_load->remove(task.se); // switched_from_fair(): detach the load
+        task.policy = policy;
+        if (queued || running) {
+            m_rt->enqueueTask(runQueue(task.cpu), task, 0);
+            task.rtExecStart = clock();
+        }
+        if (running)
+            resched(task.cpu, false);
+        else if (queued)
+            wakeupPreempt(rq, task, 0);
+        return true;
+    }
+    if (running)
+        m_rt->updateCurrTask(task);
+    const bool queued = task.rtQueued;
+    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
+    task.policy = policy;
+    task.se.batchPolicy = policy == Policy::Batch;
+    task.se.idlePolicy = policy == Policy::Idle;
+    task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
+    if (queued) {
+        m_fair->enqueueTask(rq, task.se, EnqueueRestore);
+        if (running)
+            m_fair->setNextTask(rq, task.se, true);
+    }
+    resched(task.cpu, false);
+    return true;
+}
+
+bool SimulationImpl::rtMoveTask(Task& task, int group)
+{
+    if (!task.isRt())
+        return false;
+    if (group != 0 && m_rt->group(group).runtimeNs == 0) {
+        // cpu_cgroup_can_attach() → sched_rt_can_attach(): no RT task into a group without
+        // RT runtime.
+        failedAction("", task.cpu,
+            "move " + task.name + " to " + m_groups[static_cast<size_t>(group)].path
+                + ": EINVAL (the group has cpu.rt_runtime_us 0)");
+        return true;
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr == &task.se)
+        m_rt->updateCurrTask(task);
+    task.group = group;
+    attachToCpu(task, task.cpu);
+    if (task.rtQueued)
+        resched(task.cpu, false); // the new group may be throttled here, or not
+    return true;
+}
+
+bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
+{
+    if (!task.isRt())
+        return false;
+    task.cpus = cpus;
+    if (cpus.test(task.cpu)) {
+        m_rt->balance(
+            runQueue(task.cpu)); // a waiting task may now be pushed to a newly allowed CPU
+        return true;
+    }
+    if (!task.rtQueued) {
+        attachToCpu(task, std::max(0, cpus.first())); // moves when it next wakes
+        return true;
+    }
+    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (src.curr == &task.se) {
+        // The stopper preempts it, then move_queued_task().
+        stopRunning(task);
+        m_rt->updateCurrTask(task);
+        src.curr = nullptr;
+        resched(src.cpu, false);
+        task.state = TaskRunState::Runnable;
+        ++task.switches;
+        recordSwitch(src.cpu, &task, nullptr);
+    }
+    const int target = m_rt->selectTaskRq(task, false);
+    migrate(task, target);
+    markWaiting(task, target);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(target)], task, 0);
+    return true;
+}
+
+} // namespace schedlab

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Sleeping mutexes of the workload (the "lock"/"unlock" operations). Simplification: the lock is
+// handed to the first waiter at unlock (FIFO, like a mutex in hand-off mode): no optimistic
+// spinning, no lock stealing; a woken waiter is in the kernel (inside mutex_lock()).
+#include "core/workload/mutexes.h"
+
+#include "core/workload/task.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+Mutexes::Mutexes(MutexServices& services)
+    : m_s(services)
+{ }
+
+bool Mutexes::lock(Task& task, const std::string& name)
+{
+    task.usedLocks = true;
+    Mutex& m = m_mutexes[name];
+    if (m.owner == task.index) {
+        m_s.programError(task,
+            "locks mutex \"" + name
+                + "\" which it already holds (a real mutex would deadlock); ignored");
+        return true;
+    }
+    if (m.owner < 0) {
+        task.held.push_back(name);
+        m.owner = task.index;
+        return true;
+    }
+    m.waiters.push_back(task.index);
+    task.lockWaiting = name;
+    task.lockWaitStart = m_s.clock();
+    task.blocking = true;
+    m_s.resched(task.cpu);
+    return false;
+}
+
+void Mutexes::unlock(Task& task, const std::string& name)
+{
+    auto it = m_mutexes.find(name);
+    if (it == m_mutexes.end() || it->second.owner != task.index) {
+        m_s.programError(task, "unlocks mutex \"" + name + "\" which it does not hold; ignored");
+        return;
+    }
+    std::erase(task.held, name);
+    Mutex& m = it->second;
+    if (m.waiters.empty()) {
+        m.owner = -1;
+        return;
+    }
+    Task& waiter = m_s.taskAt(m.waiters.front());
+    m.waiters.erase(m.waiters.begin());
+    m.owner = waiter.index; // hand-off to the first waiter
+    waiter.held.push_back(name);
+    waiter.lockWaitNs += m_s.clock() - waiter.lockWaitStart;
+    waiter.lockWaitStart = -1;
+    waiter.lockWaiting.clear();
+    if (waiter.blocking && waiter.state == TaskRunState::Running) {
+        waiter.blocking = false; // has not left the CPU yet: it simply continues
+        return;
+    }
+    m_s.wakeUp(waiter);
+}
+
+void Mutexes::releaseAll(Task& task)
+{
+    if (!task.lockWaiting.empty()) {
+        std::erase(m_mutexes[task.lockWaiting].waiters, task.index);
+        task.lockWaiting.clear();
+    }
+    const std::vector<std::string> held = task.held;
+    for (auto it = held.rbegin(); it != held.rend(); ++it)
+        unlock(task, *it);
+}
+
+} // namespace schedlab

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Sleeping mutexes with a FIFO wait queue, the workload's "lock"/"unlock" operations.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct Task;
+
+/// The machine-side services the mutexes call.
+class MutexServices
+{
+public:
+    virtual ~MutexServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual Task& taskAt(int index) = 0;
+    virtual void resched(int cpu) = 0;
+    /// try_to_wake_up() of a waiter that got the lock.
+    virtual void wakeUp(Task& task) = 0;
+    /// A workload mistake (double lock, unlock of a mutex not held): reported, then ignored.
+    virtual void programError(const Task& task, const std::string& what) = 0;
+};
+
+class Mutexes
+{
+public:
+    explicit Mutexes(MutexServices& services);
+
+    /// mutex_lock(): true if @p task got @p name; false if it blocks (it is made to).
+    bool lock(Task& task, const std::string& name);
+    /// mutex_unlock(): hands @p name to its first waiter, if any.
+    void unlock(Task& task, const std::string& name);
+    /// A dying task leaves the wait queue and releases what it holds, newest first.
+    void releaseAll(Task& task);
+
+private:
+    /// A sleeping mutex with a FIFO wait queue (handed off to the first waiter at unlock).
+    struct Mutex
+    {
+        int owner = -1;
+        std::vector<int> waiters; ///< FIFO
+    };
+
+    MutexServices& m_s;
+    std::map<std::string, Mutex> m_mutexes; ///< by name (ordered: deterministic)
+};
+
+} // namespace schedlab

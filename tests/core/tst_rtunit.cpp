@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The RT class (core/rt/rtclass.*) and the fair deadline server (core/rt/dlserver.*) on their
+// own, behind fake machine services: queue order, pick, RT bandwidth throttling and refill,
+// SCHED_RR slices, wakeup preemption, CPU selection and push/pull (kernel-model.md §10). Every
+// expected value is worked out by hand in the comments.
+#include <QObject>
+
+#ifndef Q_MOC_RUN
+#include "core/rt/dlserver.h"
+#include "core/rt/rtclass.h"
+#include "core/sched/rq.h"
+#include "core/workload/task.h"
+#endif
+
+#include <QTest>
+
+#include <cerrno>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace schedlab;
+
+class TestRtUnit : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void queueOrder();
+    void pickSkipsThrottledAndYieldsToServer();
+    void bandwidthThrottlesAndRefills();
+    void roundRobinSlice();
+    void wakeupPreempt();
+    void selectLowestCpu();
+    void pushToIdleCpu();
+    void fairServerDefersThenBoosts();
+    void admissionControl_data();
+    void admissionControl();
+};
+
+namespace {
+
+/// A machine of @p cpus CPUs with no timers: armed period timers are only counted.
+class FakeMachine final : public RtServices, public DlServerServices
+{
+public:
+    explicit FakeMachine(int cpus)
+    {
+        for (int c = 0; c < cpus; ++c)
+            rqs.push_back(std::make_unique<Rq>(c, choices));
+    }
+
+    Task& addTask(int rtPriority, int cpu, Policy policy = Policy::Fifo, int group = 0)
+    {
+        auto t = std::make_unique<Task>();
+        t->index = static_cast<int>(tasks.size());
+        t->name = "t" + std::to_string(t->index);
+        t->policy = policy;
+        t->rtPriority = rtPriority;
+        t->cpu = cpu;
+        t->group = group;
+        t->cpus = CpuSet::all(static_cast<int>(rqs.size()));
+        t->se.task = TaskId(t->index);
+        tasks.push_back(std::move(t));
+        return *tasks.back();
+    }
+    /// Puts @p task on its CPU as the running task.
+    void run(Task& task) { rqs[static_cast<size_t>(task.cpu)]->curr = &task.se; }
+
+    // RtServices + DlServerServices
+    int64_t clock() const override { return now; }
+    int cpuCount() const override { return static_cast<int>(rqs.size()); }
+    Rq& runQueue(int cpu) override { return *rqs[static_cast<size_t>(cpu)]; }
+    Task& taskAt(int index) override { return *tasks[static_cast<size_t>(index)]; }
+    int groupParent(int group) const override { return parents[static_cast<size_t>(group)]; }
+    void resched(int cpu) override { reschedCpus.push_back(cpu); }
+    void accountExec(SchedEntity&, int64_t delta) override { executed += delta; }
+    void armPeriodTimer(int group) override { armedGroups.push_back(group); }
+    void migrate(Task& task, int cpu) override
+    {
+        rt->dequeueTask(runQueue(task.cpu), task, 0);
+        task.cpu = cpu;
+        rt->enqueueTask(runQueue(cpu), task, 0);
+        migrations.push_back({task.index, cpu});
+    }
+    void wakeupPreempt(Rq& rq, Task& task) override { rt->wakeupPreempt(rq, task, 0); }
+    EventId startServerTimer(int cpu, int64_t at) override
+    {
+        timers.push_back({cpu, at});
+        return EventId{static_cast<uint64_t>(timers.size())};
+    }
+    void cancelTimer(EventId id) override { cancelled.push_back(id.seq); }
+    bool timerPending(EventId id) const override { return id.valid(); }
+    SchedEntity* pickServed(Rq&) override { return served; }
+    int taskCount() const override { return static_cast<int>(tasks.size()); }
+    const std::string& groupPath(int group) const override
+    {
+        return paths[static_cast<size_t>(group)];
+    }
+    bool constraintWalksAllTasks() const override { return walkAll; }
+
+    ProfileChoices choices;
+    std::vector<std::unique_ptr<Rq>> rqs;
+    std::vector<std::unique_ptr<Task>> tasks;
+    std::vector<int> parents{-1};
+    std::vector<std::string> paths{"/"};
+    bool walkAll = false;
+    RtClass* rt = nullptr;
+    SchedEntity* served = nullptr;
+    int64_t now = 0;
+    int64_t executed = 0;
+    std::vector<int> reschedCpus;
+    std::vector<int> armedGroups;
+    std::vector<std::pair<int, int>> migrations;
+    std::vector<std::pair<int, int64_t>> timers;
+    std::vector<uint64_t> cancelled;
+};
+
+std::vector<int> queueOf(const Rq& rq)
+{
+    return rq.rt.queue;
+}
+
+} // namespace
+
+void TestRtUnit::queueOrder()
+{
+    FakeMachine m(1);
+    RtClass rt(m, 1000, false);
+    m.rt = &rt;
+    Rq& rq = m.runQueue(0);
+    Task& a = m.addTask(10, 0);
+    Task& b = m.addTask(50, 0);
+    Task& c = m.addTask(10, 0);
+    Task& d = m.addTask(10, 0);
+    rt.enqueueTask(rq, a, 0);
+    rt.enqueueTask(rq, b, 0);
+    rt.enqueueTask(rq, c, 0);             // behind its equal a
+    rt.enqueueTask(rq, d, RtEnqueueHead); // ENQUEUE_HEAD: before its equals a and c
+    QCOMPARE(queueOf(rq), (std::vector<int>{b.index, d.index, a.index, c.index}));
+    QCOMPARE(rt.queued(), 4);
+    QVERIFY(a.rtQueued);
+    rt.dequeueTask(rq, d, 0);
+    rt.dequeueTask(rq, d, 0); // a second dequeue is a no-op
+    QCOMPARE(queueOf(rq), (std::vector<int>{b.index, a.index, c.index}));
+    QCOMPARE(rt.queued(), 3);
+    QVERIFY(!d.rtQueued);
+}
+
+void TestRtUnit::pickSkipsThrottledAndYieldsToServer()
+{
+    FakeMachine m(1);
+    m.parents = {-1, 0}; // group 1 under the root
+    RtClass rt(m, 1000, true);
+    m.rt = &rt;
+    rt.groups().emplace_back();
+    Rq& rq = m.runQueue(0);
+    QCOMPARE(rt.pickTask(rq), nullptr); // nothing queued
+    Task& high = m.addTask(80, 0, Policy::Fifo, 1);
+    Task& low = m.addTask(20, 0);
+    rt.enqueueTask(rq, high, 0);
+    rt.enqueueTask(rq, low, 0);
+    QCOMPARE(rt.pickTask(rq), &high.se);
+    // Group 1's rt_rq throttled on CPU 0: its task is skipped, the root's task is picked.
+    rt.group(1).cpu.resize(1);
+    rt.group(1).cpu[0].throttled = true;
+    QVERIFY(rt.throttled(high));
+    QVERIFY(!rt.throttled(low));
+    QCOMPARE(rt.pickTask(rq), &low.se);
+    // While the fair server boosts, the RT class declines.
+    rq.fairServer.running = true;
+    QCOMPARE(rt.pickTask(rq), nullptr);
+    QCOMPARE(rt.pickFirst(0), &low);
+}
+
+void TestRtUnit::bandwidthThrottlesAndRefills()
+{
+    // Group 1: cpu.rt_runtime_us 10 ms per 100 ms. The task runs 11 ms: rt_time 11 ms > 10 ms
+    // throttles the rt_rq and reschedules CPU 0. The period timer subtracts min(rt_time,
+    // runtime) = 10 ms: rt_time 1 ms < 10 ms unthrottles (resched again); 1 ms left keeps the
+    // timer armed; the next refill empties it and the timer stops.
+    FakeMachine m(1);
+    m.parents = {-1, 0};
+    RtClass rt(m, 1000, true); // 6.12+: the root rt_rq is not limited
+    m.rt = &rt;
+    rt.groups().emplace_back();
+    rt.group(1).runtimeNs = 10'000'000;
+    rt.group(1).periodNs = 100'000'000;
+    QVERIFY(rt.applies(1));
+    QVERIFY(!rt.applies(0));
+    Rq& rq = m.runQueue(0);
+    Task& t = m.addTask(50, 0, Policy::Fifo, 1);
+    rt.enqueueTask(rq, t, 0);
+    QCOMPARE(m.armedGroups, std::vector<int>{1}); // start_rt_bandwidth() at enqueue
+    m.run(t);
+    rt.setNextTask(rq, t);
+    m.now = 11'000'000;
+    rt.updateCurr(rq);
+    QCOMPARE(m.executed, int64_t{11'000'000});
+    QCOMPARE(t.se.sumExecRuntime, int64_t{11'000'000});
+    QCOMPARE(rt.group(1).cpu[0].rtTime, int64_t{11'000'000});
+    QVERIFY(rt.throttled(t));
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    // The period timer fires with the task still current (no time passed since the update).
+    m.reschedCpus.clear();
+    m.armedGroups.clear();
+    rt.periodTimer(1);
+    QCOMPARE(rt.group(1).cpu[0].rtTime, int64_t{1'000'000});
+    QVERIFY(!rt.throttled(t));
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    QCOMPARE(m.armedGroups, std::vector<int>{1});
+    m.armedGroups.clear();
+    m.run(t);
+    rq.curr = nullptr; // the task stopped running
+    rt.periodTimer(1);
+    QCOMPARE(rt.group(1).cpu[0].rtTime, int64_t{0});
+    QVERIFY(m.armedGroups.empty());
+}
+
+void TestRtUnit::roundRobinSlice()
+{
+    // HZ = 250: RR_TIMESLICE = 100 ms = 25 ticks. With a peer of equal priority the 25th tick
+    // requeues the task behind it and reschedules; alone, it keeps running with a new slice.
+    FakeMachine m(1);
+    RtClass rt(m, 250, false);
+    m.rt = &rt;
+    QCOMPARE(rt.rrTicks(), 25);
+    Rq& rq = m.runQueue(0);
+    Task& a = m.addTask(30, 0, Policy::RoundRobin);
+    rt.enqueueTask(rq, a, 0);
+    QCOMPARE(a.rtTicksLeft, 25);
+    m.run(a);
+    for (int i = 0; i < 25; ++i)
+        rt.taskTick(rq, a);
+    QVERIFY(m.reschedCpus.empty()); // alone: no requeue
+    QCOMPARE(a.rtTicksLeft, 25);
+    Task& b = m.addTask(30, 0, Policy::RoundRobin);
+    rt.enqueueTask(rq, b, 0);
+    for (int i = 0; i < 24; ++i)
+        rt.taskTick(rq, a);
+    QVERIFY(m.reschedCpus.empty());
+    QCOMPARE(queueOf(rq), (std::vector<int>{a.index, b.index}));
+    rt.taskTick(rq, a);
+    QCOMPARE(queueOf(rq), (std::vector<int>{b.index, a.index}));
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+}
+
+void TestRtUnit::wakeupPreempt()
+{
+    FakeMachine m(1);
+    RtClass rt(m, 1000, true);
+    m.rt = &rt;
+    Rq& rq = m.runQueue(0);
+    Task& mid = m.addTask(50, 0);
+    Task& low = m.addTask(10, 0);
+    Task& high = m.addTask(90, 0);
+    Task& fair = m.addTask(0, 0, Policy::Normal);
+    rt.wakeupPreempt(rq, mid, 0); // idle CPU
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    m.reschedCpus.clear();
+    m.run(mid);
+    rt.wakeupPreempt(rq, low, 0); // lower priority: no preemption
+    rt.wakeupPreempt(rq, mid, 0); // the running task itself
+    QVERIFY(m.reschedCpus.empty());
+    rt.wakeupPreempt(rq, high, 0);
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    m.reschedCpus.clear();
+    m.run(fair); // a fair task runs: any RT wakeup preempts it…
+    rt.wakeupPreempt(rq, low, 0);
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    m.reschedCpus.clear();
+    rq.fairServer.running = true; // …unless the fair server boosts it above RT
+    rt.wakeupPreempt(rq, high, 0);
+    QVERIFY(m.reschedCpus.empty());
+}
+
+void TestRtUnit::selectLowestCpu()
+{
+    // CPU 0 (prev) runs prio 60, CPU 1 prio 20, CPU 2 a fair task (cpupri 0), CPU 3 is idle (-1).
+    FakeMachine m(4);
+    RtClass rt(m, 1000, false);
+    m.rt = &rt;
+    Task& on0 = m.addTask(60, 0);
+    Task& on1 = m.addTask(20, 1);
+    Task& on2 = m.addTask(0, 2, Policy::Normal);
+    m.run(on0);
+    m.run(on1);
+    m.run(on2);
+    QCOMPARE(rt.cpuPrio(0), 60);
+    QCOMPARE(rt.cpuPrio(1), 20);
+    QCOMPARE(rt.cpuPrio(2), 0);
+    QCOMPARE(rt.cpuPrio(3), -1);
+    Task& w = m.addTask(40, 0);
+    QCOMPARE(rt.selectTaskRq(w, false), 3); // the lowest: idle CPU 3
+    w.cpus = CpuSet::single(0);
+    w.cpus.set(1);
+    QCOMPARE(rt.selectTaskRq(w, false), 1); // allowed 0,1: CPU 1 runs 20 < 40
+    Task& v = m.addTask(70, 0);
+    QCOMPARE(rt.selectTaskRq(v, false), 0); // prev runs 60 < 70: stays
+    Task& u = m.addTask(10, 0);
+    u.cpus = CpuSet::single(0);
+    u.cpus.set(1);
+    QCOMPARE(rt.selectTaskRq(u, false), 0); // nothing lower than 10 allowed: prev
+}
+
+void TestRtUnit::pushToIdleCpu()
+{
+    // CPU 0 runs prio 50 with prio 40 queued behind it; CPU 1 is idle. push_rt_task() moves the
+    // waiting task to CPU 1 and preempts CPU 1's idle; then CPU 1 has nothing to pull.
+    FakeMachine m(2);
+    RtClass rt(m, 1000, false);
+    m.rt = &rt;
+    Rq& rq0 = m.runQueue(0);
+    Task& running = m.addTask(50, 0);
+    Task& waiting = m.addTask(40, 0);
+    rt.enqueueTask(rq0, running, 0);
+    rt.enqueueTask(rq0, waiting, 0);
+    m.run(running);
+    rt.balance(rq0);
+    QCOMPARE(m.migrations, (std::vector<std::pair<int, int>>{{waiting.index, 1}}));
+    QCOMPARE(queueOf(rq0), std::vector<int>{running.index});
+    QCOMPARE(queueOf(m.runQueue(1)), std::vector<int>{waiting.index});
+    QCOMPARE(m.reschedCpus, std::vector<int>{1});
+    // Pull: CPU 1 went idle again with the task still queued there; CPU 0 runs nothing RT and
+    // pulls it (the highest waiting RT task of another CPU).
+    m.reschedCpus.clear();
+    m.migrations.clear();
+    rq0.curr = nullptr;
+    rt.dequeueTask(rq0, running, 0);
+    rt.balance(rq0);
+    QCOMPARE(m.migrations, (std::vector<std::pair<int, int>>{{waiting.index, 0}}));
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+}
+
+void TestRtUnit::fairServerDefersThenBoosts()
+{
+    // 50 ms per 1 s, defer mode: starved at t = 0 arms the zero-laxity timer at 1 s − 50 ms =
+    // 950 ms. Still starved then, the server boosts (resched) and re-arms for the period end.
+    // 30 ms of fair execution leave 20 ms; 20 ms more end the boost (resched).
+    FakeMachine m(1);
+    RtClass rt(m, 1000, true);
+    m.rt = &rt;
+    DlServerClass server(m, true);
+    Rq& rq = m.runQueue(0);
+    Task& hog = m.addTask(50, 0);
+    m.run(hog);
+    rq.nrRunning = 1; // a fair task is runnable
+    server.starve(0);
+    QCOMPARE(rq.fairServer.periodEnd, int64_t{1'000'000'000});
+    QCOMPARE(rq.fairServer.runtime, int64_t{50'000'000});
+    QCOMPARE(m.timers, (std::vector<std::pair<int, int64_t>>{{0, 950'000'000}}));
+    QVERIFY(!rq.fairServer.running);
+    QCOMPARE(server.pickTask(rq), nullptr);
+    m.now = 950'000'000;
+    server.timer(0);
+    QVERIFY(rq.fairServer.running);
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    QCOMPARE(m.timers.back(), (std::pair<int, int64_t>{0, 1'000'000'000}));
+    Task& fair = m.addTask(0, 0, Policy::Normal);
+    m.served = &fair.se;
+    QCOMPARE(server.pickTask(rq), &fair.se); // the walk's first class picks the fair task
+    QCOMPARE(rt.pickTask(rq), nullptr);
+    m.reschedCpus.clear();
+    server.account(0, 30'000'000);
+    QCOMPARE(rq.fairServer.runtime, int64_t{20'000'000});
+    QVERIFY(m.reschedCpus.empty());
+    server.account(0, 20'000'000);
+    QVERIFY(!rq.fairServer.running);
+    QCOMPARE(m.reschedCpus, std::vector<int>{0});
+    rq.nrRunning = 0;
+    rq.fairServer.running = true;
+    server.stopIfIdle(rq); // dl_server_stop(): no fair task left
+    QVERIFY(!rq.fairServer.running);
+}
+
+void TestRtUnit::admissionControl_data()
+{
+    QTest::addColumn<bool>("walkAll");
+    QTest::addColumn<int>("tasksVisited");
+    QTest::addColumn<int>("hasRtCalls");
+    // walk_all_tasks: /b (runtime 0 → 0) is checked too, each check iterates the whole thread
+    // list (2 threads; /b has no RT task: 2; /a's RT task is the 2nd thread: 2) = 4 in 2 calls.
+    QTest::newRow("walk_all_tasks") << true << 4 << 2;
+    // patched: only /a (500 ms → 0) is checked, over its own tasks: its RT task is the 1st.
+    QTest::newRow("patched") << false << 1 << 1;
+}
+
+void TestRtUnit::admissionControl()
+{
+    // tg_set_rt_bandwidth() under the root (950 ms / 1 s, to_ratio = 950000000 << 20 / 1e9 =
+    // 996147): /a and /b start at runtime 0. /a to 500 ms / 1 s (ratio 524288) passes; /b to
+    // 500 ms too would make the root's children 1048576 > 996147: -EINVAL at the root. /a back
+    // to 0 with an RT task inside: -EBUSY.
+    QFETCH(bool, walkAll);
+    QFETCH(int, tasksVisited);
+    QFETCH(int, hasRtCalls);
+    FakeMachine m(1);
+    m.parents = {-1, 0, 0};
+    m.paths = {"/", "/a", "/b"};
+    m.walkAll = walkAll;
+    RtClass rt(m, 1000, false);
+    m.rt = &rt;
+    rt.groups().resize(3);
+    rt.group(0).children = {1, 2};
+    QCOMPARE(toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs), uint64_t{996147});
+    RtWalkCount count;
+    std::string why;
+    QCOMPARE(rt.setBandwidth(1, 1'000'000'000, 500'000'000, &count, &why), 0);
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+    QCOMPARE(count.groups, int64_t{3}); // root, /b, /a (walk_tg_tree, newest child first)
+    count = {};
+    QCOMPARE(rt.setBandwidth(2, 1'000'000'000, 500'000'000, &count, &why), -EINVAL);
+    QCOMPARE(why, std::string("/: the children's runtimes exceed the group's"));
+    QCOMPARE(rt.group(2).runtimeNs, int64_t{0}); // unchanged
+    QCOMPARE(rt.setBandwidth(1, 0, 1, &count, &why), -EINVAL);
+    QCOMPARE(why, std::string("period 0"));
+    Task& fair = m.addTask(0, 0, Policy::Normal, 0);
+    Task& rtTask = m.addTask(10, 0, Policy::Fifo, 1);
+    fair.alive = true;
+    rtTask.alive = true;
+    count = {};
+    QCOMPARE(rt.setBandwidth(1, 1'000'000'000, 0, &count, &why), -EBUSY);
+    QCOMPARE(why, std::string("/a has RT tasks"));
+    QCOMPARE(count.tasks, int64_t{tasksVisited});
+    QCOMPARE(count.hasRtTaskCalls, int64_t{hasRtCalls});
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+}
+
+QTEST_GUILESS_MAIN(TestRtUnit)
+#include "tst_rtunit.moc"
