@@ -6,6 +6,7 @@
 #include "core/kernel/profile.h"
 #include "core/record/metrics.h"
 #include "core/record/traceexport.h"
+#include "core/rtapp/rtapp.h"
 #include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
@@ -15,8 +16,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,6 +44,8 @@ void printHelp(std::ostream& out)
            "  schedlab-cli validate FILE...\n"
            "  schedlab-cli run FILE [options]\n"
            "  schedlab-cli compare FILE --variant SPEC [--variant SPEC]... [options]\n"
+           "  schedlab-cli import-rtapp RTAPP.json [--out scenario.json] [--cpus N] [--name NAME]\n"
+           "  schedlab-cli export-rtapp FILE [--out rtapp.json]\n"
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
            "               [--size WxH] [--dpi N] [--title TEXT] [run options]\n"
            "  schedlab-cli --help | --version\n\n"
@@ -59,6 +64,8 @@ void printHelp(std::ostream& out)
            "  --watchdog D            starvation threshold (default 1s)\n"
            "  --fail-on-starvation    exit 1 if the watchdog reported a starved task\n"
            "  --quiet                 no summary on stdout\n"
+           "  --all                   every row: no folding of forked tasks, idle tasks and\n"
+           "                          cgroups or findings; compare: also rows equal in all runs\n"
            "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
            "                          (100000), tasks (1000000, forked ones included),\n"
            "                          recording-bytes (1 GiB); a run that reaches one stops\n"
@@ -70,6 +77,12 @@ void printHelp(std::ostream& out)
            "output that cannot be written, 3 a resource guard stopped the run early (events per\n"
            "simulated second, live tasks, recording size; the reason is on stderr), 4 a checked\n"
            "build found a broken scheduler invariant (listed on stderr).\n\n"
+           "import-rtapp reads an rt-app workload (rt-app's JSON dialect: repeated keys, "
+           "comments)\n"
+           "and writes a scenario; export-rtapp writes a scenario's workload for rt-app. What the\n"
+           "other side cannot express is listed on stderr, one line per JSON path "
+           "(docs/rtapp.md).\n"
+           "Without --out the result goes to stdout.\n\n"
            "Kernel profiles:\n";
     for (const auto& p : kernelProfiles())
         out << "  " << std::left << std::setw(6) << p.name << " " << p.covers << "\n         "
@@ -97,6 +110,7 @@ struct RunArgs
     std::vector<std::string> variants;
     bool quiet = false;
     bool failOnStarvation = false;
+    bool all = false; ///< --all: every row, nothing folded
 };
 
 // One output file, written whole or not at all (AtomicFile); "-" is the standard output.
@@ -316,6 +330,8 @@ bool parseRunArgs(
             ra.options.recordSamples = false;
         } else if (a == "--quiet") {
             ra.quiet = true;
+        } else if (a == "--all") {
+            ra.all = true;
         } else if (a == "--fail-on-starvation") {
             ra.failOnStarvation = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -360,34 +376,132 @@ std::string percent(double share)
     return buf;
 }
 
-void printSummary(const Metrics& m, std::ostream& out)
+// Forked children are named PARENT.N (PARENT.N.M for theirs): the root is the longest task of
+// the scenario's own list whose name, followed by '.', starts the child's name.
+std::string forkRoot(const std::string& name, const std::set<std::string>& listed)
+{
+    std::string best;
+    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+        if (listed.contains(name.substr(0, dot)))
+            best = name.substr(0, dot);
+    if (!best.empty())
+        return best;
+    const size_t dot = name.find('.');
+    return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+std::set<std::string> listedTasks(const Metrics& m)
+{
+    std::set<std::string> names;
+    for (const auto& t : m.tasks)
+        if (!t.forked)
+            names.insert(t.name);
+    return names;
+}
+
+// "a, b, c and 4 more": names of a folded line, at most @p max of them.
+std::string nameList(const std::vector<std::string>& names, size_t max = 6)
+{
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < max; ++i)
+        out += (i ? ", " : "") + printable(names[i]);
+    if (names.size() > max)
+        out += " and " + std::to_string(names.size() - max) + " more";
+    return out;
+}
+
+struct FindingSummary
+{
+    int count = 0;
+    const Finding* worst = nullptr;
+};
+
+std::map<std::string, FindingSummary> findingsByKind(const Metrics& m)
+{
+    std::map<std::string, FindingSummary> kinds;
+    for (const auto& f : m.findings) {
+        FindingSummary& k = kinds[f.kind];
+        ++k.count;
+        if (!k.worst || f.durationNs > k.worst->durationNs)
+            k.worst = &f;
+    }
+    return kinds;
+}
+
+void printFinding(const Finding& f, std::ostream& out)
+{
+    out << printable(f.task) << " cpu" << f.cpu << " from "
+        << formatDurationHuman(Nanoseconds(f.fromNs)) << " for "
+        << formatDurationHuman(Nanoseconds(f.durationNs));
+    if (!f.detail.empty())
+        out << " " << printable(f.detail);
+}
+
+// The summary of a run. Folded unless @p all: forked children per parent (count, CPU, worst
+// wait), tasks that never ran in one line, findings per kind (count and the worst).
+void printSummary(const Metrics& m, std::ostream& out, bool all)
 {
     out << "scenario " << printable(m.scenario) << ", profile " << m.profile << ", "
         << formatDuration(Nanoseconds(m.durationNs)) << " simulated, " << m.run.events
         << " events, " << m.run.contextSwitches << " context switches\n";
-    out << std::left << std::setw(22) << "task" << std::setw(14) << "cgroup" << std::right
-        << std::setw(12) << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max"
-        << std::setw(14) << "wait p99" << std::setw(9) << "switches"
-        << "\n";
-    int64_t forkedCount = 0;
-    int64_t forkedCpu = 0;
+    size_t nameWidth = 4;
+    size_t groupWidth = 6;
     for (const auto& t : m.tasks) {
-        if (t.forked) {
-            ++forkedCount;
-            forkedCpu += t.cpuTimeNs;
+        nameWidth = std::max(nameWidth, printable(t.name).size() + (t.forked ? 2 : 0));
+        groupWidth = std::max(groupWidth, printable(t.cgroup).size());
+    }
+    nameWidth = std::min<size_t>(nameWidth, 40) + 2;
+    groupWidth = std::min<size_t>(groupWidth, 30) + 2;
+    out << std::left << std::setw(static_cast<int>(nameWidth)) << "task"
+        << std::setw(static_cast<int>(groupWidth)) << "cgroup" << std::right << std::setw(12)
+        << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max" << std::setw(14)
+        << "wait p99" << std::setw(9) << "switches"
+        << "\n";
+    auto line = [&](const std::string& name, const std::string& cgroup, int64_t cpu, double share,
+                    const std::string& waitMax, const std::string& waitP99, int64_t switches) {
+        out << std::left << std::setw(static_cast<int>(nameWidth)) << name
+            << std::setw(static_cast<int>(groupWidth)) << cgroup << std::right << std::setw(12)
+            << formatDurationHuman(Nanoseconds(cpu)) << std::setw(9) << percent(share)
+            << std::setw(14) << waitMax << std::setw(14) << waitP99 << std::setw(9) << switches
+            << "\n";
+    };
+    const std::set<std::string> listed = listedTasks(m);
+    struct Fold
+    {
+        int count = 0;
+        int64_t cpu = 0;
+        double share = 0;
+        int64_t waitMax = 0;
+        int64_t switches = 0;
+    };
+    std::map<std::string, Fold> forks;
+    std::vector<std::string> idle;
+    for (const auto& t : m.tasks) {
+        if (!all && t.forked) {
+            Fold& f = forks[forkRoot(t.name, listed)];
+            ++f.count;
+            f.cpu += t.cpuTimeNs;
+            f.share += t.share;
+            f.waitMax = std::max(f.waitMax, t.waitMaxNs);
+            f.switches += t.switches;
             continue;
         }
-        out << std::left << std::setw(22) << printable(t.name) << std::setw(14)
-            << printable(t.cgroup) << std::right << std::setw(12)
-            << formatDurationHuman(Nanoseconds(t.cpuTimeNs)) << std::setw(9) << percent(t.share)
-            << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitMaxNs)) << std::setw(14)
-            << formatDurationHuman(Nanoseconds(t.waitP99Ns)) << std::setw(9) << t.switches << "\n";
+        if (!all && t.cpuTimeNs == 0) {
+            idle.push_back(t.name);
+            continue;
+        }
+        line(printable(t.name), printable(t.cgroup), t.cpuTimeNs, t.share,
+            formatDurationHuman(Nanoseconds(t.waitMaxNs)),
+            formatDurationHuman(Nanoseconds(t.waitP99Ns)), t.switches);
     }
-    if (forkedCount)
-        out << "(+ " << forkedCount << " forked tasks, "
-            << formatDurationHuman(Nanoseconds(forkedCpu)) << " of CPU in all)\n";
+    for (const auto& [root, f] : forks)
+        line(printable(root) + ".*", std::to_string(f.count) + " forked", f.cpu, f.share,
+            formatDurationHuman(Nanoseconds(f.waitMax)), "-", f.switches);
+    if (!idle.empty())
+        out << "never ran: " << idle.size() << (idle.size() == 1 ? " task (" : " tasks (")
+            << nameList(idle) << ")\n";
     for (const auto& t : m.tasks)
-        if (t.lockWaitNs && !t.forked)
+        if (t.lockWaitNs && (all || !t.forked))
             out << "lock wait " << printable(t.name) << ": "
                 << formatDurationHuman(Nanoseconds(*t.lockWaitNs)) << "\n";
     for (const auto& g : m.cgroups)
@@ -400,10 +514,19 @@ void printSummary(const Metrics& m, std::ostream& out)
         out << "probe " << printable(p.name) << ": "
             << (p.latencyNs ? formatDurationHuman(Nanoseconds(*p.latencyNs)) : "not finished")
             << "\n";
-    for (const auto& f : m.findings)
-        out << "finding " << f.kind << ": " << printable(f.task) << " cpu" << f.cpu << " from "
-            << formatDurationHuman(Nanoseconds(f.fromNs)) << " for "
-            << formatDurationHuman(Nanoseconds(f.durationNs)) << " " << printable(f.detail) << "\n";
+    if (all) {
+        for (const auto& f : m.findings) {
+            out << "finding " << f.kind << ": ";
+            printFinding(f, out);
+            out << "\n";
+        }
+        return;
+    }
+    for (const auto& [kind, k] : findingsByKind(m)) {
+        out << "findings " << kind << ": " << k.count << ", worst ";
+        printFinding(*k.worst, out);
+        out << "\n";
+    }
 }
 
 bool hasStarvation(const Metrics& m)
@@ -494,7 +617,7 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                 return kExitBadInput;
         }
         if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
-            printSummary(m, out);
+            printSummary(m, out, ra.all);
         if (const int rc = runProblems(sim, err); rc != kExitOk)
             return rc;
         if (ra.failOnStarvation && hasStarvation(m))
@@ -543,6 +666,259 @@ bool applyVariant(const std::string& spec, RunOptions& options, std::string* err
 }
 
 namespace {
+
+// import-rtapp IN [--out OUT] [--cpus N] [--name NAME] / export-rtapp FILE [--out OUT].
+int cmdRtApp(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const std::string& cmd = args.front();
+    const bool import = cmd == "import-rtapp";
+    std::string in;
+    std::string outPath = "-";
+    rtapp::ImportOptions options;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool hasValue = i + 1 < args.size();
+        if (a == "--out" && hasValue) {
+            outPath = args[++i];
+        } else if (import && a == "--name" && hasValue) {
+            options.name = args[++i];
+        } else if (import && a == "--cpus" && hasValue) {
+            uint64_t n = 0;
+            if (!parseSeed(args[++i], n) || n == 0 || n > ScenarioLimits::maxCpus) {
+                err << cmd << ": --cpus expects 1…" << ScenarioLimits::maxCpus << ", got \""
+                    << printable(args[i]) << "\"\n";
+                return kExitBadInput;
+            }
+            options.cpus = static_cast<int>(n);
+        } else if (!a.empty() && a[0] == '-' && a != "-") {
+            err << cmd << ": unknown option or missing value: " << printable(a)
+                << " (see --help)\n";
+            return kExitBadInput;
+        } else if (in.empty()) {
+            in = a;
+        } else {
+            err << cmd << ": unexpected argument \"" << printable(a) << "\"\n";
+            return kExitBadInput;
+        }
+    }
+    if (in.empty()) {
+        err << cmd << ": missing input FILE\n";
+        return kExitBadInput;
+    }
+    std::string error;
+    if (!checkOutputPath("--out", outPath, false, &error)) {
+        err << cmd << ": " << error << "\n";
+        return kExitBadInput;
+    }
+    if (import) {
+        const rtapp::ImportResult r = rtapp::importRtAppFile(in, options);
+        for (const auto& e : r.errors)
+            err << "error: " << printable(e) << "\n";
+        for (const auto& w : r.warnings)
+            err << "warning: " << printable(w) << "\n";
+        if (!r.ok())
+            return kExitBadInput;
+        return writeText(outPath, writeScenario(*r.scenario), out, err) ? kExitOk : kExitBadInput;
+    }
+    auto scenario = loadOrReport(in, err);
+    if (!scenario)
+        return kExitBadInput;
+    const rtapp::ExportResult r = rtapp::exportRtApp(*scenario);
+    for (const auto& w : r.warnings)
+        err << "warning: " << printable(in) << ": " << printable(w) << "\n";
+    return writeText(outPath, r.json, out, err) ? kExitOk : kExitBadInput;
+}
+
+// The compare table: rows are tasks (forked children folded per parent), cgroups, probes, CPUs
+// and findings per kind; columns are runs. Unless @p all, only rows that differ between runs are
+// printed, and tasks that never ran and cgroups that never had CPU time are one line each.
+void printComparison(const std::vector<std::string>& names, const std::vector<Metrics>& results,
+    bool all, std::ostream& out)
+{
+    struct Row
+    {
+        std::string label;
+        std::vector<std::string> cells;
+    };
+    std::vector<Row> rows;
+    auto add = [&](const std::string& label, auto cell) {
+        Row r{label, {}};
+        for (const auto& m : results)
+            r.cells.push_back(cell(m));
+        rows.push_back(std::move(r));
+    };
+    auto dur = [](int64_t ns) { return formatDurationHuman(Nanoseconds(ns)); };
+
+    // Tasks listed by the scenario (in the first run's order, then any other run's).
+    std::vector<std::string> order;
+    std::set<std::string> listed;
+    for (const auto& m : results)
+        for (const auto& t : m.tasks)
+            if (!t.forked && listed.insert(t.name).second)
+                order.push_back(t.name);
+    auto find = [](const Metrics& m, const std::string& name) -> const TaskMetrics* {
+        for (const auto& tm : m.tasks)
+            if (tm.name == name)
+                return &tm;
+        return nullptr;
+    };
+    std::vector<std::string> idle;
+    for (const auto& name : order) {
+        const bool ran = std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
+            const auto* tm = find(m, name);
+            return tm && tm->cpuTimeNs > 0;
+        });
+        if (!ran && !all) {
+            idle.push_back(name);
+            continue;
+        }
+        auto cell = [&](auto get) {
+            return [&, get](const Metrics& m) {
+                const auto* tm = find(m, name);
+                return tm ? get(*tm) : std::string("-");
+            };
+        };
+        add(name + " share", cell([](const TaskMetrics& t) { return percent(t.share); }));
+        add(name + " wait p99", cell([&](const TaskMetrics& t) { return dur(t.waitP99Ns); }));
+        add(name + " wait max", cell([&](const TaskMetrics& t) { return dur(t.waitMaxNs); }));
+        if (std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
+                const auto* tm = find(m, name);
+                return tm && tm->lockWaitNs;
+            }))
+            add(name + " lock wait", cell([&](const TaskMetrics& t) {
+                return t.lockWaitNs ? dur(*t.lockWaitNs) : std::string("-");
+            }));
+    }
+    // Forked children, per parent: how many, their CPU time, the worst wait of any.
+    std::set<std::string> roots;
+    for (const auto& m : results)
+        for (const auto& t : m.tasks)
+            if (t.forked)
+                roots.insert(forkRoot(t.name, listed));
+    for (const auto& root : roots) {
+        auto fold = [&, root](const Metrics& m, int what) {
+            int64_t count = 0, cpu = 0, wait = 0;
+            for (const auto& t : m.tasks)
+                if (t.forked && forkRoot(t.name, listed) == root) {
+                    ++count;
+                    cpu += t.cpuTimeNs;
+                    wait = std::max(wait, t.waitMaxNs);
+                }
+            return what == 0 ? std::to_string(count) : dur(what == 1 ? cpu : wait);
+        };
+        add(root + ".* forked", [&](const Metrics& m) { return fold(m, 0); });
+        add(root + ".* cpu", [&](const Metrics& m) { return fold(m, 1); });
+        add(root + ".* wait max", [&](const Metrics& m) { return fold(m, 2); });
+    }
+    std::vector<std::string> emptyGroups;
+    const auto& groups = results.front().cgroups;
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const bool used = std::any_of(results.begin(), results.end(),
+            [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].cpuTimeNs > 0; });
+        if (!used && !all) {
+            emptyGroups.push_back(groups[g].path);
+            continue;
+        }
+        add("cgroup " + groups[g].path + " cpu", [&](const Metrics& m) {
+            return g < m.cgroups.size() ? dur(m.cgroups[g].cpuTimeNs) : std::string("-");
+        });
+        if (std::none_of(results.begin(), results.end(),
+                [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].nrPeriods; }))
+            continue; // never limited: no cpu.stat rows
+        add("cgroup " + groups[g].path + " throttled", [&](const Metrics& m) {
+            return g < m.cgroups.size() ? dur(m.cgroups[g].throttledNs) : std::string("-");
+        });
+        add("cgroup " + groups[g].path + " nr_throttled", [&](const Metrics& m) {
+            return g < m.cgroups.size() && m.cgroups[g].nrThrottled
+                ? std::to_string(*m.cgroups[g].nrThrottled)
+                : std::string("-");
+        });
+    }
+    for (size_t p = 0; p < results.front().probes.size(); ++p)
+        add("probe " + results.front().probes[p].name, [&](const Metrics& m) {
+            if (p >= m.probes.size() || !m.probes[p].latencyNs)
+                return std::string("not finished");
+            return dur(*m.probes[p].latencyNs);
+        });
+    // Core scheduling: forced-idle time of each CPU, when some run had any.
+    for (size_t c = 0; c < results.front().cpus.size(); ++c)
+        if (std::any_of(results.begin(), results.end(),
+                [&](const Metrics& m) { return c < m.cpus.size() && m.cpus[c].forcedIdleNs > 0; }))
+            add("cpu " + std::to_string(results.front().cpus[c].cpu) + " forced idle",
+                [&](const Metrics& m) {
+                    return c < m.cpus.size() ? dur(m.cpus[c].forcedIdleNs) : std::string("-");
+                });
+    // Findings per kind: how many, and the longest.
+    std::set<std::string> kinds{"starvation"};
+    for (const auto& m : results)
+        for (const auto& f : m.findings)
+            kinds.insert(f.kind);
+    for (const auto& kind : kinds) {
+        add("findings " + kind, [&](const Metrics& m) {
+            const auto k = findingsByKind(m);
+            return std::to_string(k.contains(kind) ? k.at(kind).count : 0);
+        });
+        add("findings " + kind + " worst", [&](const Metrics& m) {
+            const auto k = findingsByKind(m);
+            return k.contains(kind) ? dur(k.at(kind).worst->durationNs) : std::string("-");
+        });
+    }
+
+    size_t hidden = 0;
+    std::vector<const Row*> shown;
+    for (const auto& r : rows) {
+        const bool same = std::all_of(
+            r.cells.begin(), r.cells.end(), [&](const std::string& c) { return c == r.cells[0]; });
+        if (same && !all)
+            ++hidden;
+        else
+            shown.push_back(&r);
+    }
+    // Widths: nothing is cut. Variant names longer than 24 characters become A, B, … with a legend.
+    size_t labelWidth = 6;
+    for (const Row* r : shown)
+        labelWidth = std::max(labelWidth, printable(r->label).size());
+    bool legend = false;
+    for (const auto& n : names)
+        legend = legend || printable(n).size() > 24;
+    std::vector<std::string> headers;
+    for (size_t i = 0; i < names.size(); ++i)
+        headers.push_back(legend ? std::string(1, static_cast<char>('A' + i % 26))
+                    + (i >= 26 ? std::to_string(i / 26) : "")
+                                 : printable(names[i]));
+    std::vector<size_t> widths;
+    for (size_t i = 0; i < names.size(); ++i) {
+        size_t w = headers[i].size();
+        for (const Row* r : shown)
+            w = std::max(w, r->cells[i].size());
+        widths.push_back(w + 2);
+    }
+    if (legend)
+        for (size_t i = 0; i < names.size(); ++i)
+            out << headers[i] << " = " << printable(names[i]) << "\n";
+    out << std::left << std::setw(static_cast<int>(labelWidth)) << "metric";
+    for (size_t i = 0; i < names.size(); ++i)
+        out << std::right << std::setw(static_cast<int>(widths[i])) << headers[i];
+    out << "\n";
+    for (const Row* r : shown) {
+        out << std::left << std::setw(static_cast<int>(labelWidth)) << printable(r->label);
+        for (size_t i = 0; i < r->cells.size(); ++i)
+            out << std::right << std::setw(static_cast<int>(widths[i])) << r->cells[i];
+        out << "\n";
+    }
+    if (shown.empty())
+        out << "(every run gave the same numbers)\n";
+    if (!idle.empty())
+        out << "never ran in any run: " << idle.size()
+            << (idle.size() == 1 ? " task (" : " tasks (") << nameList(idle) << ")\n";
+    if (!emptyGroups.empty())
+        out << "no CPU time in any run: " << emptyGroups.size()
+            << (emptyGroups.size() == 1 ? " cgroup (" : " cgroups (") << nameList(emptyGroups)
+            << ")\n";
+    if (hidden)
+        out << hidden << (hidden == 1 ? " row" : " rows")
+            << " equal in every run not shown (--all shows them)\n";
+}
 
 int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
@@ -609,97 +985,7 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (ra.metricsOut == "-")
         return problems;
-    // One table: rows are tasks, cgroups, probes, findings; columns are runs.
-    const int w = 20;
-    out << std::left << std::setw(34) << "metric";
-    for (const auto& n : names)
-        out << std::right << std::setw(w) << n.substr(0, w - 1);
-    out << "\n";
-    auto row = [&](const std::string& label, auto cell) {
-        out << std::left << std::setw(34) << label.substr(0, 33);
-        for (const auto& m : results)
-            out << std::right << std::setw(w) << cell(m);
-        out << "\n";
-    };
-    for (size_t t = 0; t < results.front().tasks.size(); ++t) {
-        const std::string name = results.front().tasks[t].name;
-        auto find = [&](const Metrics& m) -> const TaskMetrics* {
-            for (const auto& tm : m.tasks)
-                if (tm.name == name)
-                    return &tm;
-            return nullptr;
-        };
-        // Forked children usually differ between runs (their parents are listed); a child that
-        // every run has (a fixed fork, e.g. core-sched-yield's yielder) gets its rows.
-        if (results.front().tasks[t].forked
-            && !std::all_of(
-                results.begin(), results.end(), [&](const Metrics& m) { return find(m); }))
-            continue;
-        row(name + " share", [&](const Metrics& m) {
-            const auto* tm = find(m);
-            return tm ? percent(tm->share) : std::string("-");
-        });
-        row(name + " wait p99", [&](const Metrics& m) {
-            const auto* tm = find(m);
-            return tm ? formatDurationHuman(Nanoseconds(tm->waitP99Ns)) : std::string("-");
-        });
-        row(name + " wait max", [&](const Metrics& m) {
-            const auto* tm = find(m);
-            return tm ? formatDurationHuman(Nanoseconds(tm->waitMaxNs)) : std::string("-");
-        });
-        if (std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
-                const auto* tm = find(m);
-                return tm && tm->lockWaitNs;
-            }))
-            row(name + " lock wait", [&](const Metrics& m) {
-                const auto* tm = find(m);
-                return tm && tm->lockWaitNs ? formatDurationHuman(Nanoseconds(*tm->lockWaitNs))
-                                            : std::string("-");
-            });
-    }
-    for (size_t g = 0; g < results.front().cgroups.size(); ++g)
-        row("cgroup " + results.front().cgroups[g].path + " cpu", [&](const Metrics& m) {
-            return g < m.cgroups.size() ? formatDurationHuman(Nanoseconds(m.cgroups[g].cpuTimeNs))
-                                        : std::string("-");
-        });
-    for (size_t g = 0; g < results.front().cgroups.size(); ++g) {
-        if (std::none_of(results.begin(), results.end(),
-                [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].nrPeriods; }))
-            continue; // never limited: no cpu.stat rows
-        row("cgroup " + results.front().cgroups[g].path + " throttled", [&](const Metrics& m) {
-            return g < m.cgroups.size() ? formatDurationHuman(Nanoseconds(m.cgroups[g].throttledNs))
-                                        : std::string("-");
-        });
-        row("cgroup " + results.front().cgroups[g].path + " nr_throttled", [&](const Metrics& m) {
-            return g < m.cgroups.size() && m.cgroups[g].nrThrottled
-                ? std::to_string(*m.cgroups[g].nrThrottled)
-                : std::string("-");
-        });
-    }
-    for (size_t p = 0; p < results.front().probes.size(); ++p)
-        row("probe " + results.front().probes[p].name, [&](const Metrics& m) {
-            if (p >= m.probes.size() || !m.probes[p].latencyNs)
-                return std::string("not finished");
-            return formatDurationHuman(Nanoseconds(*m.probes[p].latencyNs));
-        });
-    // Core scheduling: forced-idle time of each CPU, when some run had any.
-    for (size_t c = 0; c < results.front().cpus.size(); ++c) {
-        const bool any = std::any_of(results.begin(), results.end(),
-            [&](const Metrics& m) { return c < m.cpus.size() && m.cpus[c].forcedIdleNs > 0; });
-        if (any)
-            row("cpu " + std::to_string(results.front().cpus[c].cpu) + " forced idle",
-                [&](const Metrics& m) {
-                    return c < m.cpus.size()
-                        ? formatDurationHuman(Nanoseconds(m.cpus[c].forcedIdleNs))
-                        : std::string("-");
-                });
-    }
-    row("starvation findings", [&](const Metrics& m) {
-        int n = 0;
-        for (const auto& f : m.findings)
-            n += f.kind == "starvation";
-        return std::to_string(n);
-    });
+    printComparison(names, results, ra.all, out);
     if (problems != kExitOk)
         return problems;
     if (ra.failOnStarvation)
@@ -732,6 +1018,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return cmdRun(args, out, err);
     if (cmd == "compare")
         return cmdCompare(args, out, err);
+    if (cmd == "import-rtapp" || cmd == "export-rtapp")
+        return cmdRtApp(args, out, err);
     err << "unknown command \"" << cmd << "\" (see --help)\n";
     return kExitBadInput;
 }
