@@ -13,15 +13,18 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace schedlab {
 
@@ -47,28 +50,30 @@ void printHelp(std::ostream& out)
            "  schedlab-cli import-rtapp RTAPP.json [--out scenario.json] [--cpus N] [--name NAME]\n"
            "  schedlab-cli export-rtapp FILE [--out rtapp.json]\n"
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
-           "               [--size WxH] [--dpi N] [--title TEXT] [run options]\n"
+           "               [--size WxH] [--dpi N] [--title TEXT] [options that shape a run]\n"
            "  schedlab-cli --help | --version\n\n"
-           "Options of run and compare:\n"
+           "Options that shape a run (run, compare and capture):\n"
            "  --profile NAME          kernel profile (see below)\n"
            "  --feature NAME|NO_NAME  toggle a sched feature, as in "
            "/sys/kernel/debug/sched/features\n"
            "  --override CHOICE=VAL   set one behaviour choice of the profile\n"
            "  --duration D            simulated time, e.g. 10s, 250ms\n"
            "  --seed N                PRNG seed (default: the scenario's)\n"
+           "  --watchdog D            starvation threshold (default 1s)\n"
+           "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
+           "                          (100000), tasks (1000000, forked ones included),\n"
+           "                          recording-bytes (1 GiB); a run that reaches one stops\n"
+           "Options of run and compare:\n"
            "  --metrics OUT           metrics JSON to OUT ('-' = stdout)\n"
            "  --records OUT           the recording as text, one event per line ('-' = stdout)\n"
            "  --trace OUT             Perfetto-compatible trace (Chrome trace-event JSON)\n"
            "  --csv DIR               DIR/samples.csv (entity samples), DIR/slices.csv (runs)\n"
            "  --no-samples            do not record entity samples (smaller, faster)\n"
-           "  --watchdog D            starvation threshold (default 1s)\n"
            "  --fail-on-starvation    exit 1 if the watchdog reported a starved task\n"
            "  --quiet                 no summary on stdout\n"
            "  --all                   every row: no folding of forked tasks, idle tasks and\n"
            "                          cgroups or findings; compare: also rows equal in all runs\n"
-           "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
-           "                          (100000), tasks (1000000, forked ones included),\n"
-           "                          recording-bytes (1 GiB); a run that reaches one stops\n"
+           "Long runs show their progress on stderr when it is a terminal.\n"
            "A compare SPEC is a comma-separated list of NAME/NO_NAME (feature), profile=NAME,\n"
            "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n\n"
            "Output files are written whole or not at all (a temporary file, then rename); the\n"
@@ -251,6 +256,65 @@ bool parseFeature(const std::string& spec, RunOptions& options, std::string* err
     return true;
 }
 
+} // namespace
+
+int parseRunOption(
+    const std::vector<std::string>& args, size_t& i, RunOptions& options, std::string* error)
+{
+    const std::string& a = args[i];
+    static const char* const kOptions[] = {
+        "--profile", "--feature", "--override", "--duration", "--watchdog", "--seed", "--limit"};
+    if (std::none_of(
+            std::begin(kOptions), std::end(kOptions), [&](const char* o) { return a == o; }))
+        return 0;
+    if (i + 1 >= args.size()) {
+        *error = a + " needs a value";
+        return -1;
+    }
+    const std::string v = args[++i];
+    if (a == "--profile") {
+        if (!findProfile(v)) {
+            *error = "unknown profile \"" + printable(v) + "\" (known: " + profileNameList() + ")";
+            return -1;
+        }
+        options.profile = v;
+    } else if (a == "--feature") {
+        if (!parseFeature(v, options, error))
+            return -1;
+    } else if (a == "--override") {
+        if (!parseOverride(v, options, error))
+            return -1;
+    } else if (a == "--duration" || a == "--watchdog") {
+        auto d = parseDuration(v, error);
+        if (!d) {
+            *error = a + " " + printable(v) + ": " + *error;
+            return -1;
+        }
+        if (*d <= Nanoseconds(0) || *d > kMaxRunDuration) {
+            *error = a + " expects a duration in (0, " + formatDuration(kMaxRunDuration) + "], got "
+                + printable(v);
+            return -1;
+        }
+        if (a == "--duration")
+            options.duration = *d;
+        else
+            options.watchdogThreshold = *d;
+    } else if (a == "--seed") {
+        uint64_t seed = 0;
+        if (!parseSeed(v, seed)) {
+            *error = "--seed expects an integer in [0, 18446744073709551615], got \"" + printable(v)
+                + "\"";
+            return -1;
+        }
+        options.seed = seed;
+    } else if (!parseLimit(v, options.limits, error)) {
+        return -1;
+    }
+    return 1;
+}
+
+namespace {
+
 // Parses run/compare options after the command word. Returns false with a message on error.
 bool parseRunArgs(
     const std::vector<std::string>& args, size_t from, RunArgs& ra, std::string* error)
@@ -266,49 +330,8 @@ bool parseRunArgs(
             return true;
         };
         std::string v;
-        if (a == "--profile") {
-            if (!value(v))
-                return false;
-            if (!findProfile(v)) {
-                *error = "unknown profile \"" + v + "\" (known: " + profileNameList() + ")";
-                return false;
-            }
-            ra.options.profile = v;
-        } else if (a == "--feature") {
-            if (!value(v) || !parseFeature(v, ra.options, error))
-                return false;
-        } else if (a == "--override") {
-            if (!value(v) || !parseOverride(v, ra.options, error))
-                return false;
-        } else if (a == "--duration" || a == "--watchdog") {
-            if (!value(v))
-                return false;
-            auto d = parseDuration(v, error);
-            if (!d) {
-                *error = a + " " + printable(v) + ": " + *error;
-                return false;
-            }
-            if (*d <= Nanoseconds(0) || *d > kMaxRunDuration) {
-                *error = a + " expects a duration in (0, " + formatDuration(kMaxRunDuration)
-                    + "], got " + printable(v);
-                return false;
-            }
-            if (a == "--duration")
-                ra.options.duration = *d;
-            else
-                ra.options.watchdogThreshold = *d;
-        } else if (a == "--seed") {
-            if (!value(v))
-                return false;
-            uint64_t seed = 0;
-            if (!parseSeed(v, seed)) {
-                *error = "--seed expects an integer in [0, 18446744073709551615], got \""
-                    + printable(v) + "\"";
-                return false;
-            }
-            ra.options.seed = seed;
-        } else if (a == "--limit") {
-            if (!value(v) || !parseLimit(v, ra.options.limits, error))
+        if (const int r = parseRunOption(args, i, ra.options, error); r != 0) {
+            if (r < 0)
                 return false;
         } else if (a == "--metrics") {
             if (!value(ra.metricsOut))
@@ -444,42 +467,26 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
     out << "scenario " << printable(m.scenario) << ", profile " << m.profile << ", "
         << formatDuration(Nanoseconds(m.durationNs)) << " simulated, " << m.run.events
         << " events, " << m.run.contextSwitches << " context switches\n";
-    size_t nameWidth = 4;
-    size_t groupWidth = 6;
-    for (const auto& t : m.tasks) {
-        nameWidth = std::max(nameWidth, printable(t.name).size() + (t.forked ? 2 : 0));
-        groupWidth = std::max(groupWidth, printable(t.cgroup).size());
-    }
-    nameWidth = std::min<size_t>(nameWidth, 40) + 2;
-    groupWidth = std::min<size_t>(groupWidth, 30) + 2;
-    out << std::left << std::setw(static_cast<int>(nameWidth)) << "task"
-        << std::setw(static_cast<int>(groupWidth)) << "cgroup" << std::right << std::setw(12)
-        << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max" << std::setw(14)
-        << "wait p99" << std::setw(9) << "switches"
-        << "\n";
-    auto line = [&](const std::string& name, const std::string& cgroup, int64_t cpu, double share,
-                    const std::string& waitMax, const std::string& waitP99, int64_t switches) {
-        out << std::left << std::setw(static_cast<int>(nameWidth)) << name
-            << std::setw(static_cast<int>(groupWidth)) << cgroup << std::right << std::setw(12)
-            << formatDurationHuman(Nanoseconds(cpu)) << std::setw(9) << percent(share)
-            << std::setw(14) << waitMax << std::setw(14) << waitP99 << std::setw(9) << switches
-            << "\n";
-    };
-    const std::set<std::string> listed = listedTasks(m);
-    struct Fold
+    struct Line
     {
-        int count = 0;
+        std::string name, cgroup;
         int64_t cpu = 0;
         double share = 0;
         int64_t waitMax = 0;
+        std::string waitP99;
         int64_t switches = 0;
     };
-    std::map<std::string, Fold> forks;
+    std::vector<Line> lines;
+    const std::set<std::string> listed = listedTasks(m);
+    std::map<std::string, Line> forks;
+    std::map<std::string, int> forkCount;
     std::vector<std::string> idle;
     for (const auto& t : m.tasks) {
         if (!all && t.forked) {
-            Fold& f = forks[forkRoot(t.name, listed)];
-            ++f.count;
+            const std::string root = forkRoot(t.name, listed);
+            Line& f = forks[root];
+            ++forkCount[root];
+            f.cgroup = printable(t.cgroup);
             f.cpu += t.cpuTimeNs;
             f.share += t.share;
             f.waitMax = std::max(f.waitMax, t.waitMaxNs);
@@ -490,13 +497,33 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
             idle.push_back(t.name);
             continue;
         }
-        line(printable(t.name), printable(t.cgroup), t.cpuTimeNs, t.share,
-            formatDurationHuman(Nanoseconds(t.waitMaxNs)),
-            formatDurationHuman(Nanoseconds(t.waitP99Ns)), t.switches);
+        lines.push_back({printable(t.name), printable(t.cgroup), t.cpuTimeNs, t.share, t.waitMaxNs,
+            formatDurationHuman(Nanoseconds(t.waitP99Ns)), t.switches});
     }
-    for (const auto& [root, f] : forks)
-        line(printable(root) + ".*", std::to_string(f.count) + " forked", f.cpu, f.share,
-            formatDurationHuman(Nanoseconds(f.waitMax)), "-", f.switches);
+    for (auto& [root, f] : forks) {
+        f.name = printable(root) + ".* (" + std::to_string(forkCount[root]) + " forked)";
+        f.waitP99 = "-";
+        lines.push_back(f);
+    }
+    size_t nameWidth = 4;
+    size_t groupWidth = 6;
+    for (const Line& l : lines) {
+        nameWidth = std::max(nameWidth, l.name.size());
+        groupWidth = std::max(groupWidth, l.cgroup.size());
+    }
+    nameWidth += 2;
+    groupWidth += 2;
+    out << std::left << std::setw(static_cast<int>(nameWidth)) << "task"
+        << std::setw(static_cast<int>(groupWidth)) << "cgroup" << std::right << std::setw(12)
+        << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max" << std::setw(14)
+        << "wait p99" << std::setw(9) << "switches"
+        << "\n";
+    for (const Line& l : lines)
+        out << std::left << std::setw(static_cast<int>(nameWidth)) << l.name
+            << std::setw(static_cast<int>(groupWidth)) << l.cgroup << std::right << std::setw(12)
+            << formatDurationHuman(Nanoseconds(l.cpu)) << std::setw(9) << percent(l.share)
+            << std::setw(14) << formatDurationHuman(Nanoseconds(l.waitMax)) << std::setw(14)
+            << l.waitP99 << std::setw(9) << l.switches << "\n";
     if (!idle.empty())
         out << "never ran: " << idle.size() << (idle.size() == 1 ? " task (" : " tasks (")
             << nameList(idle) << ")\n";
@@ -571,6 +598,46 @@ int runProblems(const Simulation& sim, std::ostream& err)
     return sim.invariantViolations().empty() ? kExitOk : kExitInvariant;
 }
 
+// Progress of a long run on stderr — simulated time, events per second, ETA — only when stderr
+// is a terminal (never in files, pipes or tests). Wall-clock time is read for this display only:
+// the run advances in the same steps as sim.run() and its results do not depend on it.
+void runWithProgress(Simulation& sim, std::ostream& err, const std::string& label)
+{
+    if (&err != &std::cerr || !isatty(STDERR_FILENO)) {
+        sim.run();
+        return;
+    }
+    using Clock = std::chrono::steady_clock;
+    const Nanoseconds end = sim.endTime();
+    const Nanoseconds chunk = std::max(end / 1000, Nanoseconds(1'000'000));
+    const auto start = Clock::now();
+    auto last = start;
+    uint64_t lastEvents = sim.eventsExecuted();
+    bool shown = false;
+    while (sim.now() < end && sim.stopReason().empty()) {
+        sim.runUntil(std::min(end, saturatingAdd(sim.now(), chunk)));
+        const auto wall = Clock::now();
+        const double sinceLast = std::chrono::duration<double>(wall - last).count();
+        if (sinceLast < 0.25 || std::chrono::duration<double>(wall - start).count() < 0.5)
+            continue;
+        const double elapsed = std::chrono::duration<double>(wall - start).count();
+        const double done =
+            static_cast<double>(sim.now().count()) / static_cast<double>(end.count());
+        const double rate = static_cast<double>(sim.eventsExecuted() - lastEvents) / sinceLast;
+        char line[160];
+        std::snprintf(line, sizeof line, "\r%s%s / %s simulated, %.3g events/s, ETA %.0f s \033[K",
+            label.c_str(), formatDurationHuman(sim.now()).c_str(), formatDurationHuman(end).c_str(),
+            rate, done > 0 ? elapsed * (1 - done) / done : 0.0);
+        err << line << std::flush;
+        shown = true;
+        last = wall;
+        lastEvents = sim.eventsExecuted();
+    }
+    sim.run();
+    if (shown)
+        err << "\r\033[K" << std::flush;
+}
+
 int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     RunArgs ra;
@@ -584,7 +651,7 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitBadInput;
     try {
         Simulation sim(*scenario, ra.options);
-        sim.run();
+        runWithProgress(sim, err, "");
         const Metrics m = sim.metrics();
         const Recording& rec = sim.recording();
         // Exports stream from the recording: none is built whole in memory.
@@ -951,7 +1018,7 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     try {
         for (size_t i = 0; i < runs.size(); ++i) {
             Simulation sim(*scenario, runs[i]);
-            sim.run();
+            runWithProgress(sim, err, names[i] + ": ");
             results.push_back(sim.metrics());
             std::ostringstream why;
             if (const int rc = runProblems(sim, why); rc != kExitOk) {

@@ -16,6 +16,13 @@ struct RunOptions;
 /// @p options; false with a message for an unknown name or value.
 bool applyVariant(const std::string& spec, RunOptions& options, std::string* error);
 
+/// Parses args[i] when it is an option that shapes a run (--profile, --feature, --override,
+/// --duration, --seed, --watchdog, --limit; see schedlab-cli --help) and advances i past its value.
+/// Returns 1 when parsed, 0 when args[i] is not such an option, -1 on a bad value (*error says
+/// why).
+int parseRunOption(
+    const std::vector<std::string>& args, size_t& i, RunOptions& options, std::string* error);
+
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace schedlab
