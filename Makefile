@@ -10,7 +10,7 @@ PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-d
 # `make fuzz` (docs/limits.md): clang + libFuzzer, the core only (no Qt needed).
 FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohmann-json3-dev
 
-.PHONY: all deps configure build run test bench fuzz format check-format clean
+.PHONY: all deps configure build run test bench package fuzz format check-format clean
 
 all: build
 
@@ -48,6 +48,13 @@ bench: PRESET := release
 bench:
 	$(MAKE) PRESET=release build
 	ctest --preset bench
+
+# `make package`: a release build of the GUI and the CLI, packed by CPack into build/package/*.deb
+# (install it with `apt install ./build/package/schedlab_*.deb`; cmake/Packaging.cmake).
+package:
+	$(MAKE) PRESET=package build
+	cd build/package && cpack -G DEB
+	@ls -1 build/package/*.deb
 
 fuzz:
 	$(MAKE) deps PACKAGES="$(FUZZ_PACKAGES)"
