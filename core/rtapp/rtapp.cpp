@@ -23,6 +23,7 @@ namespace schedlab::rtapp {
 namespace {
 
 constexpr int kMaxForkDepth = 8; // forks of forks; the scenario nests at most 32 levels
+constexpr int kMaxForkCopies = 10'000;
 
 std::string pointerToken(const std::string& key)
 {
@@ -543,6 +544,14 @@ private:
                     + std::to_string(kMaxForkDepth) + " levels): dropped");
             return std::nullopt;
         }
+        // Each fork event copies the forked thread's description: bound the copies, so that a
+        // small file cannot describe an exponential tree of them.
+        if (++m_forkCopies > kMaxForkCopies) {
+            fail(path, v,
+                "more than " + std::to_string(kMaxForkCopies)
+                    + " fork events in all, counting those inside forked threads");
+            return std::nullopt;
+        }
         m_forkStack.push_back(v.text);
         TaskSpec childSpec = thread(v.text, *target, child("/tasks", v.text), forkDepth + 1);
         m_forkStack.pop_back();
@@ -749,6 +758,7 @@ private:
     int m_maxCpu = -1;
     std::set<std::string> m_cgroups;
     std::vector<std::string> m_forkStack;
+    int m_forkCopies = 0;
 };
 
 // ---- export ----

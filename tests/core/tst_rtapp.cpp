@@ -347,6 +347,17 @@ void TestRtApp::forkUsesTheNamedThread()
     QCOMPARE(fork.kind, Op::Kind::Fork);
     QCOMPARE(fork.fork.at(0).program, (std::vector<Op>{run(2_ms)}));
     QVERIFY(anyContains(r.warnings, "/tasks/self/fork (line 4): fork of \"self\" inside its own"));
+    // A file describing an exponential tree of fork copies is refused, not expanded.
+    std::string bomb = R"({ "tasks": { "t0": { "loop": 1, "run": 1 })";
+    for (int i = 1; i <= 8; ++i)
+        bomb += ", \"t" + std::to_string(i) + "\": { \"instance\": 0, \"loop\": 1, \"fork1\": \"t"
+            + std::to_string(i - 1) + "\", \"fork2\": \"t" + std::to_string(i - 1)
+            + "\", \"fork3\": \"t" + std::to_string(i - 1) + "\", \"fork4\": \"t"
+            + std::to_string(i - 1) + "\" }";
+    bomb += " } }";
+    auto refused = importRtApp(bomb, "bomb.json");
+    QVERIFY(!refused.ok());
+    QVERIFY(anyContains(refused.errors, "more than 10000 fork events"));
     const Metrics m = simulate(*r.scenario, 1_s);
     QCOMPARE(taskMetrics(m, "parent.1")->cpuTimeNs, int64_t(2'000'000));
     QCOMPARE(taskMetrics(m, "parent.2")->cpuTimeNs, int64_t(2'000'000));
