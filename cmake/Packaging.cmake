@@ -15,17 +15,18 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/schedlab.1 ${PROJECT_SOURCE_DIR}/p
 # The shipped scenarios (File > Open starts here) and the documentation.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/
     DESTINATION ${CMAKE_INSTALL_DATADIR}/schedlab/scenarios FILES_MATCHING PATTERN "*.json")
+# The same layout as the source tree, so that README's links (docs/…, scenarios/README.md) work.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/scenarios/README.md
-    DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME scenario-format.md)
+    DESTINATION ${CMAKE_INSTALL_DOCDIR}/scenarios)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/
-    DESTINATION ${CMAKE_INSTALL_DOCDIR} PATTERN "*.sh" EXCLUDE)
+    DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs PATTERN "*.sh" EXCLUDE)
 
 set(CPACK_PACKAGE_NAME schedlab)
 set(CPACK_PACKAGE_VENDOR "schedlab")
 set(CPACK_PACKAGE_CONTACT "schedlab maintainers <schedlab@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Laboratory for the Linux EEVDF fair scheduler")
-set(CPACK_PACKAGE_DESCRIPTION
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "schedlab re-runs a workload on a deterministic model of the Linux kernel's fair scheduler\n"
     "(EEVDF) and shows vruntime, deadlines and lag per task; schedlab-cli runs and compares\n"
     "scenarios headless and imports and exports rt-app workloads.")

@@ -34,7 +34,8 @@ foreach(f usr/bin/schedlab usr/bin/schedlab-cli
         usr/share/metainfo/io.github.schedlab.schedlab.metainfo.xml
         usr/share/icons/hicolor/scalable/apps/io.github.schedlab.schedlab.svg
         usr/share/man/man1/schedlab.1 usr/share/man/man1/schedlab-cli.1
-        usr/share/schedlab/scenarios/equal-hogs.json usr/share/doc/schedlab/README.md)
+        usr/share/schedlab/scenarios/equal-hogs.json usr/share/doc/schedlab/README.md
+        usr/share/doc/schedlab/docs/rtapp.md usr/share/doc/schedlab/scenarios/README.md)
     if(NOT EXISTS ${work}/root/${f} AND NOT EXISTS ${work}/root/${f}.gz)
         message(FATAL_ERROR "the package lacks /${f}")
     endif()
