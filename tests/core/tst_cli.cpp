@@ -73,6 +73,7 @@ private Q_SLOTS:
     void limitOption();
     void printableEscapes();
     void compareShowsWhatDiffers();
+    void compareSeedScenario();
     void compareAllShowsEverything();
     void runSummaryFolds();
     void metricsRecordTheVariant();
@@ -346,6 +347,26 @@ void TestCli::compareShowsWhatDiffers()
     QVERIFY(contains(r.out, "stress-ng-fork.* forked"));
     QVERIFY(!contains(r.out, "stress-ng-fork.1 "));
     QVERIFY(contains(r.out, "equal in every run not shown (--all shows them)"));
+}
+
+// The seed bug (cgroup-weight-starvation.md): root-spin starves as written and not without
+// PLACE_LAG; the starvation findings row shows it, the forked shells are one group of rows.
+void TestCli::compareSeedScenario()
+{
+    const Result r = cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/cgroup-weight-starvation.json",
+        "--variant", "NO_PLACE_LAG"});
+    QCOMPARE(r.code, 0);
+    const auto ls = lines(r.out);
+    QVERIFY2(ls.size() <= 25, r.out.c_str());
+    std::string starvation;
+    for (const auto& l : ls)
+        if (l.rfind("findings starvation ", 0) == 0 && !contains(l, "worst"))
+            starvation = l;
+    QVERIFY2(!starvation.empty(), r.out.c_str());
+    QVERIFY(starvation.back() == '0');                                   // NO_PLACE_LAG: none
+    QVERIFY(starvation.find_first_of("123456789") != std::string::npos); // as written: some
+    QVERIFY(contains(r.out, "root-spin share"));
+    QVERIFY(contains(r.out, "rows equal in every run not shown"));
 }
 
 void TestCli::compareAllShowsEverything()
