@@ -150,7 +150,6 @@ public:
         m_scenario.description = "Imported from the rt-app file " + p.filename().string()
             + " by schedlab-cli import-rtapp (docs/rtapp.md describes the mapping).";
 
-        m_root = &*root;
         m_tasks = root->find("tasks");
         for (const auto& [key, value] : root->members) {
             if (key == "global")
@@ -752,7 +751,6 @@ private:
     ImportOptions m_options;
     ImportResult m_result;
     Scenario m_scenario;
-    const Value* m_root = nullptr;
     const Value* m_tasks = nullptr;
     Policy m_defaultPolicy = Policy::Normal;
     int m_maxCpu = -1;
@@ -1012,9 +1010,7 @@ private:
         Phases ph;
         flat(*body, ph, path + "/program" + (body == &t.program ? "" : "/0/loop"), true);
         ph.flush();
-        if (ph.phases.size() == 1 && !ph.attrs.empty()) {
-            // keep the phases object: its attributes are phase-level
-        }
+        // One phase without phase attributes: its events go straight into the thread object.
         if (ph.phases.size() == 1 && ph.attrs.empty()) {
             Json only = ph.phases.begin().value();
             const Json count = only["loop"];
