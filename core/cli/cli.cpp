@@ -491,20 +491,30 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
             f.share += t.share;
             f.waitMax = std::max(f.waitMax, t.waitMaxNs);
             f.switches += t.switches;
-            continue;
         }
+    }
+    // Each parent's folded children right below it; those of parents not shown at the end.
+    auto forkLine = [&](const std::string& root) {
+        Line f = forks.at(root);
+        f.name = printable(root) + ".* (" + std::to_string(forkCount[root]) + " forked)";
+        f.waitP99 = "-";
+        lines.push_back(f);
+        forks.erase(root);
+    };
+    for (const auto& t : m.tasks) {
+        if (!all && t.forked)
+            continue;
         if (!all && t.cpuTimeNs == 0) {
             idle.push_back(t.name);
             continue;
         }
         lines.push_back({printable(t.name), printable(t.cgroup), t.cpuTimeNs, t.share, t.waitMaxNs,
             formatDurationHuman(Nanoseconds(t.waitP99Ns)), t.switches});
+        if (forks.contains(t.name))
+            forkLine(t.name);
     }
-    for (auto& [root, f] : forks) {
-        f.name = printable(root) + ".* (" + std::to_string(forkCount[root]) + " forked)";
-        f.waitP99 = "-";
-        lines.push_back(f);
-    }
+    while (!forks.empty())
+        forkLine(forks.begin()->first);
     size_t nameWidth = 4;
     size_t groupWidth = 6;
     for (const Line& l : lines) {
