@@ -11,6 +11,8 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -1053,8 +1055,9 @@ int cmdCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
             }
             while (!indented.empty() && indented.back() == '\n')
                 indented.pop_back();
-            json += "    {\n      \"variant\": \"" + names[i] + "\",\n      \"metrics\": "
-                + indented + "\n    }" + (i + 1 < results.size() ? "," : "") + "\n";
+            json += "    {\n      \"variant\": " + nlohmann::json(names[i]).dump()
+                + ",\n      \"metrics\": " + indented + "\n    }"
+                + (i + 1 < results.size() ? "," : "") + "\n";
         }
         json += "  ]\n}\n";
         if (!writeText(ra.metricsOut, json, out, err))

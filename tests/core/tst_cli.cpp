@@ -414,6 +414,11 @@ void TestCli::metricsRecordTheVariant()
     QVERIFY(contains(c.out, "\"variant\": \"reweight=eevdf,seed=4\""));
     QVERIFY(contains(c.out, "\"reweight\": \"eevdf\""));
     QVERIFY(contains(c.out, "\"seed\": 4,"));
+    // The variant is recorded as written (a JSON string).
+    const Result q =
+        cli({"compare", kHogs, "--variant", "seed=5,,", "--metrics", "-", "--duration", "1ms"});
+    QCOMPARE(q.code, 0);
+    QVERIFY(contains(q.out, "\"variant\": \"seed=5,,\""));
 }
 
 void TestCli::noProgressWhenNotATerminal()
