@@ -774,8 +774,14 @@ public:
     {
         Json root = Json::object();
         Json tasks = Json::object();
-        for (size_t i = 0; i < m_s.tasks.size(); ++i)
+        for (const TaskSpec& t : m_s.tasks)
+            m_names.insert(t.name);
+        for (size_t i = 0; i < m_s.tasks.size(); ++i) {
+            m_current = m_s.tasks[i].name;
             tasks[m_s.tasks[i].name] = task(m_s.tasks[i], "/tasks/" + std::to_string(i));
+        }
+        for (auto& [name, t] : m_templates.items())
+            tasks[name] = t;
         root["tasks"] = tasks;
         Json global = Json::object();
         const int64_t ns = m_s.durationOrDefault().count();
@@ -935,9 +941,28 @@ private:
                 else
                     ph.attrs["taskgroup"] = op.name;
                 break;
-            case Op::Kind::Fork:
-                warn(p, "fork: not exported (rt-app forks only named thread templates)");
+            case Op::Kind::Fork: {
+                // rt-app forks a named thread description: the child becomes a thread with
+                // "instance": 0 (created only by the fork).
+                std::string name = m_current + "_fork";
+                for (int k = 1; m_names.contains(name); ++k)
+                    name = m_current + "_fork" + std::to_string(k);
+                m_names.insert(name);
+                if (op.wait)
+                    warn(p,
+                        "fork with wait: rt-app does not wait for the child, the parent goes on");
+                const std::string parent = m_current;
+                m_current = name;
+                Json child = Json::object();
+                child["instance"] = 0;
+                const Json body = task(op.fork.at(0), p + "/fork/0");
+                for (const auto& [k, v] : body.items())
+                    child[k] = v;
+                m_current = parent;
+                m_templates[name] = child;
+                ph.event("fork", name);
                 break;
+            }
             case Op::Kind::Exit:
                 warn(p, "exit: the thread's events stop here (later ones are not exported)");
                 return;
@@ -1033,6 +1058,9 @@ private:
 
     const Scenario& m_s;
     std::vector<std::string> m_warnings;
+    std::string m_current;         ///< the thread being written (fork templates are named after it)
+    std::set<std::string> m_names; ///< thread names in use
+    Json m_templates = Json::object(); ///< forked children, "instance": 0
 };
 
 } // namespace

@@ -113,6 +113,7 @@ private slots:
     void exportImportRoundTrip_data();
     void exportImportRoundTrip();
     void exportWarnsForWhatRtAppLacks();
+    void exportedForkRoundTrips();
 };
 
 void TestRtApp::dialectKeepsOrderAndDuplicates()
@@ -475,7 +476,8 @@ void TestRtApp::exportWarnsForWhatRtAppLacks()
     QVERIFY(loaded.ok());
     const ExportResult e = exportRtApp(*loaded.scenario);
     QVERIFY(anyContains(e.warnings, "cgroup writes have no rt-app equivalent"));
-    QVERIFY(anyContains(e.warnings, "fork: not exported"));
+    QVERIFY(!anyContains(e.warnings, "/fork"));
+    QVERIFY(e.json.find("\"stress-ng-fork_fork\": {\n\t\t\t\"instance\": 0") != std::string::npos);
     LoadResult probes =
         loadScenarioFile(SCHEDLAB_SOURCE_DIR "/scenarios/throttle-priority-inversion.json");
     QVERIFY(probes.ok());
@@ -486,6 +488,29 @@ void TestRtApp::exportWarnsForWhatRtAppLacks()
     std::string error;
     auto v = parseLenient(p.json, &error);
     QVERIFY(v && v->find("tasks") && v->find("global"));
+}
+
+// A fork becomes a thread with "instance": 0 named after its parent, and a "fork" event; imported
+// back, the parent forks a child with the same program: parent.1 … parent.3 run 2 ms each.
+void TestRtApp::exportedForkRoundTrips()
+{
+    LoadResult loaded = parseScenario(R"({ "schedlab": 1, "name": "f", "duration": "1s",
+        "tasks": [ { "name": "p", "program": [ { "loop": [ { "fork": { "program": [
+            { "run": "2ms" } ] } }, { "sleep": "10ms" } ], "count": 3 } ] } ] })",
+        "f.json");
+    QVERIFY2(loaded.ok(), loaded.errors.empty() ? "" : loaded.errors[0].c_str());
+    const ExportResult e = exportRtApp(*loaded.scenario);
+    QVERIFY(e.warnings.empty());
+    QVERIFY(e.json.find("\"fork0\": \"p_fork\"") != std::string::npos);
+    auto r = importRtApp(e.json, "f.rtapp.json");
+    QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors[0].c_str());
+    QCOMPARE(r.scenario->tasks.size(), size_t(1));
+    QCOMPARE(r.scenario->tasks[0].program, loaded.scenario->tasks[0].program);
+    const Metrics m = simulate(*r.scenario);
+    for (const char* child : {"p.1", "p.2", "p.3"}) {
+        QVERIFY(taskMetrics(m, child));
+        QCOMPARE(taskMetrics(m, child)->cpuTimeNs, int64_t(2'000'000));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRtApp)
