@@ -517,8 +517,9 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
     }
     while (!forks.empty())
         forkLine(forks.begin()->first);
-    size_t nameWidth = 4;
-    size_t groupWidth = 6;
+    // At least the historical widths (22 and 14), wider when a name needs it: nothing is cut.
+    size_t nameWidth = 20;
+    size_t groupWidth = 12;
     for (const Line& l : lines) {
         nameWidth = std::max(nameWidth, l.name.size());
         groupWidth = std::max(groupWidth, l.cgroup.size());
