@@ -15,7 +15,7 @@ FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohman
 LAB_PACKAGES := qemu-system-x86 busybox-static debian-archive-keyring
 KERNEL ?= 6.18.15
 
-.PHONY: all deps configure build run test bench fuzz format check-format clean golden lab lab-deps
+.PHONY: all deps configure build run test bench package fuzz format check-format clean golden lab lab-deps
 
 all: build
 
@@ -66,6 +66,12 @@ lab: configure lab-deps
 	cmake --build --preset $(PRESET) --target schedlab-run schedlab-cli
 	BUILD=$(CURDIR)/$(BUILD_DIR) lab/lab.sh $(KERNEL) \
 	  $(if $(filter resources/default.json,$(SCENARIO)),scenarios/equal-hogs.json,$(SCENARIO))
+# `make package`: a release build of the GUI and the CLI, packed by CPack into build/package/*.deb
+# (install it with `apt install ./build/package/schedlab_*.deb`; cmake/Packaging.cmake).
+package:
+	$(MAKE) PRESET=package build
+	cd build/package && cpack -G DEB
+	@ls -1 build/package/*.deb
 
 fuzz:
 	$(MAKE) deps PACKAGES="$(FUZZ_PACKAGES)"

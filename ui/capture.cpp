@@ -155,7 +155,13 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
             return true;
         };
         std::string v, error;
-        if (a == "--from" || a == "--to" || a == "--duration") {
+        if (const int r = parseRunOption(args, i, options, &error); r != 0) {
+            // --profile, --feature, --override, --duration, --seed, --watchdog, --limit
+            if (r < 0) {
+                err << "capture: " << error << "\n";
+                return kBad;
+            }
+        } else if (a == "--from" || a == "--to") {
             if (!value(v))
                 return kBad;
             const auto d =
@@ -164,7 +170,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: " << a << ": " << error << "\n";
                 return kBad;
             }
-            (a == "--from" ? from : a == "--to" ? to : options.duration) = *d;
+            (a == "--from" ? from : to) = *d;
         } else if (a == "--out") {
             if (!value(outPath))
                 return kBad;
@@ -194,16 +200,6 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: --dpi expects a number, got \"" << v << "\"\n";
                 return kBad;
             }
-        } else if (a == "--profile" || a == "--feature" || a == "--override" || a == "--seed") {
-            if (!value(v))
-                return kBad;
-            const std::string spec = a == "--profile" ? "profile=" + v
-                : a == "--seed"                       ? "seed=" + v
-                                                      : v;
-            if (!applyVariant(spec, options, &error)) {
-                err << "capture: " << a << " " << v << ": " << error << "\n";
-                return kBad;
-            }
         } else if (!a.empty() && a[0] == '-') {
             err << "capture: unknown option " << a << " (see --help)\n";
             return kBad;
@@ -216,7 +212,9 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
     }
     if (file.empty() || outPath.empty() || !from || !to) {
         err << "capture: usage: schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf "
-               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT]\n";
+               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--profile NAME] [--feature "
+               "F] "
+               "[--override C=V] [--duration D] [--seed N] [--watchdog D] [--limit NAME=N]\n";
         return kBad;
     }
     LoadResult loaded = loadScenarioFile(file);

@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "choicesmenu.h"
+#include "core/rtapp/rtapp.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "featurespanel.h"
@@ -135,6 +136,7 @@ void MainWindow::createActions()
     QAction* openAction = file->addAction(tr("&Open…"), this, &MainWindow::open);
     openAction->setShortcut(QKeySequence::Open);
     addOpenTraceAction(file, this); // a real kernel's trace (ui/tracewindow.h)
+    file->addAction(tr("&Import rt-app Workload…"), this, &MainWindow::importRtApp);
     QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
     saveAction->setShortcut(QKeySequence::Save);
     QAction* saveAsAction = file->addAction(tr("Save &As…"), this, &MainWindow::saveAs);
@@ -270,10 +272,72 @@ bool MainWindow::saveFile(const QString& path)
     return true;
 }
 
+namespace {
+// The shipped example scenarios: installed beside the executable's prefix
+// (PREFIX/share/schedlab/scenarios), else the source tree's (a build tree), else the home folder.
+QString shippedScenariosDir()
+{
+    const QString installed =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/schedlab/scenarios");
+    if (QFileInfo(installed).isDir())
+        return QDir::cleanPath(installed);
+#ifdef SCHEDLAB_SOURCE_SCENARIOS
+    if (QFileInfo(QStringLiteral(SCHEDLAB_SOURCE_SCENARIOS)).isDir())
+        return QStringLiteral(SCHEDLAB_SOURCE_SCENARIOS);
+#endif
+    return QDir::homePath();
+}
+} // namespace
+
+void MainWindow::importRtApp()
+{
+    QSettings settings;
+    const QString dir =
+        settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
+    const QString in = QFileDialog::getOpenFileName(
+        this, tr("Import rt-app workload"), dir, tr("rt-app workloads (*.json);;All files (*)"));
+    if (in.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(in).absolutePath());
+    const rtapp::ImportResult r =
+        rtapp::importRtAppFile(QDir::toNativeSeparators(in).toStdString());
+    if (!r.ok()) {
+        QStringList errors;
+        for (const auto& e : r.errors)
+            errors << toQString(e);
+        reportError(
+            tr("Cannot import %1").arg(QFileInfo(in).fileName()), errors.join(QLatin1Char('\n')));
+        return;
+    }
+    // The import becomes a scenario file of its own (the rt-app file is left as it is).
+    const QString out = QFileDialog::getSaveFileName(this, tr("Save the imported scenario"),
+        QFileInfo(in).absolutePath() + QLatin1Char('/') + QFileInfo(in).completeBaseName()
+            + QStringLiteral("-schedlab.json"),
+        tr("Scenarios (*.json)"));
+    if (out.isEmpty())
+        return;
+    QSaveFile file(out);
+    const QByteArray text = QByteArray::fromStdString(writeScenario(*r.scenario));
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
+        reportError(tr("Cannot save %1").arg(QFileInfo(out).fileName()),
+            QDir::toNativeSeparators(out) + QStringLiteral(": ") + file.errorString());
+        return;
+    }
+    if (!openFile(out))
+        return;
+    for (const auto& w : r.warnings)
+        log(tr("rt-app import: %1").arg(toQString(w)));
+    if (!r.warnings.empty())
+        statusBar()->showMessage(tr("%n part(s) of the rt-app workload not imported: see the log",
+                                     nullptr, static_cast<int>(r.warnings.size())),
+            10000);
+}
+
 void MainWindow::open()
 {
     QSettings settings;
-    const QString dir = settings.value(QStringLiteral("lastDirectory")).toString();
+    const QString dir =
+        settings.value(QStringLiteral("lastDirectory"), shippedScenariosDir()).toString();
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open scenario"), dir, tr("Scenarios (*.json);;All files (*)"));
     if (path.isEmpty())

@@ -106,6 +106,7 @@ private:
     void rebuildBranchMenu();
     void applyLaneColouring(bool byCgroup);
     void open();
+    void importRtApp(); // File > Import rt-app workload: rt-app JSON → a saved scenario, opened
     bool save();
     bool saveAs();
     void about();

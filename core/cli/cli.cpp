@@ -8,18 +8,27 @@
 #include "core/kernel/variant.h"
 #include "core/record/metrics.h"
 #include "core/record/traceexport.h"
+#include "core/rtapp/rtapp.h"
 #include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
+#include <iostream>
+#include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace schedlab {
 
@@ -31,9 +40,6 @@ constexpr int kExitBadInput = 2;
 constexpr int kExitStopped = 3;   // a resource guard stopped the run (docs/limits.md)
 constexpr int kExitInvariant = 4; // a checked build found a broken scheduler invariant
 
-// Largest --duration and --watchdog: the longest scenario the loader accepts (docs/limits.md).
-constexpr Nanoseconds kMaxRunDuration = ScenarioLimits::maxDuration;
-
 void printHelp(std::ostream& out)
 {
     out << "schedlab-cli " SCHEDLAB_VERSION
@@ -44,27 +50,33 @@ void printHelp(std::ostream& out)
            "  schedlab-cli compare FILE --variant SPEC [--variant SPEC]... [options]\n"
            "  schedlab-cli compare FILE --real TRACE [--names MAP] [--variant SPEC]... [options]\n"
            "  schedlab-cli import TRACE [--names MAP] [--metrics OUT] [--records OUT] [--quiet]\n"
+           "  schedlab-cli import-rtapp RTAPP.json [--out scenario.json] [--cpus N] [--name NAME]\n"
+           "  schedlab-cli export-rtapp FILE [--out rtapp.json]\n"
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
-           "               [--size WxH] [--dpi N] [--title TEXT] [run options]\n"
+           "               [--size WxH] [--dpi N] [--title TEXT] [options that shape a run]\n"
            "  schedlab-cli --help | --version\n\n"
-           "Options of run and compare:\n"
+           "Options that shape a run (run, compare and capture):\n"
            "  --profile NAME          kernel profile (see below)\n"
            "  --feature NAME|NO_NAME  toggle a sched feature, as in "
            "/sys/kernel/debug/sched/features\n"
            "  --override CHOICE=VAL   set one behaviour choice of the profile\n"
            "  --duration D            simulated time, e.g. 10s, 250ms\n"
            "  --seed N                PRNG seed (default: the scenario's)\n"
+           "  --watchdog D            starvation threshold (default 1s)\n"
+           "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
+           "                          (100000), tasks (1000000, forked ones included),\n"
+           "                          recording-bytes (1 GiB); a run that reaches one stops\n"
+           "Options of run and compare:\n"
            "  --metrics OUT           metrics JSON to OUT ('-' = stdout)\n"
            "  --records OUT           the recording as text, one event per line ('-' = stdout)\n"
            "  --trace OUT             Perfetto-compatible trace (Chrome trace-event JSON)\n"
            "  --csv DIR               DIR/samples.csv (entity samples), DIR/slices.csv (runs)\n"
            "  --no-samples            do not record entity samples (smaller, faster)\n"
-           "  --watchdog D            starvation threshold (default 1s)\n"
            "  --fail-on-starvation    exit 1 if the watchdog reported a starved task\n"
            "  --quiet                 no summary on stdout\n"
-           "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
-           "                          (100000), tasks (1000000, forked ones included),\n"
-           "                          recording-bytes (1 GiB); a run that reaches one stops\n"
+           "  --all                   every row: no folding of forked tasks, idle tasks and\n"
+           "                          cgroups or findings; compare: also rows equal in all runs\n"
+           "Long runs show their progress on stderr when it is a terminal.\n"
            "A compare SPEC is a comma-separated list of NAME/NO_NAME (feature), profile=NAME,\n"
            "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n"
            "compare --real TRACE adds a column for a real kernel's run of the scenario: ftrace\n"
@@ -76,6 +88,12 @@ void printHelp(std::ostream& out)
            "output that cannot be written, 3 a resource guard stopped the run early (events per\n"
            "simulated second, live tasks, recording size; the reason is on stderr), 4 a checked\n"
            "build found a broken scheduler invariant (listed on stderr).\n\n"
+           "import-rtapp reads an rt-app workload (rt-app's JSON dialect: repeated keys, "
+           "comments)\n"
+           "and writes a scenario; export-rtapp writes a scenario's workload for rt-app. What the\n"
+           "other side cannot express is listed on stderr, one line per JSON path "
+           "(docs/rtapp.md).\n"
+           "Without --out the result goes to stdout.\n\n"
            "Kernel profiles:\n";
     for (const auto& p : kernelProfiles())
         out << "  " << std::left << std::setw(6) << p.name << " " << p.covers << "\n         "
@@ -103,6 +121,7 @@ struct RunArgs
     std::vector<std::string> variants;
     bool quiet = false;
     bool failOnStarvation = false;
+    bool all = false; ///< --all: every row, nothing folded
 };
 
 // One output file, written whole or not at all (AtomicFile); "-" is the standard output.
@@ -170,40 +189,6 @@ bool checkOutputPath(
     return true;
 }
 
-// --limit NAME=N: one resource guard (docs/limits.md), lowered or raised within a sane range.
-bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error)
-{
-    struct Guard
-    {
-        const char* name;
-        uint64_t max;
-        void (*set)(ResourceLimits&, uint64_t);
-    };
-    static const Guard kGuards[] = {
-        {"events-per-second", uint64_t{1} << 40,
-            [](ResourceLimits& l, uint64_t v) { l.eventsPerSecond = v; }},
-        {"live-tasks", 10'000'000,
-            [](ResourceLimits& l, uint64_t v) { l.liveTasks = static_cast<int>(v); }},
-        {"tasks", 100'000'000,
-            [](ResourceLimits& l, uint64_t v) { l.createdTasks = static_cast<int>(v); }},
-        {"recording-bytes", uint64_t{1} << 40,
-            [](ResourceLimits& l, uint64_t v) { l.recordingBytes = v; }}};
-    const auto eq = spec.find('=');
-    const std::string name = spec.substr(0, eq);
-    const auto guard = std::find_if(
-        std::begin(kGuards), std::end(kGuards), [&](const Guard& g) { return name == g.name; });
-    uint64_t v = 0;
-    if (eq == std::string::npos || guard == std::end(kGuards) || !parseSeed(spec.substr(eq + 1), v)
-        || v == 0 || v > guard->max) {
-        *error = "--limit expects NAME=N with NAME one of events-per-second, live-tasks, tasks, "
-                 "recording-bytes and 0 < N <= its maximum (docs/limits.md), got \""
-            + printable(spec) + "\"";
-        return false;
-    }
-    guard->set(limits, v);
-    return true;
-}
-
 // Parses run/compare options after the command word. Returns false with a message on error.
 bool parseRunArgs(
     const std::vector<std::string>& args, size_t from, RunArgs& ra, std::string* error)
@@ -219,44 +204,8 @@ bool parseRunArgs(
             return true;
         };
         std::string v;
-        if (a == "--profile") {
-            if (!value(v) || !applyProfileName(v, ra.options, error))
-                return false;
-        } else if (a == "--feature") {
-            if (!value(v) || !applyFeatureSpec(v, ra.options, error))
-                return false;
-        } else if (a == "--override") {
-            if (!value(v) || !applyOverrideSpec(v, ra.options, error))
-                return false;
-        } else if (a == "--duration" || a == "--watchdog") {
-            if (!value(v))
-                return false;
-            auto d = parseDuration(v, error);
-            if (!d) {
-                *error = a + " " + printable(v) + ": " + *error;
-                return false;
-            }
-            if (*d <= Nanoseconds(0) || *d > kMaxRunDuration) {
-                *error = a + " expects a duration in (0, " + formatDuration(kMaxRunDuration)
-                    + "], got " + printable(v);
-                return false;
-            }
-            if (a == "--duration")
-                ra.options.duration = *d;
-            else
-                ra.options.watchdogThreshold = *d;
-        } else if (a == "--seed") {
-            if (!value(v))
-                return false;
-            uint64_t seed = 0;
-            if (!parseSeed(v, seed)) {
-                *error = "--seed expects an integer in [0, 18446744073709551615], got \""
-                    + printable(v) + "\"";
-                return false;
-            }
-            ra.options.seed = seed;
-        } else if (a == "--limit") {
-            if (!value(v) || !parseLimit(v, ra.options.limits, error))
+        if (const int r = parseRunOption(args, i, ra.options, error); r != 0) {
+            if (r < 0)
                 return false;
         } else if (a == "--metrics") {
             if (!value(ra.metricsOut))
@@ -278,6 +227,8 @@ bool parseRunArgs(
             ra.options.recordSamples = false;
         } else if (a == "--quiet") {
             ra.quiet = true;
+        } else if (a == "--all") {
+            ra.all = true;
         } else if (a == "--fail-on-starvation") {
             ra.failOnStarvation = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -322,34 +273,147 @@ std::string percent(double share)
     return buf;
 }
 
-void printSummary(const Metrics& m, std::ostream& out)
+// Forked children are named PARENT.N (PARENT.N.M for theirs): the root is the longest task of
+// the scenario's own list whose name, followed by '.', starts the child's name.
+std::string forkRoot(const std::string& name, const std::set<std::string>& listed)
+{
+    std::string best;
+    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+        if (listed.contains(name.substr(0, dot)))
+            best = name.substr(0, dot);
+    if (!best.empty())
+        return best;
+    const size_t dot = name.find('.');
+    return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+std::set<std::string> listedTasks(const Metrics& m)
+{
+    std::set<std::string> names;
+    for (const auto& t : m.tasks)
+        if (!t.forked)
+            names.insert(t.name);
+    return names;
+}
+
+// "a, b, c and 4 more": names of a folded line, at most @p max of them.
+std::string nameList(const std::vector<std::string>& names, size_t max = 6)
+{
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < max; ++i)
+        out += (i ? ", " : "") + printable(names[i]);
+    if (names.size() > max)
+        out += " and " + std::to_string(names.size() - max) + " more";
+    return out;
+}
+
+struct FindingSummary
+{
+    int count = 0;
+    const Finding* worst = nullptr;
+};
+
+std::map<std::string, FindingSummary> findingsByKind(const Metrics& m)
+{
+    std::map<std::string, FindingSummary> kinds;
+    for (const auto& f : m.findings) {
+        FindingSummary& k = kinds[f.kind];
+        ++k.count;
+        if (!k.worst || f.durationNs > k.worst->durationNs)
+            k.worst = &f;
+    }
+    return kinds;
+}
+
+void printFinding(const Finding& f, std::ostream& out)
+{
+    out << printable(f.task) << " cpu" << f.cpu << " from "
+        << formatDurationHuman(Nanoseconds(f.fromNs)) << " for "
+        << formatDurationHuman(Nanoseconds(f.durationNs));
+    if (!f.detail.empty())
+        out << " " << printable(f.detail);
+}
+
+// The summary of a run. Folded unless @p all: forked children per parent (count, CPU, worst
+// wait), tasks that never ran in one line, findings per kind (count and the worst).
+void printSummary(const Metrics& m, std::ostream& out, bool all)
 {
     out << "scenario " << printable(m.scenario) << ", profile " << m.profile << ", "
         << formatDuration(Nanoseconds(m.durationNs)) << " simulated, " << m.run.events
         << " events, " << m.run.contextSwitches << " context switches\n";
-    out << std::left << std::setw(22) << "task" << std::setw(14) << "cgroup" << std::right
-        << std::setw(12) << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max"
-        << std::setw(14) << "wait p99" << std::setw(9) << "switches"
-        << "\n";
-    int64_t forkedCount = 0;
-    int64_t forkedCpu = 0;
+    struct Line
+    {
+        std::string name, cgroup;
+        int64_t cpu = 0;
+        double share = 0;
+        int64_t waitMax = 0;
+        std::string waitP99;
+        int64_t switches = 0;
+    };
+    std::vector<Line> lines;
+    const std::set<std::string> listed = listedTasks(m);
+    std::map<std::string, Line> forks;
+    std::map<std::string, int> forkCount;
+    std::vector<std::string> idle;
     for (const auto& t : m.tasks) {
-        if (t.forked) {
-            ++forkedCount;
-            forkedCpu += t.cpuTimeNs;
+        if (!all && t.forked) {
+            const std::string root = forkRoot(t.name, listed);
+            Line& f = forks[root];
+            ++forkCount[root];
+            f.cgroup = printable(t.cgroup);
+            f.cpu += t.cpuTimeNs;
+            f.share += t.share;
+            f.waitMax = std::max(f.waitMax, t.waitMaxNs);
+            f.switches += t.switches;
+        }
+    }
+    // Each parent's folded children right below it; those of parents not shown at the end.
+    auto forkLine = [&](const std::string& root) {
+        Line f = forks.at(root);
+        f.name = printable(root) + ".* (" + std::to_string(forkCount[root]) + " forked)";
+        f.waitP99 = "-";
+        lines.push_back(f);
+        forks.erase(root);
+    };
+    for (const auto& t : m.tasks) {
+        if (!all && t.forked)
+            continue;
+        if (!all && t.cpuTimeNs == 0) {
+            idle.push_back(t.name);
             continue;
         }
-        out << std::left << std::setw(22) << printable(t.name) << std::setw(14)
-            << printable(t.cgroup) << std::right << std::setw(12)
-            << formatDurationHuman(Nanoseconds(t.cpuTimeNs)) << std::setw(9) << percent(t.share)
-            << std::setw(14) << formatDurationHuman(Nanoseconds(t.waitMaxNs)) << std::setw(14)
-            << formatDurationHuman(Nanoseconds(t.waitP99Ns)) << std::setw(9) << t.switches << "\n";
+        lines.push_back({printable(t.name), printable(t.cgroup), t.cpuTimeNs, t.share, t.waitMaxNs,
+            formatDurationHuman(Nanoseconds(t.waitP99Ns)), t.switches});
+        if (forks.contains(t.name))
+            forkLine(t.name);
     }
-    if (forkedCount)
-        out << "(+ " << forkedCount << " forked tasks, "
-            << formatDurationHuman(Nanoseconds(forkedCpu)) << " of CPU in all)\n";
+    while (!forks.empty())
+        forkLine(forks.begin()->first);
+    // At least the historical widths (22 and 14), wider when a name needs it: nothing is cut.
+    size_t nameWidth = 20;
+    size_t groupWidth = 12;
+    for (const Line& l : lines) {
+        nameWidth = std::max(nameWidth, l.name.size());
+        groupWidth = std::max(groupWidth, l.cgroup.size());
+    }
+    nameWidth += 2;
+    groupWidth += 2;
+    out << std::left << std::setw(static_cast<int>(nameWidth)) << "task"
+        << std::setw(static_cast<int>(groupWidth)) << "cgroup" << std::right << std::setw(12)
+        << "cpu" << std::setw(9) << "share" << std::setw(14) << "wait max" << std::setw(14)
+        << "wait p99" << std::setw(9) << "switches"
+        << "\n";
+    for (const Line& l : lines)
+        out << std::left << std::setw(static_cast<int>(nameWidth)) << l.name
+            << std::setw(static_cast<int>(groupWidth)) << l.cgroup << std::right << std::setw(12)
+            << formatDurationHuman(Nanoseconds(l.cpu)) << std::setw(9) << percent(l.share)
+            << std::setw(14) << formatDurationHuman(Nanoseconds(l.waitMax)) << std::setw(14)
+            << l.waitP99 << std::setw(9) << l.switches << "\n";
+    if (!idle.empty())
+        out << "never ran: " << idle.size() << (idle.size() == 1 ? " task (" : " tasks (")
+            << nameList(idle) << ")\n";
     for (const auto& t : m.tasks)
-        if (t.lockWaitNs && !t.forked)
+        if (t.lockWaitNs && (all || !t.forked))
             out << "lock wait " << printable(t.name) << ": "
                 << formatDurationHuman(Nanoseconds(*t.lockWaitNs)) << "\n";
     for (const auto& g : m.cgroups)
@@ -362,10 +426,19 @@ void printSummary(const Metrics& m, std::ostream& out)
         out << "probe " << printable(p.name) << ": "
             << (p.latencyNs ? formatDurationHuman(Nanoseconds(*p.latencyNs)) : "not finished")
             << "\n";
-    for (const auto& f : m.findings)
-        out << "finding " << f.kind << ": " << printable(f.task) << " cpu" << f.cpu << " from "
-            << formatDurationHuman(Nanoseconds(f.fromNs)) << " for "
-            << formatDurationHuman(Nanoseconds(f.durationNs)) << " " << printable(f.detail) << "\n";
+    if (all) {
+        for (const auto& f : m.findings) {
+            out << "finding " << f.kind << ": ";
+            printFinding(f, out);
+            out << "\n";
+        }
+        return;
+    }
+    for (const auto& [kind, k] : findingsByKind(m)) {
+        out << "findings " << kind << ": " << k.count << ", worst ";
+        printFinding(*k.worst, out);
+        out << "\n";
+    }
 }
 
 bool hasStarvation(const Metrics& m)
@@ -410,6 +483,46 @@ int runProblems(const Simulation& sim, std::ostream& err)
     return sim.invariantViolations().empty() ? kExitOk : kExitInvariant;
 }
 
+// Progress of a long run on stderr — simulated time, events per second, ETA — only when stderr
+// is a terminal (never in files, pipes or tests). Wall-clock time is read for this display only:
+// the run advances in the same steps as sim.run() and its results do not depend on it.
+void runWithProgress(Simulation& sim, std::ostream& err, const std::string& label)
+{
+    if (&err != &std::cerr || !isatty(STDERR_FILENO)) {
+        sim.run();
+        return;
+    }
+    using Clock = std::chrono::steady_clock;
+    const Nanoseconds end = sim.endTime();
+    const Nanoseconds chunk = std::max(end / 1000, Nanoseconds(1'000'000));
+    const auto start = Clock::now();
+    auto last = start;
+    uint64_t lastEvents = sim.eventsExecuted();
+    bool shown = false;
+    while (sim.now() < end && sim.stopReason().empty()) {
+        sim.runUntil(std::min(end, saturatingAdd(sim.now(), chunk)));
+        const auto wall = Clock::now();
+        const double sinceLast = std::chrono::duration<double>(wall - last).count();
+        if (sinceLast < 0.25 || std::chrono::duration<double>(wall - start).count() < 0.5)
+            continue;
+        const double elapsed = std::chrono::duration<double>(wall - start).count();
+        const double done =
+            static_cast<double>(sim.now().count()) / static_cast<double>(end.count());
+        const double rate = static_cast<double>(sim.eventsExecuted() - lastEvents) / sinceLast;
+        char line[160];
+        std::snprintf(line, sizeof line, "\r%s%s / %s simulated, %.3g events/s, ETA %.0f s \033[K",
+            label.c_str(), formatDurationHuman(sim.now()).c_str(), formatDurationHuman(end).c_str(),
+            rate, done > 0 ? elapsed * (1 - done) / done : 0.0);
+        err << line << std::flush;
+        shown = true;
+        last = wall;
+        lastEvents = sim.eventsExecuted();
+    }
+    sim.run();
+    if (shown)
+        err << "\r\033[K" << std::flush;
+}
+
 int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     RunArgs ra;
@@ -423,7 +536,7 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitBadInput;
     try {
         Simulation sim(*scenario, ra.options);
-        sim.run();
+        runWithProgress(sim, err, "");
         const Metrics m = sim.metrics();
         const Recording& rec = sim.recording();
         // Exports stream from the recording: none is built whole in memory.
@@ -456,7 +569,7 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                 return kExitBadInput;
         }
         if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
-            printSummary(m, out);
+            printSummary(m, out, ra.all);
         if (const int rc = runProblems(sim, err); rc != kExitOk)
             return rc;
         if (ra.failOnStarvation && hasStarvation(m))
@@ -466,6 +579,259 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitBadInput;
     }
     return kExitOk;
+}
+
+// import-rtapp IN [--out OUT] [--cpus N] [--name NAME] / export-rtapp FILE [--out OUT].
+int cmdRtApp(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const std::string& cmd = args.front();
+    const bool import = cmd == "import-rtapp";
+    std::string in;
+    std::string outPath = "-";
+    rtapp::ImportOptions options;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool hasValue = i + 1 < args.size();
+        if (a == "--out" && hasValue) {
+            outPath = args[++i];
+        } else if (import && a == "--name" && hasValue) {
+            options.name = args[++i];
+        } else if (import && a == "--cpus" && hasValue) {
+            uint64_t n = 0;
+            if (!parseSeed(args[++i], n) || n == 0 || n > ScenarioLimits::maxCpus) {
+                err << cmd << ": --cpus expects 1…" << ScenarioLimits::maxCpus << ", got \""
+                    << printable(args[i]) << "\"\n";
+                return kExitBadInput;
+            }
+            options.cpus = static_cast<int>(n);
+        } else if (!a.empty() && a[0] == '-' && a != "-") {
+            err << cmd << ": unknown option or missing value: " << printable(a)
+                << " (see --help)\n";
+            return kExitBadInput;
+        } else if (in.empty()) {
+            in = a;
+        } else {
+            err << cmd << ": unexpected argument \"" << printable(a) << "\"\n";
+            return kExitBadInput;
+        }
+    }
+    if (in.empty()) {
+        err << cmd << ": missing input FILE\n";
+        return kExitBadInput;
+    }
+    std::string error;
+    if (!checkOutputPath("--out", outPath, false, &error)) {
+        err << cmd << ": " << error << "\n";
+        return kExitBadInput;
+    }
+    if (import) {
+        const rtapp::ImportResult r = rtapp::importRtAppFile(in, options);
+        for (const auto& e : r.errors)
+            err << "error: " << printable(e) << "\n";
+        for (const auto& w : r.warnings)
+            err << "warning: " << printable(w) << "\n";
+        if (!r.ok())
+            return kExitBadInput;
+        return writeText(outPath, writeScenario(*r.scenario), out, err) ? kExitOk : kExitBadInput;
+    }
+    auto scenario = loadOrReport(in, err);
+    if (!scenario)
+        return kExitBadInput;
+    const rtapp::ExportResult r = rtapp::exportRtApp(*scenario);
+    for (const auto& w : r.warnings)
+        err << "warning: " << printable(in) << ": " << printable(w) << "\n";
+    return writeText(outPath, r.json, out, err) ? kExitOk : kExitBadInput;
+}
+
+// The compare table: rows are tasks (forked children folded per parent), cgroups, probes, CPUs
+// and findings per kind; columns are runs. Unless @p all, only rows that differ between runs are
+// printed, and tasks that never ran and cgroups that never had CPU time are one line each.
+void printComparison(const std::vector<std::string>& names, const std::vector<Metrics>& results,
+    bool all, std::ostream& out)
+{
+    struct Row
+    {
+        std::string label;
+        std::vector<std::string> cells;
+    };
+    std::vector<Row> rows;
+    auto add = [&](const std::string& label, auto cell) {
+        Row r{label, {}};
+        for (const auto& m : results)
+            r.cells.push_back(cell(m));
+        rows.push_back(std::move(r));
+    };
+    auto dur = [](int64_t ns) { return formatDurationHuman(Nanoseconds(ns)); };
+
+    // Tasks listed by the scenario (in the first run's order, then any other run's).
+    std::vector<std::string> order;
+    std::set<std::string> listed;
+    for (const auto& m : results)
+        for (const auto& t : m.tasks)
+            if (!t.forked && listed.insert(t.name).second)
+                order.push_back(t.name);
+    auto find = [](const Metrics& m, const std::string& name) -> const TaskMetrics* {
+        for (const auto& tm : m.tasks)
+            if (tm.name == name)
+                return &tm;
+        return nullptr;
+    };
+    std::vector<std::string> idle;
+    for (const auto& name : order) {
+        const bool ran = std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
+            const auto* tm = find(m, name);
+            return tm && tm->cpuTimeNs > 0;
+        });
+        if (!ran && !all) {
+            idle.push_back(name);
+            continue;
+        }
+        auto cell = [&](auto get) {
+            return [&, get](const Metrics& m) {
+                const auto* tm = find(m, name);
+                return tm ? get(*tm) : std::string("-");
+            };
+        };
+        add(name + " share", cell([](const TaskMetrics& t) { return percent(t.share); }));
+        add(name + " wait p99", cell([&](const TaskMetrics& t) { return dur(t.waitP99Ns); }));
+        add(name + " wait max", cell([&](const TaskMetrics& t) { return dur(t.waitMaxNs); }));
+        if (std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
+                const auto* tm = find(m, name);
+                return tm && tm->lockWaitNs;
+            }))
+            add(name + " lock wait", cell([&](const TaskMetrics& t) {
+                return t.lockWaitNs ? dur(*t.lockWaitNs) : std::string("-");
+            }));
+    }
+    // Forked children, per parent: how many, their CPU time, the worst wait of any.
+    std::set<std::string> roots;
+    for (const auto& m : results)
+        for (const auto& t : m.tasks)
+            if (t.forked)
+                roots.insert(forkRoot(t.name, listed));
+    for (const auto& root : roots) {
+        auto fold = [&, root](const Metrics& m, int what) {
+            int64_t count = 0, cpu = 0, wait = 0;
+            for (const auto& t : m.tasks)
+                if (t.forked && forkRoot(t.name, listed) == root) {
+                    ++count;
+                    cpu += t.cpuTimeNs;
+                    wait = std::max(wait, t.waitMaxNs);
+                }
+            return what == 0 ? std::to_string(count) : dur(what == 1 ? cpu : wait);
+        };
+        add(root + ".* forked", [&](const Metrics& m) { return fold(m, 0); });
+        add(root + ".* cpu", [&](const Metrics& m) { return fold(m, 1); });
+        add(root + ".* wait max", [&](const Metrics& m) { return fold(m, 2); });
+    }
+    std::vector<std::string> emptyGroups;
+    const auto& groups = results.front().cgroups;
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const bool used = std::any_of(results.begin(), results.end(),
+            [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].cpuTimeNs > 0; });
+        if (!used && !all) {
+            emptyGroups.push_back(groups[g].path);
+            continue;
+        }
+        add("cgroup " + groups[g].path + " cpu", [&](const Metrics& m) {
+            return g < m.cgroups.size() ? dur(m.cgroups[g].cpuTimeNs) : std::string("-");
+        });
+        if (std::none_of(results.begin(), results.end(),
+                [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].nrPeriods; }))
+            continue; // never limited: no cpu.stat rows
+        add("cgroup " + groups[g].path + " throttled", [&](const Metrics& m) {
+            return g < m.cgroups.size() ? dur(m.cgroups[g].throttledNs) : std::string("-");
+        });
+        add("cgroup " + groups[g].path + " nr_throttled", [&](const Metrics& m) {
+            return g < m.cgroups.size() && m.cgroups[g].nrThrottled
+                ? std::to_string(*m.cgroups[g].nrThrottled)
+                : std::string("-");
+        });
+    }
+    for (size_t p = 0; p < results.front().probes.size(); ++p)
+        add("probe " + results.front().probes[p].name, [&](const Metrics& m) {
+            if (p >= m.probes.size() || !m.probes[p].latencyNs)
+                return std::string("not finished");
+            return dur(*m.probes[p].latencyNs);
+        });
+    // Core scheduling: forced-idle time of each CPU, when some run had any.
+    for (size_t c = 0; c < results.front().cpus.size(); ++c)
+        if (std::any_of(results.begin(), results.end(),
+                [&](const Metrics& m) { return c < m.cpus.size() && m.cpus[c].forcedIdleNs > 0; }))
+            add("cpu " + std::to_string(results.front().cpus[c].cpu) + " forced idle",
+                [&](const Metrics& m) {
+                    return c < m.cpus.size() ? dur(m.cpus[c].forcedIdleNs) : std::string("-");
+                });
+    // Findings per kind: how many, and the longest.
+    std::set<std::string> kinds{"starvation"};
+    for (const auto& m : results)
+        for (const auto& f : m.findings)
+            kinds.insert(f.kind);
+    for (const auto& kind : kinds) {
+        add("findings " + kind, [&](const Metrics& m) {
+            const auto k = findingsByKind(m);
+            return std::to_string(k.contains(kind) ? k.at(kind).count : 0);
+        });
+        add("findings " + kind + " worst", [&](const Metrics& m) {
+            const auto k = findingsByKind(m);
+            return k.contains(kind) ? dur(k.at(kind).worst->durationNs) : std::string("-");
+        });
+    }
+
+    size_t hidden = 0;
+    std::vector<const Row*> shown;
+    for (const auto& r : rows) {
+        const bool same = std::all_of(
+            r.cells.begin(), r.cells.end(), [&](const std::string& c) { return c == r.cells[0]; });
+        if (same && !all)
+            ++hidden;
+        else
+            shown.push_back(&r);
+    }
+    // Widths: nothing is cut. Variant names longer than 24 characters become A, B, … with a legend.
+    size_t labelWidth = 6;
+    for (const Row* r : shown)
+        labelWidth = std::max(labelWidth, printable(r->label).size());
+    bool legend = false;
+    for (const auto& n : names)
+        legend = legend || printable(n).size() > 24;
+    std::vector<std::string> headers;
+    for (size_t i = 0; i < names.size(); ++i)
+        headers.push_back(legend ? std::string(1, static_cast<char>('A' + i % 26))
+                    + (i >= 26 ? std::to_string(i / 26) : "")
+                                 : printable(names[i]));
+    std::vector<size_t> widths;
+    for (size_t i = 0; i < names.size(); ++i) {
+        size_t w = headers[i].size();
+        for (const Row* r : shown)
+            w = std::max(w, r->cells[i].size());
+        widths.push_back(w + 2);
+    }
+    if (legend)
+        for (size_t i = 0; i < names.size(); ++i)
+            out << headers[i] << " = " << printable(names[i]) << "\n";
+    out << std::left << std::setw(static_cast<int>(labelWidth)) << "metric";
+    for (size_t i = 0; i < names.size(); ++i)
+        out << std::right << std::setw(static_cast<int>(widths[i])) << headers[i];
+    out << "\n";
+    for (const Row* r : shown) {
+        out << std::left << std::setw(static_cast<int>(labelWidth)) << printable(r->label);
+        for (size_t i = 0; i < r->cells.size(); ++i)
+            out << std::right << std::setw(static_cast<int>(widths[i])) << r->cells[i];
+        out << "\n";
+    }
+    if (shown.empty())
+        out << "(every run gave the same numbers)\n";
+    if (!idle.empty())
+        out << "never ran in any run: " << idle.size()
+            << (idle.size() == 1 ? " task (" : " tasks (") << nameList(idle) << ")\n";
+    if (!emptyGroups.empty())
+        out << "no CPU time in any run: " << emptyGroups.size()
+            << (emptyGroups.size() == 1 ? " cgroup (" : " cgroups (") << nameList(emptyGroups)
+            << ")\n";
+    if (hidden)
+        out << hidden << (hidden == 1 ? " row" : " rows")
+            << " equal in every run not shown (--all shows them)\n";
 }
 
 int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& err)
@@ -502,7 +868,7 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     try {
         for (size_t i = 0; i < runs.size(); ++i) {
             Simulation sim(*scenario, runs[i]);
-            sim.run();
+            runWithProgress(sim, err, names[i] + ": ");
             results.push_back(sim.metrics());
             std::ostringstream why;
             if (const int rc = runProblems(sim, why); rc != kExitOk) {
@@ -534,8 +900,9 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
             }
             while (!indented.empty() && indented.back() == '\n')
                 indented.pop_back();
-            json += "    {\n      \"variant\": \"" + names[i] + "\",\n      \"metrics\": "
-                + indented + "\n    }" + (i + 1 < results.size() ? "," : "") + "\n";
+            json += "    {\n      \"variant\": " + nlohmann::json(names[i]).dump()
+                + ",\n      \"metrics\": " + indented + "\n    }"
+                + (i + 1 < results.size() ? "," : "") + "\n";
         }
         json += "  ]\n}\n";
         if (!writeText(ra.metricsOut, json, out, err))
@@ -543,97 +910,7 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     }
     if (ra.metricsOut == "-")
         return problems;
-    // One table: rows are tasks, cgroups, probes, findings; columns are runs.
-    const int w = 20;
-    out << std::left << std::setw(34) << "metric";
-    for (const auto& n : names)
-        out << std::right << std::setw(w) << n.substr(0, w - 1);
-    out << "\n";
-    auto row = [&](const std::string& label, auto cell) {
-        out << std::left << std::setw(34) << label.substr(0, 33);
-        for (const auto& m : results)
-            out << std::right << std::setw(w) << cell(m);
-        out << "\n";
-    };
-    for (size_t t = 0; t < results.front().tasks.size(); ++t) {
-        const std::string name = results.front().tasks[t].name;
-        auto find = [&](const Metrics& m) -> const TaskMetrics* {
-            for (const auto& tm : m.tasks)
-                if (tm.name == name)
-                    return &tm;
-            return nullptr;
-        };
-        // Forked children usually differ between runs (their parents are listed); a child that
-        // every run has (a fixed fork, e.g. core-sched-yield's yielder) gets its rows.
-        if (results.front().tasks[t].forked
-            && !std::all_of(
-                results.begin(), results.end(), [&](const Metrics& m) { return find(m); }))
-            continue;
-        row(name + " share", [&](const Metrics& m) {
-            const auto* tm = find(m);
-            return tm ? percent(tm->share) : std::string("-");
-        });
-        row(name + " wait p99", [&](const Metrics& m) {
-            const auto* tm = find(m);
-            return tm ? formatDurationHuman(Nanoseconds(tm->waitP99Ns)) : std::string("-");
-        });
-        row(name + " wait max", [&](const Metrics& m) {
-            const auto* tm = find(m);
-            return tm ? formatDurationHuman(Nanoseconds(tm->waitMaxNs)) : std::string("-");
-        });
-        if (std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
-                const auto* tm = find(m);
-                return tm && tm->lockWaitNs;
-            }))
-            row(name + " lock wait", [&](const Metrics& m) {
-                const auto* tm = find(m);
-                return tm && tm->lockWaitNs ? formatDurationHuman(Nanoseconds(*tm->lockWaitNs))
-                                            : std::string("-");
-            });
-    }
-    for (size_t g = 0; g < results.front().cgroups.size(); ++g)
-        row("cgroup " + results.front().cgroups[g].path + " cpu", [&](const Metrics& m) {
-            return g < m.cgroups.size() ? formatDurationHuman(Nanoseconds(m.cgroups[g].cpuTimeNs))
-                                        : std::string("-");
-        });
-    for (size_t g = 0; g < results.front().cgroups.size(); ++g) {
-        if (std::none_of(results.begin(), results.end(),
-                [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].nrPeriods; }))
-            continue; // never limited: no cpu.stat rows
-        row("cgroup " + results.front().cgroups[g].path + " throttled", [&](const Metrics& m) {
-            return g < m.cgroups.size() ? formatDurationHuman(Nanoseconds(m.cgroups[g].throttledNs))
-                                        : std::string("-");
-        });
-        row("cgroup " + results.front().cgroups[g].path + " nr_throttled", [&](const Metrics& m) {
-            return g < m.cgroups.size() && m.cgroups[g].nrThrottled
-                ? std::to_string(*m.cgroups[g].nrThrottled)
-                : std::string("-");
-        });
-    }
-    for (size_t p = 0; p < results.front().probes.size(); ++p)
-        row("probe " + results.front().probes[p].name, [&](const Metrics& m) {
-            if (p >= m.probes.size() || !m.probes[p].latencyNs)
-                return std::string("not finished");
-            return formatDurationHuman(Nanoseconds(*m.probes[p].latencyNs));
-        });
-    // Core scheduling: forced-idle time of each CPU, when some run had any.
-    for (size_t c = 0; c < results.front().cpus.size(); ++c) {
-        const bool any = std::any_of(results.begin(), results.end(),
-            [&](const Metrics& m) { return c < m.cpus.size() && m.cpus[c].forcedIdleNs > 0; });
-        if (any)
-            row("cpu " + std::to_string(results.front().cpus[c].cpu) + " forced idle",
-                [&](const Metrics& m) {
-                    return c < m.cpus.size()
-                        ? formatDurationHuman(Nanoseconds(m.cpus[c].forcedIdleNs))
-                        : std::string("-");
-                });
-    }
-    row("starvation findings", [&](const Metrics& m) {
-        int n = 0;
-        for (const auto& f : m.findings)
-            n += f.kind == "starvation";
-        return std::to_string(n);
-    });
+    printComparison(names, results, ra.all, out);
     if (problems != kExitOk)
         return problems;
     if (ra.failOnStarvation)
@@ -668,6 +945,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return cmdCompare(args, out, err);
     if (cmd == "import")
         return runImportCli(args, out, err);
+    if (cmd == "import-rtapp" || cmd == "export-rtapp")
+        return cmdRtApp(args, out, err);
     err << "unknown command \"" << cmd << "\" (see --help)\n";
     return kExitBadInput;
 }

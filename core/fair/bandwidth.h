@@ -3,7 +3,7 @@
 // cfs_bandwidth) and its constants. The per-CPU side (runtime_enabled, runtime_remaining,
 // throttled, throttle_count, the limbo list of the task-based model) lives in CfsRq; the
 // mechanism (accounting, throttle/unthrottle, period and slack timers, distribution) in
-// core/sim/simulationbandwidth.cpp and core/fair/fairbandwidth.cpp.
+// core/fair/cfsbandwidth.cpp and core/fair/fairbandwidth.cpp.
 //
 // Units: nanoseconds. A quota of -1 is RUNTIME_INF ("max").
 #pragma once

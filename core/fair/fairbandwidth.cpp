@@ -4,7 +4,7 @@
 // ancestors that become empty), with the h_nr_* counts of every ancestor and rq->nr_running
 // reduced by the throttled cfs_rq's counts; unthrottling re-enqueues the chain with
 // ENQUEUE_WAKEUP (lag-based placement, §4.2). The tasks inside stay queued on the detached
-// cfs_rq. Pool accounting and timers are in core/sim/simulationbandwidth.cpp.
+// cfs_rq. Pool accounting and timers are in core/fair/cfsbandwidth.cpp.
 #include "fairclass.h"
 
 namespace schedlab {

@@ -4,8 +4,10 @@
 #include "core/base/text.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
+#include "core/scenario/limits.h"
 #include "core/sim/simulation.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -87,6 +89,92 @@ bool applyVariant(const std::string& spec, RunOptions& options, std::string* err
         }
     }
     return true;
+}
+
+// --limit NAME=N: one resource guard (docs/limits.md), lowered or raised within a sane range.
+bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error)
+{
+    struct Guard
+    {
+        const char* name;
+        uint64_t max;
+        void (*set)(ResourceLimits&, uint64_t);
+    };
+    static const Guard kGuards[] = {
+        {"events-per-second", uint64_t{1} << 40,
+            [](ResourceLimits& l, uint64_t v) { l.eventsPerSecond = v; }},
+        {"live-tasks", 10'000'000,
+            [](ResourceLimits& l, uint64_t v) { l.liveTasks = static_cast<int>(v); }},
+        {"tasks", 100'000'000,
+            [](ResourceLimits& l, uint64_t v) { l.createdTasks = static_cast<int>(v); }},
+        {"recording-bytes", uint64_t{1} << 40,
+            [](ResourceLimits& l, uint64_t v) { l.recordingBytes = v; }}};
+    const auto eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    const auto guard = std::find_if(
+        std::begin(kGuards), std::end(kGuards), [&](const Guard& g) { return name == g.name; });
+    uint64_t v = 0;
+    if (eq == std::string::npos || guard == std::end(kGuards) || !parseSeed(spec.substr(eq + 1), v)
+        || v == 0 || v > guard->max) {
+        *error = "--limit expects NAME=N with NAME one of events-per-second, live-tasks, tasks, "
+                 "recording-bytes and 0 < N <= its maximum (docs/limits.md), got \""
+            + printable(spec) + "\"";
+        return false;
+    }
+    guard->set(limits, v);
+    return true;
+}
+
+int parseRunOption(
+    const std::vector<std::string>& args, size_t& i, RunOptions& options, std::string* error)
+{
+    const std::string& a = args[i];
+    static const char* const kOptions[] = {
+        "--profile", "--feature", "--override", "--duration", "--watchdog", "--seed", "--limit"};
+    if (std::none_of(
+            std::begin(kOptions), std::end(kOptions), [&](const char* o) { return a == o; }))
+        return 0;
+    if (i + 1 >= args.size()) {
+        *error = a + " needs a value";
+        return -1;
+    }
+    const std::string v = args[++i];
+    if (a == "--profile") {
+        if (!applyProfileName(v, options, error))
+            return -1;
+    } else if (a == "--feature") {
+        if (!applyFeatureSpec(v, options, error))
+            return -1;
+    } else if (a == "--override") {
+        if (!applyOverrideSpec(v, options, error))
+            return -1;
+    } else if (a == "--duration" || a == "--watchdog") {
+        auto d = parseDuration(v, error);
+        if (!d) {
+            *error = a + " " + printable(v) + ": " + *error;
+            return -1;
+        }
+        if (*d <= Nanoseconds(0) || *d > ScenarioLimits::maxDuration) {
+            *error = a + " expects a duration in (0, " + formatDuration(ScenarioLimits::maxDuration)
+                + "], got " + printable(v);
+            return -1;
+        }
+        if (a == "--duration")
+            options.duration = *d;
+        else
+            options.watchdogThreshold = *d;
+    } else if (a == "--seed") {
+        uint64_t seed = 0;
+        if (!parseSeed(v, seed)) {
+            *error = "--seed expects an integer in [0, 18446744073709551615], got \"" + printable(v)
+                + "\"";
+            return -1;
+        }
+        options.seed = seed;
+    } else if (!parseLimit(v, options.limits, error)) {
+        return -1;
+    }
+    return 1;
 }
 
 } // namespace schedlab

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace schedlab {
 
 struct RunOptions;
+struct ResourceLimits;
 
 /// A seed is a decimal integer in [0, 2^64); "-1" is not silently 2^64 - 1.
 bool parseSeed(const std::string& text, uint64_t& seed);
@@ -27,5 +29,15 @@ bool applyOverrideSpec(const std::string& spec, RunOptions& options, std::string
 /// @p options: a comma-separated list of NAME/NO_NAME (feature), profile=NAME, seed=N and
 /// CHOICE=VALUE. False with a message for an unknown name or value.
 bool applyVariant(const std::string& spec, RunOptions& options, std::string* error);
+
+/// "--limit NAME=N": one resource guard (docs/limits.md), lowered or raised within a sane range.
+bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error);
+
+/// Parses args[i] when it is an option that shapes a run (--profile, --feature, --override,
+/// --duration, --seed, --watchdog, --limit; see schedlab-cli --help) and advances i past its value.
+/// Returns 1 when parsed, 0 when args[i] is not such an option, -1 on a bad value (*error says
+/// why). Used by every command that runs a scenario (run, compare, capture).
+int parseRunOption(
+    const std::vector<std::string>& args, size_t& i, RunOptions& options, std::string* error);
 
 } // namespace schedlab

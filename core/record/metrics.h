@@ -77,6 +77,9 @@ struct Metrics
     std::string scenario;
     std::string profile;
     std::map<std::string, bool> features;
+    /// Behaviour choices (kernel-model.md §13) set on top of the profile when the run started:
+    /// the scenario's kernel "overrides", then --override / a compare variant's.
+    std::map<std::string, std::string> overrides;
     uint64_t seed = 0;
     int64_t durationNs = 0;
     std::vector<TaskMetrics> tasks;

@@ -61,6 +61,9 @@ std::string metricsToJson(const Metrics& m)
     root["features"] = Json::object();
     for (const auto& [name, on] : m.features)
         root["features"][name] = on;
+    root["overrides"] = Json::object();
+    for (const auto& [choice, value] : m.overrides)
+        root["overrides"][choice] = value;
     root["seed"] = m.seed;
     root["duration_ns"] = m.durationNs;
 

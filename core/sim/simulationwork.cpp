@@ -453,6 +453,11 @@ Metrics SimulationImpl::metrics() const
         m.features[std::string(featureName(f))] = m_features.has(f);
     }
     m.seed = m_options.seed.value_or(m_scenario.seedOrDefault());
+    // Behaviour choices set on top of the profile: the scenario's, then the run's.
+    for (const auto& [choice, value] : m_scenario.kernel.overrides)
+        m.overrides[choice] = value;
+    for (const auto& [choice, value] : m_options.overrides)
+        m.overrides[choice] = value;
     m.durationNs = now;
     const int64_t threshold = m_options.watchdogThreshold.count();
     for (const auto& t : m_tasks) {

@@ -64,7 +64,7 @@ struct Task
     int sleepCpu = 0;    ///< CPU whose timer wakes the task
     int waitingFor = -1; ///< child index while blocked in fork+wait
 
-    // Kernel sections, mutexes and CFS bandwidth (simulationbandwidth.cpp).
+    // Kernel sections, mutexes (core/workload/mutexes) and CFS bandwidth (core/fair/cfsbandwidth).
     int kernelDepth = 0;           ///< open kernel sections (0: user mode)
     std::string lockWaiting;       ///< mutex the task is blocked on, "" if none
     int64_t lockWaitStart = -1;    ///< when it started waiting for lockWaiting

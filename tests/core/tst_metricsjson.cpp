@@ -34,6 +34,7 @@ Metrics fullMetrics()
     m.scenario = "cgroup-weight-starvation";
     m.profile = "6.13";
     m.features = {{"RUN_TO_PARITY", false}, {"PLACE_LAG", true}};
+    m.overrides = {{"yield", "forfeit_always"}};
     m.seed = std::numeric_limits<uint64_t>::max();
     m.durationNs = 60000000000;
     TaskMetrics rootSpin;
@@ -75,6 +76,9 @@ const char* const kFullExpected = R"({
   "features": {
     "PLACE_LAG": true,
     "RUN_TO_PARITY": false
+  },
+  "overrides": {
+    "yield": "forfeit_always"
   },
   "seed": 18446744073709551615,
   "duration_ns": 60000000000,
@@ -171,6 +175,7 @@ const char* const kEmptyExpected = R"({
   "scenario": "",
   "profile": "",
   "features": {},
+  "overrides": {},
   "seed": 0,
   "duration_ns": 0,
   "tasks": [],
@@ -219,8 +224,8 @@ void TestMetricsJson::shape()
     const auto root = nlohmann::ordered_json::parse(metricsToJson(fullMetrics()));
     using Keys = std::vector<std::string>;
     QVERIFY(keysOf(root)
-        == (Keys{"schedlab", "scenario", "profile", "features", "seed", "duration_ns", "tasks",
-            "cgroups", "cpus", "probes", "findings", "run"}));
+        == (Keys{"schedlab", "scenario", "profile", "features", "overrides", "seed", "duration_ns",
+            "tasks", "cgroups", "cpus", "probes", "findings", "run"}));
     const auto& task = root["tasks"][0];
     QVERIFY(keysOf(task)
         == (Keys{"name", "cgroup", "cpu_time_ns", "share", "wait_max_ns", "wait_p50_ns",

@@ -224,6 +224,29 @@ void TestCapture::cliCapture()
     QVERIFY(bad.waitForFinished(120000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("no task \"nope\""));
+
+    // Every option that shapes a run (schedlab-cli --help) is accepted by capture too, and a bad
+    // value is refused with the run's message.
+    QProcess shaped;
+    shaped.start(QStringLiteral(SCHEDLAB_CLI),
+        {QStringLiteral("capture"), scenarioFile.fileName(), QStringLiteral("--from"),
+            QStringLiteral("0"), QStringLiteral("--to"), QStringLiteral("5ms"),
+            QStringLiteral("--out"), out, QStringLiteral("--profile"), QStringLiteral("6.12"),
+            QStringLiteral("--feature"), QStringLiteral("NO_PLACE_LAG"),
+            QStringLiteral("--override"), QStringLiteral("yield=forfeit_always"),
+            QStringLiteral("--duration"), QStringLiteral("1s"), QStringLiteral("--seed"),
+            QStringLiteral("3"), QStringLiteral("--watchdog"), QStringLiteral("2s"),
+            QStringLiteral("--limit"), QStringLiteral("tasks=1000")});
+    QVERIFY(shaped.waitForFinished(120000));
+    QCOMPARE(shaped.exitCode(), 0);
+    QProcess negative;
+    negative.start(QStringLiteral(SCHEDLAB_CLI),
+        {QStringLiteral("capture"), scenarioFile.fileName(), QStringLiteral("--from"),
+            QStringLiteral("0"), QStringLiteral("--to"), QStringLiteral("5ms"),
+            QStringLiteral("--out"), out, QStringLiteral("--seed"), QStringLiteral("-1")});
+    QVERIFY(negative.waitForFinished(120000));
+    QCOMPARE(negative.exitCode(), 2);
+    QVERIFY(negative.readAllStandardError().contains("--seed expects an integer"));
 }
 
 QTEST_MAIN(TestCapture)

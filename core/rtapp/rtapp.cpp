@@ -1,0 +1,1098 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// rt-app JSON ⇄ scenario (docs/rtapp.md). rt-app's grammar is doc/tutorial.txt of rt-app; its
+// events are matched by key prefix ("run0", "sleep1" …), so the longest known event name wins
+// ("runtime2" is a runtime, not a run).
+#include "rtapp.h"
+
+#include "core/base/cpuset.h"
+#include "core/base/text.h"
+#include "core/rtapp/lenientjson.h"
+#include "core/scenario/limits.h"
+#include "core/scenario/scenarioio.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace schedlab::rtapp {
+
+namespace {
+
+constexpr int kMaxForkDepth = 8; // forks of forks; the scenario nests at most 32 levels
+constexpr int kMaxForkCopies = 10'000;
+
+std::string pointerToken(const std::string& key)
+{
+    std::string out;
+    for (char c : key) {
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string child(const std::string& path, const std::string& key)
+{
+    return path + "/" + pointerToken(key);
+}
+
+bool startsWith(const std::string& s, const std::string& prefix)
+{
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+/// The event a key names, by rt-app's prefix rule; "" when none.
+std::string eventOf(const std::string& key)
+{
+    static const char* const kEvents[] = {"runtime", "run", "sleep", "timer", "lock", "unlock",
+        "wait", "signal", "broad", "sync", "barrier", "suspend", "resume", "mem", "iorun", "yield",
+        "fork"};
+    std::string best;
+    for (const char* e : kEvents)
+        if (startsWith(key, e) && std::string(e).size() > best.size())
+            best = e;
+    return best;
+}
+
+bool isThreadAttribute(const std::string& key)
+{
+    static const std::set<std::string> kKeys{"instance", "loop", "phases", "policy", "priority",
+        "cpus", "delay", "taskgroup", "nice", "dl-runtime", "dl-period", "dl-deadline", "util_min",
+        "util_max", "numa_membind", "cpus_allowed"};
+    return kKeys.contains(key);
+}
+
+bool isPhaseAttribute(const std::string& key)
+{
+    static const std::set<std::string> kKeys{"loop", "cpus", "taskgroup", "priority", "nice",
+        "policy", "dl-runtime", "dl-period", "dl-deadline", "util_min", "util_max", "numa_membind"};
+    return kKeys.contains(key);
+}
+
+// The CPU time an op takes when it runs undisturbed (timers subtract it from their period).
+Nanoseconds workOf(const Op& op)
+{
+    switch (op.kind) {
+    case Op::Kind::Run:
+    case Op::Kind::Sleep:
+        return op.duration.endless ? Nanoseconds(0) : op.duration.value;
+    case Op::Kind::Loop:
+        if (op.forTime)
+            return op.forTime->value;
+        else {
+            Nanoseconds sum{0};
+            for (const Op& o : op.body)
+                sum = saturatingAdd(sum, workOf(o));
+            return Nanoseconds(saturatingMul(sum.count(), op.count.value_or(1)));
+        }
+    default:
+        return Nanoseconds(0);
+    }
+}
+
+bool takesTime(const std::vector<Op>& ops)
+{
+    return std::any_of(ops.begin(), ops.end(), [](const Op& op) {
+        if (op.kind == Op::Kind::Run || op.kind == Op::Kind::Sleep)
+            return op.duration.endless || op.duration.value > Nanoseconds(0);
+        if (op.kind == Op::Kind::Loop)
+            return takesTime(op.body);
+        if (op.kind == Op::Kind::Fork)
+            return op.wait;
+        return false;
+    });
+}
+
+Op makeOp(Op::Kind kind)
+{
+    Op op;
+    op.kind = kind;
+    return op;
+}
+
+class Importer
+{
+public:
+    Importer(const std::string& fileName, const ImportOptions& options)
+        : m_file(fileName)
+        , m_options(options)
+    { }
+
+    ImportResult run(const std::string& text)
+    {
+        std::string error;
+        auto root = parseLenient(text, &error);
+        if (!root) {
+            m_result.errors.push_back(m_file + ": " + error);
+            return std::move(m_result);
+        }
+        if (!root->isObject()) {
+            m_result.errors.push_back(m_file + ": line " + std::to_string(root->line)
+                + ": expected an rt-app object such as { \"tasks\": { … } }, got "
+                + root->describe());
+            return std::move(m_result);
+        }
+        scanCpus(*root);
+        m_scenario.machine.cpus = m_options.cpus > 0 ? m_options.cpus : std::max(1, m_maxCpu + 1);
+        std::filesystem::path p(m_file);
+        m_scenario.name = m_options.name.empty() ? p.stem().string() : m_options.name;
+        if (m_scenario.name.empty())
+            m_scenario.name = "rt-app";
+        m_scenario.title = "rt-app workload " + p.filename().string();
+        m_scenario.description = "Imported from the rt-app file " + p.filename().string()
+            + " by schedlab-cli import-rtapp (docs/rtapp.md describes the mapping).";
+
+        m_tasks = root->find("tasks");
+        for (const auto& [key, value] : root->members) {
+            if (key == "global")
+                global(value, "/global");
+            else if (key == "resources")
+                resources(value, "/resources");
+            else if (key != "tasks")
+                warn("/" + pointerToken(key), value, "unknown rt-app section: ignored");
+        }
+        if (!m_tasks)
+            warn("", *root, "no \"tasks\" section: the scenario has no tasks");
+        else if (!m_tasks->isObject())
+            fail("/tasks", *m_tasks, "expected an object of threads, got " + m_tasks->describe());
+        else
+            tasks(*m_tasks);
+        if (!m_result.errors.empty())
+            return std::move(m_result);
+        // The scenario loader has the last word: every limit it checks holds for imports too.
+        LoadResult check = parseScenario(writeScenario(m_scenario), m_file + " (imported)");
+        if (!check.ok()) {
+            m_result.errors = check.errors;
+            return std::move(m_result);
+        }
+        m_result.scenario = std::move(m_scenario);
+        return std::move(m_result);
+    }
+
+private:
+    std::string where(const std::string& path, const Value& v) const
+    {
+        return m_file + ": " + (path.empty() ? "/" : path) + " (line " + std::to_string(v.line)
+            + ")";
+    }
+    void warn(const std::string& path, const Value& v, const std::string& what)
+    {
+        m_result.warnings.push_back(where(path, v) + ": " + what);
+    }
+    void fail(const std::string& path, const Value& v, const std::string& what)
+    {
+        m_result.errors.push_back(where(path, v) + ": " + what);
+    }
+
+    void scanCpus(const Value& v)
+    {
+        for (const auto& [key, member] : v.members) {
+            if (key == "cpus" && member.type == Value::Type::Array)
+                for (const Value& item : member.items)
+                    if (item.type == Value::Type::Integer && item.integer >= 0
+                        && item.integer < ScenarioLimits::maxCpus)
+                        m_maxCpu = std::max(m_maxCpu, static_cast<int>(item.integer));
+            scanCpus(member);
+        }
+    }
+
+    std::optional<int64_t> integer(const std::string& path, const Value& v, int64_t lo, int64_t hi)
+    {
+        if (v.type != Value::Type::Integer || v.integer < lo || v.integer > hi) {
+            fail(path, v,
+                "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi)
+                    + "], got " + v.describe());
+            return std::nullopt;
+        }
+        return v.integer;
+    }
+
+    // A duration in µs (rt-app's unit) as nanoseconds, up to the longest scenario.
+    std::optional<Nanoseconds> usec(const std::string& path, const Value& v)
+    {
+        const int64_t maxUs = ScenarioLimits::maxDuration.count() / 1000;
+        auto n = integer(path, v, 0, maxUs);
+        if (!n)
+            return std::nullopt;
+        return Nanoseconds(*n * 1000);
+    }
+
+    void global(const Value& g, const std::string& path)
+    {
+        if (!g.isObject()) {
+            fail(path, g, "expected an object, got " + g.describe());
+            return;
+        }
+        static const std::set<std::string> kHostOnly{"lock_pages", "logdir", "log_basename",
+            "log_size", "ftrace", "gnuplot", "io_device", "mem_buffer_size", "cumulative_slack",
+            "frag"};
+        for (const auto& [key, v] : g.members) {
+            const std::string p = child(path, key);
+            if (key == "duration") {
+                if (v.type == Value::Type::Integer && v.integer < 0) {
+                    warn(p, v,
+                        "-1 (run until every thread ends): simulated for the scenario default, "
+                            + formatDurationHuman(Scenario{}.durationOrDefault())
+                            + " (schedlab-cli run --duration)");
+                    continue;
+                }
+                const int64_t maxS = ScenarioLimits::maxDuration.count() / 1'000'000'000;
+                if (auto s = integer(p, v, 1, maxS))
+                    m_scenario.duration = Nanoseconds(*s * 1'000'000'000);
+            } else if (key == "default_policy") {
+                if (auto pol = policy(p, v))
+                    m_defaultPolicy = *pol;
+            } else if (key == "calibration") {
+                // ns per loop or the CPU to calibrate on: run events are CPU work in units of the
+                // calibrated CPU, and every simulated CPU has that capacity, so run = CPU time.
+                if (v.type != Value::Type::String && v.type != Value::Type::Integer)
+                    fail(p, v, "expected \"CPUn\" or ns per loop, got " + v.describe());
+            } else if (key == "pi_enabled") {
+                if (v.type == Value::Type::Bool && v.boolean)
+                    warn(p, v, "priority inheritance is not modelled: mutexes do not boost");
+            } else if (!kHostOnly.contains(key)) {
+                warn(p, v, "unknown global setting: ignored");
+            }
+        }
+    }
+
+    void resources(const Value& r, const std::string& path)
+    {
+        // Resources are created on use; only mutexes are modelled (the events say what is not).
+        if (!r.isObject())
+            fail(path, r, "expected an object, got " + r.describe());
+    }
+
+    std::optional<Policy> policy(const std::string& path, const Value& v)
+    {
+        static const std::pair<const char*, Policy> kPolicies[] = {{"SCHED_OTHER", Policy::Normal},
+            {"SCHED_NORMAL", Policy::Normal}, {"SCHED_BATCH", Policy::Batch},
+            {"SCHED_IDLE", Policy::Idle}, {"SCHED_FIFO", Policy::Fifo},
+            {"SCHED_RR", Policy::RoundRobin}};
+        if (v.type == Value::Type::String) {
+            for (const auto& [name, pol] : kPolicies)
+                if (v.text == name)
+                    return pol;
+            if (v.text == "SCHED_DEADLINE") {
+                warn(path, v,
+                    "SCHED_DEADLINE is not modelled: imported as SCHED_FIFO priority 99 (it "
+                    "preempts every other task, as a deadline task would)");
+                return Policy::Fifo;
+            }
+        }
+        fail(path, v,
+            "expected SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR or "
+            "SCHED_DEADLINE, "
+            "got "
+                + (v.type == Value::Type::String ? "\"" + printable(v.text) + "\"" : v.describe()));
+        return std::nullopt;
+    }
+
+    std::optional<std::string> cpulist(const std::string& path, const Value& v)
+    {
+        CpuSet set;
+        if (v.type == Value::Type::Integer) {
+            Value array;
+            array.type = Value::Type::Array;
+            array.items.push_back(v);
+            array.line = v.line;
+            return cpulist(path, array);
+        }
+        if (v.type != Value::Type::Array || v.items.empty()) {
+            fail(path, v, "expected an array of CPU numbers such as [0, 2], got " + v.describe());
+            return std::nullopt;
+        }
+        const int cpus = m_scenario.machine.cpuCount();
+        for (size_t i = 0; i < v.items.size(); ++i) {
+            auto n = integer(path + "/" + std::to_string(i), v.items[i], 0, cpus - 1);
+            if (!n)
+                return std::nullopt;
+            set.set(static_cast<int>(*n));
+        }
+        return set.toString();
+    }
+
+    std::optional<std::string> taskgroup(const std::string& path, const Value& v)
+    {
+        if (v.type != Value::Type::String || v.text.empty() || v.text[0] != '/') {
+            fail(path, v, "expected a cgroup path such as \"/tg1\", got " + v.describe());
+            return std::nullopt;
+        }
+        std::string cg = v.text;
+        while (cg.size() > 1 && cg.back() == '/')
+            cg.pop_back();
+        // List the ancestors before the group (the loader wants parents first).
+        for (size_t pos = 1; pos != std::string::npos && cg != "/";) {
+            pos = cg.find('/', pos + 1);
+            const std::string prefix = cg.substr(0, pos);
+            if (m_cgroups.insert(prefix).second) {
+                CgroupSpec spec;
+                spec.path = prefix;
+                m_scenario.cgroups.push_back(spec);
+            }
+        }
+        return cg;
+    }
+
+    // Scheduling attributes, of a thread or (changes) of a phase.
+    struct Attributes
+    {
+        Policy policy = Policy::Normal;
+        int nice = 0;
+        int rtPriority = 0;
+        std::optional<std::string> cpus;
+        std::optional<std::string> cgroup;
+    };
+
+    // Reads priority/nice for @p pol into @p a (policy already set).
+    void priority(const std::string& path, const Value& v, Attributes& a, bool isNice)
+    {
+        const bool rt = a.policy == Policy::Fifo || a.policy == Policy::RoundRobin;
+        if (v.type != Value::Type::Integer) {
+            fail(path, v, "expected an integer, got " + v.describe());
+            return;
+        }
+        if (rt && !isNice) {
+            const int64_t p = std::clamp<int64_t>(v.integer, 1, 99);
+            if (p != v.integer)
+                warn(path, v, "RT priority out of 1…99: " + std::to_string(p) + " used");
+            a.rtPriority = static_cast<int>(p);
+        } else {
+            const int64_t n = std::clamp<int64_t>(v.integer, -20, 19);
+            if (n != v.integer)
+                warn(path, v, "nice out of -20…19: " + std::to_string(n) + " used");
+            a.nice = static_cast<int>(n);
+        }
+    }
+
+    void ignoredAttribute(const std::string& key, const std::string& path, const Value& v)
+    {
+        if (startsWith(key, "dl-"))
+            warn(
+                path, v, "SCHED_DEADLINE parameters are not modelled (no deadline class): ignored");
+        else if (startsWith(key, "util_"))
+            warn(path, v, "utilization clamping (uclamp) is not modelled: ignored");
+        else if (key == "numa_membind")
+            warn(path, v, "NUMA memory binding is not modelled: ignored");
+    }
+
+    // Events of one phase, in file order. A timer becomes a sleep of its period minus the other
+    // events' time between it and the previous timer of the phase (cyclically: the phase repeats).
+    std::vector<Op> events(
+        const Value& phase, const std::string& path, bool threadLevel, int forkDepth)
+    {
+        struct Item
+        {
+            Op op;
+            bool timer = false;
+            bool present = true;
+            Nanoseconds period{0};
+            std::string path;
+            const Value* value = nullptr;
+        };
+        std::vector<Item> items;
+        for (const auto& [key, v] : phase.members) {
+            const std::string p = child(path, key);
+            if (threadLevel ? isThreadAttribute(key) : isPhaseAttribute(key))
+                continue;
+            const std::string ev = eventOf(key);
+            if (key == "sleep" && v.type == Value::Type::Bool) {
+                continue; // rt-app's older syntax "sleep": false — no event
+            } else if (key == "deadline" || key == "lock_order" || key == "resources") {
+                warn(p, v,
+                    "rt-app's older resource syntax (" + key
+                        + ") is not imported: no locks or deadline");
+            } else if (ev == "run" || ev == "sleep") {
+                auto d = usec(p, v);
+                if (!d || *d == Nanoseconds(0))
+                    continue;
+                Op op = makeOp(ev == "run" ? Op::Kind::Run : Op::Kind::Sleep);
+                op.duration = DurationSpec::fixed(*d);
+                items.push_back({op, false, true, {}, p, &v});
+            } else if (ev == "runtime") {
+                auto d = usec(p, v);
+                if (!d || *d == Nanoseconds(0))
+                    continue;
+                Op loop = makeOp(Op::Kind::Loop);
+                Op run = makeOp(Op::Kind::Run);
+                run.duration = DurationSpec::fixed(std::min(*d, kRuntimeQuantum));
+                loop.body.push_back(run);
+                loop.forTime = DurationSpec::fixed(*d);
+                items.push_back({loop, false, true, {}, p, &v});
+            } else if (ev == "timer") {
+                const Value* period = v.isObject() ? v.find("period") : nullptr;
+                if (!period) {
+                    fail(p, v, "expected { \"ref\": …, \"period\": µs }, got " + v.describe());
+                    continue;
+                }
+                auto d = usec(child(p, "period"), *period);
+                if (!d)
+                    continue;
+                if (const Value* mode = v.find("mode"); mode
+                    && (mode->type != Value::Type::String
+                        || (mode->text != "relative" && mode->text != "absolute")))
+                    fail(child(p, "mode"), *mode,
+                        "expected \"relative\" or \"absolute\", got " + mode->describe());
+                Item it{makeOp(Op::Kind::Sleep), true, true, *d, p, &v};
+                items.push_back(it);
+            } else if (ev == "lock" || ev == "unlock") {
+                if (v.type != Value::Type::String || v.text.empty()) {
+                    fail(p, v, "expected a mutex name, got " + v.describe());
+                    continue;
+                }
+                Op op = makeOp(ev == "lock" ? Op::Kind::Lock : Op::Kind::Unlock);
+                op.name = v.text;
+                items.push_back({op, false, true, {}, p, &v});
+            } else if (ev == "yield") {
+                items.push_back({makeOp(Op::Kind::Yield), false, true, {}, p, &v});
+            } else if (ev == "fork") {
+                if (auto op = fork(p, v, forkDepth))
+                    items.push_back({*op, false, true, {}, p, &v});
+            } else if (ev == "suspend" || ev == "resume") {
+                warn(p, v,
+                    ev
+                        + ": suspend/resume between threads is not modelled: dropped (the thread "
+                          "does not wait here)");
+            } else if (ev == "wait" || ev == "signal" || ev == "broad" || ev == "sync"
+                || ev == "barrier") {
+                warn(p, v,
+                    ev
+                        + ": condition variables and barriers are not modelled: dropped (the "
+                          "thread does not wait here)");
+            } else if (ev == "mem" || ev == "iorun") {
+                warn(p, v,
+                    ev
+                        + ": memory and I/O load are not modelled: dropped (no CPU time is "
+                          "spent)");
+            } else if (key == "exec" || key == "period") {
+                // rt-app's older thread syntax (doc/examples/merge): exec µs every period µs.
+                auto d = usec(p, v);
+                if (!d || *d == Nanoseconds(0))
+                    continue;
+                if (key == "exec") {
+                    Op op = makeOp(Op::Kind::Run);
+                    op.duration = DurationSpec::fixed(*d);
+                    items.push_back({op, false, true, {}, p, &v});
+                } else {
+                    items.push_back({makeOp(Op::Kind::Sleep), true, true, *d, p, &v});
+                }
+            } else {
+                warn(p, v, "unknown event or setting: ignored");
+            }
+        }
+        // Timers.
+        const auto timers =
+            std::count_if(items.begin(), items.end(), [](const Item& i) { return i.timer; });
+        for (size_t i = 0; i < items.size(); ++i) {
+            if (!items[i].timer)
+                continue;
+            Nanoseconds work{0};
+            for (size_t k = 1; k <= items.size(); ++k) {
+                const Item& prev = items[(i + items.size() - k) % items.size()];
+                if (prev.timer)
+                    break;
+                work = saturatingAdd(work, workOf(prev.op));
+            }
+            Item& t = items[i];
+            if (t.period > work) {
+                t.op.duration = DurationSpec::fixed(t.period - work);
+                warn(t.path, *t.value,
+                    "periodic timer of " + formatDurationHuman(t.period) + " approximated as a "
+                        + "sleep of " + formatDurationHuman(t.period - work)
+                        + " (the period minus the phase's own run/sleep time"
+                        + (timers > 1 ? " since the previous timer" : "")
+                        + "): the period stretches when the thread waits for a CPU");
+            } else {
+                t.present = false;
+                warn(t.path, *t.value,
+                    "periodic timer of " + formatDurationHuman(t.period)
+                        + " is shorter than the phase's own time (" + formatDurationHuman(work)
+                        + "): it never sleeps (rt-app misses it too)");
+            }
+        }
+        std::vector<Op> ops;
+        for (auto& it : items)
+            if (it.present)
+                ops.push_back(std::move(it.op));
+        return ops;
+    }
+
+    std::optional<Op> fork(const std::string& path, const Value& v, int forkDepth)
+    {
+        if (v.type != Value::Type::String || !m_tasks || !m_tasks->isObject()) {
+            fail(path, v, "expected the name of a thread in \"tasks\", got " + v.describe());
+            return std::nullopt;
+        }
+        const Value* target = m_tasks->find(v.text);
+        if (!target || !target->isObject()) {
+            fail(path, v, "no thread named \"" + printable(v.text) + "\" in \"tasks\"");
+            return std::nullopt;
+        }
+        if (forkDepth >= kMaxForkDepth
+            || std::find(m_forkStack.begin(), m_forkStack.end(), v.text) != m_forkStack.end()) {
+            warn(path, v,
+                "fork of \"" + printable(v.text) + "\" inside its own forks (or deeper than "
+                    + std::to_string(kMaxForkDepth) + " levels): dropped");
+            return std::nullopt;
+        }
+        // Each fork event copies the forked thread's description: bound the copies, so that a
+        // small file cannot describe an exponential tree of them.
+        if (++m_forkCopies > kMaxForkCopies) {
+            fail(path, v,
+                "more than " + std::to_string(kMaxForkCopies)
+                    + " fork events in all, counting those inside forked threads");
+            return std::nullopt;
+        }
+        m_forkStack.push_back(v.text);
+        TaskSpec childSpec = thread(v.text, *target, child("/tasks", v.text), forkDepth + 1);
+        m_forkStack.pop_back();
+        childSpec.name.clear();
+        childSpec.count.reset();
+        childSpec.start.reset();
+        Op op = makeOp(Op::Kind::Fork);
+        op.fork.push_back(std::move(childSpec));
+        return op;
+    }
+
+    // The phase-level attribute changes of @p phase as operations at its start; @p changed says
+    // which attributes an earlier phase changed, so that a phase without them goes back to the
+    // thread's values (rt-app's rule for "cpus").
+    void phaseAttributes(const Value& phase, const std::string& path, const Attributes& thread,
+        Attributes& current, std::vector<Op>& ops, std::set<std::string>& changed)
+    {
+        Attributes a = thread;
+        a.policy = thread.policy;
+        std::set<std::string> set;
+        for (const auto& [key, v] : phase.members) {
+            const std::string p = child(path, key);
+            if (key == "cpus") {
+                if (auto c = cpulist(p, v))
+                    a.cpus = *c, set.insert(key);
+            } else if (key == "taskgroup") {
+                if (auto c = taskgroup(p, v))
+                    a.cgroup = *c, set.insert(key);
+            } else if (key == "priority" || key == "nice") {
+                if (thread.policy == Policy::Fifo || thread.policy == Policy::RoundRobin) {
+                    warn(p, v, "a phase's RT priority change is not modelled: ignored");
+                    continue;
+                }
+                priority(p, v, a, key == "nice");
+                set.insert("nice");
+            } else if (key == "policy") {
+                warn(p, v, "a phase's policy change is not modelled: ignored");
+            } else {
+                ignoredAttribute(key, p, v);
+            }
+        }
+        const int cpus = m_scenario.machine.cpuCount();
+        if (set.contains("cpus") || changed.contains("cpus")) {
+            Op op = makeOp(Op::Kind::Cpus);
+            op.name = a.cpus.value_or(CpuSet::all(cpus).toString());
+            if (op.name != current.cpus.value_or(CpuSet::all(cpus).toString()))
+                ops.push_back(op);
+            current.cpus = op.name;
+        }
+        if (set.contains("taskgroup") || changed.contains("taskgroup")) {
+            Op op = makeOp(Op::Kind::Cgroup);
+            op.name = a.cgroup.value_or("/");
+            if (op.name != current.cgroup.value_or("/"))
+                ops.push_back(op);
+            current.cgroup = op.name;
+        }
+        if (set.contains("nice") || changed.contains("nice")) {
+            Op op = makeOp(Op::Kind::Nice);
+            op.nice = a.nice;
+            if (op.nice != current.nice)
+                ops.push_back(op);
+            current.nice = op.nice;
+        }
+        changed.insert(set.begin(), set.end());
+    }
+
+    TaskSpec thread(const std::string& name, const Value& t, const std::string& path, int forkDepth)
+    {
+        TaskSpec spec;
+        spec.name = name;
+        Attributes a;
+        a.policy = m_defaultPolicy;
+        if (const Value* v = t.find("policy"))
+            if (auto pol = policy(child(path, "policy"), *v))
+                a.policy = *pol;
+        const bool deadline = t.find("policy") && t.find("policy")->text == "SCHED_DEADLINE";
+        a.rtPriority = deadline ? 99 : 10;
+        int64_t loops = -1;
+        for (const auto& [key, v] : t.members) {
+            const std::string p = child(path, key);
+            if (key == "instance") {
+                if (auto n = integer(p, v, 0, ScenarioLimits::maxTasks))
+                    spec.count = static_cast<int>(*n);
+            } else if (key == "loop") {
+                if (auto n = integer(p, v, -1, ScenarioLimits::maxLoopCount))
+                    loops = *n;
+            } else if (key == "priority" || key == "nice") {
+                if (!deadline)
+                    priority(p, v, a, key == "nice");
+            } else if (key == "cpus") {
+                a.cpus = cpulist(p, v);
+            } else if (key == "delay") {
+                if (auto d = usec(p, v); d && *d > Nanoseconds(0))
+                    spec.start = DurationSpec::fixed(*d);
+            } else if (key == "taskgroup") {
+                a.cgroup = taskgroup(p, v);
+            } else if (isThreadAttribute(key)) {
+                ignoredAttribute(key, p, v);
+            }
+        }
+        if (a.policy != Policy::Normal)
+            spec.policy = a.policy;
+        if (a.policy == Policy::Fifo || a.policy == Policy::RoundRobin)
+            spec.rtPriority = a.rtPriority;
+        else if (a.nice != 0)
+            spec.nice = a.nice;
+        spec.cpus = a.cpus;
+        if (a.cgroup && *a.cgroup != "/")
+            spec.cgroup = a.cgroup;
+
+        std::vector<Op> body;
+        const Value* phases = t.find("phases");
+        if (phases) {
+            const std::string pp = child(path, "phases");
+            if (!phases->isObject() || phases->members.empty()) {
+                fail(pp, *phases, "expected an object of phases, got " + phases->describe());
+                return spec;
+            }
+            for (const auto& [key, v] : t.members)
+                if (!isThreadAttribute(key))
+                    warn(child(path, key), v, "an event beside \"phases\": ignored (rt-app too)");
+            Attributes current = a;
+            std::set<std::string> changed;
+            for (const auto& [key, phase] : phases->members) {
+                const std::string p = child(pp, key);
+                if (!phase.isObject()) {
+                    fail(p, phase, "expected a phase object, got " + phase.describe());
+                    continue;
+                }
+                phaseAttributes(phase, p, a, current, body, changed);
+                int64_t count = 1;
+                if (const Value* l = phase.find("loop"))
+                    if (auto n = integer(child(p, "loop"), *l, -1, ScenarioLimits::maxLoopCount))
+                        count = *n;
+                std::vector<Op> ops = events(phase, p, false, forkDepth);
+                if (count == 1 || ops.empty()) {
+                    body.insert(body.end(), ops.begin(), ops.end());
+                } else if (count == 0) {
+                    continue;
+                } else {
+                    Op loop = makeOp(Op::Kind::Loop);
+                    loop.body = std::move(ops);
+                    if (count > 0)
+                        loop.count = count;
+                    else if (!takesTime(loop.body)) {
+                        warn(child(p, "loop"), *phase.find("loop"),
+                            "an endless phase without run, sleep or timer: runs once");
+                        loop.count = 1;
+                    }
+                    body.push_back(std::move(loop));
+                }
+            }
+        } else {
+            body = events(t, path, true, forkDepth);
+        }
+        if (loops == 1 || body.empty() || loops == 0) {
+            if (loops != 0)
+                spec.program = std::move(body);
+            return spec;
+        }
+        Op loop = makeOp(Op::Kind::Loop);
+        loop.body = std::move(body);
+        if (loops > 0) {
+            loop.count = loops;
+        } else if (!takesTime(loop.body)) {
+            warn(path, t,
+                "an endless thread without run, sleep or timer (after what is not modelled "
+                "was dropped): its events run once");
+            loop.count = 1;
+        }
+        spec.program.push_back(std::move(loop));
+        return spec;
+    }
+
+    void tasks(const Value& tasks)
+    {
+        std::set<std::string> names;
+        for (const auto& [name, t] : tasks.members) {
+            const std::string p = child("/tasks", name);
+            if (!t.isObject()) {
+                fail(p, t, "expected a thread object, got " + t.describe());
+                continue;
+            }
+            if (!names.insert(name).second) {
+                fail(p, t, "a second thread named \"" + printable(name) + "\"");
+                continue;
+            }
+            TaskSpec spec = thread(name, t, p, 0);
+            if (spec.count && *spec.count == 0)
+                continue; // instance 0: created only by fork events
+            if (spec.count && *spec.count == 1)
+                spec.count.reset();
+            m_scenario.tasks.push_back(std::move(spec));
+        }
+    }
+
+    std::string m_file;
+    ImportOptions m_options;
+    ImportResult m_result;
+    Scenario m_scenario;
+    const Value* m_tasks = nullptr;
+    Policy m_defaultPolicy = Policy::Normal;
+    int m_maxCpu = -1;
+    std::set<std::string> m_cgroups;
+    std::vector<std::string> m_forkStack;
+    int m_forkCopies = 0;
+};
+
+// ---- export ----
+
+class Exporter
+{
+public:
+    using Json = nlohmann::ordered_json;
+
+    explicit Exporter(const Scenario& s)
+        : m_s(s)
+    { }
+
+    ExportResult run()
+    {
+        Json root = Json::object();
+        Json tasks = Json::object();
+        for (const TaskSpec& t : m_s.tasks)
+            m_names.insert(t.name);
+        for (size_t i = 0; i < m_s.tasks.size(); ++i) {
+            m_current = m_s.tasks[i].name;
+            tasks[m_s.tasks[i].name] = task(m_s.tasks[i], "/tasks/" + std::to_string(i));
+        }
+        for (auto& [name, t] : m_templates.items())
+            tasks[name] = t;
+        root["tasks"] = tasks;
+        Json global = Json::object();
+        const int64_t ns = m_s.durationOrDefault().count();
+        const int64_t seconds = (ns + 999'999'999) / 1'000'000'000;
+        if (ns % 1'000'000'000)
+            warn("/duration",
+                "rt-app counts whole seconds: " + std::to_string(seconds) + " s written");
+        global["duration"] = seconds;
+        global["calibration"] = "CPU0";
+        global["default_policy"] = "SCHED_OTHER";
+        global["log_basename"] = m_s.name;
+        root["global"] = global;
+        for (size_t i = 0; i < m_s.cgroups.size(); ++i)
+            if (m_s.cgroups[i].files != CgroupFiles{} || m_s.cgroups[i].count)
+                warn("/cgroups/" + std::to_string(i),
+                    "rt-app creates task groups but sets no cgroup files (cpu.weight, cpu.max, "
+                    "…) and no counts: set them on the board");
+        for (size_t i = 0; i < m_s.actions.size(); ++i)
+            warn("/actions/" + std::to_string(i),
+                "actions (changes at a given time) have no rt-app equivalent: not exported");
+        if (!m_s.kernel.features.empty() || !m_s.kernel.overrides.empty())
+            warn("/kernel",
+                "sched features and behaviour choices are kernel settings, not workload: set "
+                "them on the board");
+        ExportResult r;
+        r.json = root.dump(1, '\t') + "\n";
+        r.warnings = std::move(m_warnings);
+        return r;
+    }
+
+private:
+    void warn(const std::string& path, const std::string& what)
+    {
+        m_warnings.push_back(path + ": " + what);
+    }
+
+    int64_t usOf(const DurationSpec& d, const std::string& path)
+    {
+        if (d.endless)
+            return m_s.durationOrDefault().count() / 1000; // forever, as far as the run goes
+        int64_t ns = d.value.count();
+        if (d.isUniform()) {
+            ns = d.value.count() + (d.upper->count() - d.value.count()) / 2;
+            warn(path, "a uniform random duration: its midpoint is written");
+        }
+        if (ns % 1000)
+            warn(path, "rt-app counts whole µs: rounded");
+        return (ns + 500) / 1000;
+    }
+
+    static bool isRuntime(const Op& op)
+    {
+        return op.kind == Op::Kind::Loop && op.forTime && !op.forTime->isUniform() && !op.count
+            && op.body.size() == 1 && op.body[0].kind == Op::Kind::Run
+            && !op.body[0].duration.endless && !op.body[0].duration.isUniform()
+            && op.body[0].duration.value == std::min(op.forTime->value, kRuntimeQuantum);
+    }
+
+    struct Phases
+    {
+        Json phases = Json::object();
+        Json current = Json::object();
+        int events = 0;
+        Json attrs = Json::object(); ///< attributes every later phase carries
+        bool attrsChanged = false;
+
+        void flush()
+        {
+            if (current.empty())
+                return;
+            Json phase = Json::object();
+            for (auto& [k, v] : attrs.items())
+                phase[k] = v;
+            phase["loop"] = 1;
+            for (auto& [k, v] : current.items())
+                phase[k] = v;
+            phases["p" + std::to_string(phases.size())] = phase;
+            current = Json::object();
+        }
+        void event(const std::string& kind, Json value)
+        {
+            current[kind + std::to_string(events++)] = std::move(value);
+        }
+    };
+
+    // Flat events of @p ops into the current phase; loops become phases of their own.
+    void flat(const std::vector<Op>& ops, Phases& ph, const std::string& path, bool top)
+    {
+        for (size_t i = 0; i < ops.size(); ++i) {
+            const Op& op = ops[i];
+            const std::string p = path + "/" + std::to_string(i);
+            switch (op.kind) {
+            case Op::Kind::Run:
+                ph.event("run", usOf(op.duration, p));
+                break;
+            case Op::Kind::Sleep:
+                ph.event("sleep", usOf(op.duration, p));
+                break;
+            case Op::Kind::Yield:
+                ph.event("yield", "");
+                break;
+            case Op::Kind::Lock:
+                ph.event("lock", op.name);
+                break;
+            case Op::Kind::Unlock:
+                ph.event("unlock", op.name);
+                break;
+            case Op::Kind::Loop:
+                if (isRuntime(op)) {
+                    ph.event("runtime", usOf(*op.forTime, p));
+                } else if (top && !op.forTime && hasNoLoop(op.body)) {
+                    ph.flush();
+                    Phases inner;
+                    inner.events = ph.events;
+                    flat(op.body, inner, p + "/loop", false);
+                    ph.events = inner.events;
+                    Json phase = Json::object();
+                    for (auto& [k, v] : ph.attrs.items())
+                        phase[k] = v;
+                    phase["loop"] = op.count.value_or(-1);
+                    if (!op.count)
+                        warn(p,
+                            "an endless loop inside the program: a phase with \"loop\": -1 (rt-app "
+                            "repeats it for good)");
+                    for (auto& [k, v] : inner.current.items())
+                        phase[k] = v;
+                    ph.phases["p" + std::to_string(ph.phases.size())] = phase;
+                } else {
+                    const int64_t count = op.count.value_or(0);
+                    const int64_t size = static_cast<int64_t>(op.body.size());
+                    if (op.forTime || !op.count || count * size > 1000) {
+                        warn(p,
+                            "a loop nested this deep (or bounded by time) has no rt-app "
+                            "equivalent: its body is written once");
+                        flat(op.body, ph, p + "/loop", false);
+                    } else {
+                        warn(p, "a nested loop: unrolled (" + std::to_string(count) + " times)");
+                        for (int64_t k = 0; k < count; ++k)
+                            flat(op.body, ph, p + "/loop", false);
+                    }
+                }
+                break;
+            case Op::Kind::Kernel:
+                warn(p,
+                    "a modelled kernel section: its steps are written as user-space events "
+                    "(rt-app cannot enter the kernel)");
+                flat(op.body, ph, p + "/kernel", false);
+                break;
+            case Op::Kind::Nice:
+            case Op::Kind::Cpus:
+            case Op::Kind::Cgroup:
+                ph.flush();
+                if (op.kind == Op::Kind::Nice)
+                    ph.attrs["priority"] = op.nice;
+                else if (op.kind == Op::Kind::Cpus)
+                    ph.attrs["cpus"] = cpuArray(op.name);
+                else
+                    ph.attrs["taskgroup"] = op.name;
+                break;
+            case Op::Kind::Fork: {
+                // rt-app forks a named thread description: the child becomes a thread with
+                // "instance": 0 (created only by the fork).
+                std::string name = m_current + "_fork";
+                for (int k = 1; m_names.contains(name); ++k)
+                    name = m_current + "_fork" + std::to_string(k);
+                m_names.insert(name);
+                if (op.wait)
+                    warn(p,
+                        "fork with wait: rt-app does not wait for the child, the parent goes on");
+                const std::string parent = m_current;
+                m_current = name;
+                Json child = Json::object();
+                child["instance"] = 0;
+                const Json body = task(op.fork.at(0), p + "/fork/0");
+                for (const auto& [k, v] : body.items())
+                    child[k] = v;
+                m_current = parent;
+                m_templates[name] = child;
+                ph.event("fork", name);
+                break;
+            }
+            case Op::Kind::Exit:
+                warn(p, "exit: the thread's events stop here (later ones are not exported)");
+                return;
+            case Op::Kind::Cookie:
+                warn(p, "core-scheduling cookies have no rt-app equivalent: not exported");
+                break;
+            case Op::Kind::Write:
+                warn(p, "cgroup writes have no rt-app equivalent: not exported");
+                break;
+            }
+        }
+    }
+
+    static bool hasNoLoop(const std::vector<Op>& ops)
+    {
+        return std::all_of(ops.begin(), ops.end(), [](const Op& o) {
+            return (o.kind != Op::Kind::Loop || isRuntime(o)) && o.kind != Op::Kind::Kernel
+                && o.kind != Op::Kind::Nice && o.kind != Op::Kind::Cpus
+                && o.kind != Op::Kind::Cgroup && o.kind != Op::Kind::Exit;
+        });
+    }
+
+    Json cpuArray(const std::string& list)
+    {
+        Json a = Json::array();
+        if (auto set = CpuSet::parse(list, ScenarioLimits::maxCpus))
+            for (int c = set->first(); c >= 0; c = set->next(c))
+                a.push_back(c);
+        return a;
+    }
+
+    Json task(const TaskSpec& t, const std::string& path)
+    {
+        Json j = Json::object();
+        if (t.count)
+            j["instance"] = *t.count;
+        const Policy pol = t.policy.value_or(Policy::Normal);
+        static const char* const kPolicy[] = {
+            "SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR"};
+        if (pol != Policy::Normal)
+            j["policy"] = kPolicy[static_cast<int>(pol)];
+        if (pol == Policy::Fifo || pol == Policy::RoundRobin)
+            j["priority"] = t.rtPriority.value_or(10);
+        else if (t.nice)
+            j["priority"] = *t.nice;
+        if (t.cpus)
+            j["cpus"] = cpuArray(*t.cpus);
+        if (t.cgroup && *t.cgroup != "/")
+            j["taskgroup"] = *t.cgroup;
+        if (t.start)
+            j["delay"] = usOf(*t.start, path + "/start");
+        if (t.slice)
+            warn(path + "/slice",
+                "a custom slice (sched_attr.sched_runtime) is not an rt-app "
+                "setting: not exported");
+        if (t.cookie)
+            warn(path + "/cookie", "core-scheduling cookies have no rt-app equivalent");
+        if (t.probe)
+            warn(path + "/probe",
+                "a probe's latency measurement has no rt-app equivalent: "
+                "exported as a plain thread");
+        const std::vector<Op>* body = &t.program;
+        int64_t loops = 1;
+        if (t.program.size() == 1 && t.program[0].kind == Op::Kind::Loop && !t.program[0].forTime
+            && !isRuntime(t.program[0])) {
+            loops = t.program[0].count.value_or(-1);
+            body = &t.program[0].body;
+        }
+        j["loop"] = loops;
+        Phases ph;
+        flat(*body, ph, path + "/program" + (body == &t.program ? "" : "/0/loop"), true);
+        ph.flush();
+        // One phase without phase attributes: its events go straight into the thread object.
+        if (ph.phases.size() == 1 && ph.attrs.empty()) {
+            Json only = ph.phases.begin().value();
+            const Json count = only["loop"];
+            if (count == 1 || loops == 1) {
+                if (loops == 1)
+                    j["loop"] = count;
+                for (auto& [k, v] : only.items())
+                    if (k != "loop")
+                        j[k] = v;
+                return j;
+            }
+        }
+        if (ph.phases.empty()) {
+            j["loop"] = 1;
+            return j;
+        }
+        j["phases"] = ph.phases;
+        return j;
+    }
+
+    const Scenario& m_s;
+    std::vector<std::string> m_warnings;
+    std::string m_current;         ///< the thread being written (fork templates are named after it)
+    std::set<std::string> m_names; ///< thread names in use
+    Json m_templates = Json::object(); ///< forked children, "instance": 0
+};
+
+} // namespace
+
+ImportResult importRtApp(
+    const std::string& text, const std::string& fileName, const ImportOptions& options)
+{
+    return Importer(fileName, options).run(text);
+}
+
+ImportResult importRtAppFile(const std::string& path, const ImportOptions& options)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        ImportResult r;
+        r.errors.push_back(path + ": cannot read the file");
+        return r;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (ss.str().size() > ScenarioLimits::maxFileBytes) {
+        ImportResult r;
+        r.errors.push_back(path + ": larger than " + std::to_string(ScenarioLimits::maxFileBytes)
+            + " bytes (docs/limits.md)");
+        return r;
+    }
+    return importRtApp(ss.str(), path, options);
+}
+
+ExportResult exportRtApp(const Scenario& scenario)
+{
+    return Exporter(scenario).run();
+}
+
+} // namespace schedlab::rtapp

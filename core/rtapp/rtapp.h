@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// rt-app workloads (https://github.com/scheduler-tools/rt-app, doc/tutorial.txt) to and from
+// scenarios. Import maps the `global` section, `tasks` (instance, loop, phases, events) and the
+// scheduling attributes onto a Scenario; what schedlab does not model is reported as a warning
+// naming the JSON path and line, never dropped silently. Export writes a scenario's workload as
+// rt-app JSON, with warnings for what rt-app cannot express. docs/rtapp.md has the mapping.
+#pragma once
+
+#include "core/scenario/scenario.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedlab::rtapp {
+
+struct ImportOptions
+{
+    /// Simulated CPUs; 0 = the highest CPU the file names + 1 (at least 1).
+    int cpus = 0;
+    /// Scenario name; empty = the file's base name without ".json".
+    std::string name;
+};
+
+struct ImportResult
+{
+    std::optional<Scenario> scenario;  ///< set when there were no errors
+    std::vector<std::string> errors;   ///< "file: /json/path (line N): what was expected"
+    std::vector<std::string> warnings; ///< "file: /json/path (line N): what was not imported"
+    bool ok() const { return scenario.has_value(); }
+};
+
+/// Imports rt-app JSON @p text; @p fileName is used in messages and for the default name.
+ImportResult importRtApp(
+    const std::string& text, const std::string& fileName, const ImportOptions& options = {});
+/// Reads @p path and imports it; an unreadable file is an error naming the file.
+ImportResult importRtAppFile(const std::string& path, const ImportOptions& options = {});
+
+struct ExportResult
+{
+    std::string json;                  ///< rt-app JSON text (tabs, trailing newline)
+    std::vector<std::string> warnings; ///< "/tasks/2/program/1: what rt-app cannot express"
+};
+
+/// Writes the workload of @p scenario as rt-app JSON.
+ExportResult exportRtApp(const Scenario& scenario);
+
+/// The loop quantum of an imported `runtime` event: runtime T becomes
+/// { "loop": [ { "run": Q } ], "for": T } with Q = min(T, kRuntimeQuantum).
+inline constexpr Nanoseconds kRuntimeQuantum{10'000};
+
+} // namespace schedlab::rtapp
