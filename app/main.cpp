@@ -147,11 +147,15 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
 int main(int argc, char* argv[])
 {
     // A script on a machine without a display (a server, CI) gets the offscreen platform
-    // instead of an abort for want of one.
-    const bool screenshotOption = std::any_of(argv + 1, argv + argc, [](const char* a) {
-        return std::strcmp(a, "--screenshot") == 0 || std::strncmp(a, "--screenshot=", 13) == 0;
+    // instead of an abort for want of one: for --screenshot, and for --help and --version,
+    // which only print.
+    const bool headlessOption = std::any_of(argv + 1, argv + argc, [](const char* a) {
+        for (const char* o : {"--screenshot", "--help", "-h", "--help-all", "--version", "-v"})
+            if (std::strcmp(a, o) == 0)
+                return true;
+        return std::strncmp(a, "--screenshot=", 13) == 0;
     });
-    if (screenshotOption && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
+    if (headlessOption && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
         && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
@@ -199,8 +203,21 @@ int main(int argc, char* argv[])
         QApplication::setPalette(dark);
     }
 
-    schedlab::ui::MainWindow window;
+    // Options that only mean something for a screenshot are an error without one, not ignored.
+    if (!parser.isSet(QStringLiteral("screenshot"))) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view"}) {
+            if (parser.isSet(QString::fromLatin1(o))) {
+                complain(QStringLiteral("--%1 needs --screenshot").arg(QString::fromLatin1(o)));
+                return kExitBadInput;
+            }
+        }
+    }
     const QStringList args = parser.positionalArguments();
+    if (args.size() > 1) {
+        complain(QStringLiteral("one scenario file at most, got %1").arg(args.size()));
+        return kExitBadInput;
+    }
+    schedlab::ui::MainWindow window;
     if (parser.isSet(QStringLiteral("screenshot"))) {
         window.setHeadless(true);
         return screenshot(window, parser, args.value(0));

@@ -19,9 +19,10 @@ EntityLines entityLines(
     out.avg.reserve(samples.size());
     for (size_t k = 0; k < samples.size(); ++k) {
         const EntitySample& s = samples[k];
-        if (k > 0 && samples[k - 1].time < s.time) {
+        const bool moved = k > 0 && samples[k - 1].cpu != s.cpu;
+        if (k > 0 && samples[k - 1].time < s.time && !s.afterGap) {
             const EntitySample& prev = samples[k - 1];
-            if (!running(prev)) { // vruntime and deadline hold
+            if (!running(prev) && !moved) { // vruntime and deadline hold
                 out.vruntime.push_back({s.time, out.vruntime.back().value});
                 out.deadline.push_back({s.time, out.deadline.back().value});
             }
@@ -29,10 +30,10 @@ EntityLines entityLines(
                 out.lag.push_back({s.time, out.lag.back().value});
             out.weight.push_back({s.time, out.weight.back().value});
         }
-        out.vruntime.push_back({s.time, rel(s.vruntime)});
-        out.deadline.push_back({s.time, rel(s.deadline)});
+        out.vruntime.push_back({s.time, rel(s.vruntime), moved});
+        out.deadline.push_back({s.time, rel(s.deadline), moved});
         out.lag.push_back({s.time, s.vlag});
-        out.avg.push_back({s.time, rel(s.avgVruntime)});
+        out.avg.push_back({s.time, rel(s.avgVruntime), moved});
         out.weight.push_back({s.time, static_cast<int64_t>(s.weight)});
     }
     if (samples.empty() || samples.back().time >= until)

@@ -10,6 +10,10 @@
 //    curve); a dequeued entity keeps its saved vlag, so the line holds until the next sample;
 //  - V of the entity's cfs_rq is known only at its samples: joined straight, and not drawn past
 //    the last one.
+//  - between two samples with left-out (decimated) samples between them nothing is held: the
+//    line joins them straight, and every point drawn is a real sample's value;
+//  - a sample on another CPU than the previous one (a migration) breaks the vruntime,
+//    deadline and V lines: they are relative to another cfs_rq from there on.
 // Values are integers (ns of virtual time, vruntime relative to a reference), so the rules can
 // be tested exactly; the view converts to milliseconds.
 #pragma once
@@ -25,6 +29,9 @@ struct LinePoint
 {
     Nanoseconds time{0};
     int64_t value = 0;
+    /// The line is broken before this point (the entity changed cfs_rq: vruntime, deadline
+    /// and V are in another queue's frame from here).
+    bool breakBefore = false;
     friend bool operator==(const LinePoint&, const LinePoint&) = default;
 };
 

@@ -245,7 +245,7 @@ bool MainWindow::openFile(const QString& path)
 bool MainWindow::saveFile(const QString& path)
 {
     QSaveFile file(path);
-    const std::string text = writeScenario(*m_scenario);
+    const std::string text = writeScenario(scenarioForSaving(*m_scenario));
     if (!file.open(QIODevice::WriteOnly)
         || file.write(text.data(), static_cast<qint64>(text.size()))
             != static_cast<qint64>(text.size())

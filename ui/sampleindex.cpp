@@ -118,7 +118,8 @@ std::vector<EntitySample> SampleIndex::series(
 EntitySample SampleIndex::toSample(const Record& r)
 {
     return {Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
-        r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight};
+        r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
+        false, r.cpu};
 }
 
 std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
@@ -234,6 +235,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     // few of them ahead, so their reads overlap instead of waiting for each other.
     constexpr size_t kAhead = 16;
     out.reserve(kept.size());
+    size_t previous = 0; // index in the series of the previous kept sample
     for (size_t k = 0; k < kept.size(); ++k) {
         if (k + kAhead < kept.size()) {
             // A 48-byte record may straddle two cache lines: ask for both.
@@ -242,6 +244,13 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             __builtin_prefetch(ahead + sizeof(Record) - 1);
         }
         out.push_back(toSample(records[kept[k]]));
+        // Its index in the series (positions are sorted), searched from the previous one.
+        const auto index = static_cast<size_t>(
+            std::lower_bound(
+                positions.begin() + static_cast<std::ptrdiff_t>(previous), positions.end(), kept[k])
+            - positions.begin());
+        out.back().afterGap = k > 0 && index != previous + 1;
+        previous = index;
     }
     return out;
 }

@@ -29,6 +29,10 @@ struct EntitySample
     uint8_t flags = 0;        ///< Record::kEligible, kCurr, …
     int32_t vlag = 0;         ///< V − v while queued, the saved vlag otherwise (saturated)
     uint32_t weight = 0;      ///< scaled load weight
+    /// Samples of the entity were left out (decimated) between the previous one returned and
+    /// this one: what it did between them is not known sample by sample.
+    bool afterGap = false;
+    uint16_t cpu = 0; ///< CPU of the cfs_rq the entity is on
     friend bool operator==(const EntitySample&, const EntitySample&) = default;
 };
 
@@ -58,7 +62,8 @@ public:
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
     /// fall inside [from, to], each of @p bins equal time bins keeps only its first and last
     /// sample and the samples with the lowest and highest value of each quantity in @p keep, in
-    /// time order — real samples, so every bin's extremes are drawn where they happened. Blocks of
+    /// time order — real samples, so every bin's extremes are drawn where they happened. A
+    /// sample that follows left-out ones has `afterGap` set. Blocks of
     /// samples are read from the series' SummaryPyramid; a block of 16 samples spanning less
     /// than a bin may straddle a bin edge and is then counted in the bin where it starts. The
     /// cost is about O(bins · 16 · levels + log n), whatever the length of the run.

@@ -108,6 +108,14 @@ bool ScenarioEditor::push(const Scenario& next, const QString& description)
     return true;
 }
 
+Scenario scenarioForSaving(const Scenario& scenario)
+{
+    Scenario out = scenario;
+    std::stable_sort(out.actions.begin(), out.actions.end(),
+        [](const Action& a, const Action& b) { return a.at < b.at; });
+    return out;
+}
+
 bool ScenarioEditor::submit(Action action, const QString& description)
 {
     if (!m_scenario)

@@ -20,6 +20,12 @@ class QUndoStack;
 
 namespace schedlab::ui {
 
+/// @p scenario as it is written to a file: its actions in time order (stable, so actions at
+/// the same time keep their order). Session edits are appended after the file's actions, at
+/// any time; the simulation schedules them by time and keeps the list order only among equal
+/// times, so the sorted file replays exactly what the session ran.
+Scenario scenarioForSaving(const Scenario& scenario);
+
 class SimulationController;
 
 class ScenarioEditor : public QObject

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace schedlab::ui {
 
@@ -92,6 +93,11 @@ TimelineView::TimelineView(QWidget* parent)
     laneCpu->grid()->setVisible(false);
     laneCpu->setSubTicks(false);
     laneCpu->setLabel(QStringLiteral("CPU"));
+    // Tick marks outside the lanes: inside they would cover the first columns and rows.
+    for (QCPAxis* axis : {laneTime, laneCpu}) {
+        axis->setTickLength(0, 4);
+        axis->setSubTickLength(0, 2);
+    }
     m_lanes = new CpuLanesPlottable(laneTime, laneCpu);
     m_lanes->removeFromLegend();
 
@@ -448,6 +454,13 @@ void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::setHintsVisible(bool on)
+{
+    m_hints = on;
+    m_hint->setVisible(m_hints && m_graphs.empty());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void TimelineView::setGroupColouring(std::function<int(int, Nanoseconds)> groupOf)
 {
     m_lanes->setGroupColouring(std::move(groupOf));
@@ -590,7 +603,7 @@ void TimelineView::refreshVruntime()
         }
         m_plotted = tasks;
     }
-    m_hint->setVisible(m_graphs.empty());
+    m_hint->setVisible(m_hints && m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
     if (!m_recording || m_graphs.empty()) {
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
@@ -626,8 +639,11 @@ void TimelineView::refreshVruntime()
         const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
             QVector<QCPGraphData> points;
             points.reserve(static_cast<qsizetype>(line.size()));
-            for (const LinePoint& p : line)
+            for (const LinePoint& p : line) {
+                if (p.breakBefore) // a gap in the line: QCustomPlot does not join across NaN
+                    points.append({nsToMs(p.time), std::numeric_limits<double>::quiet_NaN()});
                 points.append({nsToMs(p.time), static_cast<double>(p.value) * scale});
+            }
             return points;
         };
         const QVector<QCPGraphData> values = toGraph(lines.vruntime);

@@ -63,6 +63,8 @@ public:
     /// calc_delta_fair(max(2·slice, TICK)) (≤ 6.19) or calc_delta_fair(max_slice + TICK)
     /// (7.0+, max_slice taken as the base slice: custom slices are not in the recording).
     double lagLimit(uint32_t weight) const;
+    /// Hints for a user ("Select tasks … to plot"); off for pictures.
+    void setHintsVisible(bool on);
     /// When on (default), the view scrolls to keep the present in sight while playing.
     void setFollow(bool follow) { m_follow = follow; }
     /// Lanes coloured by cgroup (see CpuLanesPlottable::setGroupColouring) or by task.
@@ -137,6 +139,7 @@ private:
     Nanoseconds m_cursor{-1};
     QPointF m_pressPos;
     QCPItemText* m_hint;
+    bool m_hints = true;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;
     std::vector<QCPAbstractItem*> m_annotations; ///< a line and a label per annotation

@@ -43,6 +43,7 @@ void printHelp(std::ostream& out)
            "  schedlab-cli compare FILE --variant SPEC [--variant SPEC]... [options]\n"
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
            "               [--size WxH] [--dpi N] [--title TEXT] [run options]\n"
+           "               (WxH in pixels at 96 dpi; a PNG at --dpi N has WxH * N/96 pixels)\n"
            "  schedlab-cli --help | --version\n\n"
            "Options of run and compare:\n"
            "  --profile NAME          kernel profile (see below)\n"
