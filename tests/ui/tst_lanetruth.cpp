@@ -10,7 +10,9 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "ui/cpulanesplottable.h"
+#include "ui/entitylines.h"
 #include "ui/qcp.h"
+#include "ui/sampleindex.h"
 #include "ui/taskpalette.h"
 #include "ui/timelinelayout.h"
 
@@ -127,6 +129,8 @@ private Q_SLOTS:
     void stackWithinOnePixel();
     void pictureMatchesData_data();
     void pictureMatchesData();
+    void seriesPointsAreSamples();
+    void migrationBreaksTheLines();
 };
 
 void TestLaneTruth::binSharesAreExact_data()
@@ -323,6 +327,100 @@ void TestLaneTruth::pictureMatchesData()
         }
     }
     QVERIFY(checkedPieces > bins);
+}
+
+// Every point the vruntime, deadline and lag panes draw is a real sample's value at its time,
+// or, where the entity did not run between two consecutive samples, the earlier one's value held
+// to the later one's time; whatever the number of bins (the pane's width).
+void TestLaneTruth::seriesPointsAreSamples()
+{
+    const Recording rec =
+        runScenario(QStringLiteral("two-groups-1cpu.json"), Nanoseconds{20'000'000'000});
+    SampleIndex index;
+    index.update(rec);
+    const int task = static_cast<int>(
+        std::find(rec.taskNames.begin(), rec.taskNames.end(), "hog-b") - rec.taskNames.begin());
+    QVERIFY(task < static_cast<int>(rec.taskNames.size()));
+    std::vector<const Record*> all; // the task's samples, in time order
+    for (const Record& r : rec.records())
+        if (r.kind == RecordKind::Sample && r.entity == EntityRef::task(task))
+            all.push_back(&r);
+    QVERIFY(all.size() > 5000);
+    const uint64_t reference = all.front()->payload.sample.vruntime;
+    for (const int bins : {40, 333, 1000}) {
+        for (const auto& [from, to] :
+            {std::pair<int64_t, int64_t>{0, 20'000'000'000}, {1'000'000'000, 1'300'000'000}}) {
+            const auto series =
+                index.decimatedSeries(rec, task, Nanoseconds{from}, Nanoseconds{to}, bins);
+            const EntityLines lines = entityLines(series, reference, Nanoseconds{to});
+            const auto check = [&](const std::vector<LinePoint>& line, auto value,
+                                   const char* what) {
+                size_t k = 0;
+                for (const LinePoint& p : line) {
+                    if (p.time.count() == to && &p == &line.back())
+                        continue; // held to the window's end
+                    while (k < all.size() && all[k]->time < p.time.count())
+                        ++k;
+                    bool ok = false;
+                    // Any sample at this time (several at one instant), or the one before them.
+                    for (size_t j = k; j < all.size() && all[j]->time == p.time.count(); ++j)
+                        ok = ok || value(*all[j]) == p.value;
+                    ok = ok || (k > 0 && value(*all[k - 1]) == p.value);
+                    QVERIFY2(ok,
+                        qPrintable(QStringLiteral("%1, %2 bins: %3 at %4 ns is no sample's")
+                                       .arg(QLatin1String(what))
+                                       .arg(bins)
+                                       .arg(p.value)
+                                       .arg(p.time.count())));
+                }
+            };
+            check(
+                lines.vruntime,
+                [&](const Record& r) {
+                    return static_cast<int64_t>(r.payload.sample.vruntime - reference);
+                },
+                "vruntime");
+            check(
+                lines.deadline,
+                [&](const Record& r) {
+                    return static_cast<int64_t>(r.payload.sample.deadline - reference);
+                },
+                "deadline");
+            check(
+                lines.lag, [](const Record& r) { return int64_t{r.payload.sample.vlag}; }, "lag");
+        }
+    }
+}
+
+void TestLaneTruth::migrationBreaksTheLines()
+{
+    // A task runs on CPU 0 (vruntime 0 → 10), migrates (dequeued at 20, enqueued on CPU 1 at
+    // 30 with another queue's vruntime 500) and runs there: the vruntime, deadline and V lines
+    // break at 30 (no step or slope from one queue's frame to the other), lag does not.
+    constexpr uint8_t curr = Record::kCurr | Record::kQueued;
+    const auto at = [](int64_t t, uint64_t v, uint16_t cpu, uint8_t flags) {
+        EntitySample s{Nanoseconds{t}, v, v + 100, v, flags, 0, 1024};
+        s.cpu = cpu;
+        return s;
+    };
+    const std::vector<EntitySample> samples{at(0, 0, 0, curr), at(10, 10, 0, curr),
+        at(20, 10, 0, 0), at(30, 500, 1, curr), at(40, 510, 1, curr)};
+    const EntityLines lines = entityLines(samples, 0, Nanoseconds{40});
+    const auto breaks = [](const std::vector<LinePoint>& line) {
+        QStringList out;
+        for (const LinePoint& p : line)
+            out << QStringLiteral("%1%2:%3")
+                       .arg(p.breakBefore ? "|" : "")
+                       .arg(p.time.count())
+                       .arg(p.value);
+        return out.join(QLatin1Char(' '));
+    };
+    // Held from the dequeue at 20 up to … nothing: the hold would draw the old frame's value
+    // at the new queue's time.
+    QCOMPARE(breaks(lines.vruntime), QStringLiteral("0:0 10:10 20:10 |30:500 40:510"));
+    QCOMPARE(breaks(lines.deadline), QStringLiteral("0:100 10:110 20:110 |30:600 40:610"));
+    QCOMPARE(breaks(lines.avg), QStringLiteral("0:0 10:10 20:10 |30:500 40:510"));
+    QVERIFY(!breaks(lines.lag).contains(QLatin1Char('|')));
 }
 
 QTEST_MAIN(TestLaneTruth)
