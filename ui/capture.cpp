@@ -115,6 +115,8 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     view.setNow(now);
     view.setAnnotations(o.annotations);
     view.setHintsVisible(false); // a picture has no one to give hints to
+    if (o.cgroups)
+        view.setTaskCgroups(o.cgroups);
     if (o.lagClamp)
         view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
     if (!o.tasks.isEmpty())
@@ -288,6 +290,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
                                 : QString::fromStdString(title);
         o.fromSimulation(sim);
+        o.cgroups = taskCgroups(scenario);
         for (const Annotation& an : scenario.annotations)
             o.annotations.append({an.at, QString::fromStdString(an.text)});
         if (!entities.empty()) {

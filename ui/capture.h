@@ -6,6 +6,7 @@
 
 #include "core/base/time.h"
 #include "core/kernel/profile.h"
+#include "ui/taskcgroups.h"
 
 #include <QPair>
 #include <QSize>
@@ -47,6 +48,8 @@ struct CaptureOptions
     std::optional<LagClamp> lagClamp;
     Nanoseconds baseSlice{0};
     int hz = 1000;
+    /// Each task's cgroup over time (taskCgroups() of the scenario), for a waiting task's lag.
+    TaskCgroups cgroups;
     /// Lag clamp parameters from @p sim (the settings in force now).
     void fromSimulation(const Simulation& sim);
 };

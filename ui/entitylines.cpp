@@ -5,8 +5,8 @@
 
 namespace schedlab::ui {
 
-EntityLines entityLines(
-    const std::vector<EntitySample>& samples, uint64_t reference, Nanoseconds until)
+EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t reference,
+    Nanoseconds until, const QueueV& queueV)
 {
     EntityLines out;
     const auto rel = [reference](uint64_t v) { return static_cast<int64_t>(v - reference); };
@@ -17,8 +17,21 @@ EntityLines entityLines(
     for (auto* line : {&out.vruntime, &out.deadline, &out.lag, &out.weight})
         line->reserve(2 * samples.size() + 1);
     out.avg.reserve(samples.size());
+    // A waiting entity's lag V − v and V, from its queue's V after sample @p w up to @p end.
+    const auto waitFor = [&](const EntitySample& w, Nanoseconds end) {
+        if (!queueV || !(w.flags & Record::kQueued) || (w.flags & Record::kCurr) || end <= w.time)
+            return;
+        for (const auto& [t, v] : queueV(w, end)) {
+            if (t <= w.time || t >= end)
+                continue;
+            out.lag.push_back({t, static_cast<int64_t>(v - w.vruntime)});
+            out.avg.push_back({t, rel(v)});
+        }
+    };
     for (size_t k = 0; k < samples.size(); ++k) {
         const EntitySample& s = samples[k];
+        if (k > 0 && !s.afterGap && samples[k - 1].cpu == s.cpu)
+            waitFor(samples[k - 1], s.time);
         const bool moved = k > 0 && samples[k - 1].cpu != s.cpu;
         if (k > 0 && samples[k - 1].time < s.time && !s.afterGap) {
             const EntitySample& prev = samples[k - 1];
@@ -40,6 +53,7 @@ EntityLines entityLines(
         return out;
     // Up to `until`: what is known to stay constant after the last sample.
     const EntitySample& last = samples.back();
+    waitFor(last, until + Nanoseconds{1});
     if (!running(last)) {
         out.vruntime.push_back({until, out.vruntime.back().value});
         out.deadline.push_back({until, out.deadline.back().value});

@@ -21,6 +21,8 @@
 #include "sampleindex.h"
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace schedlab::ui {
@@ -44,10 +46,19 @@ struct EntityLines
     std::vector<LinePoint> weight;   ///< scaled load weight, held between samples
 };
 
+/// V of the cfs_rq a waiting sample @p s was taken on, in (s.time, @p end]: (time, V) pairs of
+/// real samples in time order (SampleIndex::queueV()).
+using QueueV = std::function<std::vector<std::pair<Nanoseconds, uint64_t>>(
+    const EntitySample& s, Nanoseconds end)>;
+
 /// Lines of one entity from its samples in time order, held to @p until (the present, or the
 /// window's end) where the quantity is known to stay constant. @p reference is subtracted from
-/// vruntime, deadline and V as a signed distance (wrap-safe).
-EntityLines entityLines(
-    const std::vector<EntitySample>& samples, uint64_t reference, Nanoseconds until);
+/// vruntime, deadline and V as a signed distance (wrap-safe). With @p queueV, the lag and V of
+/// an entity that waits (queued, not running) follow its cfs_rq's V between its own samples and
+/// after the last one up to @p until: its vruntime holds, so lag = V − v climbs as others run,
+/// drawn at the real V values others' samples report (a starving task's lag is on screen
+/// although it has no samples of its own).
+EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t reference,
+    Nanoseconds until, const QueueV& queueV = {});
 
 } // namespace schedlab::ui

@@ -135,6 +135,7 @@ bool ExportMenu::captureVisible(
     o.title = title;
     o.tasks = m_timeline->plottedTasks();
     o.fromSimulation(*sim);
+    o.cgroups = taskCgroups(m_controller->scenario());
     for (const Annotation& a : m_controller->scenario().annotations)
         o.annotations.append({a.at, toQString(a.text)});
     if (!captureRecording(sim->recording(), sim->now(), path, o, error))

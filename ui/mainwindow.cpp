@@ -394,6 +394,7 @@ void MainWindow::onSimulationReset()
     const Simulation* sim = m_controller->simulation();
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
+    m_timeline->setTaskCgroups(taskCgroups(m_controller->scenario()));
     refreshAnnotations();
     m_inspector->setScenario(m_controller->scenario(), m_controller->runOptions());
     m_findings->setSimulation(sim);

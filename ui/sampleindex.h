@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -91,6 +92,15 @@ public:
         void merge(const SampleSummary& next);
     };
 
+    /// V of one cfs_rq between two times, as its entities' samples report it: @p onQueue tells
+    /// whether a sample (of a queued entity on @p cpu) was taken on that cfs_rq. About @p points
+    /// values in (@p from, @p to], each a real sample's time and V (the latest one on the queue
+    /// before each of @p points equal steps, looked for among the CPU's last 64 samples), in time
+    /// order. Cost O(points · 64 + points · log n).
+    std::vector<std::pair<Nanoseconds, uint64_t>> queueV(const Recording& recording, int cpu,
+        Nanoseconds from, Nanoseconds to, int points,
+        const std::function<bool(const Record&)>& onQueue) const;
+
     /// Group entities (EntityRef raw values) that have samples, in first-seen order.
     const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
     /// Decimated samples of group entity @p raw (as decimatedSeries()).
@@ -112,6 +122,7 @@ private:
     std::vector<int32_t> m_groupOrder;
     std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder
     std::vector<Series> m_perTask;
+    std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
     size_t m_consumed = 0;
 };
 

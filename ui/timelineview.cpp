@@ -454,6 +454,13 @@ void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::setTaskCgroups(TaskCgroups cgroups)
+{
+    m_taskCgroups = std::move(cgroups);
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void TimelineView::setHintsVisible(bool on)
 {
     m_hints = on;
@@ -634,8 +641,37 @@ void TimelineView::refreshVruntime()
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
                 SampleIndex::KeepVruntime | (detail ? SampleIndex::KeepLag : 0u)
                     | (i == 0 ? SampleIndex::KeepWeight : 0u));
-        // Between samples each quantity holds or moves as entitylines.h describes.
-        const EntityLines lines = entityLines(series, reference, until);
+        // Between samples each quantity holds or moves as entitylines.h describes; a waiting
+        // task's lag follows the V its cfs_rq's other entities report.
+        const int task = m_plotted[static_cast<int>(i)];
+        QueueV queueV;
+        if (detail && m_taskCgroups) {
+            queueV = [&, task](const EntitySample& w, Nanoseconds end) {
+                const int group = m_taskCgroups(*m_recording, task, w.time);
+                const Nanoseconds a = std::max(w.time, from - Nanoseconds{1});
+                const Nanoseconds b = std::min(end, to + Nanoseconds{1});
+                if (group < 0 || b <= a)
+                    return std::vector<std::pair<Nanoseconds, uint64_t>>{};
+                const uint16_t cpu = w.cpu;
+                const auto onQueue = [&](const Record& r) {
+                    if (r.cpu != cpu)
+                        return false;
+                    if (r.entity.isTask())
+                        return r.entity.taskIndex() != task
+                            && m_taskCgroups(
+                                   *m_recording, r.entity.taskIndex(), Nanoseconds{r.time})
+                            == group;
+                    return r.entity.isGroup()
+                        && parentGroup(*m_recording, r.entity.groupIndex()) == group;
+                };
+                // About one V point per two pixels of the wait.
+                const int points = static_cast<int>(std::max<int64_t>(2,
+                    (b - a).count() * std::max(1, m_lagRect->width() / 2)
+                        / std::max<int64_t>(1, (to - from).count())));
+                return m_samples.queueV(*m_recording, cpu, a, b, points, onQueue);
+            };
+        }
+        const EntityLines lines = entityLines(series, reference, until, queueV);
         const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
             QVector<QCPGraphData> points;
             points.reserve(static_cast<qsizetype>(line.size()));

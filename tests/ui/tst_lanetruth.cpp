@@ -13,6 +13,7 @@
 #include "ui/entitylines.h"
 #include "ui/qcp.h"
 #include "ui/sampleindex.h"
+#include "ui/taskcgroups.h"
 #include "ui/taskpalette.h"
 #include "ui/timelinelayout.h"
 
@@ -131,6 +132,8 @@ private Q_SLOTS:
     void pictureMatchesData();
     void seriesPointsAreSamples();
     void migrationBreaksTheLines();
+    void waitingLagFollowsTheQueue();
+    void starvingTaskLagIsDrawn();
 };
 
 void TestLaneTruth::binSharesAreExact_data()
@@ -421,6 +424,87 @@ void TestLaneTruth::migrationBreaksTheLines()
     QCOMPARE(breaks(lines.deadline), QStringLiteral("0:100 10:110 20:110 |30:600 40:610"));
     QCOMPARE(breaks(lines.avg), QStringLiteral("0:0 10:10 20:10 |30:500 40:510"));
     QVERIFY(!breaks(lines.lag).contains(QLatin1Char('|')));
+}
+
+void TestLaneTruth::waitingLagFollowsTheQueue()
+{
+    // A task waits from 0 (v = 100, V = 100) to its pick at 50: its queue's V is 120 at 10, 150
+    // at 30; after a run it waits again from 60 (v = 160, V = 170) with no sample of its own up
+    // to the present at 100, while V is 200 at 80.
+    constexpr uint8_t queued = Record::kQueued, curr = Record::kCurr | Record::kQueued;
+    const auto at = [](int64_t t, uint64_t v, uint64_t avg, uint8_t flags) {
+        return EntitySample{
+            Nanoseconds{t}, v, v + 1000, avg, flags, static_cast<int32_t>(avg - v), 1024};
+    };
+    const std::vector<EntitySample> samples{
+        at(0, 100, 100, queued), at(50, 100, 160, curr), at(60, 160, 170, queued)};
+    const std::vector<std::pair<Nanoseconds, uint64_t>> queue{
+        {Nanoseconds{10}, 120}, {Nanoseconds{30}, 150}, {Nanoseconds{80}, 200}};
+    const QueueV queueV = [&](const EntitySample& w, Nanoseconds end) {
+        std::vector<std::pair<Nanoseconds, uint64_t>> out;
+        for (const auto& p : queue)
+            if (p.first > w.time && p.first <= end)
+                out.push_back(p);
+        return out;
+    };
+    const EntityLines lines = entityLines(samples, 0, Nanoseconds{100}, queueV);
+    QStringList lag;
+    for (const LinePoint& p : lines.lag)
+        lag << QStringLiteral("%1:%2").arg(p.time.count()).arg(p.value);
+    // V − v at every V the queue reports while the task waits: 20, 50 (v = 100), then 40 at 80
+    // (v = 160); the picked and placed samples themselves in between.
+    QCOMPARE(lag.join(QLatin1Char(' ')), QStringLiteral("0:0 10:20 30:50 50:60 60:10 80:40"));
+    // Without the queue: straight joins, nothing past the last sample.
+    QCOMPARE(entityLines(samples, 0, Nanoseconds{100}).lag.size(), size_t{3});
+}
+
+void TestLaneTruth::starvingTaskLagIsDrawn()
+{
+    // cgroup-weight-starvation under 6.13: root-spin waits on CPU 3 from about 1 s on and has no
+    // sample of its own after that; its lag is drawn from the V that /testgroup@3's samples
+    // report on the root cfs_rq, each point V − v of a real sample.
+    LoadResult loaded =
+        loadScenarioFile(SCHEDLAB_SOURCE_DIR "/scenarios/cgroup-weight-starvation.json");
+    QVERIFY(loaded.ok());
+    RunOptions options;
+    options.profile = "6.13";
+    Simulation sim(*loaded.scenario, options);
+    sim.runUntil(Nanoseconds{5'000'000'000});
+    const Recording& rec = sim.recording();
+    SampleIndex index;
+    index.update(rec);
+    const int task = static_cast<int>(
+        std::find(rec.taskNames.begin(), rec.taskNames.end(), "root-spin") - rec.taskNames.begin());
+    const auto cgroups = taskCgroups(*loaded.scenario);
+    QCOMPARE(cgroups(rec, task, Nanoseconds{0}), 0); // the root
+    const auto series = index.series(rec, task, Nanoseconds{0}, Nanoseconds{5'000'000'000});
+    QVERIFY(!series.empty());
+    const EntitySample last = series.back();
+    QVERIFY(last.time < Nanoseconds{2'000'000'000}); // it starves: no samples later
+    QVERIFY((last.flags & Record::kQueued) && !(last.flags & Record::kCurr));
+    const QueueV queueV = [&](const EntitySample& w, Nanoseconds end) {
+        return index.queueV(rec, w.cpu, w.time, end, 100, [&](const Record& r) {
+            return r.cpu == w.cpu && r.entity.isGroup()
+                && parentGroup(rec, r.entity.groupIndex()) == 0;
+        });
+    };
+    const EntityLines lines = entityLines(series, 0, Nanoseconds{5'000'000'000}, queueV);
+    std::vector<LinePoint> after;
+    for (const LinePoint& p : lines.lag)
+        if (p.time > last.time)
+            after.push_back(p);
+    QVERIFY2(after.size() > 50, qPrintable(QString::number(after.size())));
+    QVERIFY(after.back().time > Nanoseconds{4'900'000'000});
+    // Each is V − v for a real sample of /testgroup@3 at that time.
+    for (const LinePoint& p : after) {
+        bool found = false;
+        for (const Record& r : rec.records())
+            if (r.time == p.time.count() && r.kind == RecordKind::Sample && r.entity.isGroup()
+                && r.cpu == last.cpu
+                && static_cast<int64_t>(r.payload.sample.avgVruntime - last.vruntime) == p.value)
+                found = true;
+        QVERIFY2(found, qPrintable(QString::number(p.time.count())));
+    }
 }
 
 QTEST_MAIN(TestLaneTruth)
