@@ -116,7 +116,7 @@ void MainWindow::createDocks()
     treeDock->setWidget(m_tree);
     treeDock->setMinimumWidth(220);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
-    resizeDocks({treeDock}, {350}, Qt::Horizontal);
+    resizeDocks({treeDock}, {300}, Qt::Horizontal);
 
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);

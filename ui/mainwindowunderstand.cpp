@@ -27,7 +27,8 @@ void MainWindow::createUnderstandingParts(
 {
     m_inspector = new InspectorDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_inspector);
-    resizeDocks({m_inspector}, {640}, Qt::Horizontal);
+    // Narrow at first: the timeline gets most of the window (the table scrolls, the dock widens).
+    resizeDocks({m_inspector}, {380}, Qt::Horizontal);
     m_findings = new FindingsDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_findings);
     if (auto* logDock = findChild<QDockWidget*>(QStringLiteral("logDock")))

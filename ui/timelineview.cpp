@@ -139,8 +139,6 @@ TimelineView::TimelineView(QWidget* parent)
     m_weightRect->axis(QCPAxis::atBottom)->setTicker(m_ticker);
     m_weightRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("group se weight"));
     auto* weightLegend = new QCPLegend;
-    m_weightRect->insetLayout()->addElement(weightLegend, Qt::AlignTop | Qt::AlignLeft);
-    weightLegend->setLayer(QStringLiteral("legend"));
     weightLegend->setObjectName(QStringLiteral("weightLegend"));
 
     auto* margins = new QCPMarginGroup(m_plot);
@@ -149,12 +147,29 @@ TimelineView::TimelineView(QWidget* parent)
     m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lagRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
 
+    // Legends beside their panes, never over the data: a column right of the panes, each legend
+    // at the top of its pane's row, in columns of a few entries when there are many.
     m_lanesRect->insetLayout()->take(m_plot->legend);
-    m_vruntimeRect->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignLeft);
-    m_plot->legend->setVisible(true);
     QFont legendFont = font();
-    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
-    m_plot->legend->setFont(legendFont);
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+    const auto side = [&](int row, QCPLegend* legend, int rows) {
+        auto* cell = new QCPLayoutGrid;
+        m_plot->plotLayout()->addElement(row, 1, cell);
+        cell->addElement(0, 0, legend);
+        cell->addElement(1, 0, new QCPLayoutElement(m_plot)); // takes the rest of the height
+        cell->setRowStretchFactors({0.001, 1.0});
+        legend->setLayer(QStringLiteral("legend"));
+        legend->setFont(legendFont);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+        legend->setWrap(rows);
+        legend->setRowSpacing(0);
+        legend->setBorderPen(Qt::NoPen);
+        legend->setMargins(QMargins(4, 2, 2, 2));
+    };
+    side(1, m_plot->legend, 7);
+    side(3, weightLegend, 4);
+    m_plot->plotLayout()->setColumnStretchFactors({1.0, 0.001});
+    m_plot->legend->setVisible(true);
 
     m_hint = new QCPItemText(m_plot);
     m_hint->setClipAxisRect(m_vruntimeRect);
@@ -219,16 +234,15 @@ void TimelineView::applyPalette()
             axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
         }
     }
-    QColor legendBack = base;
-    legendBack.setAlpha(210);
+    // Legends sit beside the panes (not over them): no box needed.
     for (QCPLegend* legend : m_plot->findChildren<QCPLegend*>()) {
-        legend->setBrush(legendBack);
+        legend->setBrush(Qt::NoBrush);
         legend->setTextColor(text);
-        legend->setBorderPen(QPen(text));
+        legend->setBorderPen(Qt::NoPen);
     }
-    m_plot->legend->setBrush(legendBack);
+    m_plot->legend->setBrush(Qt::NoBrush);
     m_plot->legend->setTextColor(text);
-    m_plot->legend->setBorderPen(QPen(text));
+    m_plot->legend->setBorderPen(Qt::NoPen);
     m_hint->setColor(pal.color(QPalette::PlaceholderText));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -381,7 +395,7 @@ void TimelineView::setCursorTime(Nanoseconds t)
 {
     m_cursor = t;
     for (QCPItemStraightLine* line : m_cursorLines) {
-        line->setVisible(t >= Nanoseconds{0});
+        line->setVisible(t >= Nanoseconds{0} && line->clipAxisRect()->visible());
         line->point1->setCoords(nsToMs(t), 0);
         line->point2->setCoords(nsToMs(t), 1);
     }
@@ -454,6 +468,37 @@ void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::showWeightPane(bool show)
+{
+    // Without group entities the pane has nothing to show: out of the layout, so the others get
+    // its height; back under the lag pane when groups appear.
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    int lagRow = -1, weightRow = -1;
+    for (int r = 0; r < layout->rowCount(); ++r) {
+        if (!layout->hasElement(r, 0))
+            continue;
+        if (layout->element(r, 0) == m_lagRect)
+            lagRow = r;
+        if (layout->element(r, 0) == m_weightRect)
+            weightRow = r;
+    }
+    if (show == (weightRow >= 0) || lagRow < 0)
+        return;
+    if (show) {
+        // Row lagRow + 1 holds the weight legend's cell when the pane is out.
+        layout->addElement(lagRow + 1, 0, m_weightRect);
+    } else {
+        layout->take(m_weightRect);
+    }
+    QList<double> stretch = layout->rowStretchFactors();
+    if (lagRow + 1 < stretch.size())
+        stretch[lagRow + 1] = show ? 1.2 : 0.001;
+    layout->setRowStretchFactors(stretch);
+    m_weightRect->setVisible(show);
+    m_nowLines[3]->setVisible(show);
+    m_cursorLines[3]->setVisible(show && m_cursor >= Nanoseconds{0});
+}
+
 void TimelineView::setTaskCgroups(TaskCgroups cgroups)
 {
     m_taskCgroups = std::move(cgroups);
@@ -507,8 +552,9 @@ void TimelineView::refreshWeights()
             const EntityRef e{raw};
             QCPGraph* g = m_plot->addGraph(
                 m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
-            // Colour by group, dash pattern by CPU.
-            QPen pen(groupColor(e.groupIndex()), 1.5);
+            // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
+            // CPU as well.
+            QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
             pen.setStyle(cpuPenStyle(e));
             g->setPen(pen);
             g->setLineStyle(QCPGraph::lsStepLeft);
@@ -522,6 +568,7 @@ void TimelineView::refreshWeights()
     }
     if (legend)
         legend->setVisible(!m_weightGraphs.empty());
+    showWeightPane(!m_weightGraphs.empty());
     if (!m_recording || m_weightGraphs.empty())
         return;
     const Nanoseconds from = viewStart();

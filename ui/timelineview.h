@@ -115,6 +115,7 @@ private:
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
     void refreshWeights();
+    void showWeightPane(bool show);
     void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
