@@ -130,10 +130,19 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         const auto columns = stackBins(m_index->binShares(cpu, lay.start(), lay.end(), m_now, bins),
             height, lay.start(), lay.end(), bins, m_groupOf);
         size_t i = 0;
+        // Coloured by cgroup, a task's colour changes where it moves: join only equal colours.
+        const auto sameColours = [&](const StackColumn& a, const StackColumn& b) {
+            if (!m_groupOf)
+                return true;
+            for (const StackPiece& p : a.pieces)
+                if (m_groupOf(p.task, a.at) != m_groupOf(p.task, b.at))
+                    return false;
+            return true;
+        };
         while (i < columns.size()) {
             size_t j = i + 1;
             while (j < columns.size() && columns[j].column == columns[j - 1].column + 1
-                && columns[j].pieces == columns[i].pieces)
+                && columns[j].pieces == columns[i].pieces && sameColours(columns[i], columns[j]))
                 ++j;
             const int left = x0 + columns[i].column;
             const int width = columns[j - 1].column + 1 - columns[i].column;
@@ -146,7 +155,7 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 const QRect rect(left, top, width, height);
                 painter->setPen(QPen(colour.darker(125), 1));
                 painter->drawRect(rect.adjusted(0, 0, -1, -1));
-                if (m_recording && only[0].task >= 0
+                if (!m_groupOf && m_recording && only[0].task >= 0
                     && only[0].task < static_cast<int>(m_recording->taskNames.size())) {
                     const QString name = QString::fromStdString(
                         m_recording->taskNames[static_cast<size_t>(only[0].task)]);

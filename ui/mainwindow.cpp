@@ -397,6 +397,9 @@ void MainWindow::onSimulationReset()
     m_timeline->setTaskCgroups(taskCgroups(m_controller->scenario()));
     refreshAnnotations();
     m_inspector->setScenario(m_controller->scenario(), m_controller->runOptions());
+    // The inspector keeps showing the cursor's time in the new run (after an edit, undo, reset).
+    if (m_timeline->cursorTime() >= Nanoseconds{0})
+        m_inspector->inspectAt(m_timeline->cursorTime());
     m_findings->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());

@@ -56,6 +56,10 @@ public:
     /// Number of actions that came with the file (edits are appended after them).
     size_t fileActionCount() const { return m_fileActions; }
 
+    /// What the last scenarioChanged() was: the edit's description, or "undo: …" / "redo: …".
+    QString lastChange() const { return m_lastChange; }
+    void setLastChange(const QString& text) { m_lastChange = text; }
+
     /// Applies @p next (undo/redo use it too): replaces the scenario and re-simulates to now.
     bool applyScenario(const Scenario& next);
 
@@ -71,6 +75,7 @@ private:
     QUndoStack* m_undo;
     Scenario* m_scenario = nullptr;
     size_t m_fileActions = 0;
+    QString m_lastChange;
 };
 
 } // namespace schedlab::ui
