@@ -68,11 +68,13 @@ CompareView::CompareView(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     split->addWidget(m_table);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
+    // The two timelines get most of the height (their lanes at least 12 px a CPU); the
+    // metrics table the rest.
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 1);
     l->addWidget(split, 1);
-    resize(1200, 900);
+    resize(1400, 1000);
 
     // Synchronised time axes.
     auto sync = [this](TimelineView* other) {

@@ -462,6 +462,23 @@ void MainWindow::updateStatus()
     m_nameLabel->setText(
         m_scenario->name.empty() ? tr("(no scenario)") : toQString(m_scenario->name));
     m_nameLabel->setToolTip(toQString(m_scenario->title.value_or(std::string())));
+    if (m_infoHeader) {
+        const QString title = toQString(m_scenario->title.value_or(m_scenario->name));
+        const QString description = toQString(m_scenario->description.value_or(std::string()));
+        // About two lines of the description; all of it in the tooltip.
+        const int room = std::max(80,
+            m_infoHeader->width() / std::max(1, m_infoHeader->fontMetrics().averageCharWidth()) * 2
+                - static_cast<int>(title.size()) - 8);
+        const QString shown = description.size() > room
+            ? description.left(room).trimmed() + QStringLiteral(" …")
+            : description;
+        m_infoHeader->setText(
+            QStringLiteral("<b>%1</b>%2")
+                .arg(title.toHtmlEscaped(),
+                    shown.isEmpty() ? QString() : QStringLiteral(" — ") + shown.toHtmlEscaped()));
+        m_infoHeader->setToolTip(description);
+        m_infoHeader->setVisible(!title.isEmpty() || !description.isEmpty());
+    }
     m_profileLabel->setText(
         tr("profile %1")
             .arg(sim ? toQString(sim->profileName())

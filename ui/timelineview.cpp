@@ -272,6 +272,17 @@ void TimelineView::setRecording(const Recording* recording, Nanoseconds duration
         ticker->addTick(cpu, QStringLiteral("CPU %1").arg(cpu));
     m_lanesRect->axis(QCPAxis::atLeft)->setRange(-0.5, cpus - 0.5);
     m_lanesRect->axis(QCPAxis::atLeft)->setLabel(QString());
+    // Every CPU's lane stays readable: at least 12 px each, and the lanes' share of the height
+    // grows with the number of CPUs.
+    m_lanesRect->setMinimumSize(0, 12 * cpus + 30);
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    for (int r = 0; r < grid->rowCount(); ++r) {
+        if (grid->hasElement(r, 0) && grid->element(r, 0) == m_lanesRect) {
+            QList<double> stretch = grid->rowStretchFactors();
+            stretch[r] = std::max(3.0, 0.75 * cpus);
+            grid->setRowStretchFactors(stretch);
+        }
+    }
     setNow(Nanoseconds{0});
     zoomToFit();
 }
@@ -303,7 +314,9 @@ void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& an
         labelBack.setAlpha(200);
         label->setColor(palette().color(QPalette::Text));
         label->setBrush(labelBack);
-        label->setText(text);
+        // Long texts are elided (the whole text is the marker's tooltip).
+        label->setText(QFontMetrics(small).elidedText(text, Qt::ElideRight, 260));
+        line->setProperty("annotation", text);
         m_annotations.push_back(line);
         m_annotations.push_back(label);
     }
@@ -807,6 +820,20 @@ void TimelineView::showToolTip(QMouseEvent* event)
                                                        : tr("(max_slice + TICK)·1024/w")),
             m_plot);
         return;
+    }
+    // An annotation's marker or label under the mouse: its whole text.
+    if (m_lanesRect->rect().contains(pos.toPoint())) {
+        for (size_t i = 0; i + 1 < m_annotations.size(); i += 2) {
+            auto* line = static_cast<QCPItemStraightLine*>(m_annotations[i]);
+            auto* label = static_cast<QCPItemText*>(m_annotations[i + 1]);
+            const double x = line->point1->pixelPosition().x();
+            const QRectF box(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+            if (std::abs(pos.x() - x) <= 3 || box.normalized().contains(pos)) {
+                QToolTip::showText(event->globalPosition().toPoint(),
+                    line->property("annotation").toString(), m_plot);
+                return;
+            }
+        }
     }
     const int cpu = m_lanesRect->rect().contains(pos.toPoint()) ? m_lanes->cpuAt(pos.y()) : -1;
     if (cpu < 0) {
