@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/base/time.h"
+#include "ui/inspectordock.h"
 #include "ui/machinetreemodel.h"
 #include "ui/mainwindow.h"
 #include "ui/simulationcontroller.h"
@@ -16,6 +17,7 @@
 #include <QSaveFile>
 #include <QTimer>
 #include <QTreeView>
+#include <QTreeWidget>
 
 #include <algorithm>
 #include <cmath>
@@ -120,6 +122,18 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
         }
         window.timeline()->setViewRange(*from, *to);
     }
+    if (p.isSet(QStringLiteral("cursor"))) {
+        // The cursor there, and the inspector showing that time (computed on a worker thread).
+        const auto t = msArg(QStringLiteral("cursor"), p.value(QStringLiteral("cursor")));
+        if (!t)
+            return kExitBadInput;
+        window.timeline()->setCursorTime(*t);
+        window.inspector()->inspectAt(*t);
+        while (window.inspector()->busy())
+            QApplication::processEvents(QEventLoop::AllEvents, 50);
+        if (auto* first = window.inspector()->tree()->topLevelItem(0))
+            window.inspector()->tree()->setCurrentItem(first);
+    }
     int code = 0;
     QTimer::singleShot(500, &window, [&] {
         QImageWriter writer(&picture, format);
@@ -185,6 +199,10 @@ int main(int argc, char* argv[])
             QStringLiteral("a,b")},
         {QStringLiteral("view"), QStringLiteral("With --screenshot: visible window (ms)."),
             QStringLiteral("from:to")},
+        {QStringLiteral("cursor"),
+            QStringLiteral("With --screenshot: put the cursor at this time (ms); the Inspector "
+                           "shows it."),
+            QStringLiteral("ms")},
         {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
     });
     parser.process(app);
@@ -205,7 +223,7 @@ int main(int argc, char* argv[])
 
     // Options that only mean something for a screenshot are an error without one, not ignored.
     if (!parser.isSet(QStringLiteral("screenshot"))) {
-        for (const char* o : {"at", "move", "edit-at", "select", "view"}) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor"}) {
             if (parser.isSet(QString::fromLatin1(o))) {
                 complain(QStringLiteral("--%1 needs --screenshot").arg(QString::fromLatin1(o)));
                 return kExitBadInput;

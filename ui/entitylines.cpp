@@ -30,9 +30,11 @@ EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t refer
     };
     for (size_t k = 0; k < samples.size(); ++k) {
         const EntitySample& s = samples[k];
-        if (k > 0 && !s.afterGap && samples[k - 1].cpu == s.cpu)
+        // Another cfs_rq: another CPU (a migration) or another cgroup (a move).
+        const bool moved =
+            k > 0 && (samples[k - 1].cpu != s.cpu || samples[k - 1].group != s.group);
+        if (k > 0 && !s.afterGap && !moved)
             waitFor(samples[k - 1], s.time);
-        const bool moved = k > 0 && samples[k - 1].cpu != s.cpu;
         if (k > 0 && samples[k - 1].time < s.time && !s.afterGap) {
             const EntitySample& prev = samples[k - 1];
             if (!running(prev) && !moved) { // vruntime and deadline hold

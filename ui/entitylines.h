@@ -12,8 +12,9 @@
 //    the last one.
 //  - between two samples with left-out (decimated) samples between them nothing is held: the
 //    line joins them straight, and every point drawn is a real sample's value;
-//  - a sample on another CPU than the previous one (a migration) breaks the vruntime,
-//    deadline and V lines: they are relative to another cfs_rq from there on.
+//  - a sample on another cfs_rq than the previous one (another CPU: a migration; another
+//    cgroup: a move) breaks the vruntime, deadline and V lines: they are relative to another
+//    cfs_rq from there on.
 // Values are integers (ns of virtual time, vruntime relative to a reference), so the rules can
 // be tested exactly; the view converts to milliseconds.
 #pragma once

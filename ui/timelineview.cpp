@@ -697,7 +697,7 @@ void TimelineView::refreshVruntime()
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
         const bool detail = i < static_cast<size_t>(kDetailTasks);
-        const auto series =
+        auto series =
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
                 SampleIndex::KeepVruntime | (detail ? SampleIndex::KeepLag : 0u)
                     | (i == 0 ? SampleIndex::KeepWeight : 0u));
@@ -731,6 +731,9 @@ void TimelineView::refreshVruntime()
                 return m_samples.queueV(*m_recording, cpu, a, b, points, onQueue);
             };
         }
+        if (m_taskCgroups)
+            for (EntitySample& s : series)
+                s.group = static_cast<int16_t>(m_taskCgroups(*m_recording, task, s.time));
         const EntityLines lines = entityLines(series, reference, until, queueV);
         const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
             QVector<QCPGraphData> points;

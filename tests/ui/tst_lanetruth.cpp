@@ -424,6 +424,12 @@ void TestLaneTruth::migrationBreaksTheLines()
     QCOMPARE(breaks(lines.deadline), QStringLiteral("0:100 10:110 20:110 |30:600 40:610"));
     QCOMPARE(breaks(lines.avg), QStringLiteral("0:0 10:10 20:10 |30:500 40:510"));
     QVERIFY(!breaks(lines.lag).contains(QLatin1Char('|')));
+    // A cgroup move on the same CPU is another cfs_rq too.
+    std::vector<EntitySample> moved{at(0, 0, 0, curr), at(10, 10, 0, curr), at(20, 300, 0, curr)};
+    moved[0].group = moved[1].group = 1;
+    moved[2].group = 2;
+    QCOMPARE(breaks(entityLines(moved, 0, Nanoseconds{20}).vruntime),
+        QStringLiteral("0:0 10:10 |20:300"));
 }
 
 void TestLaneTruth::waitingLagFollowsTheQueue()
