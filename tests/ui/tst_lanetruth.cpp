@@ -16,6 +16,7 @@
 #include "ui/taskcgroups.h"
 #include "ui/taskpalette.h"
 #include "ui/timelinelayout.h"
+#include "ui/timelineview.h"
 
 #include <QTest>
 
@@ -134,6 +135,7 @@ private Q_SLOTS:
     void migrationBreaksTheLines();
     void waitingLagFollowsTheQueue();
     void starvingTaskLagIsDrawn();
+    void manyCpusStayReadable();
 };
 
 void TestLaneTruth::binSharesAreExact_data()
@@ -511,6 +513,22 @@ void TestLaneTruth::starvingTaskLagIsDrawn()
                 found = true;
         QVERIFY2(found, qPrintable(QString::number(p.time.count())));
     }
+}
+
+void TestLaneTruth::manyCpusStayReadable()
+{
+    // A timeline as high as one of Compare's (1200 × 480) showing 16 CPUs: at least 12 px a lane.
+    const Recording rec = randomLanes(5, 16, 20, 50'000'000);
+    TimelineView view;
+    view.resize(1200, 480);
+    view.setRecording(&rec, Nanoseconds{50'000'000});
+    view.setNow(Nanoseconds{50'000'000});
+    view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const QImage image = view.plot()->toPixmap(1200, 480).toImage();
+    QCPAxisRect* lanes = view.plot()->axisRect(0);
+    QVERIFY2(lanes->height() >= 12 * 16,
+        qPrintable(QStringLiteral("%1 px for 16 lanes").arg(lanes->height())));
+    QVERIFY(!image.isNull());
 }
 
 QTEST_MAIN(TestLaneTruth)
