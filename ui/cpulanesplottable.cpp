@@ -139,6 +139,17 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                     return false;
             return true;
         };
+        // Narrow spans (a whole-run view is thousands of one-pixel columns of several pieces)
+        // are written into an image of the lane, painted at once; wide ones as rectangles.
+        QImage strip;
+        const auto stripPixels = [&]() -> QImage& {
+            if (strip.isNull()) {
+                strip = QImage(bins, height, QImage::Format_RGB32);
+                strip.fill(laneBack);
+            }
+            return strip;
+        };
+        std::vector<std::tuple<int, int, size_t>> wide; // (left, width, column index)
         while (i < columns.size()) {
             size_t j = i + 1;
             while (j < columns.size() && columns[j].column == columns[j - 1].column + 1
@@ -146,6 +157,26 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 ++j;
             const int left = x0 + columns[i].column;
             const int width = columns[j - 1].column + 1 - columns[i].column;
+            if (width >= 4) {
+                wide.emplace_back(left, width, i);
+                i = j;
+                continue;
+            }
+            QImage& img = stripPixels();
+            for (const StackPiece& p : columns[i].pieces) {
+                const QRgb c = cachedColour(p.task, columns[i].at).rgb();
+                for (int row = height - p.top; row < height - p.bottom; ++row) {
+                    auto* line = reinterpret_cast<QRgb*>(img.scanLine(row));
+                    for (int x = columns[i].column; x < columns[i].column + width && x < bins; ++x)
+                        line[x] = c;
+                }
+            }
+            i = j;
+        }
+        if (!strip.isNull())
+            painter->drawImage(QPoint(x0, top), strip);
+        for (const auto& [left, width, k] : wide) {
+            i = k;
             for (const StackPiece& p : columns[i].pieces)
                 painter->fillRect(QRect(left, top + height - p.top, width, p.top - p.bottom),
                     cachedColour(p.task, columns[i].at));
@@ -165,7 +196,6 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                     }
                 }
             }
-            i = j;
         }
         updateThrottled();
         if (static_cast<size_t>(cpu) < m_throttled.size()) {

@@ -135,10 +135,32 @@ int64_t RunSegmentIndex::taskBusyBefore(const Lane& l, int task, Nanoseconds t, 
     if (task < 0 || static_cast<size_t>(task) >= l.perTask.size())
         return 0;
     const auto& mine = l.perTask[static_cast<size_t>(task)];
-    const size_t lo = hint ? std::min(*hint, mine.runs.size()) : 0;
+    const size_t n = mine.runs.size();
+    size_t lo = hint ? std::min(*hint, n) : 0;
+    size_t hi = n;
+    const auto endOf = [&](size_t k) { return l.closed[mine.runs[k]].end; };
+    if (hint) {
+        // Monotone queries move a little each time: gallop from the hint (the answer is not
+        // before it), then bisect the last step.
+        if (lo < n && endOf(lo) <= t) {
+            size_t prev = lo;
+            size_t step = 1;
+            size_t cur = lo + 1;
+            while (cur < n && endOf(cur) <= t) {
+                prev = cur;
+                step *= 2;
+                cur = prev + step;
+            }
+            lo = prev + 1;
+            hi = std::min(cur, n);
+        } else {
+            hi = lo;
+        }
+    }
     // First run of the task ending after t: all before it ended by t.
     const auto it = std::upper_bound(mine.runs.begin() + static_cast<std::ptrdiff_t>(lo),
-        mine.runs.end(), t, [&](Nanoseconds v, uint32_t run) { return v < l.closed[run].end; });
+        mine.runs.begin() + static_cast<std::ptrdiff_t>(hi), t,
+        [&](Nanoseconds v, uint32_t run) { return v < l.closed[run].end; });
     const auto k = static_cast<size_t>(it - mine.runs.begin());
     if (hint)
         *hint = k;
@@ -210,7 +232,7 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
         };
         if (static_cast<size_t>(task) >= l.perTask.size()) {
             // No closed run yet: only the current one.
-        } else if (last - first <= 4 * static_cast<size_t>(bins)) {
+        } else if (last - first <= static_cast<size_t>(bins) / 4) {
             // Few runs in the window: walk them (the one straddling `to` included).
             const auto& mine = l.perTask[static_cast<size_t>(task)];
             for (size_t k = first; k <= last && k < mine.runs.size(); ++k) {
