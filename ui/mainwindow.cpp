@@ -106,6 +106,7 @@ void MainWindow::createDocks()
     m_tree->setModel(m_treeModel);
     m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_tree->setUniformRowHeights(true);
+    m_tree->setIndentation(12); // narrower, so cpu.max fits in the dock's default width
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->header()->setStretchLastSection(false);
     connect(m_treeModel, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
@@ -116,7 +117,7 @@ void MainWindow::createDocks()
     treeDock->setWidget(m_tree);
     treeDock->setMinimumWidth(220);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
-    resizeDocks({treeDock}, {300}, Qt::Horizontal);
+    resizeDocks({treeDock}, {320}, Qt::Horizontal);
 
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
