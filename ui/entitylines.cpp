@@ -28,6 +28,10 @@ EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t refer
             out.avg.push_back({t, rel(v)});
         }
     };
+    // A dequeued entity's deadline is not a point on its queue's time line (with
+    // PLACE_REL_DEADLINE it is kept relative to its vruntime across a migration): not drawn, the
+    // line breaks until the entity is queued again.
+    bool deadlineGap = false;
     for (size_t k = 0; k < samples.size(); ++k) {
         const EntitySample& s = samples[k];
         // Another cfs_rq: another CPU (a migration) or another cgroup (a move).
@@ -39,14 +43,20 @@ EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t refer
             const EntitySample& prev = samples[k - 1];
             if (!running(prev) && !moved) { // vruntime and deadline hold
                 out.vruntime.push_back({s.time, out.vruntime.back().value});
-                out.deadline.push_back({s.time, out.deadline.back().value});
+                if (!deadlineGap && !out.deadline.empty())
+                    out.deadline.push_back({s.time, out.deadline.back().value});
             }
             if (!(prev.flags & Record::kQueued)) // dequeued: the saved vlag holds
                 out.lag.push_back({s.time, out.lag.back().value});
             out.weight.push_back({s.time, out.weight.back().value});
         }
         out.vruntime.push_back({s.time, rel(s.vruntime), moved});
-        out.deadline.push_back({s.time, rel(s.deadline), moved});
+        if (s.flags & Record::kQueued) {
+            out.deadline.push_back({s.time, rel(s.deadline), moved || deadlineGap});
+            deadlineGap = false;
+        } else {
+            deadlineGap = true;
+        }
         out.lag.push_back({s.time, s.vlag});
         out.avg.push_back({s.time, rel(s.avgVruntime), moved});
         out.weight.push_back({s.time, static_cast<int64_t>(s.weight)});
@@ -58,7 +68,8 @@ EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t refer
     waitFor(last, until + Nanoseconds{1});
     if (!running(last)) {
         out.vruntime.push_back({until, out.vruntime.back().value});
-        out.deadline.push_back({until, out.deadline.back().value});
+        if (!deadlineGap && !out.deadline.empty())
+            out.deadline.push_back({until, out.deadline.back().value});
     }
     if (!(last.flags & Record::kQueued))
         out.lag.push_back({until, out.lag.back().value});

@@ -8,6 +8,8 @@
 //  - lag V − v of a queued entity that waits (or is delayed) moves with V as others run: the
 //    line joins its samples straight (V is piecewise linear, so this is the chord of the true
 //    curve); a dequeued entity keeps its saved vlag, so the line holds until the next sample;
+//  - the deadline is drawn only where the entity is queued: a dequeued entity's deadline is
+//    stale or, with PLACE_REL_DEADLINE across a migration, relative to its vruntime;
 //  - V of the entity's cfs_rq is known only at its samples: joined straight, and not drawn past
 //    the last one.
 //  - between two samples with left-out (decimated) samples between them nothing is held: the

@@ -136,6 +136,7 @@ private Q_SLOTS:
     void waitingLagFollowsTheQueue();
     void starvingTaskLagIsDrawn();
     void manyCpusStayReadable();
+    void noDeadlineSpikesAtMigrations();
 };
 
 void TestLaneTruth::binSharesAreExact_data()
@@ -421,9 +422,10 @@ void TestLaneTruth::migrationBreaksTheLines()
         return out.join(QLatin1Char(' '));
     };
     // Held from the dequeue at 20 up to … nothing: the hold would draw the old frame's value
-    // at the new queue's time.
+    // at the new queue's time. The deadline of the dequeued sample at 20 is not drawn (it may be
+    // relative, PLACE_REL_DEADLINE).
     QCOMPARE(breaks(lines.vruntime), QStringLiteral("0:0 10:10 20:10 |30:500 40:510"));
-    QCOMPARE(breaks(lines.deadline), QStringLiteral("0:100 10:110 20:110 |30:600 40:610"));
+    QCOMPARE(breaks(lines.deadline), QStringLiteral("0:100 10:110 |30:600 40:610"));
     QCOMPARE(breaks(lines.avg), QStringLiteral("0:0 10:10 20:10 |30:500 40:510"));
     QVERIFY(!breaks(lines.lag).contains(QLatin1Char('|')));
     // A cgroup move on the same CPU is another cfs_rq too.
@@ -529,6 +531,45 @@ void TestLaneTruth::manyCpusStayReadable()
     QVERIFY2(lanes->height() >= 12 * 16,
         qPrintable(QStringLiteral("%1 px for 16 lanes").arg(lanes->height())));
     QVERIFY(!image.isNull());
+}
+
+// The GUI's default scenario with hog-1 dragged into /web at 300 ms (docs/sandbox-drag.png): its
+// migrations dequeue it with a deadline relative to its vruntime (PLACE_REL_DEADLINE, about
+// 1.4 ms); the deadline line must not drop there (it used to fall to ~0 on screen).
+void TestLaneTruth::noDeadlineSpikesAtMigrations()
+{
+    LoadResult loaded = loadScenarioFile(SCHEDLAB_SOURCE_DIR "/resources/default.json");
+    QVERIFY(loaded.ok());
+    Scenario s = *loaded.scenario;
+    Action move;
+    move.kind = Action::Kind::Move;
+    move.at = Nanoseconds{300'000'000};
+    move.task = "hog-1";
+    move.cgroup = "/web";
+    s.actions.push_back(move);
+    Simulation sim(s);
+    sim.runUntil(Nanoseconds{600'000'000});
+    const Recording& rec = sim.recording();
+    SampleIndex index;
+    index.update(rec);
+    const int task = static_cast<int>(
+        std::find(rec.taskNames.begin(), rec.taskNames.end(), "hog-1") - rec.taskNames.begin());
+    const auto series = index.series(rec, task, Nanoseconds{200'000'000}, Nanoseconds{600'000'000});
+    // The situation exists: dequeued samples whose deadline is relative (far below the
+    // vruntime); none of those values is drawn.
+    const uint64_t reference = series.front().vruntime;
+    std::vector<LinePoint> relative;
+    for (const EntitySample& e : series)
+        if (!(e.flags & Record::kQueued)
+            && static_cast<int64_t>(e.vruntime - e.deadline) > 100'000'000)
+            relative.push_back({e.time, static_cast<int64_t>(e.deadline - reference)});
+    QVERIFY(!relative.empty());
+    const EntityLines lines = entityLines(series, reference, Nanoseconds{600'000'000});
+    for (const LinePoint& d : lines.deadline)
+        for (const LinePoint& r : relative)
+            QVERIFY2(d.value != r.value,
+                qPrintable(QStringLiteral("a relative deadline drawn at %1 ms")
+                               .arg(d.time.count() / 1e6)));
 }
 
 QTEST_MAIN(TestLaneTruth)
