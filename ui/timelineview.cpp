@@ -731,9 +731,15 @@ void TimelineView::refreshVruntime()
                 return m_samples.queueV(*m_recording, cpu, a, b, points, onQueue);
             };
         }
-        if (m_taskCgroups)
-            for (EntitySample& s : series)
-                s.group = static_cast<int16_t>(m_taskCgroups(*m_recording, task, s.time));
+        if (m_taskCgroups) {
+            // A move dequeues from the old cgroup's queue and enqueues on the new one at the
+            // same instant: a dequeued sample at the move's time still belongs to the old one.
+            for (EntitySample& s : series) {
+                const bool queued = s.flags & Record::kQueued;
+                s.group = static_cast<int16_t>(
+                    m_taskCgroups(*m_recording, task, queued ? s.time : s.time - Nanoseconds{1}));
+            }
+        }
         const EntityLines lines = entityLines(series, reference, until, queueV);
         const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
             QVector<QCPGraphData> points;
