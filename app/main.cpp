@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/base/time.h"
+#include "ui/inspectordock.h"
 #include "ui/machinetreemodel.h"
 #include "ui/mainwindow.h"
 #include "ui/simulationcontroller.h"
@@ -16,6 +17,7 @@
 #include <QSaveFile>
 #include <QTimer>
 #include <QTreeView>
+#include <QTreeWidget>
 
 #include <algorithm>
 #include <cmath>
@@ -120,6 +122,18 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
         }
         window.timeline()->setViewRange(*from, *to);
     }
+    if (p.isSet(QStringLiteral("cursor"))) {
+        // The cursor there, and the inspector showing that time (computed on a worker thread).
+        const auto t = msArg(QStringLiteral("cursor"), p.value(QStringLiteral("cursor")));
+        if (!t)
+            return kExitBadInput;
+        window.timeline()->setCursorTime(*t);
+        window.inspector()->inspectAt(*t);
+        while (window.inspector()->busy())
+            QApplication::processEvents(QEventLoop::AllEvents, 50);
+        if (auto* first = window.inspector()->tree()->topLevelItem(0))
+            window.inspector()->tree()->setCurrentItem(first);
+    }
     int code = 0;
     QTimer::singleShot(500, &window, [&] {
         QImageWriter writer(&picture, format);
@@ -147,11 +161,15 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
 int main(int argc, char* argv[])
 {
     // A script on a machine without a display (a server, CI) gets the offscreen platform
-    // instead of an abort for want of one.
-    const bool screenshotOption = std::any_of(argv + 1, argv + argc, [](const char* a) {
-        return std::strcmp(a, "--screenshot") == 0 || std::strncmp(a, "--screenshot=", 13) == 0;
+    // instead of an abort for want of one: for --screenshot, and for --help and --version,
+    // which only print.
+    const bool headlessOption = std::any_of(argv + 1, argv + argc, [](const char* a) {
+        for (const char* o : {"--screenshot", "--help", "-h", "--help-all", "--version", "-v"})
+            if (std::strcmp(a, o) == 0)
+                return true;
+        return std::strncmp(a, "--screenshot=", 13) == 0;
     });
-    if (screenshotOption && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
+    if (headlessOption && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
         && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
@@ -181,6 +199,10 @@ int main(int argc, char* argv[])
             QStringLiteral("a,b")},
         {QStringLiteral("view"), QStringLiteral("With --screenshot: visible window (ms)."),
             QStringLiteral("from:to")},
+        {QStringLiteral("cursor"),
+            QStringLiteral("With --screenshot: put the cursor at this time (ms); the Inspector "
+                           "shows it."),
+            QStringLiteral("ms")},
         {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
     });
     parser.process(app);
@@ -199,8 +221,21 @@ int main(int argc, char* argv[])
         QApplication::setPalette(dark);
     }
 
-    schedlab::ui::MainWindow window;
+    // Options that only mean something for a screenshot are an error without one, not ignored.
+    if (!parser.isSet(QStringLiteral("screenshot"))) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor"}) {
+            if (parser.isSet(QString::fromLatin1(o))) {
+                complain(QStringLiteral("--%1 needs --screenshot").arg(QString::fromLatin1(o)));
+                return kExitBadInput;
+            }
+        }
+    }
     const QStringList args = parser.positionalArguments();
+    if (args.size() > 1) {
+        complain(QStringLiteral("one scenario file at most, got %1").arg(args.size()));
+        return kExitBadInput;
+    }
+    schedlab::ui::MainWindow window;
     if (parser.isSet(QStringLiteral("screenshot"))) {
         window.setHeadless(true);
         return screenshot(window, parser, args.value(0));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "capture.h"
 
+#include "core/kernel/features.h"
 #include "core/kernel/variant.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
@@ -33,6 +34,45 @@ std::optional<CaptureFormat> captureFormatFor(const QString& path)
     return std::nullopt;
 }
 
+void CaptureOptions::fromSimulation(const Simulation& sim)
+{
+    lagClamp = sim.choices().lagClamp;
+    baseSlice = sim.baseSlice();
+    hz = sim.hz();
+}
+
+QString runLabel(const Simulation& sim)
+{
+    QStringList parts{QString::fromStdString(sim.profileName())};
+    const KernelProfile* profile = findProfile(sim.profileName());
+    if (!profile)
+        return parts.join(QStringLiteral(", "));
+    const FeatureSet now = sim.features();
+    for (size_t f = 0; f < kFeatureCount; ++f) {
+        const auto feature = static_cast<Feature>(f);
+        if (now.has(feature) != profile->features.has(feature))
+            parts << (now.has(feature) ? QString() : QStringLiteral("NO_"))
+                    + QString::fromUtf8(featureName(feature).data(),
+                        static_cast<qsizetype>(featureName(feature).size()));
+    }
+    const ProfileChoices choices = sim.choices();
+    for (const std::string& name : choiceNames()) {
+        const std::string value = choiceValue(choices, name);
+        if (value != choiceValue(profile->choices, name))
+            parts << QString::fromStdString(name + "=" + value);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString captureTitle(
+    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to)
+{
+    return QStringLiteral("%1 — %2, %3 to %4")
+        .arg(QString::fromStdString(scenarioName), runLabel(sim),
+            QString::fromStdString(formatDurationHuman(from)),
+            QString::fromStdString(formatDurationHuman(to)));
+}
+
 bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
     const CaptureOptions& o, QString* error)
 {
@@ -53,6 +93,17 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
                         .arg(o.size.height()));
     if (o.dpi < 24 || o.dpi > 1200)
         return fail(QStringLiteral("dpi %1 is out of range (24…1200)").arg(o.dpi));
+    const double scale = o.dpi / 96.0;
+    const int w = qRound(o.size.width() * scale);
+    const int h = qRound(o.size.height() * scale);
+    if (*format == CaptureFormat::Png && (w > 40000 || h > 40000))
+        return fail(QStringLiteral("%1x%2 at %3 dpi is a %4x%5 image, too large (40000 pixels "
+                                   "a side at most)")
+                        .arg(o.size.width())
+                        .arg(o.size.height())
+                        .arg(o.dpi)
+                        .arg(w)
+                        .arg(h));
     // Atomic: the whole file is drawn first, then committed over @p path in one rename. A missing
     // or read-only folder fails here, before drawing; any failure leaves an old file as it was.
     QSaveFile file(path);
@@ -63,6 +114,11 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     view.setRecording(&recording, std::max(now, o.to));
     view.setNow(now);
     view.setAnnotations(o.annotations);
+    view.setHintsVisible(false); // a picture has no one to give hints to
+    if (o.cgroups)
+        view.setTaskCgroups(o.cgroups);
+    if (o.lagClamp)
+        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
     if (!o.tasks.isEmpty())
         view.setSelectedTasks(o.tasks);
     view.setViewRange(o.from, o.to);
@@ -79,9 +135,6 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     plot->plotLayout()->setRowStretchFactors(stretch);
     plot->replot();
 
-    const double scale = o.dpi / 96.0;
-    const int w = qRound(o.size.width() / scale);
-    const int h = qRound(o.size.height() / scale);
     // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
     // writers do not report a short write, so nothing half-written may reach @p path.
     QByteArray bytes;
@@ -89,7 +142,7 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     switch (*format) {
     case CaptureFormat::Png: {
         // As QCustomPlot::savePng(), into memory.
-        QImage image = plot->toPixmap(w, h, scale).toImage();
+        QImage image = plot->toPixmap(o.size.width(), o.size.height(), scale).toImage();
         const int dotsPerMeter = static_cast<int>(o.dpi / 0.0254);
         image.setDotsPerMeterX(dotsPerMeter);
         image.setDotsPerMeterY(dotsPerMeter);
@@ -232,9 +285,10 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         o.to = std::min(*to, sim.endTime());
         o.size = size;
         o.dpi = dpi;
-        o.title = QString::fromStdString(title.empty() ? scenario.name + " — " + sim.profileName()
-                    + ", " + formatDurationHuman(o.from) + " to " + formatDurationHuman(o.to)
-                                                       : title);
+        o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
+                                : QString::fromStdString(title);
+        o.fromSimulation(sim);
+        o.cgroups = taskCgroups(scenario);
         for (const Annotation& an : scenario.annotations)
             o.annotations.append({an.at, QString::fromStdString(an.text)});
         if (!entities.empty()) {
@@ -257,7 +311,8 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
             err << "capture: " << error.toStdString() << "\n";
             return kBad;
         }
-        out << outPath << ": " << size.width() << "x" << size.height() << " at " << dpi << " dpi, "
+        out << outPath << ": " << qRound(size.width() * dpi / 96.0) << "x"
+            << qRound(size.height() * dpi / 96.0) << " pixels at " << dpi << " dpi, "
             << formatDurationHuman(o.from) << " to " << formatDurationHuman(o.to) << "\n";
     } catch (const std::invalid_argument& e) {
         err << file << ": " << e.what() << "\n";

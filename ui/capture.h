@@ -5,6 +5,8 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/kernel/profile.h"
+#include "ui/taskcgroups.h"
 
 #include <QPair>
 #include <QSize>
@@ -18,7 +20,8 @@
 
 namespace schedlab {
 class Recording;
-}
+class Simulation;
+} // namespace schedlab
 
 namespace schedlab::ui {
 
@@ -32,15 +35,31 @@ struct CaptureOptions
 {
     Nanoseconds from{0};
     Nanoseconds to{0};
-    /// PNG: pixels of the image; SVG/PDF: size of the page in points at @c dpi.
+    /// The layout's size in logical pixels (at 96 dpi). PNG: the image has size · dpi / 96
+    /// pixels, everything (canvas, fonts, lines) scaled alike, so a 300-dpi capture is the
+    /// 96-dpi one with finer detail; SVG/PDF: the page, in points.
     QSize size{1200, 700};
-    /// PNG resolution; drawing (fonts, lines) scales by dpi / 96 so a 300-dpi capture has the
-    /// layout of a 96-dpi one with finer detail.
     int dpi = 96;
     QString title;
     QVector<int> tasks; ///< vruntime pane; empty: the view's default (all tasks if ≤ 8)
     QVector<QPair<Nanoseconds, QString>> annotations;
+    /// The lag clamp band's parameters (TimelineView::setLagClamp()); the view's defaults if
+    /// unset. fromSimulation() takes them from the run, as the GUI does.
+    std::optional<LagClamp> lagClamp;
+    Nanoseconds baseSlice{0};
+    int hz = 1000;
+    /// Each task's cgroup over time (taskCgroups() of the scenario), for a waiting task's lag.
+    TaskCgroups cgroups;
+    /// Lag clamp parameters from @p sim (the settings in force now).
+    void fromSimulation(const Simulation& sim);
 };
+
+/// What a run is, for titles: its profile and whatever differs from the profile's defaults now
+/// (features, model choices), e.g. "7.1, NO_PLACE_LAG, lag_clamp=own_slice".
+QString runLabel(const Simulation& sim);
+/// A capture's default title: "NAME — runLabel(), FROM to TO".
+QString captureTitle(
+    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to);
 
 /// Draws [from, to] of @p recording (run until @p now) into @p path. False with @p error on
 /// failure (unknown suffix, empty window, cannot write).

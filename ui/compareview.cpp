@@ -68,11 +68,13 @@ CompareView::CompareView(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     split->addWidget(m_table);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 2);
+    // The two timelines get most of the height (their lanes at least 12 px a CPU); the
+    // metrics table the rest.
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 1);
     l->addWidget(split, 1);
-    resize(1200, 900);
+    resize(1400, 1000);
 
     // Synchronised time axes.
     auto sync = [this](TimelineView* other) {
@@ -206,6 +208,8 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
     m_base->setRecording(&runs->base->recording(), runs->base->endTime());
     m_variant->setRecording(&runs->variant->recording(), runs->variant->endTime());
     m_runs = std::move(runs);
+    m_base->setTaskCgroups(taskCgroups(m_scenario));
+    m_variant->setTaskCgroups(taskCgroups(m_scenario));
     m_base->setNow(m_runs->base->now());
     m_variant->setNow(m_runs->variant->now());
     m_base->zoomToFit();

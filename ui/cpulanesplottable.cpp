@@ -119,73 +119,84 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         painter->fillRect(band, laneBack);
         if (!m_index)
             continue;
-        // Bounded cost for long windows (about one bin per pixel), exact runs when few.
-        const int bins = std::max(1, static_cast<int>(lay.right() - lay.left()));
-        const auto segments = lay.levelOfDetail(
-            m_index->binnedSegments(cpu, lay.start(), lay.end(), m_now, bins), 1.0);
-        // Narrow rectangles (level-of-detail bins, a pixel or so wide) are painted opaque on
-        // whole pixels, with the paler shade of a partly idle bin mixed in by hand, and
-        // neighbours of the same colour joined: a whole-run view of a long run is thousands of
-        // them, and Qt fills opaque pixel-aligned rectangles fastest.
-        QRect pending;
-        QRgb pendingColour = 0;
-        const auto flush = [&] {
-            if (!pending.isEmpty())
-                painter->fillRect(pending, QColor::fromRgb(pendingColour));
-            pending = QRect();
+        // One bin per pixel column, each stacked from the lane's bottom by the exact share every
+        // task ran in it (idle is the rest, the lane's background above): a task that ran a
+        // bin's 1/height gets a pixel row whatever the zoom. Equal neighbouring columns are
+        // painted as one rectangle; a single task filling it gets its name when it fits.
+        const int x0 = static_cast<int>(std::lround(lay.left()));
+        const int bins = std::max(1, static_cast<int>(std::lround(lay.right())) - x0);
+        const int top = static_cast<int>(std::lround(band.top()));
+        const int height = std::max(1, static_cast<int>(std::lround(band.height())));
+        const auto columns = stackBins(m_index->binShares(cpu, lay.start(), lay.end(), m_now, bins),
+            height, lay.start(), lay.end(), bins, m_groupOf);
+        size_t i = 0;
+        // Coloured by cgroup, a task's colour changes where it moves: join only equal colours.
+        const auto sameColours = [&](const StackColumn& a, const StackColumn& b) {
+            if (!m_groupOf)
+                return true;
+            for (const StackPiece& p : a.pieces)
+                if (m_groupOf(p.task, a.at) != m_groupOf(p.task, b.at))
+                    return false;
+            return true;
         };
-        // A wide rectangle, with an edge where it cannot swamp the fill.
-        const auto paint = [&](Nanoseconds from, Nanoseconds to, const QColor& c) {
-            const double p0 = lay.mapTimeToX(from);
-            const QRectF rect(p0, band.top(), lay.mapTimeToX(to) - p0, band.height());
-            painter->fillRect(rect, c);
-            if (rect.width() >= 8.0) {
-                painter->setPen(QPen(c.darker(125), 1));
-                painter->drawRect(rect.adjusted(0, 0, -1, -1));
+        // Narrow spans (a whole-run view is thousands of one-pixel columns of several pieces)
+        // are written into an image of the lane, painted at once; wide ones as rectangles.
+        QImage strip;
+        const auto stripPixels = [&]() -> QImage& {
+            if (strip.isNull()) {
+                strip = QImage(bins, height, QImage::Format_RGB32);
+                strip.fill(laneBack);
             }
-            return rect;
+            return strip;
         };
-        for (const RunSegment& s : segments) {
-            const double x0 = lay.mapTimeToX(s.start);
-            const double x1 = lay.mapTimeToX(s.end);
-            QColor colour = cachedColour(s.task, s.start);
-            if (x1 - x0 < 8.0) {
-                const double a = s.busy < 1.0 ? 0.25 + 0.75 * s.busy : 1.0;
-                const QRgb mixed = mix(colour.rgb(), laneBack.rgb(), a);
-                const int left = static_cast<int>(std::floor(x0));
-                const int right = std::max(left + 1, static_cast<int>(std::lround(x1)));
-                const QRect r(left, static_cast<int>(std::lround(band.top())), right - left,
-                    static_cast<int>(std::lround(band.height())));
-                if (!pending.isEmpty() && mixed == pendingColour && left <= pending.right() + 1)
-                    pending.setRight(std::max(pending.right(), r.right()));
-                else {
-                    flush();
-                    pending = r;
-                    pendingColour = mixed;
+        std::vector<std::tuple<int, int, size_t>> wide; // (left, width, column index)
+        while (i < columns.size()) {
+            size_t j = i + 1;
+            while (j < columns.size() && columns[j].column == columns[j - 1].column + 1
+                && columns[j].pieces == columns[i].pieces && sameColours(columns[i], columns[j]))
+                ++j;
+            const int left = x0 + columns[i].column;
+            const int width = columns[j - 1].column + 1 - columns[i].column;
+            if (width >= 4) {
+                wide.emplace_back(left, width, i);
+                i = j;
+                continue;
+            }
+            QImage& img = stripPixels();
+            for (const StackPiece& p : columns[i].pieces) {
+                const QRgb c = cachedColour(p.task, columns[i].at).rgb();
+                for (int row = height - p.top; row < height - p.bottom; ++row) {
+                    auto* line = reinterpret_cast<QRgb*>(img.scanLine(row));
+                    for (int x = columns[i].column; x < columns[i].column + width && x < bins; ++x)
+                        line[x] = c;
                 }
-                continue;
             }
-            flush();
-            if (m_groupOf) {
-                // A run during which its task was moved to another cgroup changes colour there.
-                for (const auto& [from, to, group] : groupPieces(s.task, s.start, s.end))
-                    paint(from, to, groupColour(group));
-                continue;
-            }
-            // A bin of short runs with idle gaps is paler, so utilisation still reads right.
-            if (s.busy < 1.0)
-                colour.setAlphaF(0.25 + 0.75 * s.busy);
-            const QRectF rect = paint(s.start, s.end, colour);
-            if (!m_recording || s.task >= static_cast<int>(m_recording->taskNames.size()))
-                continue;
-            const QString name =
-                QString::fromStdString(m_recording->taskNames[static_cast<size_t>(s.task)]);
-            if (rect.width() > metrics.horizontalAdvance(name) + 8) {
-                painter->setPen(colour.lightnessF() > 0.6 ? Qt::black : Qt::white);
-                painter->drawText(rect, Qt::AlignCenter, name);
+            i = j;
+        }
+        if (!strip.isNull())
+            painter->drawImage(QPoint(x0, top), strip);
+        for (const auto& [left, width, k] : wide) {
+            i = k;
+            for (const StackPiece& p : columns[i].pieces)
+                painter->fillRect(QRect(left, top + height - p.top, width, p.top - p.bottom),
+                    cachedColour(p.task, columns[i].at));
+            const auto& only = columns[i].pieces;
+            if (only.size() == 1 && only[0].bottom == 0 && only[0].top == height && width >= 8) {
+                const QColor colour = cachedColour(only[0].task, columns[i].at);
+                const QRect rect(left, top, width, height);
+                painter->setPen(QPen(colour.darker(125), 1));
+                painter->drawRect(rect.adjusted(0, 0, -1, -1));
+                if (!m_groupOf && m_recording && only[0].task >= 0
+                    && only[0].task < static_cast<int>(m_recording->taskNames.size())) {
+                    const QString name = QString::fromStdString(
+                        m_recording->taskNames[static_cast<size_t>(only[0].task)]);
+                    if (rect.width() > metrics.horizontalAdvance(name) + 8) {
+                        painter->setPen(colour.lightnessF() > 0.6 ? Qt::black : Qt::white);
+                        painter->drawText(rect, Qt::AlignCenter, name);
+                    }
+                }
             }
         }
-        flush();
         updateThrottled();
         if (static_cast<size_t>(cpu) < m_throttled.size()) {
             // Throttled time: a hatched strip along the bottom fifth of the lane.
@@ -195,12 +206,50 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 const Nanoseconds end{to < 0 ? m_now.count() : to};
                 if (end <= lay.start() || Nanoseconds{from} >= lay.end())
                     continue;
-                const double x0 = lay.mapTimeToX(std::max(Nanoseconds{from}, lay.start()));
-                const double x1 = lay.mapTimeToX(std::min(end, lay.end()));
-                painter->fillRect(QRectF(x0, band.bottom() - h, std::max(x1 - x0, 1.0), h), hatch);
+                const double h0 = lay.mapTimeToX(std::max(Nanoseconds{from}, lay.start()));
+                const double h1 = lay.mapTimeToX(std::min(end, lay.end()));
+                painter->fillRect(QRectF(h0, band.bottom() - h, std::max(h1 - h0, 1.0), h), hatch);
             }
         }
     }
+}
+
+std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height, Nanoseconds from,
+    Nanoseconds to, int columns, const std::function<int(int, Nanoseconds)>& orderKey)
+{
+    std::vector<StackColumn> out;
+    out.reserve(bins.size());
+    const TimelineLayout lay(from, to, 0.0, static_cast<double>(columns));
+    for (const LaneBin& bin : bins) {
+        const double length =
+            static_cast<double>(std::max<int64_t>((bin.end - bin.start).count(), 1));
+        StackColumn c;
+        c.column = std::clamp(
+            static_cast<int>(std::floor(lay.mapTimeToX(bin.start) + 0.5)), 0, columns - 1);
+        c.at = bin.start;
+        std::vector<std::pair<int, int64_t>> tasks = bin.tasks;
+        if (orderKey)
+            std::stable_sort(tasks.begin(), tasks.end(), [&](const auto& a, const auto& b) {
+                return orderKey(a.first, bin.start) < orderKey(b.first, bin.start);
+            });
+        // Boundaries at the rounded running sum, so every piece is within a pixel of its share;
+        // a task that ran at all keeps at least one row while rows are left.
+        int64_t sum = 0;
+        int bottom = 0;
+        const int n = static_cast<int>(tasks.size());
+        for (int k = 0; k < n; ++k) {
+            sum += tasks[static_cast<size_t>(k)].second;
+            int topRow = static_cast<int>(std::lround(static_cast<double>(sum) / length * height));
+            // At least one row, and one left for each task still to come.
+            topRow = std::min(std::max(topRow, bottom + 1), height - (n - 1 - k));
+            if (topRow > bottom)
+                c.pieces.push_back({tasks[static_cast<size_t>(k)].first, bottom, topRow});
+            bottom = std::max(bottom, topRow);
+        }
+        if (!c.pieces.empty())
+            out.push_back(std::move(c));
+    }
+    return out;
 }
 
 QColor CpuLanesPlottable::cachedColour(int task, Nanoseconds at) const
@@ -220,37 +269,6 @@ QColor CpuLanesPlottable::cachedColour(int task, Nanoseconds at) const
 QColor CpuLanesPlottable::groupColour(int group)
 {
     return group < 0 ? QColor(Qt::gray) : groupColor(group); // -1: cgroup unknown
-}
-
-std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> CpuLanesPlottable::groupPieces(
-    int task, Nanoseconds start, Nanoseconds end) const
-{
-    // The cgroup as a function of time is piecewise constant: split [start, end) where it
-    // differs at the two ends, bisecting to the nanosecond of each change (a move there and
-    // back inside one piece is not seen).
-    std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> out;
-    const auto split = [&](auto&& self, Nanoseconds a, int ga, Nanoseconds b, int gb) -> void {
-        // [a, b) with group ga at a and gb at b − 1.
-        if (ga == gb || b - a <= Nanoseconds{1}) {
-            out.emplace_back(a, b, ga);
-            return;
-        }
-        const Nanoseconds mid = a + (b - a) / 2;
-        const int gm = m_groupOf(task, mid);
-        self(self, a, ga, mid, m_groupOf(task, mid - Nanoseconds{1}));
-        self(self, mid, gm, b, gb);
-    };
-    if (end > start)
-        split(split, start, m_groupOf(task, start), end, m_groupOf(task, end - Nanoseconds{1}));
-    // Join neighbours of the same group.
-    std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> joined;
-    for (const auto& piece : out) {
-        if (!joined.empty() && std::get<2>(joined.back()) == std::get<2>(piece))
-            std::get<1>(joined.back()) = std::get<1>(piece);
-        else
-            joined.push_back(piece);
-    }
-    return joined;
 }
 
 QRgb CpuLanesPlottable::mix(QRgb front, QRgb back, double alpha)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Paints the per-CPU lanes: one row per CPU (value coordinate = CPU number), one rectangle per
-// run segment in the task's palette colour, idle left empty. All geometry comes from
-// TimelineLayout / RunSegmentIndex; this class only paints. Keys are milliseconds. Time during
-// which a group's cfs_rq on the CPU is throttled (cpu.max) is hatched along the lane's bottom.
+// Paints the per-CPU lanes: one row per CPU (value coordinate = CPU number); each pixel column is
+// stacked by the share each task ran in it, in the task's palette colour, idle left empty. All
+// geometry comes from TimelineLayout / RunSegmentIndex; this class only paints. Keys are
+// milliseconds. Time during which a group's cfs_rq on the CPU is throttled (cpu.max) is hatched
+// along the lane's bottom.
 #pragma once
 
 #include "ui/qcp.h"
@@ -19,6 +20,28 @@ class Recording;
 }
 
 namespace schedlab::ui {
+
+/// One task's rows [bottom, top) of a lane column, counted from the lane's bottom edge.
+struct StackPiece
+{
+    int task = -1;
+    int bottom = 0;
+    int top = 0;
+    friend bool operator==(const StackPiece&, const StackPiece&) = default;
+};
+/// One pixel column of a lane: its pieces bottom-up (idle above the last).
+struct StackColumn
+{
+    int column = 0;    ///< pixel column from the window's left edge
+    Nanoseconds at{0}; ///< start of its bin
+    std::vector<StackPiece> pieces;
+};
+/// Lane bins (RunSegmentIndex::binShares() over [@p from, @p to) in @p columns bins) stacked into
+/// columns @p height pixels tall: each task's rows are its share of the bin, rounded at the
+/// running sum (within a pixel of the exact share), at least one row for a task that ran at all.
+/// Tasks are stacked in task order, or by @p orderKey(task, bin start) when given (stable).
+std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height, Nanoseconds from,
+    Nanoseconds to, int columns, const std::function<int(int, Nanoseconds)>& orderKey = {});
 
 class CpuLanesPlottable : public QCPAbstractPlottable
 {
@@ -58,9 +81,6 @@ protected:
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
 
 private:
-    /// [start, end) of a run of @p task split where its cgroup changes: (from, to, group).
-    std::vector<std::tuple<Nanoseconds, Nanoseconds, int>> groupPieces(
-        int task, Nanoseconds start, Nanoseconds end) const;
     /// Colour of cgroup @p group (grey for -1, unknown).
     static QColor groupColour(int group);
     /// The run's colour: its task's, or its cgroup's when colouring by group.

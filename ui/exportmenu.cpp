@@ -98,8 +98,11 @@ void ExportMenu::askCapture()
     width->setValue(1600);
     height->setValue(900);
     dpi->setValue(96);
-    auto* title = new QLineEdit(toQString(m_controller->scenario().name));
-    form->addRow(tr("Width (px or pt)"), width);
+    const Simulation* current = m_controller->simulation();
+    auto* title = new QLineEdit(current ? captureTitle(*current, m_controller->scenario().name,
+                                    m_timeline->viewStart(), m_timeline->viewEnd())
+                                        : toQString(m_controller->scenario().name));
+    form->addRow(tr("Width (logical px at 96 dpi, or pt)"), width);
     form->addRow(tr("Height"), height);
     form->addRow(tr("DPI"), dpi);
     form->addRow(tr("Title"), title);
@@ -131,6 +134,8 @@ bool ExportMenu::captureVisible(
     o.dpi = dpi;
     o.title = title;
     o.tasks = m_timeline->plottedTasks();
+    o.fromSimulation(*sim);
+    o.cgroups = taskCgroups(m_controller->scenario());
     for (const Annotation& a : m_controller->scenario().annotations)
         o.annotations.append({a.at, toQString(a.text)});
     if (!captureRecording(sim->recording(), sim->now(), path, o, error))

@@ -15,6 +15,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace schedlab::ui {
 
 namespace {
@@ -239,12 +241,17 @@ void FindingsDock::refresh()
         for (int col = 0; col < m_table->columnCount(); ++col)
             m_table->item(m_table->rowCount() - 1, col)->setForeground(QColor(0xb3, 0x26, 0x1e));
     }
-    int starvation = 0, invariant = 0;
+    // Every kind listed is counted (in first-seen order), starvation and invariant always.
+    std::vector<std::pair<std::string, int>> kinds{{"starvation", 0}, {"invariant", 0}};
     for (const Finding& f : m.findings) {
         if (f.kind == "resource_limit")
             continue;
-        starvation += f.kind == "starvation";
-        invariant += f.kind == "invariant";
+        auto it = std::find_if(
+            kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == f.kind; });
+        if (it == kinds.end())
+            kinds.emplace_back(f.kind, 1);
+        else
+            ++it->second;
         add(toQString(f.kind), toQString(f.task) + QStringLiteral(" (cpu%1)").arg(f.cpu), f.fromNs,
             formatTime(Nanoseconds{f.durationNs}), toQString(f.detail));
     }
@@ -253,12 +260,18 @@ void FindingsDock::refresh()
             p.latencyNs ? formatTime(Nanoseconds{*p.latencyNs}) : tr("not finished"),
             tr("spawn to exit (the probe task's program completed)"));
     m_table->resizeColumnsToContents();
-    const QString counts = tr("%1 starvation interval(s), %2 invariant violation(s), %3 probe(s) "
-                              "at t = %4. Click an entry to move the cursor there.")
-                               .arg(starvation)
-                               .arg(invariant)
-                               .arg(m.probes.size())
-                               .arg(formatTime(m_sim->now()));
+    QStringList parts;
+    for (const auto& [kind, n] : kinds) {
+        if (kind == "starvation")
+            parts << tr("%1 starvation interval(s)").arg(n);
+        else if (kind == "invariant")
+            parts << tr("%1 invariant violation(s)").arg(n);
+        else
+            parts << QStringLiteral("%1 %2").arg(n).arg(toQString(kind));
+    }
+    parts << tr("%1 probe(s)").arg(m.probes.size());
+    const QString counts = tr("%1 at t = %2. Click an entry to move the cursor there.")
+                               .arg(parts.join(QStringLiteral(", ")), formatTime(m_sim->now()));
     const QString stopped = toQString(m_sim->stopReason());
     if (stopped.isEmpty()) {
         m_summary->setTextFormat(Qt::PlainText);

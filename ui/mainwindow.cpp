@@ -108,6 +108,7 @@ void MainWindow::createDocks()
     m_tree->setModel(m_treeModel);
     m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_tree->setUniformRowHeights(true);
+    m_tree->setIndentation(12); // narrower, so cpu.max fits in the dock's default width
     m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tree->header()->setStretchLastSection(false);
     connect(m_treeModel, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
@@ -118,7 +119,7 @@ void MainWindow::createDocks()
     treeDock->setWidget(m_tree);
     treeDock->setMinimumWidth(220);
     addDockWidget(Qt::LeftDockWidgetArea, treeDock);
-    resizeDocks({treeDock}, {350}, Qt::Horizontal);
+    resizeDocks({treeDock}, {320}, Qt::Horizontal);
 
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
@@ -249,7 +250,7 @@ bool MainWindow::openFile(const QString& path)
 bool MainWindow::saveFile(const QString& path)
 {
     QSaveFile file(path);
-    const std::string text = writeScenario(*m_scenario);
+    const std::string text = writeScenario(scenarioForSaving(*m_scenario));
     if (!file.open(QIODevice::WriteOnly)
         || file.write(text.data(), static_cast<qint64>(text.size()))
             != static_cast<qint64>(text.size())
@@ -460,8 +461,12 @@ void MainWindow::onSimulationReset()
     const Simulation* sim = m_controller->simulation();
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
+    m_timeline->setTaskCgroups(taskCgroups(m_controller->scenario()));
     refreshAnnotations();
     m_inspector->setScenario(m_controller->scenario(), m_controller->runOptions());
+    // The inspector keeps showing the cursor's time in the new run (after an edit, undo, reset).
+    if (m_timeline->cursorTime() >= Nanoseconds{0})
+        m_inspector->inspectAt(m_timeline->cursorTime());
     m_findings->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
@@ -524,6 +529,23 @@ void MainWindow::updateStatus()
     m_nameLabel->setText(
         m_scenario->name.empty() ? tr("(no scenario)") : toQString(m_scenario->name));
     m_nameLabel->setToolTip(toQString(m_scenario->title.value_or(std::string())));
+    if (m_infoHeader) {
+        const QString title = toQString(m_scenario->title.value_or(m_scenario->name));
+        const QString description = toQString(m_scenario->description.value_or(std::string()));
+        // About two lines of the description; all of it in the tooltip.
+        const int room = std::max(80,
+            m_infoHeader->width() / std::max(1, m_infoHeader->fontMetrics().averageCharWidth()) * 2
+                - static_cast<int>(title.size()) - 8);
+        const QString shown = description.size() > room
+            ? description.left(room).trimmed() + QStringLiteral(" …")
+            : description;
+        m_infoHeader->setText(
+            QStringLiteral("<b>%1</b>%2")
+                .arg(title.toHtmlEscaped(),
+                    shown.isEmpty() ? QString() : QStringLiteral(" — ") + shown.toHtmlEscaped()));
+        m_infoHeader->setToolTip(description);
+        m_infoHeader->setVisible(!title.isEmpty() || !description.isEmpty());
+    }
     m_profileLabel->setText(
         tr("profile %1")
             .arg(sim ? toQString(sim->profileName())

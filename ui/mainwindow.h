@@ -79,6 +79,8 @@ public:
     NoticeBar* fileNotice() const { return m_fileNotice; }
     /// The bar above the timeline that tells why a run stopped early.
     NoticeBar* runNotice() const { return m_runNotice; }
+    /// The scenario's title and description above the timeline.
+    QLabel* infoHeader() const { return m_infoHeader; }
     FileWatcher* fileWatcher() const { return m_watcher; }
     /// The compare window (created on first use).
     CompareView* compareView();
@@ -155,6 +157,7 @@ private:
     CompareView* m_compare = nullptr;
     FileWatcher* m_watcher = nullptr;
     NoticeBar* m_fileNotice = nullptr;
+    QLabel* m_infoHeader = nullptr;
     NoticeBar* m_runNotice = nullptr;
 };
 

@@ -263,9 +263,8 @@ void MainWindow::onScenarioEdited()
     setWindowModified(true);
     m_treeModel->setScenario(m_scenario.get());
     m_treeModel->setTime(m_controller->seekTarget().value_or(m_controller->now()));
-    const QString text = m_editor->undoStack()->undoText();
-    log(tr("t = %1: %2")
-            .arg(formatTime(m_editor->editTime()), text.isEmpty() ? tr("edit undone") : text));
+    const QString text = m_editor->lastChange();
+    log(tr("t = %1: %2").arg(formatTime(m_editor->editTime()), text.isEmpty() ? tr("edit") : text));
     updateStatus();
 }
 

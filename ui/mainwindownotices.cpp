@@ -11,6 +11,7 @@
 #include "timelineview.h"
 
 #include <QFileInfo>
+#include <QLabel>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -27,6 +28,16 @@ void MainWindow::createNotices(QWidget* central)
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
+    // The scenario's title and the start of its description above the timeline (all of it in
+    // the tooltip): what the run is meant to show.
+    m_infoHeader = new QLabel;
+    m_infoHeader->setObjectName(QStringLiteral("infoHeader"));
+    m_infoHeader->setWordWrap(true);
+    m_infoHeader->setTextFormat(Qt::RichText);
+    m_infoHeader->setContentsMargins(6, 3, 6, 3);
+    m_infoHeader->setMaximumHeight(3 * m_infoHeader->fontMetrics().lineSpacing() + 8);
+    m_infoHeader->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    layout->addWidget(m_infoHeader);
     layout->addWidget(m_fileNotice);
     layout->addWidget(m_runNotice);
     layout->addWidget(m_timeline, 1);

@@ -27,7 +27,8 @@ void MainWindow::createUnderstandingParts(
 {
     m_inspector = new InspectorDock(this);
     addDockWidget(Qt::RightDockWidgetArea, m_inspector);
-    resizeDocks({m_inspector}, {640}, Qt::Horizontal);
+    // Narrow at first: the timeline gets most of the window (the table scrolls, the dock widens).
+    resizeDocks({m_inspector}, {380}, Qt::Horizontal);
     m_findings = new FindingsDock(this);
     addDockWidget(Qt::BottomDockWidgetArea, m_findings);
     if (auto* logDock = findChild<QDockWidget*>(QStringLiteral("logDock")))
@@ -72,6 +73,13 @@ void MainWindow::createUnderstandingParts(
     });
     connect(m_findings, &FindingsDock::timeActivated, this, &MainWindow::moveCursorTo);
     connect(m_controller, &SimulationController::finished, m_findings, &FindingsDock::refresh);
+    // After a seek (run to, rewind, an edit, undo, reset) and a step: the findings of the run
+    // up to the time now shown, not of an earlier one.
+    connect(m_controller, &SimulationController::seekFinished, m_findings, &FindingsDock::refresh);
+    connect(m_controller, &SimulationController::progressed, m_findings, [this] {
+        if (!m_controller->isPlaying() && !m_controller->isSeeking())
+            m_findings->refresh();
+    });
     connect(m_controller, &SimulationController::playingChanged, m_findings, [this](bool playing) {
         if (!playing)
             m_findings->refresh();

@@ -14,6 +14,7 @@ void SampleIndex::clear()
     m_perGroup.clear();
     m_groupOrder.clear();
     m_groupSlot.clear();
+    m_queuedPerCpu.clear();
     m_consumed = 0;
 }
 
@@ -30,6 +31,8 @@ size_t SampleIndex::bytes() const
     for (const auto* all : {&m_perTask, &m_perGroup})
         for (const Series& s : *all)
             n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes();
+    for (const auto& cpu : m_queuedPerCpu)
+        n += cpu.capacity() * sizeof(uint32_t);
     return n;
 }
 
@@ -87,6 +90,11 @@ void SampleIndex::update(const Recording& recording)
         const Record& r = records[i];
         if (r.kind != RecordKind::Sample)
             continue;
+        if (r.flags & Record::kQueued) {
+            if (m_queuedPerCpu.size() <= r.cpu)
+                m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
+            m_queuedPerCpu[r.cpu].push_back(static_cast<uint32_t>(i));
+        }
         if (r.entity.isGroup()) {
             const auto [slot, added] = m_groupSlot.try_emplace(r.entity.raw, m_groupOrder.size());
             if (added) {
@@ -118,7 +126,8 @@ std::vector<EntitySample> SampleIndex::series(
 EntitySample SampleIndex::toSample(const Record& r)
 {
     return {Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
-        r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight};
+        r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
+        false, r.cpu};
 }
 
 std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
@@ -136,6 +145,38 @@ std::vector<EntitySample> SampleIndex::groupSeries(const Recording& recording, i
     if (it == m_groupSlot.end())
         return {};
     return decimate(m_perGroup[it->second], recording, from, to, bins, keep);
+}
+
+std::vector<std::pair<Nanoseconds, uint64_t>> SampleIndex::queueV(const Recording& recording,
+    int cpu, Nanoseconds from, Nanoseconds to, int points,
+    const std::function<bool(const Record&)>& onQueue) const
+{
+    std::vector<std::pair<Nanoseconds, uint64_t>> out;
+    if (cpu < 0 || static_cast<size_t>(cpu) >= m_queuedPerCpu.size() || to <= from || points <= 0)
+        return out;
+    const auto& positions = m_queuedPerCpu[static_cast<size_t>(cpu)];
+    const auto& records = recording.records();
+    if (positions.empty() || positions.back() >= records.size())
+        return out;
+    constexpr int kLookBack = 64;
+    const int64_t span = (to - from).count();
+    for (int i = 1; i <= points; ++i) {
+        const int64_t t = from.count() + span / points * i + (i == points ? span % points : 0);
+        // The CPU's last queued sample at or before t, then back to one on the cfs_rq.
+        auto it = std::upper_bound(positions.begin(), positions.end(), t,
+            [&](int64_t v, uint32_t pos) { return v < records[pos].time; });
+        for (int k = 0; k < kLookBack && it != positions.begin(); ++k) {
+            --it;
+            const Record& r = records[*it];
+            if (r.time <= from.count() || (!out.empty() && r.time <= out.back().first.count()))
+                break;
+            if (onQueue(r)) {
+                out.emplace_back(Nanoseconds{r.time}, r.payload.sample.avgVruntime);
+                break;
+            }
+        }
+    }
+    return out;
 }
 
 std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Recording& recording,
@@ -234,6 +275,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     // few of them ahead, so their reads overlap instead of waiting for each other.
     constexpr size_t kAhead = 16;
     out.reserve(kept.size());
+    size_t previous = 0; // index in the series of the previous kept sample
     for (size_t k = 0; k < kept.size(); ++k) {
         if (k + kAhead < kept.size()) {
             // A 48-byte record may straddle two cache lines: ask for both.
@@ -242,6 +284,13 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             __builtin_prefetch(ahead + sizeof(Record) - 1);
         }
         out.push_back(toSample(records[kept[k]]));
+        // Its index in the series (positions are sorted), searched from the previous one.
+        const auto index = static_cast<size_t>(
+            std::lower_bound(
+                positions.begin() + static_cast<std::ptrdiff_t>(previous), positions.end(), kept[k])
+            - positions.begin());
+        out.back().afterGap = k > 0 && index != previous + 1;
+        previous = index;
     }
     return out;
 }

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct EntitySample
     uint8_t flags = 0;        ///< Record::kEligible, kCurr, …
     int32_t vlag = 0;         ///< V − v while queued, the saved vlag otherwise (saturated)
     uint32_t weight = 0;      ///< scaled load weight
+    /// Samples of the entity were left out (decimated) between the previous one returned and
+    /// this one: what it did between them is not known sample by sample.
+    bool afterGap = false;
+    uint16_t cpu = 0;   ///< CPU of the cfs_rq the entity is on
+    int16_t group = -1; ///< its cgroup, when the view knows it (−1: not known)
     friend bool operator==(const EntitySample&, const EntitySample&) = default;
 };
 
@@ -58,7 +64,8 @@ public:
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
     /// fall inside [from, to], each of @p bins equal time bins keeps only its first and last
     /// sample and the samples with the lowest and highest value of each quantity in @p keep, in
-    /// time order — real samples, so every bin's extremes are drawn where they happened. Blocks of
+    /// time order — real samples, so every bin's extremes are drawn where they happened. A
+    /// sample that follows left-out ones has `afterGap` set. Blocks of
     /// samples are read from the series' SummaryPyramid; a block of 16 samples spanning less
     /// than a bin may straddle a bin edge and is then counted in the bin where it starts. The
     /// cost is about O(bins · 16 · levels + log n), whatever the length of the run.
@@ -86,6 +93,15 @@ public:
         void merge(const SampleSummary& next);
     };
 
+    /// V of one cfs_rq between two times, as its entities' samples report it: @p onQueue tells
+    /// whether a sample (of a queued entity on @p cpu) was taken on that cfs_rq. About @p points
+    /// values in (@p from, @p to], each a real sample's time and V (the latest one on the queue
+    /// before each of @p points equal steps, looked for among the CPU's last 64 samples), in time
+    /// order. Cost O(points · 64 + points · log n).
+    std::vector<std::pair<Nanoseconds, uint64_t>> queueV(const Recording& recording, int cpu,
+        Nanoseconds from, Nanoseconds to, int points,
+        const std::function<bool(const Record&)>& onQueue) const;
+
     /// Group entities (EntityRef raw values) that have samples, in first-seen order.
     const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
     /// Decimated samples of group entity @p raw (as decimatedSeries()).
@@ -107,6 +123,7 @@ private:
     std::vector<int32_t> m_groupOrder;
     std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder
     std::vector<Series> m_perTask;
+    std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
     size_t m_consumed = 0;
 };
 

@@ -29,9 +29,14 @@ public:
         // QUndoStack::push() calls redo() once: the editor has applied the edit already.
         if (std::exchange(m_applied, false))
             return;
+        m_editor->setLastChange(QObject::tr("redo: %1").arg(text()));
         m_editor->applyScenario(m_after);
     }
-    void undo() override { m_editor->applyScenario(m_before); }
+    void undo() override
+    {
+        m_editor->setLastChange(QObject::tr("undo: %1").arg(text()));
+        m_editor->applyScenario(m_before);
+    }
 
 private:
     ScenarioEditor* m_editor;
@@ -65,6 +70,7 @@ void ScenarioEditor::setScenario(Scenario* scenario)
     m_undo->clear();
     m_scenario = scenario;
     m_fileActions = scenario ? scenario->actions.size() : 0;
+    m_controller->setFileActionCount(m_fileActions);
 }
 
 void ScenarioEditor::resetHistory()
@@ -103,9 +109,18 @@ bool ScenarioEditor::push(const Scenario& next, const QString& description)
     }
     const Scenario before = *m_scenario;
     *m_scenario = next;
+    m_lastChange = description;
     m_undo->push(new ScenarioCommand(this, before, next, description));
     Q_EMIT scenarioChanged();
     return true;
+}
+
+Scenario scenarioForSaving(const Scenario& scenario)
+{
+    Scenario out = scenario;
+    std::stable_sort(out.actions.begin(), out.actions.end(),
+        [](const Action& a, const Action& b) { return a.at < b.at; });
+    return out;
 }
 
 bool ScenarioEditor::submit(Action action, const QString& description)

@@ -20,6 +20,12 @@ class QUndoStack;
 
 namespace schedlab::ui {
 
+/// @p scenario as it is written to a file: its actions in time order (stable, so actions at
+/// the same time keep their order). Session edits are appended after the file's actions, at
+/// any time; the simulation schedules them by time and keeps the list order only among equal
+/// times, so the sorted file replays exactly what the session ran.
+Scenario scenarioForSaving(const Scenario& scenario);
+
 class SimulationController;
 
 class ScenarioEditor : public QObject
@@ -50,6 +56,10 @@ public:
     /// Number of actions that came with the file (edits are appended after them).
     size_t fileActionCount() const { return m_fileActions; }
 
+    /// What the last scenarioChanged() was: the edit's description, or "undo: …" / "redo: …".
+    QString lastChange() const { return m_lastChange; }
+    void setLastChange(const QString& text) { m_lastChange = text; }
+
     /// Applies @p next (undo/redo use it too): replaces the scenario and re-simulates to now.
     bool applyScenario(const Scenario& next);
 
@@ -65,6 +75,7 @@ private:
     QUndoStack* m_undo;
     Scenario* m_scenario = nullptr;
     size_t m_fileActions = 0;
+    QString m_lastChange;
 };
 
 } // namespace schedlab::ui

@@ -2,6 +2,7 @@
 #include "simulationcontroller.h"
 
 #include "core/sim/simulation.h"
+#include "format.h"
 
 #include <QElapsedTimer>
 
@@ -87,9 +88,8 @@ bool SimulationController::reload(const Scenario& scenario, Nanoseconds resumeAt
         Branch branch;
         branch.scenario = previous;
         branch.simulation = std::move(future);
-        branch.label = tr("branch %1 (to %2 ms)")
-                           .arg(m_branches.size() + 1)
-                           .arg(static_cast<double>(branch.simulation->now().count()) / 1e6);
+        branch.label = branchLabel(
+            m_branches.size() + 1, branch.scenario, m_fileActionCount, branch.simulation->now());
         m_branches.push_back(std::move(branch));
         Q_EMIT branchesChanged();
     }
@@ -98,6 +98,47 @@ bool SimulationController::reload(const Scenario& scenario, Nanoseconds resumeAt
     m_resumePlaying = resume;
     startSeeking();
     return true;
+}
+
+QString SimulationController::branchLabel(
+    size_t number, const Scenario& s, size_t fileActions, Nanoseconds ranTo)
+{
+    // Named by its latest edit of the session (the one that made it differ) and its time.
+    QString edit = tr("no edit");
+    if (s.actions.size() > fileActions) {
+        const Action& a = s.actions.back();
+        QString what;
+        switch (a.kind) {
+        case Action::Kind::Move:
+            what = tr("move %1 to %2")
+                       .arg(QString::fromStdString(a.task), QString::fromStdString(a.cgroup));
+            break;
+        case Action::Kind::Set:
+            what = tr("set %1").arg(
+                QString::fromStdString(a.set.cgroup.value_or(a.set.task.value_or(std::string()))));
+            break;
+        case Action::Kind::Feature: {
+            QStringList names;
+            for (const auto& [name, on] : a.features)
+                names << (on ? QString() : QStringLiteral("NO_")) + QString::fromStdString(name);
+            what = names.join(QLatin1Char(' '));
+            break;
+        }
+        case Action::Kind::Profile:
+            what = tr("profile %1").arg(QString::fromStdString(a.profile.value_or(std::string())));
+            break;
+        case Action::Kind::Spawn:
+            what = tr("spawn %1")
+                       .arg(a.spawn.empty() ? QString()
+                                            : QString::fromStdString(a.spawn.front().name));
+            break;
+        case Action::Kind::Kill:
+            what = tr("kill %1").arg(QString::fromStdString(a.task));
+            break;
+        }
+        edit = tr("%1 at %2").arg(what, formatTime(a.at));
+    }
+    return tr("branch %1: %2 (ran to %3)").arg(number).arg(edit, formatTime(ranTo));
 }
 
 bool SimulationController::switchToBranch(size_t index)
@@ -109,9 +150,7 @@ bool SimulationController::switchToBranch(size_t index)
     Branch& b = m_branches[index];
     std::swap(m_scenario, b.scenario);
     std::swap(m_simulation, b.simulation);
-    b.label = tr("branch %1 (to %2 ms)")
-                  .arg(index + 1)
-                  .arg(static_cast<double>(b.simulation->now().count()) / 1e6);
+    b.label = branchLabel(index + 1, b.scenario, m_fileActionCount, b.simulation->now());
     m_rewoundFrom.reset();
     m_finishedEmitted = m_simulation->finished();
     Q_EMIT simulationReset();

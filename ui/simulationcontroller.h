@@ -54,6 +54,13 @@ public:
     const std::vector<Branch>& branches() const { return m_branches; }
     /// Makes branch @p index current; the current timeline takes its place in the list.
     bool switchToBranch(size_t index);
+    /// Number of actions that came with the file (the rest are the session's edits), for
+    /// branch names.
+    void setFileActionCount(size_t n) { m_fileActionCount = n; }
+    /// "branch N: move hog-1 to /web at 300 ms (ran to 600 ms)": its number, its latest edit
+    /// of the session and when it happens, and how far it ran.
+    static QString branchLabel(
+        size_t number, const Scenario& scenario, size_t fileActions, Nanoseconds ranTo);
     /// The simulation that ran further than now before the last rewind (nullptr if none): the
     /// future an edit now would truncate.
     const Simulation* rewoundFrom() const { return m_rewoundFrom.get(); }
@@ -142,6 +149,7 @@ private:
     bool m_resumePlaying = false;        ///< play again once the seek target is reached
     std::unique_ptr<Simulation> m_rewoundFrom;
     std::vector<Branch> m_branches;
+    size_t m_fileActionCount = 0;
     double m_speed = 0.1;
     qint64 m_budgetNs = 30'000'000;
     Nanoseconds m_chunk{1'000'000}; ///< simulated time per runUntil() call, adapted to speed

@@ -9,6 +9,11 @@
 
 namespace schedlab::ui {
 
+namespace {
+// Bin edges are span · b / bins: the product can pass 2^63 for long runs at fine bins.
+__extension__ typedef __int128 Wide;
+} // namespace
+
 void RunSegmentIndex::clear()
 {
     m_lanes.clear();
@@ -19,9 +24,12 @@ void RunSegmentIndex::clear()
 size_t RunSegmentIndex::bytes() const
 {
     size_t n = 0;
-    for (const Lane& l : m_lanes)
+    for (const Lane& l : m_lanes) {
         n += l.closed.capacity() * sizeof(RunSegment) + l.busyBefore.capacity() * sizeof(int64_t)
             + l.summary.bytes();
+        for (const auto& t : l.perTask)
+            n += t.runs.capacity() * sizeof(uint32_t) + t.before.capacity() * sizeof(int64_t);
+    }
     return n;
 }
 
@@ -52,6 +60,11 @@ void RunSegmentIndex::update(const Recording& recording)
                     : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
             l.closed.push_back({r.cpu, l.current, l.since, t});
             const int64_t length = (t - l.since).count();
+            if (l.perTask.size() <= static_cast<size_t>(l.current))
+                l.perTask.resize(static_cast<size_t>(l.current) + 1);
+            auto& mine = l.perTask[static_cast<size_t>(l.current)];
+            mine.runs.push_back(static_cast<uint32_t>(l.closed.size() - 1));
+            mine.before.push_back(mine.before.back() + length);
             l.summary.push({l.since.count(), t.count(), length, l.current, length});
         }
         const int64_t next = r.payload.generic.a;
@@ -115,6 +128,139 @@ Nanoseconds RunSegmentIndex::busyTime(
             busy += (end - start).count();
     }
     return Nanoseconds{busy};
+}
+
+int64_t RunSegmentIndex::taskBusyBefore(const Lane& l, int task, Nanoseconds t, size_t* hint)
+{
+    if (task < 0 || static_cast<size_t>(task) >= l.perTask.size())
+        return 0;
+    const auto& mine = l.perTask[static_cast<size_t>(task)];
+    const size_t n = mine.runs.size();
+    size_t lo = hint ? std::min(*hint, n) : 0;
+    size_t hi = n;
+    const auto endOf = [&](size_t k) { return l.closed[mine.runs[k]].end; };
+    if (hint) {
+        // Monotone queries move a little each time: gallop from the hint (the answer is not
+        // before it), then bisect the last step.
+        if (lo < n && endOf(lo) <= t) {
+            size_t prev = lo;
+            size_t step = 1;
+            size_t cur = lo + 1;
+            while (cur < n && endOf(cur) <= t) {
+                prev = cur;
+                step *= 2;
+                cur = prev + step;
+            }
+            lo = prev + 1;
+            hi = std::min(cur, n);
+        } else {
+            hi = lo;
+        }
+    }
+    // First run of the task ending after t: all before it ended by t.
+    const auto it = std::upper_bound(mine.runs.begin() + static_cast<std::ptrdiff_t>(lo),
+        mine.runs.begin() + static_cast<std::ptrdiff_t>(hi), t,
+        [&](Nanoseconds v, uint32_t run) { return v < l.closed[run].end; });
+    const auto k = static_cast<size_t>(it - mine.runs.begin());
+    if (hint)
+        *hint = k;
+    int64_t busy = mine.before[k];
+    if (k < mine.runs.size() && l.closed[mine.runs[k]].start < t)
+        busy += (t - l.closed[mine.runs[k]].start).count();
+    return busy;
+}
+
+Nanoseconds RunSegmentIndex::taskBusyTime(
+    int cpu, int task, Nanoseconds from, Nanoseconds to, Nanoseconds now) const
+{
+    if (cpu < 0 || cpu >= cpuCount() || to <= from)
+        return Nanoseconds{0};
+    const Lane& l = m_lanes[static_cast<size_t>(cpu)];
+    int64_t busy = taskBusyBefore(l, task, to) - taskBusyBefore(l, task, from);
+    if (l.current == task && task >= 0) {
+        const Nanoseconds start = std::max(l.since, from);
+        const Nanoseconds end = std::min(std::max(now, l.since), to);
+        if (end > start)
+            busy += (end - start).count();
+    }
+    return Nanoseconds{busy};
+}
+
+std::vector<LaneBin> RunSegmentIndex::binShares(
+    int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins) const
+{
+    std::vector<LaneBin> out;
+    if (cpu < 0 || cpu >= cpuCount() || to <= from || bins <= 0)
+        return out;
+    const Lane& l = m_lanes[static_cast<size_t>(cpu)];
+    const int64_t span = (to - from).count();
+    const auto edge = [&](int b) {
+        return Nanoseconds{from.count() + static_cast<int64_t>(static_cast<Wide>(span) * b / bins)};
+    };
+    // Per bin, its run time per task; filled task by task, so each bin's list is in task order.
+    std::vector<std::vector<std::pair<int, int64_t>>> perBin(static_cast<size_t>(bins));
+    const int tasks =
+        static_cast<int>(std::max(l.perTask.size(), static_cast<size_t>(l.current + 1)));
+    const Nanoseconds currentEnd = std::max(now, l.since);
+    // Bin of time t in [from, to).
+    const auto binOf = [&](Nanoseconds t) {
+        return static_cast<int>(static_cast<Wide>((t - from).count()) * bins / span);
+    };
+    for (int task = 0; task < tasks; ++task) {
+        const bool running = l.current == task && currentEnd > from && l.since < to;
+        size_t first = 0;
+        const int64_t atFrom = taskBusyBefore(l, task, from, &first);
+        size_t last = first;
+        const int64_t atTo = taskBusyBefore(l, task, to, &last);
+        if (!running && atTo == atFrom)
+            continue; // did not run in the window
+        std::vector<int64_t> busy(static_cast<size_t>(bins), 0);
+        // [s, e) of a run, clipped to the window, spread over the bins it covers.
+        const auto spread = [&](Nanoseconds s, Nanoseconds e) {
+            s = std::max(s, from);
+            e = std::min(e, to);
+            for (int b = s < e ? binOf(s) : bins; b < bins && s < e; ++b) {
+                // Integer edges: a time can sit just before its computed bin's edge.
+                while (b > 0 && edge(b) > s)
+                    --b;
+                while (edge(b + 1) <= s)
+                    ++b;
+                const Nanoseconds part = std::min(e, edge(b + 1));
+                busy[static_cast<size_t>(b)] += (part - s).count();
+                s = part;
+            }
+        };
+        if (static_cast<size_t>(task) >= l.perTask.size()) {
+            // No closed run yet: only the current one.
+        } else if (last - first <= static_cast<size_t>(bins) / 4) {
+            // Few runs in the window: walk them (the one straddling `to` included).
+            const auto& mine = l.perTask[static_cast<size_t>(task)];
+            for (size_t k = first; k <= last && k < mine.runs.size(); ++k) {
+                const RunSegment& run = l.closed[mine.runs[k]];
+                if (run.start >= to)
+                    break;
+                spread(run.start, run.end);
+            }
+        } else {
+            // Many: each bin's time from the prefix sums at its edges.
+            size_t hint = first;
+            int64_t before = atFrom;
+            for (int b = 0; b < bins; ++b) {
+                const int64_t upto = taskBusyBefore(l, task, edge(b + 1), &hint);
+                busy[static_cast<size_t>(b)] += upto - before;
+                before = upto;
+            }
+        }
+        if (running)
+            spread(l.since, currentEnd);
+        for (int b = 0; b < bins; ++b)
+            if (busy[static_cast<size_t>(b)] > 0)
+                perBin[static_cast<size_t>(b)].emplace_back(task, busy[static_cast<size_t>(b)]);
+    }
+    for (int b = 0; b < bins; ++b)
+        if (!perBin[static_cast<size_t>(b)].empty())
+            out.push_back({edge(b), edge(b + 1), std::move(perBin[static_cast<size_t>(b)])});
+    return out;
 }
 
 void RunSegmentIndex::RunSummary::merge(const RunSummary& next)

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace schedlab {
@@ -29,6 +30,22 @@ struct RunSegment
     /// bin that gathers several short runs with idle time between them.
     double busy = 1.0;
     friend bool operator==(const RunSegment&, const RunSegment&) = default;
+};
+
+/// One bin of a lane: how long each task ran in [start, end), in task order (tasks that did not
+/// run there are left out; the rest of the bin was idle).
+struct LaneBin
+{
+    Nanoseconds start{0};
+    Nanoseconds end{0};
+    std::vector<std::pair<int, int64_t>> tasks; ///< (task, run time in ns)
+    int64_t busy() const
+    {
+        int64_t n = 0;
+        for (const auto& t : tasks)
+            n += t.second;
+        return n;
+    }
 };
 
 /// Run segments per CPU, built incrementally: update() reads only the records appended since the
@@ -63,6 +80,15 @@ public:
     /// lane's SummaryPyramid: about O(bins · 16 · levels + log n), whatever the run's length.
     std::vector<RunSegment> binnedSegments(
         int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins) const;
+    /// Exact shares: [from, to) cut into @p bins equal bins (edges from + (to − from)·b / bins),
+    /// each with the run time of every task that ran in it, from per-task prefix sums of run
+    /// time — no task that ran in a bin is left out, however short its runs. Bins where nothing
+    /// ran are left out. Cost O(bins · tasks that ran in the window · log runs).
+    std::vector<LaneBin> binShares(
+        int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now, int bins) const;
+    /// Run time of @p task on @p cpu in [from, to) (closed runs and the current one up to @p now).
+    Nanoseconds taskBusyTime(
+        int cpu, int task, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
     /// Run time on @p cpu in [from, to) (closed runs and the current one up to @p now).
     Nanoseconds busyTime(int cpu, Nanoseconds from, Nanoseconds to, Nanoseconds now) const;
 
@@ -86,12 +112,23 @@ private:
         std::vector<RunSegment> closed;
         SummaryPyramid<RunSummary> summary; ///< over `closed`
         std::vector<int64_t> busyBefore;    ///< run time of closed[0 .. i) (prefix sums)
-        int current = -1;                   ///< running task, -1 idle
+        /// Per task: positions of its runs in `closed`, and its run time before each of them
+        /// (one more entry than runs: the total last).
+        struct TaskRuns
+        {
+            std::vector<uint32_t> runs;
+            std::vector<int64_t> before{0};
+        };
+        std::vector<TaskRuns> perTask;
+        int current = -1; ///< running task, -1 idle
         Nanoseconds since{0};
     };
     Lane& lane(int cpu);
     /// Run time of the closed runs of @p l before @p t.
     static int64_t closedBusyBefore(const Lane& l, Nanoseconds t);
+    /// Run time of the closed runs of @p task in @p l before @p t; @p hint (in, out) is a
+    /// position in its runs not after the answer's, for monotone queries.
+    static int64_t taskBusyBefore(const Lane& l, int task, Nanoseconds t, size_t* hint = nullptr);
 
     std::vector<Lane> m_lanes;
     size_t m_consumed = 0;

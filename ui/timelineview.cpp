@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace schedlab::ui {
 
@@ -92,6 +93,11 @@ TimelineView::TimelineView(QWidget* parent)
     laneCpu->grid()->setVisible(false);
     laneCpu->setSubTicks(false);
     laneCpu->setLabel(QStringLiteral("CPU"));
+    // Tick marks outside the lanes: inside they would cover the first columns and rows.
+    for (QCPAxis* axis : {laneTime, laneCpu}) {
+        axis->setTickLength(0, 4);
+        axis->setSubTickLength(0, 2);
+    }
     m_lanes = new CpuLanesPlottable(laneTime, laneCpu);
     m_lanes->removeFromLegend();
 
@@ -133,8 +139,6 @@ TimelineView::TimelineView(QWidget* parent)
     m_weightRect->axis(QCPAxis::atBottom)->setTicker(m_ticker);
     m_weightRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("group se weight"));
     auto* weightLegend = new QCPLegend;
-    m_weightRect->insetLayout()->addElement(weightLegend, Qt::AlignTop | Qt::AlignLeft);
-    weightLegend->setLayer(QStringLiteral("legend"));
     weightLegend->setObjectName(QStringLiteral("weightLegend"));
 
     auto* margins = new QCPMarginGroup(m_plot);
@@ -143,12 +147,29 @@ TimelineView::TimelineView(QWidget* parent)
     m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lagRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
 
+    // Legends beside their panes, never over the data: a column right of the panes, each legend
+    // at the top of its pane's row, in columns of a few entries when there are many.
     m_lanesRect->insetLayout()->take(m_plot->legend);
-    m_vruntimeRect->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignLeft);
-    m_plot->legend->setVisible(true);
     QFont legendFont = font();
-    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
-    m_plot->legend->setFont(legendFont);
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+    const auto side = [&](int row, QCPLegend* legend, int rows) {
+        auto* cell = new QCPLayoutGrid;
+        m_plot->plotLayout()->addElement(row, 1, cell);
+        cell->addElement(0, 0, legend);
+        cell->addElement(1, 0, new QCPLayoutElement(m_plot)); // takes the rest of the height
+        cell->setRowStretchFactors({0.001, 1.0});
+        legend->setLayer(QStringLiteral("legend"));
+        legend->setFont(legendFont);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+        legend->setWrap(rows);
+        legend->setRowSpacing(0);
+        legend->setBorderPen(Qt::NoPen);
+        legend->setMargins(QMargins(4, 2, 2, 2));
+    };
+    side(1, m_plot->legend, 7);
+    side(3, weightLegend, 4);
+    m_plot->plotLayout()->setColumnStretchFactors({1.0, 0.001});
+    m_plot->legend->setVisible(true);
 
     m_hint = new QCPItemText(m_plot);
     m_hint->setClipAxisRect(m_vruntimeRect);
@@ -213,16 +234,15 @@ void TimelineView::applyPalette()
             axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
         }
     }
-    QColor legendBack = base;
-    legendBack.setAlpha(210);
+    // Legends sit beside the panes (not over them): no box needed.
     for (QCPLegend* legend : m_plot->findChildren<QCPLegend*>()) {
-        legend->setBrush(legendBack);
+        legend->setBrush(Qt::NoBrush);
         legend->setTextColor(text);
-        legend->setBorderPen(QPen(text));
+        legend->setBorderPen(Qt::NoPen);
     }
-    m_plot->legend->setBrush(legendBack);
+    m_plot->legend->setBrush(Qt::NoBrush);
     m_plot->legend->setTextColor(text);
-    m_plot->legend->setBorderPen(QPen(text));
+    m_plot->legend->setBorderPen(Qt::NoPen);
     m_hint->setColor(pal.color(QPalette::PlaceholderText));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -252,6 +272,17 @@ void TimelineView::setRecording(const Recording* recording, Nanoseconds duration
         ticker->addTick(cpu, QStringLiteral("CPU %1").arg(cpu));
     m_lanesRect->axis(QCPAxis::atLeft)->setRange(-0.5, cpus - 0.5);
     m_lanesRect->axis(QCPAxis::atLeft)->setLabel(QString());
+    // Every CPU's lane stays readable: at least 12 px each, and the lanes' share of the height
+    // grows with the number of CPUs.
+    m_lanesRect->setMinimumSize(0, 12 * cpus + 30);
+    QCPLayoutGrid* grid = m_plot->plotLayout();
+    for (int r = 0; r < grid->rowCount(); ++r) {
+        if (grid->hasElement(r, 0) && grid->element(r, 0) == m_lanesRect) {
+            QList<double> stretch = grid->rowStretchFactors();
+            stretch[r] = std::max(3.0, 0.75 * cpus);
+            grid->setRowStretchFactors(stretch);
+        }
+    }
     setNow(Nanoseconds{0});
     zoomToFit();
 }
@@ -283,7 +314,9 @@ void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& an
         labelBack.setAlpha(200);
         label->setColor(palette().color(QPalette::Text));
         label->setBrush(labelBack);
-        label->setText(text);
+        // Long texts are elided (the whole text is the marker's tooltip).
+        label->setText(QFontMetrics(small).elidedText(text, Qt::ElideRight, 260));
+        line->setProperty("annotation", text);
         m_annotations.push_back(line);
         m_annotations.push_back(label);
     }
@@ -375,7 +408,7 @@ void TimelineView::setCursorTime(Nanoseconds t)
 {
     m_cursor = t;
     for (QCPItemStraightLine* line : m_cursorLines) {
-        line->setVisible(t >= Nanoseconds{0});
+        line->setVisible(t >= Nanoseconds{0} && line->clipAxisRect()->visible());
         line->point1->setCoords(nsToMs(t), 0);
         line->point2->setCoords(nsToMs(t), 1);
     }
@@ -448,6 +481,51 @@ void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::showWeightPane(bool show)
+{
+    // Without group entities the pane has nothing to show: out of the layout, so the others get
+    // its height; back under the lag pane when groups appear.
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    int lagRow = -1, weightRow = -1;
+    for (int r = 0; r < layout->rowCount(); ++r) {
+        if (!layout->hasElement(r, 0))
+            continue;
+        if (layout->element(r, 0) == m_lagRect)
+            lagRow = r;
+        if (layout->element(r, 0) == m_weightRect)
+            weightRow = r;
+    }
+    if (show == (weightRow >= 0) || lagRow < 0)
+        return;
+    if (show) {
+        // Row lagRow + 1 holds the weight legend's cell when the pane is out.
+        layout->addElement(lagRow + 1, 0, m_weightRect);
+    } else {
+        layout->take(m_weightRect);
+    }
+    QList<double> stretch = layout->rowStretchFactors();
+    if (lagRow + 1 < stretch.size())
+        stretch[lagRow + 1] = show ? 1.2 : 0.001;
+    layout->setRowStretchFactors(stretch);
+    m_weightRect->setVisible(show);
+    m_nowLines[3]->setVisible(show);
+    m_cursorLines[3]->setVisible(show && m_cursor >= Nanoseconds{0});
+}
+
+void TimelineView::setTaskCgroups(TaskCgroups cgroups)
+{
+    m_taskCgroups = std::move(cgroups);
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::setHintsVisible(bool on)
+{
+    m_hints = on;
+    m_hint->setVisible(m_hints && m_graphs.empty());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void TimelineView::setGroupColouring(std::function<int(int, Nanoseconds)> groupOf)
 {
     m_lanes->setGroupColouring(std::move(groupOf));
@@ -487,8 +565,9 @@ void TimelineView::refreshWeights()
             const EntityRef e{raw};
             QCPGraph* g = m_plot->addGraph(
                 m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
-            // Colour by group, dash pattern by CPU.
-            QPen pen(groupColor(e.groupIndex()), 1.5);
+            // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
+            // CPU as well.
+            QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
             pen.setStyle(cpuPenStyle(e));
             g->setPen(pen);
             g->setLineStyle(QCPGraph::lsStepLeft);
@@ -502,6 +581,7 @@ void TimelineView::refreshWeights()
     }
     if (legend)
         legend->setVisible(!m_weightGraphs.empty());
+    showWeightPane(!m_weightGraphs.empty());
     if (!m_recording || m_weightGraphs.empty())
         return;
     const Nanoseconds from = viewStart();
@@ -590,7 +670,7 @@ void TimelineView::refreshVruntime()
         }
         m_plotted = tasks;
     }
-    m_hint->setVisible(m_graphs.empty());
+    m_hint->setVisible(m_hints && m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
     if (!m_recording || m_graphs.empty()) {
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
@@ -617,17 +697,58 @@ void TimelineView::refreshVruntime()
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
         const bool detail = i < static_cast<size_t>(kDetailTasks);
-        const auto series =
+        auto series =
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
                 SampleIndex::KeepVruntime | (detail ? SampleIndex::KeepLag : 0u)
                     | (i == 0 ? SampleIndex::KeepWeight : 0u));
-        // Between samples each quantity holds or moves as entitylines.h describes.
-        const EntityLines lines = entityLines(series, reference, until);
+        // Between samples each quantity holds or moves as entitylines.h describes; a waiting
+        // task's lag follows the V its cfs_rq's other entities report.
+        const int task = m_plotted[static_cast<int>(i)];
+        QueueV queueV;
+        if (detail && m_taskCgroups) {
+            queueV = [&, task](const EntitySample& w, Nanoseconds end) {
+                const int group = m_taskCgroups(*m_recording, task, w.time);
+                const Nanoseconds a = std::max(w.time, from - Nanoseconds{1});
+                const Nanoseconds b = std::min(end, to + Nanoseconds{1});
+                if (group < 0 || b <= a)
+                    return std::vector<std::pair<Nanoseconds, uint64_t>>{};
+                const uint16_t cpu = w.cpu;
+                const auto onQueue = [&](const Record& r) {
+                    if (r.cpu != cpu)
+                        return false;
+                    if (r.entity.isTask())
+                        return r.entity.taskIndex() != task
+                            && m_taskCgroups(
+                                   *m_recording, r.entity.taskIndex(), Nanoseconds{r.time})
+                            == group;
+                    return r.entity.isGroup()
+                        && parentGroup(*m_recording, r.entity.groupIndex()) == group;
+                };
+                // About one V point per two pixels of the wait.
+                const int points = static_cast<int>(std::max<int64_t>(2,
+                    (b - a).count() * std::max(1, m_lagRect->width() / 2)
+                        / std::max<int64_t>(1, (to - from).count())));
+                return m_samples.queueV(*m_recording, cpu, a, b, points, onQueue);
+            };
+        }
+        if (m_taskCgroups) {
+            // A move dequeues from the old cgroup's queue and enqueues on the new one at the
+            // same instant: a dequeued sample at the move's time still belongs to the old one.
+            for (EntitySample& s : series) {
+                const bool queued = s.flags & Record::kQueued;
+                s.group = static_cast<int16_t>(
+                    m_taskCgroups(*m_recording, task, queued ? s.time : s.time - Nanoseconds{1}));
+            }
+        }
+        const EntityLines lines = entityLines(series, reference, until, queueV);
         const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
             QVector<QCPGraphData> points;
             points.reserve(static_cast<qsizetype>(line.size()));
-            for (const LinePoint& p : line)
+            for (const LinePoint& p : line) {
+                if (p.breakBefore) // a gap in the line: QCustomPlot does not join across NaN
+                    points.append({nsToMs(p.time), std::numeric_limits<double>::quiet_NaN()});
                 points.append({nsToMs(p.time), static_cast<double>(p.value) * scale});
+            }
             return points;
         };
         const QVector<QCPGraphData> values = toGraph(lines.vruntime);
@@ -708,6 +829,20 @@ void TimelineView::showToolTip(QMouseEvent* event)
                                                        : tr("(max_slice + TICK)·1024/w")),
             m_plot);
         return;
+    }
+    // An annotation's marker or label under the mouse: its whole text.
+    if (m_lanesRect->rect().contains(pos.toPoint())) {
+        for (size_t i = 0; i + 1 < m_annotations.size(); i += 2) {
+            auto* line = static_cast<QCPItemStraightLine*>(m_annotations[i]);
+            auto* label = static_cast<QCPItemText*>(m_annotations[i + 1]);
+            const double x = line->point1->pixelPosition().x();
+            const QRectF box(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
+            if (std::abs(pos.x() - x) <= 3 || box.normalized().contains(pos)) {
+                QToolTip::showText(event->globalPosition().toPoint(),
+                    line->property("annotation").toString(), m_plot);
+                return;
+            }
+        }
     }
     const int cpu = m_lanesRect->rect().contains(pos.toPoint()) ? m_lanes->cpuAt(pos.y()) : -1;
     if (cpu < 0) {

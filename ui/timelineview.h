@@ -10,6 +10,7 @@
 #include "core/base/time.h"
 #include "core/kernel/profile.h"
 #include "ui/sampleindex.h"
+#include "ui/taskcgroups.h"
 #include "ui/timelinelayout.h"
 
 #include <QPair>
@@ -63,6 +64,11 @@ public:
     /// calc_delta_fair(max(2·slice, TICK)) (≤ 6.19) or calc_delta_fair(max_slice + TICK)
     /// (7.0+, max_slice taken as the base slice: custom slices are not in the recording).
     double lagLimit(uint32_t weight) const;
+    /// Each task's cgroup over time (taskCgroups() of the scenario that ran): with it, the lag of
+    /// a waiting task follows its cfs_rq's V between its own samples (entityLines()).
+    void setTaskCgroups(TaskCgroups cgroups);
+    /// Hints for a user ("Select tasks … to plot"); off for pictures.
+    void setHintsVisible(bool on);
     /// When on (default), the view scrolls to keep the present in sight while playing.
     void setFollow(bool follow) { m_follow = follow; }
     /// Lanes coloured by cgroup (see CpuLanesPlottable::setGroupColouring) or by task.
@@ -109,6 +115,7 @@ private:
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
     void refreshWeights();
+    void showWeightPane(bool show);
     void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
@@ -137,6 +144,8 @@ private:
     Nanoseconds m_cursor{-1};
     QPointF m_pressPos;
     QCPItemText* m_hint;
+    bool m_hints = true;
+    TaskCgroups m_taskCgroups;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;
     std::vector<QCPAbstractItem*> m_annotations; ///< a line and a label per annotation

@@ -68,6 +68,7 @@ private Q_SLOTS:
     void formatFromSuffix();
     void pngHasSizeAndContent();
     void pngDpiScalesPixels();
+    void titleNamesTheVariant();
     void svgAndPdfRender();
     void badRequestsFail();
     void cliCapture();
@@ -136,18 +137,64 @@ void TestCapture::pngHasSizeAndContent()
 
 void TestCapture::pngDpiScalesPixels()
 {
-    const QString path = dir.filePath(QStringLiteral("hi.png"));
+    // --size is the layout at 96 dpi: at 192 dpi the image has twice the pixels each way and
+    // the same layout (the lanes where they were, at twice the coordinates).
     CaptureOptions o;
     o.from = Nanoseconds(0);
     o.to = Nanoseconds(10'000'000);
-    o.size = QSize(1600, 1000);
-    o.dpi = 192;
+    o.size = QSize(800, 500);
     QString error;
-    QVERIFY2(captureRecording(sim->recording(), sim->now(), path, o, &error), qPrintable(error));
-    QImage img(path);
-    QCOMPARE(img.size(), QSize(1600, 1000));
-    QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 192);
-    QVERIFY(content(img).second > 0.10);
+    const QString lo = dir.filePath(QStringLiteral("lo.png"));
+    QVERIFY2(captureRecording(sim->recording(), sim->now(), lo, o, &error), qPrintable(error));
+    o.dpi = 192;
+    const QString hi = dir.filePath(QStringLiteral("hi.png"));
+    QVERIFY2(captureRecording(sim->recording(), sim->now(), hi, o, &error), qPrintable(error));
+    const QImage a(lo), b(hi);
+    QCOMPARE(a.size(), QSize(800, 500));
+    QCOMPARE(b.size(), QSize(1600, 1000));
+    QCOMPARE(qRound(b.dotsPerMeterX() * 0.0254), 192);
+    QVERIFY(content(b).second > 0.10);
+    // Bounding box of hog-1's colour (its runs in the lane) in each.
+    const auto box = [](const QImage& img) {
+        QRect r;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                if (img.pixelColor(x, y) == taskColor(0))
+                    r |= QRect(x, y, 1, 1);
+        return r;
+    };
+    const QRect ra = box(a), rb = box(b);
+    QVERIFY(ra.width() > 100 && ra.height() > 10);
+    for (const auto& [x, y] : {std::pair{ra.left(), rb.left()}, {ra.top(), rb.top()},
+             {ra.right(), rb.right()}, {ra.bottom(), rb.bottom()}})
+        QVERIFY2(std::abs(2 * x - y) <= 4, qPrintable(QStringLiteral("%1 vs %2").arg(x).arg(y)));
+    // Too many pixels is refused, not attempted.
+    o.size = QSize(20000, 500);
+    o.dpi = 300;
+    QVERIFY(!captureRecording(
+        sim->recording(), sim->now(), dir.filePath(QStringLiteral("huge.png")), o, &error));
+    QVERIFY2(error.contains(QStringLiteral("too large")), qPrintable(error));
+}
+
+void TestCapture::titleNamesTheVariant()
+{
+    // The profile, and what differs from its defaults: a feature and a model choice.
+    RunOptions options;
+    options.profile = "7.1";
+    options.features = {"NO_PLACE_LAG"};
+    options.overrides = {{"lag_clamp", "own_slice"}};
+    Simulation variant(scenario(), options);
+    const QString label = runLabel(variant);
+    QVERIFY2(label.startsWith(QStringLiteral("7.1")), qPrintable(label));
+    QVERIFY2(label.contains(QStringLiteral("NO_PLACE_LAG")), qPrintable(label));
+    QVERIFY2(label.contains(QStringLiteral("lag_clamp=own_slice")), qPrintable(label));
+    // The defaults: the profile alone.
+    RunOptions plain;
+    plain.profile = "7.1";
+    Simulation base(scenario(), plain);
+    QCOMPARE(runLabel(base), QStringLiteral("7.1"));
+    QVERIFY(captureTitle(variant, "two-hogs", Nanoseconds{0}, Nanoseconds{5'000'000})
+                .startsWith(QStringLiteral("two-hogs — 7.1, NO_PLACE_LAG")));
 }
 
 void TestCapture::svgAndPdfRender()

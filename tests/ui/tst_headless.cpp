@@ -26,6 +26,7 @@ struct Run
     bool finished = false;
     int exitCode = -1;
     QString err;
+    QString out;
 };
 
 } // namespace
@@ -113,6 +114,31 @@ private Q_SLOTS:
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QStringLiteral("missing.json: cannot open")), qPrintable(r.err));
+        // --help and --version only print: no display either.
+        const Run help = run({QStringLiteral("--help")}, env);
+        QVERIFY(help.finished);
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.out.contains(QStringLiteral("--screenshot")), qPrintable(help.err));
+        const Run version = run({QStringLiteral("--version")}, env);
+        QVERIFY(version.finished);
+        QCOMPARE(version.exitCode, 0);
+        QVERIFY2(version.out.contains(QStringLiteral("schedlab")), qPrintable(version.err));
+    }
+
+    // An option that only means something with --screenshot is an error without it (not a GUI
+    // that silently ignores it), and so is a second file.
+    void screenshotOptionsNeedScreenshot()
+    {
+        const Run select = run({QStringLiteral("--select"), QStringLiteral("hog-1"),
+            m_dir.filePath(QStringLiteral("tiny.json"))});
+        QVERIFY(select.finished);
+        QCOMPARE(select.exitCode, 2);
+        QVERIFY2(select.err.contains(QStringLiteral("--select needs --screenshot")),
+            qPrintable(select.err));
+        const Run two = run({m_dir.filePath(QStringLiteral("tiny.json")),
+            m_dir.filePath(QStringLiteral("tiny.json"))});
+        QVERIFY(two.finished);
+        QCOMPARE(two.exitCode, 2);
     }
 
     // A good run replaces an existing picture (atomically: QSaveFile renames a finished file).
@@ -186,6 +212,7 @@ private:
         }
         r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
         r.err = QString::fromLocal8Bit(p.readAllStandardError());
+        r.out = QString::fromLocal8Bit(p.readAllStandardOutput());
         return r;
     }
 
