@@ -5,7 +5,7 @@ BUILD_DIR := build/$(PRESET)
 SCENARIO ?= resources/default.json
 
 PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-dev \
-            libboost-dev nlohmann-json3-dev libgl-dev clang-format xvfb xauth imagemagick
+            libboost-dev nlohmann-json3-dev libgl-dev clang-format xvfb xauth imagemagick dpkg-dev
 
 # `make fuzz` (docs/limits.md): clang + libFuzzer, the core only (no Qt needed).
 FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohmann-json3-dev

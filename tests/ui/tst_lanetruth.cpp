@@ -5,7 +5,7 @@
 // recomputed here from the recording's switch records, not from the index under test; the
 // picture test renders the lanes offscreen and counts pixels of each task's colour.
 #include "core/base/prng.h"
-#include "core/cli/cli.h"
+#include "core/kernel/variant.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
