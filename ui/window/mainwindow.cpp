@@ -15,6 +15,7 @@
 #include "ui/run/simulationcontroller.h"
 #include "ui/run/transportbar.h"
 #include "ui/timeline/timelineview.h"
+#include "ui/window/analysisdocks.h"
 #include "ui/window/filewatcher.h"
 #include "ui/window/noticebar.h"
 
@@ -164,7 +165,12 @@ void MainWindow::createActions()
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
-    createAnalysisDocks(file, quitSeparator, simulation, view);
+    m_analysis = new AnalysisDocks(
+        this, m_timeline, m_controller, [this]() -> const Scenario& { return *m_scenario; }, file,
+        quitSeparator, simulation, view);
+    connect(m_analysis, &AnalysisDocks::logged, this, &MainWindow::log);
+    connect(m_analysis, &AnalysisDocks::errorReported, this, &MainWindow::reportError);
+    connect(m_analysis, &AnalysisDocks::annotationRequested, this, &MainWindow::addAnnotation);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About schedlab"), this, &MainWindow::about);
@@ -463,11 +469,11 @@ void MainWindow::onSimulationReset()
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
     m_timeline->setTaskCgroups(taskCgroups(m_controller->scenario()));
     refreshAnnotations();
-    m_inspector->setScenario(m_controller->scenario(), m_controller->runOptions());
+    inspector()->setScenario(m_controller->scenario(), m_controller->runOptions());
     // The inspector keeps showing the cursor's time in the new run (after an edit, undo, reset).
     if (m_timeline->cursorTime() >= Nanoseconds{0})
-        m_inspector->inspectAt(m_timeline->cursorTime());
-    m_findings->setSimulation(sim);
+        inspector()->inspectAt(m_timeline->cursorTime());
+    findings()->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
     m_treeModel->setTaskNames(sim ? &sim->recording().taskNames : nullptr);
@@ -583,6 +589,53 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     event->accept();
+}
+
+InspectorDock* MainWindow::inspector() const
+{
+    return m_analysis->inspector();
+}
+
+FindingsDock* MainWindow::findings() const
+{
+    return m_analysis->findings();
+}
+
+ExportMenu* MainWindow::exportMenu() const
+{
+    return m_analysis->exportMenu();
+}
+
+CompareView* MainWindow::compareView()
+{
+    return m_analysis->compareView();
+}
+
+void MainWindow::moveCursorTo(Nanoseconds t)
+{
+    m_analysis->moveCursorTo(t);
+}
+
+void MainWindow::addAnnotation(Nanoseconds at, const QString& text)
+{
+    Annotation a;
+    a.at = at;
+    a.text = text.toStdString();
+    auto& list = m_scenario->annotations;
+    list.insert(std::upper_bound(list.begin(), list.end(), a,
+                    [](const Annotation& x, const Annotation& y) { return x.at < y.at; }),
+        a);
+    setWindowModified(true);
+    refreshAnnotations();
+    log(tr("annotation at %1: %2").arg(formatTime(at), text));
+}
+
+void MainWindow::refreshAnnotations()
+{
+    QVector<QPair<Nanoseconds, QString>> annotations;
+    for (const Annotation& a : m_scenario->annotations)
+        annotations.append({a.at, toQString(a.text)});
+    m_timeline->setAnnotations(annotations);
 }
 
 } // namespace schedlab::ui

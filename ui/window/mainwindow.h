@@ -23,6 +23,7 @@ struct Scenario;
 
 namespace schedlab::ui {
 
+class AnalysisDocks;
 class CompareView;
 class ExportMenu;
 class FileWatcher;
@@ -71,10 +72,10 @@ public:
     QString logText() const;
     QString statusText() const; ///< the permanent status bar fields, " | "-separated
     RecentFiles& recentFiles() { return m_recent; }
-    // Analysis and sharing (analysisdocks.cpp).
-    InspectorDock* inspector() const { return m_inspector; }
-    FindingsDock* findings() const { return m_findings; }
-    ExportMenu* exportMenu() const { return m_exportMenu; }
+    // Analysis and sharing (AnalysisDocks).
+    InspectorDock* inspector() const;
+    FindingsDock* findings() const;
+    ExportMenu* exportMenu() const;
     /// The bar above the timeline that tells about the file changing on disk.
     NoticeBar* fileNotice() const { return m_fileNotice; }
     /// The bar above the timeline that tells why a run stopped early.
@@ -120,8 +121,6 @@ private:
     void onProgress();
     void onSelectionChanged();
     void updateStatus();
-    /// analysisdocks.cpp: inspector, findings, compare, export, annotations.
-    void createAnalysisDocks(QMenu* file, QAction* beforeQuit, QMenu* simulation, QMenu* view);
     void refreshAnnotations();
     void setKernelChoice(const QString& choice, const QString& value);
     /// notices.cpp: the file changed on disk, and runs stopped by a resource guard.
@@ -152,10 +151,7 @@ private:
     FeaturesPanel* m_features = nullptr;
     QStringList m_keptSelection; ///< selected task/cgroup names across model resets
     RecentFiles m_recent;
-    InspectorDock* m_inspector = nullptr;
-    FindingsDock* m_findings = nullptr;
-    ExportMenu* m_exportMenu = nullptr;
-    CompareView* m_compare = nullptr;
+    AnalysisDocks* m_analysis = nullptr; ///< inspector, findings, compare, export
     FileWatcher* m_watcher = nullptr;
     NoticeBar* m_fileNotice = nullptr;
     QLabel* m_infoHeader = nullptr;

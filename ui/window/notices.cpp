@@ -101,13 +101,13 @@ void MainWindow::onStoppedEarly(const QString& reason)
     m_runNotice->addButton(
         tr("Show findings"),
         [this] {
-            m_findings->show();
-            m_findings->raise();
+            findings()->show();
+            findings()->raise();
         },
         false);
-    m_findings->refresh();
-    m_findings->show();
-    m_findings->raise();
+    findings()->refresh();
+    findings()->show();
+    findings()->raise();
     updateStatus();
 }
 
