@@ -80,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     createEditing();
     createActions();
     createEditActions();
+    createViewOptions();
     createStatusBar();
 
     connect(

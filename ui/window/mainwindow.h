@@ -105,10 +105,12 @@ private:
     // and drag set-up.
     void createEditing();
     void createEditActions();
+    // View preferences (viewoptions.cpp): follow the present, colour lanes by cgroup.
+    void createViewOptions();
+    void applyLaneColouring(bool byCgroup);
     void onScenarioEdited();
     void showTreeMenu(const QPoint& pos);
     void rebuildBranchMenu();
-    void applyLaneColouring(bool byCgroup);
     void open();
     void importRtApp(); // File > Import rt-app workload: rt-app JSON → a saved scenario, opened
     bool save();
