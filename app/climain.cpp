@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/cli/cli.h"
-#include "ui/capture.h"
+#include "ui/export/capture.h"
 
 #include <QApplication>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/base/time.h"
-#include "ui/inspectordock.h"
-#include "ui/machinetreemodel.h"
-#include "ui/mainwindow.h"
-#include "ui/simulationcontroller.h"
-#include "ui/timelineview.h"
+#include "ui/analysis/inspectordock.h"
+#include "ui/machine/machinetreemodel.h"
+#include "ui/run/simulationcontroller.h"
+#include "ui/timeline/timelineview.h"
+#include "ui/window/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark (CTest label "bench"): 10 000 cgroups (scenarios/rt-group-constraints.json) load and
 // simulate 10 s, before and after the rt_runtime constraint-check patch. Prints load time,
-// construction time (per-group, per-CPU structures) and run time; architecture.md §8's large-run
-// budget is 10 s of wall time for 10 s simulated.
+// construction time (per-group, per-CPU structures) and run time; the large-run budget is 10 s of
+// wall time for 10 s simulated.
 #ifndef Q_MOC_RUN
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmarks (CTest label "bench", not part of `make test`): simulated events per second and the
-// simulated-time / wall-time ratio for the budgets of architecture.md §8. Run with `make bench`.
+// simulated-time / wall-time ratio (budget: a 10 s run within 10 s of wall time). Run with `make
+// bench`.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 

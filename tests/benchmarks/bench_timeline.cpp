@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Timeline redraw cost (architecture.md §6 level of detail, budget: ≤ 50 ms per redraw for a
+// Timeline redraw cost (level of detail, budget: ≤ 50 ms per redraw for a
 // 10-minute run with 100 entities). Simulates once (not timed), then times full replots of the
 // timeline — lanes, vruntime/deadline/V and lag panes with 0, 8 and all 100 tasks selected — for
 // the whole run, a 1 s window and a 10 ms window, each after a pan that rebuilds the series.
 // Needs QT_QPA_PLATFORM=offscreen (set by CTest).
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/qcp.h"
-#include "ui/sampleindex.h"
-#include "ui/timelinelayout.h"
-#include "ui/timelineview.h"
+#include "ui/timeline/model/sampleindex.h"
+#include "ui/timeline/model/timelinelayout.h"
+#include "ui/timeline/qcp.h"
+#include "ui/timeline/timelineview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// core/fair/cfsrq.h against tests/support/naiverunqueue.h (style.md §2 item 6), plus small cases
-// whose V and eligibility were worked out by hand from kernel-model.md §3.2–§3.3.
+// core/fair/cfsrq.h against tests/support/naiverunqueue.h (an obvious reference version), plus
+// small cases whose V and eligibility were worked out by hand from kernel-model.md §3.2–§3.3.
 #include <QTest>
 
 #include <array>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The obvious version of a cfs_rq (style.md §2 item 6): a std::vector of entities and linear scans
-// that follow the EEVDF definitions of kernel-model.md §3.2–§3.5 literally. Tests run the same
-// operations through it and through the intrusive CfsRq and compare every answer.
+// The obvious version of a cfs_rq, a reference to test against: a std::vector of entities and
+// linear scans that follow the EEVDF definitions of docs/kernel-model.md §3.2–§3.5 literally. Tests
+// run the same operations through it and through the intrusive CfsRq and compare every answer.
 //
 // It only observes SchedEntity objects owned by the test: vruntime, deadline, weight and slice
 // are read live, so the test must not change them while an entity is "in the tree" (the real tree

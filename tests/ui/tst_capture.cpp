@@ -3,8 +3,8 @@
 // the lanes where the tasks ran, SVG and PDF files that render, and `schedlab-cli capture`.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/capture.h"
-#include "ui/taskpalette.h"
+#include "ui/common/taskpalette.h"
+#include "ui/export/capture.h"
 
 #include <QFile>
 #include <QImage>

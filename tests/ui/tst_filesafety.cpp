@@ -7,12 +7,12 @@
 // notifications are bounded by QTRY timeouts only; nothing measures time.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/exportmenu.h"
-#include "ui/filewatcher.h"
-#include "ui/findingsdock.h"
-#include "ui/mainwindow.h"
-#include "ui/noticebar.h"
-#include "ui/simulationcontroller.h"
+#include "ui/analysis/findingsdock.h"
+#include "ui/export/exportmenu.h"
+#include "ui/run/simulationcontroller.h"
+#include "ui/window/filewatcher.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/noticebar.h"
 
 #include <QDir>
 #include <QFile>

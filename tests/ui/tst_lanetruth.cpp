@@ -9,14 +9,15 @@
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/cpulanesplottable.h"
-#include "ui/entitylines.h"
-#include "ui/qcp.h"
-#include "ui/sampleindex.h"
-#include "ui/taskcgroups.h"
-#include "ui/taskpalette.h"
-#include "ui/timelinelayout.h"
-#include "ui/timelineview.h"
+#include "support/recordings.h"
+#include "ui/common/taskpalette.h"
+#include "ui/timeline/cpulanesplottable.h"
+#include "ui/timeline/model/entitylines.h"
+#include "ui/timeline/model/sampleindex.h"
+#include "ui/timeline/model/taskcgroups.h"
+#include "ui/timeline/model/timelinelayout.h"
+#include "ui/timeline/qcp.h"
+#include "ui/timeline/timelineview.h"
 
 #include <QTest>
 
@@ -24,6 +25,8 @@
 
 using namespace schedlab;
 using namespace schedlab::ui;
+
+using schedlab::test::switchRecord;
 
 namespace {
 
@@ -63,16 +66,6 @@ std::map<int, int64_t> sharesIn(const std::vector<Run>& runs, int64_t from, int6
             out[r.task] += e - s;
     }
     return out;
-}
-
-Record switchRecord(int64_t time, int cpu, int next)
-{
-    Record r;
-    r.time = time;
-    r.cpu = static_cast<uint16_t>(cpu);
-    r.kind = RecordKind::Switch;
-    r.payload.generic.a = next;
-    return r;
 }
 
 /// A random lane: runs of 1 ns … 3 ms of tasks 0…@p tasks−1 with idle gaps.

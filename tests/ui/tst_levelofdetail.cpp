@@ -6,11 +6,12 @@
 // from the items themselves, never taken from the code under test.
 #include "core/base/prng.h"
 #include "core/record/recording.h"
-#include "ui/cpulanesplottable.h"
-#include "ui/entitylines.h"
-#include "ui/sampleindex.h"
-#include "ui/summarypyramid.h"
-#include "ui/timelinelayout.h"
+#include "support/recordings.h"
+#include "ui/timeline/cpulanesplottable.h"
+#include "ui/timeline/model/entitylines.h"
+#include "ui/timeline/model/sampleindex.h"
+#include "ui/timeline/model/summarypyramid.h"
+#include "ui/timeline/model/timelinelayout.h"
 
 #include <QTest>
 
@@ -29,6 +30,8 @@ using schedlab::ui::RunSegmentIndex;
 using schedlab::ui::SampleIndex;
 using schedlab::ui::SummaryPyramid;
 
+using schedlab::test::switchRecord;
+
 namespace {
 
 /// Sum and count of a block of integers (merge = concatenation).
@@ -43,16 +46,6 @@ struct SumNode
         count += next.count;
     }
 };
-
-Record switchRecord(int64_t time, int cpu, int next)
-{
-    Record r;
-    r.time = time;
-    r.cpu = static_cast<uint16_t>(cpu);
-    r.kind = RecordKind::Switch;
-    r.payload.generic.a = next;
-    return r;
-}
 
 Record sampleRecord(int64_t time, int task, uint64_t vruntime, int32_t vlag, uint32_t weight)
 {

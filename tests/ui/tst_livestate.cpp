@@ -2,12 +2,13 @@
 // The docks describe the time shown: Findings after Run to… (not the state at t = 0), the
 // inspector after an edit and an undo, the log naming undo and redo as such, and branches named
 // by the edit that made them and its time.
-#include "ui/findingsdock.h"
-#include "ui/inspectordock.h"
-#include "ui/mainwindow.h"
-#include "ui/scenarioeditor.h"
-#include "ui/simulationcontroller.h"
-#include "ui/timelineview.h"
+#include "support/uitest.h"
+#include "ui/analysis/findingsdock.h"
+#include "ui/analysis/inspectordock.h"
+#include "ui/machine/scenarioeditor.h"
+#include "ui/run/simulationcontroller.h"
+#include "ui/timeline/timelineview.h"
+#include "ui/window/mainwindow.h"
 
 #include <QTest>
 #include <QTreeWidget>
@@ -16,14 +17,7 @@
 using namespace schedlab;
 using namespace schedlab::ui;
 
-namespace {
-
-void waitIdle(SimulationController* c)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(!c->isSeeking(), 120'000); // an upper bound: reached only on a hang
-}
-
-} // namespace
+using schedlab::test::waitIdle;
 
 class TestLiveState : public QObject
 {

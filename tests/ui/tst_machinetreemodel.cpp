@@ -2,8 +2,8 @@
 // The machine tree over hand-made Scenarios: QAbstractItemModelTester on every shape, the exact
 // rows and columns, and a full reset when another scenario is loaded.
 #include "core/scenario/scenario.h"
-#include "ui/machinetreemodel.h"
-#include "ui/taskpalette.h"
+#include "ui/common/taskpalette.h"
+#include "ui/machine/machinetreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -5,14 +5,15 @@
 #include "core/scenario/scenarioio.h"
 #include "core/scenario/support.h"
 #include "core/sim/simulation.h"
-#include "ui/choicesmenu.h"
-#include "ui/featurespanel.h"
-#include "ui/machinetreemodel.h"
-#include "ui/mainwindow.h"
-#include "ui/qcp.h"
-#include "ui/simulationcontroller.h"
-#include "ui/taskpalette.h"
-#include "ui/timelineview.h"
+#include "support/uitest.h"
+#include "ui/common/taskpalette.h"
+#include "ui/machine/choicesmenu.h"
+#include "ui/machine/featurespanel.h"
+#include "ui/machine/machinetreemodel.h"
+#include "ui/run/simulationcontroller.h"
+#include "ui/timeline/qcp.h"
+#include "ui/timeline/timelineview.h"
+#include "ui/window/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -34,6 +35,8 @@
 using schedlab::Nanoseconds;
 using schedlab::ui::MachineTreeModel;
 using schedlab::ui::MainWindow;
+
+using schedlab::test::write;
 
 namespace {
 
@@ -87,16 +90,6 @@ constexpr int kUpperBoundMs = 120'000; // QTRY timeouts: reached only when somet
 
 const char* const kBroken =
     R"({ "schedlab": 1, "name": "broken", "tasks": [ { "name": 5 } ], "bogus": 1 })";
-
-QString write(const QTemporaryDir& dir, const QString& name, const char* text)
-{
-    const QString path = dir.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return {};
-    f.write(text);
-    return path;
-}
 
 } // namespace
 

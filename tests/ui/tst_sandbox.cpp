@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The interactive sandbox (architecture.md §6): drag and drop through the model's MIME data,
+// The interactive sandbox (README.md): drag and drop through the model's MIME data,
 // in-place edits turned into actions, the tree showing the state at the current time, edits
 // reaching the core, undo/redo, deterministic play/pause/step, rewinding (byte-identical to a
 // fresh run), branches, and the features panel.
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/featurespanel.h"
-#include "ui/machinetreemodel.h"
-#include "ui/scenarioeditor.h"
-#include "ui/simulationcontroller.h"
+#include "support/recordings.h"
+#include "support/uitest.h"
+#include "ui/machine/featurespanel.h"
+#include "ui/machine/machinetreemodel.h"
+#include "ui/machine/scenarioeditor.h"
+#include "ui/run/simulationcontroller.h"
 
 #include <QCheckBox>
 #include <QDataStream>
@@ -18,7 +20,6 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include <cstring>
 #include <memory>
 
 using schedlab::Action;
@@ -30,6 +31,9 @@ using schedlab::ui::ScenarioEditor;
 using schedlab::ui::SimulationController;
 
 Q_DECLARE_METATYPE(schedlab::Action)
+
+using schedlab::test::sameRecords;
+using schedlab::test::waitIdle;
 
 namespace {
 
@@ -81,14 +85,6 @@ Scenario groups(Nanoseconds duration = ms(400))
     return s;
 }
 
-bool sameRecords(const schedlab::Recording& a, const schedlab::Recording& b)
-{
-    const auto& ra = a.records();
-    const auto& rb = b.records();
-    return ra.size() == rb.size()
-        && (ra.empty() || std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(ra[0])) == 0);
-}
-
 std::unique_ptr<Simulation> freshRun(const Scenario& s, Nanoseconds t)
 {
     auto sim = std::make_unique<Simulation>(s);
@@ -102,11 +98,6 @@ const schedlab::TaskView* taskNamed(const std::vector<schedlab::TaskView>& tasks
         if (t.name == n)
             return &t;
     return nullptr;
-}
-
-void waitIdle(SimulationController& c)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(!c.isSeeking(), 120'000); // an upper bound: reached only on a hang
 }
 
 } // namespace

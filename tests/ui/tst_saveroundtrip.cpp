@@ -8,17 +8,20 @@
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/scenarioeditor.h"
-#include "ui/simulationcontroller.h"
+#include "support/recordings.h"
+#include "support/uitest.h"
+#include "ui/machine/scenarioeditor.h"
+#include "ui/run/simulationcontroller.h"
 
 #include <QTest>
 #include <QUndoStack>
 
-#include <cstring>
-
 using namespace schedlab;
 using schedlab::ui::ScenarioEditor;
 using schedlab::ui::SimulationController;
+
+using schedlab::test::sameRecords;
+using schedlab::test::waitIdle;
 
 namespace {
 
@@ -50,19 +53,6 @@ Scenario scenario()
         qFatal("roundtrip scenario");
     }
     return *r.scenario;
-}
-
-bool sameRecords(const Recording& a, const Recording& b)
-{
-    const auto& ra = a.records();
-    const auto& rb = b.records();
-    return ra.size() == rb.size()
-        && (ra.empty() || std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(ra[0])) == 0);
-}
-
-void waitIdle(SimulationController& c)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(!c.isSeeking(), 120'000); // an upper bound: reached only on a hang
 }
 
 } // namespace

@@ -5,7 +5,7 @@
 // the machine is (QTRY timeouts are upper bounds only).
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-#include "ui/simulationcontroller.h"
+#include "ui/run/simulationcontroller.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -2,8 +2,8 @@
 // Timeline math: time ↔ x mapping, run segments per CPU lane from switch records (clipping,
 // idle, open segments), level of detail, incremental updates, and per-task sample series.
 #include "core/record/recording.h"
-#include "ui/sampleindex.h"
-#include "ui/timelinelayout.h"
+#include "ui/timeline/model/sampleindex.h"
+#include "ui/timeline/model/timelinelayout.h"
 
 #include <QTest>
 

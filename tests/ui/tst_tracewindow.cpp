@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // File ▸ Open trace: an imported trace in its own window (ui/tracewindow.h) with the CPU lanes,
 // the per-task metrics (hand-computed in tst_ftraceimport) and vruntime/lag marked absent.
-#include "ui/timelineview.h"
-#include "ui/tracewindow.h"
+#include "ui/analysis/tracewindow.h"
+#include "ui/timeline/timelineview.h"
 
 #include <QApplication>
 #include <QLabel>

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/analysis/compareview.h"
+
+#include "core/kernel/variant.h"
+#include "core/scenario/scenarioio.h"
+#include "ui/common/format.h"
+#include "ui/timeline/timelineview.h"
+
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace schedlab::ui {
+
+struct CompareView::Runs
+{
+    QString spec;
+    std::unique_ptr<Simulation> base;
+    std::unique_ptr<Simulation> variant;
+};
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent)
+    , m_spec(new QLineEdit)
+    , m_go(new QPushButton(tr("Compare")))
+    , m_status(new QLabel)
+    , m_baseLabel(new QLabel)
+    , m_variantLabel(new QLabel)
+    , m_base(new TimelineView)
+    , m_variant(new TimelineView)
+    , m_table(new QTableWidget(0, 4))
+{
+    setWindowTitle(tr("Compare runs — schedlab"));
+    auto* l = new QVBoxLayout(this);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Variant:")));
+    m_spec->setPlaceholderText(
+        tr("NO_PLACE_LAG  |  profile=6.12  |  seed=7  |  reweight=eevdf  |  file=before.json"));
+    m_spec->setToolTip(tr("A feature toggle, profile=NAME, seed=N, CHOICE=VALUE "
+                          "(comma-separated), or file=PATH for another scenario file"));
+    bar->addWidget(m_spec, 1);
+    auto* file = new QPushButton(tr("Scenario file…"));
+    bar->addWidget(file);
+    bar->addWidget(m_go);
+    l->addLayout(bar);
+    l->addWidget(m_status);
+    auto* split = new QSplitter(Qt::Vertical);
+    for (auto [label, view] :
+        {std::pair{m_baseLabel, m_base}, std::pair{m_variantLabel, m_variant}}) {
+        auto* box = new QWidget;
+        auto* bl = new QVBoxLayout(box);
+        bl->setContentsMargins(0, 0, 0, 0);
+        bl->addWidget(label);
+        bl->addWidget(view, 1);
+        split->addWidget(box);
+    }
+    m_table->setHorizontalHeaderLabels({tr("metric"), tr("current"), tr("variant"), tr("Δ")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    split->addWidget(m_table);
+    // The two timelines get most of the height (their lanes at least 12 px a CPU); the
+    // metrics table the rest.
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 1);
+    l->addWidget(split, 1);
+    resize(1400, 1000);
+
+    // Synchronised time axes.
+    auto sync = [this](TimelineView* other) {
+        return [this, other](Nanoseconds from, Nanoseconds to) {
+            if (m_syncing)
+                return;
+            m_syncing = true;
+            other->setViewRange(from, to);
+            m_syncing = false;
+        };
+    };
+    connect(m_base, &TimelineView::viewRangeChanged, this, sync(m_variant));
+    connect(m_variant, &TimelineView::viewRangeChanged, this, sync(m_base));
+    connect(m_base, &TimelineView::cursorMoved, m_variant, &TimelineView::setCursorTime);
+    connect(m_variant, &TimelineView::cursorMoved, m_base, &TimelineView::setCursorTime);
+    connect(m_go, &QPushButton::clicked, this, [this] { compare(m_spec->text()); });
+    connect(m_spec, &QLineEdit::returnPressed, this, [this] { compare(m_spec->text()); });
+    connect(file, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Variant scenario"), QString(), tr("Scenarios (*.json)"));
+        if (!path.isEmpty()) {
+            m_spec->setText(QStringLiteral("file=") + path);
+            compare(m_spec->text());
+        }
+    });
+}
+
+CompareView::~CompareView()
+{
+    ++m_generation;
+    m_base->setRecording(nullptr, Nanoseconds{0});
+    m_variant->setRecording(nullptr, Nanoseconds{0});
+}
+
+void CompareView::setBase(const Scenario& scenario, const RunOptions& options)
+{
+    m_scenario = scenario;
+    m_options = options;
+    m_baseLabel->setText(tr("<b>current</b>: %1").arg(toQString(scenario.name)));
+}
+
+std::shared_ptr<CompareView::Runs> CompareView::run(
+    const Scenario& base, const RunOptions& options, const QString& spec, QString* error)
+{
+    auto runs = std::make_shared<Runs>();
+    runs->spec = spec.trimmed();
+    Scenario variantScenario = base;
+    RunOptions variantOptions = options;
+    if (runs->spec.startsWith(QLatin1String("file="))) {
+        const std::string path = runs->spec.mid(5).toStdString();
+        LoadResult loaded = loadScenarioFile(path);
+        if (!loaded.ok()) {
+            QStringList lines;
+            for (const auto& e : loaded.errors)
+                lines << toQString(e);
+            *error = lines.join(QLatin1Char('\n'));
+            return nullptr;
+        }
+        variantScenario = std::move(*loaded.scenario);
+    } else {
+        std::string message;
+        if (runs->spec.isEmpty()) {
+            *error = tr("give a variant, e.g. NO_PLACE_LAG or profile=6.12");
+            return nullptr;
+        }
+        if (!applyVariant(runs->spec.toStdString(), variantOptions, &message)) {
+            *error = toQString(message);
+            return nullptr;
+        }
+    }
+    try {
+        runs->base = std::make_unique<Simulation>(base, options);
+        runs->base->run();
+        runs->variant = std::make_unique<Simulation>(variantScenario, variantOptions);
+        runs->variant->run();
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return nullptr;
+    }
+    return runs;
+}
+
+void CompareView::compare(const QString& spec)
+{
+    const quint64 generation = ++m_generation;
+    m_status->setText(tr("Running both…"));
+    m_go->setEnabled(false);
+    QPointer<CompareView> self(this);
+    const Scenario scenario = m_scenario;
+    const RunOptions options = m_options;
+    QThread* worker = QThread::create([self, scenario, options, spec, generation] {
+        QString error;
+        auto runs = run(scenario, options, spec, &error);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, runs, error, generation] {
+                if (!self || generation != self->m_generation)
+                    return;
+                self->m_go->setEnabled(true);
+                if (!runs) {
+                    self->m_status->setText(tr("Cannot compare: %1").arg(error));
+                    Q_EMIT self->finished(false);
+                    return;
+                }
+                self->showRuns(runs);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start(QThread::LowPriority);
+}
+
+bool CompareView::compareNow(const QString& spec, QString* error)
+{
+    ++m_generation;
+    QString message;
+    auto runs = run(m_scenario, m_options, spec, &message);
+    if (!runs) {
+        m_status->setText(tr("Cannot compare: %1").arg(message));
+        if (error)
+            *error = message;
+        return false;
+    }
+    showRuns(runs);
+    return true;
+}
+
+void CompareView::showRuns(std::shared_ptr<Runs> runs)
+{
+    // Detach the views before the old simulations go.
+    m_base->setRecording(&runs->base->recording(), runs->base->endTime());
+    m_variant->setRecording(&runs->variant->recording(), runs->variant->endTime());
+    m_runs = std::move(runs);
+    m_base->setTaskCgroups(taskCgroups(m_scenario));
+    m_variant->setTaskCgroups(taskCgroups(m_scenario));
+    m_base->setNow(m_runs->base->now());
+    m_variant->setNow(m_runs->variant->now());
+    m_base->zoomToFit();
+    m_variant->zoomToFit();
+    m_baseLabel->setText(
+        tr("<b>current</b>: %1, profile %2")
+            .arg(toQString(m_scenario.name), toQString(m_runs->base->profileName())));
+    m_variantLabel->setText(
+        tr("<b>variant</b> %1: profile %2")
+            .arg(m_runs->spec.toHtmlEscaped(), toQString(m_runs->variant->profileName())));
+    m_rows = diffMetrics(m_runs->base->metrics(), m_runs->variant->metrics());
+    m_table->setRowCount(0);
+    for (const MetricDiffRow& r : m_rows) {
+        const int row = m_table->rowCount();
+        m_table->insertRow(row);
+        m_table->setItem(row, 0, new QTableWidgetItem(toQString(r.metric)));
+        m_table->setItem(row, 1, new QTableWidgetItem(toQString(formatDiffValue(r.unit, r.base))));
+        m_table->setItem(
+            row, 2, new QTableWidgetItem(toQString(formatDiffValue(r.unit, r.variant))));
+        auto* delta = new QTableWidgetItem(toQString(formatDiffValue(r.unit, r.delta(), true)));
+        if (r.delta() && *r.delta() != 0.0)
+            delta->setForeground(QColor(0xb0, 0x30, 0x30));
+        m_table->setItem(row, 3, delta);
+        for (int c = 1; c < 4; ++c)
+            m_table->item(row, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    m_status->setText(
+        tr("%1 differing metric(s). Drag or zoom either timeline; the other follows.")
+            .arg(std::count_if(m_rows.begin(), m_rows.end(),
+                [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; })));
+    Q_EMIT finished(true);
+}
+
+} // namespace schedlab::ui

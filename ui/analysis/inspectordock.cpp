@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/analysis/inspectordock.h"
+
+#include "ui/common/format.h"
+
+#include <QCoreApplication>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QThread>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace schedlab::ui {
+
+namespace {
+constexpr int kRqRole = Qt::UserRole + 1;  // "cpu:rq" of a cfs_rq row
+constexpr int kCpuRole = Qt::UserRole + 2; // cpu of any row
+
+/// Virtual time relative to V, in ms with µs precision.
+QString rel(uint64_t v, uint64_t V)
+{
+    return QString::number(static_cast<double>(static_cast<int64_t>(v - V)) / 1e6, 'f', 3);
+}
+
+QString ms(int64_t v)
+{
+    return QString::number(static_cast<double>(v) / 1e6, 'f', 3);
+}
+} // namespace
+
+InspectorDock::InspectorDock(QWidget* parent)
+    : QDockWidget(tr("Inspector"), parent)
+    , m_header(new QLabel)
+    , m_tree(new QTreeWidget)
+    , m_text(new QTextBrowser)
+{
+    setObjectName(QStringLiteral("inspectorDock"));
+    auto* w = new QWidget;
+    auto* l = new QVBoxLayout(w);
+    l->setContentsMargins(2, 2, 2, 2);
+    m_header->setWordWrap(true);
+    m_header->setText(tr("Click the timeline to inspect the run queues at that time."));
+    l->addWidget(m_header);
+    auto* split = new QSplitter(Qt::Vertical);
+    m_tree->setColumnCount(9);
+    m_tree->setHeaderLabels({tr("entity"), tr("weight"), tr("v−V (ms)"), tr("deadline−V (ms)"),
+        tr("lag V−v (ms)"), tr("vlag"), tr("key v−v0"), tr("eligible"), tr("state")});
+    m_tree->headerItem()->setToolTip(2, tr("vruntime relative to the cfs_rq's V (virtual ms)"));
+    m_tree->headerItem()->setToolTip(5, tr("the stored se->vlag field (virtual ns)"));
+    m_tree->headerItem()->setToolTip(6, tr("entity_key(): vruntime − v0 (virtual ns)"));
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_tree->header()->resizeSection(0, 170);
+    split->addWidget(m_tree);
+    split->addWidget(m_text);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    l->addWidget(split);
+    setWidget(w);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this,
+        [this](QTreeWidgetItem* item) { showExplanation(item); });
+}
+
+InspectorDock::~InspectorDock()
+{
+    ++m_generation; // results still in flight are dropped (QPointer guards the dock)
+}
+
+void InspectorDock::setScenario(const Scenario& scenario, const RunOptions& options)
+{
+    m_scenario = std::make_shared<const Scenario>(scenario);
+    m_options = options;
+    ++m_generation;
+    m_tree->clear();
+    m_text->clear();
+}
+
+void InspectorDock::inspectAt(Nanoseconds t)
+{
+    if (!m_scenario)
+        return;
+    const quint64 generation = ++m_generation;
+    ++m_pending;
+    m_header->setText(tr("Inspecting t = %1 …").arg(formatTime(t)));
+    QPointer<InspectorDock> self(this);
+    auto scenario = m_scenario;
+    auto options = m_options;
+    QThread* worker = QThread::create([self, scenario, options, t, generation] {
+        auto result = std::make_shared<Inspection>();
+        QString error;
+        try {
+            *result = schedlab::inspectAt(*scenario, options, t);
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, result, error, generation] {
+                if (!self)
+                    return;
+                --self->m_pending;
+                if (generation != self->m_generation)
+                    return; // a newer request is on its way
+                if (!error.isEmpty()) {
+                    self->m_header->setText(tr("Cannot inspect: %1").arg(error));
+                    return;
+                }
+                self->showInspection(*result);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start(QThread::LowPriority);
+}
+
+void InspectorDock::showInspection(const Inspection& in)
+{
+    m_last = in;
+    // Keep the selection (same CPU and cfs_rq) across updates.
+    QString selected;
+    if (QTreeWidgetItem* cur = m_tree->currentItem())
+        selected = cur->data(0, kRqRole).toString();
+    m_tree->clear();
+    QTreeWidgetItem* select = nullptr;
+    for (const CpuInspection& cpu : in.cpus) {
+        auto* cpuItem = new QTreeWidgetItem(
+            m_tree, {tr("CPU %1 — running %2").arg(cpu.cpu).arg(toQString(cpu.running))});
+        cpuItem->setData(0, kCpuRole, cpu.cpu);
+        cpuItem->setData(0, kRqRole, QStringLiteral("%1:0").arg(cpu.cpu));
+        cpuItem->setFirstColumnSpanned(true);
+        QFont bold = cpuItem->font(0);
+        bold.setBold(true);
+        cpuItem->setFont(0, bold);
+        std::vector<QTreeWidgetItem*> rqItems(cpu.rqs.size(), nullptr);
+        rqItems[0] = cpuItem;
+        for (size_t r = 0; r < cpu.rqs.size(); ++r) {
+            const CfsRqInspection& rq = cpu.rqs[r];
+            QTreeWidgetItem* parent = rqItems[r];
+            if (!parent)
+                continue;
+            const QString key = QStringLiteral("%1:%2").arg(cpu.cpu).arg(r);
+            if (r > 0)
+                parent->setData(0, kRqRole, key);
+            parent->setToolTip(0,
+                tr("cfs_rq %1 on CPU %2: V = %3, v0 = %4, load %5, %6 queued; picks %7")
+                    .arg(toQString(rq.path))
+                    .arg(cpu.cpu)
+                    .arg(rq.avgVruntime)
+                    .arg(rq.v0)
+                    .arg(rq.loadWeight >> 10)
+                    .arg(rq.nrQueued)
+                    .arg(toQString(rq.picked)));
+            if (r == 0)
+                parent->setText(
+                    0, parent->text(0) + tr("  (V = %1, v0 = %2)").arg(rq.avgVruntime).arg(rq.v0));
+            if (key == selected)
+                select = parent;
+            for (const EntityInspection& e : rq.entities) {
+                QStringList state;
+                if (e.curr)
+                    state << tr("curr");
+                if (e.picked)
+                    state << tr("PICKED");
+                if (e.protectedSlice)
+                    state << tr("protected");
+                if (e.nextBuddy)
+                    state << tr("next buddy");
+                if (e.delayed)
+                    state << tr("delayed");
+                auto* item = new QTreeWidgetItem(parent,
+                    {toQString(e.name) + (e.isGroup ? tr(" (group)") : QString()),
+                        QString::number(e.weight >> 10), rel(e.vruntime, rq.avgVruntime),
+                        rel(e.deadline, rq.avgVruntime), ms(e.lag), QString::number(e.vlag),
+                        QString::number(e.key), e.eligible ? tr("yes") : tr("no"),
+                        state.join(QStringLiteral(", "))});
+                item->setData(0, kCpuRole, cpu.cpu);
+                item->setData(0, kRqRole, key);
+                if (e.picked)
+                    for (int c = 0; c < item->columnCount(); ++c)
+                        item->setBackground(c, QColor(0xe0, 0xf0, 0xff));
+                if (!e.eligible)
+                    item->setForeground(7, QColor(0xb0, 0x30, 0x30));
+                if (e.childRq >= 0 && static_cast<size_t>(e.childRq) < rqItems.size()) {
+                    rqItems[static_cast<size_t>(e.childRq)] = item;
+                    item->setText(0,
+                        item->text(0)
+                            + tr("  (V = %1)")
+                                  .arg(cpu.rqs[static_cast<size_t>(e.childRq)].avgVruntime));
+                }
+            }
+        }
+    }
+    m_tree->expandAll();
+    m_header->setText(tr("t = %1, profile %2. Rows: entities on each cfs_rq (curr first, then "
+                         "by deadline); times relative to that cfs_rq's V. Select a row to see "
+                         "why its cfs_rq picks what it picks.")
+                          .arg(formatTime(in.at), toQString(in.profile)));
+    m_tree->setCurrentItem(select ? select : m_tree->topLevelItem(0));
+    showExplanation(m_tree->currentItem());
+    Q_EMIT inspected(in.at);
+}
+
+void InspectorDock::showExplanation(QTreeWidgetItem* item)
+{
+    if (!item) {
+        m_text->clear();
+        return;
+    }
+    const QStringList key = item->data(0, kRqRole).toString().split(QLatin1Char(':'));
+    if (key.size() != 2)
+        return;
+    const int cpu = key[0].toInt();
+    const int r = key[1].toInt();
+    if (cpu < 0 || static_cast<size_t>(cpu) >= m_last.cpus.size())
+        return;
+    const CpuInspection& c = m_last.cpus[static_cast<size_t>(cpu)];
+    if (r < 0 || static_cast<size_t>(r) >= c.rqs.size())
+        return;
+    const CfsRqInspection& rq = c.rqs[static_cast<size_t>(r)];
+    QString html =
+        QStringLiteral("<b>CPU %1, cfs_rq %2</b> — picks <b>%3</b> (%4)<ul>")
+            .arg(cpu)
+            .arg(toQString(rq.path).toHtmlEscaped(), toQString(rq.picked).toHtmlEscaped(),
+                QLatin1String(pickStepName(rq.step)));
+    for (const std::string& line : rq.explanation)
+        html += QStringLiteral("<li>") + toQString(line).toHtmlEscaped() + QStringLiteral("</li>");
+    html += QStringLiteral("</ul>");
+    m_text->setHtml(html);
+}
+
+QString InspectorDock::explanationText() const
+{
+    return m_text->toPlainText();
+}
+
+} // namespace schedlab::ui

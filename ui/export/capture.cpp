@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/export/capture.h"
+
+#include "core/kernel/features.h"
+#include "core/kernel/variant.h"
+#include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "ui/common/format.h"
+#include "ui/timeline/qcp.h"
+#include "ui/timeline/timelineview.h"
+
+#include <QBuffer>
+#include <QFile>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QTemporaryDir>
+
+#include <ostream>
+
+namespace schedlab::ui {
+
+std::optional<CaptureFormat> captureFormatFor(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("png"))
+        return CaptureFormat::Png;
+    if (suffix == QLatin1String("svg"))
+        return CaptureFormat::Svg;
+    if (suffix == QLatin1String("pdf"))
+        return CaptureFormat::Pdf;
+    return std::nullopt;
+}
+
+void CaptureOptions::fromSimulation(const Simulation& sim)
+{
+    lagClamp = sim.choices().lagClamp;
+    baseSlice = sim.baseSlice();
+    hz = sim.hz();
+}
+
+QString runLabel(const Simulation& sim)
+{
+    QStringList parts{QString::fromStdString(sim.profileName())};
+    const KernelProfile* profile = findProfile(sim.profileName());
+    if (!profile)
+        return parts.join(QStringLiteral(", "));
+    const FeatureSet now = sim.features();
+    for (size_t f = 0; f < kFeatureCount; ++f) {
+        const auto feature = static_cast<Feature>(f);
+        if (now.has(feature) != profile->features.has(feature))
+            parts << (now.has(feature) ? QString() : QStringLiteral("NO_"))
+                    + QString::fromUtf8(featureName(feature).data(),
+                        static_cast<qsizetype>(featureName(feature).size()));
+    }
+    const ProfileChoices choices = sim.choices();
+    for (const std::string& name : choiceNames()) {
+        const std::string value = choiceValue(choices, name);
+        if (value != choiceValue(profile->choices, name))
+            parts << QString::fromStdString(name + "=" + value);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QString captureTitle(
+    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to)
+{
+    return QStringLiteral("%1 — %2, %3 to %4")
+        .arg(QString::fromStdString(scenarioName), runLabel(sim),
+            QString::fromStdString(formatDurationHuman(from)),
+            QString::fromStdString(formatDurationHuman(to)));
+}
+
+bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
+    const CaptureOptions& o, QString* error)
+{
+    auto fail = [&](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const auto format = captureFormatFor(path);
+    if (!format)
+        return fail(QStringLiteral("%1: the file name must end in .png, .svg or .pdf").arg(path));
+    if (o.to <= o.from)
+        return fail(QStringLiteral("empty time window: --to must be after --from"));
+    if (o.size.width() < 100 || o.size.height() < 100 || o.size.width() > 20000
+        || o.size.height() > 20000)
+        return fail(QStringLiteral("size %1x%2 is out of range (100…20000 pixels)")
+                        .arg(o.size.width())
+                        .arg(o.size.height()));
+    if (o.dpi < 24 || o.dpi > 1200)
+        return fail(QStringLiteral("dpi %1 is out of range (24…1200)").arg(o.dpi));
+    const double scale = o.dpi / 96.0;
+    const int w = qRound(o.size.width() * scale);
+    const int h = qRound(o.size.height() * scale);
+    if (*format == CaptureFormat::Png && (w > 40000 || h > 40000))
+        return fail(QStringLiteral("%1x%2 at %3 dpi is a %4x%5 image, too large (40000 pixels "
+                                   "a side at most)")
+                        .arg(o.size.width())
+                        .arg(o.size.height())
+                        .arg(o.dpi)
+                        .arg(w)
+                        .arg(h));
+    // Atomic: the whole file is drawn first, then committed over @p path in one rename. A missing
+    // or read-only folder fails here, before drawing; any failure leaves an old file as it was.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    // The GUI's plotting code on an offscreen widget.
+    TimelineView view;
+    view.setRecording(&recording, std::max(now, o.to));
+    view.setNow(now);
+    view.setAnnotations(o.annotations);
+    view.setHintsVisible(false); // a picture has no one to give hints to
+    if (o.cgroups)
+        view.setTaskCgroups(o.cgroups);
+    if (o.lagClamp)
+        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
+    if (!o.tasks.isEmpty())
+        view.setSelectedTasks(o.tasks);
+    view.setViewRange(o.from, o.to);
+    QCustomPlot* plot = view.plot();
+    // Both panes get a time axis label (the GUI labels only the shared one under the lanes).
+    plot->axisRects().last()->axis(QCPAxis::atBottom)->setLabel(view.timeAxisLabel());
+    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
+        QFont(view.font().family(), 12, QFont::Bold));
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, title);
+    // The title row takes its minimum height; the panes keep the view's proportions.
+    QList<double> stretch = plot->plotLayout()->rowStretchFactors();
+    stretch[0] = 0.01;
+    plot->plotLayout()->setRowStretchFactors(stretch);
+    plot->replot();
+
+    // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
+    // writers do not report a short write, so nothing half-written may reach @p path.
+    QByteArray bytes;
+    bool ok = false;
+    switch (*format) {
+    case CaptureFormat::Png: {
+        // As QCustomPlot::savePng(), into memory.
+        QImage image = plot->toPixmap(o.size.width(), o.size.height(), scale).toImage();
+        const int dotsPerMeter = static_cast<int>(o.dpi / 0.0254);
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
+        QBuffer buffer(&bytes);
+        ok = buffer.open(QIODevice::WriteOnly) && QImageWriter(&buffer, "png").write(image);
+        break;
+    }
+    case CaptureFormat::Pdf: {
+        QTemporaryDir scratchDir;
+        const QString scratch = scratchDir.filePath(QStringLiteral("capture.pdf"));
+        QFile drawn(scratch);
+        ok = scratchDir.isValid()
+            && plot->savePdf(scratch, o.size.width(), o.size.height(), QCP::epNoCosmetic,
+                QStringLiteral("schedlab"), o.title)
+            && drawn.open(QIODevice::ReadOnly);
+        if (ok)
+            bytes = drawn.readAll();
+        ok = ok && bytes.trimmed().endsWith("%%EOF");
+        break;
+    }
+    case CaptureFormat::Svg: {
+        QBuffer buffer(&bytes);
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(o.size);
+        svg.setViewBox(QRect(QPoint(0, 0), o.size));
+        svg.setResolution(o.dpi);
+        svg.setTitle(o.title);
+        svg.setDescription(QStringLiteral("schedlab timeline capture"));
+        QCPPainter painter;
+        if (painter.begin(&svg)) {
+            plot->toPainter(&painter, o.size.width(), o.size.height());
+            ok = painter.end();
+        }
+        ok = ok && !bytes.isEmpty();
+        break;
+    }
+    }
+    if (!ok)
+        return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
+    // flush() first: commit() would not see a short write (a full disk) and rename anyway.
+    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit())
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    return true;
+}
+
+int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    constexpr int kBad = 2;
+    std::string file, outPath, entities, title;
+    std::optional<Nanoseconds> from, to;
+    QSize size(1200, 700);
+    int dpi = 96;
+    RunOptions options;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](std::string& v) {
+            if (i + 1 >= args.size()) {
+                err << "capture: " << a << " needs a value\n";
+                return false;
+            }
+            v = args[++i];
+            return true;
+        };
+        std::string v, error;
+        if (const int r = parseRunOption(args, i, options, &error); r != 0) {
+            // --profile, --feature, --override, --duration, --seed, --watchdog, --limit
+            if (r < 0) {
+                err << "capture: " << error << "\n";
+                return kBad;
+            }
+        } else if (a == "--from" || a == "--to") {
+            if (!value(v))
+                return kBad;
+            const auto d =
+                v == "0" ? std::optional<Nanoseconds>(Nanoseconds(0)) : parseDuration(v, &error);
+            if (!d) {
+                err << "capture: " << a << ": " << error << "\n";
+                return kBad;
+            }
+            (a == "--from" ? from : to) = *d;
+        } else if (a == "--out") {
+            if (!value(outPath))
+                return kBad;
+        } else if (a == "--entities") {
+            if (!value(entities))
+                return kBad;
+        } else if (a == "--title") {
+            if (!value(title))
+                return kBad;
+        } else if (a == "--size") {
+            if (!value(v))
+                return kBad;
+            const QStringList wh = QString::fromStdString(v).split(QLatin1Char('x'));
+            bool okW = false, okH = false;
+            if (wh.size() == 2)
+                size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+            if (!okW || !okH) {
+                err << "capture: --size expects WxH, e.g. 1600x900, got \"" << v << "\"\n";
+                return kBad;
+            }
+        } else if (a == "--dpi") {
+            if (!value(v))
+                return kBad;
+            bool ok = false;
+            dpi = QString::fromStdString(v).toInt(&ok);
+            if (!ok) {
+                err << "capture: --dpi expects a number, got \"" << v << "\"\n";
+                return kBad;
+            }
+        } else if (!a.empty() && a[0] == '-') {
+            err << "capture: unknown option " << a << " (see --help)\n";
+            return kBad;
+        } else if (file.empty()) {
+            file = a;
+        } else {
+            err << "capture: unexpected argument \"" << a << "\"\n";
+            return kBad;
+        }
+    }
+    if (file.empty() || outPath.empty() || !from || !to) {
+        err << "capture: usage: schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf "
+               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--profile NAME] [--feature "
+               "F] "
+               "[--override C=V] [--duration D] [--seed N] [--watchdog D] [--limit NAME=N]\n";
+        return kBad;
+    }
+    LoadResult loaded = loadScenarioFile(file);
+    for (const auto& e : loaded.errors)
+        err << e << "\n";
+    if (!loaded.ok())
+        return kBad;
+    const Scenario& scenario = *loaded.scenario;
+    try {
+        Simulation sim(scenario, options);
+        sim.runUntil(*to); // deterministic: the same as the prefix of a full run
+        const Recording& rec = sim.recording();
+        CaptureOptions o;
+        o.from = *from;
+        o.to = std::min(*to, sim.endTime());
+        o.size = size;
+        o.dpi = dpi;
+        o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
+                                : QString::fromStdString(title);
+        o.fromSimulation(sim);
+        o.cgroups = taskCgroups(scenario);
+        for (const Annotation& an : scenario.annotations)
+            o.annotations.append({an.at, QString::fromStdString(an.text)});
+        if (!entities.empty()) {
+            for (const QString& name : QString::fromStdString(entities).split(QLatin1Char(','))) {
+                const auto it = std::find(
+                    rec.taskNames.begin(), rec.taskNames.end(), name.trimmed().toStdString());
+                if (it == rec.taskNames.end()) {
+                    err << "capture: --entities: no task \"" << name.toStdString()
+                        << "\" in the run (tasks:";
+                    for (const auto& n : rec.taskNames)
+                        err << " " << n;
+                    err << ")\n";
+                    return kBad;
+                }
+                o.tasks << static_cast<int>(it - rec.taskNames.begin());
+            }
+        }
+        QString error;
+        if (!captureRecording(rec, sim.now(), QString::fromStdString(outPath), o, &error)) {
+            err << "capture: " << error.toStdString() << "\n";
+            return kBad;
+        }
+        out << outPath << ": " << qRound(size.width() * dpi / 96.0) << "x"
+            << qRound(size.height() * dpi / 96.0) << " pixels at " << dpi << " dpi, "
+            << formatDurationHuman(o.from) << " to " << formatDurationHuman(o.to) << "\n";
+    } catch (const std::invalid_argument& e) {
+        err << file << ": " << e.what() << "\n";
+        return kBad;
+    }
+    return 0;
+}
+
+} // namespace schedlab::ui

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Captures of a time window of a recording as PNG, SVG or PDF, drawn by the GUI's own
+// TimelineView (CPU lanes + vruntime pane) on an offscreen widget, with a title, the legend and
+// axis labels. Used by the GUI's File > Export menu and by `schedlab-cli capture`.
+#pragma once
+
+#include "core/base/time.h"
+#include "core/kernel/profile.h"
+#include "ui/timeline/model/taskcgroups.h"
+
+#include <QPair>
+#include <QSize>
+#include <QString>
+#include <QVector>
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+class Recording;
+class Simulation;
+} // namespace schedlab
+
+namespace schedlab::ui {
+
+class TimelineView;
+
+enum class CaptureFormat { Png, Svg, Pdf };
+/// From the file name's suffix (.png, .svg, .pdf; case-insensitive).
+std::optional<CaptureFormat> captureFormatFor(const QString& path);
+
+struct CaptureOptions
+{
+    Nanoseconds from{0};
+    Nanoseconds to{0};
+    /// The layout's size in logical pixels (at 96 dpi). PNG: the image has size · dpi / 96
+    /// pixels, everything (canvas, fonts, lines) scaled alike, so a 300-dpi capture is the
+    /// 96-dpi one with finer detail; SVG/PDF: the page, in points.
+    QSize size{1200, 700};
+    int dpi = 96;
+    QString title;
+    QVector<int> tasks; ///< vruntime pane; empty: the view's default (all tasks if ≤ 8)
+    QVector<QPair<Nanoseconds, QString>> annotations;
+    /// The lag clamp band's parameters (TimelineView::setLagClamp()); the view's defaults if
+    /// unset. fromSimulation() takes them from the run, as the GUI does.
+    std::optional<LagClamp> lagClamp;
+    Nanoseconds baseSlice{0};
+    int hz = 1000;
+    /// Each task's cgroup over time (taskCgroups() of the scenario), for a waiting task's lag.
+    TaskCgroups cgroups;
+    /// Lag clamp parameters from @p sim (the settings in force now).
+    void fromSimulation(const Simulation& sim);
+};
+
+/// What a run is, for titles: its profile and whatever differs from the profile's defaults now
+/// (features, model choices), e.g. "7.1, NO_PLACE_LAG, lag_clamp=own_slice".
+QString runLabel(const Simulation& sim);
+/// A capture's default title: "NAME — runLabel(), FROM to TO".
+QString captureTitle(
+    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to);
+
+/// Draws [from, to] of @p recording (run until @p now) into @p path. False with @p error on
+/// failure (unknown suffix, empty window, cannot write).
+bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
+    const CaptureOptions& options, QString* error);
+
+/// `schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B] [--size WxH]
+/// [--dpi N] [--title TEXT] [--profile P] [--feature F] [--override C=V] [--seed N]`.
+/// Needs a QApplication. Exit codes as schedlab-cli: 0 ok, 2 bad input.
+int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+} // namespace schedlab::ui

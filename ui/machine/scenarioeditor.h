@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Turns the user's edits into undoable changes of the Scenario (README.md, the sandbox): an edit of
+// the running machine becomes an Action at the current simulated time; a structural edit (add or
+// remove a cgroup, HZ) changes the scenario itself. Every change re-simulates through
+// SimulationController::reload() up to the current time, so what is shown always equals a fresh
+// run of the scenario that Save writes.
+//
+// Rewind and branch: an edit made after rewinding truncates the future — edits made earlier in
+// this session with a later `at` are dropped (actions from the file stay) — and the controller
+// keeps the abandoned timeline as a branch.
+#pragma once
+
+#include "core/base/time.h"
+#include "core/scenario/scenario.h"
+
+#include <QObject>
+#include <QString>
+
+class QUndoStack;
+
+namespace schedlab::ui {
+
+/// @p scenario as it is written to a file: its actions in time order (stable, so actions at
+/// the same time keep their order). Session edits are appended after the file's actions, at
+/// any time; the simulation schedules them by time and keeps the list order only among equal
+/// times, so the sorted file replays exactly what the session ran.
+Scenario scenarioForSaving(const Scenario& scenario);
+
+class SimulationController;
+
+class ScenarioEditor : public QObject
+{
+    Q_OBJECT
+public:
+    ScenarioEditor(SimulationController* controller, QObject* parent = nullptr);
+
+    /// The scenario edits go to (owned by the caller, outlives the editor or is replaced).
+    /// Clears the undo history; the scenario's current actions count as the file's.
+    void setScenario(Scenario* scenario);
+    Scenario* scenario() const { return m_scenario; }
+    QUndoStack* undoStack() const { return m_undo; }
+
+    /// The time an edit made now takes effect: the simulated time (or where a seek is going).
+    Nanoseconds editTime() const;
+
+    /// Records @p action at editTime() and re-simulates. False when the simulation refuses it.
+    bool submit(Action action, const QString& description);
+    /// Structural edits (not actions: they hold from t = 0).
+    bool addCgroup(const std::string& path);
+    bool removeCgroup(const std::string& path);
+    bool setHz(int hz);
+
+    /// Forgets the undo history (the scenario was replaced from outside, e.g. a branch switch).
+    void resetHistory();
+
+    /// Number of actions that came with the file (edits are appended after them).
+    size_t fileActionCount() const { return m_fileActions; }
+
+    /// What the last scenarioChanged() was: the edit's description, or "undo: …" / "redo: …".
+    QString lastChange() const { return m_lastChange; }
+    void setLastChange(const QString& text) { m_lastChange = text; }
+
+    /// Applies @p next (undo/redo use it too): replaces the scenario and re-simulates to now.
+    bool applyScenario(const Scenario& next);
+
+Q_SIGNALS:
+    /// The scenario changed (edit, undo or redo): views rebuild from it.
+    void scenarioChanged();
+    void editFailed(const QString& message);
+
+private:
+    bool push(const Scenario& next, const QString& description);
+
+    SimulationController* m_controller;
+    QUndoStack* m_undo;
+    Scenario* m_scenario = nullptr;
+    size_t m_fileActions = 0;
+    QString m_lastChange;
+};
+
+} // namespace schedlab::ui

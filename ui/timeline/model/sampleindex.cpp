@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/timeline/model/sampleindex.h"
+
+#include "core/record/recording.h"
+
+#include <algorithm>
+#include <array>
+
+namespace schedlab::ui {
+
+void SampleIndex::clear()
+{
+    m_perTask.clear();
+    m_perGroup.clear();
+    m_groupOrder.clear();
+    m_groupSlot.clear();
+    m_queuedPerCpu.clear();
+    m_consumed = 0;
+}
+
+size_t SampleIndex::sampleCount(int task) const
+{
+    return task >= 0 && static_cast<size_t>(task) < m_perTask.size()
+        ? m_perTask[static_cast<size_t>(task)].positions.size()
+        : 0;
+}
+
+size_t SampleIndex::bytes() const
+{
+    size_t n = 0;
+    for (const auto* all : {&m_perTask, &m_perGroup})
+        for (const Series& s : *all)
+            n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes();
+    for (const auto& cpu : m_queuedPerCpu)
+        n += cpu.capacity() * sizeof(uint32_t);
+    return n;
+}
+
+void SampleIndex::SampleSummary::merge(const SampleSummary& next)
+{
+    last = next.last;
+    lastAt = next.lastAt;
+    for (size_t k = 0; k < extremes.size(); ++k) {
+        Extreme& e = extremes[k];
+        const Extreme& n = next.extremes[k];
+        if (n.low < e.low) {
+            e.low = n.low;
+            e.lowAt = n.lowAt;
+        }
+        if (n.high > e.high) {
+            e.high = n.high;
+            e.highAt = n.highAt;
+        }
+    }
+}
+
+namespace {
+
+SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint32_t position)
+{
+    // vruntime relative to the entity's first sample, as a signed distance: wrap-safe
+    // (entity_before() compares the same way).
+    const std::array<int64_t, 3> values{r.payload.sample.vlag,
+        static_cast<int64_t>(r.payload.sample.vruntime - reference),
+        static_cast<int64_t>(r.payload.sample.weight)};
+    SampleIndex::SampleSummary leaf;
+    leaf.first = leaf.last = r.time;
+    leaf.firstAt = leaf.lastAt = position;
+    for (size_t k = 0; k < values.size(); ++k)
+        leaf.extremes[k] = {values[k], values[k], position, position};
+    return leaf;
+}
+
+} // namespace
+
+void SampleIndex::Series::append(const Record& r, uint32_t position)
+{
+    if (positions.empty())
+        reference = r.payload.sample.vruntime;
+    summary.push(leafSummary(r, reference, position));
+    positions.push_back(position);
+}
+
+void SampleIndex::update(const Recording& recording)
+{
+    const auto& records = recording.records();
+    if (records.size() < m_consumed)
+        clear();
+    for (size_t i = m_consumed; i < records.size(); ++i) {
+        const Record& r = records[i];
+        if (r.kind != RecordKind::Sample)
+            continue;
+        if (r.flags & Record::kQueued) {
+            if (m_queuedPerCpu.size() <= r.cpu)
+                m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
+            m_queuedPerCpu[r.cpu].push_back(static_cast<uint32_t>(i));
+        }
+        if (r.entity.isGroup()) {
+            const auto [slot, added] = m_groupSlot.try_emplace(r.entity.raw, m_groupOrder.size());
+            if (added) {
+                m_groupOrder.push_back(r.entity.raw);
+                m_perGroup.emplace_back();
+            }
+            m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
+            continue;
+        }
+        if (!r.entity.isTask())
+            continue;
+        const auto task = static_cast<size_t>(r.entity.taskIndex());
+        if (task >= m_perTask.size())
+            m_perTask.resize(task + 1);
+        m_perTask[task].append(r, static_cast<uint32_t>(i));
+    }
+    m_consumed = records.size();
+}
+
+std::vector<EntitySample> SampleIndex::series(
+    const Recording& recording, int task, Nanoseconds from, Nanoseconds to) const
+{
+    if (sampleCount(task) == 0)
+        return {};
+    // No bins: decimate()'s exact path, every sample of the window and one beyond each edge.
+    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
+}
+
+EntitySample SampleIndex::toSample(const Record& r)
+{
+    return {Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
+        r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
+        false, r.cpu};
+}
+
+std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep) const
+{
+    if (sampleCount(task) == 0)
+        return {};
+    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, bins, keep);
+}
+
+std::vector<EntitySample> SampleIndex::groupSeries(const Recording& recording, int32_t raw,
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep) const
+{
+    const auto it = m_groupSlot.find(raw);
+    if (it == m_groupSlot.end())
+        return {};
+    return decimate(m_perGroup[it->second], recording, from, to, bins, keep);
+}
+
+std::vector<std::pair<Nanoseconds, uint64_t>> SampleIndex::queueV(const Recording& recording,
+    int cpu, Nanoseconds from, Nanoseconds to, int points,
+    const std::function<bool(const Record&)>& onQueue) const
+{
+    std::vector<std::pair<Nanoseconds, uint64_t>> out;
+    if (cpu < 0 || static_cast<size_t>(cpu) >= m_queuedPerCpu.size() || to <= from || points <= 0)
+        return out;
+    const auto& positions = m_queuedPerCpu[static_cast<size_t>(cpu)];
+    const auto& records = recording.records();
+    if (positions.empty() || positions.back() >= records.size())
+        return out;
+    constexpr int kLookBack = 64;
+    const int64_t span = (to - from).count();
+    for (int i = 1; i <= points; ++i) {
+        const int64_t t = from.count() + span / points * i + (i == points ? span % points : 0);
+        // The CPU's last queued sample at or before t, then back to one on the cfs_rq.
+        auto it = std::upper_bound(positions.begin(), positions.end(), t,
+            [&](int64_t v, uint32_t pos) { return v < records[pos].time; });
+        for (int k = 0; k < kLookBack && it != positions.begin(); ++k) {
+            --it;
+            const Record& r = records[*it];
+            if (r.time <= from.count() || (!out.empty() && r.time <= out.back().first.count()))
+                break;
+            if (onQueue(r)) {
+                out.emplace_back(Nanoseconds{r.time}, r.payload.sample.avgVruntime);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Recording& recording,
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep)
+{
+    const auto& positions = series.positions;
+    const auto& records = recording.records();
+    if (positions.empty() || positions.back() >= records.size())
+        return {};                   // none, or the recording was replaced without update()
+    const auto at = [&](int64_t t) { // index of the first sample with time > t
+        return static_cast<size_t>(
+            std::upper_bound(positions.begin(), positions.end(), t,
+                [&](int64_t v, uint32_t pos) { return v < records[pos].time; })
+            - positions.begin());
+    };
+    const size_t first = at(from.count());
+    const size_t last = at(to.count());
+    std::vector<EntitySample> out;
+    if (bins <= 0 || to <= from || last - first <= static_cast<size_t>(bins) * 4) {
+        // Few samples: all of them, plus the nearest one on each side.
+        for (size_t i = first > 0 ? first - 1 : 0; i < positions.size(); ++i) {
+            out.push_back(toSample(records[positions[i]]));
+            if (records[positions[i]].time > to.count())
+                break;
+        }
+        return out;
+    }
+    // Record positions of the samples to keep; their order is the samples' time order.
+    std::vector<uint32_t> kept;
+    kept.reserve(static_cast<size_t>(bins) * 4 + 2);
+    if (first > 0)
+        kept.push_back(positions[first - 1]); // the left edge
+
+    // Walk the window's samples once, bin after bin: whole blocks from the summary where a
+    // block ends inside the current bin, single samples elsewhere.
+    const auto& pyramid = series.summary;
+    const int64_t span = (to - from).count();
+    int b = 0;
+    int64_t b0 = from.count();
+    int64_t b1 = from.count() + span / bins;
+    bool open = false;
+    SampleSummary bin;
+    const auto closeBin = [&] {
+        if (open) {
+            const auto binStart = static_cast<std::ptrdiff_t>(kept.size());
+            kept.push_back(bin.firstAt);
+            kept.push_back(bin.lastAt);
+            for (size_t k = 0; k < bin.extremes.size(); ++k) {
+                if (keep & (1u << k)) {
+                    kept.push_back(bin.extremes[k].lowAt);
+                    kept.push_back(bin.extremes[k].highAt);
+                }
+            }
+            std::sort(kept.begin() + binStart, kept.end());
+            kept.erase(std::unique(kept.begin() + binStart, kept.end()), kept.end());
+        }
+        open = false;
+        ++b;
+        b0 = b1;
+        b1 = b + 1 == bins ? to.count() : from.count() + span * (b + 1) / bins;
+    };
+    const auto take = [&](const SampleSummary& part) {
+        if (!open) {
+            open = true;
+            bin = part;
+        } else {
+            bin.merge(part);
+        }
+    };
+    const size_t blockItems = SummaryPyramid<SampleSummary>::span(0);
+    for (size_t i = first; i < last;) {
+        // The block of 16 starting here, if i starts one: its summary gives the time without a
+        // read of the recording.
+        const SampleSummary* block = pyramid.nodeAt(0, i);
+        const int64_t time = block ? block->first : records[positions[i]].time;
+        while (time >= b1 && b + 1 < bins) // the last bin ends at `to` inclusive
+            closeBin();
+        const auto [node, items] = pyramid.largestAt(
+            i, [&](const SampleSummary& n) { return n.last <= b1 && n.last <= to.count(); });
+        if (node) {
+            take(*node);
+            i += items;
+        } else if (block && block->last - block->first <= b1 - b0 && i + blockItems <= last) {
+            take(*block); // shorter than a bin: counted where it starts
+            i += blockItems;
+        } else {
+            take(leafSummary(records[positions[i]], series.reference, positions[i]));
+            ++i;
+        }
+    }
+    closeBin();
+    if (last < positions.size())
+        kept.push_back(positions[last]); // one past the right edge
+
+    // The kept samples are scattered over a recording far larger than the caches: ask for a
+    // few of them ahead, so their reads overlap instead of waiting for each other.
+    constexpr size_t kAhead = 16;
+    out.reserve(kept.size());
+    size_t previous = 0; // index in the series of the previous kept sample
+    for (size_t k = 0; k < kept.size(); ++k) {
+        if (k + kAhead < kept.size()) {
+            // A 48-byte record may straddle two cache lines: ask for both.
+            const auto* ahead = reinterpret_cast<const char*>(&records[kept[k + kAhead]]);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + sizeof(Record) - 1);
+        }
+        out.push_back(toSample(records[kept[k]]));
+        // Its index in the series (positions are sorted), searched from the previous one.
+        const auto index = static_cast<size_t>(
+            std::lower_bound(
+                positions.begin() + static_cast<std::ptrdiff_t>(previous), positions.end(), kept[k])
+            - positions.begin());
+        out.back().afterGap = k > 0 && index != previous + 1;
+        previous = index;
+    }
+    return out;
+}
+
+} // namespace schedlab::ui

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Where each task's entity samples are in the Recording, so the vruntime pane can read one
+// task's series in a time window without scanning the whole run. Built incrementally like
+// RunSegmentIndex. vruntime is piecewise linear between two samples of the same entity
+// (docs/kernel-model.md §3.6: it advances only in update_curr()
+// while the entity runs, at a constant rate for a constant weight), so joining the points with
+// straight lines is exact.
+#pragma once
+
+#include "core/base/time.h"
+#include "ui/timeline/model/summarypyramid.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+namespace schedlab {
+class Recording;
+struct Record;
+} // namespace schedlab
+
+namespace schedlab::ui {
+
+struct EntitySample
+{
+    Nanoseconds time{0};
+    uint64_t vruntime = 0;
+    uint64_t deadline = 0;
+    uint64_t avgVruntime = 0; ///< V of the cfs_rq the entity was queued on
+    uint8_t flags = 0;        ///< Record::kEligible, kCurr, …
+    int32_t vlag = 0;         ///< V − v while queued, the saved vlag otherwise (saturated)
+    uint32_t weight = 0;      ///< scaled load weight
+    /// Samples of the entity were left out (decimated) between the previous one returned and
+    /// this one: what it did between them is not known sample by sample.
+    bool afterGap = false;
+    uint16_t cpu = 0;   ///< CPU of the cfs_rq the entity is on
+    int16_t group = -1; ///< its cgroup, when the view knows it (−1: not known)
+    friend bool operator==(const EntitySample&, const EntitySample&) = default;
+};
+
+class SampleIndex
+{
+public:
+    void update(const Recording& recording);
+    void clear();
+    size_t consumedRecords() const { return m_consumed; }
+    size_t sampleCount(int task) const;
+    /// Memory held by the index (sample positions and their summaries).
+    size_t bytes() const;
+
+    /// Samples of @p task inside [from, to] plus the nearest one on each side, so lines run
+    /// to the window's edges.
+    std::vector<EntitySample> series(
+        const Recording& recording, int task, Nanoseconds from, Nanoseconds to) const;
+
+    /// Quantities whose extremes decimatedSeries() keeps (a bit mask).
+    enum Keep : unsigned {
+        KeepLag = 1u << 0,
+        KeepVruntime = 1u << 1,
+        KeepWeight = 1u << 2,
+        KeepAll = KeepLag | KeepVruntime | KeepWeight,
+    };
+
+    /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
+    /// fall inside [from, to], each of @p bins equal time bins keeps only its first and last
+    /// sample and the samples with the lowest and highest value of each quantity in @p keep, in
+    /// time order — real samples, so every bin's extremes are drawn where they happened. A
+    /// sample that follows left-out ones has `afterGap` set. Blocks of
+    /// samples are read from the series' SummaryPyramid; a block of 16 samples spanning less
+    /// than a bin may straddle a bin edge and is then counted in the bin where it starts. The
+    /// cost is about O(bins · 16 · levels + log n), whatever the length of the run.
+    std::vector<EntitySample> decimatedSeries(const Recording& recording, int task,
+        Nanoseconds from, Nanoseconds to, int bins, unsigned keep = KeepAll) const;
+
+    /// Extremes of one quantity over a block of samples, and where (record positions) they are.
+    struct Extreme
+    {
+        int64_t low = 0;
+        int64_t high = 0;
+        uint32_t lowAt = 0;
+        uint32_t highAt = 0;
+    };
+    /// Summary of a block of consecutive samples of one entity.
+    struct SampleSummary
+    {
+        int64_t first = 0;    ///< time of the first sample
+        int64_t last = 0;     ///< time of the last sample
+        uint32_t firstAt = 0; ///< record position of the first sample
+        uint32_t lastAt = 0;  ///< record position of the last sample
+        /// lag (vlag), vruntime (relative to the entity's first sample) and weight, in the
+        /// order of the Keep bits.
+        std::array<Extreme, 3> extremes{};
+        void merge(const SampleSummary& next);
+    };
+
+    /// V of one cfs_rq between two times, as its entities' samples report it: @p onQueue tells
+    /// whether a sample (of a queued entity on @p cpu) was taken on that cfs_rq. About @p points
+    /// values in (@p from, @p to], each a real sample's time and V (the latest one on the queue
+    /// before each of @p points equal steps, looked for among the CPU's last 64 samples), in time
+    /// order. Cost O(points · 64 + points · log n).
+    std::vector<std::pair<Nanoseconds, uint64_t>> queueV(const Recording& recording, int cpu,
+        Nanoseconds from, Nanoseconds to, int points,
+        const std::function<bool(const Record&)>& onQueue) const;
+
+    /// Group entities (EntityRef raw values) that have samples, in first-seen order.
+    const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
+    /// Decimated samples of group entity @p raw (as decimatedSeries()).
+    std::vector<EntitySample> groupSeries(const Recording& recording, int32_t raw, Nanoseconds from,
+        Nanoseconds to, int bins, unsigned keep = KeepAll) const;
+
+private:
+    struct Series
+    {
+        std::vector<uint32_t> positions; ///< record positions of the entity's samples
+        uint64_t reference = 0;          ///< vruntime of its first sample
+        SummaryPyramid<SampleSummary> summary;
+        void append(const Record& r, uint32_t position);
+    };
+    static EntitySample toSample(const Record& r);
+    static std::vector<EntitySample> decimate(const Series& series, const Recording& recording,
+        Nanoseconds from, Nanoseconds to, int bins, unsigned keep);
+    std::vector<Series> m_perGroup; ///< by position in m_groupOrder
+    std::vector<int32_t> m_groupOrder;
+    std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder
+    std::vector<Series> m_perTask;
+    std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
+    size_t m_consumed = 0;
+};
+
+} // namespace schedlab::ui

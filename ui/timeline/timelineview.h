@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The centre of the window: a QCustomPlot with panes sharing the time axis. Top: one lane per
+// CPU showing which task runs. Then vruntime (solid), deadline (dashed) of the selected tasks
+// (all tasks when nothing is selected and there are few) with V of the first one's cfs_rq
+// (dotted); then their lag V − v with the clamp band of docs/kernel-model.md §4.1 and the eligible
+// half-plane (lag ≥ 0) shaded. Wheel zooms, dragging pans, both horizontally; double-click asks
+// for the state at that time. Long windows are drawn from SampleIndex::decimatedSeries().
+#pragma once
+
+#include "core/base/time.h"
+#include "core/kernel/profile.h"
+#include "ui/timeline/model/sampleindex.h"
+#include "ui/timeline/model/taskcgroups.h"
+#include "ui/timeline/model/timelinelayout.h"
+
+#include <QPair>
+#include <QVector>
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+class QCustomPlot;
+class QCPAbstractItem;
+class QCPAxisRect;
+class QCPGraph;
+class QCPItemRect;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPRange;
+class QMouseEvent;
+
+namespace schedlab {
+class Recording;
+}
+
+namespace schedlab::ui {
+
+class CpuLanesPlottable;
+class TimeTicker;
+
+class TimelineView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+    ~TimelineView() override;
+
+    /// Follows @p recording (owned by the controller's simulation) from now on; nullptr
+    /// detaches. Shows [0, @p duration].
+    void setRecording(const Recording* recording, Nanoseconds duration);
+    /// Reads the records appended since the last call and repaints (coalesced).
+    void setNow(Nanoseconds now);
+    /// Scenario annotations: a dashed marker with its text in the CPU pane.
+    void setAnnotations(const QVector<QPair<Nanoseconds, QString>>& annotations);
+    int annotationCount() const { return static_cast<int>(m_annotations.size() / 2); }
+
+    /// Tasks (simulation indexes) whose vruntime the lower pane plots.
+    void setSelectedTasks(const QVector<int>& tasks);
+    /// Parameters of the lag clamp band (docs/kernel-model.md §4.1): the rule, the base slice in
+    /// force and HZ (TICK_NSEC = 1 s / HZ).
+    void setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz);
+    /// The clamp limit in virtual ns of an entity of scaled load weight @p weight:
+    /// calc_delta_fair(max(2·slice, TICK)) (≤ 6.19) or calc_delta_fair(max_slice + TICK)
+    /// (7.0+, max_slice taken as the base slice: custom slices are not in the recording).
+    double lagLimit(uint32_t weight) const;
+    /// Each task's cgroup over time (taskCgroups() of the scenario that ran): with it, the lag of
+    /// a waiting task follows its cfs_rq's V between its own samples (entityLines()).
+    void setTaskCgroups(TaskCgroups cgroups);
+    /// Hints for a user ("Select tasks … to plot"); off for pictures.
+    void setHintsVisible(bool on);
+    /// When on (default), the view scrolls to keep the present in sight while playing.
+    void setFollow(bool follow) { m_follow = follow; }
+    /// Lanes coloured by cgroup (see CpuLanesPlottable::setGroupColouring) or by task.
+    void setGroupColouring(std::function<int(int, Nanoseconds)> groupOf);
+    bool follows() const { return m_follow; }
+
+    void setViewRange(Nanoseconds from, Nanoseconds to);
+    Nanoseconds viewStart() const;
+    Nanoseconds viewEnd() const;
+    void zoomToFit();
+
+    QCustomPlot* plot() const { return m_plot; }
+    QCPAxisRect* lagRect() const { return m_lagRect; }
+    /// Group entities whose weight the bottom pane draws (at most 16, first seen first).
+    const std::vector<int32_t>& weightEntities() const { return m_weightKeys; }
+    const RunSegmentIndex& segments() const { return m_segments; }
+    /// Tasks currently drawn in the vruntime pane.
+    QVector<int> plottedTasks() const { return m_plotted; }
+    QString timeAxisLabel() const;
+
+    /// The cursor: a blue line in every pane (inspector time). Clicking the plot moves it.
+    void setCursorTime(Nanoseconds t);
+    Nanoseconds cursorTime() const { return m_cursor; }
+    /// Pans (keeping the zoom) so that @p t is visible.
+    void ensureVisible(Nanoseconds t);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+Q_SIGNALS:
+    /// The user clicked at @p t (the cursor has moved there).
+    void cursorMoved(schedlab::Nanoseconds t);
+    /// The user double-clicked the CPU lanes at @p t (add an annotation there).
+    void annotationRequested(schedlab::Nanoseconds t);
+    void viewRangeChanged(schedlab::Nanoseconds from, schedlab::Nanoseconds to);
+    /// The user asked to see the simulation's state at @p t (double-click on a series pane).
+    void timeRequested(schedlab::Nanoseconds t);
+
+private:
+    void onMousePress(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+    void onDoubleClick(QMouseEvent* event);
+    bool inAnyPane(QPoint p) const;
+    void onRangeChanged(const QCPRange& range);
+    void refreshVruntime();
+    void refreshWeights();
+    void showWeightPane(bool show);
+    void applyPalette();
+    void showToolTip(QMouseEvent* event);
+    QString taskName(int task) const;
+
+    QCustomPlot* m_plot;
+    QCPAxisRect* m_lanesRect;
+    QCPAxisRect* m_vruntimeRect;
+    QCPAxisRect* m_lagRect;
+    QCPAxisRect* m_weightRect;
+    std::vector<QCPGraph*> m_weightGraphs;
+    std::vector<int32_t> m_weightKeys; ///< group entities (EntityRef raw) drawn in m_weightRect
+    QCPItemRect* m_eligibleShade;
+    std::vector<QCPGraph*> m_deadlineGraphs;
+    std::vector<QCPGraph*> m_lagGraphs;
+    QCPGraph* m_avgGraph = nullptr;
+    QCPGraph* m_bandUpper = nullptr;
+    QCPGraph* m_bandLower = nullptr;
+    LagClamp m_clampRule = LagClamp::MaxSliceTick;
+    Nanoseconds m_baseSlice{700'000};
+    Nanoseconds m_tick{1'000'000};
+    bool m_follow = true;
+    bool m_inRangeChange = false;
+    CpuLanesPlottable* m_lanes;
+    QCPItemStraightLine* m_nowLines[4];
+    QCPItemStraightLine* m_cursorLines[4];
+    Nanoseconds m_cursor{-1};
+    QPointF m_pressPos;
+    QCPItemText* m_hint;
+    bool m_hints = true;
+    TaskCgroups m_taskCgroups;
+    QSharedPointer<TimeTicker> m_ticker;
+    std::vector<QCPGraph*> m_graphs;
+    std::vector<QCPAbstractItem*> m_annotations; ///< a line and a label per annotation
+
+    const Recording* m_recording = nullptr;
+    RunSegmentIndex m_segments;
+    SampleIndex m_samples;
+    Nanoseconds m_now{0};
+    Nanoseconds m_duration{0};
+    QVector<int> m_selected;
+    QVector<int> m_plotted;
+};
+
+} // namespace schedlab::ui
