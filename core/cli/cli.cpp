@@ -53,10 +53,8 @@ void printHelp(std::ostream& out)
            "  schedlab-cli import-rtapp RTAPP.json [--out scenario.json] [--cpus N] [--name NAME]\n"
            "  schedlab-cli export-rtapp FILE [--out rtapp.json]\n"
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
-           "               [--size WxH] [--dpi N] [--title TEXT] [options that shape a run]
-"
-           "               (WxH in pixels at 96 dpi; a PNG at --dpi N has WxH * N/96 pixels)
-"
+           "               [--size WxH] [--dpi N] [--title TEXT] [options that shape a run]\n"
+           "               (WxH in pixels at 96 dpi; a PNG at --dpi N has WxH * N/96 pixels)\n"
            "  schedlab-cli --help | --version\n\n"
            "Options that shape a run (run, compare and capture):\n"
            "  --profile NAME          kernel profile (see below)\n"
