@@ -32,8 +32,12 @@ std::string errnoName(int err)
 
 void SimulationImpl::initClasses(const Scenario& scenario)
 {
+    KernelCosts costs;
     for (const auto& [name, value] : scenario.kernel.costs)
-        applyCost(m_costs, name, value.count());
+        applyCost(costs, name, value.count());
+    m_work = std::make_unique<KernelWork>(static_cast<KernelWorkServices&>(*this), costs,
+        m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks,
+        m_preempt == Preempt::None || m_preempt == Preempt::Voluntary);
     // The scheduling classes, in priority order for the pick walk.
     m_rt = std::make_unique<RtClass>(
         static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
@@ -135,6 +139,45 @@ bool SimulationImpl::cookieFits(const Task& task, int cpu) const
         if (m_rqs[static_cast<size_t>(i)]->curr)
             return false;
     return true;
+}
+
+// --- KernelWorkServices
+// ---------------------------------------------------------------------------
+
+EventId SimulationImpl::startSectionEnd(int cpu, int64_t at)
+{
+    return m_events.schedule(Nanoseconds(at), [this, cpu] {
+        m_eventCpu = cpu;
+        m_rqs[static_cast<size_t>(cpu)]->sections.end = {};
+        // need_resched set during the section is honoured now (preempt_enable()).
+        if (m_rqs[static_cast<size_t>(cpu)]->needResched)
+            m_reschedPending.push_back(cpu);
+    });
+}
+
+std::vector<int> SimulationImpl::groupsMatching(const std::string& pattern) const
+{
+    std::vector<int> groups;
+    if (pattern.find('*') == std::string::npos) {
+        const int g = groupByPath(pattern);
+        if (g >= 0)
+            groups.push_back(g);
+        return groups;
+    }
+    for (const TaskGroup& g : m_groups) // like the shell, one write per matching cgroup
+        if (cgroupMatches(pattern, g.path))
+            groups.push_back(g.index);
+    return groups;
+}
+
+RtWalkCount SimulationImpl::writeCgroupFiles(
+    int group, const CgroupFiles& files, const std::string& by)
+{
+    CgroupFiles other = files;
+    other.rtRuntimeUs.reset();
+    other.rtPeriodUs.reset();
+    applyCgroupFiles(group, other);
+    return applyRtFiles(group, files, by);
 }
 
 // --- wakeups and preemption ------------------------------------------------------------------

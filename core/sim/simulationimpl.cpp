@@ -404,6 +404,29 @@ void SimulationImpl::recordSpawn(const Task& task, int cpu)
     }());
 }
 
+void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
+{
+    Task& t = *m_tasks[static_cast<size_t>(taskIndex)];
+    const int cpu = t.sleepCpu;
+    m_eventCpu = cpu;
+    const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
+    if (irqsOn > clock()) {
+        // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled (a
+        // cost-model section, core/kernel/kernelwork.h).
+        t.timer = m_events.schedule(
+            Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
+        return;
+    }
+    const int64_t late = clock() - due;
+    if (late > 0 && t.waitStart < 0 && t.state == TaskRunState::Sleeping) {
+        // The wake-up latency counts from the timer's expiry.
+        t.waitStart = due;
+        t.waitCpu = cpu;
+        m_work->timerHeldOff(t.name, cpu, due, late);
+    }
+    tryToWakeUp(t);
+}
+
 void SimulationImpl::tryToWakeUp(Task& task)
 {
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild

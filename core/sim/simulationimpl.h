@@ -11,7 +11,7 @@
 #include "core/fair/fairclass.h"
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
-#include "core/kernel/costs.h"
+#include "core/kernel/kernelwork.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/idleclass.h"
@@ -39,7 +39,8 @@ class SimulationImpl final : public FairHooks,
                              private CoreSchedServices,
                              private LoadServices,
                              private MutexServices,
-                             private CfsBandwidthServices
+                             private CfsBandwidthServices,
+                             private KernelWorkServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -157,8 +158,7 @@ private:
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
-    // the classes and their services (simulationclasses.cpp), kernel-work costs
-    // (simulationcosts.cpp)
+    // the classes and units and their services (simulationclasses.cpp)
     void initClasses(const Scenario& scenario);
     bool rtWakeUpNew(Task& task);
     bool rtTryToWakeUp(Task& task);
@@ -168,14 +168,16 @@ private:
     bool rtSetAffinity(Task& task, const CpuSet& cpus);
     RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
-    bool continueKernelWork(Task& task);
-    bool startFork(Task& task, const Op& op);
-    bool completeFork(Task& task, const Op& op);
-    void startWrite(Task& task, const Op& op);
-    void beginSection(
-        int cpu, int64_t until, bool irqsOff, const std::string& who, const std::string& what);
+    // KernelWorkServices (the kernel-work cost model, core/kernel/kernelwork.h)
+    KernelSections& sections(int cpu) override { return m_rqs[static_cast<size_t>(cpu)]->sections; }
+    EventId startSectionEnd(int cpu, int64_t at) override;
+    void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
+    std::vector<int> groupsMatching(const std::string& pattern) const override;
+    RtWalkCount writeCgroupFiles(
+        int group, const CgroupFiles& files, const std::string& by) override;
+    bool completeFork(Task& task, const Op& op) override;
     /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
-    bool preemptible(int cpu) const;
+    bool preemptible(int cpu) const { return m_work->preemptible(cpu); }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu);
     void timerWakeUp(int taskIndex, int64_t due);
@@ -201,7 +203,7 @@ private:
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task);
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
-    bool kernelSectionPreemptible(int cpu) const;
+    bool kernelSectionPreemptible(int cpu) const override;
     void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
     void programError(const Task& task, const std::string& what) override;
 
@@ -267,10 +269,8 @@ private:
 
     Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
-    KernelCosts m_costs;
+    std::unique_ptr<KernelWork> m_work;                ///< the kernel-work cost model
     std::vector<Finding> m_rtFindings;
-    int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until
-    int64_t m_tasklistWriteUntil = 0; ///< tasklist_lock write-held (fork) until
 };
 
 } // namespace schedlab

@@ -31,7 +31,7 @@ int64_t SimulationImpl::draw(const DurationSpec& d)
 void SimulationImpl::advanceProgram(Task& task)
 {
     task.workLeft = 0;
-    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationcosts.cpp)
+    if (m_work->continueWork(task)) // a fork or cgroup writes in progress (core/kernel)
         return;
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     for (int ops = 0;; ++ops) {
@@ -124,7 +124,7 @@ void SimulationImpl::advanceProgram(Task& task)
         case Op::Kind::Fork: {
             if (op.fork.empty())
                 continue;
-            if (startFork(task, op)) { // kernel work first; the child appears at its end
+            if (m_work->startFork(task, op)) { // kernel work first; the child appears at its end
                 task.pendingFork = &op;
                 return;
             }
@@ -133,8 +133,8 @@ void SimulationImpl::advanceProgram(Task& task)
             continue;
         }
         case Op::Kind::Write:
-            startWrite(task, op);
-            if (continueKernelWork(task))
+            m_work->startWrite(task, op);
+            if (m_work->continueWork(task))
                 return;
             continue;
         case Op::Kind::Exit:
