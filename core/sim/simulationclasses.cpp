@@ -38,6 +38,8 @@ void SimulationImpl::initClasses(const Scenario& scenario)
     m_work = std::make_unique<KernelWork>(static_cast<KernelWorkServices&>(*this), costs,
         m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks,
         m_preempt == Preempt::None || m_preempt == Preempt::Voluntary);
+    m_interp = std::make_unique<ProgramInterpreter>(
+        static_cast<ProgramServices&>(*this), m_prng, *m_work, m_mutexes);
     // The scheduling classes, in priority order for the pick walk.
     m_rt = std::make_unique<RtClass>(
         static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
@@ -178,6 +180,14 @@ RtWalkCount SimulationImpl::writeCgroupFiles(
     other.rtPeriodUs.reset();
     applyCgroupFiles(group, other);
     return applyRtFiles(group, files, by);
+}
+
+// --- ProgramServices ----------------------------------------------------------------------------
+
+void SimulationImpl::yieldTask(Task& task)
+{
+    m_fair->yieldTask(*m_rqs[static_cast<size_t>(task.cpu)]);
+    resched(task.cpu, false);
 }
 
 // --- wakeups and preemption ------------------------------------------------------------------

@@ -90,7 +90,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
         for (int i = 1; i <= count; ++i) {
             const std::string name = spec.count ? spec.name + "-" + std::to_string(i) : spec.name;
             Task& task = createTask(spec, name, -1);
-            const int64_t start = spec.start ? draw(*spec.start) : 0;
+            const int64_t start = spec.start ? m_interp->draw(*spec.start) : 0;
             task.spawnedAt = start;
             const int index = task.index;
             m_events.schedule(Nanoseconds(start), [this, index] {
@@ -582,7 +582,7 @@ void SimulationImpl::startRunning(Task& task)
     task.runStart = clock();
     task.state = TaskRunState::Running;
     if (task.workLeft == 0)
-        advanceProgram(task); // executes instantaneous operations; may block or exit
+        m_interp->advance(task); // executes instantaneous operations; may block or exit
     if (task.workLeft > 0 && !task.blocking && !task.exiting) {
         const int index = task.index;
         task.workDone = m_events.schedule(Nanoseconds(after(task.workLeft)), [this, index] {

@@ -18,6 +18,7 @@
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
+#include "core/workload/interpreter.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
@@ -40,7 +41,8 @@ class SimulationImpl final : public FairHooks,
                              private LoadServices,
                              private MutexServices,
                              private CfsBandwidthServices,
-                             private KernelWorkServices
+                             private KernelWorkServices,
+                             private ProgramServices
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -122,7 +124,7 @@ private:
     void applyProfile(const KernelProfile& profile);
     void buildGroups(const Scenario& scenario);
     int addGroup(const std::string& path, const CgroupFiles& files);
-    int groupByPath(const std::string& path) const;
+    int groupByPath(const std::string& path) const override;
     void applyCgroupFiles(int group, const CgroupFiles& files);
     void scheduleActions(const Scenario& scenario);
 
@@ -147,11 +149,11 @@ private:
     void stopRunning(Task& task);
     void armHrtick(Rq& rq);
     void recordSwitch(int cpu, const Task* prev, const Task* next);
-    void setUserNice(Task& task, int nice);
+    void setUserNice(Task& task, int nice) override;
     void setSlice(Task& task, std::optional<Nanoseconds> slice);
     void setPolicy(Task& task, Policy policy);
-    void setAffinity(Task& task, const CpuSet& cpus);
-    void moveTask(Task& task, int group);
+    void setAffinity(Task& task, const CpuSet& cpus) override;
+    void moveTask(Task& task, int group) override;
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     void migrateQueued(Task& task, int cpu);
@@ -182,9 +184,13 @@ private:
     void recordSpawn(const Task& task, int cpu);
     void timerWakeUp(int taskIndex, int64_t due);
 
-    // workload
-    void advanceProgram(Task& task);
-    int64_t draw(const DurationSpec& d);
+    // workload: ProgramServices (the program interpreter, core/workload/interpreter.h)
+    bool isRunning(const Task& task) const override
+    {
+        return m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se;
+    }
+    bool shouldPark(const Task& task) const override { return m_bw->shouldPark(task); }
+    void yieldTask(Task& task) override;
     void onWorkDone(int taskIndex);
 
     // load tracking (§6.3, §6.6)
@@ -197,11 +203,11 @@ private:
     void queueCoreBalance(int cpu) override;
     void moveQueued(Task& task, int cpu) override;
     bool inKernelSection(int cpu) override;
-    void applyCookieOp(Task& task, const Op& op);
+    void applyCookieOp(Task& task, const Op& op) override;
     // CFS bandwidth (core/fair/cfsbandwidth.*)
     void startBandwidthTimer(int group, int64_t at, bool slack) override;
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
-    void returnToUser(Task& task);
+    void returnToUser(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
     bool kernelSectionPreemptible(int cpu) const override;
     void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
@@ -258,7 +264,7 @@ private:
     std::vector<std::string> m_violations;
     // Resource guards (RunOptions::limits)
     void checkLimits();
-    void stopRun(const std::string& task, int cpu, const std::string& reason);
+    void stopRun(const std::string& task, int cpu, const std::string& reason) override;
     bool canCreateTask(const std::string& name, int cpu);
     std::string m_stopReason;      ///< set when a guard stopped the run
     int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
@@ -270,6 +276,7 @@ private:
     Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
     std::unique_ptr<KernelWork> m_work;                ///< the kernel-work cost model
+    std::unique_ptr<ProgramInterpreter> m_interp;
     std::vector<Finding> m_rtFindings;
 };
 
