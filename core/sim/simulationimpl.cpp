@@ -1094,7 +1094,7 @@ bool SimulationImpl::step()
     processResched();
     checkLimits();
 #ifdef SCHEDLAB_CHECKED
-    checkInvariants();
+    checkInvariants(static_cast<const MachineView&>(*this), m_violations);
 #endif
     return true;
 }

@@ -12,6 +12,9 @@
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
 #include "core/kernel/kernelwork.h"
+#include "core/record/invariants.h"
+#include "core/record/machineview.h"
+#include "core/record/metricsbuilder.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/idleclass.h"
@@ -42,7 +45,8 @@ class SimulationImpl final : public FairHooks,
                              private MutexServices,
                              private CfsBandwidthServices,
                              private KernelWorkServices,
-                             private ProgramServices
+                             private ProgramServices,
+                             private MachineView
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -53,7 +57,7 @@ public:
     Nanoseconds now() const { return m_events.now(); }
     Nanoseconds endTime() const { return m_end; }
     bool finished() const;
-    uint64_t eventsExecuted() const { return m_events.executed(); }
+    uint64_t eventsExecuted() const override { return m_events.executed(); }
     const Recording& recording() const { return m_rec; }
     std::vector<TaskView> taskViews() const;
     std::vector<CgroupView> cgroupViews() const;
@@ -219,7 +223,15 @@ private:
 
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;
-    void checkInvariants();
+    // MachineView (metrics and invariant checks, core/record/)
+    const Rq& cpuRq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    const Task& taskView(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
+    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
+    int64_t groupCpuTime(int group) const override
+    {
+        return m_groupCpuTime[static_cast<size_t>(group)];
+    }
+    std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
     void markWaiting(Task& task, int cpu);
     void endWaiting(Task& task);
 
