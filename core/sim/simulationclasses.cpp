@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the scheduling classes: their construction in priority order, the
 // services they call (timers, migrations, core-scheduling checks), cpu.rt_* writes, and the RT
-// paths of wakeups and of policy, group and affinity changes. The classes themselves are in
+// paths of policy, group and affinity changes. The classes themselves are in
 // core/rt/, core/fair/ and core/sched/.
 #include "core/scenario/jsonvalues.h"
 #include "simulationimpl.h"
@@ -188,38 +188,6 @@ void SimulationImpl::yieldTask(Task& task)
 {
     m_fair->yieldTask(*m_rqs[static_cast<size_t>(task.cpu)]);
     resched(task.cpu, false);
-}
-
-// --- wakeups and preemption ------------------------------------------------------------------
-
-bool SimulationImpl::rtWakeUpNew(Task& task)
-{
-    const int cpu = m_rt->selectTaskRq(task, false);
-    attachToCpu(task, cpu);
-    task.state = TaskRunState::Runnable;
-    task.alive = true;
-    recordSpawn(task, cpu);
-    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-    markWaiting(task, cpu);
-    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, WakeFork);
-    return true;
-}
-
-bool SimulationImpl::rtTryToWakeUp(Task& task)
-{
-    task.state = TaskRunState::Runnable;
-    const int prev = task.cpu;
-    const int cpu = m_rt->selectTaskRq(task, false);
-    if (cpu != prev) {
-        attachToCpu(task, cpu);
-        ++task.migrations;
-        record(RecordKind::Migrate, task.se, prev, cpu, 0);
-    }
-    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-    record(RecordKind::Wakeup, task.se, cpu, 0, 0);
-    markWaiting(task, cpu);
-    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, 0);
-    return true;
 }
 
 // --- class changes ----------------------------------------------------------------------------

@@ -370,25 +370,26 @@ void SimulationImpl::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
         return; // killed before it started
-    if (task.isRt() && rtWakeUpNew(task))
-        return;
+    // wake_up_new_task(): the task's class chooses the CPU and queues it.
+    SchedClass& cls = classOf(task);
     task.alive = true;
-    const int cpu = m_fairSched->selectTaskRq(task, true);
+    const int cpu = cls.selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     recordSpawn(task, cpu);
-    // init_entity_runnable_average(): a new task starts with its full weight as load (§6.6).
-    task.se.avg = PeltAvg{};
-    task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
-    task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
-    task.se.vlag = 0;
-    task.se.relDeadline = false;
-    m_fair->enqueueTask(rq, task.se, EnqueueInitial);
+    // post_init_entity_util_avg() tests sched_class != &fair_sched_class: only a fair task
+    // starts with its full weight as load (init_entity_runnable_average(), §6.6).
+    if (&cls == m_fairSched.get()) {
+        task.se.avg = PeltAvg{};
+        task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
+        task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
+        task.se.vlag = 0;
+        task.se.relDeadline = false;
+    }
+    cls.enqueueTask(rq, task, EnqueueInitial);
     markWaiting(task, cpu);
-    wakeupPreempt(rq, task, WakeFork);
-    if (!rq.curr)
-        resched(cpu, false);
+    wakeupPreempt(rq, task, WakeFork); // an idle CPU always reschedules
 }
 
 void SimulationImpl::recordSpawn(const Task& task, int cpu)
@@ -432,34 +433,35 @@ void SimulationImpl::tryToWakeUp(Task& task)
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild
         && task.state != TaskRunState::BlockedLock)
         return;
-    if (task.isRt() && rtTryToWakeUp(task))
-        return;
+    SchedClass& cls = classOf(task);
     task.state = TaskRunState::Runnable;
     if (task.se.onRq) {
-        // ttwu_runnable(): still queued as delayed: requeue on the same CPU, no selection.
+        // ttwu_runnable(): still queued as delayed (only a fair task can be): requeue on the
+        // same CPU, no selection.
         Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-        m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
+        cls.enqueueTask(rq, task, EnqueueDelayed);
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
-        m_bw->boostTask(task);
+        cls.taskWoken(rq, task);
         wakeupPreempt(rq, task, 0);
         return;
     }
+    // select_task_rq(), set_task_cpu() (migrate_task_rq()), ttwu_do_activate().
     const int prev = task.cpu;
-    const int cpu = m_fairSched->selectTaskRq(task, false);
+    const int cpu = cls.selectTaskRq(task, false);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
-        m_load->remove(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
+        cls.migrateTaskRq(task, cpu);
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
         record(RecordKind::Migrate, task.se, prev, cpu, 0);
     }
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    m_fair->enqueueTask(rq, task.se, flags);
+    cls.enqueueTask(rq, task, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
-    m_bw->boostTask(task);
+    cls.taskWoken(rq, task);
     wakeupPreempt(rq, task, 0);
 }
 

@@ -119,6 +119,8 @@ private:
     SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
     // FairSchedServices
     void serverStart(int cpu) override { m_dlServer->starve(cpu); }
+    void removeLoad(Task& task) override { m_load->remove(task.se); }
+    void boostWoken(Task& task) override { m_bw->boostTask(task); }
     /// task->sched_class: the class of @p task's policy.
     SchedClass& classOf(const Task& task);
 
@@ -166,8 +168,6 @@ private:
 
     // the classes and units and their services (simulationclasses.cpp)
     void initClasses(const Scenario& scenario);
-    bool rtWakeUpNew(Task& task);
-    bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
     bool rtSetPolicy(Task& task, Policy policy);
     bool rtMoveTask(Task& task, int group);
