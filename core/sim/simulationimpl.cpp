@@ -303,6 +303,8 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     }
     t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
+    // sched_fork(): rt_prio() chooses rt_sched_class; __sched_setscheduler() refuses an RT
+    // policy in a group without RT runtime. (Kernel tests of the policy, not dispatch.)
     if (t.isRt() && t.rtPriority == 0)
         t.rtPriority = 1;
     if (t.isRt() && t.group != 0 && m_rt->group(t.group).runtimeNs == 0) {
@@ -526,6 +528,8 @@ Task* SimulationImpl::taskByName(const std::string& name)
 
 SchedClass& SimulationImpl::classOf(const Task& task)
 {
+    // __setscheduler_class(): rt_prio() → rt_sched_class, else fair_sched_class. The one place
+    // that maps a policy to its class; the kernel paths dispatch through the result.
     if (task.isRt())
         return *m_rt;
     return *m_fairSched;
@@ -603,6 +607,9 @@ void SimulationImpl::schedule(int cpu)
     Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
     if (prev) {
         stopRunning(*prev);
+        // block_task()/put_prev_task() of prev's class. The fair side is open-coded here: its
+        // put_prev_task() is folded into the pick below (put_prev_set_next_task(), putFrom), and
+        // the bandwidth checks of put_prev_entity() and task work run first.
         if (prev->isRt()) {
             m_rt->putPrevTask(rq, *prev);
         } else {
@@ -624,6 +631,7 @@ void SimulationImpl::schedule(int cpu)
     // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
     // scheduling it is the core-wide pick (core/coresched/).
     m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
+    // put_prev_set_next_task() skips put_prev_task() when prev's class picks prev again (fair).
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     Task* rtNext = nullptr;
@@ -632,6 +640,7 @@ void SimulationImpl::schedule(int cpu)
     auto pick = [&]() -> SchedEntity* {
         forcedIdle = false;
         SchedEntity* se = m_core->active() ? m_core->pickNextTask(cpu, forcedIdle) : classPick(cpu);
+        // set_next_task() of next's class: RT's below, fair's through switchTasks().
         rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
         return se;
     };
@@ -737,6 +746,7 @@ void SimulationImpl::armHrtick(Rq& rq)
     EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
     m_events.cancel(ev);
     ev = {};
+    // hrtick_update(): only when the running task's class is fair_sched_class (kernel test).
     if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
         || taskOf(*rq.curr).isRt())
         return;
@@ -843,7 +853,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
     nice = std::clamp(nice, -20, 19);
     if (task.state == TaskRunState::Exited || nice == task.nice)
         return;
-    if (task.isRt()) {
+    if (task.isRt()) {    // set_user_nice(): task_has_rt_policy() only records static_prio
         task.nice = nice; // kept for a later return to SCHED_NORMAL; no effect on RT
         return;
     }
@@ -869,6 +879,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
 
 void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
+    // __setscheduler_params(): a custom slice is set for fair_policy() only (kernel test).
     if (task.state == TaskRunState::Exited || !m_traits.customSlices || task.isRt())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {

@@ -97,6 +97,8 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
 {
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
+    // update_curr() of the fair class feeds the fair server (dl_server_update());
+    // update_curr_rt() does not. Both classes charge through here.
     if (!task.isRt())
         m_dlServer->account(task.cpu, delta);
     for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
