@@ -63,6 +63,16 @@ void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)
     m_s.boostWoken(task);
 }
 
+void FairSchedClass::switchedFrom(Rq& /*rq*/, Task& task)
+{
+    m_s.removeLoad(task);
+}
+
+void FairSchedClass::switchedTo(Rq& rq, Task& /*task*/)
+{
+    m_s.resched(rq.cpu);
+}
+
 void FairSchedClass::updateCurr(Rq& rq)
 {
     for (SchedEntity* level = rq.curr; level; level = level->parent)

@@ -135,6 +135,7 @@ public:
     int selectTaskRq(const Task& task, bool fork) override;
     void balance(Rq& rq) override;
     void updateCurr(Rq& rq) override;
+    void switchedTo(Rq& rq, Task& task) override;
 
     /// The first queued task of @p cpu whose rt_rq's are not throttled (the class pick without
     /// the fair server's boost).

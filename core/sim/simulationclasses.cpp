@@ -192,12 +192,14 @@ void SimulationImpl::yieldTask(Task& task)
 
 // --- class changes ----------------------------------------------------------------------------
 
-bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
+bool SimulationImpl::changeClass(Task& task, Policy policy)
 {
+    // rt_policy() of the old and the new policy: the kernel's own tests in
+    // __sched_setscheduler() (the RT runtime check, the class chosen by __setscheduler_class()).
     const bool toRt = policy == Policy::Fifo || policy == Policy::RoundRobin;
     const bool fromRt = task.isRt();
     if (!toRt && !fromRt)
-        return false;
+        return false; // fair to fair: setPolicy()
     const int64_t runtime = m_rt->group(task.group).runtimeNs;
     if (toRt && task.group != 0 && runtime == 0) {
         // __sched_setscheduler(): an RT policy needs RT runtime in the task's group.
@@ -212,42 +214,33 @@ bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
         task.policy = policy;
         return true;
     }
+    // __sched_setscheduler() with a class change: a delayed task is dequeued for good first,
+    // then dequeue (SAVE) / put_prev, the new parameters and class, enqueue (RESTORE) /
+    // set_next, check_class_changed(): switched_from() of the old class, switched_to() of the
+    // new one.
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    SchedClass& from = classOf(task);
+    if (task.se.schedDelayed)
+        from.dequeueTask(rq, task, DequeueSleep | DequeueDelayed);
     const bool running = rq.curr == &task.se;
-    if (toRt) {
-        if (task.se.schedDelayed)
-            m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
-        const bool queued = task.se.onRq;
-        if (queued)
-            m_fair->dequeueEntities(rq, task.se, DequeueSave);
-        if (running)
-            m_fair->putPrevTask(rq, task.se);
-        m_load->remove(task.se); // switched_from_fair(): detach the load
-        task.policy = policy;
-        if (queued || running) {
-            m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-            task.rtExecStart = clock();
-        }
-        if (running)
-            resched(task.cpu, false);
-        else if (queued)
-            wakeupPreempt(rq, task, 0);
-        return true;
-    }
+    const bool queued = task.rtQueued || task.se.onRq; // task_on_rq_queued()
+    if (queued)
+        from.dequeueTask(rq, task, DequeueSave);
     if (running)
-        m_rt->updateCurrTask(task);
-    const bool queued = task.rtQueued;
-    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
+        from.putPrevTask(rq, task);
     task.policy = policy;
-    task.se.batchPolicy = policy == Policy::Batch;
-    task.se.idlePolicy = policy == Policy::Idle;
-    task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
-    if (queued) {
-        m_fair->enqueueTask(rq, task.se, EnqueueRestore);
-        if (running)
-            m_fair->setNextTask(rq, task.se, true);
+    if (!toRt) { // __setscheduler_params() → set_load_weight() of a fair policy
+        task.se.batchPolicy = policy == Policy::Batch;
+        task.se.idlePolicy = policy == Policy::Idle;
+        task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
     }
-    resched(task.cpu, false);
+    SchedClass& to = classOf(task);
+    if (queued)
+        to.enqueueTask(rq, task, EnqueueRestore);
+    if (running)
+        to.setNextTask(rq, task);
+    from.switchedFrom(rq, task);
+    to.switchedTo(rq, task);
     return true;
 }
 

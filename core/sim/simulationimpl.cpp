@@ -895,7 +895,7 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
-    if (task.state == TaskRunState::Exited || rtSetPolicy(task, policy))
+    if (task.state == TaskRunState::Exited || changeClass(task, policy))
         return; // changes from or to SCHED_FIFO/SCHED_RR: simulationclasses.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;

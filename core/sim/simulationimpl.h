@@ -169,7 +169,8 @@ private:
     // the classes and units and their services (simulationclasses.cpp)
     void initClasses(const Scenario& scenario);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    bool rtSetPolicy(Task& task, Policy policy);
+    /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
+    bool changeClass(Task& task, Policy policy);
     bool rtMoveTask(Task& task, int group);
     bool rtSetAffinity(Task& task, const CpuSet& cpus);
     RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
