@@ -53,6 +53,26 @@ void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
     m_fair.checkPreemptWakeup(rq, task.se, wakeFlags);
 }
 
+void FairSchedClass::migrateTaskRq(Task& task, int /*newCpu*/)
+{
+    m_s.removeLoad(task);
+}
+
+void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)
+{
+    m_s.boostWoken(task);
+}
+
+void FairSchedClass::switchedFrom(Rq& /*rq*/, Task& task)
+{
+    m_s.removeLoad(task);
+}
+
+void FairSchedClass::switchedTo(Rq& rq, Task& /*task*/)
+{
+    m_s.resched(rq.cpu);
+}
+
 void FairSchedClass::updateCurr(Rq& rq)
 {
     for (SchedEntity* level = rq.curr; level; level = level->parent)

@@ -18,6 +18,12 @@ public:
     virtual Task& taskAt(int index) = 0;
     /// dl_server_start(): fair work arrived on @p cpu while a higher class runs.
     virtual void serverStart(int cpu) = 0;
+    virtual void resched(int cpu) = 0; ///< resched_curr()
+    /// migrate_task_rq_fair(): the load of @p task leaves its old CPU.
+    virtual void removeLoad(Task& task) = 0;
+    /// A task woken inside a kernel section is lifted out of its throttled hierarchy
+    /// (CfsBandwidthControl::boostTask).
+    virtual void boostWoken(Task& task) = 0;
     /// task_tick_core(): core scheduling's part of the tick (forced-idle accounting).
     virtual void taskTickCore(int /*cpu*/) { }
 };
@@ -39,6 +45,12 @@ public:
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
     /// select_task_rq_fair(), simplified: fork balancing or select_idle_sibling().
     int selectTaskRq(const Task& task, bool fork) override;
+    void migrateTaskRq(Task& task, int newCpu) override;
+    void taskWoken(Rq& rq, Task& task) override;
+    /// switched_from_fair(): detach_task_cfs_rq(), the task's load leaves the cfs_rq.
+    void switchedFrom(Rq& rq, Task& task) override;
+    /// switched_to_fair(), model: the task's CPU reschedules.
+    void switchedTo(Rq& rq, Task& task) override;
     /// The fair class's balancing is the machine's load balancer (simulationbalance.cpp).
     void balance(Rq&) override { }
     void updateCurr(Rq& rq) override;

@@ -4,8 +4,8 @@
 #include "core/base/text.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
+#include "core/kernel/runoptions.h"
 #include "core/scenario/limits.h"
-#include "core/sim/simulation.h"
 
 #include <algorithm>
 #include <cerrno>

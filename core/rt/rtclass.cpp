@@ -52,6 +52,8 @@ void RtClass::enqueueTask(Rq& rq, Task& task, int flags)
 
 void RtClass::dequeueTask(Rq& rq, Task& task, int /*flags*/)
 {
+    if (rq.curr == &task.se)
+        updateCurrTask(task); // dequeue_task_rt() → update_curr_rt()
     if (!task.rtQueued)
         return;
     auto& q = rq.rt.queue;
@@ -134,6 +136,16 @@ void RtClass::updateCurr(Rq& rq)
         if (t.isRt())
             updateCurrTask(t);
     }
+}
+
+void RtClass::switchedTo(Rq& rq, Task& task)
+{
+    // switched_to_rt(), model: the running task's CPU reschedules at once; a queued one checks
+    // for preemption as at a wakeup (the RT balance after that schedule() may push it).
+    if (rq.curr == &task.se)
+        m_s.resched(rq.cpu);
+    else if (task.rtQueued)
+        m_s.wakeupPreempt(rq, task);
 }
 
 void RtClass::putPrevTask(Rq& rq, Task& prev)

@@ -4,7 +4,7 @@
 // period timer's refill. Timers, migrations and core-scheduling checks are the machine's,
 // reached through RtServices (a fake in tests/core/tst_rtunit.cpp). Admission control of
 // cpu.rt_runtime_us writes (tg_set_rt_bandwidth) is here too; the cost of its walk is the
-// machine's (core/sim/simulationcosts.cpp).
+// kernel-work cost model's (core/kernel/kernelwork.h).
 //
 // Simplifications (documented in docs/scenarios/rt-group-constraints.md):
 // - One priority-ordered queue per CPU holds every queued RT task (the running one included);
@@ -135,6 +135,7 @@ public:
     int selectTaskRq(const Task& task, bool fork) override;
     void balance(Rq& rq) override;
     void updateCurr(Rq& rq) override;
+    void switchedTo(Rq& rq, Task& task) override;
 
     /// The first queued task of @p cpu whose rt_rq's are not throttled (the class pick without
     /// the fair server's boost).

@@ -39,6 +39,12 @@ public:
     virtual int selectTaskRq(const Task& task, bool fork) = 0;
     /// balance(): after schedule() on @p rq, move this class's tasks between CPUs.
     virtual void balance(Rq& rq) = 0;
+    /// migrate_task_rq(): @p task, not queued, is about to move to @p newCpu (set_task_cpu()).
+    virtual void migrateTaskRq(Task& /*task*/, int /*newCpu*/) { }
+    /// After the enqueue of a wakeup, before wakeup_preempt(): the class's part of waking
+    /// @p task (the fair class lifts a task woken inside a kernel section out of a throttled
+    /// hierarchy). A model hook: the kernel's task_woken() runs after wakeup_preempt().
+    virtual void taskWoken(Rq& /*rq*/, Task& /*task*/) { }
     /// switched_from(): @p task leaves this class (sched_setscheduler).
     virtual void switchedFrom(Rq& /*rq*/, Task& /*task*/) { }
     /// switched_to(): @p task joins this class.

@@ -7,6 +7,7 @@
 #include "core/base/time.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
+#include "core/kernel/runoptions.h"
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenario.h"
@@ -17,36 +18,6 @@
 #include <vector>
 
 namespace schedlab {
-
-/// Resource guards (docs/limits.md): a run that would exceed one stops at once with a
-/// "resource_limit" finding and Simulation::stopReason(), instead of exhausting the machine.
-struct ResourceLimits
-{
-    /// Events per simulated second, checked per simulated millisecond (a thousandth of it): a
-    /// runaway of zero-time events (a loop that takes no time) stops within a millisecond.
-    uint64_t eventsPerSecond = 1'000'000'000;
-    /// Tasks alive at once (not exited), forked children and spawned tasks included.
-    int liveTasks = 100'000;
-    /// Tasks created in all (exited ones stay in the recording and the metrics): a program that
-    /// forks short-lived children in a loop stops here rather than filling memory.
-    int createdTasks = 1'000'000;
-    /// Bytes of the recording (48 per record); the run stops before its storage grows past it.
-    uint64_t recordingBytes = uint64_t{1} << 30;
-};
-
-/// Run-time overrides of a scenario (CLI flags, compare variants, GUI toggles).
-struct RunOptions
-{
-    std::optional<std::string> profile;
-    std::vector<std::string> features;                          ///< "NAME" / "NO_NAME", in order
-    std::vector<std::pair<std::string, std::string>> overrides; ///< choice=value, in order
-    std::optional<Nanoseconds> duration;
-    std::optional<uint64_t> seed;
-    bool recordSamples = true; ///< entity samples in the recording (large runs may turn off)
-    bool recordEvents = true;  ///< scheduler events other than switches (enqueue, place, ...)
-    Nanoseconds watchdogThreshold{1'000'000'000};
-    ResourceLimits limits;
-};
 
 enum class TaskState { NotStarted, Runnable, Running, Sleeping, Blocked, Exited };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the scheduling classes: their construction in priority order, the
 // services they call (timers, migrations, core-scheduling checks), cpu.rt_* writes, and the RT
-// paths of wakeups and of policy, group and affinity changes. The classes themselves are in
+// paths of policy, group and affinity changes. The classes themselves are in
 // core/rt/, core/fair/ and core/sched/.
 #include "core/scenario/jsonvalues.h"
 #include "simulationimpl.h"
@@ -32,8 +32,14 @@ std::string errnoName(int err)
 
 void SimulationImpl::initClasses(const Scenario& scenario)
 {
+    KernelCosts costs;
     for (const auto& [name, value] : scenario.kernel.costs)
-        applyCost(m_costs, name, value.count());
+        applyCost(costs, name, value.count());
+    m_work = std::make_unique<KernelWork>(static_cast<KernelWorkServices&>(*this), costs,
+        m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks,
+        m_preempt == Preempt::None || m_preempt == Preempt::Voluntary);
+    m_interp = std::make_unique<ProgramInterpreter>(
+        static_cast<ProgramServices&>(*this), m_prng, *m_work, m_mutexes);
     // The scheduling classes, in priority order for the pick walk.
     m_rt = std::make_unique<RtClass>(
         static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
@@ -137,46 +143,63 @@ bool SimulationImpl::cookieFits(const Task& task, int cpu) const
     return true;
 }
 
-// --- wakeups and preemption ------------------------------------------------------------------
+// --- KernelWorkServices
+// ---------------------------------------------------------------------------
 
-bool SimulationImpl::rtWakeUpNew(Task& task)
+EventId SimulationImpl::startSectionEnd(int cpu, int64_t at)
 {
-    const int cpu = m_rt->selectTaskRq(task, false);
-    attachToCpu(task, cpu);
-    task.state = TaskRunState::Runnable;
-    task.alive = true;
-    recordSpawn(task, cpu);
-    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-    markWaiting(task, cpu);
-    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, WakeFork);
-    return true;
+    return m_events.schedule(Nanoseconds(at), [this, cpu] {
+        m_eventCpu = cpu;
+        m_rqs[static_cast<size_t>(cpu)]->sections.end = {};
+        // need_resched set during the section is honoured now (preempt_enable()).
+        if (m_rqs[static_cast<size_t>(cpu)]->needResched)
+            m_reschedPending.push_back(cpu);
+    });
 }
 
-bool SimulationImpl::rtTryToWakeUp(Task& task)
+std::vector<int> SimulationImpl::groupsMatching(const std::string& pattern) const
 {
-    task.state = TaskRunState::Runnable;
-    const int prev = task.cpu;
-    const int cpu = m_rt->selectTaskRq(task, false);
-    if (cpu != prev) {
-        attachToCpu(task, cpu);
-        ++task.migrations;
-        record(RecordKind::Migrate, task.se, prev, cpu, 0);
+    std::vector<int> groups;
+    if (pattern.find('*') == std::string::npos) {
+        const int g = groupByPath(pattern);
+        if (g >= 0)
+            groups.push_back(g);
+        return groups;
     }
-    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-    record(RecordKind::Wakeup, task.se, cpu, 0, 0);
-    markWaiting(task, cpu);
-    wakeupPreempt(*m_rqs[static_cast<size_t>(cpu)], task, 0);
-    return true;
+    for (const TaskGroup& g : m_groups) // like the shell, one write per matching cgroup
+        if (cgroupMatches(pattern, g.path))
+            groups.push_back(g.index);
+    return groups;
+}
+
+RtWalkCount SimulationImpl::writeCgroupFiles(
+    int group, const CgroupFiles& files, const std::string& by)
+{
+    CgroupFiles other = files;
+    other.rtRuntimeUs.reset();
+    other.rtPeriodUs.reset();
+    applyCgroupFiles(group, other);
+    return applyRtFiles(group, files, by);
+}
+
+// --- ProgramServices ----------------------------------------------------------------------------
+
+void SimulationImpl::yieldTask(Task& task)
+{
+    m_fair->yieldTask(*m_rqs[static_cast<size_t>(task.cpu)]);
+    resched(task.cpu, false);
 }
 
 // --- class changes ----------------------------------------------------------------------------
 
-bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
+bool SimulationImpl::changeClass(Task& task, Policy policy)
 {
+    // rt_policy() of the old and the new policy: the kernel's own tests in
+    // __sched_setscheduler() (the RT runtime check, the class chosen by __setscheduler_class()).
     const bool toRt = policy == Policy::Fifo || policy == Policy::RoundRobin;
     const bool fromRt = task.isRt();
     if (!toRt && !fromRt)
-        return false;
+        return false; // fair to fair: setPolicy()
     const int64_t runtime = m_rt->group(task.group).runtimeNs;
     if (toRt && task.group != 0 && runtime == 0) {
         // __sched_setscheduler(): an RT policy needs RT runtime in the task's group.
@@ -191,42 +214,33 @@ bool SimulationImpl::rtSetPolicy(Task& task, Policy policy)
         task.policy = policy;
         return true;
     }
+    // __sched_setscheduler() with a class change: a delayed task is dequeued for good first,
+    // then dequeue (SAVE) / put_prev, the new parameters and class, enqueue (RESTORE) /
+    // set_next, check_class_changed(): switched_from() of the old class, switched_to() of the
+    // new one.
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    SchedClass& from = classOf(task);
+    if (task.se.schedDelayed)
+        from.dequeueTask(rq, task, DequeueSleep | DequeueDelayed);
     const bool running = rq.curr == &task.se;
-    if (toRt) {
-        if (task.se.schedDelayed)
-            m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
-        const bool queued = task.se.onRq;
-        if (queued)
-            m_fair->dequeueEntities(rq, task.se, DequeueSave);
-        if (running)
-            m_fair->putPrevTask(rq, task.se);
-        m_load->remove(task.se); // switched_from_fair(): detach the load
-        task.policy = policy;
-        if (queued || running) {
-            m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-            task.rtExecStart = clock();
-        }
-        if (running)
-            resched(task.cpu, false);
-        else if (queued)
-            wakeupPreempt(rq, task, 0);
-        return true;
-    }
+    const bool queued = task.rtQueued || task.se.onRq; // task_on_rq_queued()
+    if (queued)
+        from.dequeueTask(rq, task, DequeueSave);
     if (running)
-        m_rt->updateCurrTask(task);
-    const bool queued = task.rtQueued;
-    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
+        from.putPrevTask(rq, task);
     task.policy = policy;
-    task.se.batchPolicy = policy == Policy::Batch;
-    task.se.idlePolicy = policy == Policy::Idle;
-    task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
-    if (queued) {
-        m_fair->enqueueTask(rq, task.se, EnqueueRestore);
-        if (running)
-            m_fair->setNextTask(rq, task.se, true);
+    if (!toRt) { // __setscheduler_params() → set_load_weight() of a fair policy
+        task.se.batchPolicy = policy == Policy::Batch;
+        task.se.idlePolicy = policy == Policy::Idle;
+        task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
     }
-    resched(task.cpu, false);
+    SchedClass& to = classOf(task);
+    if (queued)
+        to.enqueueTask(rq, task, EnqueueRestore);
+    if (running)
+        to.setNextTask(rq, task);
+    from.switchedFrom(rq, task);
+    to.switchedTo(rq, task);
     return true;
 }
 

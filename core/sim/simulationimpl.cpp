@@ -90,7 +90,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
         for (int i = 1; i <= count; ++i) {
             const std::string name = spec.count ? spec.name + "-" + std::to_string(i) : spec.name;
             Task& task = createTask(spec, name, -1);
-            const int64_t start = spec.start ? draw(*spec.start) : 0;
+            const int64_t start = spec.start ? m_interp->draw(*spec.start) : 0;
             task.spawnedAt = start;
             const int index = task.index;
             m_events.schedule(Nanoseconds(start), [this, index] {
@@ -303,6 +303,8 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     }
     t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
+    // sched_fork(): rt_prio() chooses rt_sched_class; __sched_setscheduler() refuses an RT
+    // policy in a group without RT runtime. (Kernel tests of the policy, not dispatch.)
     if (t.isRt() && t.rtPriority == 0)
         t.rtPriority = 1;
     if (t.isRt() && t.group != 0 && m_rt->group(t.group).runtimeNs == 0) {
@@ -370,25 +372,26 @@ void SimulationImpl::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
         return; // killed before it started
-    if (task.isRt() && rtWakeUpNew(task))
-        return;
+    // wake_up_new_task(): the task's class chooses the CPU and queues it.
+    SchedClass& cls = classOf(task);
     task.alive = true;
-    const int cpu = m_fairSched->selectTaskRq(task, true);
+    const int cpu = cls.selectTaskRq(task, true);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     recordSpawn(task, cpu);
-    // init_entity_runnable_average(): a new task starts with its full weight as load (§6.6).
-    task.se.avg = PeltAvg{};
-    task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
-    task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
-    task.se.vlag = 0;
-    task.se.relDeadline = false;
-    m_fair->enqueueTask(rq, task.se, EnqueueInitial);
+    // post_init_entity_util_avg() tests sched_class != &fair_sched_class: only a fair task
+    // starts with its full weight as load (init_entity_runnable_average(), §6.6).
+    if (&cls == m_fairSched.get()) {
+        task.se.avg = PeltAvg{};
+        task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
+        task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
+        task.se.vlag = 0;
+        task.se.relDeadline = false;
+    }
+    cls.enqueueTask(rq, task, EnqueueInitial);
     markWaiting(task, cpu);
-    wakeupPreempt(rq, task, WakeFork);
-    if (!rq.curr)
-        resched(cpu, false);
+    wakeupPreempt(rq, task, WakeFork); // an idle CPU always reschedules
 }
 
 void SimulationImpl::recordSpawn(const Task& task, int cpu)
@@ -404,39 +407,63 @@ void SimulationImpl::recordSpawn(const Task& task, int cpu)
     }());
 }
 
+void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
+{
+    Task& t = *m_tasks[static_cast<size_t>(taskIndex)];
+    const int cpu = t.sleepCpu;
+    m_eventCpu = cpu;
+    const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
+    if (irqsOn > clock()) {
+        // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled (a
+        // cost-model section, core/kernel/kernelwork.h).
+        t.timer = m_events.schedule(
+            Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
+        return;
+    }
+    const int64_t late = clock() - due;
+    if (late > 0 && t.waitStart < 0 && t.state == TaskRunState::Sleeping) {
+        // The wake-up latency counts from the timer's expiry.
+        t.waitStart = due;
+        t.waitCpu = cpu;
+        m_work->timerHeldOff(t.name, cpu, due, late);
+    }
+    tryToWakeUp(t);
+}
+
 void SimulationImpl::tryToWakeUp(Task& task)
 {
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild
         && task.state != TaskRunState::BlockedLock)
         return;
-    if (task.isRt() && rtTryToWakeUp(task))
-        return;
+    SchedClass& cls = classOf(task);
     task.state = TaskRunState::Runnable;
     if (task.se.onRq) {
-        // ttwu_runnable(): still queued as delayed: requeue on the same CPU, no selection.
+        // ttwu_runnable(): still queued as delayed (only a fair task can be): requeue on the
+        // same CPU, no selection.
         Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-        m_fair->enqueueTask(rq, task.se, EnqueueDelayed);
+        cls.enqueueTask(rq, task, EnqueueDelayed);
         record(RecordKind::Wakeup, task.se, task.cpu, 1, 0);
         markWaiting(task, task.cpu);
-        m_bw->boostTask(task);
+        cls.taskWoken(rq, task);
         wakeupPreempt(rq, task, 0);
         return;
     }
+    // select_task_rq(), set_task_cpu() (migrate_task_rq()), ttwu_do_activate().
     const int prev = task.cpu;
-    const int cpu = m_fairSched->selectTaskRq(task, false);
+    const int cpu = cls.selectTaskRq(task, false);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
-        m_load->remove(task.se); // migrate_task_rq_fair(): the load leaves the old CPU
+        cls.migrateTaskRq(task, cpu);
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
         record(RecordKind::Migrate, task.se, prev, cpu, 0);
     }
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    m_fair->enqueueTask(rq, task.se, flags);
+    cls.enqueueTask(rq, task, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
-    m_bw->boostTask(task);
+    cls.taskWoken(rq, task);
     wakeupPreempt(rq, task, 0);
 }
 
@@ -501,6 +528,8 @@ Task* SimulationImpl::taskByName(const std::string& name)
 
 SchedClass& SimulationImpl::classOf(const Task& task)
 {
+    // __setscheduler_class(): rt_prio() → rt_sched_class, else fair_sched_class. The one place
+    // that maps a policy to its class; the kernel paths dispatch through the result.
     if (task.isRt())
         return *m_rt;
     return *m_fairSched;
@@ -559,7 +588,7 @@ void SimulationImpl::startRunning(Task& task)
     task.runStart = clock();
     task.state = TaskRunState::Running;
     if (task.workLeft == 0)
-        advanceProgram(task); // executes instantaneous operations; may block or exit
+        m_interp->advance(task); // executes instantaneous operations; may block or exit
     if (task.workLeft > 0 && !task.blocking && !task.exiting) {
         const int index = task.index;
         task.workDone = m_events.schedule(Nanoseconds(after(task.workLeft)), [this, index] {
@@ -578,6 +607,9 @@ void SimulationImpl::schedule(int cpu)
     Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
     if (prev) {
         stopRunning(*prev);
+        // block_task()/put_prev_task() of prev's class. The fair side is open-coded here: its
+        // put_prev_task() is folded into the pick below (put_prev_set_next_task(), putFrom), and
+        // the bandwidth checks of put_prev_entity() and task work run first.
         if (prev->isRt()) {
             m_rt->putPrevTask(rq, *prev);
         } else {
@@ -599,6 +631,7 @@ void SimulationImpl::schedule(int cpu)
     // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
     // scheduling it is the core-wide pick (core/coresched/).
     m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
+    // put_prev_set_next_task() skips put_prev_task() when prev's class picks prev again (fair).
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     Task* rtNext = nullptr;
@@ -607,6 +640,7 @@ void SimulationImpl::schedule(int cpu)
     auto pick = [&]() -> SchedEntity* {
         forcedIdle = false;
         SchedEntity* se = m_core->active() ? m_core->pickNextTask(cpu, forcedIdle) : classPick(cpu);
+        // set_next_task() of next's class: RT's below, fair's through switchTasks().
         rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
         return se;
     };
@@ -712,6 +746,7 @@ void SimulationImpl::armHrtick(Rq& rq)
     EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
     m_events.cancel(ev);
     ev = {};
+    // hrtick_update(): only when the running task's class is fair_sched_class (kernel test).
     if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
         || taskOf(*rq.curr).isRt())
         return;
@@ -818,7 +853,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
     nice = std::clamp(nice, -20, 19);
     if (task.state == TaskRunState::Exited || nice == task.nice)
         return;
-    if (task.isRt()) {
+    if (task.isRt()) {    // set_user_nice(): task_has_rt_policy() only records static_prio
         task.nice = nice; // kept for a later return to SCHED_NORMAL; no effect on RT
         return;
     }
@@ -844,6 +879,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
 
 void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
+    // __setscheduler_params(): a custom slice is set for fair_policy() only (kernel test).
     if (task.state == TaskRunState::Exited || !m_traits.customSlices || task.isRt())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {
@@ -859,7 +895,7 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
 
 void SimulationImpl::setPolicy(Task& task, Policy policy)
 {
-    if (task.state == TaskRunState::Exited || rtSetPolicy(task, policy))
+    if (task.state == TaskRunState::Exited || changeClass(task, policy))
         return; // changes from or to SCHED_FIFO/SCHED_RR: simulationclasses.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
@@ -1071,7 +1107,7 @@ bool SimulationImpl::step()
     processResched();
     checkLimits();
 #ifdef SCHEDLAB_CHECKED
-    checkInvariants();
+    checkInvariants(static_cast<const MachineView&>(*this), m_violations);
 #endif
     return true;
 }

@@ -11,13 +11,17 @@
 #include "core/fair/fairclass.h"
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
-#include "core/kernel/costs.h"
+#include "core/kernel/kernelwork.h"
+#include "core/record/invariants.h"
+#include "core/record/machineview.h"
+#include "core/record/metricsbuilder.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/idleclass.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/simulation.h"
+#include "core/workload/interpreter.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
@@ -39,7 +43,10 @@ class SimulationImpl final : public FairHooks,
                              private CoreSchedServices,
                              private LoadServices,
                              private MutexServices,
-                             private CfsBandwidthServices
+                             private CfsBandwidthServices,
+                             private KernelWorkServices,
+                             private ProgramServices,
+                             private MachineView
 {
 public:
     SimulationImpl(const Scenario& scenario, const RunOptions& options);
@@ -50,7 +57,7 @@ public:
     Nanoseconds now() const { return m_events.now(); }
     Nanoseconds endTime() const { return m_end; }
     bool finished() const;
-    uint64_t eventsExecuted() const { return m_events.executed(); }
+    uint64_t eventsExecuted() const override { return m_events.executed(); }
     const Recording& recording() const { return m_rec; }
     std::vector<TaskView> taskViews() const;
     std::vector<CgroupView> cgroupViews() const;
@@ -112,6 +119,8 @@ private:
     SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
     // FairSchedServices
     void serverStart(int cpu) override { m_dlServer->starve(cpu); }
+    void removeLoad(Task& task) override { m_load->remove(task.se); }
+    void boostWoken(Task& task) override { m_bw->boostTask(task); }
     /// task->sched_class: the class of @p task's policy.
     SchedClass& classOf(const Task& task);
 
@@ -121,7 +130,7 @@ private:
     void applyProfile(const KernelProfile& profile);
     void buildGroups(const Scenario& scenario);
     int addGroup(const std::string& path, const CgroupFiles& files);
-    int groupByPath(const std::string& path) const;
+    int groupByPath(const std::string& path) const override;
     void applyCgroupFiles(int group, const CgroupFiles& files);
     void scheduleActions(const Scenario& scenario);
 
@@ -146,43 +155,47 @@ private:
     void stopRunning(Task& task);
     void armHrtick(Rq& rq);
     void recordSwitch(int cpu, const Task* prev, const Task* next);
-    void setUserNice(Task& task, int nice);
+    void setUserNice(Task& task, int nice) override;
     void setSlice(Task& task, std::optional<Nanoseconds> slice);
     void setPolicy(Task& task, Policy policy);
-    void setAffinity(Task& task, const CpuSet& cpus);
-    void moveTask(Task& task, int group);
+    void setAffinity(Task& task, const CpuSet& cpus) override;
+    void moveTask(Task& task, int group) override;
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     void migrateQueued(Task& task, int cpu);
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
-    // the classes and their services (simulationclasses.cpp), kernel-work costs
-    // (simulationcosts.cpp)
+    // the classes and units and their services (simulationclasses.cpp)
     void initClasses(const Scenario& scenario);
-    bool rtWakeUpNew(Task& task);
-    bool rtTryToWakeUp(Task& task);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    bool rtSetPolicy(Task& task, Policy policy);
+    /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
+    bool changeClass(Task& task, Policy policy);
     bool rtMoveTask(Task& task, int group);
     bool rtSetAffinity(Task& task, const CpuSet& cpus);
     RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
-    bool continueKernelWork(Task& task);
-    bool startFork(Task& task, const Op& op);
-    bool completeFork(Task& task, const Op& op);
-    void startWrite(Task& task, const Op& op);
-    void beginSection(
-        int cpu, int64_t until, bool irqsOff, const std::string& who, const std::string& what);
+    // KernelWorkServices (the kernel-work cost model, core/kernel/kernelwork.h)
+    KernelSections& sections(int cpu) override { return m_rqs[static_cast<size_t>(cpu)]->sections; }
+    EventId startSectionEnd(int cpu, int64_t at) override;
+    void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
+    std::vector<int> groupsMatching(const std::string& pattern) const override;
+    RtWalkCount writeCgroupFiles(
+        int group, const CgroupFiles& files, const std::string& by) override;
+    bool completeFork(Task& task, const Op& op) override;
     /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
-    bool preemptible(int cpu) const;
+    bool preemptible(int cpu) const { return m_work->preemptible(cpu); }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu);
     void timerWakeUp(int taskIndex, int64_t due);
 
-    // workload
-    void advanceProgram(Task& task);
-    int64_t draw(const DurationSpec& d);
+    // workload: ProgramServices (the program interpreter, core/workload/interpreter.h)
+    bool isRunning(const Task& task) const override
+    {
+        return m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se;
+    }
+    bool shouldPark(const Task& task) const override { return m_bw->shouldPark(task); }
+    void yieldTask(Task& task) override;
     void onWorkDone(int taskIndex);
 
     // load tracking (§6.3, §6.6)
@@ -195,13 +208,13 @@ private:
     void queueCoreBalance(int cpu) override;
     void moveQueued(Task& task, int cpu) override;
     bool inKernelSection(int cpu) override;
-    void applyCookieOp(Task& task, const Op& op);
+    void applyCookieOp(Task& task, const Op& op) override;
     // CFS bandwidth (core/fair/cfsbandwidth.*)
     void startBandwidthTimer(int group, int64_t at, bool slack) override;
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
-    void returnToUser(Task& task);
+    void returnToUser(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
-    bool kernelSectionPreemptible(int cpu) const;
+    bool kernelSectionPreemptible(int cpu) const override;
     void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
     void programError(const Task& task, const std::string& what) override;
 
@@ -211,7 +224,15 @@ private:
 
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;
-    void checkInvariants();
+    // MachineView (metrics and invariant checks, core/record/)
+    const Rq& cpuRq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    const Task& taskView(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
+    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
+    int64_t groupCpuTime(int group) const override
+    {
+        return m_groupCpuTime[static_cast<size_t>(group)];
+    }
+    std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
     void markWaiting(Task& task, int cpu);
     void endWaiting(Task& task);
 
@@ -256,7 +277,7 @@ private:
     std::vector<std::string> m_violations;
     // Resource guards (RunOptions::limits)
     void checkLimits();
-    void stopRun(const std::string& task, int cpu, const std::string& reason);
+    void stopRun(const std::string& task, int cpu, const std::string& reason) override;
     bool canCreateTask(const std::string& name, int cpu);
     std::string m_stopReason;      ///< set when a guard stopped the run
     int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
@@ -267,10 +288,9 @@ private:
 
     Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
-    KernelCosts m_costs;
+    std::unique_ptr<KernelWork> m_work;                ///< the kernel-work cost model
+    std::unique_ptr<ProgramInterpreter> m_interp;
     std::vector<Finding> m_rtFindings;
-    int64_t m_tasklistReadUntil = 0;  ///< tasklist_lock read-held (constraint walk) until
-    int64_t m_tasklistWriteUntil = 0; ///< tasklist_lock write-held (fork) until
 };
 
 } // namespace schedlab

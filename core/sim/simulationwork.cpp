@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The workload interpreter, recording hooks, invariant checks, views and metrics.
+// The fork of the workload, recording hooks, views; the metrics' and invariant checks' view of
+// the machine (core/record/metricsbuilder.h, invariants.h).
 #include "core/base/text.h"
 #include "simulationimpl.h"
 
@@ -7,157 +8,6 @@
 #include <map>
 
 namespace schedlab {
-
-namespace {
-
-/// CPU cost of a sched_yield() system call. A yield loop must consume some time, otherwise a lone
-/// yielder would loop forever at one simulated instant.
-constexpr int64_t kYieldSyscallNs = 1000;
-/// Operations a task may execute at one instant before it is considered a runaway program.
-constexpr int kMaxInstantOps = 10000;
-constexpr int kMaxInvariantReports = 50;
-
-} // namespace
-
-int64_t SimulationImpl::draw(const DurationSpec& d)
-{
-    if (d.endless)
-        return -1;
-    if (d.upper)
-        return m_prng.uniform(d.value.count(), d.upper->count());
-    return d.value.count();
-}
-
-void SimulationImpl::advanceProgram(Task& task)
-{
-    task.workLeft = 0;
-    if (continueKernelWork(task)) // a fork or cgroup writes in progress (simulationcosts.cpp)
-        return;
-    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-    for (int ops = 0;; ++ops) {
-        if (ops > kMaxInstantOps) {
-            // A loop of operations that take no time never returns: a resource guard.
-            stopRun(task.name, task.cpu,
-                "task " + printable(task.name) + " ran more than " + std::to_string(kMaxInstantOps)
-                    + " operations without using time (a loop with no run, sleep or yield?)");
-            task.exiting = true;
-            resched(task.cpu, false);
-            return;
-        }
-        if (task.stack.empty()) {
-            task.exiting = true; // the program ended: the task exits
-            resched(task.cpu, false);
-            return;
-        }
-        Task::Frame& frame = task.stack.back();
-        if (frame.pc >= frame.ops->size()) {
-            if (frame.kernel) {
-                task.stack.pop_back();
-                if (--task.kernelDepth == 0) {
-                    returnToUser(task);
-                    if (m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se
-                        && m_bw->shouldPark(task))
-                        return; // stops here; parked by schedule(), resumes when unthrottled
-                }
-                continue;
-            }
-            if (frame.left != 0 && task.stack.size() > 1
-                && (frame.until < 0 || clock() < frame.until)) {
-                if (frame.left > 0)
-                    --frame.left;
-                frame.pc = 0;
-                if (frame.ops->empty())
-                    task.stack.pop_back();
-                continue;
-            }
-            task.stack.pop_back();
-            continue;
-        }
-        const Op& op = (*frame.ops)[frame.pc++];
-        switch (op.kind) {
-        case Op::Kind::Run: {
-            const int64_t d = draw(op.duration);
-            if (d == 0)
-                continue;
-            task.workLeft = d;
-            return;
-        }
-        case Op::Kind::Sleep:
-            task.sleepFor = std::max<int64_t>(0, draw(op.duration));
-            task.blocking = true;
-            resched(task.cpu, false);
-            return;
-        case Op::Kind::Loop:
-            if (op.count && *op.count <= 0)
-                continue;
-            {
-                int64_t until = -1;
-                if (op.forTime) { // "for": while (elapsed < D), checked before each iteration
-                    const int64_t d = draw(*op.forTime);
-                    if (d == 0)
-                        continue;
-                    until = d < 0 ? -1 : after(d);
-                }
-                task.stack.push_back({&op.body, 0, op.count ? *op.count - 1 : -1, until});
-                continue;
-            }
-        case Op::Kind::Yield:
-            m_fair->yieldTask(rq);
-            resched(task.cpu, false);
-            task.workLeft = kYieldSyscallNs;
-            return;
-        case Op::Kind::Nice:
-            setUserNice(task, op.nice);
-            continue;
-        case Op::Kind::Cpus:
-            if (auto set = CpuSet::parse(op.name, m_cpus))
-                setAffinity(task, *set);
-            if (m_rqs[static_cast<size_t>(task.cpu)]->curr != &task.se)
-                return; // migrated: it continues when it runs on its new CPU
-            continue;
-        case Op::Kind::Cgroup: {
-            const int g = groupByPath(op.name);
-            if (g >= 0)
-                moveTask(task, g);
-            continue;
-        }
-        case Op::Kind::Fork: {
-            if (op.fork.empty())
-                continue;
-            if (startFork(task, op)) { // kernel work first; the child appears at its end
-                task.pendingFork = &op;
-                return;
-            }
-            if (completeFork(task, op))
-                return;
-            continue;
-        }
-        case Op::Kind::Write:
-            startWrite(task, op);
-            if (continueKernelWork(task))
-                return;
-            continue;
-        case Op::Kind::Exit:
-            task.exiting = true;
-            resched(task.cpu, false);
-            return;
-        case Op::Kind::Kernel:
-            ++task.kernelDepth;
-            task.stack.push_back({&op.body, 0, 0, -1, true});
-            continue;
-        case Op::Kind::Lock:
-            if (!m_mutexes.lock(task, op.name))
-                return; // blocked; resumes after the lock op when the mutex is handed over
-            continue;
-        case Op::Kind::Unlock:
-            m_mutexes.unlock(task, op.name);
-            continue;
-        case Op::Kind::Cookie:
-            applyCookieOp(task, op);
-            continue;
-        }
-    }
-}
 
 bool SimulationImpl::completeFork(Task& task, const Op& op)
 {
@@ -247,6 +97,8 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
 {
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
+    // update_curr() of the fair class feeds the fair server (dl_server_update());
+    // update_curr_rt() does not. Both classes charge through here.
     if (!task.isRt())
         m_dlServer->account(task.cpu, delta);
     for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
@@ -271,105 +123,6 @@ void SimulationImpl::endWaiting(Task& task)
                 {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
         task.waitStart = -1;
     }
-}
-
-// --- invariants (kernel-model.md §13, checked builds) ------------------------------------------
-
-void SimulationImpl::checkInvariants()
-{
-    if (static_cast<int>(m_violations.size()) >= kMaxInvariantReports)
-        return;
-    // A sweep costs O(tasks + cfs_rq's). On a large machine it runs every k-th event, k growing
-    // with the size, so checking costs O(1) per event on average whatever the size: a broken
-    // invariant persists and is still found, a few events later.
-    const size_t size = m_tasks.size() + m_groups.size() * static_cast<size_t>(m_cpus);
-    constexpr size_t kSweepBudget = 2048;
-    if (size > kSweepBudget && m_events.executed() % (size / kSweepBudget + 1) != 0)
-        return;
-    auto report = [&](const std::string& what) {
-        m_violations.push_back("t=" + std::to_string(clock()) + " " + what);
-    };
-    std::map<const CfsRq*, std::pair<int, int>> counts; // h_nr_queued, h_nr_runnable
-    std::vector<int> perCpu(static_cast<size_t>(m_cpus), 0);
-    for (const auto& t : m_tasks) {
-        if (!t->se.onRq)
-            continue;
-        if (t->se.cfsRq->cpu != t->cpu)
-            report("task " + t->name + " is queued on cpu" + std::to_string(t->se.cfsRq->cpu)
-                + " but belongs to cpu" + std::to_string(t->cpu));
-        bool reachedRoot = true;
-        for (const SchedEntity* se = &t->se; se; se = se->parent) {
-            auto& c = counts[se->cfsRq];
-            ++c.first;
-            if (!t->se.schedDelayed)
-                ++c.second;
-            if (se->cfsRq->throttleDequeued) {
-                reachedRoot = false; // ≤6.17: counted up to the throttled cfs_rq only (§9.2)
-                break;
-            }
-        }
-        if (reachedRoot)
-            ++perCpu[static_cast<size_t>(t->cpu)];
-    }
-    auto check = [&](const CfsRq& rq, const std::string& where) {
-        if (std::string err = rq.checkInvariants(); !err.empty())
-            report(where + ": " + err);
-        const auto it = counts.find(&rq);
-        const auto expected = it == counts.end() ? std::pair<int, int>{0, 0} : it->second;
-        if (rq.hNrQueued != expected.first)
-            report(where + ": h_nr_queued " + std::to_string(rq.hNrQueued)
-                + " != " + std::to_string(expected.first));
-        if (rq.hNrRunnable != expected.second)
-            report(where + ": h_nr_runnable " + std::to_string(rq.hNrRunnable)
-                + " != " + std::to_string(expected.second));
-        // Σ ŵ·(V − v) over queued entities is within rounding of 0: V is the floor of the mean.
-        const uint64_t v = rq.peekAvgVruntime();
-        Int128 sum = 0;
-        Int128 den = 0;
-        rq.forEachTree([&](const SchedEntity& se) {
-            sum += static_cast<Int128>(vdiff(v, se.vruntime)) * rq.avgWeight(se);
-            den += rq.avgWeight(se);
-        });
-        if (rq.curr && rq.curr->onRq) {
-            sum += static_cast<Int128>(vdiff(v, rq.curr->vruntime)) * rq.avgWeight(*rq.curr);
-            den += rq.avgWeight(*rq.curr);
-        }
-        if (den > 0 && (sum > 0 || sum <= -den))
-            report(where + ": sum of w*lag is not within rounding of 0");
-    };
-    for (int c = 0; c < m_cpus; ++c) {
-        const Rq& rq = *m_rqs[static_cast<size_t>(c)];
-        check(*rq.cfs, "cpu" + std::to_string(c) + " /");
-        if (rq.nrRunning != perCpu[static_cast<size_t>(c)])
-            report("cpu" + std::to_string(c) + ": nr_running " + std::to_string(rq.nrRunning)
-                + " != " + std::to_string(perCpu[static_cast<size_t>(c)]));
-        if (rq.curr && rq.cfs->inTree(*rq.curr))
-            report("cpu" + std::to_string(c) + ": the running task is in the tree");
-    }
-    // With thousands of group cfs_rq's a full sweep after every event would dominate the run:
-    // then only the cfs_rq's on the paths of queued tasks are checked every event, all of them
-    // every 1024th event.
-    const bool full =
-        m_groups.size() * static_cast<size_t>(m_cpus) <= 4096 || m_events.executed() % 1024 == 0;
-    if (!full) {
-        std::vector<const CfsRq*> onPath;
-        for (const auto& [rq, c] : counts)
-            if (rq->groupIndex != 0)
-                onPath.push_back(rq);
-        std::sort(onPath.begin(), onPath.end(), [](const CfsRq* a, const CfsRq* b) {
-            return std::pair(a->groupIndex, a->cpu) < std::pair(b->groupIndex, b->cpu);
-        });
-        for (const CfsRq* rq : onPath)
-            check(*rq,
-                "cpu" + std::to_string(rq->cpu) + " "
-                    + m_groups[static_cast<size_t>(rq->groupIndex)].path);
-        return;
-    }
-    for (const auto& g : m_groups)
-        for (const auto& rq : g.cfsRq)
-            check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
-    if (std::string err = m_core->checkInvariants(); !err.empty())
-        report(err);
 }
 
 // --- views and metrics ---------------------------------------------------------------------------
@@ -428,24 +181,9 @@ std::vector<CgroupView> SimulationImpl::cgroupViews() const
     return out;
 }
 
-namespace {
-
-int64_t percentile(std::vector<int64_t> values, int pct)
-{
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    // Nearest-rank: the smallest value with at least pct % of the values at or below it.
-    const size_t rank = (values.size() * static_cast<size_t>(pct) + 99) / 100;
-    return values[std::max<size_t>(rank, 1) - 1];
-}
-
-} // namespace
-
 Metrics SimulationImpl::metrics() const
 {
     Metrics m;
-    const int64_t now = clock();
     m.scenario = m_scenario.name;
     m.profile = m_profileName;
     for (size_t i = 0; i < kFeatureCount; ++i) {
@@ -458,79 +196,8 @@ Metrics SimulationImpl::metrics() const
         m.overrides[choice] = value;
     for (const auto& [choice, value] : m_options.overrides)
         m.overrides[choice] = value;
-    m.durationNs = now;
-    const int64_t threshold = m_options.watchdogThreshold.count();
-    for (const auto& t : m_tasks) {
-        TaskMetrics tm;
-        tm.name = t->name;
-        tm.cgroup = m_groups[static_cast<size_t>(t->group)].path;
-        tm.cpuTimeNs = t->cpuTime;
-        tm.share = now > 0 ? static_cast<double>(t->cpuTime) / static_cast<double>(now) : 0.0;
-        std::vector<int64_t> waits = t->waits;
-        if (t->waitStart >= 0)
-            waits.push_back(now - t->waitStart); // still waiting at the end of the run
-        tm.waitMaxNs = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
-        tm.waitP50Ns = percentile(waits, 50);
-        tm.waitP99Ns = percentile(waits, 99);
-        tm.switches = t->switches;
-        tm.migrations = t->migrations;
-        if (t->exitedAt >= 0)
-            tm.exitedAtNs = t->exitedAt;
-        tm.forked = t->parent >= 0;
-        if (t->usedLocks) {
-            int64_t lockWait = t->lockWaitNs;
-            if (t->lockWaitStart >= 0)
-                lockWait += now - t->lockWaitStart; // still waiting at the end of the run
-            tm.lockWaitNs = lockWait;
-        }
-        m.tasks.push_back(tm);
-        if (t->probe) {
-            ProbeMetrics pm;
-            pm.name = t->name;
-            pm.spawnedAtNs = t->spawnedAt;
-            if (t->exitedAt >= 0)
-                pm.latencyNs = t->exitedAt - t->spawnedAt;
-            m.probes.push_back(pm);
-        }
-        if (t->waitStart >= 0 && now - t->waitStart > threshold)
-            m.findings.push_back({"starvation", t->name, t->waitCpu, t->waitStart,
-                now - t->waitStart, "runnable, not run (still waiting)"});
-    }
-    // Completed waits longer than the threshold, recorded by the watchdog as they ended.
-    for (const auto& f : m_watchdog)
-        m.findings.push_back(f);
-    for (const auto& f : m_limitFindings)
-        m.findings.push_back(f);
-    for (const auto& f : m_rtFindings) // failed actions, long irqs-off sections, late timers
-        m.findings.push_back(f);
-    std::sort(m.findings.begin(), m.findings.end(),
-        [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
-    for (const auto& g : m_groups) {
-        if (g.index == 0)
-            continue;
-        CgroupMetrics cm{g.path, m_groupCpuTime[static_cast<size_t>(g.index)], 0, {}, {}};
-        // cpu.stat throttled time: completed intervals plus the ones still open (§9.3).
-        cm.throttledNs = g.bandwidth.throttledTime;
-        for (const auto& c : g.cfsRq)
-            if (c->throttledClock >= 0)
-                cm.throttledNs += now - c->throttledClock;
-        if (g.bandwidth.everLimited) {
-            cm.nrPeriods = g.bandwidth.nrPeriods;
-            cm.nrThrottled = g.bandwidth.nrThrottled;
-        }
-        m.cgroups.push_back(std::move(cm));
-    }
-    for (int c = 0; c < m_cpus; ++c) {
-        int64_t busy = m_rqs[static_cast<size_t>(c)]->busyNs;
-        if (m_rqs[static_cast<size_t>(c)]->busySince >= 0)
-            busy += now - m_rqs[static_cast<size_t>(c)]->busySince;
-        int64_t forcedIdle = 0;
-        const CoreRqState& cr = m_rqs[static_cast<size_t>(c)]->core;
-        forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
-        m.cpus.push_back({c, busy, forcedIdle});
-    }
-    for (const auto& v : m_violations)
-        m.findings.push_back({"invariant", "", 0, 0, 0, v});
+    addMachineMetrics(m, *this, m_options.watchdogThreshold.count(),
+        {{&m_watchdog, &m_limitFindings, &m_rtFindings}, &m_violations});
     m.run.events = m_events.executed();
     m.run.contextSwitches = m_contextSwitches;
     m.run.recordedEvents = m_rec.size();

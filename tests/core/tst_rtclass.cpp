@@ -36,6 +36,8 @@ private Q_SLOTS:
     void fifoRunsToCompletion();
     void rtPreemptsFair();
     void pushToIdleCpu();
+    void policyChangeSwitchesClass_data();
+    void policyChangeSwitchesClass();
     void seedContrast();
     void cgroupCountAndWriteRoundTrip();
 };
@@ -330,6 +332,45 @@ void TestRtClass::pushToIdleCpu()
     const Metrics m = run(json, "6.12");
     QCOMPARE(task(m, "a").cpuTimeNs, 100 * kMs);
     QCOMPARE(task(m, "b").cpuTimeNs, 90 * kMs);
+}
+
+void TestRtClass::policyChangeSwitchesClass_data()
+{
+    // At 10 ms one of the two hogs runs and the other waits: switching either covers both the
+    // running (put_prev/set_next) and the queued (dequeue/enqueue) path of __sched_setscheduler.
+    QTest::addColumn<QString>("switched");
+    QTest::addColumn<QString>("other");
+    QTest::newRow("a") << "a"
+                       << "b";
+    QTest::newRow("b") << "b"
+                       << "a";
+}
+
+void TestRtClass::policyChangeSwitchesClass()
+{
+    // One CPU, two fair hogs; one becomes SCHED_FIFO at 10 ms and SCHED_NORMAL again at 50 ms.
+    // Derivation: [0, 10 ms) the two share the CPU (about 5 ms each, within a 1 ms tick);
+    // [10, 50 ms) the RT task runs alone (no throttling: 40 ms < 950 ms, 6.6 has no fair
+    // server), so the other gets nothing; [50, 100 ms) they share again, each within a few ms
+    // of 25 ms (the returning task is placed with its saved lag, at most a slice). So the other
+    // runs 5 + 0 + 25 = 30 ms give or take the slice and tick effects: 20..36 ms. Without the
+    // switch it would run 50 ms; if the task stayed RT, about 5 ms; if it were lost on the way
+    // back to fair, about 55 ms.
+    QFETCH(QString, switched);
+    QFETCH(QString, other);
+    const std::string name = switched.toStdString();
+    const std::string json = R"({ "schedlab": 1, "name": "t", "duration": "100ms",
+        "tasks": [ { "name": "a", "program": [ { "run": "forever" } ] },
+                   { "name": "b", "program": [ { "run": "forever" } ] } ],
+        "actions": [ { "at": "10ms", "set": { "task": ")"
+        + name + R"(", "policy": "fifo" } },
+                     { "at": "50ms", "set": { "task": ")"
+        + name + R"(", "policy": "normal" } } ] })";
+    const Metrics m = run(json, "6.6");
+    const int64_t otherNs = task(m, other.toStdString()).cpuTimeNs;
+    QVERIFY2(otherNs >= 20 * kMs && otherNs <= 36 * kMs, std::to_string(otherNs).c_str());
+    QCOMPARE(task(m, name).cpuTimeNs + otherNs, 100 * kMs); // the CPU never idles
+    QVERIFY(findings(m, "failed_action").empty());
 }
 
 void TestRtClass::seedContrast()

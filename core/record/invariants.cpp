@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "invariants.h"
+
+#include "core/fair/taskgroup.h"
+#include "core/fair/weights.h"
+#include "core/record/machineview.h"
+#include "core/sched/rq.h"
+#include "core/workload/task.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace schedlab {
+
+namespace {
+
+constexpr int kMaxInvariantReports = 50;
+
+} // namespace
+
+void checkInvariants(const MachineView& machine, std::vector<std::string>& violations)
+{
+    const std::vector<TaskGroup>& groups = machine.taskGroups();
+    const int cpus = machine.cpuCount();
+    if (static_cast<int>(violations.size()) >= kMaxInvariantReports)
+        return;
+    // A sweep costs O(tasks + cfs_rq's). On a large machine it runs every k-th event, k growing
+    // with the size, so checking costs O(1) per event on average whatever the size: a broken
+    // invariant persists and is still found, a few events later.
+    const size_t size =
+        static_cast<size_t>(machine.taskCount()) + groups.size() * static_cast<size_t>(cpus);
+    constexpr size_t kSweepBudget = 2048;
+    if (size > kSweepBudget && machine.eventsExecuted() % (size / kSweepBudget + 1) != 0)
+        return;
+    auto report = [&](const std::string& what) {
+        violations.push_back("t=" + std::to_string(machine.clock()) + " " + what);
+    };
+    std::map<const CfsRq*, std::pair<int, int>> counts; // h_nr_queued, h_nr_runnable
+    std::vector<int> perCpu(static_cast<size_t>(cpus), 0);
+    for (int i = 0; i < machine.taskCount(); ++i) {
+        const Task* t = &machine.taskView(i);
+        if (!t->se.onRq)
+            continue;
+        if (t->se.cfsRq->cpu != t->cpu)
+            report("task " + t->name + " is queued on cpu" + std::to_string(t->se.cfsRq->cpu)
+                + " but belongs to cpu" + std::to_string(t->cpu));
+        bool reachedRoot = true;
+        for (const SchedEntity* se = &t->se; se; se = se->parent) {
+            auto& c = counts[se->cfsRq];
+            ++c.first;
+            if (!t->se.schedDelayed)
+                ++c.second;
+            if (se->cfsRq->throttleDequeued) {
+                reachedRoot = false; // ≤6.17: counted up to the throttled cfs_rq only (§9.2)
+                break;
+            }
+        }
+        if (reachedRoot)
+            ++perCpu[static_cast<size_t>(t->cpu)];
+    }
+    auto check = [&](const CfsRq& rq, const std::string& where) {
+        if (std::string err = rq.checkInvariants(); !err.empty())
+            report(where + ": " + err);
+        const auto it = counts.find(&rq);
+        const auto expected = it == counts.end() ? std::pair<int, int>{0, 0} : it->second;
+        if (rq.hNrQueued != expected.first)
+            report(where + ": h_nr_queued " + std::to_string(rq.hNrQueued)
+                + " != " + std::to_string(expected.first));
+        if (rq.hNrRunnable != expected.second)
+            report(where + ": h_nr_runnable " + std::to_string(rq.hNrRunnable)
+                + " != " + std::to_string(expected.second));
+        // Σ ŵ·(V − v) over queued entities is within rounding of 0: V is the floor of the mean.
+        const uint64_t v = rq.peekAvgVruntime();
+        Int128 sum = 0;
+        Int128 den = 0;
+        rq.forEachTree([&](const SchedEntity& se) {
+            sum += static_cast<Int128>(vdiff(v, se.vruntime)) * rq.avgWeight(se);
+            den += rq.avgWeight(se);
+        });
+        if (rq.curr && rq.curr->onRq) {
+            sum += static_cast<Int128>(vdiff(v, rq.curr->vruntime)) * rq.avgWeight(*rq.curr);
+            den += rq.avgWeight(*rq.curr);
+        }
+        if (den > 0 && (sum > 0 || sum <= -den))
+            report(where + ": sum of w*lag is not within rounding of 0");
+    };
+    for (int c = 0; c < cpus; ++c) {
+        const Rq& rq = machine.cpuRq(c);
+        check(*rq.cfs, "cpu" + std::to_string(c) + " /");
+        if (rq.nrRunning != perCpu[static_cast<size_t>(c)])
+            report("cpu" + std::to_string(c) + ": nr_running " + std::to_string(rq.nrRunning)
+                + " != " + std::to_string(perCpu[static_cast<size_t>(c)]));
+        if (rq.curr && rq.cfs->inTree(*rq.curr))
+            report("cpu" + std::to_string(c) + ": the running task is in the tree");
+    }
+    // With thousands of group cfs_rq's a full sweep after every event would dominate the run:
+    // then only the cfs_rq's on the paths of queued tasks are checked every event, all of them
+    // every 1024th event.
+    const bool full =
+        groups.size() * static_cast<size_t>(cpus) <= 4096 || machine.eventsExecuted() % 1024 == 0;
+    if (!full) {
+        std::vector<const CfsRq*> onPath;
+        for (const auto& [rq, c] : counts)
+            if (rq->groupIndex != 0)
+                onPath.push_back(rq);
+        std::sort(onPath.begin(), onPath.end(), [](const CfsRq* a, const CfsRq* b) {
+            return std::pair(a->groupIndex, a->cpu) < std::pair(b->groupIndex, b->cpu);
+        });
+        for (const CfsRq* rq : onPath)
+            check(*rq,
+                "cpu" + std::to_string(rq->cpu) + " "
+                    + groups[static_cast<size_t>(rq->groupIndex)].path);
+        return;
+    }
+    for (const auto& g : groups)
+        for (const auto& rq : g.cfsRq)
+            check(*rq, "cpu" + std::to_string(rq->cpu) + " " + g.path);
+    if (std::string err = machine.coreSchedInvariants(); !err.empty())
+        report(err);
+}
+
+} // namespace schedlab

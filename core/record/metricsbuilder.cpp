@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "metricsbuilder.h"
+
+#include "core/fair/taskgroup.h"
+#include "core/record/machineview.h"
+#include "core/sched/rq.h"
+#include "core/workload/task.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+int64_t percentile(std::vector<int64_t> values, int pct)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    // Nearest-rank: the smallest value with at least pct % of the values at or below it.
+    const size_t rank = (values.size() * static_cast<size_t>(pct) + 99) / 100;
+    return values[std::max<size_t>(rank, 1) - 1];
+}
+
+void addMachineMetrics(
+    Metrics& m, const MachineView& machine, int64_t watchdogThresholdNs, const RunFindings& runs)
+{
+    const int64_t now = machine.clock();
+    const std::vector<TaskGroup>& groups = machine.taskGroups();
+    m.durationNs = now;
+    for (int i = 0; i < machine.taskCount(); ++i) {
+        const Task* t = &machine.taskView(i);
+        TaskMetrics tm;
+        tm.name = t->name;
+        tm.cgroup = groups[static_cast<size_t>(t->group)].path;
+        tm.cpuTimeNs = t->cpuTime;
+        tm.share = now > 0 ? static_cast<double>(t->cpuTime) / static_cast<double>(now) : 0.0;
+        std::vector<int64_t> waits = t->waits;
+        if (t->waitStart >= 0)
+            waits.push_back(now - t->waitStart); // still waiting at the end of the run
+        tm.waitMaxNs = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
+        tm.waitP50Ns = percentile(waits, 50);
+        tm.waitP99Ns = percentile(waits, 99);
+        tm.switches = t->switches;
+        tm.migrations = t->migrations;
+        if (t->exitedAt >= 0)
+            tm.exitedAtNs = t->exitedAt;
+        tm.forked = t->parent >= 0;
+        if (t->usedLocks) {
+            int64_t lockWait = t->lockWaitNs;
+            if (t->lockWaitStart >= 0)
+                lockWait += now - t->lockWaitStart; // still waiting at the end of the run
+            tm.lockWaitNs = lockWait;
+        }
+        m.tasks.push_back(tm);
+        if (t->probe) {
+            ProbeMetrics pm;
+            pm.name = t->name;
+            pm.spawnedAtNs = t->spawnedAt;
+            if (t->exitedAt >= 0)
+                pm.latencyNs = t->exitedAt - t->spawnedAt;
+            m.probes.push_back(pm);
+        }
+        if (t->waitStart >= 0 && now - t->waitStart > watchdogThresholdNs)
+            m.findings.push_back({"starvation", t->name, t->waitCpu, t->waitStart,
+                now - t->waitStart, "runnable, not run (still waiting)"});
+    }
+    // Completed waits longer than the threshold (recorded by the watchdog as they ended),
+    // resource guards, failed actions, long irqs-off sections, late timers.
+    for (const std::vector<Finding>* list : runs.lists)
+        for (const auto& f : *list)
+            m.findings.push_back(f);
+    std::sort(m.findings.begin(), m.findings.end(),
+        [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
+    for (const auto& g : groups) {
+        if (g.index == 0)
+            continue;
+        CgroupMetrics cm{g.path, machine.groupCpuTime(g.index), 0, {}, {}};
+        // cpu.stat throttled time: completed intervals plus the ones still open (§9.3).
+        cm.throttledNs = g.bandwidth.throttledTime;
+        for (const auto& c : g.cfsRq)
+            if (c->throttledClock >= 0)
+                cm.throttledNs += now - c->throttledClock;
+        if (g.bandwidth.everLimited) {
+            cm.nrPeriods = g.bandwidth.nrPeriods;
+            cm.nrThrottled = g.bandwidth.nrThrottled;
+        }
+        m.cgroups.push_back(std::move(cm));
+    }
+    for (int c = 0; c < machine.cpuCount(); ++c) {
+        int64_t busy = machine.cpuRq(c).busyNs;
+        if (machine.cpuRq(c).busySince >= 0)
+            busy += now - machine.cpuRq(c).busySince;
+        int64_t forcedIdle = 0;
+        const CoreRqState& cr = machine.cpuRq(c).core;
+        forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
+        m.cpus.push_back({c, busy, forcedIdle});
+    }
+    if (runs.violations)
+        for (const auto& v : *runs.violations)
+            m.findings.push_back({"invariant", "", 0, 0, 0, v});
+}
+
+} // namespace schedlab
