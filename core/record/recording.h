@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The append-only recording of a run (architecture.md §4): fixed 48-byte records, so the whole
-// run of a seed scenario fits in memory and can be re-read by plots, metrics and exports.
+// The append-only recording of a run (docs/scenario-format.md §3): fixed 48-byte records, so the
+// whole run of a seed scenario fits in memory and can be re-read by plots, metrics and exports.
 // vruntime is piecewise linear between two samples of the same entity, so plots are exact.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The simulation facade (style.md §2): built from a Scenario, advanced by step()/runUntil(),
+// The simulation facade (core/README.md): built from a Scenario, advanced by step()/runUntil(),
 // observed through read-only views and the Recording. An ordinary object: no globals, so a test
 // can build ten of them. Same scenario + options ⇒ byte-identical recording.
 #pragma once
