@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The append-only recording of a run (docs/scenario-format.md §3): fixed 48-byte records, so the
-// whole run of a seed scenario fits in memory and can be re-read by plots, metrics and exports.
-// vruntime is piecewise linear between two samples of the same entity, so plots are exact.
+// The append-only recording of a run (core/README.md; its text form: docs/README.md): fixed 48-byte
+// records, so the whole run of a seed scenario fits in memory and can be re-read by plots, metrics
+// and exports. vruntime is piecewise linear between two samples of the same entity, so plots are
+// exact.
 #pragma once
 
 #include "core/base/time.h"
