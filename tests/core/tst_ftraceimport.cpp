@@ -167,10 +167,9 @@ private slots:
     {
         std::istringstream empty("");
         QVERIFY(!importFtrace(empty, "empty.txt").ok());
-        std::istringstream binary(std::string("\x7f"
-                                              "ELF\x01\x02\x00\x00 [",
-                                      12)
-            + "\n\n");
+        static const char kElf[] = "\x7f"
+                                   "ELF\x01\x02\x00\x00 [";
+        std::istringstream binary(std::string(kElf, sizeof kElf - 1) + "\n\n"); // NULs kept
         const TraceImport r = importFtrace(binary, "x.bin");
         QVERIFY(!r.ok());
         QVERIFY(contains(r.errors.front(), "x.bin:1:"));
