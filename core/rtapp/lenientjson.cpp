@@ -211,7 +211,7 @@ private:
             ++m_pos;
             v.type = Value::Type::Object;
             while (!peek('}')) {
-                std::pair<std::string, Value> member;
+                Member member;
                 if (!string(member.first))
                     return fail("a key in quotes or '}'");
                 member.second.line = m_line;

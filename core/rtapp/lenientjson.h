@@ -14,6 +14,8 @@
 
 namespace schedlab::rtapp {
 
+struct Member;
+
 struct Value
 {
     enum class Type { Null, Bool, Integer, Real, String, Array, Object };
@@ -22,7 +24,7 @@ struct Value
     int64_t integer = 0; ///< Integer
     std::string text;    ///< String; the literal as written for Integer and Real
     std::vector<Value> items;
-    std::vector<std::pair<std::string, Value>> members; ///< in file order, duplicates kept
+    std::vector<Member> members; ///< in file order, duplicates kept
     int line = 1;
 
     bool isObject() const { return type == Type::Object; }
@@ -30,6 +32,14 @@ struct Value
     const Value* find(const std::string& key) const;
     /// "an integer", "a string", … for messages.
     std::string describe() const;
+};
+
+/// One member of an object: its key (first) and value (second). A struct of its own rather than
+/// std::pair, because a pair may not name Value while Value is still incomplete.
+struct Member
+{
+    std::string first;
+    Value second;
 };
 
 /// Parses @p text. On a syntax error returns nullopt and sets @p error to "line N: expected …".
