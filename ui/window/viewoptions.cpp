@@ -3,6 +3,7 @@
 // playing, and colouring the CPU lanes by cgroup instead of by task.
 #include "core/sim/simulation.h"
 #include "ui/run/simulationcontroller.h"
+#include "ui/timeline/model/taskcgroups.h"
 #include "ui/timeline/timelineview.h"
 #include "ui/window/mainwindow.h"
 
@@ -60,52 +61,11 @@ void MainWindow::applyLaneColouring(bool byCgroup)
     // The cgroup of a task at time t: its spec's cgroup, then the move actions up to t (in the
     // order the simulation applies them). Tasks not in the scenario (forked children) are
     // unknown (-1). Rebuilt on every simulation reset, so edits are included.
-    struct Move
-    {
-        Nanoseconds at;
-        std::string cgroup;
-    };
-    auto initial = std::make_shared<std::map<std::string, std::string>>();
-    auto moves = std::make_shared<std::map<std::string, std::vector<Move>>>();
-    const Scenario& s = m_controller->scenario();
-    auto addSpec = [&](const TaskSpec& t) {
-        const std::string cgroup = t.cgroup.value_or("/");
-        if (t.count)
-            for (int k = 1; k <= *t.count; ++k)
-                (*initial)[t.name + "-" + std::to_string(k)] = cgroup;
-        else
-            (*initial)[t.name] = cgroup;
-    };
-    for (const TaskSpec& t : s.tasks)
-        addSpec(t);
-    std::vector<const Action*> ordered;
-    for (const Action& a : s.actions) {
-        if (a.kind == Action::Kind::Spawn && !a.spawn.empty())
-            addSpec(a.spawn.front());
-        if (a.kind == Action::Kind::Move)
-            ordered.push_back(&a);
-    }
-    std::stable_sort(ordered.begin(), ordered.end(),
-        [](const Action* a, const Action* b) { return a->at < b->at; });
-    for (const Action* a : ordered)
-        (*moves)[a->task].push_back({a->at, a->cgroup});
+    const TaskCgroups cgroupOf = taskCgroups(m_controller->scenario());
     const SimulationController* controller = m_controller;
-    m_timeline->setGroupColouring([controller, initial, moves](int task, Nanoseconds t) {
+    m_timeline->setGroupColouring([controller, cgroupOf](int task, Nanoseconds t) {
         const Simulation* sim = controller->simulation();
-        if (!sim || task < 0 || static_cast<size_t>(task) >= sim->recording().taskNames.size())
-            return -1;
-        const std::string& name = sim->recording().taskNames[static_cast<size_t>(task)];
-        const auto it = initial->find(name);
-        if (it == initial->end())
-            return -1;
-        std::string path = it->second;
-        if (const auto m = moves->find(name); m != moves->end())
-            for (const Move& move : m->second)
-                if (move.at <= t)
-                    path = move.cgroup;
-        const auto& paths = sim->recording().groupPaths;
-        const auto g = std::find(paths.begin(), paths.end(), path);
-        return g == paths.end() ? -1 : static_cast<int>(g - paths.begin());
+        return sim ? cgroupOf(sim->recording(), task, t) : -1;
     });
 }
 
