@@ -4,6 +4,7 @@
 // the exit codes of a run stopped by a resource guard (docs/limits.md).
 #include "core/base/text.h"
 #include "core/cli/cli.h"
+#include "support/clirun.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,30 +20,15 @@ using namespace schedlab;
 
 namespace {
 
-struct Result
-{
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using Result = test::CliResult;
+using test::contains;
 
-Result cli(std::vector<std::string> args)
+Result cli(const std::vector<std::string>& args)
 {
-    std::ostringstream out;
-    std::ostringstream err;
-    Result r;
-    r.code = runCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return test::runCliCaptured(args);
 }
 
 const std::string kHogs = SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json";
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
 
 std::string writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
 {

@@ -3,6 +3,7 @@
 // metrics JSON has the hand-computed CPU times, bad traces exit 2 naming the line, and compare
 // puts the real run beside the model under the scenario's task names.
 #include "core/cli/cli.h"
+#include "support/clirun.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -16,30 +17,15 @@ using namespace schedlab;
 
 namespace {
 
-struct Result
-{
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using Result = test::CliResult;
+using test::contains;
 
-Result cli(std::vector<std::string> args)
+Result cli(const std::vector<std::string>& args)
 {
-    std::ostringstream out;
-    std::ostringstream err;
-    Result r;
-    r.code = runCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return test::runCliCaptured(args);
 }
 
 const std::string kData = SCHEDLAB_SOURCE_DIR "/tests/data/ftrace/";
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
 
 } // namespace
 
