@@ -2,6 +2,7 @@
 #include "recording.h"
 
 #include "core/base/text.h"
+#include "migration.h"
 
 #include <algorithm>
 #include <string>
@@ -103,6 +104,13 @@ std::string formatRecord(const Record& r, const Recording& names)
     case RecordKind::Feature:
         out += std::to_string(g.a) + "=" + std::to_string(g.b);
         break;
+    case RecordKind::Migrate: {
+        out += name(r.entity) + " " + std::to_string(g.a) + " " + std::to_string(g.b);
+        const std::string why = describeMigration(g.c, g.d);
+        if (!why.empty())
+            out += " " + why;
+        break;
+    }
     default:
         out += name(r.entity) + " " + std::to_string(g.a) + " " + std::to_string(g.b) + " "
             + std::to_string(g.c);

@@ -42,7 +42,7 @@ enum class RecordKind : uint8_t {
     DeadlineRenew, ///< update_deadline: a = new deadline, b = slice
     Reweight,      ///< a = old weight, b = new weight
     Sample,        ///< entity state: see Payload::sample
-    Migrate,       ///< task moves: a = from cpu, b = to cpu
+    Migrate,       ///< task moves: a = from cpu, b = to cpu, c = why, d = detail (migration.h)
     Spawn,         ///< task created; a = parent task or -1
     Exit,          ///< task exits
     Yield,         ///< sched_yield
@@ -97,6 +97,7 @@ public:
     /// the limit, a few records later), so a doubling cannot overshoot a resource guard.
     void setCapacityLimit(uint64_t bytes) { m_capacityLimit = bytes / sizeof(Record); }
     const std::vector<Record>& records() const { return m_records; }
+    Record& lastRecord() { return m_records.back(); }
     size_t size() const { return m_records.size(); }
     size_t bytes() const { return m_records.size() * sizeof(Record); }
     void reserve(size_t n) { m_records.reserve(n); }

@@ -10,7 +10,7 @@
 
 namespace schedlab {
 
-bool SimulationImpl::pullOneTask(int dstCpu, int minImbalance)
+bool SimulationImpl::pullOneTask(int dstCpu, int minImbalance, MigrateReason reason)
 {
     const Rq& dst = *m_rqs[static_cast<size_t>(dstCpu)];
     if (m_cpus < 2)
@@ -40,7 +40,7 @@ bool SimulationImpl::pullOneTask(int dstCpu, int minImbalance)
             || (task.group != 0 && g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0))
             continue;
         m_fair->dequeueEntities(src, task.se, 0);
-        migrateQueued(task, dstCpu);
+        migrateQueued(task, dstCpu, reason);
         Rq& dstRq = *m_rqs[static_cast<size_t>(dstCpu)];
         m_fair->enqueueTask(dstRq, task.se, EnqueueMigrated);
         if (dstRq.curr)

@@ -113,13 +113,13 @@ void SimulationImpl::armPeriodTimer(int group)
     });
 }
 
-void SimulationImpl::migrate(Task& task, int cpu)
+void SimulationImpl::migrate(Task& task, int cpu, MigrateReason reason)
 {
     const int from = task.cpu;
     m_rt->dequeueTask(runQueue(task.cpu), task, 0);
     attachToCpu(task, cpu);
     ++task.migrations;
-    record(RecordKind::Migrate, task.se, from, cpu, 0);
+    recordMigrate(task.se, from, cpu, reason);
     if (task.waitStart >= 0)
         task.waitCpu = cpu;
     m_rt->enqueueTask(runQueue(task.cpu), task, 0);
@@ -292,7 +292,7 @@ bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
         recordSwitch(src.cpu, &task, nullptr);
     }
     const int target = m_rt->selectTaskRq(task, false);
-    migrate(task, target);
+    migrate(task, target, MigrateReason::Affinity);
     markWaiting(task, target);
     wakeupPreempt(*m_rqs[static_cast<size_t>(target)], task, 0);
     return true;

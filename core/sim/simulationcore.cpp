@@ -46,7 +46,7 @@ void SimulationImpl::moveQueued(Task& task, int cpu)
 {
     // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
     m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
-    migrateQueued(task, cpu);
+    migrateQueued(task, cpu, MigrateReason::CoreSteal);
     m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
 }
 

@@ -457,7 +457,7 @@ void SimulationImpl::tryToWakeUp(Task& task)
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
-        record(RecordKind::Migrate, task.se, prev, cpu, 0);
+        recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup);
     }
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     cls.enqueueTask(rq, task, flags);
@@ -657,7 +657,7 @@ void SimulationImpl::schedule(int cpu)
             putFrom = nullptr;
         }
         rq.curr = nullptr;
-        if (pullOneTask(cpu, 2))
+        if (pullOneTask(cpu, 2, MigrateReason::NewIdle))
             next = pick();
     }
     if (rtNext) {
@@ -819,7 +819,7 @@ void SimulationImpl::tick(int cpu)
         m_load->nohzBalancerKick(cpu);
     // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
     if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
-        pullOneTask(cpu, 2);
+        pullOneTask(cpu, 2, MigrateReason::Periodic);
     if (rq.needReschedLazy) {
         rq.needReschedLazy = false;
         resched(cpu, false);
@@ -909,14 +909,14 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
     });
 }
 
-void SimulationImpl::migrateQueued(Task& task, int cpu)
+void SimulationImpl::migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
 {
     m_bw->endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
     m_load->remove(task.se);
     attachToCpu(task, cpu);
     ++task.migrations;
-    record(RecordKind::Migrate, task.se, from, cpu, 0);
+    recordMigrate(task.se, from, cpu, reason, detail);
     if (task.waitStart >= 0)
         task.waitCpu = cpu;
 }
@@ -962,7 +962,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         recordSwitch(src.cpu, &task, nullptr);
     }
     m_fair->dequeueEntities(src, task.se, 0);
-    migrateQueued(task, target);
+    migrateQueued(task, target, MigrateReason::Affinity);
     Rq& dst = *m_rqs[static_cast<size_t>(target)];
     m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
     markWaiting(task, target);

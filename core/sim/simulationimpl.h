@@ -15,6 +15,7 @@
 #include "core/record/invariants.h"
 #include "core/record/machineview.h"
 #include "core/record/metricsbuilder.h"
+#include "core/record/migration.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/idleclass.h"
@@ -81,6 +82,9 @@ public:
     void resched(int cpu, bool lazy) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
+    /// A Migrate record with why the task moved (core/record/migration.h).
+    void recordMigrate(
+        const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail = {});
     void sample(const SchedEntity& se) override;
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
@@ -101,7 +105,8 @@ private:
     void armPeriodTimer(int group) override;             ///< start_rt_bandwidth()
     void taskQueued(Task& task, bool enqueued) override; ///< core_tree upkeep for RT tasks
     bool cookieFits(const Task& task, int cpu) const override;
-    void migrate(Task& task, int cpu) override;
+    void migrate(Task& task, int cpu) override { migrate(task, cpu, MigrateReason::Rt); }
+    void migrate(Task& task, int cpu, MigrateReason reason);
     void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
     int taskCount() const override { return static_cast<int>(m_tasks.size()); }
     const std::string& groupPath(int group) const override
@@ -162,7 +167,7 @@ private:
     void moveTask(Task& task, int group) override;
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
-    void migrateQueued(Task& task, int cpu);
+    void migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
@@ -219,7 +224,7 @@ private:
     void programError(const Task& task, const std::string& what) override;
 
     // load balancing (§8, simplified)
-    bool pullOneTask(int dstCpu, int minImbalance);
+    bool pullOneTask(int dstCpu, int minImbalance, MigrateReason reason);
     int64_t m_balanceIntervalNs = 4000000;
 
     // recording & checks

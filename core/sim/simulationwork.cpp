@@ -60,6 +60,14 @@ void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, i
     m_rec.append(r);
 }
 
+void SimulationImpl::recordMigrate(
+    const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail)
+{
+    record(RecordKind::Migrate, se, from, to, int64_t(reason));
+    if (m_options.recordEvents)
+        m_rec.lastRecord().payload.generic.d = detail.pack();
+}
+
 void SimulationImpl::sample(const SchedEntity& se)
 {
     if (!m_options.recordSamples || !se.cfsRq)
