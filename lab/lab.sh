@@ -49,6 +49,17 @@ done
 # The machine's CPU count ("machine": { "cpus": N }, default 1), the file joined into one line.
 cpus=$(tr -d '\n' < "$SCENARIO" | sed -n 's/.*"machine"[^}]*"cpus"[^0-9}]*\([0-9][0-9]*\).*/\1/p')
 cpus=${cpus:-1}
+# The topology ("threads_per_core", "cores_per_llc"): qemu's -smp cores/threads, one socket (one
+# LLC) per group of cores_per_llc cores, so the guest kernel builds the same SMT/MC/PKG domains.
+machine_field() {
+    tr -d '\n' < "$SCENARIO" | sed -n "s/.*\"machine\"[^}]*\"$1\"[^0-9}]*\([0-9][0-9]*\).*/\1/p"
+}
+threads=$(machine_field threads_per_core)
+threads=${threads:-1}
+cores=$((cpus / threads))
+cores_per_llc=$(machine_field cores_per_llc)
+cores_per_llc=${cores_per_llc:-$cores}
+smp="$cpus,sockets=$((cores / cores_per_llc)),cores=$cores_per_llc,threads=$threads"
 duration_s=$(sed -n 's/.*"duration"[^"]*"\([0-9.]*\)\(ms\|s\)".*/\1 \2/p' "$SCENARIO" | head -n 1 |
     awk '{ if ($2 == "ms") print int($1 / 1000) + 1; else print int($1) + 1 }')
 duration_s=${duration_s:-11}
@@ -114,10 +125,10 @@ chmod +x "$ird/init"
 
 # --- 3. the VM: console on ttyS0, the bulk output (trace, sched/debug) on ttyS1 --------------
 rm -f "$OUT/console.log" "$OUT/bulk.txt"
-echo "lab: booting Linux $KERNEL with $cpus CPUs under qemu (TCG), scenario $name" >&2
+echo "lab: booting Linux $KERNEL with $cpus CPUs (-smp $smp) under qemu (TCG), scenario $name" >&2
 start=$(date +%s)
 set +e
-timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m 512 \
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m 512 \
     -display none -monitor none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
     -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus" \

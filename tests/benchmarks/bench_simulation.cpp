@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -77,9 +78,10 @@ std::string hogsOnOneCpu(int tasks)
         + "] }";
 }
 
-std::string bigMachine()
+std::string bigMachine(int cpus = 64, int totalTasks = 2000)
 {
-    // 64 CPUs (32 cores x 2 threads, 2 LLCs), 50 cgroups three levels deep, 2000 tasks.
+    // 64 CPUs (32 cores x 2 threads, 2 LLCs), 50 cgroups three levels deep, 2000 tasks; the
+    // scaling table keeps the same shape on other CPU counts (SMT pairs, LLCs of 16 cores).
     std::string cgroups;
     std::vector<std::string> leaves;
     int n = 0;
@@ -101,7 +103,7 @@ std::string bigMachine()
         }
     }
     std::string tasks;
-    const int perLeaf = 2000 / static_cast<int>(leaves.size());
+    const int perLeaf = std::max(4, totalTasks / static_cast<int>(leaves.size()));
     for (size_t i = 0; i < leaves.size(); ++i) {
         tasks += std::string(i ? "," : "") + R"({ "name": "h)" + std::to_string(i)
             + R"(", "count": )" + std::to_string(perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
@@ -110,11 +112,14 @@ std::string bigMachine()
             + std::to_string(perLeaf - perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
             + R"(", "start": { "uniform": ["0s", "100ms"] }, "program": [ { "loop": [ { "run": { "uniform": ["50us", "1ms"] } }, { "sleep": { "uniform": ["2ms", "50ms"] } } ] } ] })";
     }
-    return R"({ "schedlab": 1, "name": "bench-64cpu", "duration": "10s",
-      "kernel": { "profile": "6.13", "hz": 1000 },
-      "machine": { "cpus": 64, "threads_per_core": 2, "cores_per_llc": 16 },
-      "cgroups": [ )"
-        + cgroups + R"( ], "tasks": [ )" + tasks + " ] }";
+    const int threads = cpus >= 2 ? 2 : 1;
+    const int coresPerLlc = std::min(16, cpus / threads);
+    return R"({ "schedlab": 1, "name": "bench-)" + std::to_string(cpus)
+        + R"(cpu", "duration": "10s", "kernel": { "profile": "6.13", "hz": 1000 },
+      "machine": { "cpus": )"
+        + std::to_string(cpus) + R"(, "threads_per_core": )" + std::to_string(threads)
+        + R"(, "cores_per_llc": )" + std::to_string(coresPerLlc) + R"( }, "cgroups": [ )" + cgroups
+        + R"( ], "tasks": [ )" + tasks + " ] }";
 }
 
 } // namespace
@@ -154,6 +159,34 @@ private Q_SLOTS:
         const Scenario s = parseOrFail(::bigMachine());
         const Figures f = timeRun(s, false, false);
         report("64 CPUs, 2000 tasks, 50 cgroups, 10s", s, f);
+        QVERIFY(f.events > 0);
+    }
+    /// The scaling table: the same workload shape (31 tasks per CPU, 50 cgroups three deep,
+    /// half the tasks sleeping) on 1 … 256 CPUs; the cost per event should not grow with the
+    /// machine.
+    void scaling_data()
+    {
+        QTest::addColumn<int>("cpus");
+        QTest::addColumn<int>("tasks");
+        for (int cpus : {1, 4, 16, 64})
+            QTest::addRow("%d CPUs", cpus) << cpus << cpus * 2000 / 64;
+        QTest::addRow("256 CPUs") << 256 << 10000;
+    }
+    void scaling()
+    {
+        QFETCH(int, cpus);
+        QFETCH(int, tasks);
+        const Scenario s = parseOrFail(::bigMachine(cpus, tasks));
+        const Figures f = timeRun(s, false, false);
+        const double simSeconds = static_cast<double>(s.durationOrDefault().count()) / 1e9;
+        int total = 0;
+        for (const auto& t : s.tasks)
+            total += t.count.value_or(1);
+        std::printf("SCALING %4d CPUs %6d tasks  wall %8.3f s  events %10llu  %11.0f events/s  "
+                    "%6.3f us/event  sim/real %6.1fx\n",
+            cpus, total, f.wallSeconds, static_cast<unsigned long long>(f.events),
+            static_cast<double>(f.events) / f.wallSeconds,
+            f.wallSeconds * 1e6 / static_cast<double>(f.events), simSeconds / f.wallSeconds);
         QVERIFY(f.events > 0);
     }
 };
