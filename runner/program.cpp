@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The plan (what a real kernel can reproduce) and the program interpreter of schedlab-run.
 #include "core/base/cpuset.h"
+#include "core/scenario/jsonvalues.h"
 #include "runner.h"
 
 #include <cerrno>
@@ -35,23 +36,6 @@ void sleepNs(int64_t ns)
         return;
     timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) { }
-}
-
-const char* policyName(Policy p)
-{
-    switch (p) {
-    case Policy::Normal:
-        return "normal";
-    case Policy::Batch:
-        return "batch";
-    case Policy::Idle:
-        return "idle";
-    case Policy::Fifo:
-        return "fifo";
-    case Policy::RoundRobin:
-        return "rr";
-    }
-    return "?";
 }
 
 class Planner
@@ -108,7 +92,7 @@ public:
             note(where + "/slice", "custom slices need Linux 6.12+; this kernel ignores them");
         if (t.policy && (*t.policy == Policy::Fifo || *t.policy == Policy::RoundRobin)
             && !t.rtPriority)
-            note(where + "/policy", std::string(policyName(*t.policy)) + " without priority: 1");
+            note(where + "/policy", std::string(enumName(*t.policy)) + " without priority: 1");
         program(t.program, where + "/program");
     }
 

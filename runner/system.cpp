@@ -3,6 +3,7 @@
 
 #include "core/base/atomicfile.h"
 #include "core/base/cpuset.h"
+#include "core/scenario/jsonvalues.h"
 
 #include <algorithm>
 #include <atomic>
@@ -103,23 +104,6 @@ bool exists(const std::string& path)
     struct stat st
     { };
     return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string policyWord(Policy p)
-{
-    switch (p) {
-    case Policy::Normal:
-        return "normal";
-    case Policy::Batch:
-        return "batch";
-    case Policy::Idle:
-        return "idle";
-    case Policy::Fifo:
-        return "fifo";
-    case Policy::RoundRobin:
-        return "rr";
-    }
-    return "?";
 }
 
 uint32_t linuxPolicy(Policy p)
@@ -226,7 +210,8 @@ std::string Runner::applyAttributes(pid_t pid, const Attributes& a, bool inherit
         if (a.slice && (p == Policy::Normal || p == Policy::Batch))
             attr.runtime = static_cast<uint64_t>(a.slice->count()); // custom slice (6.12+)
         if (syscall(SYS_sched_setattr, pid, &attr, 0) != 0)
-            problems += " sched_setattr(" + policyWord(p) + "): " + std::strerror(errno) + ";";
+            problems +=
+                " sched_setattr(" + std::string(enumName(p)) + "): " + std::strerror(errno) + ";";
     } else if (a.nice) {
         if (setpriority(PRIO_PROCESS, static_cast<id_t>(pid), *a.nice) != 0)
             problems += std::string(" nice: ") + std::strerror(errno) + ";";
