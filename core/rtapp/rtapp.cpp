@@ -7,6 +7,7 @@
 #include "core/base/cpuset.h"
 #include "core/base/text.h"
 #include "core/rtapp/lenientjson.h"
+#include "core/scenario/jsonreader.h"
 #include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 
@@ -22,27 +23,10 @@ namespace schedlab::rtapp {
 
 namespace {
 
+using scenariojson::child;
+
 constexpr int kMaxForkDepth = 8; // forks of forks; the scenario nests at most 32 levels
 constexpr int kMaxForkCopies = 10'000;
-
-std::string pointerToken(const std::string& key)
-{
-    std::string out;
-    for (char c : key) {
-        if (c == '~')
-            out += "~0";
-        else if (c == '/')
-            out += "~1";
-        else
-            out += c;
-    }
-    return out;
-}
-
-std::string child(const std::string& path, const std::string& key)
-{
-    return path + "/" + pointerToken(key);
-}
 
 bool startsWith(const std::string& s, const std::string& prefix)
 {
@@ -157,7 +141,7 @@ public:
             else if (key == "resources")
                 resources(value, "/resources");
             else if (key != "tasks")
-                warn("/" + pointerToken(key), value, "unknown rt-app section: ignored");
+                warn(child("", key), value, "unknown rt-app section: ignored");
         }
         if (!m_tasks)
             warn("", *root, "no \"tasks\" section: the scenario has no tasks");
