@@ -48,8 +48,9 @@ void CfsRq::clearTrees()
 
 uint64_t CfsRq::avgWeight(const SchedEntity& se) const
 {
-    return m_choices.weightPrecision == WeightPrecision::Full ? se.load.weight
-                                                              : scaleLoadDown(se.load.weight);
+    // 7.3 flat run queue: the task's hierarchical weight h_load (kernel-model.md §6.1).
+    const uint64_t w = m_choices.flat ? se.hLoad.weight : se.load.weight;
+    return m_choices.weightPrecision == WeightPrecision::Full ? w : scaleLoadDown(w);
 }
 
 void CfsRq::enqueueTree(SchedEntity& se)
@@ -86,6 +87,7 @@ uint64_t CfsRq::peekAvgVruntime() const
 {
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
+    const SchedEntity* curr = eevdfCurr();
     const bool currQueued = curr && curr->onRq;
     if (currQueued) {
         const Int128 w = avgWeight(*curr);
@@ -117,6 +119,7 @@ bool CfsRq::vruntimeEligible(uint64_t v) const
 {
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
+    const SchedEntity* curr = eevdfCurr();
     if (curr && curr->onRq) {
         const Int128 w = avgWeight(*curr);
         num += static_cast<Int128>(key(*curr)) * w;
@@ -134,6 +137,7 @@ bool CfsRq::vruntimeEligible(uint64_t v) const
 void CfsRq::updateMinVruntime()
 {
     uint64_t vruntime = v0;
+    const SchedEntity* curr = eevdfCurr();
     const SchedEntity* c = (curr && curr->onRq) ? curr : nullptr;
     if (c)
         vruntime = c->vruntime;
@@ -150,6 +154,7 @@ void CfsRq::updateMinVruntime()
 Int128 CfsRq::countedWeight() const
 {
     Int128 w = sumWeight;
+    const SchedEntity* curr = eevdfCurr();
     if (curr && curr->onRq)
         w += avgWeight(*curr);
     return w;
@@ -157,6 +162,7 @@ Int128 CfsRq::countedWeight() const
 
 uint64_t CfsRq::ineligibleVruntime() const
 {
+    const SchedEntity* curr = eevdfCurr();
     if (sumWeight <= 0)
         return curr ? curr->vruntime + 1 : v0 + 1;
     return v0 + static_cast<uint64_t>(static_cast<int64_t>(floorDiv(sumWVruntime, sumWeight))) + 1;
@@ -211,6 +217,7 @@ void CfsRq::sliceErase(int64_t slice)
 int64_t CfsRq::minSlice() const
 {
     int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
+    const SchedEntity* curr = eevdfCurr();
     if (curr && curr->onRq && curr->slice < s)
         s = curr->slice;
     return s;
@@ -228,6 +235,7 @@ void CfsRq::setSlice(SchedEntity& se, int64_t slice)
 int64_t CfsRq::maxSlice() const
 {
     int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
+    const SchedEntity* curr = eevdfCurr();
     if (curr && curr->onRq && curr->slice > s)
         s = curr->slice;
     return s;
@@ -240,11 +248,15 @@ std::string CfsRq::checkInvariants() const
     uint64_t queuedLoad = 0;
     int queued = 0;
     bool anyEligible = false;
+    const SchedEntity* curr = eevdfCurr();
+    const bool flat = m_choices.flat;
     for (const SchedEntity& se : m_tree) {
         if (&se == curr)
             return "curr is in the tree";
-        if (!se.onRq || se.cfsRq != this)
+        if (!se.onRq || (!flat && se.cfsRq != this))
             return "tree entity not marked queued on this cfs_rq";
+        if (flat && !se.isTask())
+            return "group entity in the flat tree";
         const Int128 w = avgWeight(se);
         sw += w;
         swv += static_cast<Int128>(key(se)) * w;
@@ -261,6 +273,18 @@ std::string CfsRq::checkInvariants() const
         return "vruntime tree and deadline tree differ in size";
     if (sw != sumWeight || swv != sumWVruntime)
         return "sum_weight/sum_w_vruntime differ from the tree";
+    if (flat) {
+        // 7.3 (§6.1): the tree holds every queued task of the CPU (rq->cfs) or nothing (a group
+        // queue); load.weight and nr_queued are the level's own accounting.
+        if (owner && !m_tree.empty())
+            return "a group queue's tree is not empty (flat run queue)";
+        if (!owner && queued != hNrQueued)
+            return "h_nr_queued " + std::to_string(hNrQueued) + " != tasks in the flat tree "
+                + std::to_string(queued);
+        if (queued > 0 && !anyEligible)
+            return "no eligible task in the flat run queue";
+        return {};
+    }
     if (queuedLoad != loadWeight)
         return "load.weight " + std::to_string(loadWeight) + " != sum of queued weights "
             + std::to_string(queuedLoad);
