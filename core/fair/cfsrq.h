@@ -90,6 +90,8 @@ public:
     int eevdfQueued() const { return m_choices.flat ? hNrQueued : nrQueued; }
     /// The profile's run-queue layout: one flat EEVDF queue per CPU (7.3) or one per level.
     bool flat() const { return m_choices.flat; }
+    /// The behaviour choices in force (the simulation's, read live).
+    const ProfileChoices& choices() const { return m_choices; }
     int64_t key(const SchedEntity& se) const { return vdiff(se.vruntime, v0); }
 
     /// avg_vruntime(): V. With v0 = zero_vruntime_avg it also moves v0 to V (§3.2 step 4).
@@ -155,6 +157,7 @@ public:
     PeltAvg avg;                   ///< cfs_rq PELT (§6.6)
     uint64_t removedLoad = 0;      ///< load of entities that left (applied at next update)
     uint64_t tgLoadAvgContrib = 0; ///< this cfs_rq's share published in tg->load_avg
+    uint64_t tgRunnableAvgContrib = 0; ///< ... in tg->runnable_avg (group_shares=concur, 7.3)
     int64_t lastTgUpdate = -1;     ///< ns of the last tg->load_avg publication (1 ms ratelimit)
 
     int cpu = 0;

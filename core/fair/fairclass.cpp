@@ -900,7 +900,15 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
 uint64_t FairClass::calcGroupShares(const CfsRq& groupRq) const
 {
     const TaskGroup& tg = m_groups[static_cast<size_t>(groupRq.groupIndex)];
-    const int64_t tgShares = static_cast<int64_t>(tg.shares);
+    int64_t tgShares = static_cast<int64_t>(tg.shares);
+    if (m_p.choices->groupShares == GroupShares::Concur) {
+        // 7.3 calc_concur_shares(): tg->shares times nr = min(tasks, CPUs), where tasks =
+        // max(1, tg->runnable_avg >> 10) (runnable_avg counts 1024 per runnable task) and CPUs
+        // are the online ones (cpuset limits not modelled); the cap is nr·tg->shares too.
+        const int64_t tasks = std::max<int64_t>(1, tg.runnableAvg >> 10);
+        const int64_t cpus = std::max<int64_t>(1, static_cast<int64_t>(tg.cfsRq.size()));
+        tgShares *= std::min(tasks, cpus);
+    }
     const int64_t load = std::max<int64_t>(static_cast<int64_t>(scaleLoadDown(groupRq.loadWeight)),
         static_cast<int64_t>(groupRq.avg.loadAvg));
     const int64_t tgWeight = tg.loadAvg - static_cast<int64_t>(groupRq.tgLoadAvgContrib) + load;

@@ -114,6 +114,7 @@ std::vector<KernelProfile> buildProfiles()
     p73.baseSlice = Nanoseconds(700000);
     p73.choices = p71.choices;
     p73.choices.flat = true;
+    p73.choices.groupShares = GroupShares::Concur; // fb1050ac8e40: default cgroup_mode concur
     p73.traits = p71.traits;
     p73.features = p612.features;
     out.push_back(p73);
@@ -166,6 +167,7 @@ const std::vector<ChoiceDef>& choiceDefs()
             &ProfileChoices::rtConstraintCheck),
         boolChoice("flat", &ProfileChoices::flat),
         boolChoice("empty_group_keep_weight", &ProfileChoices::emptyGroupKeepWeight),
+        enumChoice("group_shares", {"smp", "concur"}, &ProfileChoices::groupShares),
     };
     return defs;
 }
