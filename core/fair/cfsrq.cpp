@@ -87,18 +87,18 @@ uint64_t CfsRq::peekAvgVruntime() const
 {
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
-    const SchedEntity* curr = eevdfCurr();
-    const bool currQueued = curr && curr->onRq;
+    const SchedEntity* ec = eevdfCurr();
+    const bool currQueued = ec && ec->onRq;
     if (currQueued) {
-        const Int128 w = avgWeight(*curr);
-        num += static_cast<Int128>(key(*curr)) * w;
+        const Int128 w = avgWeight(*ec);
+        num += static_cast<Int128>(key(*ec)) * w;
         den += w;
     }
     Int128 q = 0;
     if (den > 0)
         q = floorDiv(num, den);
     else if (currQueued)
-        q = key(*curr);
+        q = key(*ec);
     return v0 + static_cast<uint64_t>(static_cast<int64_t>(q));
 }
 
@@ -119,10 +119,10 @@ bool CfsRq::vruntimeEligible(uint64_t v) const
 {
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
-    const SchedEntity* curr = eevdfCurr();
-    if (curr && curr->onRq) {
-        const Int128 w = avgWeight(*curr);
-        num += static_cast<Int128>(key(*curr)) * w;
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq) {
+        const Int128 w = avgWeight(*ec);
+        num += static_cast<Int128>(key(*ec)) * w;
         den += w;
     }
     const int64_t k = vdiff(v, v0);
@@ -137,8 +137,8 @@ bool CfsRq::vruntimeEligible(uint64_t v) const
 void CfsRq::updateMinVruntime()
 {
     uint64_t vruntime = v0;
-    const SchedEntity* curr = eevdfCurr();
-    const SchedEntity* c = (curr && curr->onRq) ? curr : nullptr;
+    const SchedEntity* ec = eevdfCurr();
+    const SchedEntity* c = (ec && ec->onRq) ? ec : nullptr;
     if (c)
         vruntime = c->vruntime;
     if (const SchedEntity* se = leftmostVruntime()) {
@@ -154,17 +154,17 @@ void CfsRq::updateMinVruntime()
 Int128 CfsRq::countedWeight() const
 {
     Int128 w = sumWeight;
-    const SchedEntity* curr = eevdfCurr();
-    if (curr && curr->onRq)
-        w += avgWeight(*curr);
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq)
+        w += avgWeight(*ec);
     return w;
 }
 
 uint64_t CfsRq::ineligibleVruntime() const
 {
-    const SchedEntity* curr = eevdfCurr();
+    const SchedEntity* ec = eevdfCurr();
     if (sumWeight <= 0)
-        return curr ? curr->vruntime + 1 : v0 + 1;
+        return ec ? ec->vruntime + 1 : v0 + 1;
     return v0 + static_cast<uint64_t>(static_cast<int64_t>(floorDiv(sumWVruntime, sumWeight))) + 1;
 }
 
@@ -217,9 +217,9 @@ void CfsRq::sliceErase(int64_t slice)
 int64_t CfsRq::minSlice() const
 {
     int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
-    const SchedEntity* curr = eevdfCurr();
-    if (curr && curr->onRq && curr->slice < s)
-        s = curr->slice;
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq && ec->slice < s)
+        s = ec->slice;
     return s;
 }
 
@@ -235,9 +235,9 @@ void CfsRq::setSlice(SchedEntity& se, int64_t slice)
 int64_t CfsRq::maxSlice() const
 {
     int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
-    const SchedEntity* curr = eevdfCurr();
-    if (curr && curr->onRq && curr->slice > s)
-        s = curr->slice;
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq && ec->slice > s)
+        s = ec->slice;
     return s;
 }
 
@@ -248,10 +248,10 @@ std::string CfsRq::checkInvariants() const
     uint64_t queuedLoad = 0;
     int queued = 0;
     bool anyEligible = false;
-    const SchedEntity* curr = eevdfCurr();
+    const SchedEntity* ec = eevdfCurr();
     const bool flat = m_choices.flat;
     for (const SchedEntity& se : m_tree) {
-        if (&se == curr)
+        if (&se == ec)
             return "curr is in the tree";
         if (!se.onRq || (!flat && se.cfsRq != this))
             return "tree entity not marked queued on this cfs_rq";
@@ -264,10 +264,10 @@ std::string CfsRq::checkInvariants() const
         ++queued;
         anyEligible = anyEligible || entityEligible(se);
     }
-    if (curr && curr->onRq) {
-        queuedLoad += curr->load.weight;
+    if (ec && ec->onRq) {
+        queuedLoad += ec->load.weight;
         ++queued;
-        anyEligible = anyEligible || entityEligible(*curr);
+        anyEligible = anyEligible || entityEligible(*ec);
     }
     if (m_vtree.size() != m_tree.size())
         return "vruntime tree and deadline tree differ in size";

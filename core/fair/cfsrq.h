@@ -154,11 +154,11 @@ public:
     Int128 sumWVruntime = 0;
     Int128 sumWeight = 0;
 
-    PeltAvg avg;                   ///< cfs_rq PELT (§6.6)
-    uint64_t removedLoad = 0;      ///< load of entities that left (applied at next update)
-    uint64_t tgLoadAvgContrib = 0; ///< this cfs_rq's share published in tg->load_avg
+    PeltAvg avg;                       ///< cfs_rq PELT (§6.6)
+    uint64_t removedLoad = 0;          ///< load of entities that left (applied at next update)
+    uint64_t tgLoadAvgContrib = 0;     ///< this cfs_rq's share published in tg->load_avg
     uint64_t tgRunnableAvgContrib = 0; ///< ... in tg->runnable_avg (group_shares=concur, 7.3)
-    int64_t lastTgUpdate = -1;     ///< ns of the last tg->load_avg publication (1 ms ratelimit)
+    int64_t lastTgUpdate = -1;         ///< ns of the last tg->load_avg publication (1 ms ratelimit)
 
     int cpu = 0;
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)

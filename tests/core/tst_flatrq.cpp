@@ -177,7 +177,8 @@ void TestFlatRq::hLoadTwoLevels()
     const Metrics m = sim.metrics();
     const int64_t total = cpuTime(m, "r") + cpuTime(m, "a1") + cpuTime(m, "b1");
     QVERIFY(total > 9 * kS);
-    QVERIFY2(near(cpuTime(m, "r"), total, 0.25, 0.01), qPrintable(QString::number(cpuTime(m, "r"))));
+    QVERIFY2(
+        near(cpuTime(m, "r"), total, 0.25, 0.01), qPrintable(QString::number(cpuTime(m, "r"))));
     QVERIFY(near(cpuTime(m, "a1"), total, 0.375, 0.01));
     QVERIFY(near(cpuTime(m, "b1"), total, 0.375, 0.01));
     QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
