@@ -171,6 +171,13 @@ bool CoreScheduler::cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool
 {
     // cfs_prio_less(): walk up to entities whose cfs_rq's belong to one task group (possibly on
     // different CPUs), refresh the snapshots, compare vruntimes normalised by the snapshots.
+    if (a.cfsRq->flat()) {
+        // 7.3 (kernel-model.md §6.1): both tasks compete in their CPU's rq->cfs; compare there,
+        // with the snapshots the core-wide pick last took (task_vruntime_update()).
+        const CfsRq& ra = *m_s.runQueue(a.cfsRq->cpu).cfs;
+        const CfsRq& rb = *m_s.runQueue(b.cfsRq->cpu).cfs;
+        return vdiff(a.vruntime, b.vruntime) + vdiff(rb.v0Fi, ra.v0Fi) > 0;
+    }
     const SchedEntity* sea = &a;
     const SchedEntity* seb = &b;
     while (sea->cfsRq->groupIndex != seb->cfsRq->groupIndex) {
@@ -359,7 +366,7 @@ void CoreScheduler::taskTick(int cpu)
     constexpr int64_t kMinNrTasksDuringForceIdle = 2;
     Rq& rq = m_s.runQueue(cpu);
     const CoreState& core = m_cores[static_cast<size_t>(m_topo.coreOf(cpu))];
-    if (!rq.curr || !core.forceIdleCount || rq.cfs->nrQueued != 1
+    if (!rq.curr || !core.forceIdleCount || rq.cfs->eevdfQueued() != 1
         || m_s.taskAt(rq.curr->task.value).isRt())
         return;
     const SchedEntity& se = *rq.curr;

@@ -48,8 +48,9 @@ void CfsRq::clearTrees()
 
 uint64_t CfsRq::avgWeight(const SchedEntity& se) const
 {
-    return m_choices.weightPrecision == WeightPrecision::Full ? se.load.weight
-                                                              : scaleLoadDown(se.load.weight);
+    // 7.3 flat run queue: the task's hierarchical weight h_load (kernel-model.md §6.1).
+    const uint64_t w = m_choices.flat ? se.hLoad.weight : se.load.weight;
+    return m_choices.weightPrecision == WeightPrecision::Full ? w : scaleLoadDown(w);
 }
 
 void CfsRq::enqueueTree(SchedEntity& se)
@@ -86,17 +87,18 @@ uint64_t CfsRq::peekAvgVruntime() const
 {
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
-    const bool currQueued = curr && curr->onRq;
+    const SchedEntity* ec = eevdfCurr();
+    const bool currQueued = ec && ec->onRq;
     if (currQueued) {
-        const Int128 w = avgWeight(*curr);
-        num += static_cast<Int128>(key(*curr)) * w;
+        const Int128 w = avgWeight(*ec);
+        num += static_cast<Int128>(key(*ec)) * w;
         den += w;
     }
     Int128 q = 0;
     if (den > 0)
         q = floorDiv(num, den);
     else if (currQueued)
-        q = key(*curr);
+        q = key(*ec);
     return v0 + static_cast<uint64_t>(static_cast<int64_t>(q));
 }
 
@@ -117,9 +119,10 @@ bool CfsRq::vruntimeEligible(uint64_t v) const
 {
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
-    if (curr && curr->onRq) {
-        const Int128 w = avgWeight(*curr);
-        num += static_cast<Int128>(key(*curr)) * w;
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq) {
+        const Int128 w = avgWeight(*ec);
+        num += static_cast<Int128>(key(*ec)) * w;
         den += w;
     }
     const int64_t k = vdiff(v, v0);
@@ -134,7 +137,8 @@ bool CfsRq::vruntimeEligible(uint64_t v) const
 void CfsRq::updateMinVruntime()
 {
     uint64_t vruntime = v0;
-    const SchedEntity* c = (curr && curr->onRq) ? curr : nullptr;
+    const SchedEntity* ec = eevdfCurr();
+    const SchedEntity* c = (ec && ec->onRq) ? ec : nullptr;
     if (c)
         vruntime = c->vruntime;
     if (const SchedEntity* se = leftmostVruntime()) {
@@ -150,15 +154,17 @@ void CfsRq::updateMinVruntime()
 Int128 CfsRq::countedWeight() const
 {
     Int128 w = sumWeight;
-    if (curr && curr->onRq)
-        w += avgWeight(*curr);
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq)
+        w += avgWeight(*ec);
     return w;
 }
 
 uint64_t CfsRq::ineligibleVruntime() const
 {
+    const SchedEntity* ec = eevdfCurr();
     if (sumWeight <= 0)
-        return curr ? curr->vruntime + 1 : v0 + 1;
+        return ec ? ec->vruntime + 1 : v0 + 1;
     return v0 + static_cast<uint64_t>(static_cast<int64_t>(floorDiv(sumWVruntime, sumWeight))) + 1;
 }
 
@@ -211,8 +217,9 @@ void CfsRq::sliceErase(int64_t slice)
 int64_t CfsRq::minSlice() const
 {
     int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
-    if (curr && curr->onRq && curr->slice < s)
-        s = curr->slice;
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq && ec->slice < s)
+        s = ec->slice;
     return s;
 }
 
@@ -228,8 +235,9 @@ void CfsRq::setSlice(SchedEntity& se, int64_t slice)
 int64_t CfsRq::maxSlice() const
 {
     int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
-    if (curr && curr->onRq && curr->slice > s)
-        s = curr->slice;
+    const SchedEntity* ec = eevdfCurr();
+    if (ec && ec->onRq && ec->slice > s)
+        s = ec->slice;
     return s;
 }
 
@@ -240,11 +248,15 @@ std::string CfsRq::checkInvariants() const
     uint64_t queuedLoad = 0;
     int queued = 0;
     bool anyEligible = false;
+    const SchedEntity* ec = eevdfCurr();
+    const bool flat = m_choices.flat;
     for (const SchedEntity& se : m_tree) {
-        if (&se == curr)
+        if (&se == ec)
             return "curr is in the tree";
-        if (!se.onRq || se.cfsRq != this)
+        if (!se.onRq || (!flat && se.cfsRq != this))
             return "tree entity not marked queued on this cfs_rq";
+        if (flat && !se.isTask())
+            return "group entity in the flat tree";
         const Int128 w = avgWeight(se);
         sw += w;
         swv += static_cast<Int128>(key(se)) * w;
@@ -252,15 +264,27 @@ std::string CfsRq::checkInvariants() const
         ++queued;
         anyEligible = anyEligible || entityEligible(se);
     }
-    if (curr && curr->onRq) {
-        queuedLoad += curr->load.weight;
+    if (ec && ec->onRq) {
+        queuedLoad += ec->load.weight;
         ++queued;
-        anyEligible = anyEligible || entityEligible(*curr);
+        anyEligible = anyEligible || entityEligible(*ec);
     }
     if (m_vtree.size() != m_tree.size())
         return "vruntime tree and deadline tree differ in size";
     if (sw != sumWeight || swv != sumWVruntime)
         return "sum_weight/sum_w_vruntime differ from the tree";
+    if (flat) {
+        // 7.3 (§6.1): the tree holds every queued task of the CPU (rq->cfs) or nothing (a group
+        // queue); load.weight and nr_queued are the level's own accounting.
+        if (owner && !m_tree.empty())
+            return "a group queue's tree is not empty (flat run queue)";
+        if (!owner && queued != hNrQueued)
+            return "h_nr_queued " + std::to_string(hNrQueued) + " != tasks in the flat tree "
+                + std::to_string(queued);
+        if (queued > 0 && !anyEligible)
+            return "no eligible task in the flat run queue";
+        return {};
+    }
     if (queuedLoad != loadWeight)
         return "load.weight " + std::to_string(loadWeight) + " != sum of queued weights "
             + std::to_string(queuedLoad);

@@ -22,6 +22,10 @@
 //
 // Invariants (checkInvariants()):
 //   1. curr is never in a tree; every tree entity has onRq set and cfsRq == this.
+//   With a flat run queue (7.3, §6.1) the tree of rq->cfs holds the tasks of every level (their
+//   cfsRq is their group's queue), weighted by h_load, and curr means taskCurr; the group queues'
+//   trees stay empty; loadWeight/nrQueued remain the per-level accounting (checks 3 and 5 of the
+//   list above become: tree entities are tasks, h_nr_queued = tree + taskCurr).
 //   2. sumWeight/sumWVruntime equal the sums recomputed from the tree.
 //   3. loadWeight = Σ w over queued entities including curr (if onRq) and delayed ones.
 //   4. If any entity is queued, at least one queued entity is eligible (V is a weighted mean).
@@ -75,8 +79,19 @@ public:
     bool inTree(const SchedEntity& se) const { return se.treeHook.is_linked(); }
     size_t treeSize() const { return m_tree.size(); }
 
-    /// Weight an entity contributes to V: ŵ or full w (weight_precision, §3.2).
+    /// Weight an entity contributes to V: ŵ or full w (weight_precision, §3.2); with a flat run
+    /// queue the task's h_load (§6.1).
     uint64_t avgWeight(const SchedEntity& se) const;
+    /// The entity V, eligibility and the pick treat as curr: `curr` when every level is an EEVDF
+    /// queue; with a flat run queue (7.3, §6.1) the running task (`taskCurr`, rq->cfs only) while
+    /// `curr` is the hierarchical h_curr of the level.
+    SchedEntity* eevdfCurr() const { return m_choices.flat ? taskCurr : curr; }
+    /// Entities competing in this queue's EEVDF: nr_queued, or (flat) h_nr_queued of rq->cfs.
+    int eevdfQueued() const { return m_choices.flat ? hNrQueued : nrQueued; }
+    /// The profile's run-queue layout: one flat EEVDF queue per CPU (7.3) or one per level.
+    bool flat() const { return m_choices.flat; }
+    /// The behaviour choices in force (the simulation's, read live).
+    const ProfileChoices& choices() const { return m_choices; }
     int64_t key(const SchedEntity& se) const { return vdiff(se.vruntime, v0); }
 
     /// avg_vruntime(): V. With v0 = zero_vruntime_avg it also moves v0 to V (§3.2 step 4).
@@ -124,7 +139,10 @@ public:
     void clearTrees();
 
     // --- state (the kernel's struct cfs_rq fields) --------------------------------------------
+    /// The running entity of this level (the kernel's cfs_rq->curr; 7.3's h_curr).
     SchedEntity* curr = nullptr;
+    /// Flat run queue (7.3), rq->cfs only: the running task, the kernel's 7.3 cfs_rq->curr.
+    SchedEntity* taskCurr = nullptr;
     SchedEntity* next = nullptr; ///< next buddy
     uint64_t loadWeight = 0;     ///< Σ w of queued entities incl. curr and delayed
     int nrQueued = 0;
@@ -136,10 +154,11 @@ public:
     Int128 sumWVruntime = 0;
     Int128 sumWeight = 0;
 
-    PeltAvg avg;                   ///< cfs_rq PELT (§6.6)
-    uint64_t removedLoad = 0;      ///< load of entities that left (applied at next update)
-    uint64_t tgLoadAvgContrib = 0; ///< this cfs_rq's share published in tg->load_avg
-    int64_t lastTgUpdate = -1;     ///< ns of the last tg->load_avg publication (1 ms ratelimit)
+    PeltAvg avg;                       ///< cfs_rq PELT (§6.6)
+    uint64_t removedLoad = 0;          ///< load of entities that left (applied at next update)
+    uint64_t tgLoadAvgContrib = 0;     ///< this cfs_rq's share published in tg->load_avg
+    uint64_t tgRunnableAvgContrib = 0; ///< ... in tg->runnable_avg (group_shares=concur, 7.3)
+    int64_t lastTgUpdate = -1;         ///< ns of the last tg->load_avg publication (1 ms ratelimit)
 
     int cpu = 0;
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)

@@ -27,13 +27,17 @@ FairClass::FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>
 
 uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
 {
-    return calcDeltaFair(static_cast<uint64_t>(slice), se.load, m_p.choices->weightPrecision);
+    return calcDeltaFair(static_cast<uint64_t>(slice), eevdfLoad(se), m_p.choices->weightPrecision);
 }
 
 // --- §3.6 update_curr, §3.8 update_deadline ---------------------------------------------------
 
 void FairClass::updateCurr(CfsRq& cfsRq)
 {
+    if (flat()) {
+        updateCurrFlat(cfsRq);
+        return;
+    }
     SchedEntity* curr = cfsRq.curr;
     if (!curr)
         return;
@@ -108,7 +112,7 @@ bool FairClass::updateEntityLag(CfsRq& cfsRq, SchedEntity& se)
         differs = vl != fresh;
     }
     se.vlag = vl;
-    if (m_p.choices->protection == Protection::VprotUnion && cfsRq.curr == &se)
+    if (m_p.choices->protection == Protection::VprotUnion && cfsRq.eevdfCurr() == &se)
         se.vprot = se.vruntime; // vprot shares storage with vlag (6.17–6.19): protection lost
     return differs;
 }
@@ -123,7 +127,11 @@ void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
         se.slice = m_p.baseSlice;
     uint64_t vs = vslice(se.slice, se);
     int64_t lag = 0;
-    if (feature(Feature::PlaceLag) && cfsRq.nrQueued > 0
+    // 7.3 (flat): the other tasks are h_nr_queued of rq->cfs, less the entity itself when the
+    // caller already counted it (ENQUEUE_QUEUED).
+    const int others =
+        flat() ? cfsRq.hNrQueued - ((flags & EnqueueQueued) ? 1 : 0) : cfsRq.nrQueued;
+    if (feature(Feature::PlaceLag) && others > 0
         && (!m_p.traits->placeLagSkipZero || se.vlag != 0)) {
         // Inflate so that the lag after insertion equals the saved lag: vl·(L + w)/L.
         Int128 load = cfsRq.countedWeight();
@@ -251,6 +259,10 @@ void FairClass::clearDelayed(SchedEntity& se)
 // §5.2 B: a delayed entity is woken (ttwu_runnable / enqueue walk meeting a delayed group).
 void FairClass::requeueDelayedEntity(SchedEntity& se)
 {
+    if (flat()) {
+        requeueDelayedFlat(eevdfRq(se), se);
+        return;
+    }
     CfsRq& cfsRq = *se.cfsRq;
     bool replace = false;
     if (m_p.choices->delayRules == DelayRules::V72) {
@@ -282,6 +294,10 @@ void FairClass::requeueDelayedEntity(SchedEntity& se)
 
 void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight)
 {
+    if (flat()) {
+        reweightLoadOnly(cfsRq, se, weight, invWeight); // 7.3: h_load follows separately
+        return;
+    }
     const uint64_t old = se.load.weight;
     if (weight == old || weight == 0)
         return;
@@ -455,6 +471,8 @@ SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
 
 SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
 {
+    if (flat())
+        return pickNextEntityFlat(rq, protect);
     SchedEntity* se = nullptr;
     SchedEntity* next = cfsRq.next;
     // 6.12: PICK_BUDDY, 6.6: NEXT_BUDDY, are checked in pick_next_entity() before pick_eevdf()
@@ -477,6 +495,12 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
 
 void FairClass::clearBuddies(CfsRq& cfsRq, const SchedEntity& se)
 {
+    if (flat()) { // 7.3: only rq->cfs has a next buddy
+        CfsRq& root = eevdfRq(se);
+        if (root.next == &se)
+            root.next = nullptr;
+        return;
+    }
     if (cfsRq.next != &se)
         return;
     for (SchedEntity* s = cfsRq.next; s; s = s->parent) {
@@ -488,6 +512,11 @@ void FairClass::clearBuddies(CfsRq& cfsRq, const SchedEntity& se)
 
 void FairClass::setNextBuddy(SchedEntity* se)
 {
+    if (flat()) { // 7.3: the task itself, in rq->cfs
+        if (se && se->onRq && !se->schedDelayed && !isIdleEntity(*se))
+            eevdfRq(*se).next = se;
+        return;
+    }
     for (; se; se = se->parent) {
         if (!se->onRq || isIdleEntity(*se))
             return;
@@ -534,6 +563,10 @@ void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
 
 void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
 {
+    if (flat()) {
+        enqueueTaskFlat(rq, taskSe, flags);
+        return;
+    }
     if (flags & EnqueueDelayed) {
         requeueDelayedEntity(taskSe);
         m_hooks.taskQueued(rq, taskSe, true, flags);
@@ -583,6 +616,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
 
 int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
 {
+    if (flat())
+        return dequeueTaskFlat(rq, start, flags); // only tasks are ever dequeued (7.3)
     const bool taskSleep = flags & DequeueSleep;
     const bool taskDelayed = flags & DequeueDelayed;
     int hNrQueued = 0;
@@ -647,6 +682,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
 
 SchedEntity* FairClass::pickTask(Rq& rq)
 {
+    if (flat())
+        return pickTaskFlat(rq);
     for (int guard = 0; guard < 1 << 20; ++guard) {
         CfsRq* cfsRq = rq.cfs.get();
         if (!cfsRq->nrQueued)
@@ -670,14 +707,22 @@ SchedEntity* FairClass::pickTask(Rq& rq)
     return nullptr;
 }
 
-void FairClass::putPrevTask(Rq&, SchedEntity& taskSe)
+void FairClass::putPrevTask(Rq& rq, SchedEntity& taskSe)
 {
+    if (flat()) {
+        putPrevTaskFlat(rq, taskSe, nullptr);
+        return;
+    }
     for (SchedEntity* se = &taskSe; se; se = se->parent)
         putPrevEntity(*se->cfsRq, *se);
 }
 
-void FairClass::setNextTask(Rq&, SchedEntity& taskSe, bool first)
+void FairClass::setNextTask(Rq& rq, SchedEntity& taskSe, bool first)
 {
+    if (flat()) {
+        setNextTaskFlat(rq, taskSe, first);
+        return;
+    }
     for (SchedEntity* se = &taskSe; se; se = se->parent)
         setNextEntity(*se->cfsRq, *se, first);
 }
@@ -686,6 +731,11 @@ void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
 {
     if (!prevSe) {
         setNextTask(rq, nextSe, true);
+        return;
+    }
+    if (flat()) { // put prev's levels that next does not share, then set next's (§7.3)
+        putPrevTaskFlat(rq, *prevSe, &nextSe);
+        setNextTaskFlat(rq, nextSe, true);
         return;
     }
     SchedEntity* se = &nextSe;
@@ -710,6 +760,10 @@ void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
 
 void FairClass::taskTick(Rq& rq)
 {
+    if (flat()) {
+        taskTickFlat(rq);
+        return;
+    }
     for (SchedEntity* se = rq.curr; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
         updateCurr(cfsRq);
@@ -725,7 +779,7 @@ void FairClass::yieldTask(Rq& rq)
     SchedEntity* se = rq.curr;
     if (!se || rq.nrRunning == 1)
         return;
-    CfsRq& cfsRq = *se->cfsRq;
+    CfsRq& cfsRq = eevdfRq(*se); // 7.3: rq->cfs
     clearBuddies(cfsRq, *se);
     updateCurr(cfsRq);
     switch (m_p.choices->yield) {
@@ -781,12 +835,12 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
     if (wakee.batchPolicy || wakee.idlePolicy)
         return false; // batch and idle tasks do not wakeup-preempt (the tick does)
     SchedEntity* pse = &wakee;
-    // find_matching_se(): walk both up to siblings on one cfs_rq.
-    while (se->depth > pse->depth)
+    // find_matching_se(): walk both up to siblings on one cfs_rq (7.3: both are in rq->cfs).
+    while (!flat() && se->depth > pse->depth)
         se = se->parent;
-    while (pse->depth > se->depth)
+    while (!flat() && pse->depth > se->depth)
         pse = pse->parent;
-    while (se->cfsRq != pse->cfsRq) {
+    while (!flat() && se->cfsRq != pse->cfsRq) {
         se = se->parent;
         pse = pse->parent;
     }
@@ -796,8 +850,13 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
         return preempt();
     if (cseIdle != pseIdle)
         return false;
-    CfsRq& cfsRq = *se->cfsRq;
-    updateCurr(cfsRq);
+    CfsRq& cfsRq = eevdfRq(*se);
+    if (flat()) {
+        for (SchedEntity* s = se; s; s = s->parent) // update_curr_fair(): every level
+            updateCurr(*s->cfsRq);
+    } else {
+        updateCurr(cfsRq);
+    }
 
     if (!v619) {
         if (doPreemptShort(cfsRq, *pse, *se))
@@ -813,7 +872,7 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
         SchedEntity* picked = nullptr;
         for (int i = 0; i < 64 && !picked; ++i) {
             picked = pickNextEntity(rq, cfsRq, protect);
-            if (!cfsRq.nrQueued)
+            if (!cfsRq.eevdfQueued())
                 break;
         }
         return picked;
@@ -841,7 +900,15 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
 uint64_t FairClass::calcGroupShares(const CfsRq& groupRq) const
 {
     const TaskGroup& tg = m_groups[static_cast<size_t>(groupRq.groupIndex)];
-    const int64_t tgShares = static_cast<int64_t>(tg.shares);
+    int64_t tgShares = static_cast<int64_t>(tg.shares);
+    if (m_p.choices->groupShares == GroupShares::Concur) {
+        // 7.3 calc_concur_shares(): tg->shares times nr = min(tasks, CPUs), where tasks =
+        // max(1, tg->runnable_avg >> 10) (runnable_avg counts 1024 per runnable task) and CPUs
+        // are the online ones (cpuset limits not modelled); the cap is nr·tg->shares too.
+        const int64_t tasks = std::max<int64_t>(1, tg.runnableAvg >> 10);
+        const int64_t cpus = std::max<int64_t>(1, static_cast<int64_t>(tg.cfsRq.size()));
+        tgShares *= std::min(tasks, cpus);
+    }
     const int64_t load = std::max<int64_t>(static_cast<int64_t>(scaleLoadDown(groupRq.loadWeight)),
         static_cast<int64_t>(groupRq.avg.loadAvg));
     const int64_t tgWeight = tg.loadAvg - static_cast<int64_t>(groupRq.tgLoadAvgContrib) + load;

@@ -25,6 +25,7 @@ enum EnqueueFlag : int {
     EnqueueMigrated = 0x04,
     EnqueueInitial = 0x08,
     EnqueueDelayed = 0x10,
+    EnqueueQueued = 0x20, ///< 7.3: place_entity() of a task h_nr_queued already counts
 };
 enum DequeueFlag : int {
     DequeueSleep = 0x01,
@@ -133,6 +134,16 @@ public:
     /// unthrottle_cfs_rq()'s re-enqueue of the group entity chain above @p cfsRq.
     void unthrottleEnqueue(Rq& rq, CfsRq& cfsRq);
 
+    // --- 7.3 flat run queue (choice flat, kernel-model.md §6.1; fairflat.cpp) -----------------
+    /// __calc_prop_weight() over the whole hierarchy: the task's effective weight h_load.
+    uint64_t hierarchicalWeight(const SchedEntity& taskSe) const;
+    /// reweight_eevdf(): applies a new h_load to a task in rq->cfs (§6.4 D math on h_load).
+    void reweightEevdf(CfsRq& root, SchedEntity& se, uint64_t weight, bool onRq);
+    /// The queue whose EEVDF an entity competes in: its cfs_rq, or (flat) rq->cfs.
+    CfsRq& eevdfRq(const SchedEntity& se) const;
+    /// The weight calc_delta_fair() uses: se.load, or (flat) the task's h_load.
+    LoadWeight& eevdfLoad(SchedEntity& se) const { return m_p.choices->flat ? se.hLoad : se.load; }
+
     bool feature(Feature f) const { return m_p.features->has(f); }
     PickPolicy pickPolicy() const { return {m_p.choices, m_p.traits, m_p.features}; }
     uint64_t vslice(int64_t slice, SchedEntity& se) const;
@@ -148,6 +159,19 @@ private:
     bool didPreemptShort(CfsRq& cfsRq, SchedEntity& curr) const;
     bool doPreemptShort(CfsRq& cfsRq, SchedEntity& pse, SchedEntity& se) const;
     bool isIdleEntity(const SchedEntity& se) const;
+
+    // 7.3 flat run queue (fairflat.cpp).
+    bool flat() const { return m_p.choices->flat; }
+    void updateCurrFlat(CfsRq& cfsRq);
+    void enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
+    int dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
+    void requeueDelayedFlat(CfsRq& root, SchedEntity& se);
+    SchedEntity* pickNextEntityFlat(Rq& rq, bool protect);
+    SchedEntity* pickTaskFlat(Rq& rq);
+    void putPrevTaskFlat(Rq& rq, SchedEntity& taskSe, const SchedEntity* keepFor);
+    void setNextTaskFlat(Rq& rq, SchedEntity& taskSe, bool first);
+    void taskTickFlat(Rq& rq);
+    void reweightLoadOnly(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight);
 
     FairParams m_p;
     FairHooks& m_hooks;

@@ -99,9 +99,21 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
         return;
     const int64_t delta =
         static_cast<int64_t>(cfsRq.avg.loadAvg) - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
-    if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)) {
-        m_groups[static_cast<size_t>(cfsRq.groupIndex)].loadAvg += delta;
+    // 7.3 (group_shares=concur, kernel-model.md §6.2): tg->runnable_avg is published with
+    // tg->load_avg, and a 1/64 change of either publishes both.
+    const bool concur = cfsRq.choices().groupShares == GroupShares::Concur;
+    const int64_t deltaRunnable = concur ? static_cast<int64_t>(cfsRq.avg.runnableAvg)
+            - static_cast<int64_t>(cfsRq.tgRunnableAvgContrib)
+                                         : 0;
+    if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)
+        || std::abs(deltaRunnable) > static_cast<int64_t>(cfsRq.tgRunnableAvgContrib / 64)) {
+        TaskGroup& tg = m_groups[static_cast<size_t>(cfsRq.groupIndex)];
+        tg.loadAvg += delta;
         cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
+        if (concur) {
+            tg.runnableAvg += deltaRunnable;
+            cfsRq.tgRunnableAvgContrib = cfsRq.avg.runnableAvg;
+        }
         cfsRq.lastTgUpdate = now;
     }
 }

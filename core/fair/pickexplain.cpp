@@ -51,12 +51,12 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
     PickTrace local;
     PickTrace& t = trace ? *trace : local;
     const bool deadlineKey = p.choices->treeKey == TreeKey::Deadline;
-    SchedEntity* curr = cfsRq.curr;
+    SchedEntity* curr = cfsRq.eevdfCurr();
     t.curr = curr;
     t.currQueued = curr && curr->onRq;
     t.buddy = cfsRq.next;
     // Step 1: a single queued entity.
-    if (cfsRq.nrQueued == 1) {
+    if (cfsRq.eevdfQueued() == 1) {
         t.step = PickStep::Single;
         if (curr && curr->onRq)
             return curr;
@@ -152,7 +152,8 @@ PickExplanation explainPick(
     auto rel = [&](uint64_t v) { return vrel(vdiff(v, V)); };
 
     // The eligible set (curr first, then tree entities in deadline order).
-    const SchedEntity* curr = cfsRq.curr && cfsRq.curr->onRq ? cfsRq.curr : nullptr;
+    const SchedEntity* curr =
+        cfsRq.eevdfCurr() && cfsRq.eevdfCurr()->onRq ? cfsRq.eevdfCurr() : nullptr;
     auto classify = [&](const SchedEntity& se) {
         if (cfsRq.entityEligible(se)) {
             e.eligible.push_back(&se);
@@ -175,7 +176,7 @@ PickExplanation explainPick(
         e.trace.buddy = cfsRq.next;
         e.trace.buddyEligible = true;
         e.trace.buddyHonoured = true;
-        e.trace.curr = cfsRq.curr;
+        e.trace.curr = cfsRq.eevdfCurr();
         e.trace.currQueued = curr != nullptr;
         e.trace.currEligible = curr && cfsRq.entityEligible(*curr);
     } else {
@@ -246,7 +247,7 @@ PickExplanation explainPick(
             L.push_back("Next buddy " + b + " is not eligible, so it is ignored.");
     }
     // Protection.
-    const SchedEntity* rcurr = cfsRq.curr;
+    const SchedEntity* rcurr = cfsRq.eevdfCurr();
     if (rcurr && rcurr->onRq) {
         const std::string c = name(*rcurr);
         if (!e.trace.currEligible && e.step != PickStep::BuddyPickNext && e.step != PickStep::Single

@@ -26,6 +26,9 @@ struct SchedEntity
         vtreeHook;
 
     LoadWeight load;
+    /// Flat run queue (choice flat, 7.3): the task's effective weight in rq->cfs, the product of
+    /// the weight fractions of its hierarchy (kernel-model.md §6.1); unused otherwise.
+    LoadWeight hLoad;
     uint64_t vruntime = 0;
     uint64_t deadline = 0; ///< absolute, or relative to vruntime while relDeadline
     int64_t vlag = 0;      ///< saved virtual lag V - v (6.6–6.16: doubles as protection marker)

@@ -22,7 +22,8 @@ struct TaskGroup
     int cpuWeight = 100;          ///< cpu.weight as written
     bool idle = false;            ///< cpu.idle
     int64_t loadAvg = 0;          ///< tg->load_avg: Σ of the per-CPU tg_load_avg_contrib (§6.3)
-    CfsBandwidth bandwidth;       ///< cpu.max pool and cpu.stat (§9)
+    int64_t runnableAvg = 0; ///< tg->runnable_avg (group_shares=concur, 7.3): Σ of the contribs
+    CfsBandwidth bandwidth;  ///< cpu.max pool and cpu.stat (§9)
     std::vector<std::unique_ptr<CfsRq>> cfsRq;    ///< per CPU (empty for root)
     std::vector<std::unique_ptr<SchedEntity>> se; ///< per CPU (empty for root)
 };

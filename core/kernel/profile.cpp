@@ -102,6 +102,22 @@ std::vector<KernelProfile> buildProfiles()
     p71.traits.hrtickFromDeadline = true;
     p71.features = p612.features;
     out.push_back(p71);
+
+    KernelProfile p73;
+    p73.name = "7.3";
+    p73.covers = "7.3";
+    p73.description = "Flattened EEVDF (\"sched/eevdf: Move to a single runqueue\"): one tree per "
+                      "CPU holding the tasks of every cgroup, each weighted by its effective "
+                      "h_load (product of the weight fractions up its hierarchy, refreshed at "
+                      "enqueue, switch and tick, applied with the 7.1 rescale); group entities "
+                      "only carry load, PELT and shares; only tasks are delayed.";
+    p73.baseSlice = Nanoseconds(700000);
+    p73.choices = p71.choices;
+    p73.choices.flat = true;
+    p73.choices.groupShares = GroupShares::Concur; // fb1050ac8e40: default cgroup_mode concur
+    p73.traits = p71.traits;
+    p73.features = p612.features;
+    out.push_back(p73);
     return out;
 }
 
@@ -151,6 +167,7 @@ const std::vector<ChoiceDef>& choiceDefs()
             &ProfileChoices::rtConstraintCheck),
         boolChoice("flat", &ProfileChoices::flat),
         boolChoice("empty_group_keep_weight", &ProfileChoices::emptyGroupKeepWeight),
+        enumChoice("group_shares", {"smp", "concur"}, &ProfileChoices::groupShares),
     };
     return defs;
 }

@@ -23,6 +23,9 @@ enum class Protection { DeadlineHack, VprotUnion, Vprot };               // prot
 enum class YieldRule { DeadlineBump, ForfeitAlways, ForfeitEligible, DeadlineClamp }; // yield
 enum class ThrottleModel { Group, Task };                                             // throttle
 enum class RtConstraintCheck { WalkAllTasks, Patched }; // rt_constraint_check
+/// calc_group_shares() (7.3's debugfs cgroup_mode): "smp" = tg->shares split by load (all
+/// versions); "concur" = tg->shares times min(tasks, CPUs) of the group, split by load (7.3).
+enum class GroupShares { Smp, Concur }; // group_shares
 
 struct ProfileChoices
 {
@@ -39,6 +42,7 @@ struct ProfileChoices
     RtConstraintCheck rtConstraintCheck = RtConstraintCheck::Patched;
     bool flat = false;
     bool emptyGroupKeepWeight = true;
+    GroupShares groupShares = GroupShares::Smp;
     friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
 };
 

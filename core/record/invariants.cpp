@@ -78,9 +78,9 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
             sum += static_cast<Int128>(vdiff(v, se.vruntime)) * rq.avgWeight(se);
             den += rq.avgWeight(se);
         });
-        if (rq.curr && rq.curr->onRq) {
-            sum += static_cast<Int128>(vdiff(v, rq.curr->vruntime)) * rq.avgWeight(*rq.curr);
-            den += rq.avgWeight(*rq.curr);
+        if (const SchedEntity* curr = rq.eevdfCurr(); curr && curr->onRq) {
+            sum += static_cast<Int128>(vdiff(v, curr->vruntime)) * rq.avgWeight(*curr);
+            den += rq.avgWeight(*curr);
         }
         if (den > 0 && (sum > 0 || sum <= -den))
             report(where + ": sum of w*lag is not within rounding of 0");

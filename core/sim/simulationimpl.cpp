@@ -147,6 +147,10 @@ void SimulationImpl::buildKernel(const Scenario& scenario, const RunOptions& opt
         if (!applyChoice(m_choices, choice, value, &error))
             throw std::invalid_argument(error);
     }
+    if (m_choices.flat && m_choices.throttle == ThrottleModel::Group)
+        throw std::invalid_argument("behaviour choice flat=true (7.3 single run queue) needs "
+                                    "throttle=task: the group-dequeue throttle has no group "
+                                    "entity in a tree to dequeue");
     m_cpus = scenario.machine.cpuCount();
     m_hz = k.hz.value_or(1000);
     m_tickNs = tickNsForHz(m_hz);
@@ -756,7 +760,7 @@ void SimulationImpl::armHrtick(Rq& rq)
     // for the part of the slice not yet run since the pick.
     const int64_t delta = m_traits.hrtickFromDeadline
         ? static_cast<int64_t>(static_cast<Int128>(vdiff(se.deadline, se.vruntime))
-            * static_cast<Int128>(se.load.weight) / kNice0Load)
+            * static_cast<Int128>((m_choices.flat ? se.hLoad : se.load).weight) / kNice0Load)
         : se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
     if (delta <= 0)
         return; // the slice is already used up: the tick handles it
@@ -867,7 +871,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
     });
     // prio_changed_fair()
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-    if (!task.se.onRq || rq.cfs->nrQueued == 1)
+    if (!task.se.onRq || rq.cfs->eevdfQueued() == 1)
         return;
     if (rq.curr == &task.se) {
         if (nice > old)
@@ -1031,6 +1035,7 @@ void SimulationImpl::apply(const Action& action)
         break;
     case Action::Kind::Profile: {
         const WeightPrecision before = m_choices.weightPrecision;
+        const bool flatBefore = m_choices.flat;
         if (action.profile) {
             if (const KernelProfile* p = findProfile(*action.profile)) {
                 m_profileName = p->name;
@@ -1040,6 +1045,11 @@ void SimulationImpl::apply(const Action& action)
         }
         for (const auto& [choice, value] : action.overrides)
             applyChoice(m_choices, choice, value);
+        // The run-queue structure (flat or hierarchical, §6.1) is fixed for a run: queued
+        // entities cannot move between the two layouts. A flat run keeps the task throttle.
+        m_choices.flat = flatBefore;
+        if (m_choices.flat && m_choices.throttle == ThrottleModel::Group)
+            m_choices.throttle = ThrottleModel::Task;
         if (m_choices.weightPrecision != before)
             rebuildSums();
         break;

@@ -53,21 +53,24 @@ Inspection SimulationImpl::inspect(bool settle)
                 ri.earliestDeadline = nameOf(*ex.earliestEligibleDeadline);
             ri.explanation = ex.lines;
             std::vector<const SchedEntity*> members;
-            if (cfsRq.curr && cfsRq.curr->onRq)
-                members.push_back(cfsRq.curr);
+            // With a flat run queue (7.3, kernel-model.md §6.1) only rq->cfs has members (tasks);
+            // group queues are shown with their accounting only.
+            const SchedEntity* ecurr = cfsRq.eevdfCurr();
+            if (ecurr && ecurr->onRq)
+                members.push_back(ecurr);
             cfsRq.forEachTree([&](const SchedEntity& se) { members.push_back(&se); });
             for (const SchedEntity* se : members) {
                 EntityInspection e;
                 e.ref = refOf(*se);
                 e.name = nameOf(*se);
                 e.isGroup = !se->isTask();
-                e.curr = se == cfsRq.curr;
+                e.curr = se == ecurr;
                 e.delayed = se->schedDelayed;
                 e.eligible = cfsRq.entityEligible(*se);
                 e.protectedSlice = e.curr && m_fair->isProtected(*se);
                 e.nextBuddy = se == cfsRq.next;
                 e.picked = se == ex.chosen;
-                e.weight = se->load.weight;
+                e.weight = m_choices.flat ? se->hLoad.weight : se->load.weight;
                 e.vruntime = se->vruntime;
                 e.deadline = se->deadline;
                 e.vprot = se->vprot;

@@ -72,7 +72,12 @@ void SimulationImpl::sample(const SchedEntity& se)
 {
     if (!m_options.recordSamples || !se.cfsRq)
         return;
-    const CfsRq& rq = *se.cfsRq;
+    // 7.3 flat run queue (kernel-model.md §6.1): a task competes in rq->cfs with its h_load; a
+    // group entity has no EEVDF state (its weight changes are Reweight records).
+    const bool flat = m_choices.flat;
+    if (flat && !se.isTask())
+        return;
+    const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
     Record r;
     r.time = clock();
     r.entity = refOf(se);
@@ -89,10 +94,11 @@ void SimulationImpl::sample(const SchedEntity& se)
         vlag = std::clamp<int64_t>(vlag, INT32_MIN, INT32_MAX);
     }
     r.payload.sample.vlag = static_cast<int32_t>(vlag);
-    r.payload.sample.weight = static_cast<uint32_t>(std::min<uint64_t>(se.load.weight, UINT32_MAX));
+    r.payload.sample.weight =
+        static_cast<uint32_t>(std::min<uint64_t>((flat ? se.hLoad : se.load).weight, UINT32_MAX));
     if (se.onRq && rq.entityEligible(se))
         r.flags |= Record::kEligible;
-    if (rq.curr == &se)
+    if (rq.eevdfCurr() == &se)
         r.flags |= Record::kCurr;
     if (se.schedDelayed)
         r.flags |= Record::kDelayed;
@@ -170,9 +176,12 @@ std::vector<TaskView> SimulationImpl::taskViews() const
         v.weight = t->se.load.weight;
         v.vruntime = t->se.vruntime;
         v.deadline = t->se.deadline;
-        v.vlag = t->se.onRq && t->se.cfsRq ? vdiff(t->se.cfsRq->peekAvgVruntime(), t->se.vruntime)
-                                           : t->se.vlag;
-        v.eligible = t->se.onRq && t->se.cfsRq && t->se.cfsRq->entityEligible(t->se);
+        // The queue the task's EEVDF runs in: its cfs_rq, or rq->cfs with a flat run queue (7.3).
+        const CfsRq* erq = !t->se.cfsRq ? nullptr
+            : m_choices.flat            ? m_rqs[static_cast<size_t>(t->se.cfsRq->cpu)]->cfs.get()
+                                        : t->se.cfsRq;
+        v.vlag = t->se.onRq && erq ? vdiff(erq->peekAvgVruntime(), t->se.vruntime) : t->se.vlag;
+        v.eligible = t->se.onRq && erq && erq->entityEligible(t->se);
         v.delayed = t->se.schedDelayed;
         v.sumExecRuntime = t->se.sumExecRuntime;
         v.cookie = t->cookie;
