@@ -147,9 +147,8 @@ void TestStreamExport::sameBytesAsWholeRecording_data()
                                  << QString();
     QTest::addRow("mixed whole") << QString::fromLatin1(kMixed) << qint64(0) << qint64(-1)
                                  << QString();
-    QTest::addRow("mixed window s-1")
-        << QString::fromLatin1(kMixed) << qint64(10'300'000) << qint64(40'000'000)
-        << QStringLiteral("s-1");
+    QTest::addRow("mixed window s-1") << QString::fromLatin1(kMixed) << qint64(10'300'000)
+                                      << qint64(40'000'000) << QStringLiteral("s-1");
 }
 
 void TestStreamExport::sameBytesAsWholeRecording()
@@ -176,9 +175,8 @@ void TestStreamExport::sameBytesAsWholeRecording()
     w.from = f;
     if (to >= 0)
         w.to = t;
-    const EntitySelection sel = entity.isEmpty()
-        ? EntitySelection()
-        : EntitySelection::patterns({entity.toStdString()});
+    const EntitySelection sel =
+        entity.isEmpty() ? EntitySelection() : EntitySelection::patterns({entity.toStdString()});
     const Streamed s = runStreamed(sc, w, sel);
 
     QVERIFY(s.kept <= Recording::kStreamChunk);
@@ -279,8 +277,7 @@ void TestStreamExport::groupPathsAndGlobs()
 {
     // "/a" selects the group's entity on every CPU (its tasks a-1, a-2 are pinned to CPU 0, so
     // /a is queued, and sampled, on CPU 0); "s-*" the two sleepers.
-    const Streamed g =
-        runStreamed(scenarioFrom(kMixed), {}, EntitySelection::patterns({"/a"}));
+    const Streamed g = runStreamed(scenarioFrom(kMixed), {}, EntitySelection::patterns({"/a"}));
     const QStringList samples = lines(g.samples);
     QVERIFY(samples.size() > 1);
     for (const QString& l : samples.mid(1)) {
