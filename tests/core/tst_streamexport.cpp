@@ -14,6 +14,9 @@
 #include "support/clirun.h"
 #endif
 
+#include <QFile>
+#include <QFileInfo>
+#include <QSet>
 #include <QTemporaryDir>
 
 #include <fstream>
