@@ -7,6 +7,7 @@
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/record/metrics.h"
+#include "core/record/streamexport.h"
 #include "core/record/traceexport.h"
 #include "core/rtapp/rtapp.h"
 #include "core/scenario/limits.h"
@@ -23,6 +24,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -72,12 +74,19 @@ void printHelp(std::ostream& out)
            "  --records OUT           the recording as text, one event per line ('-' = stdout)\n"
            "  --trace OUT             Perfetto-compatible trace (Chrome trace-event JSON)\n"
            "  --csv DIR               DIR/samples.csv (entity samples), DIR/slices.csv (runs)\n"
+           "  --from T, --to T        --trace, --csv and --records cover only [T1, T2] of the\n"
+           "                          run (a time such as 1.5s or 250ms; default the whole run)\n"
+           "  --entities NAME[,NAME…] --trace, --csv and --records cover only these tasks and\n"
+           "                          cgroups: a task name or a cgroup path (its entity on every\n"
+           "                          CPU), with wildcards * ? [..] (e.g. 'spawner.*' for forked\n"
+           "                          children)\n"
            "  --no-samples            do not record entity samples (smaller, faster)\n"
            "  --fail-on-starvation    exit 1 if the watchdog reported a starved task\n"
            "  --quiet                 no summary on stdout\n"
            "  --all                   every row: no folding of forked tasks, idle tasks and\n"
            "                          cgroups or findings; compare: also rows equal in all runs\n"
-           "Long runs show their progress on stderr when it is a terminal.\n"
+           "Long runs show their progress on stderr when it is a terminal. --trace, --csv and\n"
+           "--records are written while the run goes, in bounded memory (docs/exports.md).\n"
            "A compare SPEC is a comma-separated list of NAME/NO_NAME (feature), profile=NAME,\n"
            "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n"
            "compare --real TRACE adds a column for a real kernel's run of the scenario: ftrace\n"
@@ -119,6 +128,9 @@ struct RunArgs
     std::string recordsOut;
     std::string traceOut;
     std::string csvDir;
+    std::optional<Nanoseconds> exportFrom; ///< --from
+    std::optional<Nanoseconds> exportTo;   ///< --to
+    std::string entities;                  ///< --entities
     std::vector<std::string> variants;
     bool quiet = false;
     bool failOnStarvation = false;
@@ -220,6 +232,26 @@ bool parseRunArgs(
         } else if (a == "--csv") {
             if (!value(ra.csvDir))
                 return false;
+        } else if (a == "--from" || a == "--to") {
+            if (!value(v))
+                return false;
+            std::string why;
+            const auto t =
+                v == "0" ? std::optional<Nanoseconds>(Nanoseconds(0)) : parseDuration(v, &why);
+            if (!t) {
+                *error = a
+                    + " expects a time from the start of the run such as 0, 1.5s or 250ms, got \""
+                    + printable(v) + "\" (" + why + ")";
+                return false;
+            }
+            (a == "--from" ? ra.exportFrom : ra.exportTo) = *t;
+        } else if (a == "--entities") {
+            if (!value(ra.entities))
+                return false;
+            if (!EntitySelection::parse(ra.entities, &v)) {
+                *error = "--entities " + v;
+                return false;
+            }
         } else if (a == "--variant") {
             if (!value(v))
                 return false;
@@ -244,6 +276,17 @@ bool parseRunArgs(
     }
     if (ra.file.empty()) {
         *error = "missing scenario FILE";
+        return false;
+    }
+    if ((ra.exportFrom || ra.exportTo || !ra.entities.empty()) && ra.traceOut.empty()
+        && ra.csvDir.empty() && ra.recordsOut.empty()) {
+        *error = "--from, --to and --entities select what --trace, --csv and --records write: give "
+                 "one of them";
+        return false;
+    }
+    if (ra.exportFrom && ra.exportTo && *ra.exportFrom > *ra.exportTo) {
+        *error = "--from " + formatDuration(*ra.exportFrom) + " is after --to "
+            + formatDuration(*ra.exportTo);
         return false;
     }
     const int toStdout = (ra.metricsOut == "-") + (ra.recordsOut == "-") + (ra.traceOut == "-");
@@ -524,6 +567,43 @@ void runWithProgress(Simulation& sim, std::ostream& err, const std::string& labe
         err << "\r\033[K" << std::flush;
 }
 
+// --entities: a name without wildcards must be a task or cgroup of the scenario (or a forked
+// child of a task, PARENT.N…); patterns with wildcards are checked after the run
+// (anyNameMatches), against every task the run forked.
+bool checkEntityNames(const EntitySelection& only, const Scenario& scenario, std::string* error)
+{
+    std::vector<std::string> tasks, groups{"/"};
+    for (const auto& t : scenario.tasks)
+        for (int i = 1; i <= t.count.value_or(1); ++i)
+            tasks.push_back(t.count ? t.name + "-" + std::to_string(i) : t.name);
+    for (const auto& g : scenario.cgroups)
+        for (int i = 1; i <= g.count.value_or(1); ++i)
+            groups.push_back(g.count ? g.path + "-" + std::to_string(i) : g.path);
+    for (const auto& p : only.patternList()) {
+        if (EntitySelection::isGlob(p))
+            continue;
+        const bool listed = std::find(tasks.begin(), tasks.end(), p) != tasks.end()
+            || std::find(groups.begin(), groups.end(), p) != groups.end()
+            || std::any_of(tasks.begin(), tasks.end(),
+                [&](const std::string& t) { return p.starts_with(t + "."); });
+        if (!listed) {
+            *error = "no task or cgroup \"" + printable(p) + "\" in the scenario (tasks: "
+                + nameList(tasks, 12) + "; cgroups: " + nameList(groups, 12) + ")";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool anyNameMatches(const std::string& pattern, const Recording& rec)
+{
+    const EntitySelection one = EntitySelection::patterns({pattern});
+    return std::any_of(rec.taskNames.begin(), rec.taskNames.end(),
+               [&](const std::string& n) { return one.matchesName(n); })
+        || std::any_of(rec.groupPaths.begin(), rec.groupPaths.end(),
+            [&](const std::string& n) { return one.matchesName(n); });
+}
+
 int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     RunArgs ra;
@@ -537,38 +617,64 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return kExitBadInput;
     try {
         Simulation sim(*scenario, ra.options);
-        runWithProgress(sim, err, "");
-        const Metrics m = sim.metrics();
-        const Recording& rec = sim.recording();
-        // Exports stream from the recording: none is built whole in memory.
-        if (!ra.metricsOut.empty() && !writeText(ra.metricsOut, metricsToJson(m), out, err))
-            return kExitBadInput;
-        if (!ra.recordsOut.empty()) {
-            Output o(ra.recordsOut, out);
-            for (const Record& r : rec.records())
-                o.stream() << formatRecord(r, rec) << '\n';
-            if (!o.commit(err))
+        std::optional<EntitySelection> only;
+        if (!ra.entities.empty()) {
+            only = EntitySelection::parse(ra.entities, &error);
+            if (!checkEntityNames(*only, *scenario, &error)) {
+                err << "run: --entities: " << error << "\n";
                 return kExitBadInput;
+            }
         }
-        if (!ra.traceOut.empty()) {
-            Output o(ra.traceOut, out);
-            writeChromeTrace(o.stream(), rec, Nanoseconds(0), sim.now(), {}, scenario->name);
-            if (!o.commit(err))
-                return kExitBadInput;
-        }
+        // The exports are written while the simulation runs: the recording is streamed to them
+        // (or dropped when there is none) instead of being kept, so memory does not grow with
+        // the run (docs/exports.md). Metrics do not use the recording.
+        ExportWindow window;
+        if (ra.exportFrom)
+            window.from = *ra.exportFrom;
+        if (ra.exportTo)
+            window.to = *ra.exportTo;
+        const EntitySelection selection = only ? *only : EntitySelection();
+        std::vector<std::unique_ptr<Output>> outputs;
+        std::vector<std::unique_ptr<ExportWriter>> writers;
+        ExportFanout fanout;
+        auto open = [&](const std::string& path) -> std::ostream& {
+            outputs.push_back(std::make_unique<Output>(path, out));
+            return outputs.back()->stream();
+        };
+        if (!ra.recordsOut.empty())
+            writers.push_back(
+                std::make_unique<RecordsTextWriter>(open(ra.recordsOut), window, selection));
+        if (!ra.traceOut.empty())
+            writers.push_back(std::make_unique<ChromeTraceWriter>(
+                open(ra.traceOut), window, selection, scenario->name));
         if (!ra.csvDir.empty()) {
             std::error_code ec;
             std::filesystem::create_directory(ra.csvDir, ec);
             const std::string dir = ra.csvDir + "/";
-            Output samples(dir + "samples.csv", out);
-            writeSamplesCsv(samples.stream(), rec, Nanoseconds(0), sim.now());
-            if (!samples.commit(err))
-                return kExitBadInput;
-            Output slices(dir + "slices.csv", out);
-            writeSlicesCsv(slices.stream(), rec, Nanoseconds(0), sim.now());
-            if (!slices.commit(err))
-                return kExitBadInput;
+            writers.push_back(
+                std::make_unique<SamplesCsvWriter>(open(dir + "samples.csv"), window, selection));
+            writers.push_back(
+                std::make_unique<SlicesCsvWriter>(open(dir + "slices.csv"), window, selection));
         }
+        for (const auto& w : writers)
+            fanout.add(w.get());
+        sim.streamRecording(fanout.empty() ? nullptr : &fanout);
+        runWithProgress(sim, err, "");
+        sim.flushRecording();
+        fanout.finish(sim.recording(), sim.now());
+        const Metrics m = sim.metrics();
+        if (only)
+            for (const auto& p : only->patternList())
+                if (!anyNameMatches(p, sim.recording())) {
+                    err << "run: --entities: \"" << printable(p)
+                        << "\" matched no task or cgroup of the run; nothing written\n";
+                    return kExitBadInput;
+                }
+        if (!ra.metricsOut.empty() && !writeText(ra.metricsOut, metricsToJson(m), out, err))
+            return kExitBadInput;
+        for (const auto& o : outputs)
+            if (!o->commit(err))
+                return kExitBadInput;
         if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
             printSummary(m, out, ra.all);
         if (const int rc = runProblems(sim, err); rc != kExitOk)
@@ -577,6 +683,9 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             return kExitFindings;
     } catch (const std::invalid_argument& e) {
         err << printable(ra.file) << ": " << printable(e.what()) << "\n";
+        return kExitBadInput;
+    } catch (const std::runtime_error& e) { // a temporary file of an export
+        err << "run: " << printable(e.what()) << "\n";
         return kExitBadInput;
     }
     return kExitOk;

@@ -58,12 +58,39 @@ const char* kindName(RecordKind kind)
 
 void Recording::grow()
 {
+    if (m_streaming) { // the chunk is full: hand it over and reuse the storage
+        if (m_records.empty()) {
+            m_records.reserve(kStreamChunk);
+            return;
+        }
+        flushStream();
+        return;
+    }
     constexpr size_t kSlack = 4096; // records one event may append after the limit is reached
     size_t want = std::max<size_t>(m_records.capacity() * 2, 4096);
     if (m_capacityLimit)
         want = std::max(
             std::min<size_t>(want, m_capacityLimit + kSlack), m_records.capacity() + kSlack);
     m_records.reserve(want);
+}
+
+void Recording::streamTo(RecordSink* sink)
+{
+    m_sink = sink;
+    m_streaming = true;
+    flushStream();
+    m_records.shrink_to_fit();
+    m_records.reserve(kStreamChunk);
+}
+
+void Recording::flushStream()
+{
+    if (!m_streaming || m_records.empty())
+        return;
+    if (m_sink)
+        m_sink->consume(m_records.data(), m_records.size(), *this);
+    m_streamed += m_records.size();
+    m_records.clear();
 }
 
 std::string entityName(EntityRef e, const Recording& names)

@@ -84,6 +84,18 @@ struct Record
 };
 static_assert(sizeof(Record) == 48, "a recorded event must stay within 48 bytes");
 
+class Recording;
+
+/// Receives a run's records in order, a chunk at a time, when the Recording streams
+/// (Recording::streamTo): exports written while the simulation runs (core/record/streamexport.h).
+class RecordSink
+{
+public:
+    virtual ~RecordSink() = default;
+    /// @p names holds the names of every entity the records mention.
+    virtual void consume(const Record* records, size_t count, const Recording& names) = 0;
+};
+
 class Recording
 {
 public:
@@ -96,10 +108,23 @@ public:
     /// Storage never grows past @p bytes plus a little slack (the simulation stops its run at
     /// the limit, a few records later), so a doubling cannot overshoot a resource guard.
     void setCapacityLimit(uint64_t bytes) { m_capacityLimit = bytes / sizeof(Record); }
+    /// The records kept in memory: all of them, or when streaming only the chunk not yet handed
+    /// to the sink.
     const std::vector<Record>& records() const { return m_records; }
     Record& lastRecord() { return m_records.back(); }
-    size_t size() const { return m_records.size(); }
-    size_t bytes() const { return m_records.size() * sizeof(Record); }
+    /// Records appended so far (streamed ones included) and their size.
+    size_t size() const { return m_streamed + m_records.size(); }
+    size_t bytes() const { return size() * sizeof(Record); }
+
+    /// Streaming: from now on records go to @p sink (nullptr: dropped) a chunk of kStreamChunk
+    /// at a time instead of being kept, so memory no longer grows with the run; the records kept
+    /// so far are handed over first. size() and bytes() still count every record (metrics and the
+    /// recording-bytes guard are unchanged). The last record stays in memory until the next
+    /// append (lastRecord()). Call flushStream() at the end of the run.
+    void streamTo(RecordSink* sink);
+    void flushStream();
+    bool streaming() const { return m_streaming; }
+    static constexpr size_t kStreamChunk = 8192;
     void reserve(size_t n) { m_records.reserve(n); }
     void clear() { m_records.clear(); }
 
@@ -112,6 +137,9 @@ private:
     void grow();
     std::vector<Record> m_records;
     uint64_t m_capacityLimit = 0; ///< records; 0 = none
+    RecordSink* m_sink = nullptr;
+    bool m_streaming = false;
+    size_t m_streamed = 0; ///< records handed to the sink (or dropped) so far
 };
 
 /// Display name of an entity: the task name, "idle", or "/group@cpu".

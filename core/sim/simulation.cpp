@@ -39,6 +39,16 @@ uint64_t Simulation::eventsExecuted() const
 {
     return m_impl->eventsExecuted();
 }
+void Simulation::streamRecording(RecordSink* sink)
+{
+    m_impl->streamedRecording().streamTo(sink);
+}
+
+void Simulation::flushRecording()
+{
+    m_impl->streamedRecording().flushStream();
+}
+
 const Recording& Simulation::recording() const
 {
     return m_impl->recording();

@@ -73,6 +73,11 @@ public:
     uint64_t eventsExecuted() const;
 
     const Recording& recording() const;
+    /// Streams the recording to @p sink (nullptr: drops it) instead of keeping it: memory stays
+    /// bounded however long the run (Recording::streamTo). Metrics are unchanged. After the run,
+    /// flushRecording() hands over the last chunk.
+    void streamRecording(RecordSink* sink);
+    void flushRecording();
     std::vector<TaskView> tasks() const;
     std::vector<CgroupView> cgroups() const;
     int cpuCount() const;

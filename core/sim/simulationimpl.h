@@ -60,6 +60,7 @@ public:
     bool finished() const;
     uint64_t eventsExecuted() const override { return m_events.executed(); }
     const Recording& recording() const { return m_rec; }
+    Recording& streamedRecording() { return m_rec; } ///< for Simulation::streamRecording()
     std::vector<TaskView> taskViews() const;
     std::vector<CgroupView> cgroupViews() const;
     int cpuCount() const override { return m_cpus; }

@@ -2,10 +2,12 @@
 #include "ui/export/exportmenu.h"
 
 #include "core/record/metrics.h"
+#include "core/record/streamexport.h"
 #include "core/record/traceexport.h"
 #include "core/sim/simulation.h"
 #include "ui/common/format.h"
 #include "ui/export/capture.h"
+#include "ui/export/exportjob.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/timeline/timelineview.h"
 
@@ -18,6 +20,9 @@
 #include <QSaveFile>
 #include <QSettings>
 #include <QSpinBox>
+
+#include <ostream>
+#include <stdexcept>
 
 namespace schedlab::ui {
 
@@ -37,7 +42,71 @@ bool writeFile(const QString& path, const std::string& text, QString* error)
     return false;
 }
 
+/// Writes @p path whole or not at all (QSaveFile) with @p write, which gets a stream to it and
+/// says whether it went to the end (false: cancelled). Runs on the export worker thread.
+QString saveStreamed(const QString& path, const std::function<bool(std::ostream&)>& write)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return path + QStringLiteral(": ") + f.errorString();
+    bool complete = false;
+    bool shortWrite = false;
+    try {
+        DeviceStreamBuf buf(&f);
+        std::ostream out(&buf);
+        complete = write(out);
+        out.flush();
+        shortWrite = buf.failed() || !out;
+    } catch (const std::runtime_error& e) { // a temporary file of the export
+        return path + QStringLiteral(": ") + QString::fromStdString(e.what());
+    }
+    if (!complete) {
+        f.cancelWriting(); // the old file stays
+        return QString();
+    }
+    // flush() first: commit() would not see a short write (a full disk).
+    if (shortWrite || !f.flush() || !f.commit())
+        return path + QStringLiteral(": ") + f.errorString();
+    return QString();
+}
+
+/// Feeds the records of [0, now] to @p writer and finishes it, reporting progress.
+bool feedAndFinish(
+    const Recording& rec, Nanoseconds now, ExportWriter& writer, ExportProgress& progress)
+{
+    const bool complete = feedRecording(rec, writer, [&](size_t done, size_t total) {
+        progress.done = done;
+        progress.total = total;
+        return !progress.cancelled;
+    });
+    if (complete)
+        writer.finish(rec, now);
+    return complete;
+}
+
 } // namespace
+
+bool ExportMenu::runJob(const QString& label,
+    const std::function<QString(const Simulation&, ExportProgress&)>& job, QString* error)
+{
+    const Simulation* sim = m_controller->simulation();
+    if (!sim)
+        return false;
+    if (m_controller->isSeeking()) {
+        if (error)
+            *error = tr("the run is being re-simulated: export when it is done");
+        return false;
+    }
+    // The worker reads the recording: nothing may append to it meanwhile.
+    m_controller->pause();
+    const QString message =
+        runExportJob(parentWidget(), label, [&](ExportProgress& p) { return job(*sim, p); });
+    if (message.isEmpty())
+        return true;
+    if (error)
+        *error = message;
+    return false;
+}
 
 ExportMenu::ExportMenu(TimelineView* timeline, SimulationController* controller, QWidget* parent)
     : QMenu(tr("&Export"), parent)
@@ -146,37 +215,60 @@ bool ExportMenu::captureVisible(
 
 bool ExportMenu::exportTrace(const QString& path, QString* error)
 {
-    const Simulation* sim = m_controller->simulation();
-    if (!sim)
+    const Simulation* current = m_controller->simulation();
+    if (!current)
         return false;
-    if (!writeFile(path,
-            chromeTraceJson(sim->recording(), m_timeline->viewStart(),
-                std::min(m_timeline->viewEnd(), sim->now()), {}, m_controller->scenario().name),
-            error))
-        return false;
-    Q_EMIT exported(tr("trace %1").arg(path));
-    return true;
+    ExportWindow window;
+    window.from = m_timeline->viewStart();
+    window.to = std::min(m_timeline->viewEnd(), current->now());
+    const std::string title = m_controller->scenario().name;
+    const bool ok = runJob(
+        tr("Writing the trace…"),
+        [&](const Simulation& sim, ExportProgress& progress) {
+            return saveStreamed(path, [&](std::ostream& out) {
+                ChromeTraceWriter writer(out, window, {}, title);
+                return feedAndFinish(sim.recording(), sim.now(), writer, progress);
+            });
+        },
+        error);
+    if (ok)
+        Q_EMIT exported(tr("trace %1").arg(path));
+    return ok;
 }
 
 bool ExportMenu::exportCsv(const QString& path, QString* error)
 {
-    const Simulation* sim = m_controller->simulation();
-    if (!sim)
+    const Simulation* current = m_controller->simulation();
+    if (!current)
         return false;
     EntityFilter only;
     for (int t : m_timeline->plottedTasks())
         only.push_back(EntityRef::task(t));
-    const Nanoseconds from = m_timeline->viewStart();
-    const Nanoseconds to = std::min(m_timeline->viewEnd(), sim->now());
+    ExportWindow window;
+    window.from = m_timeline->viewStart();
+    window.to = std::min(m_timeline->viewEnd(), current->now());
     QString slices = path;
     if (slices.endsWith(QLatin1String(".csv")))
         slices.chop(4);
     slices += QStringLiteral("-slices.csv");
-    if (!writeFile(path, samplesCsv(sim->recording(), from, to, only), error)
-        || !writeFile(slices, slicesCsv(sim->recording(), from, to, only), error))
-        return false;
-    Q_EMIT exported(tr("CSV %1 and %2").arg(path, slices));
-    return true;
+    const bool ok = runJob(
+        tr("Writing the CSV…"),
+        [&](const Simulation& sim, ExportProgress& progress) {
+            QString message = saveStreamed(path, [&](std::ostream& out) {
+                SamplesCsvWriter writer(out, window, EntitySelection(only));
+                return feedAndFinish(sim.recording(), sim.now(), writer, progress);
+            });
+            if (message.isEmpty() && !progress.cancelled)
+                message = saveStreamed(slices, [&](std::ostream& out) {
+                    SlicesCsvWriter writer(out, window, EntitySelection(only));
+                    return feedAndFinish(sim.recording(), sim.now(), writer, progress);
+                });
+            return message;
+        },
+        error);
+    if (ok)
+        Q_EMIT exported(tr("CSV %1 and %2").arg(path, slices));
+    return ok;
 }
 
 bool ExportMenu::exportMetrics(const QString& path, QString* error)
