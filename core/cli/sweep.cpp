@@ -591,13 +591,13 @@ std::vector<std::string> rowOf(size_t k, const Grid& grid, const Combination& co
     std::map<std::string, std::pair<int64_t, int64_t>> kinds; // count, worst
     for (const auto& f : m.findings) {
         const bool known = std::any_of(std::begin(kFindingKinds), std::end(kFindingKinds) - 1,
-            [&](const char* k) { return f.kind == k; });
+            [&](const char* kind) { return f.kind == kind; });
         auto& [count, worst] = kinds[known ? f.kind : "other"];
         ++count;
         worst = std::max(worst, f.durationNs);
     }
-    for (const char* k : kFindingKinds) {
-        const auto it = kinds.find(k);
+    for (const char* kind : kFindingKinds) {
+        const auto it = kinds.find(kind);
         r.push_back(std::to_string(it == kinds.end() ? 0 : it->second.first));
         r.push_back(it == kinds.end() ? "" : std::to_string(it->second.second));
     }
