@@ -127,7 +127,8 @@ bool parseParam(const std::string& text, Param& param, std::string* error)
     std::set<std::string> seen;
     for (const auto& v : param.values)
         if (!seen.insert(v).second) {
-            *error = "--param " + printable(key) + ": value \"" + printable(v) + "\" is listed twice";
+            *error =
+                "--param " + printable(key) + ": value \"" + printable(v) + "\" is listed twice";
             return false;
         }
     if (key[0] == '/')
@@ -138,11 +139,13 @@ bool parseParam(const std::string& text, Param& param, std::string* error)
         param.kind = Param::Kind::Feature;
     else if (key == "duration" || key == "watchdog")
         param.kind = Param::Kind::RunOption;
-    else if (const auto names = choiceNames(); std::find(names.begin(), names.end(), key) != names.end())
+    else if (const auto names = choiceNames();
+             std::find(names.begin(), names.end(), key) != names.end())
         param.kind = Param::Kind::Choice;
     else if (key == "seed") {
-        *error = "--param seed: the seeds are a dimension of their own: --seeds N (and --seed S for "
-                 "the first)";
+        *error =
+            "--param seed: the seeds are a dimension of their own: --seeds N (and --seed S for "
+            "the first)";
         return false;
     } else {
         *error = "--param " + printable(key)
@@ -207,7 +210,8 @@ bool applyPointer(
     std::vector<std::string> tokens;
     for (size_t pos = 1;;) {
         const size_t slash = pointer.find('/', pos);
-        const std::string raw = pointer.substr(pos, slash == std::string::npos ? slash : slash - pos);
+        const std::string raw =
+            pointer.substr(pos, slash == std::string::npos ? slash : slash - pos);
         std::string tok;
         for (size_t i = 0; i < raw.size(); ++i) {
             if (raw[i] != '~') {
@@ -251,7 +255,8 @@ bool applyPointer(
             }
             cur = &(*cur)[tok];
         } else if (cur->is_array()) {
-            const bool digits = !tok.empty() && tok.find_first_not_of("0123456789") == std::string::npos
+            const bool digits = !tok.empty()
+                && tok.find_first_not_of("0123456789") == std::string::npos
                 && (tok.size() == 1 || tok[0] != '0') && tok.size() < 10;
             const size_t n = cur->size();
             if (!digits || std::stoul(tok) >= n) {
@@ -438,7 +443,8 @@ std::string fixed6(double v)
 std::string shareOf(int64_t cpuNs, int64_t durationNs)
 {
     // Reporting only (never a scheduling decision): the fraction of one CPU over the run.
-    return fixed6(durationNs > 0 ? static_cast<double>(cpuNs) / static_cast<double>(durationNs) : 0.0);
+    return fixed6(
+        durationNs > 0 ? static_cast<double>(cpuNs) / static_cast<double>(durationNs) : 0.0);
 }
 
 // One combination of parameter values: the scenario read with its pointers applied, the run
@@ -638,7 +644,8 @@ bool checkOut(const std::string& path, std::string* error)
     return true;
 }
 
-bool writeOut(const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
+bool writeOut(
+    const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
 {
     if (path == "-") {
         out << text;
@@ -795,7 +802,8 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
         for (const TaskSpec& spec : combo.scenario.tasks) {
             const int count = spec.count.value_or(1);
             for (int n = 1; n <= count; ++n) {
-                const std::string name = spec.count ? spec.name + "-" + std::to_string(n) : spec.name;
+                const std::string name =
+                    spec.count ? spec.name + "-" + std::to_string(n) : spec.name;
                 combo.listed.insert(name);
                 cols.addTask(spec, name);
             }
@@ -831,11 +839,11 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
     const auto start = std::chrono::steady_clock::now();
     jobs = std::max<size_t>(1, std::min(jobs, runs.size()));
     if (!quiet)
-        err << "sweep: " << runs.size() << " of " << grid.runs() << " runs ("
-            << combos << " combinations × " << grid.seeds.size() << " seeds"
-            << (shard.count > 1
-                       ? ", shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count)
-                       : std::string())
+        err << "sweep: " << runs.size() << " of " << grid.runs() << " runs (" << combos
+            << " combinations × " << grid.seeds.size() << " seeds"
+            << (shard.count > 1 ? ", shard " + std::to_string(shard.index) + "/"
+                           + std::to_string(shard.count)
+                                : std::string())
             << ") on " << jobs << (jobs == 1 ? " thread" : " threads") << "\n";
     auto worker = [&] {
         for (;;) {
@@ -896,8 +904,8 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         char line[64];
         std::snprintf(line, sizeof line, "%.1f s", secs);
-        err << "sweep: " << runs.size() << " runs in " << line << ", " << printable(outPath)
-            << ": " << header(grid, cols).size() << " columns\n";
+        err << "sweep: " << runs.size() << " runs in " << line << ", " << printable(outPath) << ": "
+            << header(grid, cols).size() << " columns\n";
     }
     return codes.empty() ? kExitOk : *std::max_element(codes.begin(), codes.end());
 }
@@ -950,8 +958,7 @@ int runSweepMergeCli(const std::vector<std::string>& args, std::ostream& out, st
             err << "sweep-merge: " << printable(f) << ": its header differs from "
                 << printable(files.front()) << "'s at column " << c + 1 << " ("
                 << (c < t.header.size() ? "\"" + printable(t.header[c]) + "\"" : "missing")
-                << " vs "
-                << (c < head.size() ? "\"" + printable(head[c]) + "\"" : "missing")
+                << " vs " << (c < head.size() ? "\"" + printable(head[c]) + "\"" : "missing")
                 << "): not shards of one sweep\n";
             return kExitBadInput;
         }
@@ -985,8 +992,8 @@ int runSweepMergeCli(const std::vector<std::string>& args, std::ostream& out, st
                 ++listed;
             }
         err << "sweep-merge: " << (total - byRun.size()) << " of " << total
-            << " runs missing (runs " << missing
-            << (total - byRun.size() > listed ? ", …" : "") << "): a shard not given?\n";
+            << " runs missing (runs " << missing << (total - byRun.size() > listed ? ", …" : "")
+            << "): a shard not given?\n";
         return kExitBadInput;
     }
     std::string csv = joinRow(head);

@@ -43,15 +43,15 @@ bool splitValues(const std::string& text, std::vector<std::string>& values, std:
 bool parseParam(const std::string& text, Param& param, std::string* error);
 
 /// Applies a non-pointer parameter's value to @p options (the compare --variant machinery).
-bool applyToOptions(const Param& param, const std::string& value, RunOptions& options,
-    std::string* error);
+bool applyToOptions(
+    const Param& param, const std::string& value, RunOptions& options, std::string* error);
 
 /// Sets the JSON pointer @p pointer in the scenario text @p json to @p value (JSON text; when it is
 /// not valid JSON, the string itself, so 250ms needs no quotes). The pointer must lead to an
 /// existing element, except that its last token may add a member to an existing object. False
 /// with a message naming the pointer and what the scenario has there.
-bool applyPointer(std::string& json, const std::string& pointer, const std::string& value,
-    std::string* error);
+bool applyPointer(
+    std::string& json, const std::string& pointer, const std::string& value, std::string* error);
 
 /// The grid: the cartesian product of the parameters' values, the first parameter varying
 /// slowest, then the seeds (fastest). Run k = ((i1·n2 + i2)·n3 + …)·S + s.

@@ -43,7 +43,8 @@ std::string writeFile(const QTemporaryDir& dir, const QString& name, const std::
 {
     QFile f(dir.filePath(name));
     if (!f.open(QIODevice::WriteOnly)
-        || f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()))
+        || f.write(text.data(), static_cast<qint64>(text.size()))
+            != static_cast<qint64>(text.size()))
         return {};
     return f.fileName().toStdString();
 }
@@ -100,7 +101,8 @@ void TestSweep::gridOrder()
     // p = {a, b}, q = {x, y, z}, seeds {1, 2}: run k = (i_p·3 + i_q)·2 + s (first parameter
     // slowest, seeds fastest), so 2·3·2 = 12 runs and e.g. run 7 = combination 3 = (b, x), seed 2.
     Grid g;
-    g.params = {{"p", Param::Kind::Profile, {"a", "b"}}, {"q", Param::Kind::Profile, {"x", "y", "z"}}};
+    g.params = {
+        {"p", Param::Kind::Profile, {"a", "b"}}, {"q", Param::Kind::Profile, {"x", "y", "z"}}};
     g.seeds = {1, 2};
     QCOMPARE(g.combinations(), size_t(6));
     QCOMPARE(g.runs(), size_t(12));
@@ -156,10 +158,11 @@ void TestSweep::pointerApplied()
     QVERIFY2(applyPointer(text, "/cgroups/0/cpu.weight", "300", &error), error.c_str());
     QVERIFY2(applyPointer(text, "/kernel", R"({"profile":"6.12"})", &error), error.c_str());
     const auto j = nlohmann::json::parse(text);
-    QCOMPARE(j["tasks"][2]["program"][0]["loop"][1]["sleep"].get<std::string>(), std::string("250ms"));
+    QCOMPARE(
+        j["tasks"][2]["program"][0]["loop"][1]["sleep"].get<std::string>(), std::string("250ms"));
     QCOMPARE(j["cgroups"][0]["cpu.weight"].get<int>(), 300); // a JSON number, not "300"
     QCOMPARE(j["kernel"]["profile"].get<std::string>(), std::string("6.12")); // a new member
-    QCOMPARE(j["name"].get<std::string>(), std::string("tiny")); // the rest is kept
+    QCOMPARE(j["name"].get<std::string>(), std::string("tiny"));              // the rest is kept
     // RFC 6901 escapes: "~1" is '/', "~0" is '~'.
     std::string esc = R"({"a/b": {"c~d": 1}})";
     QVERIFY2(applyPointer(esc, "/a~1b/c~0d", "2", &error), error.c_str());
@@ -206,9 +209,9 @@ void TestSweep::sweepRowsInGridOrder()
     QTemporaryDir dir;
     const std::string file = writeFile(dir, "tiny.json", kTiny);
     const std::string out = dir.filePath("r.csv").toStdString();
-    const auto r = test::runCliCaptured({"sweep", file, "--param", "profile=6.12,7.1", "--param",
-        "PLACE_LAG=on,off", "--seeds", "2", "--duration", "20ms", "--jobs", "2", "--quiet", "--out",
-        out});
+    const auto r = test::runCliCaptured(
+        {"sweep", file, "--param", "profile=6.12,7.1", "--param", "PLACE_LAG=on,off", "--seeds",
+            "2", "--duration", "20ms", "--jobs", "2", "--quiet", "--out", out});
     QVERIFY2(r.code == 0, r.err.c_str());
     const CsvTable t = table(out);
     // Header: run, runs, the parameters in command-line order, seed, status, …
@@ -265,9 +268,9 @@ void TestSweep::bytesIndependentOfJobs()
     std::vector<std::string> outs;
     for (const char* jobs : {"1", "2", "3"}) {
         const std::string out = dir.filePath(QStringLiteral("j%1.csv").arg(jobs)).toStdString();
-        const auto r = test::runCliCaptured({"sweep", file, "--param", "profile=6.12,7.1", "--param",
-            "/tasks/2/program/0/loop/1/sleep=1ms,3ms", "--seeds", "2", "--duration", "15ms",
-            "--jobs", jobs, "--quiet", "--out", out});
+        const auto r = test::runCliCaptured({"sweep", file, "--param", "profile=6.12,7.1",
+            "--param", "/tasks/2/program/0/loop/1/sleep=1ms,3ms", "--seeds", "2", "--duration",
+            "15ms", "--jobs", jobs, "--quiet", "--out", out});
         QVERIFY2(r.code == 0, r.err.c_str());
         outs.push_back(readFile(out));
     }

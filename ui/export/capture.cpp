@@ -201,8 +201,8 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     plot->plotLayout()->setRowStretchFactors(stretch);
     plot->replot();
 
-    return savePlot(plot, path, o.size, o.dpi, o.title,
-        QStringLiteral("schedlab timeline capture"), error);
+    return savePlot(
+        plot, path, o.size, o.dpi, o.title, QStringLiteral("schedlab timeline capture"), error);
 }
 
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)

@@ -59,9 +59,8 @@ XAxis xAxisFor(const std::vector<std::string>& values)
     for (size_t i = 0; i < values.size(); ++i) {
         const std::string& v = values[i];
         a.pos[v] = a.kind == XAxis::Kind::Number ? *number(v)
-            : a.kind == XAxis::Kind::Duration
-            ? static_cast<double>(parseDuration(v)->count()) / 1e6
-            : static_cast<double>(i + 1);
+            : a.kind == XAxis::Kind::Duration ? static_cast<double>(parseDuration(v)->count()) / 1e6
+                                              : static_cast<double>(i + 1);
     }
     return a;
 }
@@ -123,7 +122,8 @@ bool sweepSeries(const sweep::CsvTable& table, const SweepPlotOptions& o,
             series.push_back({name, {}});
         SweepSeries& ser = series[si->second];
         const std::string& xv = row[static_cast<size_t>(x)];
-        const auto [pi, newPoint] = pointIndex.emplace(std::make_pair(si->second, xv), ser.points.size());
+        const auto [pi, newPoint] =
+            pointIndex.emplace(std::make_pair(si->second, xv), ser.points.size());
         if (newPoint)
             ser.points.push_back({xv, 0, *v, *v, 0});
         SweepPoint& p = ser.points[pi->second];
@@ -142,8 +142,8 @@ bool sweepSeries(const sweep::CsvTable& table, const SweepPlotOptions& o,
     return true;
 }
 
-bool plotSweep(const sweep::CsvTable& table, const QString& path, const SweepPlotOptions& o,
-    QString* error)
+bool plotSweep(
+    const sweep::CsvTable& table, const QString& path, const SweepPlotOptions& o, QString* error)
 {
     std::vector<SweepSeries> series;
     std::string why;
@@ -183,8 +183,10 @@ bool plotSweep(const sweep::CsvTable& table, const QString& path, const SweepPlo
     for (const auto& [text, pos] : axis.pos)
         ticker->addTick(pos, QString::fromStdString(text));
     xAxis->setTicker(ticker);
-    xAxis->setLabel(QString::fromStdString(o.x) + (logX ? QStringLiteral(" (log scale)") : QString()));
-    yAxis->setLabel(QString::fromStdString(o.metric) + (percent ? QStringLiteral(" (%)") : QString()));
+    xAxis->setLabel(
+        QString::fromStdString(o.x) + (logX ? QStringLiteral(" (log scale)") : QString()));
+    yAxis->setLabel(
+        QString::fromStdString(o.metric) + (percent ? QStringLiteral(" (%)") : QString()));
     double ylo = std::numeric_limits<double>::max(), yhi = std::numeric_limits<double>::lowest();
     for (size_t i = 0; i < series.size(); ++i) {
         const SweepSeries& ser = series[i];
@@ -192,8 +194,10 @@ bool plotSweep(const sweep::CsvTable& table, const QString& path, const SweepPlo
         std::vector<const SweepPoint*> sorted;
         for (const auto& p : ser.points)
             sorted.push_back(&p);
-        std::stable_sort(sorted.begin(), sorted.end(),
-            [&](const SweepPoint* a, const SweepPoint* b) { return axis.pos.at(a->x) < axis.pos.at(b->x); });
+        std::stable_sort(
+            sorted.begin(), sorted.end(), [&](const SweepPoint* a, const SweepPoint* b) {
+                return axis.pos.at(a->x) < axis.pos.at(b->x);
+            });
         for (const SweepPoint* p : sorted) {
             px << axis.pos.at(p->x);
             py << p->mean * scale;
@@ -230,15 +234,18 @@ bool plotSweep(const sweep::CsvTable& table, const QString& path, const SweepPlo
         for (const auto& p : ser.points)
             runsPerPoint = std::max(runsPerPoint, p.n);
     const QString title = o.title.isEmpty()
-        ? QStringLiteral("%1 against %2").arg(QString::fromStdString(o.metric), QString::fromStdString(o.x))
+        ? QStringLiteral("%1 against %2")
+              .arg(QString::fromStdString(o.metric), QString::fromStdString(o.x))
         : o.title;
     plot.plotLayout()->insertRow(0);
     plot.plotLayout()->addElement(0, 0,
         new QCPTextElement(&plot,
-            title + QStringLiteral("\nmean of %1 runs per point, bars: min to max").arg(runsPerPoint),
+            title
+                + QStringLiteral("\nmean of %1 runs per point, bars: min to max").arg(runsPerPoint),
             QFont(plot.font().family(), 11, QFont::Bold)));
     plot.replot();
-    return savePlot(&plot, path, o.size, o.dpi, title, QStringLiteral("schedlab sweep plot"), error);
+    return savePlot(
+        &plot, path, o.size, o.dpi, title, QStringLiteral("schedlab sweep plot"), error);
 }
 
 bool sweepPlotWanted(const std::vector<std::string>& args)
@@ -309,7 +316,8 @@ int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std
         }
     }
     if (o.metric.empty() || o.x.empty() || plotOut.empty() || (plotOnly && csvIn.empty())) {
-        err << cmd << ": usage: schedlab-cli " << (plotOnly ? "plot-sweep results.csv" : "sweep … --out results.csv")
+        err << cmd << ": usage: schedlab-cli "
+            << (plotOnly ? "plot-sweep results.csv" : "sweep … --out results.csv")
             << " --plot METRIC --x KEY [--series KEY] " << (plotOnly ? "--out" : "--plot-out")
             << " plot.png|svg|pdf [--size WxH] [--dpi N] [--title TEXT]\n";
         return kBad;
@@ -335,7 +343,8 @@ int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std
     sweep::CsvTable table;
     std::string why;
     if (!in || !sweep::parseCsv(text.str(), table, &why)) {
-        err << cmd << ": " << csvIn << ": " << (why.empty() ? std::string("cannot read") : why) << "\n";
+        err << cmd << ": " << csvIn << ": " << (why.empty() ? std::string("cannot read") : why)
+            << "\n";
         return kBad;
     }
     QString error;
@@ -364,9 +373,10 @@ int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std
     for (const auto& ser : series) {
         out << std::left << std::setw(static_cast<int>(w0)) << ser.name;
         for (const auto& x : xs) {
-            const auto p = std::find_if(
-                ser.points.begin(), ser.points.end(), [&](const SweepPoint& sp) { return sp.x == x; });
-            out << std::right << std::setw(12) << (p == ser.points.end() ? "-" : cell(p->mean, percent));
+            const auto p = std::find_if(ser.points.begin(), ser.points.end(),
+                [&](const SweepPoint& sp) { return sp.x == x; });
+            out << std::right << std::setw(12)
+                << (p == ser.points.end() ? "-" : cell(p->mean, percent));
         }
         out << "\n";
     }
