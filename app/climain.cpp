@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/cli/cli.h"
 #include "ui/export/capture.h"
+#include "ui/export/sweepplot.h"
 
 #include <QApplication>
 
@@ -17,6 +18,13 @@ int main(int argc, char* argv[])
             qputenv("QT_QPA_PLATFORM", "offscreen");
         QApplication app(argc, argv);
         return schedlab::ui::runCaptureCli(args, std::cout, std::cerr);
+    }
+    if (schedlab::ui::sweepPlotWanted(args)) {
+        // A sweep's plot is drawn by the GUI's plotting library too (docs/sweeps.md).
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        return schedlab::ui::runSweepPlotCli(args, std::cout, std::cerr);
     }
     return schedlab::runCli(args, std::cout, std::cerr);
 }

@@ -4,6 +4,7 @@
 #include "core/base/atomicfile.h"
 #include "core/base/text.h"
 #include "core/cli/importcli.h"
+#include "core/cli/sweep.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/record/metrics.h"
@@ -57,6 +58,12 @@ void printHelp(std::ostream& out)
            "  schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B]\n"
            "               [--size WxH] [--dpi N] [--title TEXT] [options that shape a run]\n"
            "               (WxH in pixels at 96 dpi; a PNG at --dpi N has WxH * N/96 pixels)\n"
+           "  schedlab-cli sweep FILE --param KEY=V1,V2,... [--param ...] [--seeds N] [--jobs N]\n"
+           "               [--shard i/n] --out results.csv [--plot METRIC --x KEY [--series KEY]\n"
+           "               --plot-out plot.png|svg] [options that shape a run] (docs/sweeps.md)\n"
+           "  schedlab-cli sweep-merge A.csv B.csv ... --out all.csv\n"
+           "  schedlab-cli plot-sweep results.csv --plot METRIC --x KEY [--series KEY]\n"
+           "               --out plot.png|svg\n"
            "  schedlab-cli --help | --version\n\n"
            "Options that shape a run (run, compare and capture):\n"
            "  --profile NAME          kernel profile (see below)\n"
@@ -1057,6 +1064,10 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         return runImportCli(args, out, err);
     if (cmd == "import-rtapp" || cmd == "export-rtapp")
         return cmdRtApp(args, out, err);
+    if (cmd == "sweep")
+        return sweep::runSweepCli(args, out, err);
+    if (cmd == "sweep-merge")
+        return sweep::runSweepMergeCli(args, out, err);
     err << "unknown command \"" << cmd << "\" (see --help)\n";
     return kExitBadInput;
 }

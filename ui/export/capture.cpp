@@ -73,6 +73,77 @@ QString captureTitle(
             QString::fromStdString(formatDurationHuman(to)));
 }
 
+bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const QString& title,
+    const QString& description, QString* error)
+{
+    auto fail = [&](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const auto format = captureFormatFor(path);
+    if (!format)
+        return fail(QStringLiteral("%1: the file name must end in .png, .svg or .pdf").arg(path));
+    const double scale = dpi / 96.0;
+    // Atomic: the whole file is drawn first, then committed over @p path in one rename. A missing
+    // or read-only folder fails here, before rendering; any failure leaves an old file as it was.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
+    // writers do not report a short write, so nothing half-written may reach @p path.
+    QByteArray bytes;
+    bool ok = false;
+    switch (*format) {
+    case CaptureFormat::Png: {
+        // As QCustomPlot::savePng(), into memory.
+        QImage image = plot->toPixmap(size.width(), size.height(), scale).toImage();
+        const int dotsPerMeter = static_cast<int>(dpi / 0.0254);
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
+        QBuffer buffer(&bytes);
+        ok = buffer.open(QIODevice::WriteOnly) && QImageWriter(&buffer, "png").write(image);
+        break;
+    }
+    case CaptureFormat::Pdf: {
+        QTemporaryDir scratchDir;
+        const QString scratch = scratchDir.filePath(QStringLiteral("capture.pdf"));
+        QFile drawn(scratch);
+        ok = scratchDir.isValid()
+            && plot->savePdf(scratch, size.width(), size.height(), QCP::epNoCosmetic,
+                QStringLiteral("schedlab"), title)
+            && drawn.open(QIODevice::ReadOnly);
+        if (ok)
+            bytes = drawn.readAll();
+        ok = ok && bytes.trimmed().endsWith("%%EOF");
+        break;
+    }
+    case CaptureFormat::Svg: {
+        QBuffer buffer(&bytes);
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(dpi);
+        svg.setTitle(title);
+        svg.setDescription(description);
+        QCPPainter painter;
+        if (painter.begin(&svg)) {
+            plot->toPainter(&painter, size.width(), size.height());
+            ok = painter.end();
+        }
+        ok = ok && !bytes.isEmpty();
+        break;
+    }
+    }
+    if (!ok)
+        return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
+    // flush() first: commit() would not see a short write (a full disk) and rename anyway.
+    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit())
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    return true;
+}
+
 bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
     const CaptureOptions& o, QString* error)
 {
@@ -104,11 +175,6 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
                         .arg(o.dpi)
                         .arg(w)
                         .arg(h));
-    // Atomic: the whole file is drawn first, then committed over @p path in one rename. A missing
-    // or read-only folder fails here, before drawing; any failure leaves an old file as it was.
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
     // The GUI's plotting code on an offscreen widget.
     TimelineView view;
     view.setRecording(&recording, std::max(now, o.to));
@@ -135,58 +201,8 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
     plot->plotLayout()->setRowStretchFactors(stretch);
     plot->replot();
 
-    // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
-    // writers do not report a short write, so nothing half-written may reach @p path.
-    QByteArray bytes;
-    bool ok = false;
-    switch (*format) {
-    case CaptureFormat::Png: {
-        // As QCustomPlot::savePng(), into memory.
-        QImage image = plot->toPixmap(o.size.width(), o.size.height(), scale).toImage();
-        const int dotsPerMeter = static_cast<int>(o.dpi / 0.0254);
-        image.setDotsPerMeterX(dotsPerMeter);
-        image.setDotsPerMeterY(dotsPerMeter);
-        QBuffer buffer(&bytes);
-        ok = buffer.open(QIODevice::WriteOnly) && QImageWriter(&buffer, "png").write(image);
-        break;
-    }
-    case CaptureFormat::Pdf: {
-        QTemporaryDir scratchDir;
-        const QString scratch = scratchDir.filePath(QStringLiteral("capture.pdf"));
-        QFile drawn(scratch);
-        ok = scratchDir.isValid()
-            && plot->savePdf(scratch, o.size.width(), o.size.height(), QCP::epNoCosmetic,
-                QStringLiteral("schedlab"), o.title)
-            && drawn.open(QIODevice::ReadOnly);
-        if (ok)
-            bytes = drawn.readAll();
-        ok = ok && bytes.trimmed().endsWith("%%EOF");
-        break;
-    }
-    case CaptureFormat::Svg: {
-        QBuffer buffer(&bytes);
-        QSvgGenerator svg;
-        svg.setOutputDevice(&buffer);
-        svg.setSize(o.size);
-        svg.setViewBox(QRect(QPoint(0, 0), o.size));
-        svg.setResolution(o.dpi);
-        svg.setTitle(o.title);
-        svg.setDescription(QStringLiteral("schedlab timeline capture"));
-        QCPPainter painter;
-        if (painter.begin(&svg)) {
-            plot->toPainter(&painter, o.size.width(), o.size.height());
-            ok = painter.end();
-        }
-        ok = ok && !bytes.isEmpty();
-        break;
-    }
-    }
-    if (!ok)
-        return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
-    // flush() first: commit() would not see a short write (a full disk) and rename anyway.
-    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit())
-        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
-    return true;
+    return savePlot(
+        plot, path, o.size, o.dpi, o.title, QStringLiteral("schedlab timeline capture"), error);
 }
 
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+class QCustomPlot;
+
 namespace schedlab {
 class Recording;
 class Simulation;
@@ -60,6 +62,12 @@ QString runLabel(const Simulation& sim);
 /// A capture's default title: "NAME — runLabel(), FROM to TO".
 QString captureTitle(
     const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to);
+
+/// Writes @p plot, laid out at @p size logical pixels, to @p path: PNG (at @p dpi: size · dpi / 96
+/// pixels), SVG or PDF by the suffix; atomically (the file is whole or left as it was). Shared by
+/// the timeline captures and the sweep plots (sweepplot.h). False with @p error on failure.
+bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const QString& title,
+    const QString& description, QString* error);
 
 /// Draws [from, to] of @p recording (run until @p now) into @p path. False with @p error on
 /// failure (unknown suffix, empty window, cannot write).
