@@ -242,7 +242,7 @@ bool applyPointer(
             if (!cur->contains(tok)) {
                 if (last) {
                     (*cur)[tok] = newValue;
-                    json = doc.dump(2) + "\n";
+                    json = doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
                     return true;
                 }
                 std::string members;
@@ -275,7 +275,7 @@ bool applyPointer(
         at += "/" + tok;
     }
     *cur = newValue;
-    json = doc.dump(2) + "\n";
+    json = doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
     return true;
 }
 

@@ -208,8 +208,13 @@ bool plotSweep(
         }
         QCPGraph* g = plot.addGraph(xAxis, yAxis);
         const QColor color = taskColor(static_cast<int>(i));
-        g->setPen(QPen(color, 2));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 7));
+        // Line style and marker differ too, so that equal series (two profiles that behave
+        // alike) stay visible on top of each other.
+        static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
+        static const QCPScatterStyle::ScatterShape shapes[] = {QCPScatterStyle::ssCircle,
+            QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond};
+        g->setPen(QPen(color, 2, styles[i % 3]));
+        g->setScatterStyle(QCPScatterStyle(shapes[i % 4], color, color, 8));
         g->setName(o.series.empty() ? QString::fromStdString(ser.name)
                                     : QString::fromStdString(o.series + " " + ser.name));
         g->setData(px, py, true);
@@ -226,7 +231,8 @@ bool plotSweep(
     else
         xAxis->setRange(lo - pad, hi + pad);
     const double yspan = yhi - ylo;
-    yAxis->setRange(std::min(0.0, ylo), yhi + (yspan > 0 ? yspan * 0.08 : 1.0));
+    const double ypad = yspan > 0 ? yspan * 0.04 : 1.0; // a series at 0 stays off the axis
+    yAxis->setRange(std::min(0.0, ylo) - ypad, yhi + 2 * ypad);
     plot.legend->setVisible(true);
     plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     int runsPerPoint = 0;
