@@ -444,18 +444,34 @@ void TestFlatRq::seedScenarioNoPlaceLagEffect()
     QVERIFY2(ratio >= 0.8 && ratio <= 1.25, qPrintable(QString::number(ratio)));
 }
 
-// flat=true with the ≤6.17 group-dequeue throttle is no kernel: refused with a message.
+// flat=true with the ≤6.17 group-dequeue throttle is no kernel: a flat run has no group entity
+// in a tree to dequeue, so it throttles task by task whatever `throttle` says, also after a
+// profile action; and a profile action cannot switch the run-queue layout of a running run.
 void TestFlatRq::flatNeedsTaskThrottle()
 {
     RunOptions o = options("7.3");
     o.overrides.emplace_back("throttle", "group");
-    bool threw = false;
-    try {
-        Simulation sim(parse(kTwoLevels), o);
-    } catch (const std::invalid_argument& e) {
-        threw = std::string(e.what()).find("throttle=task") != std::string::npos;
-    }
-    QVERIFY(threw);
+    Simulation sim(parse(kTwoLevels), o);
+    QVERIFY(sim.choices().flat);
+    QVERIFY(sim.choices().throttle == ThrottleModel::Task);
+    sim.runUntil(Nanoseconds(100 * kMs));
+    Action a;
+    a.kind = Action::Kind::Profile;
+    a.profile = "6.12";
+    sim.apply(a);
+    QVERIFY(sim.choices().flat);
+    QVERIFY(sim.choices().throttle == ThrottleModel::Task);
+    QVERIFY(sim.choices().reweight == ReweightRule::Eevdf); // the rest of 6.12 applies
+    sim.runUntil(Nanoseconds(1 * kS));
+    QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
+
+    Simulation hier(parse(kTwoLevels), options("7.1"));
+    hier.runUntil(Nanoseconds(100 * kMs));
+    a.profile = "7.3";
+    hier.apply(a);
+    QVERIFY(!hier.choices().flat);
+    hier.runUntil(Nanoseconds(1 * kS));
+    QVERIFY2(hier.invariantViolations().empty(), qPrintable(violations(hier)));
 }
 
 QTEST_GUILESS_MAIN(TestFlatRq)

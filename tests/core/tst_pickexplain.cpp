@@ -66,6 +66,7 @@ struct Bench
     ~Bench()
     {
         cfs().curr = nullptr;
+        cfs().taskCurr = nullptr;
         cfs().next = nullptr;
         cfs().clearTrees();
     }
@@ -81,6 +82,7 @@ struct Bench
         s.vruntime = v;
         s.deadline = d;
         s.load = loadWeightOf(w);
+        s.hLoad = s.load; // 7.3 flat run queue: a root task's h_load is its weight
         s.slice = slice;
         s.cfsRq = &cfs();
         return s;
@@ -91,16 +93,19 @@ struct Bench
         cfs().enqueueTree(s);
         cfs().loadWeight += s.load.weight;
         ++cfs().nrQueued;
+        ++cfs().hNrQueued;
         naive->insert(s);
     }
     void setCurr(SchedEntity& s, bool onRq = true)
     {
         s.onRq = onRq;
         cfs().curr = &s;
+        cfs().taskCurr = &s;
         rq->curr = &s;
         if (onRq) {
             cfs().loadWeight += s.load.weight;
             ++cfs().nrQueued;
+            ++cfs().hNrQueued;
         }
         naive->setCurr(&s);
     }
