@@ -174,7 +174,7 @@ private Q_SLOTS:
             qPrintable(row->text(9)));
         dock.tree()->setCurrentItem(row);
         QVERIFY(dock.explanationText().contains(
-            QStringLiteral("moved from CPU 0 to CPU 1 by the periodic load balance")));
+            QStringLiteral("t0 moved from CPU 0 to CPU 1 by the periodic load balance")));
         // Before the move (4 ms) the task has only its spawn: no move shown.
         in.at = Nanoseconds(4'000'000);
         dock.showInspection(in);

@@ -248,10 +248,20 @@ void InspectorDock::showExplanation(QTreeWidgetItem* item)
     for (const std::string& line : rq.explanation)
         html += QStringLiteral("<li>") + toQString(line).toHtmlEscaped() + QStringLiteral("</li>");
     html += QStringLiteral("</ul>");
-    const QString move = item->data(0, kMoveRole).toString();
-    if (!move.isEmpty())
-        html += QStringLiteral("<p><b>%1</b> %2</p>")
-                    .arg(item->text(0).toHtmlEscaped(), move.toHtmlEscaped());
+    // Why the tasks of this cfs_rq are on this CPU (their last move in the recording).
+    QString moves;
+    for (const EntityInspection& e : rq.entities) {
+        if (!e.ref.isTask() || static_cast<size_t>(e.ref.taskIndex()) >= m_moves.size())
+            continue;
+        const TaskMove& move = m_moves[static_cast<size_t>(e.ref.taskIndex())];
+        if (move.time >= 0 && !(move.spawn && move.from < 0))
+            moves += QStringLiteral("<li><b>%1</b> %2 at %3</li>")
+                         .arg(toQString(e.name).toHtmlEscaped(),
+                             toQString(explainMove(move)).toHtmlEscaped(),
+                             formatTime(Nanoseconds{move.time}));
+    }
+    if (!moves.isEmpty())
+        html += tr("<b>Why here</b><ul>") + moves + QStringLiteral("</ul>");
     m_text->setHtml(html);
 }
 
