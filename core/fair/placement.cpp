@@ -154,13 +154,14 @@ std::vector<std::pair<int, int>> Placement::groupsOf(const PlacementDomain& sd, 
         if (d.weight < sd.weight)
             child = &d;
     std::vector<std::pair<int, int>> out;
+    const int tpc = m_topo.threadsPerCore;
+    const int llcCpus = tpc * m_topo.coresPerLlc;
     auto spanAt = [&](int c) -> std::pair<int, int> {
         if (!child)
             return {c, 1};
-        for (const PlacementDomain& d : domainsOf(c))
-            if (d.level == child->level)
-                return {d.first, d.weight};
-        return {c, 1};
+        const bool smt = child->level == DomainLevel::Smt;
+        const int first = smt ? m_topo.coreOf(c) * tpc : m_topo.llcOf(c) * llcCpus;
+        return {first, std::min(smt ? tpc : llcCpus, m_topo.cpus - first)};
     };
     for (int k = 0; k < sd.weight; ++k) {
         const auto g = spanAt(sd.first + (cpu - sd.first + k) % sd.weight);
@@ -357,7 +358,8 @@ int Placement::selectIdleSmt(const Task& p, int target)
 int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePath& path)
 {
     const int n = m_topo.cpus;
-    std::vector<bool> cpus(static_cast<size_t>(n), false); // sd_llc span ∩ p->cpus_ptr
+    std::vector<bool>& cpus = m_scanMask; // sd_llc span ∩ p->cpus_ptr
+    cpus.assign(static_cast<size_t>(n), false);
     for (int c = 0; c < n; ++c)
         cpus[static_cast<size_t>(c)] = sharesCache(c, target) && p.cpus.test(c);
     int nr = INT_MAX;

@@ -154,6 +154,7 @@ private:
     std::vector<LlcState> m_llcs;
     std::vector<int64_t> m_idleStamp;  ///< rq->idle_stamp; -1 = 0 in the kernel (not idle)
     std::vector<int> m_distributePrev; ///< per CPU: distribute_cpu_mask_prev
+    std::vector<bool> m_scanMask;      ///< select_idle_cpu()'s cpumask (reused)
 };
 
 } // namespace schedlab

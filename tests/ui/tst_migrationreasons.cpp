@@ -21,14 +21,16 @@ namespace {
 
 constexpr int kUpperBoundMs = 120'000; // QTRY timeout: reached only when something hangs
 
-// Two CPUs sharing an LLC. "sleeper" starts on CPU 0 (fork balancing from CPU 0: both CPUs idle,
-// the local group has as many idle CPUs as the other, so it stays). "hog", pinned to CPU 0,
-// joins at 0.5 ms and runs for ever. When the sleeper's timer fires on CPU 0 the hog runs there:
-// this_cpu = prev = 0, no wake_affine(); select_idle_sibling(): target 0 busy, no recent CPU,
-// select_idle_cpu() scans from 1: CPU 1 is idle. So its first migration is 0 → 1 at a wakeup,
-// in the MC domain, by the idle-CPU scan; afterwards it sleeps and wakes on the idle CPU 1.
+// Two CPUs sharing an LLC, profile 6.6 (no delayed dequeue: under 6.12+ the sleeper, still
+// delayed when its timer fires, would be requeued where it is without any selection). "sleeper"
+// starts on CPU 0 (fork balancing from CPU 0: both CPUs idle, the local group has as many idle CPUs
+// as the other, so it stays). "hog", pinned to CPU 0, joins at 0.5 ms and runs for ever. When the
+// sleeper's timer fires on CPU 0 the hog runs there: this_cpu = prev = 0, no wake_affine();
+// select_idle_sibling(): target 0 busy, no recent CPU, select_idle_cpu() scans from 1: CPU 1 is
+// idle. So its first migration is 0 → 1 at a wakeup, in the MC domain, by the idle-CPU scan;
+// afterwards it sleeps and wakes on the idle CPU 1.
 const char* const kWakeMove = R"({ "schedlab": 1, "name": "wake-move", "duration": "12ms",
-  "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 2 },
+  "kernel": { "profile": "6.6", "hz": 1000 }, "machine": { "cpus": 2 },
   "tasks": [
     { "name": "sleeper", "program": [ { "loop": [ { "run": "1ms" }, { "sleep": "1ms" } ] } ] },
     { "name": "hog", "cpus": "0", "start": "500us", "program": [ { "run": "forever" } ] } ] })";
