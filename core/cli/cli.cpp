@@ -473,6 +473,24 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
                 << formatDurationHuman(Nanoseconds(g.cpuTimeNs)) << ", throttled "
                 << formatDurationHuman(Nanoseconds(g.throttledNs)) << " (nr_periods "
                 << *g.nrPeriods << ", nr_throttled " << g.nrThrottled.value_or(0) << ")\n";
+    // Why tasks moved: the machine's migrations by reason (per task with --all).
+    std::map<std::string, int64_t> byReason;
+    for (const auto& t : m.tasks) {
+        for (const auto& [reason, count] : t.migrationsByReason)
+            byReason[reason] += count;
+        if (all && !t.migrationsByReason.empty()) {
+            out << "migrations " << printable(t.name) << ":";
+            for (const auto& [reason, count] : t.migrationsByReason)
+                out << " " << reason << " " << count;
+            out << "\n";
+        }
+    }
+    if (!all && !byReason.empty()) {
+        out << "migrations:";
+        for (const auto& [reason, count] : byReason)
+            out << " " << reason << " " << count;
+        out << "\n";
+    }
     for (const auto& p : m.probes)
         out << "probe " << printable(p.name) << ": "
             << (p.latencyNs ? formatDurationHuman(Nanoseconds(*p.latencyNs)) : "not finished")

@@ -36,7 +36,8 @@ enum DequeueFlag : int {
     DequeueMigrating = 0x20,
     DequeueThrottle = 0x40, ///< 6.18+: a task parked by the task-based throttle (never delayed)
 };
-enum WakeFlag : int { WakeFork = 0x01, WakeSync = 0x02 };
+/// wake_flags (WF_*): the path that asks select_task_rq() and wakeup_preempt().
+enum WakeFlag : int { WakeFork = 0x01, WakeSync = 0x02, WakeTtwu = 0x04, WakeExec = 0x08 };
 
 /// The machine-side services the fair class calls.
 class FairHooks

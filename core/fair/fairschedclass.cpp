@@ -4,13 +4,17 @@
 #include "core/workload/task.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace schedlab {
 
-FairSchedClass::FairSchedClass(FairClass& fair, FairSchedServices& services, CpuTopology topology)
+FairSchedClass::FairSchedClass(
+    FairClass& fair, FairSchedServices& services, CpuTopology topology, int hz)
     : m_fair(fair)
     , m_s(services)
     , m_topo(topology)
+    , m_hz(hz)
+    , m_placement(*this, topology, hz)
 { }
 
 void FairSchedClass::enqueueTask(Rq& rq, Task& task, int flags)
@@ -79,64 +83,79 @@ void FairSchedClass::updateCurr(Rq& rq)
         m_fair.updateCurr(*level->cfsRq);
 }
 
-bool FairSchedClass::cpuIdle(int cpu)
+// --- PlacementServices (kernel-model.md §8.2) ---------------------------------------------------
+
+int FairSchedClass::nrRunning(int cpu) const
 {
+    // rq->nr_running: the fair tasks (delayed ones included) and the RT ones.
     const Rq& rq = m_s.runQueue(cpu);
-    return rq.curr == nullptr && rq.nrRunning == 0;
+    return rq.nrRunning + static_cast<int>(rq.rt.queue.size());
 }
 
-bool FairSchedClass::coreIdle(int cpu)
+bool FairSchedClass::idleCpu(int cpu) const
 {
-    const int first = m_topo.coreOf(cpu) * m_topo.threadsPerCore;
-    for (int c = first; c < first + m_topo.threadsPerCore && c < m_topo.cpus; ++c)
-        if (!cpuIdle(c))
-            return false;
-    return true;
+    return m_s.runQueue(cpu).curr == nullptr && nrRunning(cpu) == 0;
 }
 
-int FairSchedClass::selectTaskRq(const Task& task, bool fork)
+bool FairSchedClass::schedIdleCpu(int cpu) const
 {
-    const int prev = task.cpu;
-    if (fork) {
-        // Fork balancing (sched_balance_find_dst_cpu, simplified): the allowed CPU with the
-        // fewest runnable tasks, preferring a fully idle core, then the parent's CPU, then the
-        // lowest number.
-        int best = -1;
-        auto better = [&](int c, int b) {
-            const int n = m_s.runQueue(c).nrRunning + (m_s.runQueue(c).curr ? 1 : 0);
-            const int nb = m_s.runQueue(b).nrRunning + (m_s.runQueue(b).curr ? 1 : 0);
-            if (n != nb)
-                return n < nb;
-            if (coreIdle(c) != coreIdle(b))
-                return coreIdle(c);
-            return c == prev && b != prev;
-        };
-        for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
-            if (best < 0 || better(c, best))
-                best = c;
-        return best < 0 ? 0 : best;
+    const int n = nrRunning(cpu);
+    return n > 0 && n == m_s.runQueue(cpu).cfs->hNrIdle;
+}
+
+int FairSchedClass::nrDelayed(int cpu) const
+{
+    const CfsRq& cfs = *m_s.runQueue(cpu).cfs;
+    return cfs.hNrQueued - cfs.hNrRunnable;
+}
+
+uint64_t FairSchedClass::cpuLoad(int cpu) const
+{
+    return m_s.runQueue(cpu).cfs->avg.loadAvg;
+}
+
+uint64_t FairSchedClass::cpuUtil(int cpu) const
+{
+    return std::min<uint64_t>(m_s.runQueue(cpu).cfs->avg.utilAvg, 1024);
+}
+
+uint64_t FairSchedClass::cpuRunnable(int cpu) const
+{
+    return m_s.runQueue(cpu).cfs->avg.runnableAvg;
+}
+
+uint64_t FairSchedClass::taskHLoad(int task) const
+{
+    // task_h_load(): the root cfs_rq's load handed down the hierarchy in proportion to each
+    // group entity's load (update_cfs_rq_h_load(), computed afresh instead of once a jiffy).
+    const SchedEntity& se = m_s.taskAt(task).se;
+    if (!se.cfsRq)
+        return se.avg.loadAvg;
+    std::vector<const SchedEntity*> chain; // the group entities above the task, lowest first
+    for (const SchedEntity* g = se.parent; g; g = g->parent)
+        chain.push_back(g);
+    const CfsRq* top = chain.empty() ? se.cfsRq : chain.back()->cfsRq;
+    uint64_t hLoad = top ? top->avg.loadAvg : 0; // h_load of the root cfs_rq
+    for (size_t k = chain.size(); k-- > 0;) {
+        const SchedEntity& g = *chain[k];
+        hLoad = hLoad * g.avg.loadAvg / (g.cfsRq->avg.loadAvg + 1);
     }
-    // select_idle_sibling(), simplified: the previous CPU if idle; else, in its LLC, an idle core,
-    // then any idle CPU (scanning from prev + 1); else prev if allowed; else (select_fallback_rq)
-    // any idle allowed CPU, then the first allowed one.
-    if (task.cpus.test(prev) && cpuIdle(prev))
-        return prev;
-    const int llc = m_topo.llcOf(prev);
-    for (int pass = 0; pass < 2; ++pass) {
-        for (int i = 1; i < m_topo.cpus; ++i) {
-            const int c = (prev + i) % m_topo.cpus;
-            if (m_topo.llcOf(c) != llc || !task.cpus.test(c) || !cpuIdle(c))
-                continue;
-            if (pass == 1 || coreIdle(c))
-                return c;
-        }
-    }
-    if (task.cpus.test(prev))
-        return prev;
-    for (int c = task.cpus.first(); c >= 0; c = task.cpus.next(c))
-        if (cpuIdle(c))
-            return c;
-    return std::max(0, task.cpus.first());
+    return se.avg.loadAvg * hLoad / (se.cfsRq->avg.loadAvg + 1);
+}
+
+int FairSchedClass::selectTaskRq(const Task& task, int wakeFlags)
+{
+    WakeContext ctx;
+    ctx.flags = wakeFlags;
+    const int event = m_s.eventCpu();
+    ctx.thisCpu =
+        event >= 0 && event < m_topo.cpus ? event : std::clamp(task.cpu, 0, m_topo.cpus - 1);
+    const SchedEntity* curr = m_s.runQueue(ctx.thisCpu).curr;
+    ctx.waker = curr && curr != &task.se ? static_cast<int>(curr->task.value) : -1;
+    ctx.jiffies = m_s.clock() * m_hz / 1000000000;
+    const PlacementResult r = m_placement.selectTaskRq(task, ctx);
+    m_lastPlacement = r.detail;
+    return r.cpu;
 }
 
 } // namespace schedlab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/fair/fairclass.h"
+#include "core/fair/placement.h"
 #include "core/sched/schedclass.h"
 #include "core/sched/topology.h"
 
@@ -26,12 +27,15 @@ public:
     virtual void boostWoken(Task& task) = 0;
     /// task_tick_core(): core scheduling's part of the tick (forced-idle accounting).
     virtual void taskTickCore(int /*cpu*/) { }
+    virtual int64_t clock() const = 0;
+    /// smp_processor_id() of the running event (the waker's or parent's CPU), -1 for none.
+    virtual int eventCpu() const = 0;
 };
 
-class FairSchedClass final : public SchedClass
+class FairSchedClass final : public SchedClass, private PlacementServices
 {
 public:
-    FairSchedClass(FairClass& fair, FairSchedServices& services, CpuTopology topology);
+    FairSchedClass(FairClass& fair, FairSchedServices& services, CpuTopology topology, int hz);
 
     const char* name() const override { return "fair"; }
     void enqueueTask(Rq& rq, Task& task, int flags) override;
@@ -43,8 +47,12 @@ public:
     void taskTick(Rq& rq, Task& curr) override;
     /// check_preempt_wakeup_fair(); under a higher class's task the server is started instead.
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
-    /// select_task_rq_fair(), simplified: fork balancing or select_idle_sibling().
-    int selectTaskRq(const Task& task, bool fork) override;
+    /// select_task_rq_fair() (placement.h): wake_affine() and select_idle_sibling() at a
+    /// wakeup, find_idlest for fork and exec. The step taken is kept for lastPlacement().
+    int selectTaskRq(const Task& task, int wakeFlags) override;
+    /// Why the last selectTaskRq() chose its CPU (domain level, wake path).
+    MigrateDetail lastPlacement() const { return m_lastPlacement; }
+    Placement& placement() { return m_placement; }
     void migrateTaskRq(Task& task, int newCpu) override;
     void taskWoken(Rq& rq, Task& task) override;
     /// switched_from_fair(): detach_task_cfs_rq(), the task's load leaves the cfs_rq.
@@ -56,12 +64,22 @@ public:
     void updateCurr(Rq& rq) override;
 
 private:
-    bool cpuIdle(int cpu);
-    bool coreIdle(int cpu);
+    // PlacementServices over the run queues
+    bool idleCpu(int cpu) const override;
+    bool schedIdleCpu(int cpu) const override;
+    int nrRunning(int cpu) const override;
+    int nrDelayed(int cpu) const override;
+    uint64_t cpuLoad(int cpu) const override;
+    uint64_t cpuUtil(int cpu) const override;
+    uint64_t cpuRunnable(int cpu) const override;
+    uint64_t taskHLoad(int task) const override;
 
     FairClass& m_fair;
     FairSchedServices& m_s;
     CpuTopology m_topo;
+    int m_hz;
+    Placement m_placement;
+    MigrateDetail m_lastPlacement;
 };
 
 } // namespace schedlab

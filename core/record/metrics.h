@@ -22,6 +22,9 @@ struct TaskMetrics
     int64_t waitP99Ns = 0;
     int64_t switches = 0;
     int64_t migrations = 0;
+    /// Migrations by MigrateReason name ("wakeup", "periodic", …), only the reasons that occurred
+    /// (JSON "migrations_by_reason"; absent when the run cannot say, e.g. an imported trace).
+    std::map<std::string, int64_t> migrationsByReason;
     std::optional<int64_t> exitedAtNs;
     std::optional<int64_t> lockWaitNs; ///< time blocked on mutexes (tasks that used locks only)
     bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)

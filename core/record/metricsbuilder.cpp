@@ -41,6 +41,11 @@ void addMachineMetrics(
         tm.waitP99Ns = percentile(waits, 99);
         tm.switches = t->switches;
         tm.migrations = t->migrations;
+        for (size_t r = 0; r < t->migrationsByReason.size(); ++r)
+            if (t->migrationsByReason[r] > 0)
+                tm.migrationsByReason[r == 0 ? "unknown"
+                                             : migrateReasonName(MigrateReason(uint8_t(r)))] =
+                    t->migrationsByReason[r];
         if (t->exitedAt >= 0)
             tm.exitedAtNs = t->exitedAt;
         tm.forked = t->parent >= 0;

@@ -31,6 +31,12 @@ Json taskJson(const TaskMetrics& t)
     out["wait_p99_ns"] = t.waitP99Ns;
     out["switches"] = t.switches;
     out["migrations"] = t.migrations;
+    if (!t.migrationsByReason.empty()) {
+        Json by = Json::object();
+        for (const auto& [reason, count] : t.migrationsByReason)
+            by[reason] = count;
+        out["migrations_by_reason"] = by;
+    }
     out["exited_at_ns"] = optionalJson(t.exitedAtNs);
     if (t.lockWaitNs)
         out["lock_wait_ns"] = *t.lockWaitNs;

@@ -6,6 +6,7 @@
 // (kernel-model.md §8).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +26,7 @@ enum class MigrateReason : uint8_t {
     CoreSteal, ///< core scheduling moved a task with a matching cookie to an idle sibling
     Other,     ///< any other path (a scenario action that names the CPU)
 };
+constexpr size_t kMigrateReasonCount = size_t(MigrateReason::Other) + 1;
 
 /// Sched-domain levels (the kernel's default x86 topology).
 enum class DomainLevel : uint8_t { None, Smt, Mc, Pkg, Numa };

@@ -138,6 +138,11 @@ std::string formatRecord(const Record& r, const Recording& names)
             out += " " + why;
         break;
     }
+    case RecordKind::Spawn:
+        out += name(r.entity) + " " + std::to_string(g.a) + " " + std::to_string(g.b);
+        // Fork balancing placed it away from the parent's CPU (b): say why.
+        out += g.c != 0 ? " " + describeMigration(g.c, g.d) : " " + std::to_string(g.c);
+        break;
     default:
         out += name(r.entity) + " " + std::to_string(g.a) + " " + std::to_string(g.b) + " "
             + std::to_string(g.c);

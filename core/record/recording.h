@@ -43,7 +43,8 @@ enum class RecordKind : uint8_t {
     Reweight,      ///< a = old weight, b = new weight
     Sample,        ///< entity state: see Payload::sample
     Migrate,       ///< task moves: a = from cpu, b = to cpu, c = why, d = detail (migration.h)
-    Spawn,         ///< task created; a = parent task or -1
+    Spawn,         ///< task created; a = parent task or -1; placed by fork balancing away from
+                   ///< the parent's CPU: b = that CPU, c = MigrateReason::Fork, d = detail
     Exit,          ///< task exits
     Yield,         ///< sched_yield
     Feature,       ///< feature toggled: a = feature index, b = on

@@ -19,7 +19,7 @@ SchedEntity* DlServerClass::pickTask(Rq& rq)
     return rq.fairServer.running ? m_s.pickServed(rq) : nullptr;
 }
 
-int DlServerClass::selectTaskRq(const Task& task, bool /*fork*/)
+int DlServerClass::selectTaskRq(const Task& task, int /*wakeFlags*/)
 {
     return task.cpu;
 }

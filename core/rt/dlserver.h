@@ -67,7 +67,7 @@ public:
     void setNextTask(Rq&, Task&) override { }
     void taskTick(Rq&, Task&) override { }
     void wakeupPreempt(Rq&, Task&, int) override { }
-    int selectTaskRq(const Task& task, bool fork) override;
+    int selectTaskRq(const Task& task, int wakeFlags) override;
     void balance(Rq&) override { }
     void updateCurr(Rq&) override { }
 

@@ -364,7 +364,7 @@ int RtClass::cpuPrio(int cpu)
     return 0;
 }
 
-int RtClass::selectTaskRq(const Task& task, bool /*fork*/)
+int RtClass::selectTaskRq(const Task& task, int /*wakeFlags*/)
 {
     // select_task_rq_rt(), simplified: stay on the previous CPU unless it runs an RT task of at
     // least the same priority; then find_lowest_rq(): the allowed CPU running the lowest

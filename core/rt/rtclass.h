@@ -132,7 +132,7 @@ public:
     void setNextTask(Rq& rq, Task& next) override;
     void taskTick(Rq& rq, Task& curr) override;
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
-    int selectTaskRq(const Task& task, bool fork) override;
+    int selectTaskRq(const Task& task, int wakeFlags) override;
     void balance(Rq& rq) override;
     void updateCurr(Rq& rq) override;
     void switchedTo(Rq& rq, Task& task) override;

@@ -19,7 +19,7 @@ public:
     void setNextTask(Rq&, Task&) override { }
     void taskTick(Rq&, Task&) override { }
     void wakeupPreempt(Rq&, Task&, int) override { }
-    int selectTaskRq(const Task& task, bool /*fork*/) override { return task.cpu; }
+    int selectTaskRq(const Task& task, int /*wakeFlags*/) override { return task.cpu; }
     void balance(Rq&) override { }
     void updateCurr(Rq&) override { }
 };

@@ -35,8 +35,9 @@ public:
     virtual void taskTick(Rq& rq, Task& curr) = 0;
     /// wakeup_preempt(): @p task woke up on @p rq; resched the CPU if it should preempt.
     virtual void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) = 0;
-    /// select_task_rq(): the CPU for @p task at wakeup (@p fork: at wake_up_new_task()).
-    virtual int selectTaskRq(const Task& task, bool fork) = 0;
+    /// select_task_rq(): the CPU for @p task; @p wakeFlags (WakeFlag) say who asks: a wakeup
+    /// (WakeTtwu, WakeSync), wake_up_new_task() (WakeFork), exec (WakeExec) or neither.
+    virtual int selectTaskRq(const Task& task, int wakeFlags) = 0;
     /// balance(): after schedule() on @p rq, move this class's tasks between CPUs.
     virtual void balance(Rq& rq) = 0;
     /// migrate_task_rq(): @p task, not queued, is about to move to @p newCpu (set_task_cpu()).

@@ -46,7 +46,7 @@ void SimulationImpl::initClasses(const Scenario& scenario)
     m_dlServer = std::make_unique<DlServerClass>(
         static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
     m_fairSched = std::make_unique<FairSchedClass>(*m_fair, static_cast<FairSchedServices&>(*this),
-        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc}, m_hz);
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(static_cast<CoreSchedServices&>(*this),
         CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});

@@ -379,11 +379,14 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     // wake_up_new_task(): the task's class chooses the CPU and queues it.
     SchedClass& cls = classOf(task);
     task.alive = true;
-    const int cpu = cls.selectTaskRq(task, true);
+    // The parent's CPU: the CPU the fork runs on (sched_fork() puts the child there first).
+    const int parentCpu = m_eventCpu >= 0 ? m_eventCpu : task.cpu;
+    const int cpu = cls.selectTaskRq(task, WakeFork);
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    recordSpawn(task, cpu);
+    recordSpawn(task, cpu,
+        &cls == m_fairSched.get() ? m_fairSched->lastPlacement() : MigrateDetail{}, parentCpu);
     // post_init_entity_util_avg() tests sched_class != &fair_sched_class: only a fair task
     // starts with its full weight as load (init_entity_runnable_average(), §6.6).
     if (&cls == m_fairSched.get()) {
@@ -398,7 +401,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     wakeupPreempt(rq, task, WakeFork); // an idle CPU always reschedules
 }
 
-void SimulationImpl::recordSpawn(const Task& task, int cpu)
+void SimulationImpl::recordSpawn(const Task& task, int cpu, MigrateDetail placed, int parentCpu)
 {
     m_rec.append([&] {
         Record r;
@@ -407,6 +410,13 @@ void SimulationImpl::recordSpawn(const Task& task, int cpu)
         r.cpu = static_cast<uint16_t>(cpu);
         r.kind = RecordKind::Spawn;
         r.payload.generic.a = task.parent;
+        // Placed away from the parent's CPU by fork balancing: c, d say why as a Migrate record
+        // would (wake_up_new_task() sets the CPU without a migration, kernel-model.md §8.2).
+        if (parentCpu >= 0 && parentCpu != cpu && placed.wake != WakePath::None) {
+            r.payload.generic.b = parentCpu;
+            r.payload.generic.c = static_cast<int64_t>(MigrateReason::Fork);
+            r.payload.generic.d = placed.pack();
+        }
         return r;
     }());
 }
@@ -434,7 +444,7 @@ void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
     tryToWakeUp(t);
 }
 
-void SimulationImpl::tryToWakeUp(Task& task)
+void SimulationImpl::tryToWakeUp(Task& task, int wakeFlags)
 {
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild
         && task.state != TaskRunState::BlockedLock)
@@ -454,15 +464,17 @@ void SimulationImpl::tryToWakeUp(Task& task)
     }
     // select_task_rq(), set_task_cpu() (migrate_task_rq()), ttwu_do_activate().
     const int prev = task.cpu;
-    const int cpu = cls.selectTaskRq(task, false);
+    const int cpu = cls.selectTaskRq(task, WakeTtwu | wakeFlags);
     int flags = EnqueueWakeup;
     if (cpu != prev) {
         cls.migrateTaskRq(task, cpu);
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
-        recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup);
+        recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup,
+            &cls == m_fairSched.get() ? m_fairSched->lastPlacement() : MigrateDetail{});
     }
+    m_fairSched->placement().taskWokenOn(cpu); // ttwu_do_activate() clears rq->idle_stamp
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     cls.enqueueTask(rq, task, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
@@ -515,7 +527,7 @@ void SimulationImpl::finishExit(Task& task)
         Task& parent = *m_tasks[static_cast<size_t>(task.parent)];
         if (parent.waitingFor == task.index && parent.state == TaskRunState::WaitingChild) {
             parent.waitingFor = -1;
-            tryToWakeUp(parent);
+            tryToWakeUp(parent, WakeSync); // do_notify_parent(): a sync wakeup
         }
     }
 }
@@ -678,6 +690,8 @@ void SimulationImpl::schedule(int cpu)
             m_fair->putPrevTask(rq, *putFrom);
     }
     rq.curr = next;
+    if (!next && prev)
+        m_fairSched->placement().cpuEnteredIdle(cpu, clock()); // idle_stamp, update_idle_core()
 
     if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
         ++prev->switches;
@@ -821,6 +835,8 @@ void SimulationImpl::tick(int cpu)
         m_load->updateBlockedAverages(cpu);
     if (m_groups.size() > 1)
         m_load->nohzBalancerKick(cpu);
+    // SIS_UTIL's nr_idle_scan, refreshed by the LLC level's periodic balance (§8.2).
+    m_fairSched->placement().periodicLlcUpdate(cpu, clock(), true);
     // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
     if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
         pullOneTask(cpu, 2, MigrateReason::Periodic);
@@ -936,7 +952,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
         m_bw->unlinkParked(task);
         m_load->remove(task.se);
-        attachToCpu(task, m_fairSched->selectTaskRq(task, false));
+        attachToCpu(task, m_fairSched->placement().anyAndDistribute(cpus, m_eventCpu));
         m_bw->requeueParked(task);
         return;
     }
@@ -951,7 +967,8 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
             attachToCpu(task, std::max(0, cpus.first()));
         return;
     }
-    const int target = m_fairSched->selectTaskRq(task, false);
+    // __set_cpus_allowed_ptr(): the new CPU is cpumask_any_and_distribute() of the new mask.
+    const int target = m_fairSched->placement().anyAndDistribute(cpus, m_eventCpu);
     // A queued or running task moves as in move_queued_task(): a non-sleep dequeue keeps its lag
     // and relative deadline, the enqueue on the target is a migration (§8.1). A running task is
     // first preempted by the stopper (put back into its tree), then moved.

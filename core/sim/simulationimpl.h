@@ -127,6 +127,7 @@ private:
     void serverStart(int cpu) override { m_dlServer->starve(cpu); }
     void removeLoad(Task& task) override { m_load->remove(task.se); }
     void boostWoken(Task& task) override { m_bw->boostTask(task); }
+    int eventCpu() const override { return m_eventCpu; }
     /// task->sched_class: the class of @p task's policy.
     SchedClass& classOf(const Task& task);
 
@@ -143,7 +144,7 @@ private:
     // tasks
     Task& createTask(const TaskSpec& spec, const std::string& name, int parent);
     void wakeUpNewTask(Task& task);
-    void tryToWakeUp(Task& task);
+    void tryToWakeUp(Task& task, int wakeFlags = 0);
     void attachToCpu(Task& task, int cpu);
     int coreOf(int cpu) const;
     int llcOf(int cpu) const;
@@ -192,7 +193,7 @@ private:
     /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
     bool preemptible(int cpu) const { return m_work->preemptible(cpu); }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
-    void recordSpawn(const Task& task, int cpu);
+    void recordSpawn(const Task& task, int cpu, MigrateDetail placed = {}, int parentCpu = -1);
     void timerWakeUp(int taskIndex, int64_t due);
 
     // workload: ProgramServices (the program interpreter, core/workload/interpreter.h)

@@ -63,6 +63,8 @@ void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, i
 void SimulationImpl::recordMigrate(
     const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail)
 {
+    if (se.isTask()) // the per-reason counts of the metrics (migrations_by_reason)
+        ++m_tasks[static_cast<size_t>(se.task.index())]->migrationsByReason[size_t(reason)];
     record(RecordKind::Migrate, se, from, to, int64_t(reason));
     if (m_options.recordEvents)
         m_rec.lastRecord().payload.generic.d = detail.pack();

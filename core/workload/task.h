@@ -6,8 +6,10 @@
 #include "core/base/cpuset.h"
 #include "core/base/eventid.h"
 #include "core/fair/schedentity.h"
+#include "core/record/migration.h"
 #include "core/scenario/scenario.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,7 @@ struct Task
     int waitCpu = 0;
     int64_t switches = 0;
     int64_t migrations = 0;
+    std::array<int64_t, kMigrateReasonCount> migrationsByReason{}; ///< by MigrateReason
 };
 
 } // namespace schedlab

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/analysis/findingsdock.h"
 
+#include "core/record/moves.h"
 #include "core/record/recording.h"
 #include "core/sim/simulation.h"
 #include "ui/common/format.h"
@@ -130,6 +131,14 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const
     const Record& r = m_recording->records()[m_rows[static_cast<size_t>(index.row())]];
     if (role == Qt::DisplayRole)
         return toQString(formatRecord(r, *m_recording));
+    if (role == Qt::ToolTipRole && (r.kind == RecordKind::Migrate || r.kind == RecordKind::Spawn)
+        && r.entity.isTask()) {
+        // Why the task moved, in words, from the record's reason and detail.
+        const auto task = static_cast<size_t>(r.entity.taskIndex());
+        const std::string who =
+            task < m_recording->taskNames.size() ? m_recording->taskNames[task] : std::string();
+        return toQString(who + " " + explainMove(moveOf(r)));
+    }
     if (role == kTimeRole)
         return QVariant::fromValue<qlonglong>(r.time);
     return {};

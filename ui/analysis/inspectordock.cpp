@@ -16,8 +16,9 @@
 namespace schedlab::ui {
 
 namespace {
-constexpr int kRqRole = Qt::UserRole + 1;  // "cpu:rq" of a cfs_rq row
-constexpr int kCpuRole = Qt::UserRole + 2; // cpu of any row
+constexpr int kRqRole = Qt::UserRole + 1;   // "cpu:rq" of a cfs_rq row
+constexpr int kCpuRole = Qt::UserRole + 2;  // cpu of any row
+constexpr int kMoveRole = Qt::UserRole + 3; // task rows: why the task is on this CPU
 
 /// Virtual time relative to V, in ms with µs precision.
 QString rel(uint64_t v, uint64_t V)
@@ -45,9 +46,13 @@ InspectorDock::InspectorDock(QWidget* parent)
     m_header->setText(tr("Click the timeline to inspect the run queues at that time."));
     l->addWidget(m_header);
     auto* split = new QSplitter(Qt::Vertical);
-    m_tree->setColumnCount(9);
-    m_tree->setHeaderLabels({tr("entity"), tr("weight"), tr("v−V (ms)"), tr("deadline−V (ms)"),
-        tr("lag V−v (ms)"), tr("vlag"), tr("key v−v0"), tr("eligible"), tr("state")});
+    m_tree->setColumnCount(10);
+    m_tree->setHeaderLabels(
+        {tr("entity"), tr("weight"), tr("v−V (ms)"), tr("deadline−V (ms)"), tr("lag V−v (ms)"),
+            tr("vlag"), tr("key v−v0"), tr("eligible"), tr("state"), tr("last move")});
+    m_tree->headerItem()->setToolTip(9,
+        tr("why the task is on this CPU: its last migration (or its fork placement) up to this "
+           "time, from the recording"));
     m_tree->headerItem()->setToolTip(2, tr("vruntime relative to the cfs_rq's V (virtual ms)"));
     m_tree->headerItem()->setToolTip(5, tr("the stored se->vlag field (virtual ns)"));
     m_tree->headerItem()->setToolTip(6, tr("entity_key(): vruntime − v0 (virtual ns)"));
@@ -120,6 +125,7 @@ void InspectorDock::inspectAt(Nanoseconds t)
 void InspectorDock::showInspection(const Inspection& in)
 {
     m_last = in;
+    m_moves = m_recording ? lastMoves(*m_recording, in.at.count()) : std::vector<TaskMove>{};
     // Keep the selection (same CPU and cfs_rq) across updates.
     QString selected;
     if (QTreeWidgetItem* cur = m_tree->currentItem())
@@ -179,6 +185,19 @@ void InspectorDock::showInspection(const Inspection& in)
                         state.join(QStringLiteral(", "))});
                 item->setData(0, kCpuRole, cpu.cpu);
                 item->setData(0, kRqRole, key);
+                if (e.ref.isTask() && static_cast<size_t>(e.ref.taskIndex()) < m_moves.size()) {
+                    const TaskMove& move = m_moves[static_cast<size_t>(e.ref.taskIndex())];
+                    if (move.time >= 0 && !(move.spawn && move.from < 0)) {
+                        const std::string why = describeMigration(move.reason, move.detail);
+                        item->setText(9,
+                            tr("%1 → %2 %3 (%4)")
+                                .arg(move.from)
+                                .arg(move.to)
+                                .arg(toQString(why), formatTime(Nanoseconds{move.time})));
+                        item->setToolTip(9, toQString(explainMove(move)));
+                        item->setData(0, kMoveRole, toQString(explainMove(move)));
+                    }
+                }
                 if (e.picked)
                     for (int c = 0; c < item->columnCount(); ++c)
                         item->setBackground(c, QColor(0xe0, 0xf0, 0xff));
@@ -229,6 +248,20 @@ void InspectorDock::showExplanation(QTreeWidgetItem* item)
     for (const std::string& line : rq.explanation)
         html += QStringLiteral("<li>") + toQString(line).toHtmlEscaped() + QStringLiteral("</li>");
     html += QStringLiteral("</ul>");
+    // Why the tasks of this cfs_rq are on this CPU (their last move in the recording).
+    QString moves;
+    for (const EntityInspection& e : rq.entities) {
+        if (!e.ref.isTask() || static_cast<size_t>(e.ref.taskIndex()) >= m_moves.size())
+            continue;
+        const TaskMove& move = m_moves[static_cast<size_t>(e.ref.taskIndex())];
+        if (move.time >= 0 && !(move.spawn && move.from < 0))
+            moves += QStringLiteral("<li><b>%1</b> %2 at %3</li>")
+                         .arg(toQString(e.name).toHtmlEscaped(),
+                             toQString(explainMove(move)).toHtmlEscaped(),
+                             formatTime(Nanoseconds{move.time}));
+    }
+    if (!moves.isEmpty())
+        html += tr("<b>Why here</b><ul>") + moves + QStringLiteral("</ul>");
     m_text->setHtml(html);
 }
 

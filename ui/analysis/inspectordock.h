@@ -7,6 +7,8 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/record/moves.h"
+#include "core/record/recording.h"
 #include "core/scenario/scenario.h"
 #include "core/sim/inspect.h"
 #include "core/sim/simulation.h"
@@ -35,6 +37,9 @@ public:
     void inspectAt(Nanoseconds t);
     /// Shows an inspection computed elsewhere (tests, synchronous callers).
     void showInspection(const Inspection& inspection);
+    /// The recording of the run shown: each task row says why the task is on its CPU (its last
+    /// Migrate or Spawn record up to the inspected time, core/record/moves.h). Null: not shown.
+    void setRecording(const Recording* recording) { m_recording = recording; }
     bool busy() const { return m_pending > 0; }
 
     QTreeWidget* tree() const { return m_tree; }
@@ -49,6 +54,8 @@ private:
     std::shared_ptr<const Scenario> m_scenario;
     RunOptions m_options;
     Inspection m_last;
+    const Recording* m_recording = nullptr;
+    std::vector<TaskMove> m_moves; ///< per task, at m_last.at
     quint64 m_generation = 0;
     int m_pending = 0;
     QLabel* m_header;

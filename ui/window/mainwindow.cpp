@@ -471,6 +471,7 @@ void MainWindow::onSimulationReset()
     m_timeline->setTaskCgroups(taskCgroups(m_controller->scenario()));
     refreshAnnotations();
     inspector()->setScenario(m_controller->scenario(), m_controller->runOptions());
+    inspector()->setRecording(sim ? &sim->recording() : nullptr);
     // The inspector keeps showing the cursor's time in the new run (after an edit, undo, reset).
     if (m_timeline->cursorTime() >= Nanoseconds{0})
         inspector()->inspectAt(m_timeline->cursorTime());

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Task placement of the fair class (kernel-model.md §8.2): select_task_rq_fair() with
+// wake_affine() (WA_IDLE, WA_WEIGHT with the WA_BIAS imbalance_pct bias, sync wakeups),
+// wake_wide() (wakee flips against the LLC size), select_idle_sibling() (target, prev,
+// recent_used_cpu, select_idle_smt(), select_idle_core()/select_idle_cpu() under SIS_UTIL and the
+// LLC's has_idle_cores hint) for wakeups, and sched_balance_find_dst_cpu() (find the idlest group,
+// then the idlest CPU, level by level) for fork and exec.
+//
+// The machine is seen only through PlacementServices, so the decisions can be unit-tested with a
+// fake machine (tests/core/tst_placement.cpp). The sched domains used here are the x86 default
+// levels built from CpuTopology: SMT (the CPUs of a core), MC (the CPUs of an LLC) and PKG (every
+// CPU), a level whose span equals its child's being degenerate and left out.
+#pragma once
+
+#include "core/record/migration.h"
+#include "core/sched/topology.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+struct Task;
+class CpuSet;
+
+/// What placement reads of the machine (kernel helpers named in each comment).
+class PlacementServices
+{
+public:
+    virtual ~PlacementServices() = default;
+    /// available_idle_cpu(): the CPU runs its idle task and has nothing queued.
+    virtual bool idleCpu(int cpu) const = 0;
+    /// sched_idle_cpu(): everything runnable on the CPU is SCHED_IDLE.
+    virtual bool schedIdleCpu(int cpu) const = 0;
+    /// rq->nr_running (every class).
+    virtual int nrRunning(int cpu) const = 0;
+    /// Delayed-dequeue tasks counted in nr_running (cfs_h_nr_delayed()).
+    virtual int nrDelayed(int cpu) const = 0;
+    /// cpu_load(): load_avg of the CPU's root cfs_rq.
+    virtual uint64_t cpuLoad(int cpu) const = 0;
+    /// cpu_util_cfs(): util_avg of the root cfs_rq, at most the capacity.
+    virtual uint64_t cpuUtil(int cpu) const = 0;
+    /// cpu_runnable(): runnable_avg of the root cfs_rq.
+    virtual uint64_t cpuRunnable(int cpu) const = 0;
+    /// task_h_load() of task @p task (an index): its load as seen at the root cfs_rq.
+    virtual uint64_t taskHLoad(int task) const = 0;
+    /// capacity_of(): the same for every CPU of the machines modelled.
+    virtual uint64_t capacity(int /*cpu*/) const { return 1024; }
+};
+
+/// Where the placement runs: the wake flags and `current` of smp_processor_id().
+struct WakeContext
+{
+    int flags = 0;       ///< WakeFlag bits: WakeTtwu, WakeFork, WakeExec, WakeSync
+    int thisCpu = 0;     ///< the waker's (or parent's) CPU
+    int waker = -1;      ///< task index of `current` there; -1: the CPU's idle task
+    int64_t jiffies = 0; ///< for the once-per-second decay of wakee_flips
+};
+
+struct PlacementResult
+{
+    int cpu = 0;
+    MigrateDetail detail; ///< level: the domain of wake_affine / find_idlest; wake: the step
+};
+
+/// Sched-domain parameters of the default topology levels (sd_init()).
+struct PlacementDomain
+{
+    DomainLevel level = DomainLevel::None;
+    int imbalancePct = 117;
+    int first = 0; ///< span: CPUs [first, first + weight)
+    int weight = 1;
+};
+
+class Placement
+{
+public:
+    Placement(const PlacementServices& services, CpuTopology topology, int hz);
+
+    /// select_task_rq() of a fair task: select_task_rq_fair() when more than one CPU is allowed,
+    /// then the fallback to an allowed CPU (select_fallback_rq()).
+    PlacementResult selectTaskRq(const Task& task, const WakeContext& ctx);
+
+    /// A CPU switched to its idle task: rq->idle_stamp (sched_balance_newidle()) and
+    /// update_idle_core() (has_idle_cores of the LLC when the whole core is idle).
+    void cpuEnteredIdle(int cpu, int64_t now);
+    /// ttwu_do_activate() on @p cpu: the idle stamp is cleared.
+    void taskWokenOn(int cpu);
+    /// update_idle_cpu_scan() (SIS_UTIL): the number of CPUs select_idle_cpu() may scan in the
+    /// LLC of @p cpu, from the LLC's summed cfs utilization.
+    void updateIdleCpuScan(int cpu, uint64_t sumUtil);
+    /// The periodic balance of the LLC level as far as placement needs it: every balance
+    /// interval (the LLC's weight in ms, times busy_factor on a busy CPU) the LLC's
+    /// nr_idle_scan is recomputed. Called from the tick of a busy CPU.
+    void periodicLlcUpdate(int cpu, int64_t now, bool busy);
+
+    /// cpumask_any_and_distribute() as sched_setaffinity() uses it for the new CPU of a task whose
+    /// CPU left its mask: the next allowed CPU after the calling CPU's rotor, wrapping.
+    int anyAndDistribute(const CpuSet& cpus, int callingCpu);
+
+    /// The domains of @p cpu, lowest first (SMT, MC, PKG; degenerate levels left out).
+    std::vector<PlacementDomain> domainsOf(int cpu) const;
+    int llcSize(int cpu) const;
+    bool hasIdleCores(int cpu) const { return llc(cpu).hasIdleCores; }
+    int nrIdleScan(int cpu) const { return llc(cpu).nrIdleScan; }
+    int recentUsedCpu(int task) const;
+    unsigned wakeeFlips(int task) const;
+    bool syncDiscountsDelayed = true; ///< 6.13+: the sync rule ignores delayed tasks
+
+private:
+    struct WakeeState
+    {
+        unsigned flips = 0;
+        int64_t decayTs = 0;
+        int lastWakee = -1;
+        int recentUsedCpu = -1;
+    };
+    struct LlcState
+    {
+        bool hasIdleCores = false;
+        int nrIdleScan = 0;
+        int64_t nextUpdate = 0;
+    };
+
+    WakeeState& wakee(int task);
+    WakeeState& current(const WakeContext& ctx);
+    LlcState& llc(int cpu);
+    const LlcState& llc(int cpu) const;
+    void recordWakee(const Task& p, const WakeContext& ctx);
+    bool wakeWide(const Task& p, const WakeContext& ctx);
+    int wakeAffine(
+        const PlacementDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
+    int wakeAffineIdle(int thisCpu, int prevCpu, bool sync);
+    int wakeAffineWeight(
+        const PlacementDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
+    bool sharesCache(int a, int b) const { return m_topo.llcOf(a) == m_topo.llcOf(b); }
+    bool idleOrSchedIdle(int cpu) const;
+    int selectIdleSibling(const Task& p, int prev, int target, WakePath& path);
+    int selectIdleSmt(const Task& p, int target);
+    int selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePath& path);
+    int selectIdleCore(const Task& p, int core, std::vector<bool>& cpus, int& idleCpu);
+    int findDstCpu(const Task& p, int cpu, int prevCpu, DomainLevel& level);
+    int findDstGroup(
+        const PlacementDomain& sd, const Task& p, int thisCpu, int& groupFirst, int& groupWeight);
+    int findDstGroupCpu(int first, int weight, const Task& p, int thisCpu);
+    /// The child level's spans inside @p sd: the sched groups, starting with @p cpu's.
+    std::vector<std::pair<int, int>> groupsOf(const PlacementDomain& sd, int cpu) const;
+
+    const PlacementServices& m_s;
+    CpuTopology m_topo;
+    int m_hz;
+    std::vector<WakeeState> m_tasks;
+    std::vector<WakeeState> m_idleTasks; ///< per CPU: `current` when the CPU is idle
+    std::vector<LlcState> m_llcs;
+    std::vector<int64_t> m_idleStamp;  ///< rq->idle_stamp; -1 = 0 in the kernel (not idle)
+    std::vector<int> m_distributePrev; ///< per CPU: distribute_cpu_mask_prev
+    std::vector<bool> m_scanMask;      ///< select_idle_cpu()'s cpumask (reused)
+};
+
+} // namespace schedlab

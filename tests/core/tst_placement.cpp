@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Placement of fair tasks (core/fair/placement.*, kernel-model.md §8.2) behind a fake machine:
+// select_idle_sibling() (idle core before an idle sibling, prev, the has_idle_cores hint,
+// SIS_UTIL's scan limit), wake_affine() (WA_IDLE, WA_WEIGHT with the imbalance_pct bias, sync),
+// wake_wide(), find_idlest for fork, and affinity. Every expected value is worked out by hand in
+// the comments from the kernel's rules as the model doc states them.
+#include <QObject>
+
+#ifndef Q_MOC_RUN
+#include "core/fair/fairclass.h"
+#include "core/fair/placement.h"
+#include "core/workload/task.h"
+#endif
+
+#include <QTest>
+
+#include <vector>
+
+using namespace schedlab;
+
+class TestPlacement : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void domainsOfTheTopology();
+    void idleCoreBeforeIdleSibling();
+    void staleIdleCoreHintTakesTheSibling();
+    void prevIdlePreferred();
+    void wakeAffineWeight();
+    void wakeAffineSync();
+    void wakeWideKeepsPrev();
+    void sisUtilLimitsTheScan();
+    void forkFindsTheIdlestCpu();
+    void forkOnSmtPicksTheIdleCoreLatestIdle();
+    void affinityRespected();
+    void affinityDistribute();
+};
+
+namespace {
+
+/// A machine whose per-CPU numbers are set by hand.
+struct FakeMachine final : PlacementServices
+{
+    explicit FakeMachine(int cpus)
+        : busy(static_cast<size_t>(cpus), 0)
+        , nr(static_cast<size_t>(cpus), 0)
+        , nrIdle(static_cast<size_t>(cpus), 0)
+        , delayed(static_cast<size_t>(cpus), 0)
+        , load(static_cast<size_t>(cpus), 0)
+        , util(static_cast<size_t>(cpus), 0)
+    { }
+    /// A CPU running one nice-0 hog: nr_running 1, load/util/runnable 1024.
+    void runHog(int cpu)
+    {
+        busy[static_cast<size_t>(cpu)] = 1;
+        nr[static_cast<size_t>(cpu)] = 1;
+        load[static_cast<size_t>(cpu)] = 1024;
+        util[static_cast<size_t>(cpu)] = 1024;
+    }
+    void makeIdle(int cpu)
+    {
+        busy[static_cast<size_t>(cpu)] = 0;
+        nr[static_cast<size_t>(cpu)] = 0;
+        load[static_cast<size_t>(cpu)] = 0;
+        util[static_cast<size_t>(cpu)] = 0;
+    }
+    bool idleCpu(int cpu) const override
+    {
+        return !busy[static_cast<size_t>(cpu)] && nr[static_cast<size_t>(cpu)] == 0;
+    }
+    bool schedIdleCpu(int cpu) const override
+    {
+        const int n = nr[static_cast<size_t>(cpu)];
+        return n > 0 && n == nrIdle[static_cast<size_t>(cpu)];
+    }
+    int nrRunning(int cpu) const override { return nr[static_cast<size_t>(cpu)]; }
+    int nrDelayed(int cpu) const override { return delayed[static_cast<size_t>(cpu)]; }
+    uint64_t cpuLoad(int cpu) const override { return load[static_cast<size_t>(cpu)]; }
+    uint64_t cpuUtil(int cpu) const override { return util[static_cast<size_t>(cpu)]; }
+    uint64_t cpuRunnable(int cpu) const override { return util[static_cast<size_t>(cpu)]; }
+    uint64_t taskHLoad(int task) const override
+    {
+        return task < static_cast<int>(hLoad.size()) ? hLoad[static_cast<size_t>(task)] : 0;
+    }
+
+    std::vector<int> busy, nr, nrIdle, delayed;
+    std::vector<uint64_t> load, util;
+    std::vector<uint64_t> hLoad = std::vector<uint64_t>(16, 0);
+};
+
+Task makeTask(int index, int prev, int cpus)
+{
+    Task t;
+    t.index = index;
+    t.cpu = prev;
+    t.cpus = CpuSet::all(cpus);
+    return t;
+}
+
+WakeContext wake(int thisCpu, int waker, int flags = WakeTtwu)
+{
+    WakeContext c;
+    c.flags = flags;
+    c.thisCpu = thisCpu;
+    c.waker = waker;
+    return c;
+}
+
+constexpr int kWaker = 9; // task index of the waking task
+
+} // namespace
+
+void TestPlacement::domainsOfTheTopology()
+{
+    // 8 CPUs, 2 threads per core, 2 cores per LLC: SMT {2,3}, MC {0..3}, PKG {0..7}.
+    FakeMachine m(8);
+    Placement p(m, CpuTopology{8, 2, 2}, 1000);
+    const auto d = p.domainsOf(3);
+    QCOMPARE(d.size(), size_t(3));
+    QCOMPARE(d[0].level, DomainLevel::Smt);
+    QCOMPARE(d[0].first, 2);
+    QCOMPARE(d[0].imbalancePct, 110);
+    QCOMPARE(d[1].level, DomainLevel::Mc);
+    QCOMPARE(d[1].weight, 4);
+    QCOMPARE(d[2].level, DomainLevel::Pkg);
+    QCOMPARE(d[2].weight, 8);
+    QCOMPARE(p.llcSize(5), 4);
+    // One LLC per core (cores_per_llc 1): MC has SMT's span and is left out.
+    Placement q(m, CpuTopology{8, 2, 1}, 1000);
+    QCOMPARE(q.domainsOf(0).size(), size_t(2));
+    QCOMPARE(q.domainsOf(0)[1].level, DomainLevel::Pkg);
+    QCOMPARE(q.llcSize(0), 2);
+}
+
+void TestPlacement::idleCoreBeforeIdleSibling()
+{
+    // 4 CPUs, threads_per_core 2, one LLC: cores {0,1} and {2,3}. CPU 0 runs a hog, 1–3 idle.
+    // The wakee slept on CPU 0 and its timer fires there (this_cpu = prev = 0): no
+    // wake_affine(), target = 0. select_idle_sibling(): target and prev busy, no recent CPU;
+    // has_idle_cores is set (the machine started idle), so select_idle_cpu() scans cores from
+    // target + 1 = 1: core {0,1} is not idle (CPU 1 is only remembered as an idle CPU), core
+    // {2,3} is: the first CPU scanned there, 2, is returned — not the hog's idle sibling 1.
+    FakeMachine m(4);
+    m.runHog(0);
+    Placement p(m, CpuTopology{4, 2, 2}, 1000);
+    QVERIFY(p.hasIdleCores(0));
+    const Task t = makeTask(0, 0, 4);
+    const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
+    QCOMPARE(r.cpu, 2);
+    QCOMPARE(r.detail.wake, WakePath::IdleCore);
+    QCOMPARE(r.detail.level, DomainLevel::Smt); // prev is in this_cpu's SMT domain
+
+    // CPU 3 busy too: no idle core. The core scan still remembered CPU 1 (the first idle CPU
+    // met), returns it, and clears the stale has_idle_cores hint.
+    m.runHog(3);
+    const PlacementResult r2 = p.selectTaskRq(t, wake(0, kWaker));
+    QCOMPARE(r2.cpu, 1);
+    QCOMPARE(r2.detail.wake, WakePath::IdleCpu);
+    QVERIFY(!p.hasIdleCores(0));
+}
+
+void TestPlacement::staleIdleCoreHintTakesTheSibling()
+{
+    // As above, after the failed core scan cleared has_idle_cores: CPU 3 goes idle without
+    // passing through cpuEnteredIdle() (the hint stays clear). select_idle_sibling() then tries
+    // select_idle_smt(prev = 0) first: sibling 1 is idle and taken although core {2,3} is idle.
+    FakeMachine m(4);
+    m.runHog(0);
+    m.runHog(3);
+    Placement p(m, CpuTopology{4, 2, 2}, 1000);
+    const Task t = makeTask(0, 0, 4);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 1); // clears the hint
+    m.makeIdle(3);
+    const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
+    QCOMPARE(r.cpu, 1);
+    QCOMPARE(r.detail.wake, WakePath::IdleSibling);
+    // CPU 3 entering idle with its sibling 2 idle sets the hint again (update_idle_core()):
+    // the next wakeup finds the idle core {2,3}; the scan from 1 reaches CPU 2 first.
+    p.cpuEnteredIdle(3, 5000);
+    QVERIFY(p.hasIdleCores(0));
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 2);
+}
+
+void TestPlacement::prevIdlePreferred()
+{
+    // 4 CPUs, no SMT, one LLC. The waker runs on CPU 0; the wakee's prev CPU 2 is idle, CPUs 1
+    // and 3 idle too. wake_affine() in MC: WA_IDLE — this_cpu 0 busy, not sync, prev 2 idle:
+    // prev. select_idle_sibling(prev 2, target 2): target idle → 2.
+    FakeMachine m(4);
+    m.runHog(0);
+    Placement p(m, CpuTopology{4, 1, 4}, 1000);
+    const PlacementResult r = p.selectTaskRq(makeTask(0, 2, 4), wake(0, kWaker));
+    QCOMPARE(r.cpu, 2);
+    QCOMPARE(r.detail.wake, WakePath::PrevIdle);
+    QCOMPARE(r.detail.level, DomainLevel::Mc);
+}
+
+void TestPlacement::wakeAffineWeight()
+{
+    // 2 CPUs in one LLC, both busy. Waker on CPU 0 (load 300), wakee prev CPU 1 (load 1000),
+    // task_h_load(wakee) = 200. WA_IDLE: neither CPU idle, not sync: no answer. WA_WEIGHT with
+    // MC's imbalance_pct 117 (prev biased by 100 + 17/2 = 108):
+    //   this_eff = (300 + 200)·100·1024 = 51 200 000
+    //   prev_eff = (1000 − 200)·108·1024 = 88 473 600  → this_eff < prev_eff: the waker's CPU.
+    // select_idle_sibling(prev 1, target 0): nothing idle (SIS_UTIL lets it scan CPUs 1 and 0,
+    // both busy): target 0.
+    FakeMachine m(2);
+    m.runHog(0);
+    m.runHog(1);
+    m.load = {300, 1000};
+    m.hLoad[0] = 200;
+    Placement p(m, CpuTopology{2, 1, 2}, 1000);
+    const Task t = makeTask(0, 1, 2);
+    const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
+    QCOMPARE(r.cpu, 0);
+    QCOMPARE(r.detail.wake, WakePath::AffineWaker);
+    // Prev's load 500: prev_eff = 300·108·1024 = 33 177 600 < this_eff: stays on prev 1.
+    m.load = {300, 500};
+    const PlacementResult r2 = p.selectTaskRq(t, wake(0, kWaker));
+    QCOMPARE(r2.cpu, 1);
+    QCOMPARE(r2.detail.wake, WakePath::Fallback);
+}
+
+void TestPlacement::wakeAffineSync()
+{
+    // A sync wakeup from CPU 0, which runs only the waker (nr_running 1): wake_affine_idle()
+    // returns this_cpu at once, whatever the loads (prev load 300 < the waker side's).
+    FakeMachine m(2);
+    m.runHog(0);
+    m.runHog(1);
+    m.load = {300, 300};
+    m.hLoad[0] = 200;
+    m.hLoad[kWaker] = 300;
+    Placement p(m, CpuTopology{2, 1, 2}, 1000);
+    const Task t = makeTask(0, 1, 2);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker, WakeTtwu | WakeSync)).cpu, 0);
+    // A delayed task also sits on CPU 0 (nr_running 2, one delayed). 6.13+ discounts it: still
+    // this_cpu. Before (syncDiscountsDelayed off) nr_running 2 ≠ 1 and WA_WEIGHT decides:
+    //   this_eff = (300 − 300 + 200)·100·1024 = 20 480 000
+    //   prev_eff = (300 − 200)·108·1024 + 1 = 11 059 201  → prev (CPU 1).
+    m.nr[0] = 2;
+    m.delayed[0] = 1;
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker, WakeTtwu | WakeSync)).cpu, 0);
+    p.syncDiscountsDelayed = false;
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker, WakeTtwu | WakeSync)).cpu, 1);
+}
+
+void TestPlacement::wakeWideKeepsPrev()
+{
+    // The loads of wakeAffineWeight() would pull the wakee (task 0) to the waker's CPU 0. Make
+    // the wakeup "wide": the waker (task 9) wakes tasks 1…5 (flips 5) and task 0 wakes tasks 1
+    // and 2 alternately (flips 4). LLC size 2: slave = 4 ≥ 2, master = 5 + 1 (waking task 0
+    // is a new wakee) = 6 < 4·2 = 8 → still affine. Two more flips of the waker: 8 ≥ 8 → wide.
+    FakeMachine m(2);
+    m.runHog(0);
+    m.runHog(1);
+    m.load = {300, 1000};
+    m.hLoad[0] = 200;
+    Placement p(m, CpuTopology{2, 1, 2}, 1000);
+    for (int w = 1; w <= 5; ++w)
+        p.selectTaskRq(makeTask(w, 1, 2), wake(0, kWaker));
+    for (int k = 0; k < 4; ++k)
+        p.selectTaskRq(makeTask(1 + k % 2, 1, 2), wake(1, 0));
+    QCOMPARE(p.wakeeFlips(kWaker), 5u);
+    QCOMPARE(p.wakeeFlips(0), 4u);
+    const Task t = makeTask(0, 1, 2);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 0);          // master 6 < 8: affine
+    p.selectTaskRq(makeTask(3, 1, 2), wake(0, kWaker));           // flips 7
+    const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker)); // flips 8: wide
+    QCOMPARE(p.wakeeFlips(kWaker), 8u);
+    QCOMPARE(r.cpu, 1);                          // no wake_affine(): target = prev
+    QCOMPARE(r.detail.level, DomainLevel::None); // no affine domain
+}
+
+void TestPlacement::sisUtilLimitsTheScan()
+{
+    // update_idle_cpu_scan() for a 4-CPU LLC (pct 117):
+    //   sum_util 2048: x = 512, x²·117²/(10000·1024) = 262144·13689/10240000 = 350,
+    //   nr = (1024 − 350)·4/1024 = 2.
+    //   sum_util 3500: x = 875, 765625·13689/10240000 = 1023, nr = 1·4/1024 = 0.
+    FakeMachine m(4);
+    Placement p(m, CpuTopology{4, 1, 4}, 1000);
+    QCOMPARE(p.nrIdleScan(0), 4); // an idle LLC's value at start
+    p.updateIdleCpuScan(0, 2048);
+    QCOMPARE(p.nrIdleScan(2), 2);
+    // CPUs 0–2 busy, 3 idle; wakeup on prev = target = 0. nr = 2 + 1: the scan from 1 looks at
+    // CPU 1 (nr 2) and CPU 2 (nr 1), stops before CPU 3: the target stays.
+    m.runHog(0);
+    m.runHog(1);
+    m.runHog(2);
+    const Task t = makeTask(0, 0, 4);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 0);
+    // CPU 2 idle instead of 3: found within the two.
+    m.makeIdle(2);
+    m.runHog(3);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 2);
+    // An overloaded LLC (nr_idle_scan 0) is not scanned at all.
+    p.updateIdleCpuScan(0, 3500);
+    QCOMPARE(p.nrIdleScan(0), 0);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 0);
+}
+
+void TestPlacement::forkFindsTheIdlestCpu()
+{
+    // 4 CPUs, one LLC without SMT: one domain (MC, PKG degenerate), groups of one CPU. The
+    // parent runs on CPU 0 (load, util, runnable 1024). Local group {0}: 1 task on 1 CPU, not
+    // more tasks than CPUs (not overloaded), but 1024·117 < 1024·100 is false and
+    // 1024·100 > 1024·117 is false: no capacity left → fully_busy. {1},{2},{3}: has_spare with
+    // one idle CPU each and util 0; the first one met after the local group, {1}, stays the
+    // idlest (ties are not better). fully_busy > has_spare: the child goes to CPU 1.
+    FakeMachine m(4);
+    m.runHog(0);
+    Placement p(m, CpuTopology{4, 1, 4}, 1000);
+    const Task child = makeTask(5, 0, 4);
+    const PlacementResult r = p.selectTaskRq(child, wake(0, kWaker, WakeFork));
+    QCOMPARE(r.cpu, 1);
+    QCOMPARE(r.detail.wake, WakePath::Idlest);
+    QCOMPARE(r.detail.level, DomainLevel::Mc);
+    // From CPU 2 (parent there) the group order starts at 2: {3} is met first and wins.
+    m.makeIdle(0);
+    m.runHog(2);
+    QCOMPARE(p.selectTaskRq(child, wake(2, kWaker, WakeFork)).cpu, 3);
+}
+
+void TestPlacement::forkOnSmtPicksTheIdleCoreLatestIdle()
+{
+    // 4 CPUs, 2 threads per core, one LLC per core: SMT {0,1}/{2,3} and PKG {0..3}. The parent
+    // runs on CPU 0. PKG: local group {0,1} has 1 task on 2 CPUs (has_spare, 1 idle CPU); group
+    // {2,3} has_spare with 2 idle CPUs > 1: the idlest group is {2,3}. Inside it both CPUs are
+    // idle; CPU 3 went idle last (stamp 1000 > 0): CPU 3. Then SMT {2,3} seen from 3: local {3}
+    // and {2} both have 1 idle CPU: stay. Result 3.
+    FakeMachine m(4);
+    m.runHog(0);
+    Placement p(m, CpuTopology{4, 2, 1}, 1000);
+    p.cpuEnteredIdle(3, 1000);
+    const PlacementResult r = p.selectTaskRq(makeTask(5, 0, 4), wake(0, kWaker, WakeFork));
+    QCOMPARE(r.cpu, 3);
+    QCOMPARE(r.detail.level, DomainLevel::Pkg);
+    // A task woken on CPU 3 clears its idle stamp: CPU 2 (stamp 0) is then the latest idle.
+    p.taskWokenOn(3);
+    QCOMPARE(p.selectTaskRq(makeTask(6, 0, 4), wake(0, kWaker, WakeFork)).cpu, 2);
+}
+
+void TestPlacement::affinityRespected()
+{
+    // The idle-core machine of idleCoreBeforeIdleSibling(), wakee allowed on {0,1} only: the
+    // core scan covers only allowed CPUs, remembers CPU 1 and returns it (not core {2,3}).
+    FakeMachine m(4);
+    m.runHog(0);
+    Placement p(m, CpuTopology{4, 2, 2}, 1000);
+    Task t = makeTask(0, 0, 4);
+    t.cpus = *CpuSet::parse("0-1", 4);
+    QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 1);
+    // Fork of a child allowed on {0,1} on the 4-CPU flat machine with CPU 0 busy: groups {2}
+    // and {3} are skipped, {1} is the idlest.
+    FakeMachine flat(4);
+    flat.runHog(0);
+    Placement q(flat, CpuTopology{4, 1, 4}, 1000);
+    QCOMPARE(q.selectTaskRq(t, wake(0, kWaker, WakeFork)).cpu, 1);
+    // A single allowed CPU: cpumask_any(), whatever the machine looks like.
+    t.cpus = CpuSet::single(3);
+    flat.runHog(3);
+    QCOMPARE(q.selectTaskRq(t, wake(0, kWaker)).cpu, 3);
+    // The mask changed while the task slept on CPU 2 (now {0,1}): its timer fires on CPU 2,
+    // which is not allowed, so no wake_affine(); select_idle_sibling() returns the idle target
+    // 2, and select_fallback_rq() then takes the first allowed CPU, 0.
+    t = makeTask(0, 2, 4);
+    t.cpus = *CpuSet::parse("0-1", 4);
+    const PlacementResult r = q.selectTaskRq(t, wake(2, -1));
+    QCOMPARE(r.cpu, 0);
+    QCOMPARE(r.detail.wake, WakePath::Fallback);
+}
+
+void TestPlacement::affinityDistribute()
+{
+    // cpumask_any_and_distribute(): per calling CPU a rotor starting at 0; each call takes the
+    // next allowed CPU after it. Mask {1,3} from CPU 0: 1, then 3, then 1 again (wrap).
+    FakeMachine m(4);
+    Placement p(m, CpuTopology{4, 1, 4}, 1000);
+    const CpuSet mask = *CpuSet::parse("1,3", 4);
+    QCOMPARE(p.anyAndDistribute(mask, 0), 1);
+    QCOMPARE(p.anyAndDistribute(mask, 0), 3);
+    QCOMPARE(p.anyAndDistribute(mask, 0), 1);
+    QCOMPARE(p.anyAndDistribute(mask, 2), 1); // CPU 2's own rotor starts at 0
+}
+
+QTEST_APPLESS_MAIN(TestPlacement)
+#include "tst_placement.moc"
