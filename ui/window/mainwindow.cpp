@@ -11,6 +11,7 @@
 #include "ui/machine/choicesmenu.h"
 #include "ui/machine/featurespanel.h"
 #include "ui/machine/machinetreemodel.h"
+#include "ui/lessons/lessonspanel.h"
 #include "ui/machine/scenarioeditor.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/run/transportbar.h"
@@ -174,6 +175,7 @@ void MainWindow::createActions()
     connect(m_analysis, &AnalysisDocks::annotationRequested, this, &MainWindow::addAnnotation);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Lessons"), this, [this] { lessons(); });
     help->addAction(tr("&About schedlab"), this, &MainWindow::about);
 }
 
@@ -252,6 +254,43 @@ bool MainWindow::openFile(const QString& path)
     updateStatus();
     Q_EMIT scenarioLoaded(path);
     return true;
+}
+
+bool MainWindow::openScenario(const Scenario& scenario, const QString& name)
+{
+    QString error;
+    if (!m_controller->load(scenario, &error)) {
+        reportError(tr("Cannot open %1").arg(name), error);
+        return false;
+    }
+    m_scenario = std::make_unique<Scenario>(scenario);
+    m_treeModel->setScenario(m_scenario.get());
+    refreshAnnotations();
+    m_editor->setScenario(m_scenario.get());
+    m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
+    m_path.clear(); // not a file of its own: Save asks where
+    setWindowFilePath(QString());
+    setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
+    setWindowModified(false);
+    m_watcher->watch(QString(), {});
+    m_fileNotice->hide();
+    log(tr("opened %1").arg(name));
+    m_transport->chooseSpeedFor(m_controller->endTime());
+    updateStatus();
+    return true;
+}
+
+LessonsPanel* MainWindow::lessons()
+{
+    if (!m_lessons) {
+        m_lessons = new LessonsPanel(this);
+        addDockWidget(Qt::RightDockWidgetArea, m_lessons);
+        if (m_analysis)
+            tabifyDockWidget(inspector(), m_lessons);
+    }
+    m_lessons->show();
+    m_lessons->raise();
+    return m_lessons;
 }
 
 bool MainWindow::saveFile(const QString& path)
