@@ -170,6 +170,7 @@ private:
     RunOptions m_options;
     std::unique_ptr<Simulation> m_scan; ///< the recording run that finds event targets
     size_t m_scanIndex = 0;             ///< first record not consumed by a previous target
+    Nanoseconds m_consumedUntil{-1};    ///< events up to here are behind a time target
     std::vector<Nanoseconds> m_stops;
     std::vector<std::unique_ptr<Snapshot>> m_snapshots;
 };

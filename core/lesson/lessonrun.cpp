@@ -315,31 +315,31 @@ std::optional<Nanoseconds> LessonRun::stopTime(size_t index, std::string* error)
         return std::nullopt;
     }
     try {
-        if (!m_scan) {
-            RunOptions o = m_options;
-            o.recordSamples = false;
-            o.recordEvents = true;
-            m_scan = std::make_unique<Simulation>(m_lesson.scenario, o);
-        }
         while (m_stops.size() <= index) {
             const size_t i = m_stops.size();
             const RunTarget& t = m_lesson.steps[i].run;
             const Nanoseconds previous = m_stops.empty() ? Nanoseconds{0} : m_stops.back();
-            const auto& records = m_scan->recording().records();
             if (t.kind == RunTarget::Kind::Time) {
-                if (t.at > m_scan->endTime()) {
+                // No run needed: the events up to this time are consumed (a later event target
+                // searches after it).
+                const Nanoseconds end =
+                    m_options.duration.value_or(m_lesson.scenario.durationOrDefault());
+                if (t.at > end) {
                     if (error)
                         *error = where(i) + "run/to: " + formatDuration(t.at)
-                            + " is after the end of the run (" + formatDuration(m_scan->endTime())
-                            + ")";
+                            + " is after the end of the run (" + formatDuration(end) + ")";
                     return std::nullopt;
                 }
-                if (m_scan->now() < t.at)
-                    m_scan->runUntil(t.at);
-                while (m_scanIndex < records.size() && records[m_scanIndex].time <= t.at.count())
-                    ++m_scanIndex;
+                m_consumedUntil = std::max(m_consumedUntil, t.at);
                 m_stops.push_back(std::max(previous, t.at));
                 continue;
+            }
+            if (!m_scan) {
+                // The recording run that finds event targets, made only when one is asked for.
+                RunOptions o = m_options;
+                o.recordSamples = false;
+                o.recordEvents = true;
+                m_scan = std::make_unique<Simulation>(m_lesson.scenario, o);
             }
             const Recording& rec = m_scan->recording();
             auto matches = [&](const Record& r) {
@@ -348,6 +348,8 @@ std::optional<Nanoseconds> LessonRun::stopTime(size_t index, std::string* error)
                 if (t.cpu && r.cpu != *t.cpu)
                     return false;
                 if (t.after && r.time < t.after->count())
+                    return false;
+                if (r.time <= m_consumedUntil.count())
                     return false;
                 if (t.entity.empty())
                     return true;
@@ -460,10 +462,13 @@ std::optional<std::string> LessonRun::renderText(size_t index, std::string* erro
         if (name == "now") {
             value = formatDurationHuman(snap->at);
         } else if (name == "picked") {
-            auto [g, c] = splitCpu(arg.empty() ? "/" : arg);
-            if (!arg.empty() && arg.front() != '/')
-                c = std::atoi(arg.c_str());
-            auto a = pickAnswer(*snap, c.value_or(cpu), arg.empty() || g.empty() ? "/" : g, &why);
+            // {{picked}}, {{picked:3}} (CPU 3's root) or {{picked:/g@3}} (that cfs_rq).
+            auto [g, c] = splitCpu(arg);
+            if (arg.empty() || arg.front() != '/') {
+                g = "/";
+                c = arg.empty() ? cpu : std::atoi(arg.c_str());
+            }
+            auto a = pickAnswer(*snap, c.value_or(cpu), g, &why);
             if (a)
                 value = a->text;
         } else if (name == "running") {
