@@ -188,7 +188,7 @@ void TestLessons::predictedPickIsWhatRuns()
     const Snapshot* outcome = run.snapshot(stepIndex(l, "outcome"));
     QVERIFY(predicted && outcome);
     QCOMPARE(outcome->inspection.cpus.at(0).running, predicted->text);
-    QCOMPARE(*run.stopTime(stepIndex(l, "outcome")), *run.stopTime(stepIndex(l, "predict")) + 1ns);
+    QCOMPARE(*run.stopTime(stepIndex(l, "outcome")), *run.stopTime(stepIndex(l, "predict")) + Nanoseconds{1});
     QVERIFY(!predicted->explanation.empty());
 }
 
