@@ -76,7 +76,8 @@ bool openLesson(schedlab::ui::MainWindow& window, const QCommandLineParser& p)
         return false;
     }
     if (step >= panel->stepCount()) {
-        complain(QStringLiteral("--step: lesson \"%1\" has %2 steps").arg(name).arg(panel->stepCount()));
+        complain(
+            QStringLiteral("--step: lesson \"%1\" has %2 steps").arg(name).arg(panel->stepCount()));
         return false;
     }
     while (panel->isBusy())
@@ -121,7 +122,8 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
             return kExitBadInput;
     } else {
         if (!window.openFile(file.isEmpty() ? QStringLiteral(":/default.json") : file))
-            return kExitBadInput; // the loader's message (file, JSON path, expectation) is on stderr
+            return kExitBadInput; // the loader's message (file, JSON path, expectation) is on
+                                  // stderr
         window.resize(1500, 950);
         window.show();
     }

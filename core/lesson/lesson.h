@@ -28,7 +28,7 @@ struct RunTarget
 {
     enum class Kind { Time, NextEvent };
     Kind kind = Kind::Time;
-    Nanoseconds at{0};                ///< Time: absolute simulated time
+    Nanoseconds at{0};                     ///< Time: absolute simulated time
     RecordKind event = RecordKind::Switch; ///< NextEvent: the record kind searched for
     std::string entity;               ///< NextEvent filter: task name, "/group" or "/group@cpu"
     std::optional<int> cpu;           ///< NextEvent filter: the record's CPU
@@ -57,15 +57,15 @@ struct Question
     enum class Kind { Pick, Eligible, Number };
     Kind kind = Kind::Pick;
     std::string prompt;
-    int cpu = 0;                  ///< Pick: the CPU whose pick is asked for
-    std::string group = "/";      ///< Pick: the cfs_rq the pick starts at (descends to a task)
-    std::string entity;           ///< Eligible / Number
+    int cpu = 0;             ///< Pick: the CPU whose pick is asked for
+    std::string group = "/"; ///< Pick: the cfs_rq the pick starts at (descends to a task)
+    std::string entity;      ///< Eligible / Number
     Quantity quantity = Quantity::Lag;
-    std::string expectName;       ///< Pick: the author's answer (a test checks the model agrees)
-    bool expectBool = false;      ///< Eligible
-    double expectNumber = 0;      ///< Number, in quantityUnit()
-    double tolerance = 0;         ///< Number: an answer this close to the model's is right
-    std::string path;             ///< JSON path, for messages
+    std::string expectName;  ///< Pick: the author's answer (a test checks the model agrees)
+    bool expectBool = false; ///< Eligible
+    double expectNumber = 0; ///< Number, in quantityUnit()
+    double tolerance = 0;    ///< Number: an answer this close to the model's is right
+    std::string path;        ///< JSON path, for messages
 };
 
 struct Step
@@ -84,8 +84,8 @@ struct Step
 
 struct Lesson
 {
-    std::string id;    ///< the file's base name ("03-deadlines")
-    std::string file;  ///< the lesson file as given
+    std::string id;   ///< the file's base name ("03-deadlines")
+    std::string file; ///< the lesson file as given
     std::string title;
     std::string summary;
     std::string intro;        ///< Markdown before the first step section
@@ -121,9 +121,9 @@ struct Snapshot
 /// A model answer to a question, with the explanation that justifies it.
 struct Answer
 {
-    std::string text;   ///< task name, "yes"/"no", or the number in the quantity's unit
-    double number = 0;  ///< Number questions
-    bool flag = false;  ///< Eligible questions
+    std::string text;  ///< task name, "yes"/"no", or the number in the quantity's unit
+    double number = 0; ///< Number questions
+    bool flag = false; ///< Eligible questions
     std::vector<std::string> explanation;
 };
 
@@ -158,8 +158,8 @@ public:
     /// The model's answer to step @p index's question.
     std::optional<Answer> modelAnswer(size_t index, std::string* error = nullptr);
     /// Checks a student's @p answer (a name, yes/no, or a number in the quantity's unit).
-    std::optional<Verdict> check(size_t index, const std::string& answer,
-        std::string* error = nullptr);
+    std::optional<Verdict> check(
+        size_t index, const std::string& answer, std::string* error = nullptr);
     /// Every step resolved, rendered and every question's expected answer equal to the model's:
     /// the messages of what failed (empty: the lesson is consistent with the model).
     std::vector<std::string> validate();
@@ -177,8 +177,8 @@ private:
 
 /// The value of @p q for @p entity ("name", "name@cpu", "/group@cpu") in @p snap, or nullopt
 /// and @p error. @p cpu is the default CPU for V and for groups given without @cpu.
-std::optional<double> quantityValue(const Snapshot& snap, Quantity q, const std::string& entity,
-    int cpu, std::string* error);
+std::optional<double> quantityValue(
+    const Snapshot& snap, Quantity q, const std::string& entity, int cpu, std::string* error);
 /// Formats a quantity's value for text: "466.667 µs", "1024", "33.3 %".
 std::string formatQuantity(Quantity q, double value);
 

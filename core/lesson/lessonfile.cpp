@@ -126,8 +126,9 @@ public:
         } else if (v.is_object()) {
             r = parseScenario(scenariojson::dumpSafe(v), m_file + " " + path);
         } else {
-            m_diag.error(path, "expected a scenario file name (relative to the lesson) or an "
-                               "inline scenario object"
+            m_diag.error(path,
+                "expected a scenario file name (relative to the lesson) or an "
+                "inline scenario object"
                     + got(v));
             return;
         }
@@ -206,9 +207,11 @@ public:
             checkKeys(v, path, {"ask", "prompt", "entity", "cpu", "expect"});
         } else if (*ask == "number") {
             q.kind = Question::Kind::Number;
-            checkKeys(v, path, {"ask", "prompt", "entity", "cpu", "quantity", "expect", "tolerance"});
+            checkKeys(
+                v, path, {"ask", "prompt", "entity", "cpu", "quantity", "expect", "tolerance"});
         } else {
-            m_diag.error(child(path, "ask"), "expected \"pick\", \"eligible\" or \"number\"" + got(*ask));
+            m_diag.error(
+                child(path, "ask"), "expected \"pick\", \"eligible\" or \"number\"" + got(*ask));
             return std::nullopt;
         }
         if (const Json* p = required(v, path, "prompt", "the question's text"))
@@ -240,8 +243,8 @@ public:
                 if (auto s = stringValue(*e, child(path, "entity"), true))
                     q.entity = *s;
             if (const Json* qn = required(v, path, "quantity", "lag, vlag, V, …")) {
-                auto parsed = qn->is_string() ? quantityFromName(qn->get<std::string>())
-                                              : std::nullopt;
+                auto parsed =
+                    qn->is_string() ? quantityFromName(qn->get<std::string>()) : std::nullopt;
                 if (!parsed)
                     m_diag.error(child(path, "quantity"),
                         "expected lag, vlag, V, vruntime, deadline, slice, weight, share or "
@@ -397,17 +400,19 @@ LoadResult parseLesson(const std::string& json, const std::string& fileName,
                     [&](const auto& p) { return p.first == s.id; });
                 if (it == sec.steps.end()) {
                     if (!s.id.empty())
-                        r.diag().error(child(s.path, "id"),
-                            "no section \"## " + s.id + "\" in " + mdName);
+                        r.diag().error(
+                            child(s.path, "id"), "no section \"## " + s.id + "\" in " + mdName);
                     continue;
                 }
                 s.title = it->second.first;
                 s.text = it->second.second;
             }
-            for (const auto& [id, body] : sec.steps)
+            for (const auto& section : sec.steps) {
+                const std::string& id = section.first;
                 if (std::none_of(lesson.steps.begin(), lesson.steps.end(),
                         [&](const Step& s) { return s.id == id; }))
                     r.diag().raw(mdName + ": section \"## " + id + "\" belongs to no step");
+            }
         }
         // Time targets never go back.
         Nanoseconds last{0};
@@ -416,8 +421,8 @@ LoadResult parseLesson(const std::string& json, const std::string& fileName,
                 continue;
             if (s.run.at < last)
                 r.diag().error(child(s.path, "run") + "/to",
-                    "a step cannot run backwards (an earlier step stops at "
-                        + formatDuration(last) + ")");
+                    "a step cannot run backwards (an earlier step stops at " + formatDuration(last)
+                        + ")");
             last = s.run.at;
         }
     }

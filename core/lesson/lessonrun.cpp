@@ -104,8 +104,14 @@ const CfsRqInspection* rootRq(const Snapshot& snap, int cpu, const std::string& 
     return nullptr;
 }
 
-double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
+double us(int64_t ns)
+{
+    return static_cast<double>(ns) / 1000.0;
+}
+double us(uint64_t ns)
+{
+    return static_cast<double>(ns) / 1000.0;
+}
 
 std::string stateName(TaskState s)
 {
@@ -127,8 +133,8 @@ std::string stateName(TaskState s)
 }
 
 /// The pick on @p cpu from the cfs_rq @p group down to a task, with each level's explanation.
-std::optional<Answer> pickAnswer(const Snapshot& snap, int cpu, const std::string& group,
-    std::string* error)
+std::optional<Answer> pickAnswer(
+    const Snapshot& snap, int cpu, const std::string& group, std::string* error)
 {
     const CpuInspection* c = nullptr;
     for (const CpuInspection& x : snap.inspection.cpus)
@@ -145,8 +151,8 @@ std::optional<Answer> pickAnswer(const Snapshot& snap, int cpu, const std::strin
         + ", running " + c->running + ".");
     for (int depth = 0; depth < 64; ++depth) {
         a.explanation.push_back("cfs_rq " + rq->path + ": V = " + fmt(us(rq->avgVruntime), 3)
-            + " µs, " + std::to_string(rq->nrQueued) + " queued; pick_eevdf: "
-            + pickStepName(rq->step) + ".");
+            + " µs, " + std::to_string(rq->nrQueued)
+            + " queued; pick_eevdf: " + pickStepName(rq->step) + ".");
         for (const std::string& line : rq->explanation)
             a.explanation.push_back("  " + line);
         const EntityInspection* picked = nullptr;
@@ -170,9 +176,8 @@ std::optional<Answer> pickAnswer(const Snapshot& snap, int cpu, const std::strin
 
 bool parseBool(std::string s, bool* out)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) {
-        return static_cast<char>(std::tolower(ch));
-    });
+    std::transform(s.begin(), s.end(), s.begin(),
+        [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (s == "yes" || s == "true" || s == "eligible" || s == "y") {
         *out = true;
         return true;
@@ -268,8 +273,8 @@ std::optional<double> quantityValue(
                 break;
             }
         }
-        return fail("\"" + entity + "\" is not queued on a cfs_rq at t = "
-            + formatDuration(snap.at) + (task ? " (task " + stateName(task->state) + ")" : ""));
+        return fail("\"" + entity + "\" is not queued on a cfs_rq at t = " + formatDuration(snap.at)
+            + (task ? " (task " + stateName(task->state) + ")" : ""));
     }
     const EntityInspection& e = *f.e;
     switch (q) {
@@ -571,16 +576,16 @@ std::optional<Answer> LessonRun::modelAnswer(size_t index, std::string* error)
     case Question::Kind::Eligible: {
         const Found f = findEntity(*snap, q.entity, q.cpu);
         if (!f.e) {
-            why = "\"" + q.entity + "\" is not queued on a cfs_rq at t = " + formatDuration(snap->at);
+            why =
+                "\"" + q.entity + "\" is not queued on a cfs_rq at t = " + formatDuration(snap->at);
             break;
         }
         Answer a;
         a.flag = f.e->eligible;
         a.text = a.flag ? "yes" : "no";
         a.explanation.push_back(q.entity + " on cfs_rq " + f.rq->path + " of CPU "
-            + std::to_string(f.rq->cpu) + ": V = " + fmt(us(f.rq->avgVruntime), 3)
-            + " µs, v = " + fmt(us(f.e->vruntime), 3) + " µs, V − v = " + fmt(us(f.e->lag), 3)
-            + " µs.");
+            + std::to_string(f.rq->cpu) + ": V = " + fmt(us(f.rq->avgVruntime), 3) + " µs, v = "
+            + fmt(us(f.e->vruntime), 3) + " µs, V − v = " + fmt(us(f.e->lag), 3) + " µs.");
         a.explanation.push_back(std::string("Eligible means V − v ≥ 0 (entity_eligible() tests "
                                             "Σ w·(v_i − v0) ≥ (v − v0)·Σ w exactly): ")
             + (a.flag ? "yes." : "no: it has received more than its share so far."));
@@ -600,10 +605,9 @@ std::optional<Answer> LessonRun::modelAnswer(size_t index, std::string* error)
         const Found f = findEntity(*snap, q.entity, q.cpu);
         if (f.e)
             a.explanation.push_back("On cfs_rq " + f.rq->path + " of CPU "
-                + std::to_string(f.rq->cpu) + ": V = " + fmt(us(f.rq->avgVruntime), 3)
-                + " µs, v = " + fmt(us(f.e->vruntime), 3) + " µs, stored vlag = "
-                + fmt(us(f.e->vlag), 3) + " µs, weight "
-                + std::to_string(scaleLoadDown(f.e->weight)) + ", queue weight "
+                + std::to_string(f.rq->cpu) + ": V = " + fmt(us(f.rq->avgVruntime), 3) + " µs, v = "
+                + fmt(us(f.e->vruntime), 3) + " µs, stored vlag = " + fmt(us(f.e->vlag), 3)
+                + " µs, weight " + std::to_string(scaleLoadDown(f.e->weight)) + ", queue weight "
                 + std::to_string(scaleLoadDown(f.rq->loadWeight)) + ".");
         return a;
     }
@@ -645,7 +649,8 @@ std::optional<Verdict> LessonRun::check(size_t index, const std::string& answer,
         try {
             size_t used = 0;
             x = std::stod(a, &used);
-            if (trimmed(a.substr(used)).size() > 0 && trimmed(a.substr(used)) != quantityUnit(q.quantity)
+            if (trimmed(a.substr(used)).size() > 0
+                && trimmed(a.substr(used)) != quantityUnit(q.quantity)
                 && trimmed(a.substr(used)) != "us")
                 throw std::invalid_argument("unit");
         } catch (const std::exception&) {
@@ -654,8 +659,8 @@ std::optional<Verdict> LessonRun::check(size_t index, const std::string& answer,
         }
         v.correct = std::fabs(x - model->number) <= q.tolerance;
         v.message = std::string(v.correct ? "Right: " : "Not quite: ") + "the model says "
-            + model->text + " (answers within ±"
-            + formatQuantity(q.quantity, q.tolerance) + " count).";
+            + model->text + " (answers within ±" + formatQuantity(q.quantity, q.tolerance)
+            + " count).";
         break;
     }
     }

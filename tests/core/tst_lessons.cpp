@@ -188,7 +188,8 @@ void TestLessons::predictedPickIsWhatRuns()
     const Snapshot* outcome = run.snapshot(stepIndex(l, "outcome"));
     QVERIFY(predicted && outcome);
     QCOMPARE(outcome->inspection.cpus.at(0).running, predicted->text);
-    QCOMPARE(*run.stopTime(stepIndex(l, "outcome")), *run.stopTime(stepIndex(l, "predict")) + Nanoseconds{1});
+    QCOMPARE(*run.stopTime(stepIndex(l, "outcome")),
+        *run.stopTime(stepIndex(l, "predict")) + Nanoseconds{1});
     QVERIFY(!predicted->explanation.empty());
 }
 
@@ -235,7 +236,8 @@ void TestLessons::badLessonsAreReported()
     QVERIFY(!r.ok());
     QVERIFY(anyContains(r.errors, "bad.json: /steps/0/run/next: expected one of"));
 
-    r = parseLesson(lessonJson(R"([ { "id": "two", "run": { "to": "1ms" } } ])"), "bad.json", md, ".");
+    r = parseLesson(
+        lessonJson(R"([ { "id": "two", "run": { "to": "1ms" } } ])"), "bad.json", md, ".");
     QVERIFY(anyContains(r.errors, "bad.json: /steps/0/id: no section \"## two\""));
     QVERIFY(anyContains(r.errors, "section \"## one\" belongs to no step"));
 
@@ -265,8 +267,8 @@ void TestLessons::badLessonsAreReported()
     QVERIFY(anyContains(r.errors, "missing its text"));
 
     // A target beyond the run is found when the lesson runs.
-    r = parseLesson(lessonJson(R"([ { "id": "one", "run": { "next": "exit" } } ])"), "late.json",
-        md, ".");
+    r = parseLesson(
+        lessonJson(R"([ { "id": "one", "run": { "next": "exit" } } ])"), "late.json", md, ".");
     QVERIFY(r.ok());
     LessonRun run(*r.lesson);
     std::string error;

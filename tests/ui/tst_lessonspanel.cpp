@@ -115,12 +115,16 @@ void TestLessonsPanel::studentPath()
     QVERIFY(!panel->questionLabel()->text().isEmpty());
 
     // A wrong answer: not saved, and the explanation is shown.
-    const QString wrong = model->text == "hog-1" ? QStringLiteral("hog-2") : QStringLiteral("hog-1");
+    const QString wrong =
+        model->text == "hog-1" ? QStringLiteral("hog-2") : QStringLiteral("hog-1");
     panel->answerEdit()->setText(wrong);
     QTest::keyClick(panel->answerEdit(), Qt::Key_Return);
     QVERIFY(panel->verdictView()->toPlainText().contains(QStringLiteral("Not quite")));
     QVERIFY(panel->verdictView()->toPlainText().contains(QStringLiteral("pick_eevdf")));
-    QVERIFY(QSettings().value(QStringLiteral("lessons/03-deadlines-pick/solved")).toStringList().isEmpty());
+    QVERIFY(QSettings()
+                .value(QStringLiteral("lessons/03-deadlines-pick/solved"))
+                .toStringList()
+                .isEmpty());
 
     // The right one: saved in QSettings, the list shows the progress.
     panel->answerEdit()->setText(QString::fromStdString(model->text));

@@ -78,8 +78,8 @@ QVariant LessonListModel::data(const QModelIndex& index, int role) const
         const QString title = e.lesson ? QString::fromStdString(e.lesson->title) : e.id;
         if (!e.lesson)
             return tr("%1 (cannot load)").arg(title);
-        const QString mark = e.questions > 0 && solved >= e.questions ? QStringLiteral("✓ ")
-                                                                      : QString();
+        const QString mark =
+            e.questions > 0 && solved >= e.questions ? QStringLiteral("✓ ") : QString();
         return QStringLiteral("%1%2. %3  (%4/%5)")
             .arg(mark)
             .arg(index.row() + 1)

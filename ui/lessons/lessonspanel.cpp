@@ -248,8 +248,7 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
         m_no->setVisible(yesNo);
         m_answer->setVisible(!yesNo);
         m_check->setVisible(!yesNo);
-        m_answer->setPlaceholderText(
-            s.question->kind == lesson::Question::Kind::Pick
+        m_answer->setPlaceholderText(s.question->kind == lesson::Question::Kind::Pick
                 ? tr("click a task in the machine tree or on the lanes, or type its name")
                 : tr("a number in %1").arg(q(lesson::quantityUnit(s.question->quantity))));
     }
@@ -353,9 +352,10 @@ bool LessonsPanel::submitAnswer(const QString& answer)
         m_verdict->setPlainText(q(error));
         return false;
     }
-    QString html = QStringLiteral("<p><b style=\"color:%1\">%2</b></p>")
-                       .arg(verdict->correct ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"),
-                           q(verdict->message).toHtmlEscaped());
+    QString html =
+        QStringLiteral("<p><b style=\"color:%1\">%2</b></p>")
+            .arg(verdict->correct ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"),
+                q(verdict->message).toHtmlEscaped());
     if (!verdict->model.explanation.empty()) {
         html += QStringLiteral("<pre>");
         for (const std::string& line : verdict->model.explanation)
