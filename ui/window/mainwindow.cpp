@@ -263,8 +263,9 @@ bool MainWindow::openScenario(const Scenario& scenario, const QString& name)
         reportError(tr("Cannot open %1").arg(name), error);
         return false;
     }
-    m_scenario = std::make_unique<Scenario>(scenario);
-    m_treeModel->setScenario(m_scenario.get());
+    auto adopted = std::make_unique<Scenario>(scenario);
+    m_treeModel->setScenario(adopted.get()); // before the old scenario goes: the model reads it
+    m_scenario = std::move(adopted);
     refreshAnnotations();
     m_editor->setScenario(m_scenario.get());
     m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
