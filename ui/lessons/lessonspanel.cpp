@@ -309,6 +309,9 @@ void LessonsPanel::applyFocus()
     TimelineView* timeline = m_window->timeline();
     if (s.view)
         timeline->setViewRange(s.view->first, s.view->second);
+    else // the last 50 ms before the stop
+        timeline->setViewRange(std::max(Nanoseconds{0}, m_stop - Nanoseconds{50'000'000}),
+            std::max(m_stop, Nanoseconds{1'000'000}) + Nanoseconds{2'000'000});
     timeline->setCursorTime(m_stop);
     // The Inspector shows the same state the lesson's answers come from.
     m_window->inspector()->inspectAt(m_stop);
@@ -329,6 +332,7 @@ void LessonsPanel::applyFocus()
             dock->raise();
         }
     }
+    raise(); // the lesson stays in front of a pane it shares a tab with
 }
 
 void LessonsPanel::pickClicked(const QString& name)

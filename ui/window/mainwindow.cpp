@@ -285,9 +285,11 @@ LessonsPanel* MainWindow::lessons()
 {
     if (!m_lessons) {
         m_lessons = new LessonsPanel(this);
-        addDockWidget(Qt::RightDockWidgetArea, m_lessons);
-        if (m_analysis)
-            tabifyDockWidget(inspector(), m_lessons);
+        // With the machine tree on the left (the lesson's focus), next to the features panel.
+        addDockWidget(Qt::LeftDockWidgetArea, m_lessons);
+        if (auto* features = findChild<QDockWidget*>(QStringLiteral("featuresDock")))
+            tabifyDockWidget(features, m_lessons);
+        resizeDocks({m_lessons}, {430}, Qt::Horizontal);
     }
     m_lessons->show();
     m_lessons->raise();
