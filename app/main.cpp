@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/base/time.h"
 #include "ui/analysis/inspectordock.h"
+#include "ui/lessons/lessonspanel.h"
 #include "ui/machine/machinetreemodel.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/timeline/timelineview.h"
@@ -54,6 +55,40 @@ void waitForSeek(schedlab::ui::SimulationController* c)
         QApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
+/// --lesson NAME [--step N]: opens the lesson at step N (1-based) and waits until the window
+/// shows that step (the run to its stop time is made in the controller's bounded slices).
+bool openLesson(schedlab::ui::MainWindow& window, const QCommandLineParser& p)
+{
+    const QString name = p.value(QStringLiteral("lesson"));
+    int step = 0;
+    if (p.isSet(QStringLiteral("step"))) {
+        bool ok = false;
+        step = p.value(QStringLiteral("step")).toInt(&ok) - 1;
+        if (!ok || step < 0) {
+            complain(QStringLiteral("--step: expected a step number from 1 (got \"%1\")")
+                         .arg(p.value(QStringLiteral("step"))));
+            return false;
+        }
+    }
+    schedlab::ui::LessonsPanel* panel = window.lessons();
+    if (!panel->openLesson(name, step)) {
+        complain(QStringLiteral("--lesson: %1").arg(panel->lastError()));
+        return false;
+    }
+    if (step >= panel->stepCount()) {
+        complain(
+            QStringLiteral("--step: lesson \"%1\" has %2 steps").arg(name).arg(panel->stepCount()));
+        return false;
+    }
+    while (panel->isBusy())
+        QApplication::processEvents(QEventLoop::AllEvents, 50);
+    if (!panel->lastError().isEmpty()) {
+        complain(panel->lastError());
+        return false;
+    }
+    return true;
+}
+
 /// --screenshot: drive the window without a user (for the pictures in docs/), grab it, exit.
 /// Headless: never a dialog; every problem is a line on stderr and exit code 2.
 int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, const QString& file)
@@ -79,10 +114,19 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
     if (!at || !editAt)
         return kExitBadInput;
 
-    if (!window.openFile(file.isEmpty() ? QStringLiteral(":/default.json") : file))
-        return kExitBadInput; // the loader's message (file, JSON path, expectation) is on stderr
-    window.resize(1500, 950);
-    window.show();
+    if (p.isSet(QStringLiteral("lesson"))) {
+        // A lesson at a step (docs/lessons.md): the panel runs the window to the step.
+        window.resize(1280, 800);
+        window.show();
+        if (!openLesson(window, p))
+            return kExitBadInput;
+    } else {
+        if (!window.openFile(file.isEmpty() ? QStringLiteral(":/default.json") : file))
+            return kExitBadInput; // the loader's message (file, JSON path, expectation) is on
+                                  // stderr
+        window.resize(1500, 950);
+        window.show();
+    }
     auto* c = window.controller();
     auto* model = window.machineTreeModel();
     if (p.isSet(QStringLiteral("move"))) {
@@ -99,7 +143,7 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
         }
         waitForSeek(c);
     }
-    if (*at > c->now())
+    if (!p.isSet(QStringLiteral("lesson")) && *at > c->now())
         c->stepBy(*at - c->now());
     if (p.isSet(QStringLiteral("select"))) {
         QItemSelectionModel* selection = window.machineTree()->selectionModel();
@@ -204,6 +248,11 @@ int main(int argc, char* argv[])
                            "shows it."),
             QStringLiteral("ms")},
         {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
+        {QStringLiteral("lesson"),
+            QStringLiteral("Open a lesson (Help > Lessons): its file, id or number (\"03\")."),
+            QStringLiteral("name")},
+        {QStringLiteral("step"), QStringLiteral("With --lesson: the step to show (from 1)."),
+            QStringLiteral("n")},
     });
     parser.process(app);
     if (parser.isSet(QStringLiteral("dark"))) {
@@ -230,6 +279,20 @@ int main(int argc, char* argv[])
             }
         }
     }
+    if (parser.isSet(QStringLiteral("step")) && !parser.isSet(QStringLiteral("lesson"))) {
+        complain(QStringLiteral("--step needs --lesson"));
+        return kExitBadInput;
+    }
+    if (parser.isSet(QStringLiteral("lesson"))) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor"}) {
+            if (parser.isSet(QString::fromLatin1(o))) {
+                complain(QStringLiteral("--%1 cannot be combined with --lesson (the lesson's step "
+                                        "says what to show)")
+                             .arg(QString::fromLatin1(o)));
+                return kExitBadInput;
+            }
+        }
+    }
     const QStringList args = parser.positionalArguments();
     if (args.size() > 1) {
         complain(QStringLiteral("one scenario file at most, got %1").arg(args.size()));
@@ -242,5 +305,10 @@ int main(int argc, char* argv[])
     }
     window.openInitial(args.value(0));
     window.show();
+    if (parser.isSet(QStringLiteral("lesson"))) {
+        window.setErrorDialogsEnabled(true);
+        if (!openLesson(window, parser))
+            return kExitBadInput;
+    }
     return QApplication::exec();
 }

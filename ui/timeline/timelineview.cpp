@@ -442,6 +442,10 @@ void TimelineView::onMouseRelease(QMouseEvent* event)
         std::max(Nanoseconds{0}, msToNs(m_lanesRect->axis(QCPAxis::atBottom)->pixelToCoord(p.x())));
     setCursorTime(t);
     Q_EMIT cursorMoved(t);
+    const int cpu = m_lanesRect->rect().contains(p) ? m_lanes->cpuAt(p.y()) : -1;
+    if (cpu >= 0)
+        if (const auto hit = m_segments.segmentAt(cpu, m_lanes->layout().mapXToTime(p.x()), m_now))
+            Q_EMIT taskClicked(taskName(hit->task));
 }
 
 bool TimelineView::inAnyPane(QPoint p) const

@@ -106,6 +106,8 @@ Q_SIGNALS:
     void viewRangeChanged(schedlab::Nanoseconds from, schedlab::Nanoseconds to);
     /// The user asked to see the simulation's state at @p t (double-click on a series pane).
     void timeRequested(schedlab::Nanoseconds t);
+    /// The user clicked a task's run on the CPU lanes (a lesson's "which task is picked?").
+    void taskClicked(const QString& name);
 
 private:
     void onMousePress(QMouseEvent* event);

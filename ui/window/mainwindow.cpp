@@ -8,6 +8,7 @@
 #include "ui/analysis/inspectordock.h"
 #include "ui/analysis/tracewindow.h"
 #include "ui/common/format.h"
+#include "ui/lessons/lessonspanel.h"
 #include "ui/machine/choicesmenu.h"
 #include "ui/machine/featurespanel.h"
 #include "ui/machine/machinetreemodel.h"
@@ -174,6 +175,7 @@ void MainWindow::createActions()
     connect(m_analysis, &AnalysisDocks::annotationRequested, this, &MainWindow::addAnnotation);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Lessons"), this, [this] { lessons(); });
     help->addAction(tr("&About schedlab"), this, &MainWindow::about);
 }
 
@@ -252,6 +254,46 @@ bool MainWindow::openFile(const QString& path)
     updateStatus();
     Q_EMIT scenarioLoaded(path);
     return true;
+}
+
+bool MainWindow::openScenario(const Scenario& scenario, const QString& name)
+{
+    QString error;
+    if (!m_controller->load(scenario, &error)) {
+        reportError(tr("Cannot open %1").arg(name), error);
+        return false;
+    }
+    auto adopted = std::make_unique<Scenario>(scenario);
+    m_treeModel->setScenario(adopted.get()); // before the old scenario goes: the model reads it
+    m_scenario = std::move(adopted);
+    refreshAnnotations();
+    m_editor->setScenario(m_scenario.get());
+    m_features->refresh(m_controller->simulation(), m_scenario->kernel.hz.value_or(1000));
+    m_path.clear(); // not a file of its own: Save asks where
+    setWindowFilePath(QString());
+    setWindowTitle(toQString(m_scenario->name) + QStringLiteral("[*] — schedlab"));
+    setWindowModified(false);
+    m_watcher->watch(QString(), {});
+    m_fileNotice->hide();
+    log(tr("opened %1").arg(name));
+    m_transport->chooseSpeedFor(m_controller->endTime());
+    updateStatus();
+    return true;
+}
+
+LessonsPanel* MainWindow::lessons()
+{
+    if (!m_lessons) {
+        m_lessons = new LessonsPanel(this);
+        // With the machine tree on the left (the lesson's focus), next to the features panel.
+        addDockWidget(Qt::LeftDockWidgetArea, m_lessons);
+        if (auto* features = findChild<QDockWidget*>(QStringLiteral("featuresDock")))
+            tabifyDockWidget(features, m_lessons);
+        resizeDocks({m_lessons}, {430}, Qt::Horizontal);
+    }
+    m_lessons->show();
+    m_lessons->raise();
+    return m_lessons;
 }
 
 bool MainWindow::saveFile(const QString& path)

@@ -29,6 +29,7 @@ class ExportMenu;
 class FileWatcher;
 class FindingsDock;
 class InspectorDock;
+class LessonsPanel;
 class FeaturesPanel;
 class MachineTreeModel;
 class NoticeBar;
@@ -49,6 +50,11 @@ public:
     /// Loads @p path (a file or a ":/" resource). On failure the errors are reported and the
     /// current scenario stays.
     bool openFile(const QString& path);
+    /// Opens a scenario that is not a file of its own (a lesson's), named @p name in the title
+    /// and the log; saving it asks for a file. False (errors reported) when it cannot run.
+    bool openScenario(const Scenario& scenario, const QString& name);
+    /// Help > Lessons (ui/lessons/lessonspanel.h), created on first use and shown.
+    LessonsPanel* lessons();
     /// Writes the current scenario to @p path atomically (QSaveFile).
     bool saveFile(const QString& path);
 
@@ -158,6 +164,7 @@ private:
     NoticeBar* m_fileNotice = nullptr;
     QLabel* m_infoHeader = nullptr;
     NoticeBar* m_runNotice = nullptr;
+    LessonsPanel* m_lessons = nullptr;
 };
 
 } // namespace schedlab::ui

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Help > Lessons (ui/lessons/lessonspanel.h) offscreen: the course list under
+// QAbstractItemModelTester, and a student's path through a lesson: a wrong answer shows the
+// model's explanation, a right one is saved as progress in QSettings (a temporary location, never
+// the user's), the window shows the lesson's scenario at the step's stop time, and "try it
+// yourself" leaves it there.
+#include "core/lesson/lesson.h"
+#include "ui/lessons/lessonlistmodel.h"
+#include "ui/lessons/lessonspanel.h"
+#include "ui/run/simulationcontroller.h"
+#include "ui/window/mainwindow.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+using namespace schedlab;
+using namespace schedlab::ui;
+
+class TestLessonsPanel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void listModel();
+    void studentPath();
+    void unknownLesson();
+
+private:
+    QTemporaryDir m_settings;
+    const QString m_dir = QStringLiteral(SCHEDLAB_SOURCE_DIR "/lessons");
+};
+
+namespace {
+bool waitReady(LessonsPanel* panel)
+{
+    return QTest::qWaitFor([panel] { return !panel->isBusy(); }, 60000);
+}
+} // namespace
+
+void TestLessonsPanel::initTestCase()
+{
+    // Progress goes to a temporary INI file, never to the user's settings.
+    QCoreApplication::setOrganizationName(QStringLiteral("schedlab-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_lessonspanel"));
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+    QVERIFY(QSettings().fileName().startsWith(m_settings.path()));
+}
+
+void TestLessonsPanel::listModel()
+{
+    LessonListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setDirectory(m_dir);
+    QVERIFY(model.rowCount() >= 8);
+    for (int r = 0; r < model.rowCount(); ++r) {
+        const QModelIndex i = model.index(r);
+        QVERIFY2(i.data(LessonListModel::ErrorRole).toString().isEmpty(),
+            qPrintable(i.data(LessonListModel::ErrorRole).toString()));
+        QVERIFY(model.lessonAt(r));
+        QCOMPARE(i.data(LessonListModel::SolvedRole).toInt(), 0);
+    }
+    QCOMPARE(model.rowOf(QStringLiteral("03")), 2);
+    QCOMPARE(model.rowOf(QStringLiteral("01-virtual-time")), 0);
+    // Progress changes the row (dataChanged, checked by the tester) and persists.
+    model.markSolved(QStringLiteral("01-virtual-time"), QStringLiteral("virtual"));
+    QCOMPARE(model.index(0).data(LessonListModel::SolvedRole).toInt(), 1);
+    QVERIFY(model.index(0).data().toString().startsWith(QStringLiteral("✓")));
+    QSettings().remove(QStringLiteral("lessons"));
+    model.setDirectory(QString()); // empty: no rows
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestLessonsPanel::studentPath()
+{
+    MainWindow window;
+    window.setErrorDialogsEnabled(false);
+    window.openInitial(QString());
+    window.resize(1280, 800);
+    window.show();
+    auto* panel = new LessonsPanel(&window, m_dir);
+    window.addDockWidget(Qt::RightDockWidgetArea, panel);
+
+    // Lesson 3, step "predict": which task is picked next?
+    QVERIFY(panel->openLesson(QStringLiteral("03-deadlines-pick")));
+    QVERIFY(waitReady(panel));
+    QCOMPARE(panel->currentStep(), 0);
+    QVERIFY(panel->lastError().isEmpty());
+    QVERIFY(!panel->backButton()->isEnabled());
+    QVERIFY(panel->nextButton()->isEnabled());
+    // The text's templates are filled with the model's numbers.
+    QVERIFY(!panel->textView()->toPlainText().contains(QStringLiteral("{{")));
+    QVERIFY(panel->textView()->toPlainText().contains(QStringLiteral("deadline")));
+    QVERIFY(panel->highlightsLabel()->text().contains(QStringLiteral("deadline(hog-1) = ")));
+
+    QTest::mouseClick(panel->nextButton(), Qt::LeftButton);
+    QVERIFY(waitReady(panel));
+    QCOMPARE(panel->currentStep(), 1);
+    // The window shows the lesson's scenario at the step's stop time.
+    const auto& l = *panel->listModel()->lessonAt(panel->currentRow());
+    lesson::LessonRun reference(l);
+    const auto stop = reference.stopTime(1);
+    QVERIFY(stop);
+    QCOMPARE(window.controller()->now(), *stop);
+    QCOMPARE(window.scenario().name, l.scenario.name);
+    const auto model = reference.modelAnswer(1);
+    QVERIFY(model);
+    QVERIFY(!panel->questionLabel()->text().isEmpty());
+
+    // A wrong answer: not saved, and the explanation is shown.
+    const QString wrong =
+        model->text == "hog-1" ? QStringLiteral("hog-2") : QStringLiteral("hog-1");
+    panel->answerEdit()->setText(wrong);
+    QTest::keyClick(panel->answerEdit(), Qt::Key_Return);
+    QVERIFY(panel->verdictView()->toPlainText().contains(QStringLiteral("Not quite")));
+    QVERIFY(panel->verdictView()->toPlainText().contains(QStringLiteral("pick_eevdf")));
+    QVERIFY(QSettings()
+                .value(QStringLiteral("lessons/03-deadlines-pick/solved"))
+                .toStringList()
+                .isEmpty());
+
+    // The right one: saved in QSettings, the list shows the progress.
+    panel->answerEdit()->setText(QString::fromStdString(model->text));
+    QTest::keyClick(panel->answerEdit(), Qt::Key_Return);
+    QVERIFY(panel->verdictView()->toPlainText().startsWith(QStringLiteral("Right")));
+    QCOMPARE(QSettings().value(QStringLiteral("lessons/03-deadlines-pick/solved")).toStringList(),
+        QStringList{QStringLiteral("predict")});
+    QCOMPARE(QSettings().value(QStringLiteral("lessons/03-deadlines-pick/step")).toInt(), 1);
+    const QModelIndex row = panel->listModel()->index(panel->currentRow());
+    QCOMPARE(row.data(LessonListModel::SolvedRole).toInt(), 1);
+
+    // Try it yourself: the scenario stays open at the step, paused; Next returns to the lesson.
+    QTest::mouseClick(panel->tryButton(), Qt::LeftButton);
+    QCOMPARE(window.controller()->now(), *stop);
+    QVERIFY(!window.controller()->isPlaying());
+    QVERIFY(panel->verdictView()->toPlainText().contains(QStringLiteral("yours")));
+    QTest::mouseClick(panel->nextButton(), Qt::LeftButton);
+    QVERIFY(waitReady(panel));
+    QCOMPARE(panel->currentStep(), 2);
+    QCOMPARE(window.controller()->now(), *reference.stopTime(2));
+
+    // Reopening the lesson resumes where the student was.
+    QVERIFY(panel->openLesson(QStringLiteral("03")));
+    QVERIFY(waitReady(panel));
+    QCOMPARE(panel->currentStep(), 2);
+    window.setWindowModified(false);
+}
+
+void TestLessonsPanel::unknownLesson()
+{
+    MainWindow window;
+    window.setErrorDialogsEnabled(false);
+    window.openInitial(QString());
+    LessonsPanel panel(&window, m_dir);
+    QVERIFY(!panel.openLesson(QStringLiteral("no-such-lesson")));
+    QVERIFY(panel.lastError().contains(QStringLiteral("no-such-lesson")));
+}
+
+QTEST_MAIN(TestLessonsPanel)
+#include "tst_lessonspanel.moc"

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/lessons/lessonspanel.h"
+
+#include "core/lesson/lesson.h"
+#include "ui/analysis/inspectordock.h"
+#include "ui/lessons/lessonlistmodel.h"
+#include "ui/machine/machinetreemodel.h"
+#include "ui/run/simulationcontroller.h"
+#include "ui/timeline/timelineview.h"
+#include "ui/window/mainwindow.h"
+
+#include <QCoreApplication>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListView>
+#include <QPointer>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QThread>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace schedlab::ui {
+
+namespace {
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+} // namespace
+
+LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
+    : QDockWidget(tr("Lessons"), window)
+    , m_window(window)
+    , m_model(new LessonListModel(this))
+{
+    setObjectName(QStringLiteral("lessonsDock"));
+    m_model->setDirectory(directory.isEmpty() ? lessonsDirectory() : directory);
+
+    auto* body = new QWidget;
+    auto* layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* split = new QSplitter(Qt::Vertical);
+    m_list = new QListView;
+    m_list->setModel(m_model);
+    m_list->setObjectName(QStringLiteral("courseList"));
+    m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    split->addWidget(m_list);
+
+    auto* stepBox = new QWidget;
+    auto* stepLayout = new QVBoxLayout(stepBox);
+    stepLayout->setContentsMargins(0, 0, 0, 0);
+    m_header = new QLabel(tr("Choose a lesson."));
+    m_header->setWordWrap(true);
+    QFont bold = m_header->font();
+    bold.setBold(true);
+    m_header->setFont(bold);
+    m_text = new QTextBrowser;
+    m_text->setOpenExternalLinks(false);
+    m_highlights = new QLabel;
+    m_highlights->setObjectName(QStringLiteral("highlights"));
+    m_highlights->setWordWrap(true);
+    m_highlights->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_highlights->setStyleSheet(QStringLiteral(
+        "QLabel { background: palette(alternate-base); border: 1px solid palette(mid); "
+        "padding: 3px; font-family: monospace; }"));
+    m_question = new QLabel;
+    m_question->setWordWrap(true);
+    m_question->setFont(bold);
+    auto* answerRow = new QHBoxLayout;
+    m_answer = new QLineEdit;
+    m_answer->setObjectName(QStringLiteral("answer"));
+    m_check = new QPushButton(tr("Check"));
+    m_yes = new QPushButton(tr("Yes"));
+    m_no = new QPushButton(tr("No"));
+    answerRow->addWidget(m_answer, 1);
+    answerRow->addWidget(m_yes);
+    answerRow->addWidget(m_no);
+    answerRow->addWidget(m_check);
+    m_verdict = new QTextBrowser;
+    m_verdict->setObjectName(QStringLiteral("verdict"));
+    m_verdict->setMaximumHeight(170);
+    auto* nav = new QHBoxLayout;
+    m_back = new QPushButton(tr("◀ Back"));
+    m_next = new QPushButton(tr("Next ▶"));
+    m_try = new QPushButton(tr("Try it yourself"));
+    m_try->setToolTip(tr("Leave the lesson's scenario open in the sandbox at this step: play, "
+                         "edit, change the kernel; Back or Next returns to the lesson"));
+    nav->addWidget(m_back);
+    nav->addWidget(m_try);
+    nav->addWidget(m_next);
+    stepLayout->addWidget(m_header);
+    stepLayout->addWidget(m_text, 1);
+    stepLayout->addWidget(m_highlights);
+    stepLayout->addWidget(m_question);
+    stepLayout->addLayout(answerRow);
+    stepLayout->addWidget(m_verdict);
+    stepLayout->addLayout(nav);
+    split->addWidget(stepBox);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 5);
+    layout->addWidget(split);
+    setWidget(body);
+
+    connect(m_list, &QListView::activated, this,
+        [this](const QModelIndex& index) { openLesson(index.row()); });
+    connect(m_list, &QListView::clicked, this, [this](const QModelIndex& index) {
+        if (index.row() != m_row)
+            openLesson(index.row());
+    });
+    connect(m_back, &QPushButton::clicked, this, [this] { showStep(m_step - 1); });
+    connect(m_next, &QPushButton::clicked, this, [this] { showStep(m_step + 1); });
+    connect(m_try, &QPushButton::clicked, this, &LessonsPanel::tryItYourself);
+    connect(m_check, &QPushButton::clicked, this, [this] { submitAnswer(m_answer->text()); });
+    connect(m_answer, &QLineEdit::returnPressed, this, [this] { submitAnswer(m_answer->text()); });
+    connect(m_yes, &QPushButton::clicked, this, [this] { submitAnswer(QStringLiteral("yes")); });
+    connect(m_no, &QPushButton::clicked, this, [this] { submitAnswer(QStringLiteral("no")); });
+    // "Which task is picked next?" is answered by a click in the machine tree or on the lanes
+    // (user clicks only: the panel's own focus selection does not answer).
+    connect(m_window->machineTree(), &QTreeView::clicked, this, [this](const QModelIndex& index) {
+        pickClicked(index.data(MachineTreeModel::TaskNameRole).toString());
+    });
+    connect(m_window->timeline(), &TimelineView::taskClicked, this, &LessonsPanel::pickClicked);
+    connect(m_window->controller(), &SimulationController::seekFinished, this, [this] {
+        if (m_waitingForWindow)
+            onWindowAtStep();
+    });
+    // Another scenario opened by the user: the next step reopens the lesson's.
+    connect(m_window, &MainWindow::scenarioLoaded, this, [this] { m_scenarioInWindow = false; });
+    updateButtons();
+}
+
+LessonsPanel::~LessonsPanel() = default;
+
+int LessonsPanel::stepCount() const
+{
+    return m_run ? static_cast<int>(m_run->lesson().steps.size()) : 0;
+}
+
+bool LessonsPanel::openLesson(const QString& idOrPath, int step)
+{
+    const int row = m_model->rowOf(idOrPath);
+    if (row < 0) {
+        m_error = tr("no lesson \"%1\" in %2").arg(idOrPath, m_model->directory());
+        return false;
+    }
+    return openLesson(row, step);
+}
+
+bool LessonsPanel::openLesson(int row, int step)
+{
+    const lesson::Lesson* l = m_model->lessonAt(row);
+    if (!l) {
+        m_error = m_model->index(row).data(LessonListModel::ErrorRole).toString();
+        m_header->setText(tr("This lesson cannot be loaded."));
+        m_text->setPlainText(m_error);
+        return false;
+    }
+    m_row = row;
+    m_list->setCurrentIndex(m_model->index(row));
+    m_run = std::make_shared<lesson::LessonRun>(*l);
+    m_scenarioInWindow = false;
+    const QString id = m_model->index(row).data(LessonListModel::IdRole).toString();
+    const int last = step >= 0 ? step : m_model->lastStep(id);
+    showStep(std::clamp(last, 0, stepCount() - 1));
+    return true;
+}
+
+void LessonsPanel::showStep(int step)
+{
+    if (!m_run || step < 0 || step >= stepCount())
+        return;
+    m_step = step;
+    m_error.clear();
+    m_model->setLastStep(m_model->index(m_row).data(LessonListModel::IdRole).toString(), step);
+    const auto& s = m_run->lesson().steps[static_cast<size_t>(step)];
+    m_header->setText(tr("%1 — step %2 of %3: %4")
+                          .arg(q(m_run->lesson().title))
+                          .arg(step + 1)
+                          .arg(stepCount())
+                          .arg(q(s.title)));
+    m_text->setPlainText(tr("Running the scenario to this step…"));
+    m_highlights->clear();
+    m_question->clear();
+    m_answer->clear();
+    m_verdict->clear();
+    m_computing = true;
+    updateButtons();
+    // The model side runs off the GUI thread: a step of a long scenario re-runs it to the stop.
+    const quint64 generation = ++m_generation;
+    QPointer<LessonsPanel> self(this);
+    auto run = m_run;
+    QThread* worker = QThread::create([self, run, step, generation] {
+        std::string error;
+        QString text;
+        QStringList highlights;
+        Nanoseconds stop{0};
+        if (auto t = run->stopTime(static_cast<size_t>(step), &error)) {
+            stop = *t;
+            std::string intro;
+            if (step == 0 && !run->lesson().intro.empty())
+                intro = run->lesson().intro + "\n\n---\n\n";
+            if (auto md = run->renderText(static_cast<size_t>(step), &error))
+                text = q(intro + *md);
+            for (const std::string& h : run->highlights(static_cast<size_t>(step), &error))
+                highlights << q(h);
+            if (run->lesson().steps[static_cast<size_t>(step)].question)
+                run->modelAnswer(static_cast<size_t>(step), &error); // computed here, not later
+        }
+        const QString err = q(error);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, step, generation, text, highlights, stop, err] {
+                if (self)
+                    self->onStepComputed(step, generation, text, highlights, stop, err);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start(QThread::LowPriority);
+}
+
+void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& text,
+    const QStringList& highlights, Nanoseconds stop, const QString& error)
+{
+    if (generation != m_generation)
+        return; // the student moved on meanwhile
+    m_computing = false;
+    if (!error.isEmpty()) {
+        m_error = error;
+        m_text->setPlainText(tr("This step cannot be shown:\n%1").arg(error));
+        updateButtons();
+        return;
+    }
+    m_text->setMarkdown(text);
+    m_highlights->setText(highlights.join(QLatin1Char('\n')));
+    m_highlights->setVisible(!highlights.isEmpty());
+    const auto& s = m_run->lesson().steps[static_cast<size_t>(step)];
+    if (s.question) {
+        m_question->setText(q(s.question->prompt));
+        const bool yesNo = s.question->kind == lesson::Question::Kind::Eligible;
+        m_yes->setVisible(yesNo);
+        m_no->setVisible(yesNo);
+        m_answer->setVisible(!yesNo);
+        m_check->setVisible(!yesNo);
+        m_answer->setPlaceholderText(s.question->kind == lesson::Question::Kind::Pick
+                ? tr("click a task in the machine tree or on the lanes, or type its name")
+                : tr("a number in %1").arg(q(lesson::quantityUnit(s.question->quantity))));
+    }
+    for (QWidget* w : std::initializer_list<QWidget*>{m_question, m_verdict})
+        w->setVisible(s.question.has_value());
+    if (!s.question)
+        for (QWidget* w : std::initializer_list<QWidget*>{m_answer, m_check, m_yes, m_no})
+            w->setVisible(false);
+    // Drive the sandbox: the lesson's scenario, run to the stop time in bounded slices.
+    m_stop = stop;
+    m_waitingForWindow = true;
+    if (!m_scenarioInWindow) {
+        const lesson::Lesson& l = m_run->lesson();
+        const QString name = l.scenarioFile.empty() ? q(l.title) : q(l.scenarioFile);
+        if (!m_window->openScenario(l.scenario, name)) {
+            m_waitingForWindow = false;
+            m_error = tr("the window refused the lesson's scenario");
+            updateButtons();
+            return;
+        }
+        m_scenarioInWindow = true;
+    }
+    SimulationController* c = m_window->controller();
+    if (c->now() == stop && !c->isSeeking()) {
+        onWindowAtStep();
+    } else {
+        c->seek(stop);
+        if (!c->isSeeking() && m_waitingForWindow)
+            onWindowAtStep();
+    }
+    updateButtons();
+}
+
+void LessonsPanel::onWindowAtStep()
+{
+    m_waitingForWindow = false;
+    applyFocus();
+    updateButtons();
+    Q_EMIT stepReady(m_step);
+}
+
+void LessonsPanel::applyFocus()
+{
+    const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
+    // Focus entities: selected in the machine tree (the timeline plots the selected tasks).
+    MachineTreeModel* model = m_window->machineTreeModel();
+    QItemSelectionModel* selection = m_window->machineTree()->selectionModel();
+    if (!s.focus.empty()) {
+        selection->clearSelection();
+        for (const std::string& name : s.focus) {
+            QModelIndex index = model->indexForTask(q(name));
+            if (!index.isValid())
+                index = model->indexForCgroup(q(name));
+            if (index.isValid())
+                selection->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        }
+    }
+    TimelineView* timeline = m_window->timeline();
+    if (s.view)
+        timeline->setViewRange(s.view->first, s.view->second);
+    else // the last 50 ms before the stop
+        timeline->setViewRange(std::max(Nanoseconds{0}, m_stop - Nanoseconds{50'000'000}),
+            std::max(m_stop, Nanoseconds{1'000'000}) + Nanoseconds{2'000'000});
+    timeline->setCursorTime(m_stop);
+    // The Inspector shows the same state the lesson's answers come from.
+    m_window->inspector()->inspectAt(m_stop);
+    for (const std::string& pane : s.panes) {
+        QDockWidget* dock = nullptr;
+        if (pane == "inspector")
+            dock = m_window->inspector();
+        else if (pane == "tree")
+            dock = m_window->findChild<QDockWidget*>(QStringLiteral("machineDock"));
+        else if (pane == "log")
+            dock = m_window->findChild<QDockWidget*>(QStringLiteral("logDock"));
+        else if (pane == "features")
+            dock = m_window->findChild<QDockWidget*>(QStringLiteral("featuresDock"));
+        else if (pane == "findings")
+            dock = m_window->findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        if (dock) {
+            dock->show();
+            dock->raise();
+        }
+    }
+    raise(); // the lesson stays in front of a pane it shares a tab with
+}
+
+void LessonsPanel::pickClicked(const QString& name)
+{
+    if (!m_run || m_step < 0 || name.isEmpty() || isBusy())
+        return;
+    const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
+    if (!s.question || s.question->kind != lesson::Question::Kind::Pick)
+        return;
+    m_answer->setText(name);
+    submitAnswer(name);
+}
+
+bool LessonsPanel::submitAnswer(const QString& answer)
+{
+    if (!m_run || m_step < 0 || m_computing)
+        return false;
+    std::string error;
+    auto verdict = m_run->check(static_cast<size_t>(m_step), answer.toStdString(), &error);
+    if (!verdict) {
+        m_verdict->setPlainText(q(error));
+        return false;
+    }
+    QString html =
+        QStringLiteral("<p><b style=\"color:%1\">%2</b></p>")
+            .arg(verdict->correct ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"),
+                q(verdict->message).toHtmlEscaped());
+    if (!verdict->model.explanation.empty()) {
+        html += QStringLiteral("<pre>");
+        for (const std::string& line : verdict->model.explanation)
+            html += q(line).toHtmlEscaped() + QLatin1Char('\n');
+        html += QStringLiteral("</pre>");
+    }
+    m_verdict->setHtml(html);
+    if (verdict->correct) {
+        const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
+        m_model->markSolved(
+            m_model->index(m_row).data(LessonListModel::IdRole).toString(), q(s.id));
+    }
+    Q_EMIT answerChecked(verdict->correct);
+    return verdict->correct;
+}
+
+void LessonsPanel::tryItYourself()
+{
+    if (!m_run || isBusy())
+        return;
+    // The scenario is already open at this step; from now on it is the student's: the next
+    // step of the lesson reopens the lesson's own scenario.
+    m_scenarioInWindow = false;
+    m_window->controller()->pause();
+    m_verdict->setVisible(true);
+    m_verdict->setPlainText(
+        tr("The scenario is yours at t = %1: play, rewind, edit the machine tree, change the "
+           "kernel profile or features. Back or Next returns to the lesson.")
+            .arg(QString::fromStdString(formatDurationHuman(m_stop))));
+}
+
+bool LessonsPanel::isBusy() const
+{
+    return m_computing || m_waitingForWindow || m_window->controller()->isSeeking()
+        || m_window->inspector()->busy();
+}
+
+void LessonsPanel::updateButtons()
+{
+    const bool ready = m_run && !m_computing;
+    m_back->setEnabled(ready && m_step > 0);
+    m_next->setEnabled(ready && m_step + 1 < stepCount());
+    m_try->setEnabled(ready && m_error.isEmpty());
+}
+
+} // namespace schedlab::ui
