@@ -61,6 +61,8 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_idleBalanceIntervalNs =
         int64_t{1000000} * std::clamp(m_threadsPerCore > 1 ? m_threadsPerCore : llcCpus, 1, m_cpus);
 
+    initBalancer(scenario);
+
     FairParams params;
     params.choices = &m_choices;
     params.traits = &m_traits;
@@ -657,7 +659,7 @@ void SimulationImpl::schedule(int cpu)
             putFrom = nullptr;
         }
         rq.curr = nullptr;
-        if (pullOneTask(cpu, 2, MigrateReason::NewIdle))
+        if (m_balancer->newIdle(cpu))
             next = pick();
     }
     if (rtNext) {
@@ -674,6 +676,11 @@ void SimulationImpl::schedule(int cpu)
             m_fair->putPrevTask(rq, *putFrom);
     }
     rq.curr = next;
+    if (next && !rtNext && next->groupNode.is_linked()) {
+        // pick_next_task_fair(): the picked task moves to the front of rq->cfs_tasks.
+        next->groupNode.unlink();
+        rq.cfsTasks.push_front(*next);
+    }
 
     if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
         ++prev->switches;
@@ -817,9 +824,8 @@ void SimulationImpl::tick(int cpu)
         m_load->updateBlockedAverages(cpu);
     if (m_groups.size() > 1)
         m_load->nohzBalancerKick(cpu);
-    // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
-    if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
-        pullOneTask(cpu, 2, MigrateReason::Periodic);
+    // sched_balance_trigger(): periodic balance of the domains when due, NOHZ idle balance kick.
+    m_balancer->tick(cpu);
     if (rq.needReschedLazy) {
         rq.needReschedLazy = false;
         resched(cpu, false);
