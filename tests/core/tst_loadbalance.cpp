@@ -412,8 +412,8 @@ void TestLoadBalance::siblingImbalanceByCores()
 void TestLoadBalance::taskHLoadInGroup()
 {
     // Root cfs_rq load 2048: a group entity of load 1024 and a root task of 1024. The group's
-    // cfs_rq holds two tasks of 512 (load 1024). h_load(group cfs_rq) = 2048·1024/2049 = 1023;
-    // task_h_load = 512·1023/1025 = 510.
+    // cfs_rq holds two tasks of 512 (load 1024). h_load(group cfs_rq) = 2097152/2049 = 1023
+    // (1023.5 floored); task_h_load = 512·1023/1025 = 523776/1025 = 511 (511.0009 floored).
     const ProfileChoices choices{};
     CfsRq root(choices);
     CfsRq groupRq(choices);
@@ -427,7 +427,7 @@ void TestLoadBalance::taskHLoadInGroup()
     SchedEntity t;
     t.cfsRq = &groupRq;
     t.avg.loadAvg = 512;
-    QCOMPARE(LoadBalancer::taskHLoad(t), int64_t{510});
+    QCOMPARE(LoadBalancer::taskHLoad(t), int64_t{511});
     // A root task: 1024·2048/2049 = 1023.
     SchedEntity r;
     r.cfsRq = &root;
