@@ -235,8 +235,8 @@ int64_t LoadBalancer::cpuLoad(int cpu)
 int64_t LoadBalancer::cpuUtil(int cpu)
 {
     // cpu_util_cfs(): the root cfs_rq's util_avg, at most the CPU's capacity (no util_est).
-    return std::min<int64_t>(static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.utilAvg),
-        m_sd.topology().capacityOf(cpu));
+    return std::min<int64_t>(
+        static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.utilAvg), m_sd.topology().capacityOf(cpu));
 }
 
 bool LoadBalancer::coreIdle(int cpu) const
@@ -275,8 +275,8 @@ void LoadBalancer::tick(int cpu)
     if (m_sd.domains(cpu).empty())
         return;
     if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)])
-        balanceDomains(
-            cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle, MigrateReason::Periodic);
+        balanceDomains(cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
+            MigrateReason::Periodic);
     nohzBalancerKick(cpu);
 }
 
@@ -660,8 +660,9 @@ int LoadBalancer::balanceRq(
     auto& domains = m_sd.domains(dstCpu);
     LbEnv env;
     env.sd = &domains[static_cast<size_t>(level)];
-    env.parent =
-        static_cast<size_t>(level) + 1 < domains.size() ? &domains[static_cast<size_t>(level) + 1] : nullptr;
+    env.parent = static_cast<size_t>(level) + 1 < domains.size()
+        ? &domains[static_cast<size_t>(level) + 1]
+        : nullptr;
     env.child = level > 0 ? &domains[static_cast<size_t>(level) - 1] : nullptr;
     env.level = level;
     env.dstCpu = dstCpu;
@@ -672,8 +673,7 @@ int LoadBalancer::balanceRq(
         env.cpus.set(c);
     SchedDomain& sd = *env.sd;
     // sgc->imbalance of the parent's local group: this domain's span as a group.
-    bool* groupImbalance =
-        env.parent ? &m_sd.group(env.parent->groups.front()).imbalance : nullptr;
+    bool* groupImbalance = env.parent ? &m_sd.group(env.parent->groups.front()).imbalance : nullptr;
     int moved = 0;
     bool active = false;
     bool onePinned = false;
@@ -689,8 +689,7 @@ int LoadBalancer::balanceRq(
         SdLbStats sds;
         if (!balanced) {
             updateSdLbStats(env, sds);
-            env.imbalance =
-                findImbalance(sds, sd.flags, sd.imbalancePct, env.idle, env.type);
+            env.imbalance = findImbalance(sds, sd.flags, sd.imbalancePct, env.idle, env.type);
             env.busiestType = sds.busiestStat.type;
             if (env.imbalance <= 0 || sds.busiest < 0)
                 balanced = true;
@@ -848,9 +847,9 @@ void LoadBalancer::nohzBalancerKick(int cpu)
     for (int c = 0; c < m_sd.cpus() && ilb < 0; ++c)
         if (c != cpu && m_s.cpuIdle(c))
             ilb = c;
+    m_nohzNextBalance = now + 1; // kick_ilb(); with no idle CPU, look again next jiffy
     if (ilb < 0)
         return;
-    m_nohzNextBalance = now + 1;
     nohzIdleBalance(ilb);
 }
 

@@ -60,8 +60,8 @@ public:
 /// struct sg_lb_stats
 struct SgLbStats
 {
-    int64_t avgLoad = 0;      ///< group_load · SCHED_CAPACITY_SCALE / group_capacity
-    int64_t groupLoad = 0;    ///< Σ cpu_load()
+    int64_t avgLoad = 0;   ///< group_load · SCHED_CAPACITY_SCALE / group_capacity
+    int64_t groupLoad = 0; ///< Σ cpu_load()
     int64_t groupCapacity = 0;
     int64_t groupUtil = 0;     ///< Σ cpu_util_cfs()
     int64_t groupRunnable = 0; ///< Σ cpu_runnable()
@@ -70,7 +70,7 @@ struct SgLbStats
     int sumNrRunning = 0;  ///< Σ rq->nr_running
     int sumHNrRunning = 0; ///< Σ rq->cfs.h_nr_runnable
     int cores = 1;
-    int flags = 0; ///< the group's flags (its child domain's)
+    int flags = 0;           ///< the group's flags (its child domain's)
     bool smtBalance = false; ///< group_smt_balance candidate
     GroupType type = GroupType::HasSpare;
 };
@@ -138,10 +138,10 @@ public:
 private:
     struct LbEnv;
     void updateSdLbStats(LbEnv& env, SdLbStats& sds);
-    void updateSgLbStats(LbEnv& env, const SchedGroup& group, SgLbStats& sgs, bool local,
-        bool& overloaded);
-    bool updateSdPickBusiest(const LbEnv& env, const SdLbStats& sds, const SgLbStats& sgs,
-        const SchedGroup& group);
+    void updateSgLbStats(
+        LbEnv& env, const SchedGroup& group, SgLbStats& sgs, bool local, bool& overloaded);
+    bool updateSdPickBusiest(
+        const LbEnv& env, const SdLbStats& sds, const SgLbStats& sgs, const SchedGroup& group);
     bool shouldWeBalance(LbEnv& env);
     int findSrcRq(LbEnv& env, const SchedGroup& group);
     bool canMigrateTask(SchedEntity& se, LbEnv& env);

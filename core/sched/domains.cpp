@@ -62,8 +62,8 @@ SchedDomains::SchedDomains(const CpuTopology& topology, int64_t jiffies)
                 return true;
         return false;
     };
-    const int base = SdBalanceNewidle | SdBalanceExec | SdBalanceFork | SdWakeAffine
-        | SdPreferSibling;
+    const int base =
+        SdBalanceNewidle | SdBalanceExec | SdBalanceFork | SdWakeAffine | SdPreferSibling;
     for (int cpu = 0; cpu < n; ++cpu) {
         // The default x86 topology levels (cpu_smt_flags, cpu_core_flags, package).
         std::vector<RawLevel> raw = {

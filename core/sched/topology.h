@@ -29,7 +29,10 @@ struct CpuTopology
     int coreFirst(int cpu) const { return coreOf(cpu) * threadsPerCore; }
     int coreSize(int cpu) const { return std::min(threadsPerCore, cpus - coreFirst(cpu)); }
     int llcFirst(int cpu) const { return llcOf(cpu) * coresPerLlc * threadsPerCore; }
-    int llcSize(int cpu) const { return std::min(coresPerLlc * threadsPerCore, cpus - llcFirst(cpu)); }
+    int llcSize(int cpu) const
+    {
+        return std::min(coresPerLlc * threadsPerCore, cpus - llcFirst(cpu));
+    }
 };
 
 } // namespace schedlab

@@ -96,8 +96,8 @@ bool SimulationImpl::stopperPreempt(int cpu)
     if (!rq.curr)
         return false;
     Task& task = taskOf(*rq.curr);
-    if (task.isRt() || task.blocking || task.exiting)
-        return false;
+    if (task.isRt() || task.blocking || task.exiting || !preemptible(cpu))
+        return false; // the stopper waits for preemption to be enabled; not modelled: no move
     stopRunning(task);
     m_fair->putPrevTask(rq, task.se);
     rq.curr = nullptr;

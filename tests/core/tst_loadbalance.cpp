@@ -268,24 +268,24 @@ void TestLoadBalance::classify_data()
     QTest::addColumn<bool>("smt");
     QTest::addColumn<int>("expected");
     // 1 CPU, 2 tasks, util 1024: nr 2 > 1 and capacity·100 = 102400 < util·117 = 119808.
-    QTest::newRow("two hogs on one CPU") << 1 << 2 << 1024 << 2048 << false << false
-                                         << int(GroupType::Overloaded);
+    QTest::newRow("two hogs on one CPU")
+        << 1 << 2 << 1024 << 2048 << false << false << int(GroupType::Overloaded);
     // 2 CPUs, 3 tasks, util 1500: 204800 < 175500 no; runnable: 2048·117 = 239616 < 250000.
-    QTest::newRow("overloaded by runnable") << 2 << 3 << 1500 << 2500 << false << false
-                                            << int(GroupType::Overloaded);
+    QTest::newRow("overloaded by runnable")
+        << 2 << 3 << 1500 << 2500 << false << false << int(GroupType::Overloaded);
     // 2 CPUs, 3 tasks, util 1500, runnable 2000: neither (239616 ≥ 200000) → not overloaded;
     // nr 3 ≥ 2, runnable ok, 204800 > 175500 → has capacity.
-    QTest::newRow("more tasks, spare capacity") << 2 << 3 << 1500 << 2000 << false << false
-                                                << int(GroupType::HasSpare);
+    QTest::newRow("more tasks, spare capacity")
+        << 2 << 3 << 1500 << 2000 << false << false << int(GroupType::HasSpare);
     // 2 CPUs, 2 hogs: not more tasks than CPUs; has_capacity: 204800 > 2048·117 = 239616 no.
-    QTest::newRow("two hogs on two CPUs") << 2 << 2 << 2048 << 2048 << false << false
-                                          << int(GroupType::FullyBusy);
-    QTest::newRow("SMT core with two tasks") << 2 << 2 << 2048 << 2048 << false << true
-                                             << int(GroupType::SmtBalance);
+    QTest::newRow("two hogs on two CPUs")
+        << 2 << 2 << 2048 << 2048 << false << false << int(GroupType::FullyBusy);
+    QTest::newRow("SMT core with two tasks")
+        << 2 << 2 << 2048 << 2048 << false << true << int(GroupType::SmtBalance);
     QTest::newRow("pinned below") << 2 << 2 << 2048 << 2048 << true << true
                                   << int(GroupType::Imbalanced);
-    QTest::newRow("one task on four CPUs") << 4 << 1 << 1024 << 1024 << false << false
-                                           << int(GroupType::HasSpare);
+    QTest::newRow("one task on four CPUs")
+        << 4 << 1 << 1024 << 1024 << false << false << int(GroupType::HasSpare);
 }
 
 void TestLoadBalance::classify()
@@ -619,8 +619,7 @@ void TestLoadBalance::smtHogsSpreadToIdleCore()
         qPrintable(QStringLiteral("h0 on %1, h1 on %2").arg(h0->cpu).arg(h1->cpu)));
     int active = 0;
     for (const Record& r : sim.recording().records())
-        if (r.kind == RecordKind::Migrate
-            && r.payload.generic.c == int64_t(MigrateReason::Active))
+        if (r.kind == RecordKind::Migrate && r.payload.generic.c == int64_t(MigrateReason::Active))
             ++active;
     QVERIFY(active >= 1);
 }
