@@ -645,6 +645,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
             slice = cfsRq.minSlice();
             break;
         }
+        if (isTask && se == &start)
+            start.groupNode.unlink(); // account_entity_dequeue(): off rq->cfs_tasks (§8.3)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;

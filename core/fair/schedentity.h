@@ -8,6 +8,7 @@
 #include "core/fair/pelt.h"
 #include "core/fair/weights.h"
 
+#include <boost/intrusive/list_hook.hpp>
 #include <boost/intrusive/set_hook.hpp>
 
 #include <cstdint>
@@ -24,6 +25,11 @@ struct SchedEntity
     /// Hook of CfsRq::VTree (the same entities ordered by vruntime).
     boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>>
         vtreeHook;
+
+    /// se.group_node: task entities on their CPU's rq->cfs_tasks (most recently picked first),
+    /// from enqueue to the final dequeue; walked from the tail by the load balancer (§8.3).
+    boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>>
+        groupNode;
 
     LoadWeight load;
     /// Flat run queue (choice flat, 7.3): the task's effective weight in rq->cfs, the product of

@@ -10,11 +10,22 @@
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 
+#include <boost/intrusive/list.hpp>
+
 #include <functional>
 #include <memory>
 #include <set>
 
 namespace schedlab {
+
+/// rq->cfs_tasks: the CPU's fair tasks, queued or running (delayed ones too), most recently
+/// picked first (kernel-model.md §8.3).
+using CfsTaskList = boost::intrusive::list<SchedEntity,
+    boost::intrusive::member_hook<SchedEntity,
+        boost::intrusive::list_member_hook<
+            boost::intrusive::link_mode<boost::intrusive::auto_unlink>>,
+        &SchedEntity::groupNode>,
+    boost::intrusive::constant_time_size<false>>;
 
 struct Rq
 {
@@ -32,6 +43,7 @@ struct Rq
     CoreRqState core;             ///< core_tree, core_pick, … (CONFIG_SCHED_CORE)
     SchedEntity* curr = nullptr;  ///< running task's entity; null = idle
     int nrRunning = 0;            ///< rq->nr_running (fair tasks, incl. delayed ones)
+    CfsTaskList cfsTasks;         ///< rq->cfs_tasks
     bool needResched = false;     ///< TIF_NEED_RESCHED
     bool needReschedLazy = false; ///< TIF_NEED_RESCHED_LAZY (PREEMPT_LAZY)
 

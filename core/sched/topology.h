@@ -1,17 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's CPU topology as the scheduler sees it: SMT siblings share a core, cores share an
-// LLC domain; CPUs are numbered core by core.
+// LLC domain, the LLCs form the package; CPUs are numbered core by core (kernel-model.md §8.3).
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 namespace schedlab {
+
+/// SCHED_CAPACITY_SCALE: the capacity of the biggest CPU at its highest frequency.
+constexpr int kSchedCapacityScale = 1024;
 
 struct CpuTopology
 {
     int cpus = 1;
     int threadsPerCore = 1;
     int coresPerLlc = 1;
+    /// arch_scale_cpu_capacity() per CPU; empty means kSchedCapacityScale for every CPU.
+    std::vector<int> capacities;
+
     int coreOf(int cpu) const { return cpu / threadsPerCore; }
     int llcOf(int cpu) const { return coreOf(cpu) / coresPerLlc; }
+    int capacityOf(int cpu) const
+    {
+        return capacities.empty() ? kSchedCapacityScale : capacities[static_cast<size_t>(cpu)];
+    }
+    /// First CPU and size of @p cpu's core (the last core may be cut short by the CPU count).
+    int coreFirst(int cpu) const { return coreOf(cpu) * threadsPerCore; }
+    int coreSize(int cpu) const { return std::min(threadsPerCore, cpus - coreFirst(cpu)); }
+    int llcFirst(int cpu) const { return llcOf(cpu) * coresPerLlc * threadsPerCore; }
+    int llcSize(int cpu) const
+    {
+        return std::min(coresPerLlc * threadsPerCore, cpus - llcFirst(cpu));
+    }
 };
 
 } // namespace schedlab

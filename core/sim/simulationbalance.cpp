@@ -1,53 +1,112 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Load balancing, simplified but affinity-exact (kernel-model.md §8): new-idle balance when a CPU
-// is about to go idle and a periodic balance from the tick. Both pull one queued (not running,
-// not delayed) task from the CPU with the most runnable tasks, if the imbalance is large enough
-// and the task's affinity allows the destination. The task leaves with a non-sleep dequeue (lag
-// and relative deadline kept) and is enqueued as a migration, as detach_task()/attach_task() do.
-// Not modelled: sched domains' group load/capacity comparison, h_load, cache hotness (the task
-// picked is the lowest-index migratable one, deterministic), active balance of running tasks.
+// The machine's side of the fair load balancer (core/fair/loadbalance.*, kernel-model.md §8.3):
+// the sched domains built from the machine description, rq->cfs_tasks upkeep, and the
+// BalanceServices the balancer reaches the machine through (detach/attach of a task, the
+// stopper's preemption for active balance).
 #include "simulationimpl.h"
 
 namespace schedlab {
 
-bool SimulationImpl::pullOneTask(int dstCpu, int minImbalance, MigrateReason reason)
+void SimulationImpl::initBalancer(const Scenario& scenario)
 {
-    const Rq& dst = *m_rqs[static_cast<size_t>(dstCpu)];
-    if (m_cpus < 2)
-        return false;
-    int busiest = -1;
-    int busiestRunnable = 0;
-    for (int c = 0; c < m_cpus; ++c) {
-        if (c == dstCpu)
-            continue;
-        const int runnable = m_rqs[static_cast<size_t>(c)]->cfs->hNrRunnable;
-        if (runnable > busiestRunnable) {
-            busiest = c;
-            busiestRunnable = runnable;
-        }
+    (void)scenario;
+    CpuTopology topo;
+    topo.cpus = m_cpus;
+    topo.threadsPerCore = m_threadsPerCore;
+    topo.coresPerLlc = m_coresPerLlc;
+    m_domains = SchedDomains(topo, 0);
+    m_balancer = std::make_unique<LoadBalancer>(
+        static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);
+}
+
+void SimulationImpl::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
+{
+    if (!enqueued)
+        return; // the final dequeue unlinks it (FairClass::dequeueEntities)
+    // account_entity_enqueue(): list_add() at the head; a delayed task requeued in place keeps
+    // its position (it never left the list).
+    if (!(flags & EnqueueDelayed) || !taskSe.groupNode.is_linked()) {
+        taskSe.groupNode.unlink();
+        rq.cfsTasks.push_front(taskSe);
     }
-    if (busiest < 0 || busiestRunnable - dst.cfs->hNrRunnable < minImbalance)
+    if (nrRunning(rq.cpu) >= 2)
+        m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
+}
+
+int SimulationImpl::nrRunning(int cpu) const
+{
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    return rq.nrRunning + static_cast<int>(rq.rt.queue.size());
+}
+
+bool SimulationImpl::cpuIdle(int cpu) const
+{
+    return !m_rqs[static_cast<size_t>(cpu)]->curr && nrRunning(cpu) == 0;
+}
+
+bool SimulationImpl::taskAllowed(const SchedEntity& taskSe, int cpu) const
+{
+    return m_tasks[taskSe.task.index()]->cpus.test(cpu);
+}
+
+bool SimulationImpl::cookieMatch(const SchedEntity& taskSe, int cpu) const
+{
+    return cookieFits(*m_tasks[taskSe.task.index()], cpu);
+}
+
+bool SimulationImpl::migratable(const SchedEntity& taskSe) const
+{
+    const Task& task = *m_tasks[taskSe.task.index()];
+    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+}
+
+bool SimulationImpl::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
+{
+    // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
+    const Task& task = *m_tasks[taskSe.task.index()];
+    if (task.group == 0)
         return false;
-    Rq& src = *m_rqs[static_cast<size_t>(busiest)];
-    for (auto& t : m_tasks) {
-        Task& task = *t;
-        if (task.cpu != busiest || !task.se.onRq || task.se.schedDelayed || src.curr == &task.se
-            || task.state != TaskRunState::Runnable || !task.cpus.test(dstCpu))
-            continue;
-        // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
-        const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
-        if (task.se.cfsRq->throttleCount > 0
-            || (task.group != 0 && g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0))
-            continue;
-        m_fair->dequeueEntities(src, task.se, 0);
-        migrateQueued(task, dstCpu, reason);
-        Rq& dstRq = *m_rqs[static_cast<size_t>(dstCpu)];
-        m_fair->enqueueTask(dstRq, task.se, EnqueueMigrated);
-        if (dstRq.curr)
-            wakeupPreempt(dstRq, task, 0);
-        return true;
-    }
-    return false;
+    const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
+    return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
+        || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
+}
+
+void SimulationImpl::moveTask(
+    SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail)
+{
+    // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
+    // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
+    Task& task = taskOf(taskSe);
+    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
+    m_fair->dequeueEntities(src, task.se, 0);
+    migrateQueued(task, dstCpu, reason, detail);
+    Rq& dst = *m_rqs[static_cast<size_t>(dstCpu)];
+    m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
+    if (dst.curr)
+        wakeupPreempt(dst, task, 0);
+    else if (reason != MigrateReason::NewIdle)
+        resched(dstCpu, false); // an idle CPU balanced by the NOHZ balancer wakes up
+    // (a new-idle destination is in schedule() and picks right after the pull)
+}
+
+bool SimulationImpl::stopperPreempt(int cpu)
+{
+    // The stopper (stop_one_cpu_nowait()) preempts the running fair task; it stays queued.
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (!rq.curr)
+        return false;
+    Task& task = taskOf(*rq.curr);
+    if (task.isRt() || task.blocking || task.exiting || !preemptible(cpu))
+        return false; // the stopper waits for preemption to be enabled; not modelled: no move
+    stopRunning(task);
+    m_fair->putPrevTask(rq, task.se);
+    rq.curr = nullptr;
+    resched(cpu, false);
+    task.state = TaskRunState::Runnable;
+    ++task.switches;
+    recordSwitch(cpu, &task, nullptr);
+    markWaiting(task, cpu);
+    return true;
 }
 
 } // namespace schedlab

@@ -45,11 +45,11 @@ void SimulationImpl::initClasses(const Scenario& scenario)
         static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
     m_dlServer = std::make_unique<DlServerClass>(
         static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
-    m_fairSched = std::make_unique<FairSchedClass>(*m_fair, static_cast<FairSchedServices&>(*this),
-        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc}, m_hz);
+    m_fairSched = std::make_unique<FairSchedClass>(
+        *m_fair, static_cast<FairSchedServices&>(*this), m_domains.topology(), m_hz);
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
-    m_core = std::make_unique<CoreScheduler>(static_cast<CoreSchedServices&>(*this),
-        CpuTopology{m_cpus, m_threadsPerCore, m_coresPerLlc});
+    m_core = std::make_unique<CoreScheduler>(
+        static_cast<CoreSchedServices&>(*this), m_domains.topology());
     m_bw = std::make_unique<CfsBandwidthControl>(
         static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
     m_load = std::make_unique<LoadTracker>(

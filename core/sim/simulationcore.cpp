@@ -64,6 +64,7 @@ void SimulationImpl::taskQueued(Task& task, bool enqueued)
 void SimulationImpl::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
 {
     m_core->fairTaskQueued(rq, taskSe, enqueued, flags);
+    cfsTaskQueued(rq, taskSe, enqueued, flags);
 }
 
 } // namespace schedlab

@@ -61,6 +61,8 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     m_idleBalanceIntervalNs =
         int64_t{1000000} * std::clamp(m_threadsPerCore > 1 ? m_threadsPerCore : llcCpus, 1, m_cpus);
 
+    initBalancer(scenario);
+
     FairParams params;
     params.choices = &m_choices;
     params.traits = &m_traits;
@@ -673,7 +675,7 @@ void SimulationImpl::schedule(int cpu)
             putFrom = nullptr;
         }
         rq.curr = nullptr;
-        if (pullOneTask(cpu, 2, MigrateReason::NewIdle))
+        if (m_balancer->newIdle(cpu))
             next = pick();
     }
     if (rtNext) {
@@ -692,6 +694,11 @@ void SimulationImpl::schedule(int cpu)
     rq.curr = next;
     if (!next && prev)
         m_fairSched->placement().cpuEnteredIdle(cpu, clock()); // idle_stamp, update_idle_core()
+    if (next && !rtNext && next->groupNode.is_linked()) {
+        // pick_next_task_fair(): the picked task moves to the front of rq->cfs_tasks.
+        next->groupNode.unlink();
+        rq.cfsTasks.push_front(*next);
+    }
 
     if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
         ++prev->switches;
@@ -837,9 +844,8 @@ void SimulationImpl::tick(int cpu)
         m_load->nohzBalancerKick(cpu);
     // SIS_UTIL's nr_idle_scan, refreshed by the LLC level's periodic balance (§8.2).
     m_fairSched->placement().periodicLlcUpdate(cpu, clock(), true);
-    // Periodic balance of a busy CPU: pull when another CPU has two more runnable tasks.
-    if (m_cpus > 1 && clock() % m_balanceIntervalNs < m_tickNs)
-        pullOneTask(cpu, 2, MigrateReason::Periodic);
+    // sched_balance_trigger(): periodic balance of the domains when due, NOHZ idle balance kick.
+    m_balancer->tick(cpu);
     if (rq.needReschedLazy) {
         rq.needReschedLazy = false;
         resched(cpu, false);

@@ -11,6 +11,7 @@
 #include "core/fair/fairclass.h"
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
+#include "core/fair/loadbalance.h"
 #include "core/kernel/kernelwork.h"
 #include "core/record/invariants.h"
 #include "core/record/machineview.h"
@@ -18,6 +19,7 @@
 #include "core/record/migration.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
+#include "core/sched/domains.h"
 #include "core/sched/idleclass.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
@@ -43,6 +45,7 @@ class SimulationImpl final : public FairHooks,
                              private FairSchedServices,
                              private CoreSchedServices,
                              private LoadServices,
+                             private BalanceServices,
                              private MutexServices,
                              private CfsBandwidthServices,
                              private KernelWorkServices,
@@ -225,9 +228,22 @@ private:
     void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
     void programError(const Task& task, const std::string& what) override;
 
-    // load balancing (§8, simplified)
-    bool pullOneTask(int dstCpu, int minImbalance, MigrateReason reason);
-    int64_t m_balanceIntervalNs = 4000000;
+    // load balancing (§8.3): BalanceServices of the fair load balancer (simulationbalance.cpp)
+    int nrRunning(int cpu) const override;
+    bool cpuIdle(int cpu) const override;
+    bool taskAllowed(const SchedEntity& taskSe, int cpu) const override;
+    bool cookieMatch(const SchedEntity& taskSe, int cpu) const override;
+    bool migratable(const SchedEntity& taskSe) const override;
+    bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const override;
+    void moveTask(
+        SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) override;
+    bool stopperPreempt(int cpu) override;
+    /// Builds the sched domains and the balancer from the machine description.
+    void initBalancer(const Scenario& scenario);
+    /// rq->cfs_tasks upkeep at enqueue (most recent first) and the root domain's overload flag.
+    void cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
+    SchedDomains m_domains;
+    std::unique_ptr<LoadBalancer> m_balancer;
 
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;

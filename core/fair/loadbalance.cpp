@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fair class's load balancer (kernel/sched/fair.c; kernel-model.md §8.3). See loadbalance.h.
+#include "core/fair/loadbalance.h"
+
+#include "core/base/cpuset.h"
+#include "core/sched/rq.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace schedlab {
+
+namespace {
+
+/// LBF_* flags of struct lb_env.
+enum LbfFlag : int {
+    LbfAllPinned = 0x01,
+    LbfNeedBreak = 0x02,
+    LbfDstPinned = 0x04,
+    LbfSomePinned = 0x08,
+    LbfActiveLb = 0x10,
+};
+
+/// capacity_greater(): @p a exceeds @p b by more than ~5 %.
+bool capacityGreater(int64_t a, int64_t b)
+{
+    return a * 1024 > b * 1078;
+}
+
+} // namespace
+
+// --- group statistics and classification (pure; tested by hand) ------------------------------
+
+bool groupIsOverloaded(int imbalancePct, const SgLbStats& s)
+{
+    if (s.sumNrRunning <= s.groupWeight)
+        return false;
+    if (s.groupCapacity * 100 < s.groupUtil * imbalancePct)
+        return true;
+    if (s.groupCapacity * imbalancePct < s.groupRunnable * 100)
+        return true;
+    return false;
+}
+
+bool groupHasCapacity(int imbalancePct, const SgLbStats& s)
+{
+    if (s.sumNrRunning < s.groupWeight)
+        return true;
+    if (s.groupCapacity * imbalancePct < s.groupRunnable * 100)
+        return false;
+    if (s.groupCapacity * 100 > s.groupUtil * imbalancePct)
+        return true;
+    return false;
+}
+
+GroupType groupClassify(int imbalancePct, const SgLbStats& s, bool groupImbalanced)
+{
+    if (groupIsOverloaded(imbalancePct, s))
+        return GroupType::Overloaded;
+    if (groupImbalanced)
+        return GroupType::Imbalanced;
+    if (s.smtBalance)
+        return GroupType::SmtBalance;
+    if (!groupHasCapacity(imbalancePct, s))
+        return GroupType::FullyBusy;
+    return GroupType::HasSpare;
+}
+
+int64_t siblingImbalance(const SdLbStats& sds, CpuIdleType idle)
+{
+    const SgLbStats& busiest = sds.busiestStat;
+    const SgLbStats& local = sds.localStat;
+    if (idle == CpuIdleType::NotIdle || !busiest.sumNrRunning)
+        return 0;
+    const int64_t nb = busiest.cores;
+    const int64_t nl = local.cores;
+    if (nb == nl)
+        return std::max<int64_t>(0, busiest.sumNrRunning - local.sumNrRunning);
+    // Balance so that the tasks per core are the same on both sides; twice the difference,
+    // rounded, so that the caller's halving gives the number of tasks to move.
+    int64_t imbalance = std::max<int64_t>(0, nl * busiest.sumNrRunning - nb * local.sumNrRunning);
+    imbalance = (2 * imbalance + nl + nb) / (nl + nb);
+    // Take advantage of an empty group.
+    if (imbalance <= 1 && local.sumNrRunning == 0 && busiest.sumNrRunning > 1)
+        imbalance = 2;
+    return imbalance;
+}
+
+int64_t calculateImbalance(SdLbStats& sds, int sdFlags, CpuIdleType idle, MigrationType& type)
+{
+    SgLbStats& local = sds.localStat;
+    SgLbStats& busiest = sds.busiestStat;
+    type = MigrationType::None;
+    if (busiest.type == GroupType::SmtBalance || busiest.type == GroupType::Imbalanced) {
+        type = MigrationType::Task; // move one task
+        return 1;
+    }
+    if (local.type == GroupType::HasSpare) {
+        if (busiest.type > GroupType::FullyBusy && !(sdFlags & SdShareLlc)) {
+            // Across LLCs: fill the local group's spare capacity (utilization).
+            type = MigrationType::Util;
+            int64_t imbalance = std::max(local.groupCapacity, local.groupUtil) - local.groupUtil;
+            if (idle != CpuIdleType::NotIdle && imbalance == 0) {
+                type = MigrationType::Task;
+                imbalance = 1;
+            }
+            return imbalance;
+        }
+        type = MigrationType::Task;
+        int64_t imbalance = 0;
+        if (busiest.groupWeight == 1 || sds.preferSibling)
+            imbalance = siblingImbalance(sds, idle); // spread the tasks evenly
+        else
+            imbalance = std::max(0, local.idleCpus - busiest.idleCpus); // even the idle CPUs
+        return imbalance >> 1;
+    }
+    // The local group is at least fully busy: balance the average load per capacity.
+    if (local.type < GroupType::Overloaded) {
+        local.avgLoad = local.groupLoad * kSchedCapacityScale / local.groupCapacity;
+        if (local.avgLoad >= busiest.avgLoad)
+            return 0;
+        sds.avgLoad = sds.totalLoad * kSchedCapacityScale / sds.totalCapacity;
+        if (local.avgLoad >= sds.avgLoad)
+            return 0;
+    }
+    type = MigrationType::Load;
+    return std::min((busiest.avgLoad - sds.avgLoad) * busiest.groupCapacity,
+               (sds.avgLoad - local.avgLoad) * local.groupCapacity)
+        / kSchedCapacityScale;
+}
+
+int64_t findImbalance(
+    SdLbStats& sds, int sdFlags, int imbalancePct, CpuIdleType idle, MigrationType& type)
+{
+    type = MigrationType::None;
+    if (sds.busiest < 0)
+        return 0;
+    SgLbStats& busiest = sds.busiestStat;
+    SgLbStats& local = sds.localStat;
+    bool force = busiest.type == GroupType::Imbalanced;
+    if (!force) {
+        if (local.type > busiest.type)
+            return 0;
+        if (local.type == GroupType::Overloaded) {
+            // Both overloaded: pull only if the busiest group is imbalance_pct above us and we
+            // are below the domain's average.
+            if (local.avgLoad >= busiest.avgLoad)
+                return 0;
+            sds.avgLoad = sds.totalLoad * kSchedCapacityScale / sds.totalCapacity;
+            if (local.avgLoad >= sds.avgLoad)
+                return 0;
+            if (100 * busiest.avgLoad <= imbalancePct * local.avgLoad)
+                return 0;
+        }
+        if (sds.preferSibling && local.type == GroupType::HasSpare
+            && siblingImbalance(sds, idle) > 1)
+            force = true;
+    }
+    if (!force && busiest.type != GroupType::Overloaded) {
+        if (idle == CpuIdleType::NotIdle)
+            return 0; // a busy CPU only pulls from an overloaded group
+        const bool smtVsNonSmt = (local.flags ^ busiest.flags) & SdShareCpuCapacity;
+        if (!(busiest.type == GroupType::SmtBalance && smtVsNonSmt)) {
+            if (busiest.groupWeight > 1 && local.idleCpus <= busiest.idleCpus + 1)
+                return 0; // moving one task would just move the imbalance
+            if (busiest.sumHNrRunning == 1)
+                return 0;
+        }
+    }
+    return calculateImbalance(sds, sdFlags, idle, type);
+}
+
+// --- the balancer ----------------------------------------------------------------------------
+
+struct LoadBalancer::LbEnv
+{
+    SchedDomain* sd = nullptr;
+    SchedDomain* parent = nullptr;
+    const SchedDomain* child = nullptr;
+    const SchedGroup* localGroup = nullptr; ///< dst_grpmask
+    int level = 0;
+    int dstCpu = 0;
+    int srcCpu = -1;
+    int newDstCpu = -1;
+    CpuIdleType idle = CpuIdleType::NotIdle;
+    int64_t imbalance = 0;
+    CpuSet cpus; ///< env->cpus: the CPUs still considered
+    int flags = 0;
+    int loop = 0;
+    int loopBreak = kSchedNrMigrate;
+    int loopMax = 0;
+    MigrationType type = MigrationType::None;
+    GroupType busiestType = GroupType::None;
+    MigrateReason reason = MigrateReason::Periodic;
+    MigrateDetail detail() const
+    {
+        MigrateDetail d;
+        d.level = sd->level;
+        d.busiestGroup = busiestType;
+        d.migration = type;
+        return d;
+    }
+};
+
+LoadBalancer::LoadBalancer(BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs)
+    : m_s(services)
+    , m_sd(domains)
+    , m_hz(hz)
+    , m_tickNs(tickNs)
+    , m_nextBalance(static_cast<size_t>(domains.cpus()), 0)
+{ }
+
+int64_t LoadBalancer::jiffies() const
+{
+    return m_s.clock() / m_tickNs;
+}
+
+int64_t LoadBalancer::balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy) const
+{
+    int64_t interval = sd.balanceInterval;
+    if (cpuBusy)
+        interval *= sd.busyFactor;
+    interval = (interval * m_hz + 999) / 1000; // msecs_to_jiffies() rounds up
+    if (cpuBusy)
+        interval -= 1; // a busy CPU balances just before its tick, not just after
+    const int64_t maxInterval = std::max<int64_t>(1, int64_t{m_hz} * m_sd.cpus() / 10);
+    return std::clamp<int64_t>(interval, 1, maxInterval);
+}
+
+int64_t LoadBalancer::cpuLoad(int cpu)
+{
+    return static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.loadAvg); // cfs_rq_load_avg()
+}
+
+int64_t LoadBalancer::cpuUtil(int cpu)
+{
+    // cpu_util_cfs(): the root cfs_rq's util_avg, at most the CPU's capacity (no util_est).
+    return std::min<int64_t>(
+        static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.utilAvg), m_sd.topology().capacityOf(cpu));
+}
+
+bool LoadBalancer::coreIdle(int cpu) const
+{
+    const CpuTopology& t = m_sd.topology();
+    for (int c = t.coreFirst(cpu); c < t.coreFirst(cpu) + t.coreSize(cpu); ++c)
+        if (c != cpu && !m_s.cpuIdle(c))
+            return false;
+    return true;
+}
+
+int64_t LoadBalancer::taskHLoad(const SchedEntity& taskSe)
+{
+    // update_cfs_rq_h_load(): from the root down, each level's h_load is its share of the
+    // parent's h_load, as the group entity's load is a share of the parent cfs_rq's load.
+    const CfsRq* chain[64];
+    int depth = 0;
+    const SchedEntity* owner = taskSe.cfsRq ? taskSe.cfsRq->owner : nullptr;
+    for (; owner && depth < 64; owner = owner->cfsRq->owner)
+        chain[depth++] = owner->cfsRq;
+    const CfsRq* root = depth ? chain[depth - 1] : taskSe.cfsRq;
+    if (!root)
+        return static_cast<int64_t>(taskSe.avg.loadAvg);
+    uint64_t hLoad = root->avg.loadAvg;
+    for (int i = depth - 1; i >= 0; --i) {
+        const CfsRq& parent = *chain[i];
+        const SchedEntity& ge = i > 0 ? *chain[i - 1]->owner : *taskSe.cfsRq->owner;
+        hLoad = hLoad * ge.avg.loadAvg / (parent.avg.loadAvg + 1);
+    }
+    return static_cast<int64_t>(taskSe.avg.loadAvg * hLoad / (taskSe.cfsRq->avg.loadAvg + 1));
+}
+
+void LoadBalancer::tick(int cpu)
+{
+    // sched_balance_trigger(): the SCHED_SOFTIRQ when rq->next_balance is due.
+    if (m_sd.domains(cpu).empty())
+        return;
+    if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)])
+        balanceDomains(cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
+            MigrateReason::Periodic);
+    nohzBalancerKick(cpu);
+}
+
+void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reason)
+{
+    // sched_balance_domains()
+    const Rq& rq = m_s.runQueue(cpu);
+    auto schedIdle = [&] {
+        const int nr = m_s.nrRunning(cpu);
+        return nr > 0 && nr == rq.cfs->hNrIdle;
+    };
+    bool busy = idle != CpuIdleType::Idle && !schedIdle();
+    bool continueBalancing = true;
+    const int64_t now = jiffies();
+    int64_t nextBalance = now + 60 * int64_t{m_hz};
+    bool update = false;
+    auto& domains = m_sd.domains(cpu);
+    for (size_t level = 0; level < domains.size(); ++level) {
+        SchedDomain& sd = domains[level];
+        if (!continueBalancing)
+            break;
+        int64_t interval = balanceIntervalJiffies(sd, busy);
+        if (now >= sd.lastBalance + interval) {
+            if (balanceRq(cpu, static_cast<int>(level), idle, reason, &continueBalancing)) {
+                // We pulled: we may be busy now.
+                idle = m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
+                busy = idle != CpuIdleType::Idle && !schedIdle();
+            }
+            sd.lastBalance = now;
+            interval = balanceIntervalJiffies(sd, busy);
+        }
+        if (nextBalance > sd.lastBalance + interval) {
+            nextBalance = sd.lastBalance + interval;
+            update = true;
+        }
+    }
+    if (update)
+        m_nextBalance[static_cast<size_t>(cpu)] = nextBalance;
+}
+
+bool LoadBalancer::shouldWeBalance(LbEnv& env)
+{
+    if (!env.cpus.test(env.dstCpu))
+        return false;
+    if (env.idle == CpuIdleType::NewlyIdle)
+        return m_s.nrRunning(env.dstCpu) == 0;
+    // The first idle CPU of the local group balances (6.6+: preferring one whose whole core is
+    // idle), else the group's first CPU.
+    const SchedGroup& g = *env.localGroup;
+    int idleSmt = -1;
+    for (int c = g.first; c < g.first + g.weight; ++c) {
+        if (!env.cpus.test(c) || !m_s.cpuIdle(c))
+            continue;
+        if (!(env.sd->flags & SdShareCpuCapacity) && !coreIdle(c)) {
+            if (idleSmt == -1)
+                idleSmt = c;
+            continue;
+        }
+        return c == env.dstCpu;
+    }
+    if (idleSmt != -1)
+        return idleSmt == env.dstCpu;
+    return g.first == env.dstCpu;
+}
+
+void LoadBalancer::updateSgLbStats(
+    LbEnv& env, const SchedGroup& group, SgLbStats& sgs, bool local, bool& overloaded)
+{
+    sgs = SgLbStats{};
+    for (int i = group.first; i < group.first + group.weight; ++i) {
+        if (!env.cpus.test(i))
+            continue;
+        const Rq& rq = m_s.runQueue(i);
+        sgs.groupLoad += cpuLoad(i);
+        sgs.groupUtil += cpuUtil(i);
+        sgs.groupRunnable += static_cast<int64_t>(rq.cfs->avg.runnableAvg);
+        sgs.sumHNrRunning += rq.cfs->hNrRunnable;
+        const int nr = m_s.nrRunning(i);
+        sgs.sumNrRunning += nr;
+        if (nr > 1)
+            overloaded = true;
+        if (!nr && m_s.cpuIdle(i))
+            ++sgs.idleCpus;
+    }
+    sgs.groupCapacity = group.capacity;
+    sgs.groupWeight = group.weight;
+    sgs.cores = group.cores;
+    sgs.flags = group.flags;
+    // smt_balance(): an SMT core running two or more tasks, seen by an idle CPU.
+    sgs.smtBalance = !local && env.idle != CpuIdleType::NotIdle
+        && (group.flags & SdShareCpuCapacity) && sgs.sumHNrRunning > 1;
+    sgs.type = groupClassify(env.sd->imbalancePct, sgs, group.imbalance);
+    // avg_load is computed for overloaded groups only.
+    if (sgs.type == GroupType::Overloaded)
+        sgs.avgLoad = sgs.groupLoad * kSchedCapacityScale / sgs.groupCapacity;
+}
+
+bool LoadBalancer::updateSdPickBusiest(
+    const LbEnv& env, const SdLbStats& sds, const SgLbStats& sgs, const SchedGroup& group)
+{
+    const SgLbStats& busiest = sds.busiestStat;
+    if (!sgs.sumHNrRunning)
+        return false; // nothing to pull
+    if (sgs.type > busiest.type)
+        return true;
+    if (sgs.type < busiest.type)
+        return false;
+    bool hasSpare = false;
+    switch (sgs.type) {
+    case GroupType::Overloaded:
+        if (sgs.avgLoad <= busiest.avgLoad)
+            return false;
+        break;
+    case GroupType::Imbalanced:
+        return false; // the first one will do
+    case GroupType::SmtBalance:
+        if (sgs.idleCpus != 0 || busiest.idleCpus != 0) {
+            hasSpare = true;
+            break;
+        }
+        [[fallthrough]];
+    case GroupType::FullyBusy:
+        if (sgs.avgLoad < busiest.avgLoad)
+            return false;
+        if (sgs.avgLoad == busiest.avgLoad && sds.busiest >= 0
+            && (m_sd.group(sds.busiest).flags & SdShareCpuCapacity))
+            return false; // SMT groups need more help than others
+        break;
+    case GroupType::HasSpare:
+        hasSpare = true;
+        break;
+    default:
+        break;
+    }
+    if (hasSpare) {
+        // Select the group with the fewest idle CPUs, then the most tasks.
+        if (sgs.idleCpus > busiest.idleCpus)
+            return false;
+        if (sgs.idleCpus == busiest.idleCpus && sgs.sumNrRunning <= busiest.sumNrRunning)
+            return false;
+    }
+    // Asymmetric capacity: do not pull from a group of bigger CPUs that is not overloaded.
+    if ((env.sd->flags & SdAsymCpuCapacity) && sgs.type <= GroupType::FullyBusy
+        && capacityGreater(group.minCapacity, m_sd.topology().capacityOf(env.dstCpu)))
+        return false;
+    return true;
+}
+
+void LoadBalancer::updateSdLbStats(LbEnv& env, SdLbStats& sds)
+{
+    sds = SdLbStats{};
+    sds.busiestStat.idleCpus = INT_MAX;
+    sds.busiestStat.type = GroupType::HasSpare;
+    bool overloaded = false;
+    for (const int gi : env.sd->groups) {
+        const SchedGroup& g = m_sd.group(gi);
+        const bool local = g.contains(env.dstCpu);
+        SgLbStats tmp;
+        SgLbStats& sgs = local ? sds.localStat : tmp;
+        if (local)
+            sds.local = gi;
+        updateSgLbStats(env, g, sgs, local, overloaded);
+        if (!local && updateSdPickBusiest(env, sds, sgs, g)) {
+            sds.busiest = gi;
+            sds.busiestStat = sgs;
+        }
+        sds.totalLoad += sgs.groupLoad;
+        sds.totalCapacity += sgs.groupCapacity;
+    }
+    sds.preferSibling = env.child && (env.child->flags & SdPreferSibling);
+    if (!env.parent)
+        m_rdOverloaded = overloaded; // the root domain's overload flag
+}
+
+int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
+{
+    // sched_balance_find_src_rq()
+    int busiest = -1;
+    int64_t busiestLoad = 0;
+    int64_t busiestCapacity = 1;
+    int64_t busiestUtil = 0;
+    int busiestNr = 0;
+    const CpuTopology& topo = m_sd.topology();
+    for (int i = group.first; i < group.first + group.weight; ++i) {
+        if (!env.cpus.test(i))
+            continue;
+        const int nr = m_s.runQueue(i).cfs->hNrRunnable;
+        if (!nr)
+            continue;
+        const int64_t capacity = topo.capacityOf(i);
+        if ((env.sd->flags & SdAsymCpuCapacity)
+            && !capacityGreater(topo.capacityOf(env.dstCpu), capacity) && nr == 1)
+            continue; // a lone task on a CPU at least as big stays
+        switch (env.type) {
+        case MigrationType::Load: {
+            const int64_t load = cpuLoad(i);
+            if (nr == 1 && load > env.imbalance)
+                break; // moving its only task would only move the imbalance
+            if (load * busiestCapacity > busiestLoad * capacity) {
+                busiestLoad = load;
+                busiestCapacity = capacity;
+                busiest = i;
+            }
+            break;
+        }
+        case MigrationType::Util: {
+            const int64_t util = cpuUtil(i);
+            if (nr <= 1)
+                break;
+            if (busiestUtil < util) {
+                busiestUtil = util;
+                busiest = i;
+            }
+            break;
+        }
+        case MigrationType::Task:
+            if (busiestNr < nr) {
+                busiestNr = nr;
+                busiest = i;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return busiest;
+}
+
+bool LoadBalancer::taskHot(const SchedEntity& se, LbEnv& env)
+{
+    if (se.idlePolicy)
+        return false;
+    if (env.sd->flags & SdShareCpuCapacity)
+        return false; // SMT siblings share the cache
+    // CACHE_HOT_BUDDY: the next buddy is hot when the destination has work.
+    if (m_s.nrRunning(env.dstCpu) && se.cfsRq && se.cfsRq->next == &se)
+        return true;
+    if (!m_s.cookieMatch(se, env.dstCpu))
+        return true;
+    return m_s.clock() - se.execStart < kSchedMigrationCostNs;
+}
+
+bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
+{
+    // Delayed tasks (model: never moved; the kernel moves them only when balancing load) and
+    // tasks caught in a state change stay.
+    if (se.schedDelayed || !m_s.migratable(se))
+        return false;
+    if (m_s.throttledPair(se, env.srcCpu, env.dstCpu))
+        return false;
+    if (!m_s.taskAllowed(se, env.dstCpu)) {
+        env.flags |= LbfSomePinned;
+        if (env.idle == CpuIdleType::NewlyIdle || (env.flags & (LbfDstPinned | LbfActiveLb)))
+            return false;
+        // Remember another CPU of the local group the task could go to.
+        const SchedGroup& g = *env.localGroup;
+        for (int c = g.first; c < g.first + g.weight; ++c) {
+            if (env.cpus.test(c) && m_s.taskAllowed(se, c)) {
+                env.flags |= LbfDstPinned;
+                env.newDstCpu = c;
+                break;
+            }
+        }
+        return false;
+    }
+    env.flags &= ~LbfAllPinned; // at least one task may run on dst_cpu
+    if (m_s.runQueue(env.srcCpu).curr == &se)
+        return false; // running
+    if (env.flags & LbfActiveLb)
+        return true;
+    return !taskHot(se, env) || env.sd->nrBalanceFailed > env.sd->cacheNiceTries;
+}
+
+int LoadBalancer::detachTasks(LbEnv& env)
+{
+    Rq& src = m_s.runQueue(env.srcCpu);
+    auto& tasks = src.cfsTasks;
+    if (env.imbalance <= 0)
+        return 0;
+    int detached = 0;
+    while (!tasks.empty()) {
+        // Do not take the last task of an idle balance's source.
+        if (env.idle != CpuIdleType::NotIdle && m_s.nrRunning(env.srcCpu) <= 1)
+            break;
+        ++env.loop;
+        if (env.loop > env.loopMax)
+            break; // every task seen once
+        if (env.loop > env.loopBreak) {
+            env.loopBreak += kSchedNrMigrate;
+            env.flags |= LbfNeedBreak;
+            break;
+        }
+        SchedEntity& se = tasks.back(); // the least recently run first
+        bool move = canMigrateTask(se, env);
+        if (move) {
+            switch (env.type) {
+            case MigrationType::Load: {
+                const int64_t load = std::max<int64_t>(taskHLoad(se), 1);
+                // Each failed balance halves the load compared against the imbalance.
+                if (shrBound(load, env.sd->nrBalanceFailed) > env.imbalance)
+                    move = false;
+                else
+                    env.imbalance -= load;
+                break;
+            }
+            case MigrationType::Util: {
+                const auto util = static_cast<int64_t>(se.avg.utilAvg);
+                if (shrBound(util, env.sd->nrBalanceFailed) > env.imbalance)
+                    move = false;
+                else
+                    env.imbalance -= util;
+                break;
+            }
+            case MigrationType::Task:
+                --env.imbalance;
+                break;
+            default:
+                move = false;
+                break;
+            }
+        }
+        if (!move) {
+            // list_move() to the head: try the others first next time.
+            se.groupNode.unlink();
+            tasks.push_front(se);
+            continue;
+        }
+        m_s.moveTask(se, env.dstCpu, env.reason, env.detail());
+        ++detached;
+        // CONFIG_PREEMPTION: a new-idle balance stops after one task.
+        if (env.idle == CpuIdleType::NewlyIdle)
+            break;
+        if (env.imbalance <= 0)
+            break;
+    }
+    return detached;
+}
+
+bool LoadBalancer::needActiveBalance(const LbEnv& env) const
+{
+    // imbalanced_active_balance(): tasks should be spread but balancing keeps failing.
+    if (env.type == MigrationType::Task && env.sd->nrBalanceFailed > env.sd->cacheNiceTries + 2)
+        return true;
+    return env.type == MigrationType::Misfit;
+}
+
+bool LoadBalancer::activeBalance(int busiestCpu, int targetCpu, MigrateDetail detail)
+{
+    // active_load_balance_cpu_stop(): the stopper preempts the running task, then detaches the
+    // first movable task from the tail of cfs_tasks (the preempted one is no longer running).
+    if (!m_s.stopperPreempt(busiestCpu))
+        return false;
+    if (m_s.nrRunning(busiestCpu) < 1)
+        return false;
+    const SchedDomain* sd = m_sd.spanning(targetCpu, busiestCpu);
+    if (!sd)
+        return false;
+    LbEnv env;
+    env.sd = const_cast<SchedDomain*>(sd);
+    env.dstCpu = targetCpu;
+    env.srcCpu = busiestCpu;
+    env.idle = CpuIdleType::Idle;
+    env.flags = LbfActiveLb;
+    env.localGroup = &m_sd.group(sd->groups.front());
+    env.cpus = CpuSet::all(m_sd.cpus());
+    auto& tasks = m_s.runQueue(busiestCpu).cfsTasks;
+    for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
+        SchedEntity& se = *it;
+        if (!canMigrateTask(se, env))
+            continue;
+        m_s.moveTask(se, targetCpu, MigrateReason::Active, detail);
+        return true;
+    }
+    return false;
+}
+
+int LoadBalancer::balanceRq(
+    int dstCpu, int level, CpuIdleType idle, MigrateReason reason, bool* continueBalancing)
+{
+    // sched_balance_rq() (load_balance())
+    auto& domains = m_sd.domains(dstCpu);
+    LbEnv env;
+    env.sd = &domains[static_cast<size_t>(level)];
+    env.parent = static_cast<size_t>(level) + 1 < domains.size()
+        ? &domains[static_cast<size_t>(level) + 1]
+        : nullptr;
+    env.child = level > 0 ? &domains[static_cast<size_t>(level) - 1] : nullptr;
+    env.level = level;
+    env.dstCpu = dstCpu;
+    env.idle = idle;
+    env.reason = reason;
+    env.localGroup = &m_sd.group(env.sd->groups.front());
+    for (int c = env.sd->first; c < env.sd->first + env.sd->weight; ++c)
+        env.cpus.set(c);
+    SchedDomain& sd = *env.sd;
+    // sgc->imbalance of the parent's local group: this domain's span as a group.
+    bool* groupImbalance = env.parent ? &m_sd.group(env.parent->groups.front()).imbalance : nullptr;
+    int moved = 0;
+    bool active = false;
+    bool onePinned = false;
+    bool allPinnedOut = false;
+    int busiest = -1;
+    for (;;) { // redo
+        bool balanced = false;
+        if (!shouldWeBalance(env)) {
+            if (continueBalancing)
+                *continueBalancing = false;
+            balanced = true;
+        }
+        SdLbStats sds;
+        if (!balanced) {
+            updateSdLbStats(env, sds);
+            env.imbalance = findImbalance(sds, sd.flags, sd.imbalancePct, env.idle, env.type);
+            env.busiestType = sds.busiestStat.type;
+            if (env.imbalance <= 0 || sds.busiest < 0)
+                balanced = true;
+        }
+        if (!balanced) {
+            busiest = findSrcRq(env, m_sd.group(sds.busiest));
+            if (busiest < 0)
+                balanced = true;
+        }
+        if (balanced) {
+            if (groupImbalance && !(env.flags & LbfAllPinned))
+                *groupImbalance = false;
+            sd.nrBalanceFailed = 0;
+            onePinned = true;
+            break;
+        }
+        env.srcCpu = busiest;
+        env.flags |= LbfAllPinned;
+        bool redo = false;
+        if (m_s.nrRunning(busiest) > 1) {
+            env.loopMax = std::min(kSchedNrMigrate, m_s.nrRunning(busiest));
+            for (;;) { // more_balance
+                moved += detachTasks(env);
+                if (env.flags & LbfNeedBreak) {
+                    env.flags &= ~LbfNeedBreak;
+                    continue;
+                }
+                // Some tasks could not run on dst_cpu: try another CPU of the local group.
+                if ((env.flags & LbfDstPinned) && env.imbalance > 0) {
+                    env.cpus.clear(env.dstCpu);
+                    env.dstCpu = env.newDstCpu;
+                    env.flags &= ~LbfDstPinned;
+                    env.loop = 0;
+                    env.loopBreak = kSchedNrMigrate;
+                    continue;
+                }
+                break;
+            }
+            // Pinned tasks left an imbalance: the parent level sees this group as imbalanced.
+            if (groupImbalance && (env.flags & LbfSomePinned) && env.imbalance > 0)
+                *groupImbalance = true;
+            if (env.flags & LbfAllPinned) {
+                env.cpus.clear(busiest);
+                const SchedGroup& lg = *env.localGroup;
+                bool subset = true;
+                for (int c = env.sd->first; c < env.sd->first + env.sd->weight; ++c)
+                    if (env.cpus.test(c) && !lg.contains(c))
+                        subset = false;
+                if (!subset) {
+                    env.loop = 0;
+                    env.loopBreak = kSchedNrMigrate;
+                    redo = true;
+                } else {
+                    sd.nrBalanceFailed = 0;
+                    onePinned = true;
+                    allPinnedOut = true;
+                }
+            }
+        }
+        if (redo)
+            continue;
+        break;
+    }
+    if (!onePinned) {
+        if (!moved) {
+            if (idle != CpuIdleType::NewlyIdle)
+                ++sd.nrBalanceFailed;
+            if (needActiveBalance(env)) {
+                const SchedEntity* curr = m_s.runQueue(env.srcCpu).curr;
+                if (curr && !m_s.taskAllowed(*curr, dstCpu)) {
+                    onePinned = true; // the running task cannot come here
+                } else {
+                    env.flags &= ~LbfAllPinned;
+                    MigrateDetail d = env.detail();
+                    active = activeBalance(env.srcCpu, env.dstCpu, d);
+                    if (active)
+                        moved = 1;
+                }
+            }
+        } else {
+            sd.nrBalanceFailed = 0;
+        }
+        if (!onePinned) {
+            // We were unbalanced: balance again soon.
+            if (!active || needActiveBalance(env))
+                sd.balanceInterval = sd.minInterval;
+            return moved;
+        }
+    }
+    (void)allPinnedOut;
+    // Balanced (or pinned): back off, except for new-idle balancing.
+    if (idle == CpuIdleType::NewlyIdle)
+        return 0;
+    if (((env.flags & LbfAllPinned) && sd.balanceInterval < kMaxPinnedInterval)
+        || sd.balanceInterval < sd.maxInterval)
+        sd.balanceInterval *= 2;
+    return 0;
+}
+
+bool LoadBalancer::newIdle(int cpu)
+{
+    // sched_balance_newidle()
+    auto& domains = m_sd.domains(cpu);
+    if (domains.empty())
+        return false;
+    const int64_t now = jiffies();
+    int64_t nextBalance = now + m_hz;
+    auto updateNext = [&](const SchedDomain& sd) {
+        nextBalance = std::min(nextBalance, sd.lastBalance + balanceIntervalJiffies(sd, false));
+    };
+    int pulled = 0;
+    // Only when some CPU has more than one task (rd->overloaded). The avg_idle gate against
+    // max_newidle_lb_cost always passes: balancing costs no simulated time here.
+    if (!m_rdOverloaded) {
+        updateNext(domains.front());
+    } else {
+        bool continueBalancing = true;
+        for (size_t level = 0; level < domains.size(); ++level) {
+            const SchedDomain& sd = domains[level];
+            updateNext(sd);
+            if (sd.flags & SdBalanceNewidle)
+                pulled = balanceRq(cpu, static_cast<int>(level), CpuIdleType::NewlyIdle,
+                    MigrateReason::NewIdle, &continueBalancing);
+            if (pulled || !continueBalancing)
+                break;
+        }
+    }
+    int64_t& next = m_nextBalance[static_cast<size_t>(cpu)];
+    if (next > nextBalance)
+        next = nextBalance;
+    return pulled > 0;
+}
+
+void LoadBalancer::nohzBalancerKick(int cpu)
+{
+    // nohz_balancer_kick() with NOHZ_BALANCE_KICK, from the tick of busy @p cpu.
+    const int64_t now = jiffies();
+    if (now < m_nohzNextBalance)
+        return;
+    bool kick = m_s.nrRunning(cpu) >= 2;
+    if (!kick) {
+        // More than one busy CPU in the LLC: an idle one may take a task.
+        if (const SchedDomain* llc = m_sd.llc(cpu)) {
+            int busy = 0;
+            for (int c = llc->first; c < llc->first + llc->weight && busy < 2; ++c)
+                if (!m_s.cpuIdle(c))
+                    ++busy;
+            kick = busy > 1;
+        }
+    }
+    if (!kick)
+        return;
+    // find_new_ilb(): the first idle CPU runs the balance for every idle CPU.
+    int ilb = -1;
+    for (int c = 0; c < m_sd.cpus() && ilb < 0; ++c)
+        if (c != cpu && m_s.cpuIdle(c))
+            ilb = c;
+    m_nohzNextBalance = now + 1; // kick_ilb(); with no idle CPU, look again next jiffy
+    if (ilb < 0)
+        return;
+    nohzIdleBalance(ilb);
+}
+
+void LoadBalancer::nohzIdleBalance(int ilbCpu)
+{
+    // _nohz_idle_balance(): every idle CPU whose next_balance is due, starting after the ILB
+    // CPU and ending with it; stop when the ILB CPU itself got work.
+    const int n = m_sd.cpus();
+    const int64_t now = jiffies();
+    int64_t nextBalance = now + 60 * int64_t{m_hz};
+    bool update = false;
+    for (int k = 1; k <= n; ++k) {
+        const int c = (ilbCpu + k) % n;
+        if (!m_s.cpuIdle(c))
+            continue;
+        if (c != ilbCpu && !m_s.cpuIdle(ilbCpu))
+            break; // need_resched() on the ILB CPU
+        if (now >= m_nextBalance[static_cast<size_t>(c)])
+            balanceDomains(c, CpuIdleType::Idle, MigrateReason::NohzIdle);
+        if (nextBalance > m_nextBalance[static_cast<size_t>(c)]) {
+            nextBalance = m_nextBalance[static_cast<size_t>(c)];
+            update = true;
+        }
+    }
+    if (update)
+        m_nohzNextBalance = nextBalance;
+}
+
+} // namespace schedlab

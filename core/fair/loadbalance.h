@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fair class's load balancer (kernel/sched/fair.c, kernel-model.md §8.3): the periodic
+// balance from the tick over the sched-domain hierarchy (sched_balance_domains /
+// sched_balance_rq), the new-idle balance (sched_balance_newidle), the NOHZ idle balance run for
+// idle CPUs, and active balance through the stopper. Group statistics and classification
+// (update_sd_lb_stats), the busiest group and queue, calculate_imbalance() and detach_tasks()
+// over the busiest CPU's cfs_tasks list. Integer math throughout; the machine is reached only
+// through BalanceServices, so the balancer can be tested with fakes.
+#pragma once
+
+#include "core/record/migration.h"
+#include "core/sched/domains.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+struct Rq;
+struct SchedEntity;
+
+/// enum cpu_idle_type
+enum class CpuIdleType { NotIdle, Idle, NewlyIdle };
+
+/// sysctl_sched_nr_migrate (SCHED_NR_MIGRATE_BREAK is the same 32 without PREEMPT_RT).
+constexpr int kSchedNrMigrate = 32;
+/// sysctl_sched_migration_cost: a task that ran within it is cache hot.
+constexpr int64_t kSchedMigrationCostNs = 500000;
+/// MAX_PINNED_INTERVAL (ms): the back-off limit while every task is pinned.
+constexpr int kMaxPinnedInterval = 512;
+
+/// The machine-side services of the load balancer.
+class BalanceServices
+{
+public:
+    virtual ~BalanceServices() = default;
+    virtual int64_t clock() const = 0;
+    virtual Rq& runQueue(int cpu) = 0;
+    /// rq->nr_running: the tasks of every class on @p cpu, the running one included.
+    virtual int nrRunning(int cpu) const = 0;
+    /// idle_cpu(): nothing runs and nothing is queued.
+    virtual bool cpuIdle(int cpu) const = 0;
+    /// The task of @p taskSe may run on @p cpu (p->cpus_ptr).
+    virtual bool taskAllowed(const SchedEntity& taskSe, int cpu) const = 0;
+    /// sched_core_cookie_match() of the task on @p cpu (true without core scheduling).
+    virtual bool cookieMatch(const SchedEntity& taskSe, int cpu) const = 0;
+    /// Model guard: the task is queued and runnable, not in the middle of a state change.
+    virtual bool migratable(const SchedEntity& taskSe) const = 0;
+    /// throttled_lb_pair(): the task's group is throttled on the source or destination CPU.
+    virtual bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const = 0;
+    /// detach_task() + attach_task(): a non-sleep dequeue, the move, an ENQUEUE_MIGRATED
+    /// enqueue and wakeup_preempt() on @p dstCpu, recorded as a migration.
+    virtual void moveTask(
+        SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) = 0;
+    /// The stopper of @p cpu preempts the running fair task (it stays queued as the first
+    /// candidate); false if no fair task runs there.
+    virtual bool stopperPreempt(int cpu) = 0;
+};
+
+/// struct sg_lb_stats
+struct SgLbStats
+{
+    int64_t avgLoad = 0;   ///< group_load · SCHED_CAPACITY_SCALE / group_capacity
+    int64_t groupLoad = 0; ///< Σ cpu_load()
+    int64_t groupCapacity = 0;
+    int64_t groupUtil = 0;     ///< Σ cpu_util_cfs()
+    int64_t groupRunnable = 0; ///< Σ cpu_runnable()
+    int idleCpus = 0;
+    int groupWeight = 0;
+    int sumNrRunning = 0;  ///< Σ rq->nr_running
+    int sumHNrRunning = 0; ///< Σ rq->cfs.h_nr_runnable
+    int cores = 1;
+    int flags = 0;           ///< the group's flags (its child domain's)
+    bool smtBalance = false; ///< group_smt_balance candidate
+    GroupType type = GroupType::HasSpare;
+};
+
+/// struct sd_lb_stats
+struct SdLbStats
+{
+    int busiest = -1; ///< group index, -1 none
+    int local = -1;
+    int64_t totalLoad = 0;
+    int64_t totalCapacity = 0;
+    int64_t avgLoad = 0;
+    SgLbStats busiestStat;
+    SgLbStats localStat;
+    bool preferSibling = false;
+};
+
+/// group_is_overloaded(): more tasks than CPUs and the util or runnable pressure shows it.
+bool groupIsOverloaded(int imbalancePct, const SgLbStats& s);
+/// group_has_capacity()
+bool groupHasCapacity(int imbalancePct, const SgLbStats& s);
+/// group_classify(); @p groupImbalanced is sg_imbalanced() (sgc->imbalance).
+GroupType groupClassify(int imbalancePct, const SgLbStats& s, bool groupImbalanced);
+/// sibling_imbalance(): twice the task difference normalised by the groups' core counts.
+int64_t siblingImbalance(const SdLbStats& sds, CpuIdleType idle);
+/// The decision of sched_balance_find_src_group() once the statistics are gathered, with
+/// calculate_imbalance(): returns env->imbalance (0 = balanced) and sets @p type. @p sdFlags are
+/// the domain's flags.
+int64_t findImbalance(
+    SdLbStats& sds, int sdFlags, int imbalancePct, CpuIdleType idle, MigrationType& type);
+/// calculate_imbalance()
+int64_t calculateImbalance(SdLbStats& sds, int sdFlags, CpuIdleType idle, MigrationType& type);
+/// shr_bound(): val >> min(shift, 63).
+inline int64_t shrBound(int64_t val, int shift)
+{
+    return val >> (shift < 63 ? shift : 63);
+}
+
+class LoadBalancer
+{
+public:
+    LoadBalancer(BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs);
+
+    /// sched_balance_trigger() from the tick of busy @p cpu: the periodic balance of its domains
+    /// when rq->next_balance is due, then nohz_balancer_kick() (the idle balance of idle CPUs).
+    void tick(int cpu);
+    /// sched_balance_newidle(): @p cpu is about to go idle; true if it pulled a task.
+    bool newIdle(int cpu);
+    /// add_nr_running(): a run queue reached two tasks (sets the root domain's overload flag).
+    void noteOverloaded() { m_rdOverloaded = true; }
+
+    /// sched_balance_domains() of @p cpu (tests call it directly).
+    void balanceDomains(int cpu, CpuIdleType idle, MigrateReason reason);
+    /// sched_balance_rq() of one domain level of @p dstCpu; the number of tasks moved.
+    int balanceRq(int dstCpu, int level, CpuIdleType idle, MigrateReason reason,
+        bool* continueBalancing = nullptr);
+    /// task_h_load(): the task's load as seen from the root (its cfs_rq's share of the CPU).
+    static int64_t taskHLoad(const SchedEntity& taskSe);
+    /// get_sd_balance_interval() in jiffies.
+    int64_t balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy) const;
+    int64_t jiffies() const;
+    /// Per-CPU rq->next_balance (jiffies).
+    int64_t nextBalance(int cpu) const { return m_nextBalance[static_cast<size_t>(cpu)]; }
+
+private:
+    struct LbEnv;
+    void updateSdLbStats(LbEnv& env, SdLbStats& sds);
+    void updateSgLbStats(
+        LbEnv& env, const SchedGroup& group, SgLbStats& sgs, bool local, bool& overloaded);
+    bool updateSdPickBusiest(
+        const LbEnv& env, const SdLbStats& sds, const SgLbStats& sgs, const SchedGroup& group);
+    bool shouldWeBalance(LbEnv& env);
+    int findSrcRq(LbEnv& env, const SchedGroup& group);
+    bool canMigrateTask(SchedEntity& se, LbEnv& env);
+    bool taskHot(const SchedEntity& se, LbEnv& env);
+    int detachTasks(LbEnv& env);
+    bool needActiveBalance(const LbEnv& env) const;
+    bool activeBalance(int busiestCpu, int targetCpu, MigrateDetail detail);
+    void nohzBalancerKick(int cpu);
+    void nohzIdleBalance(int ilbCpu);
+    int64_t cpuLoad(int cpu);
+    int64_t cpuUtil(int cpu);
+    bool coreIdle(int cpu) const;
+
+    BalanceServices& m_s;
+    SchedDomains& m_sd;
+    int m_hz = 1000;
+    int64_t m_tickNs = 1000000;
+    std::vector<int64_t> m_nextBalance; ///< rq->next_balance (jiffies)
+    bool m_rdOverloaded = false;        ///< rd->overloaded
+    int64_t m_nohzNextBalance = 0;      ///< nohz.next_balance (jiffies)
+};
+
+} // namespace schedlab
