@@ -371,10 +371,15 @@ void TestCoreSched::sieberReproduction()
     QVERIFY2(std::max(fy, fb) >= 100 * kMs, qPrintable(figures));
     QVERIFY2(std::max(cy, cb) <= 10 * kMs, qPrintable(figures));
     QVERIFY2(std::max(ey, eb) <= 10 * kMs, qPrintable(figures));
-    // Only the cookie-sharing pairs ever run together: the pair's CPUs are busy all the time.
+    // Only the cookie-sharing pairs ever run together: the pair's CPUs are busy all the time
+    // after the start. At the start fork balancing keeps busy_loop.1 on its parent's CPU 0 (the
+    // forced-idle CPU 1 still has a task queued, so neither SMT group has an idle CPU,
+    // kernel-model.md §8.2), and CPU 1 is forced idle from 1 us until core scheduling steals
+    // busy_loop at the next core-wide pick, 3 ms in: at most 2 ms of idle.
     for (const CpuMetrics& c : clamp.cpus)
         if (c.cpu < 2)
-            QCOMPARE(c.busyNs, clamp.durationNs);
+            QVERIFY2(c.busyNs >= clamp.durationNs - 2 * kMs && c.busyNs <= clamp.durationNs,
+                qPrintable(QString::number(c.busyNs)));
 }
 
 void TestCoreSched::determinism()

@@ -526,8 +526,8 @@ void TestLaneTruth::manyCpusStayReadable()
     QVERIFY(!image.isNull());
 }
 
-// The GUI's default scenario with hog-1 dragged into /web at 300 ms (docs/sandbox-drag.png): its
-// migrations dequeue it with a deadline relative to its vruntime (PLACE_REL_DEADLINE, about
+// The GUI's default scenario with hog-1 dragged into /web at 300 ms (docs/sandbox-drag.png) and
+// then moved between the CPUs by taskset: its migrations dequeue it with a deadline relative to its vruntime (PLACE_REL_DEADLINE, about
 // 1.4 ms); the deadline line must not drop there (it used to fall to ~0 on screen).
 void TestLaneTruth::noDeadlineSpikesAtMigrations()
 {
@@ -540,6 +540,16 @@ void TestLaneTruth::noDeadlineSpikesAtMigrations()
     move.task = "hog-1";
     move.cgroup = "/web";
     s.actions.push_back(move);
+    // Migrations after the move: taskset flips hog-1 between the two CPUs (the load balancer
+    // alone need not move it; kernel-model.md §8.1: a moved task keeps a relative deadline).
+    for (int i = 0; i < 4; ++i) {
+        Action pin;
+        pin.kind = Action::Kind::Set;
+        pin.at = Nanoseconds{350'000'000 + 50'000'000 * i};
+        pin.set.task = "hog-1";
+        pin.set.cpus = i % 2 ? "0" : "1";
+        s.actions.push_back(pin);
+    }
     Simulation sim(s);
     sim.runUntil(Nanoseconds{600'000'000});
     const Recording& rec = sim.recording();
