@@ -527,8 +527,9 @@ void TestLaneTruth::manyCpusStayReadable()
 }
 
 // The GUI's default scenario with hog-1 dragged into /web at 300 ms (docs/sandbox-drag.png) and
-// then moved between the CPUs by taskset: its migrations dequeue it with a deadline relative to its vruntime (PLACE_REL_DEADLINE, about
-// 1.4 ms); the deadline line must not drop there (it used to fall to ~0 on screen).
+// then moved between the CPUs by taskset: its migrations dequeue it with a deadline relative to its
+// vruntime (PLACE_REL_DEADLINE, about 1.4 ms); the deadline line must not drop there (it used to
+// fall to ~0 on screen).
 void TestLaneTruth::noDeadlineSpikesAtMigrations()
 {
     LoadResult loaded = loadScenarioFile(SCHEDLAB_SOURCE_DIR "/resources/default.json");
