@@ -2,22 +2,11 @@
 // The fair class, kernel-model.md §3–§7. Section references name where each rule is specified.
 #include "fairclass.h"
 
+#include "muldiv.h"
+
 #include <algorithm>
 
 namespace schedlab {
-
-namespace {
-
-// div_s64(): truncation toward zero.
-int64_t mulDivS64(int64_t value, uint64_t mul, uint64_t div)
-{
-    if (!div)
-        return value;
-    return static_cast<int64_t>(
-        static_cast<Int128>(value) * static_cast<Int128>(mul) / static_cast<Int128>(div));
-}
-
-} // namespace
 
 FairClass::FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>& groups)
     : m_p(params)

@@ -8,21 +8,13 @@
 // and applied with the 7.1 rescale math (reweightEevdf()). Group entities never enter a tree and
 // keep no lag, deadline or vruntime; only tasks can be delayed. Read when choice `flat` is true.
 #include "fairclass.h"
+#include "muldiv.h"
 
 #include <algorithm>
 
 namespace schedlab {
 
 namespace {
-
-// div_s64(): truncation toward zero (as in fairclass.cpp).
-int64_t scaleS64(int64_t value, uint64_t mul, uint64_t div)
-{
-    if (!div)
-        return value;
-    return static_cast<int64_t>(
-        static_cast<Int128>(value) * static_cast<Int128>(mul) / static_cast<Int128>(div));
-}
 
 const SchedEntity& topOf(const SchedEntity& se)
 {
@@ -91,12 +83,13 @@ void FairClass::reweightEevdf(CfsRq& root, SchedEntity& se, uint64_t weight, boo
             root.dequeueTree(se);
     }
     if (old) { // rescale_entity()
-        se.vlag = scaleS64(se.vlag, old, weight);
+        se.vlag = mulDivS64(se.vlag, old, weight);
         if (se.relDeadline)
             se.deadline =
-                static_cast<uint64_t>(scaleS64(static_cast<int64_t>(se.deadline), old, weight));
+                static_cast<uint64_t>(mulDivS64(static_cast<int64_t>(se.deadline), old, weight));
         if (relVprot)
-            se.vprot = static_cast<uint64_t>(scaleS64(static_cast<int64_t>(se.vprot), old, weight));
+            se.vprot =
+                static_cast<uint64_t>(mulDivS64(static_cast<int64_t>(se.vprot), old, weight));
     }
     se.hLoad = LoadWeight{weight, 0};
     if (onRq) {
