@@ -130,7 +130,10 @@ void LoadTracker::listLeaf(const CfsRq& cfsRq)
     if (m_leafListed[idx])
         return;
     m_leafListed[idx] = 1;
-    m_s.runQueue(cfsRq.cpu).leafGroups.insert(cfsRq.groupIndex);
+    auto& leaves = m_s.runQueue(cfsRq.cpu).leafGroups;
+    leaves.insert(
+        std::lower_bound(leaves.begin(), leaves.end(), cfsRq.groupIndex, std::greater<>()),
+        cfsRq.groupIndex);
 }
 
 void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
@@ -168,8 +171,10 @@ void LoadTracker::updateBlockedAverages(int cpu)
     // Only the group cfs_rq's on this CPU's leaf list are visited (leaves first: descending group
     // index, children are created after their parents), like rq->leaf_cfs_rq_list.
     auto& leaves = m_s.runQueue(cpu).leafGroups;
-    for (auto next = leaves.begin(); next != leaves.end();) {
-        const auto it = m_groups.begin() + *next;
+    size_t kept = 0;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+        const int group = leaves[i];
+        const auto it = m_groups.begin() + group;
         CfsRq& rq = *it->cfsRq[static_cast<size_t>(cpu)];
         SchedEntity& ge = *it->se[static_cast<size_t>(cpu)];
         // cfs_rq_is_decayed(): a cfs_rq with no weight, zero sums and nothing published is off
@@ -181,12 +186,11 @@ void LoadTracker::updateBlockedAverages(int cpu)
         };
         if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.tgLoadAvgContrib == 0 && !rq.curr
             && zero(rq.avg) && (!ge.peltAttached || zero(ge.avg))) {
-            m_leafListed[static_cast<size_t>(*next) * static_cast<size_t>(m_cpus)
+            m_leafListed[static_cast<size_t>(group) * static_cast<size_t>(m_cpus)
                 + static_cast<size_t>(cpu)] = 0;
-            next = leaves.erase(next); // list_del_leaf_cfs_rq()
-            continue;
+            continue; // list_del_leaf_cfs_rq()
         }
-        ++next;
+        leaves[kept++] = group;
         if (updateCfsRqLoad(rq))
             updateTgLoadAvg(rq);
         if (ge.peltAttached
@@ -194,6 +198,7 @@ void LoadTracker::updateBlockedAverages(int cpu)
                 entityRunnable(ge), ge.cfsRq->curr == &ge))
             peltUpdateAvg(ge.avg, scaleLoadDown(ge.load.weight));
     }
+    leaves.resize(kept);
     updateCfsRqLoad(*m_s.runQueue(cpu).cfs);
 }
 

@@ -357,11 +357,13 @@ int Placement::selectIdleSmt(const Task& p, int target)
 
 int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePath& path)
 {
-    const int n = m_topo.cpus;
-    std::vector<bool>& cpus = m_scanMask; // sd_llc span ∩ p->cpus_ptr
-    cpus.assign(static_cast<size_t>(n), false);
-    for (int c = 0; c < n; ++c)
-        cpus[static_cast<size_t>(c)] = sharesCache(c, target) && p.cpus.test(c);
+    // sd_llc span ∩ p->cpus_ptr: the LLC is the contiguous range [first, first + weight).
+    const int first = m_topo.llcFirst(target);
+    const int weight = m_topo.llcSize(target);
+    std::vector<bool>& cpus = m_scanMask;
+    cpus.assign(static_cast<size_t>(m_topo.cpus), false);
+    for (int c = first; c < first + weight; ++c)
+        cpus[static_cast<size_t>(c)] = p.cpus.test(c);
     int nr = INT_MAX;
     // SIS_UTIL: nr_idle_scan + 1 because the scan stops at !--nr; an overloaded LLC (0) is
     // not searched at all, not even for an idle core.
@@ -369,8 +371,8 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
     if (nr == 1)
         return -1;
     int idleCpu = -1;
-    for (int k = 0; k < n; ++k) {
-        const int c = (target + 1 + k) % n; // for_each_cpu_wrap(…, target + 1)
+    for (int k = 0; k < weight; ++k) {
+        const int c = first + (target - first + 1 + k) % weight; // for_each_cpu_wrap(…, target + 1)
         if (!cpus[static_cast<size_t>(c)])
             continue;
         if (hasIdleCore) {
@@ -622,9 +624,8 @@ void Placement::periodicLlcUpdate(int cpu, int64_t now, bool busy)
     const int weight = llcSize(cpu);
     l.nextUpdate = now + int64_t(weight) * kMsNs * (busy ? kBusyFactor : 1);
     uint64_t sum = 0;
-    for (int c = 0; c < m_topo.cpus; ++c)
-        if (sharesCache(c, cpu))
-            sum += m_s.cpuUtil(c);
+    for (int c = m_topo.llcFirst(cpu); c < m_topo.llcFirst(cpu) + weight; ++c)
+        sum += m_s.cpuUtil(c);
     updateIdleCpuScan(cpu, sum);
 }
 

@@ -14,7 +14,7 @@
 
 #include <functional>
 #include <memory>
-#include <set>
+#include <vector>
 
 namespace schedlab {
 
@@ -51,8 +51,9 @@ struct Rq
     EventId hrtick;                 ///< rq->hrtick_timer
     KernelSections sections;        ///< cost-model sections (preempt/irqs off)
     int64_t lastBlockedUpdate = -1; ///< jiffy of the last blocked-load update
-    /// leaf_cfs_rq_list (§6.6): task groups with a listed cfs_rq on this CPU, deepest first.
-    std::set<int, std::greater<int>> leafGroups;
+    /// leaf_cfs_rq_list (§6.6): task groups with a listed cfs_rq on this CPU, deepest first
+    /// (descending group index; a child group is created after its parent).
+    std::vector<int> leafGroups;
     int64_t busySince = -1; ///< start of the current busy stretch, -1 idle
     int64_t busyNs = 0;     ///< completed busy time
 };

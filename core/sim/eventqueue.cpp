@@ -7,14 +7,75 @@
 
 namespace schedlab {
 
+namespace {
+constexpr size_t kArity = 4;
+} // namespace
+
+void EventQueue::siftUp(size_t i)
+{
+    const Entry e = m_heap[i];
+    while (i > 0) {
+        const size_t parent = (i - 1) / kArity;
+        if (!before(e, m_heap[parent]))
+            break;
+        m_heap[i] = m_heap[parent];
+        i = parent;
+    }
+    m_heap[i] = e;
+}
+
+void EventQueue::siftDown(size_t i)
+{
+    const size_t n = m_heap.size();
+    const Entry e = m_heap[i];
+    for (;;) {
+        const size_t first = i * kArity + 1;
+        if (first >= n)
+            break;
+        size_t best = first;
+        const size_t last = std::min(first + kArity, n);
+        for (size_t c = first + 1; c < last; ++c)
+            if (before(m_heap[c], m_heap[best]))
+                best = c;
+        if (!before(m_heap[best], e))
+            break;
+        m_heap[i] = m_heap[best];
+        i = best;
+    }
+    m_heap[i] = e;
+}
+
+void EventQueue::popTop()
+{
+    m_heap.front() = m_heap.back();
+    m_heap.pop_back();
+    if (!m_heap.empty())
+        siftDown(0);
+}
+
+void EventQueue::releaseSlot(uint32_t slot)
+{
+    m_handlers[slot] = nullptr;
+    m_freeSlots.push_back(slot);
+}
+
 EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
 {
     if (at < m_now)
         throw std::logic_error("EventQueue: event scheduled in the past");
     const uint64_t seq = m_nextSeq++;
     m_done.push_back(false); // index == seq - m_doneBase
-    m_heap.push_back({{at, priority, seq}, std::move(handler)});
-    std::push_heap(m_heap.begin(), m_heap.end(), later);
+    uint32_t slot = 0;
+    if (!m_freeSlots.empty()) {
+        slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+        m_handlers[slot] = std::move(handler);
+    } else {
+        slot = static_cast<uint32_t>(m_handlers.size());
+        m_handlers.push_back(std::move(handler));
+    }
+    m_heap.push_back({at.count(), priority, slot, seq});
+    siftUp(m_heap.size() - 1);
     ++m_live;
     constexpr size_t kBitsSlack = 1 << 16;
     if (m_done.size() > 4 * m_heap.size() + kBitsSlack)
@@ -41,30 +102,37 @@ bool EventQueue::cancel(EventId id)
 
 void EventQueue::compact()
 {
-    // Drop cancelled entries and rebuild the heap: the key order decides every pop, so the
-    // sequence of executed events is unchanged.
-    std::erase_if(m_heap, [&](const Entry& e) { return done(e.key.seq); });
-    std::make_heap(m_heap.begin(), m_heap.end(), later);
+    // Drop cancelled entries (and their handlers) and rebuild the heap: the key order decides
+    // every pop, so the sequence of executed events is unchanged.
+    std::erase_if(m_heap, [&](const Entry& e) {
+        if (!done(e.seq))
+            return false;
+        releaseSlot(e.slot);
+        return true;
+    });
+    for (size_t i = m_heap.size() / kArity + 1; i-- > 0;)
+        if (i < m_heap.size())
+            siftDown(i);
     // Every seq below the lowest live one is done: its bits can go.
     uint64_t lowest = m_nextSeq;
     for (const Entry& e : m_heap)
-        lowest = std::min(lowest, e.key.seq);
+        lowest = std::min(lowest, e.seq);
     m_done.erase(m_done.begin(), m_done.begin() + static_cast<std::ptrdiff_t>(lowest - m_doneBase));
     m_doneBase = lowest;
 }
 
 void EventQueue::dropCancelledTop()
 {
-    while (!m_heap.empty() && done(m_heap.front().key.seq)) {
-        std::pop_heap(m_heap.begin(), m_heap.end(), later);
-        m_heap.pop_back();
+    while (!m_heap.empty() && done(m_heap.front().seq)) {
+        releaseSlot(m_heap.front().slot);
+        popTop();
     }
 }
 
 Nanoseconds EventQueue::nextTime()
 {
     dropCancelledTop();
-    return m_heap.empty() ? Nanoseconds::max() : m_heap.front().key.time;
+    return m_heap.empty() ? Nanoseconds::max() : Nanoseconds(m_heap.front().time);
 }
 
 bool EventQueue::step()
@@ -72,15 +140,16 @@ bool EventQueue::step()
     dropCancelledTop();
     if (m_heap.empty())
         return false;
-    std::pop_heap(m_heap.begin(), m_heap.end(), later);
-    Entry entry = std::move(m_heap.back());
-    m_heap.pop_back();
-    m_done[entry.key.seq - m_doneBase] = true;
+    const Entry top = m_heap.front();
+    popTop();
+    Handler handler = std::move(m_handlers[top.slot]);
+    releaseSlot(top.slot);
+    m_done[top.seq - m_doneBase] = true;
     --m_live;
-    assert(entry.key.time >= m_now && "simulated time must be monotonic");
-    m_now = entry.key.time;
+    assert(top.time >= m_now.count() && "simulated time must be monotonic");
+    m_now = Nanoseconds(top.time);
     ++m_executed;
-    entry.handler();
+    handler();
     return true;
 }
 

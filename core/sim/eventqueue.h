@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Discrete-event queue: a binary min-heap keyed by (time, priority, sequence number), so events at
+// Discrete-event queue: a 4-ary min-heap keyed by (time, priority, sequence number), so events at
 // the same simulated time and priority run in insertion order and every run is reproducible (ns-3's
-// EventKey). Cancellation is lazy: a cancelled event stays in the heap and is skipped when it
-// surfaces; when cancelled entries outnumber live ones the heap is rebuilt without them, and the
-// done-bits of events long gone are dropped, so memory stays O(live events) however long the run
-// and however often events are re-armed (a preempted task's completion far in the future).
+// EventKey). The keys are unique, so the order of executed events does not depend on how the heap
+// is shaped. The heap holds small keys only; handlers sit in a pool of slots (reused through a free
+// list) that the heap entries index, so sifting moves 24-byte keys and never a std::function.
+// Cancellation is lazy: a cancelled event stays in the heap and is skipped when it surfaces; when
+// cancelled entries outnumber live ones the heap is rebuilt without them, and the done-bits of
+// events long gone are dropped, so memory stays O(live events) however long the run and however
+// often events are re-armed (a preempted task's completion far in the future).
 //
 // Complexity: schedule O(log n) amortised, cancel O(1), isPending O(1), step O(log n) amortised.
 // Invariant: the time of executed events never decreases (asserted in step()).
@@ -56,15 +59,30 @@ public:
 private:
     struct Entry
     {
-        EventKey key;
-        Handler handler;
+        int64_t time;
+        int32_t priority;
+        uint32_t slot; ///< index into m_handlers
+        uint64_t seq;
     };
-    static bool later(const Entry& a, const Entry& b) { return a.key > b.key; }
+    static bool before(const Entry& a, const Entry& b)
+    {
+        if (a.time != b.time)
+            return a.time < b.time;
+        if (a.priority != b.priority)
+            return a.priority < b.priority;
+        return a.seq < b.seq;
+    }
+    void siftUp(size_t i);
+    void siftDown(size_t i);
+    void popTop();
+    void releaseSlot(uint32_t slot);
     void dropCancelledTop();
     bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase]; }
     void compact();
 
     std::vector<Entry> m_heap;
+    std::vector<Handler> m_handlers; ///< slots; a free slot holds an empty handler
+    std::vector<uint32_t> m_freeSlots;
     // Executed or cancelled, by seq - m_doneBase; every seq below m_doneBase is done. Seq 0 is
     // the "none" id.
     std::vector<bool> m_done{true};
