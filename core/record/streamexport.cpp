@@ -22,7 +22,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The layout constants and text of writeChromeTrace() (traceexport.h).
+// The trace layout of traceexport.h.
 constexpr int kCpuPid = 1;
 constexpr int kTaskPidBase = 1000;
 constexpr int kGroupPidBase = 100000;
@@ -415,8 +415,8 @@ void ChromeTraceWriter::spool(const Record& r, int64_t at)
 
 void ChromeTraceWriter::consume(const Record* records, size_t count, const Recording& names)
 {
-    // The samples as writeChromeTrace() walks them: the last one before the window is held per
-    // entity and written at the window's start, just before the entity's first one inside it.
+    // Samples in record order: the last one before the window is held per entity and written at
+    // the window's start, just before the entity's first one inside it.
     for (size_t i = 0; i < count; ++i) {
         const Record& r = records[i];
         m_slices.add(r, names);

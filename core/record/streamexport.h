@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Exports written in bounded memory (docs/exports.md): the records as text, the samples and run
 // slices as CSV and the Perfetto trace, fed a chunk of records at a time — by a simulation while
-// it runs (Simulation::streamRecording) or from a recording kept in memory (feedRecording). The
-// bytes are those of the whole-recording writers (core/record/traceexport.h, formatRecord).
+// it runs (Simulation::streamRecording) or from a recording kept in memory (feedRecording). They
+// are the only implementation of these formats: the whole-recording functions of
+// core/record/traceexport.h feed them from memory. The trace layout is described there.
 //
 // What cannot be written in record order goes to an unnamed temporary file, never to memory: the
 // run slices, which are written sorted by start (a slice is known only when it ends), and the

@@ -154,6 +154,8 @@ void TestStreamExport::sameBytesAsWholeRecording_data()
                                       << qint64(40'000'000) << QStringLiteral("s-1");
 }
 
+// A run streamed to the writers while it runs (chunks, spool files) writes the same bytes as the
+// same writers fed afterwards from the kept recording (the whole-recording functions).
 void TestStreamExport::sameBytesAsWholeRecording()
 {
     QFETCH(QString, scenario);
@@ -186,6 +188,14 @@ void TestStreamExport::sameBytesAsWholeRecording()
     QCOMPARE(s.trace, chromeTraceJson(rec, f, t, only, sc.name));
     QCOMPARE(s.samples, samplesCsv(rec, f, t, only));
     QCOMPARE(s.slices, slicesCsv(rec, f, t, only));
+    // An independent oracle for the sorted, spooled slices: runSlices() cuts them from the kept
+    // recording in one pass and sorts them in memory.
+    std::string expectedSlices = "cpu,task,start_ns,end_ns\n";
+    for (const RunSlice& r : runSlices(rec, f, t))
+        if (only.empty() || only.front() == EntityRef::task(r.task))
+            expectedSlices += std::to_string(r.cpu) + ',' + rec.taskNames[size_t(r.task)] + ','
+                + std::to_string(r.startNs) + ',' + std::to_string(r.endNs) + '\n';
+    QCOMPARE(s.slices, expectedSlices);
     if (entity.isEmpty() && from == 0) { // --records without filters: every record
         std::string text;
         for (const Record& r : rec.records())
