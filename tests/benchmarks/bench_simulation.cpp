@@ -35,13 +35,17 @@ struct Figures
     uint64_t bytes = 0;
 };
 
-Figures timeRun(const Scenario& s, bool samples, bool events = true)
+/// @p keep false: the recording is neither kept nor written (streamed to no sink), as in
+/// `schedlab-cli run` without exports; the metrics do not need it.
+Figures timeRun(const Scenario& s, bool samples, bool events = true, bool keep = true)
 {
     RunOptions o;
     o.recordSamples = samples;
     o.recordEvents = events;
     const auto t0 = std::chrono::steady_clock::now();
     Simulation sim(s, o);
+    if (!keep)
+        sim.streamRecording(nullptr);
     sim.run();
     const auto t1 = std::chrono::steady_clock::now();
     Figures f;
@@ -157,7 +161,7 @@ private Q_SLOTS:
     void bigMachine()
     {
         const Scenario s = parseOrFail(::bigMachine());
-        const Figures f = timeRun(s, false, false);
+        const Figures f = timeRun(s, false, false, false);
         report("64 CPUs, 2000 tasks, 50 cgroups, 10s", s, f);
         QVERIFY(f.events > 0);
     }
@@ -177,7 +181,7 @@ private Q_SLOTS:
         QFETCH(int, cpus);
         QFETCH(int, tasks);
         const Scenario s = parseOrFail(::bigMachine(cpus, tasks));
-        const Figures f = timeRun(s, false, false);
+        const Figures f = timeRun(s, false, false, false);
         const double simSeconds = static_cast<double>(s.durationOrDefault().count()) / 1e9;
         int total = 0;
         for (const auto& t : s.tasks)
