@@ -431,6 +431,7 @@ void LoadBalancer::updateSdLbStats(LbEnv& env, SdLbStats& sds)
     sds.busiestStat.idleCpus = INT_MAX;
     sds.busiestStat.type = GroupType::HasSpare;
     bool overloaded = false;
+    uint64_t sumUtil = 0;
     for (const int gi : env.sd->groups) {
         const SchedGroup& g = m_sd.group(gi);
         const bool local = g.contains(env.dstCpu);
@@ -445,8 +446,14 @@ void LoadBalancer::updateSdLbStats(LbEnv& env, SdLbStats& sds)
         }
         sds.totalLoad += sgs.groupLoad;
         sds.totalCapacity += sgs.groupCapacity;
+        sumUtil += static_cast<uint64_t>(sgs.groupUtil);
     }
     sds.preferSibling = env.child && (env.child->flags & SdPreferSibling);
+    // update_idle_cpu_scan() (§8.2): the LLC level's statistics refresh SIS_UTIL's scan limit,
+    // except in a new-idle balance.
+    if (const SchedDomain* llc = m_sd.llc(env.dstCpu);
+        env.idle != CpuIdleType::NewlyIdle && llc && llc->weight == env.sd->weight)
+        m_s.updateIdleCpuScan(env.dstCpu, sumUtil);
     if (!env.parent)
         m_rdOverloaded = overloaded; // the root domain's overload flag
 }

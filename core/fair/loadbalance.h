@@ -55,6 +55,13 @@ public:
     /// The stopper of @p cpu preempts the running fair task (it stays queued as the first
     /// candidate); false if no fair task runs there.
     virtual bool stopperPreempt(int cpu) = 0;
+    /// update_idle_cpu_scan(): SIS_UTIL's nr_idle_scan of @p cpu's LLC from the summed
+    /// cpu_util_cfs() of the LLC level (placement's state; nothing for a machine without it).
+    virtual void updateIdleCpuScan(int cpu, uint64_t sumUtil)
+    {
+        (void)cpu;
+        (void)sumUtil;
+    }
 };
 
 /// struct sg_lb_stats

@@ -14,8 +14,6 @@ namespace schedlab {
 
 namespace {
 constexpr uint64_t kCapacityScale = 1024; // SCHED_CAPACITY_SCALE
-constexpr int kBusyFactor = 16;           // sd->busy_factor
-constexpr int64_t kMsNs = 1000000;
 
 struct GroupStats
 {
@@ -357,6 +355,11 @@ int Placement::selectIdleSmt(const Task& p, int target)
 
 int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePath& path)
 {
+    // SIS_UTIL: nr_idle_scan + 1 because the scan stops at !--nr; an overloaded LLC (0) is
+    // not searched at all, not even for an idle core.
+    int nr = llc(target).nrIdleScan + 1;
+    if (nr == 1)
+        return -1;
     // sd_llc span ∩ p->cpus_ptr: the LLC is the contiguous range [first, first + weight).
     const int first = m_topo.llcFirst(target);
     const int weight = m_topo.llcSize(target);
@@ -364,12 +367,6 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
     cpus.assign(static_cast<size_t>(m_topo.cpus), false);
     for (int c = first; c < first + weight; ++c)
         cpus[static_cast<size_t>(c)] = p.cpus.test(c);
-    int nr = INT_MAX;
-    // SIS_UTIL: nr_idle_scan + 1 because the scan stops at !--nr; an overloaded LLC (0) is
-    // not searched at all, not even for an idle core.
-    nr = llc(target).nrIdleScan + 1;
-    if (nr == 1)
-        return -1;
     int idleCpu = -1;
     for (int k = 0; k < weight; ++k) {
         const int c = first + (target - first + 1 + k) % weight; // for_each_cpu_wrap(…, target + 1)
@@ -614,19 +611,6 @@ void Placement::updateIdleCpuScan(int cpu, uint64_t sumUtil)
     tmp = std::min<uint64_t>(tmp, kCapacityScale);
     const uint64_t y = (kCapacityScale - tmp) * uint64_t(weight) / kCapacityScale;
     llc(cpu).nrIdleScan = static_cast<int>(y);
-}
-
-void Placement::periodicLlcUpdate(int cpu, int64_t now, bool busy)
-{
-    LlcState& l = llc(cpu);
-    if (now < l.nextUpdate)
-        return;
-    const int weight = llcSize(cpu);
-    l.nextUpdate = now + int64_t(weight) * kMsNs * (busy ? kBusyFactor : 1);
-    uint64_t sum = 0;
-    for (int c = m_topo.llcFirst(cpu); c < m_topo.llcFirst(cpu) + weight; ++c)
-        sum += m_s.cpuUtil(c);
-    updateIdleCpuScan(cpu, sum);
 }
 
 } // namespace schedlab

@@ -89,10 +89,6 @@ public:
     /// update_idle_cpu_scan() (SIS_UTIL): the number of CPUs select_idle_cpu() may scan in the
     /// LLC of @p cpu, from the LLC's summed cfs utilization.
     void updateIdleCpuScan(int cpu, uint64_t sumUtil);
-    /// The periodic balance of the LLC level as far as placement needs it: every balance
-    /// interval (the LLC's weight in ms, times busy_factor on a busy CPU) the LLC's
-    /// nr_idle_scan is recomputed. Called from the tick of a busy CPU.
-    void periodicLlcUpdate(int cpu, int64_t now, bool busy);
 
     /// cpumask_any_and_distribute() as sched_setaffinity() uses it for the new CPU of a task whose
     /// CPU left its mask: the next allowed CPU after the calling CPU's rotor, wrapping.
@@ -119,7 +115,6 @@ private:
     {
         bool hasIdleCores = false;
         int nrIdleScan = 0;
-        int64_t nextUpdate = 0;
     };
 
     WakeeState& wakee(int task);

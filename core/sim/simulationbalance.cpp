@@ -109,4 +109,9 @@ bool SimulationImpl::stopperPreempt(int cpu)
     return true;
 }
 
+void SimulationImpl::updateIdleCpuScan(int cpu, uint64_t sumUtil)
+{
+    m_fairSched->placement().updateIdleCpuScan(cpu, sumUtil);
+}
+
 } // namespace schedlab

@@ -842,8 +842,6 @@ void SimulationImpl::tick(int cpu)
         m_load->updateBlockedAverages(cpu);
     if (m_groups.size() > 1)
         m_load->nohzBalancerKick(cpu);
-    // SIS_UTIL's nr_idle_scan, refreshed by the LLC level's periodic balance (§8.2).
-    m_fairSched->placement().periodicLlcUpdate(cpu, clock(), true);
     // sched_balance_trigger(): periodic balance of the domains when due, NOHZ idle balance kick.
     m_balancer->tick(cpu);
     if (rq.needReschedLazy) {
