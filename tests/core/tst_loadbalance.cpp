@@ -180,6 +180,15 @@ std::optional<Scenario> parse(const std::string& json)
     return test::loadScenario(json, "tst_loadbalance");
 }
 
+/// "task 3 -> 0: periodic PKG overloaded/load": a recorded move in one line.
+QString moveText(const FakeMachine::Move& move)
+{
+    return QStringLiteral("task %1 -> %2: %3")
+        .arg(move.task)
+        .arg(move.dst)
+        .arg(QString::fromStdString(describeMigration(int64_t(move.reason), move.detail.pack())));
+}
+
 int64_t taskCpuTime(const Metrics& m, const std::string& name)
 {
     for (const TaskMetrics& t : m.tasks)
@@ -701,11 +710,7 @@ void TestLoadBalance::reducedCapacityGroupLoad()
     load(m); // task 3: CPU 2's waiting one
     QCOMPARE(lb.balanceRq(0, 1, CpuIdleType::NotIdle, MigrateReason::Periodic), 1);
     QCOMPARE(int(m.moves.size()), 1);
-    QCOMPARE(m.moves[0].task, 3);
-    QCOMPARE(m.moves[0].dst, 0);
-    QCOMPARE(m.moves[0].detail.level, DomainLevel::Pkg);
-    QCOMPARE(m.moves[0].detail.busiestGroup, GroupType::Overloaded);
-    QCOMPARE(m.moves[0].detail.migration, MigrationType::Load);
+    QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 3 -> 0: periodic PKG overloaded/load"));
     // Equal capacities: {2,3} has capacity 2048, util 2048, avg_load 2048, domain 7168·1024/
     // 4096 = 1792: imbalance min(256·2048, 256·2048)/1024 = 512 < 1023: nothing moves.
     FakeMachine n(4);
@@ -781,12 +786,7 @@ void TestLoadBalance::misfitPushedByActiveBalance()
     m.rqs[2]->misfitTaskLoad = 1023;
     QCOMPARE(lb.balanceRq(1, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
     QCOMPARE(int(m.moves.size()), 1);
-    QCOMPARE(m.moves[0].task, 0);
-    QCOMPARE(m.moves[0].dst, 1);
-    QCOMPARE(m.moves[0].reason, MigrateReason::Active);
-    QCOMPARE(m.moves[0].detail.level, DomainLevel::Mc);
-    QCOMPARE(m.moves[0].detail.busiestGroup, GroupType::MisfitTask);
-    QCOMPARE(m.moves[0].detail.migration, MigrationType::Misfit);
+    QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 0 -> 1: active MC misfit_task/misfit"));
     QCOMPARE(d.domains(1)[0].nrBalanceFailed, 0);
     // 6.6 counts the balance as failed.
     FakeMachine o(4);
