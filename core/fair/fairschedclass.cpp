@@ -57,7 +57,8 @@ void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
     // update_misfit_status() (kernel-model.md §8.4): only on a machine of differing capacities.
     if (!m_domains.asymCapacity())
         return;
-    if (!curr) {
+    // The common case first: the task fits its CPU (the kernel caches the rest of the inputs).
+    if (!curr || fitsCapacity(curr->se.avg.utilAvg, m_topo.capacityOf(rq.cpu))) {
         rq.misfitTaskLoad = 0;
         return;
     }
