@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/fair/fairschedclass.h"
 
+#include "core/fair/loadbalance.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -9,12 +10,13 @@
 namespace schedlab {
 
 FairSchedClass::FairSchedClass(
-    FairClass& fair, FairSchedServices& services, CpuTopology topology, int hz)
+    FairClass& fair, FairSchedServices& services, const SchedDomains& domains, int hz)
     : m_fair(fair)
     , m_s(services)
-    , m_topo(topology)
+    , m_domains(domains)
+    , m_topo(domains.topology())
     , m_hz(hz)
-    , m_placement(*this, topology, hz)
+    , m_placement(*this, domains, hz)
 { }
 
 void FairSchedClass::enqueueTask(Rq& rq, Task& task, int flags)
@@ -40,12 +42,34 @@ void FairSchedClass::putPrevTask(Rq& rq, Task& prev)
 void FairSchedClass::setNextTask(Rq& rq, Task& next)
 {
     m_fair.setNextTask(rq, next.se, true);
+    updateMisfitStatus(rq, &next);
 }
 
-void FairSchedClass::taskTick(Rq& rq, Task& /*curr*/)
+void FairSchedClass::taskTick(Rq& rq, Task& curr)
 {
     m_fair.taskTick(rq);
+    updateMisfitStatus(rq, &curr);
     m_s.taskTickCore(rq.cpu);
+}
+
+void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
+{
+    // update_misfit_status() (kernel-model.md §8.4): only on a machine of differing capacities.
+    if (!m_domains.asymCapacity())
+        return;
+    // The common case first: the task fits its CPU (the kernel caches the rest of the inputs).
+    if (!curr || fitsCapacity(curr->se.avg.utilAvg, m_topo.capacityOf(rq.cpu))) {
+        rq.misfitTaskLoad = 0;
+        return;
+    }
+    MisfitInput in;
+    in.util = curr->se.avg.utilAvg;
+    in.hLoad = static_cast<int64_t>(taskHLoad(curr->index));
+    in.capacity = m_topo.capacityOf(rq.cpu);
+    in.nrCpusAllowed = curr->cpus.count();
+    in.fittingCpuRule = !m_traits || m_traits->misfitFittingCpu;
+    in.maxAllowedCapacity = m_domains.maxAllowedCapacity([&](int c) { return curr->cpus.test(c); });
+    rq.misfitTaskLoad = misfitTaskLoad(in);
 }
 
 void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
@@ -116,7 +140,9 @@ uint64_t FairSchedClass::cpuLoad(int cpu) const
 
 uint64_t FairSchedClass::cpuUtil(int cpu) const
 {
-    return std::min<uint64_t>(m_s.runQueue(cpu).cfs->avg.utilAvg, 1024);
+    // cpu_util_cfs(): at most arch_scale_cpu_capacity() (kernel-model.md §8.2).
+    return std::min<uint64_t>(
+        m_s.runQueue(cpu).cfs->avg.utilAvg, static_cast<uint64_t>(m_topo.capacityOf(cpu)));
 }
 
 uint64_t FairSchedClass::cpuRunnable(int cpu) const

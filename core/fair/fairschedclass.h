@@ -5,6 +5,7 @@
 
 #include "core/fair/fairclass.h"
 #include "core/fair/placement.h"
+#include "core/kernel/profile.h"
 #include "core/sched/schedclass.h"
 #include "core/sched/topology.h"
 
@@ -35,7 +36,10 @@ public:
 class FairSchedClass final : public SchedClass, private PlacementServices
 {
 public:
-    FairSchedClass(FairClass& fair, FairSchedServices& services, CpuTopology topology, int hz);
+    /// @p domains: the machine's sched domains (shared with the load balancer; must outlive
+    /// the class).
+    FairSchedClass(
+        FairClass& fair, FairSchedServices& services, const SchedDomains& domains, int hz);
 
     const char* name() const override { return "fair"; }
     void enqueueTask(Rq& rq, Task& task, int flags) override;
@@ -62,6 +66,10 @@ public:
     /// The fair class's balancing is the machine's load balancer (simulationbalance.cpp).
     void balance(Rq&) override { }
     void updateCurr(Rq& rq) override;
+    /// The profile's traits, read at each use; null: the newest kernels' rules.
+    void setTraits(const ProfileTraits* traits) { m_traits = traits; }
+    /// update_misfit_status() for @p curr running on @p rq (null: none).
+    void updateMisfitStatus(Rq& rq, const Task* curr);
 
 private:
     // PlacementServices over the run queues
@@ -76,6 +84,8 @@ private:
 
     FairClass& m_fair;
     FairSchedServices& m_s;
+    const SchedDomains& m_domains;
+    const ProfileTraits* m_traits = nullptr;
     CpuTopology m_topo;
     int m_hz;
     Placement m_placement;

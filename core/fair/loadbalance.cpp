@@ -61,6 +61,8 @@ GroupType groupClassify(int imbalancePct, const SgLbStats& s, bool groupImbalanc
         return GroupType::Imbalanced;
     if (s.smtBalance)
         return GroupType::SmtBalance;
+    if (s.groupMisfitTaskLoad)
+        return GroupType::MisfitTask;
     if (!groupHasCapacity(imbalancePct, s))
         return GroupType::FullyBusy;
     return GroupType::HasSpare;
@@ -86,11 +88,30 @@ int64_t siblingImbalance(const SdLbStats& sds, CpuIdleType idle)
     return imbalance;
 }
 
+int64_t misfitTaskLoad(const MisfitInput& in)
+{
+    if (in.nrCpusAllowed == 1)
+        return 0;
+    if (in.fittingCpuRule && in.capacity == in.maxAllowedCapacity)
+        return 0; // already on the biggest CPU it may use
+    if (fitsCapacity(in.util, in.capacity))
+        return 0;                          // task_fits_cpu()
+    return std::max<int64_t>(in.hLoad, 1); // never 0 for a misfit task
+}
+
 int64_t calculateImbalance(SdLbStats& sds, int sdFlags, CpuIdleType idle, MigrationType& type)
 {
     SgLbStats& local = sds.localStat;
     SgLbStats& busiest = sds.busiestStat;
     type = MigrationType::None;
+    if (busiest.type == GroupType::MisfitTask) {
+        if (sdFlags & SdAsymCpuCapacity) {
+            type = MigrationType::Misfit; // move the misfit task (kernel-model.md §8.4)
+            return 1;
+        }
+        type = MigrationType::Load; // a CPU of reduced capacity (not modelled: never here)
+        return busiest.groupMisfitTaskLoad;
+    }
     if (busiest.type == GroupType::SmtBalance || busiest.type == GroupType::Imbalanced) {
         type = MigrationType::Task; // move one task
         return 1;
@@ -137,6 +158,9 @@ int64_t findImbalance(
         return 0;
     SgLbStats& busiest = sds.busiestStat;
     SgLbStats& local = sds.localStat;
+    // A misfit task is dealt with regardless of the average load.
+    if (busiest.type == GroupType::MisfitTask)
+        return calculateImbalance(sds, sdFlags, idle, type);
     bool force = busiest.type == GroupType::Imbalanced;
     if (!force) {
         if (local.type > busiest.type)
@@ -360,6 +384,12 @@ void LoadBalancer::updateSgLbStats(
             overloaded = true;
         if (!nr && m_s.cpuIdle(i))
             ++sgs.idleCpus;
+        // A misfit task on a CPU of another group (kernel-model.md §8.4).
+        if (!local && (env.sd->flags & SdAsymCpuCapacity)
+            && sgs.groupMisfitTaskLoad < rq.misfitTaskLoad) {
+            sgs.groupMisfitTaskLoad = rq.misfitTaskLoad;
+            overloaded = true;
+        }
     }
     sgs.groupCapacity = group.capacity;
     sgs.groupWeight = group.weight;
@@ -380,6 +410,13 @@ bool LoadBalancer::updateSdPickBusiest(
     const SgLbStats& busiest = sds.busiestStat;
     if (!sgs.sumHNrRunning)
         return false; // nothing to pull
+    const int64_t dstCapacity = m_sd.topology().capacityOf(env.dstCpu);
+    // A misfit task we cannot help: this CPU is not bigger than the group's biggest, or the
+    // local group has no spare capacity.
+    if ((env.sd->flags & SdAsymCpuCapacity) && sgs.type == GroupType::MisfitTask
+        && (!capacityGreater(dstCapacity, group.maxCapacity)
+            || sds.localStat.type != GroupType::HasSpare))
+        return false;
     if (sgs.type > busiest.type)
         return true;
     if (sgs.type < busiest.type)
@@ -392,6 +429,10 @@ bool LoadBalancer::updateSdPickBusiest(
         break;
     case GroupType::Imbalanced:
         return false; // the first one will do
+    case GroupType::MisfitTask:
+        if (sgs.groupMisfitTaskLoad < busiest.groupMisfitTaskLoad)
+            return false; // the biggest misfit task
+        break;
     case GroupType::SmtBalance:
         if (sgs.idleCpus != 0 || busiest.idleCpus != 0) {
             hasSpare = true;
@@ -420,7 +461,7 @@ bool LoadBalancer::updateSdPickBusiest(
     }
     // Asymmetric capacity: do not pull from a group of bigger CPUs that is not overloaded.
     if ((env.sd->flags & SdAsymCpuCapacity) && sgs.type <= GroupType::FullyBusy
-        && capacityGreater(group.minCapacity, m_sd.topology().capacityOf(env.dstCpu)))
+        && capacityGreater(group.minCapacity, dstCapacity))
         return false;
     return true;
 }
@@ -505,6 +546,15 @@ int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
                 busiest = i;
             }
             break;
+        case MigrationType::Misfit: {
+            // The biggest misfit task.
+            const int64_t misfit = m_s.runQueue(i).misfitTaskLoad;
+            if (misfit > busiestLoad) {
+                busiestLoad = misfit;
+                busiest = i;
+            }
+            break;
+        }
         default:
             break;
         }
@@ -599,6 +649,13 @@ int LoadBalancer::detachTasks(LbEnv& env)
             }
             case MigrationType::Task:
                 --env.imbalance;
+                break;
+            case MigrationType::Misfit:
+                // Only a task that does not fit the source CPU.
+                if (fitsCapacity(se.avg.utilAvg, m_sd.topology().capacityOf(env.srcCpu)))
+                    move = false;
+                else
+                    env.imbalance = 0;
                 break;
             default:
                 move = false;
@@ -762,7 +819,9 @@ int LoadBalancer::balanceRq(
     }
     if (!onePinned) {
         if (!moved) {
-            if (idle != CpuIdleType::NewlyIdle)
+            // 6.10+: a misfit balance is not a failed load balance (kernel-model.md §8.4).
+            if (idle != CpuIdleType::NewlyIdle
+                && !(env.type == MigrationType::Misfit && misfitFittingCpu()))
                 ++sd.nrBalanceFailed;
             if (needActiveBalance(env)) {
                 const SchedEntity* curr = m_s.runQueue(env.srcCpu).curr;
@@ -787,8 +846,9 @@ int LoadBalancer::balanceRq(
         }
     }
     (void)allPinnedOut;
-    // Balanced (or pinned): back off, except for new-idle balancing.
-    if (idle == CpuIdleType::NewlyIdle)
+    // Balanced (or pinned): back off, except for new-idle balancing (and, 6.10+, a misfit
+    // balance).
+    if (idle == CpuIdleType::NewlyIdle || (env.type == MigrationType::Misfit && misfitFittingCpu()))
         return 0;
     if (((env.flags & LbfAllPinned) && sd.balanceInterval < kMaxPinnedInterval)
         || sd.balanceInterval < sd.maxInterval)
@@ -802,6 +862,8 @@ bool LoadBalancer::newIdle(int cpu)
     auto& domains = m_sd.domains(cpu);
     if (domains.empty())
         return false;
+    if (m_sd.asymCapacity())
+        m_s.runQueue(cpu).misfitTaskLoad = 0; // update_misfit_status(NULL): going idle
     const int64_t now = jiffies();
     int64_t nextBalance = now + m_hz;
     auto updateNext = [&](const SchedDomain& sd) {
@@ -837,7 +899,13 @@ void LoadBalancer::nohzBalancerKick(int cpu)
     if (now < m_nohzNextBalance)
         return;
     bool kick = m_s.nrRunning(cpu) >= 2;
-    if (!kick) {
+    if (!kick && m_sd.asymCapacityDomain(cpu)) {
+        // check_misfit_status(): a misfit task may find a bigger CPU (before 6.10 only when this
+        // CPU is not of the biggest capacity). The LLC rule does not apply (kernel-model.md §8.4).
+        const int64_t misfit = m_s.runQueue(cpu).misfitTaskLoad;
+        kick =
+            misfit && (misfitFittingCpu() || m_sd.topology().capacityOf(cpu) < m_sd.maxCapacity());
+    } else if (!kick) {
         // More than one busy CPU in the LLC: an idle one may take a task.
         if (const SchedDomain* llc = m_sd.llc(cpu)) {
             int busy = 0;

@@ -8,6 +8,7 @@
 // through BalanceServices, so the balancer can be tested with fakes.
 #pragma once
 
+#include "core/kernel/profile.h"
 #include "core/record/migration.h"
 #include "core/sched/domains.h"
 
@@ -74,8 +75,9 @@ struct SgLbStats
     int64_t groupRunnable = 0; ///< Σ cpu_runnable()
     int idleCpus = 0;
     int groupWeight = 0;
-    int sumNrRunning = 0;  ///< Σ rq->nr_running
-    int sumHNrRunning = 0; ///< Σ rq->cfs.h_nr_runnable
+    int sumNrRunning = 0;            ///< Σ rq->nr_running
+    int sumHNrRunning = 0;           ///< Σ rq->cfs.h_nr_runnable
+    int64_t groupMisfitTaskLoad = 0; ///< max rq->misfit_task_load (SD_ASYM_CPUCAPACITY)
     int cores = 1;
     int flags = 0;           ///< the group's flags (its child domain's)
     bool smtBalance = false; ///< group_smt_balance candidate
@@ -110,6 +112,19 @@ int64_t findImbalance(
     SdLbStats& sds, int sdFlags, int imbalancePct, CpuIdleType idle, MigrationType& type);
 /// calculate_imbalance()
 int64_t calculateImbalance(SdLbStats& sds, int sdFlags, CpuIdleType idle, MigrationType& type);
+/// What update_misfit_status() reads of the running task and its CPU (kernel-model.md §8.4).
+struct MisfitInput
+{
+    uint64_t util = 0;          ///< task_util_est(): util_avg (no util_est, no uclamp)
+    int64_t hLoad = 0;          ///< task_h_load()
+    int capacity = 1024;        ///< arch_scale_cpu_capacity() of the task's CPU
+    int nrCpusAllowed = 1;      ///< p->nr_cpus_allowed
+    int maxAllowedCapacity = 0; ///< p->max_allowed_capacity (6.10+)
+    bool fittingCpuRule = true; ///< 6.10+: misfit only if a bigger allowed CPU exists
+};
+/// update_misfit_status() of a running task: rq->misfit_task_load (0: it fits or cannot move
+/// anywhere better), at least 1 for a misfit task.
+int64_t misfitTaskLoad(const MisfitInput& in);
 /// shr_bound(): val >> min(shift, 63).
 inline int64_t shrBound(int64_t val, int shift)
 {
@@ -128,6 +143,9 @@ public:
     bool newIdle(int cpu);
     /// add_nr_running(): a run queue reached two tasks (sets the root domain's overload flag).
     void noteOverloaded() { m_rdOverloaded = true; }
+    /// The profile's traits, read at each use (the profile may change during a run); null:
+    /// the newest kernels' rules.
+    void setTraits(const ProfileTraits* traits) { m_traits = traits; }
 
     /// sched_balance_domains() of @p cpu (tests call it directly).
     void balanceDomains(int cpu, CpuIdleType idle, MigrateReason reason);
@@ -161,6 +179,7 @@ private:
     int64_t cpuLoad(int cpu);
     int64_t cpuUtil(int cpu);
     bool coreIdle(int cpu) const;
+    bool misfitFittingCpu() const { return !m_traits || m_traits->misfitFittingCpu; }
 
     BalanceServices& m_s;
     SchedDomains& m_sd;
@@ -169,6 +188,7 @@ private:
     std::vector<int64_t> m_nextBalance; ///< rq->next_balance (jiffies)
     bool m_rdOverloaded = false;        ///< rd->overloaded
     int64_t m_nohzNextBalance = 0;      ///< nohz.next_balance (jiffies)
+    const ProfileTraits* m_traits = nullptr;
 };
 
 } // namespace schedlab

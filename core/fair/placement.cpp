@@ -62,14 +62,30 @@ bool pickIdlest(const GroupStats& idlest, const GroupStats& s)
 }
 } // namespace
 
-Placement::Placement(const PlacementServices& services, CpuTopology topology, int hz)
+Placement::Placement(const PlacementServices& services, const SchedDomains& domains, int hz)
     : m_s(services)
-    , m_topo(topology)
+    , m_sd(&domains)
     , m_hz(hz)
-    , m_idleTasks(static_cast<size_t>(topology.cpus))
-    , m_idleStamp(static_cast<size_t>(topology.cpus), 0)
-    , m_distributePrev(static_cast<size_t>(topology.cpus), 0)
 {
+    init();
+}
+
+Placement::Placement(const PlacementServices& services, const CpuTopology& topology, int hz)
+    : m_s(services)
+    , m_ownDomains(std::make_unique<SchedDomains>(topology))
+    , m_sd(m_ownDomains.get())
+    , m_hz(hz)
+{
+    init();
+}
+
+void Placement::init()
+{
+    const CpuTopology& topology = topo();
+    const auto n = static_cast<size_t>(topology.cpus);
+    m_idleTasks.resize(n);
+    m_idleStamp.assign(n, 0);
+    m_distributePrev.assign(n, 0);
     // The machine starts idle as if every CPU went idle at time 0 (the kernel's idle_stamp of a
     // CPU that never ran would be 0, which find_idlest never picks; on a running system every
     // CPU has been idle before). Likewise nr_idle_scan starts at the LLC size (an idle LLC's
@@ -97,12 +113,12 @@ Placement::WakeeState& Placement::current(const WakeContext& ctx)
 
 Placement::LlcState& Placement::llc(int cpu)
 {
-    return m_llcs[static_cast<size_t>(m_topo.llcOf(cpu))];
+    return m_llcs[static_cast<size_t>(topo().llcOf(cpu))];
 }
 
 const Placement::LlcState& Placement::llc(int cpu) const
 {
-    return m_llcs[static_cast<size_t>(m_topo.llcOf(cpu))];
+    return m_llcs[static_cast<size_t>(topo().llcOf(cpu))];
 }
 
 int Placement::recentUsedCpu(int task) const
@@ -117,56 +133,18 @@ unsigned Placement::wakeeFlips(int task) const
     return task < static_cast<int>(m_tasks.size()) ? m_tasks[static_cast<size_t>(task)].flips : 0;
 }
 
-std::vector<PlacementDomain> Placement::domainsOf(int cpu) const
-{
-    // sd_init(): SMT domains have imbalance_pct 110, the LLC (MC) and package levels 117.
-    std::vector<PlacementDomain> out;
-    auto add = [&](DomainLevel level, int pct, int first, int weight) {
-        weight = std::min(weight, m_topo.cpus - first);
-        const int below = out.empty() ? 1 : out.back().weight;
-        if (weight > below)
-            out.push_back({level, pct, first, weight});
-    };
-    const int tpc = m_topo.threadsPerCore;
-    add(DomainLevel::Smt, 110, m_topo.coreOf(cpu) * tpc, tpc);
-    const int llcCpus = tpc * m_topo.coresPerLlc;
-    add(DomainLevel::Mc, 117, m_topo.llcOf(cpu) * llcCpus, llcCpus);
-    add(DomainLevel::Pkg, 117, 0, m_topo.cpus);
-    return out;
-}
-
 int Placement::llcSize(int cpu) const
 {
-    const int llcCpus = m_topo.threadsPerCore * m_topo.coresPerLlc;
-    const int first = m_topo.llcOf(cpu) * llcCpus;
-    return std::max(1, std::min(llcCpus, m_topo.cpus - first));
+    const SchedDomain* sd = m_sd->llc(cpu);
+    return sd ? sd->weight : 1;
 }
 
-std::vector<std::pair<int, int>> Placement::groupsOf(const PlacementDomain& sd, int cpu) const
+bool Placement::sharesCache(int a, int b) const
 {
-    // The groups of a level are its child level's spans (single CPUs at the lowest level), in
-    // the order build_sched_groups() links them: the local group first, then wrapping around.
-    const std::vector<PlacementDomain> doms = domainsOf(cpu);
-    const PlacementDomain* child = nullptr;
-    for (const PlacementDomain& d : doms)
-        if (d.weight < sd.weight)
-            child = &d;
-    std::vector<std::pair<int, int>> out;
-    const int tpc = m_topo.threadsPerCore;
-    const int llcCpus = tpc * m_topo.coresPerLlc;
-    auto spanAt = [&](int c) -> std::pair<int, int> {
-        if (!child)
-            return {c, 1};
-        const bool smt = child->level == DomainLevel::Smt;
-        const int first = smt ? m_topo.coreOf(c) * tpc : m_topo.llcOf(c) * llcCpus;
-        return {first, std::min(smt ? tpc : llcCpus, m_topo.cpus - first)};
-    };
-    for (int k = 0; k < sd.weight; ++k) {
-        const auto g = spanAt(sd.first + (cpu - sd.first + k) % sd.weight);
-        if (std::find(out.begin(), out.end(), g) == out.end())
-            out.push_back(g);
-    }
-    return out;
+    if (a == b)
+        return true;
+    const SchedDomain* sd = m_sd->llc(a);
+    return sd && sd->contains(b);
 }
 
 // --- select_task_rq_fair() ----------------------------------------------------------------------
@@ -185,21 +163,23 @@ PlacementResult Placement::selectTaskRq(const Task& p, const WakeContext& ctx)
             wantAffine = !wakeWide(p, ctx) && p.cpus.test(cpu);
         }
         // The domain walk from the waker's CPU: the lowest SD_WAKE_AFFINE domain spanning prev
-        // ends it for an affine wakeup; fork and exec take the widest domain (every level has
-        // SD_BALANCE_FORK/EXEC, none SD_BALANCE_WAKE).
-        const PlacementDomain* sd = nullptr;
-        const std::vector<PlacementDomain> doms = domainsOf(cpu);
+        // ends it for an affine wakeup; fork and exec take the widest domain with
+        // SD_BALANCE_FORK/EXEC (every level; none has SD_BALANCE_WAKE).
+        const int sdFlag = (ctx.flags & WakeFork) ? SdBalanceFork
+            : (ctx.flags & WakeExec)              ? SdBalanceExec
+                                                  : 0;
+        const SchedDomain* sd = nullptr;
         int newCpu = prev;
         WakePath path = WakePath::None;
-        for (const PlacementDomain& d : doms) {
-            if (wantAffine && prev >= d.first && prev < d.first + d.weight) {
+        for (const SchedDomain& d : domainsOf(cpu)) {
+            if (wantAffine && (d.flags & SdWakeAffine) && d.contains(prev)) {
                 if (cpu != prev)
                     newCpu = wakeAffine(d, p, cpu, prev, ctx.flags & WakeSync, ctx.waker);
                 r.detail.level = d.level;
                 sd = nullptr;
                 break;
             }
-            if (fork)
+            if (d.flags & sdFlag)
                 sd = &d;
             else if (!wantAffine)
                 break;
@@ -220,7 +200,7 @@ PlacementResult Placement::selectTaskRq(const Task& p, const WakeContext& ctx)
     } else {
         r.cpu = std::max(0, p.cpus.first()); // cpumask_any(): select_task_rq_fair() not called
     }
-    if (r.cpu < 0 || r.cpu >= m_topo.cpus || !p.cpus.test(r.cpu)) {
+    if (r.cpu < 0 || r.cpu >= topo().cpus || !p.cpus.test(r.cpu)) {
         // select_fallback_rq(): the first allowed CPU (one node).
         r.cpu = std::max(0, p.cpus.first());
         r.detail.wake = WakePath::Fallback;
@@ -254,7 +234,7 @@ bool Placement::wakeWide(const Task& p, const WakeContext& ctx)
 }
 
 int Placement::wakeAffine(
-    const PlacementDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker)
+    const SchedDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker)
 {
     int target = wakeAffineIdle(thisCpu, prevCpu, sync); // WA_IDLE
     if (target < 0)
@@ -279,7 +259,7 @@ int Placement::wakeAffineIdle(int thisCpu, int prevCpu, bool sync)
 }
 
 int Placement::wakeAffineWeight(
-    const PlacementDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker)
+    const SchedDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker)
 {
     int64_t thisEff = static_cast<int64_t>(m_s.cpuLoad(thisCpu));
     if (sync) {
@@ -291,10 +271,10 @@ int Placement::wakeAffineWeight(
     const int64_t taskLoad = static_cast<int64_t>(m_s.taskHLoad(p.index));
     thisEff += taskLoad;
     thisEff *= 100; // WA_BIAS
-    thisEff *= static_cast<int64_t>(m_s.capacity(prevCpu));
+    thisEff *= capacity(prevCpu);
     int64_t prevEff = static_cast<int64_t>(m_s.cpuLoad(prevCpu)) - taskLoad;
     prevEff *= 100 + (sd.imbalancePct - 100) / 2; // WA_BIAS: half the imbalance margin
-    prevEff *= static_cast<int64_t>(m_s.capacity(thisCpu));
+    prevEff *= capacity(thisCpu);
     if (sync)
         prevEff += 1; // a tie stacks the wakee on the waker
     return thisEff < prevEff ? thisCpu : -1;
@@ -307,13 +287,19 @@ bool Placement::idleOrSchedIdle(int cpu) const
     return m_s.idleCpu(cpu) || m_s.schedIdleCpu(cpu);
 }
 
+bool Placement::asymFits(const Task& p, int cpu) const
+{
+    // util_fits_cpu() of task_util_est() (util_avg; no util_est, no uclamp): kernel-model.md §8.4.
+    return !m_sd->asymCapacity() || fitsCapacity(p.se.avg.utilAvg, capacity(cpu));
+}
+
 int Placement::selectIdleSibling(const Task& p, int prev, int target, WakePath& path)
 {
     path = WakePath::TargetIdle;
-    if (idleOrSchedIdle(target))
+    if (idleOrSchedIdle(target) && asymFits(p, target))
         return target;
     path = WakePath::PrevIdle;
-    if (prev != target && sharesCache(prev, target) && idleOrSchedIdle(prev))
+    if (prev != target && sharesCache(prev, target) && idleOrSchedIdle(prev) && asymFits(p, prev))
         return prev;
     // recent_used_cpu: the CPU before prev, remembered for the next wakeup.
     WakeeState& w = wakee(p.index);
@@ -321,13 +307,21 @@ int Placement::selectIdleSibling(const Task& p, int prev, int target, WakePath& 
     w.recentUsedCpu = prev;
     path = WakePath::RecentUsed;
     if (recent >= 0 && recent != prev && recent != target && sharesCache(recent, target)
-        && idleOrSchedIdle(recent) && p.cpus.test(recent))
+        && idleOrSchedIdle(recent) && p.cpus.test(recent) && asymFits(p, recent))
         return recent;
+    // Differing capacities: the domain of interest is sd_asym_cpucapacity, not sd_llc.
+    if (m_sd->asymCapacity()) {
+        if (const SchedDomain* sd = m_sd->asymCapacityDomain(target)) {
+            const int i = selectIdleCapacity(p, *sd, target);
+            path = i >= 0 ? WakePath::IdleCapacity : WakePath::Fallback;
+            return i >= 0 ? i : target;
+        }
+    }
     path = WakePath::Fallback;
     if (llcSize(target) < 2)
         return target; // no sd_llc
     bool hasIdleCore = false;
-    if (m_topo.threadsPerCore > 1) { // sched_smt_active()
+    if (topo().threadsPerCore > 1) { // sched_smt_active()
         hasIdleCore = llc(target).hasIdleCores;
         if (!hasIdleCore && sharesCache(prev, target)) {
             const int i = selectIdleSmt(p, prev);
@@ -344,10 +338,31 @@ int Placement::selectIdleSibling(const Task& p, int prev, int target, WakePath& 
     return target;
 }
 
+int Placement::selectIdleCapacity(const Task& p, const SchedDomain& sd, int target)
+{
+    // The first idle CPU from target on (for_each_cpu_wrap()) that the task fits; failing that,
+    // the idle CPU of the largest capacity (the first one of a tie). kernel-model.md §8.4.
+    int64_t bestCap = 0;
+    int bestCpu = -1;
+    for (int k = 0; k < sd.weight; ++k) {
+        const int c = sd.first + (target - sd.first + k) % sd.weight;
+        if (!p.cpus.test(c) || !idleOrSchedIdle(c))
+            continue;
+        const int64_t cap = capacity(c);
+        if (fitsCapacity(p.se.avg.utilAvg, cap))
+            return c;
+        if (cap > bestCap) {
+            bestCap = cap;
+            bestCpu = c;
+        }
+    }
+    return bestCpu;
+}
+
 int Placement::selectIdleSmt(const Task& p, int target)
 {
-    const int first = m_topo.coreOf(target) * m_topo.threadsPerCore;
-    for (int c = first; c < std::min(first + m_topo.threadsPerCore, m_topo.cpus); ++c)
+    const int first = topo().coreFirst(target);
+    for (int c = first; c < first + topo().coreSize(target); ++c)
         if (c != target && p.cpus.test(c) && idleOrSchedIdle(c))
             return c;
     return -1;
@@ -361,10 +376,10 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
     if (nr == 1)
         return -1;
     // sd_llc span ∩ p->cpus_ptr: the LLC is the contiguous range [first, first + weight).
-    const int first = m_topo.llcFirst(target);
-    const int weight = m_topo.llcSize(target);
+    const int first = topo().llcFirst(target);
+    const int weight = topo().llcSize(target);
     std::vector<bool>& cpus = m_scanMask;
-    cpus.assign(static_cast<size_t>(m_topo.cpus), false);
+    cpus.assign(static_cast<size_t>(topo().cpus), false);
     for (int c = first; c < first + weight; ++c)
         cpus[static_cast<size_t>(c)] = p.cpus.test(c);
     int idleCpu = -1;
@@ -395,8 +410,8 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
 
 int Placement::selectIdleCore(const Task& /*p*/, int core, std::vector<bool>& cpus, int& idleCpu)
 {
-    const int first = m_topo.coreOf(core) * m_topo.threadsPerCore;
-    const int end = std::min(first + m_topo.threadsPerCore, m_topo.cpus);
+    const int first = topo().coreFirst(core);
+    const int end = first + topo().coreSize(core);
     bool idle = true;
     for (int c = first; c < end; ++c) {
         if (!m_s.idleCpu(c)) {
@@ -424,21 +439,20 @@ int Placement::selectIdleCore(const Task& /*p*/, int core, std::vector<bool>& cp
 
 int Placement::findDstCpu(const Task& p, int cpu, int prevCpu, DomainLevel& level)
 {
-    std::vector<PlacementDomain> doms = domainsOf(cpu);
-    if (doms.empty())
+    const std::vector<SchedDomain>* doms = &domainsOf(cpu);
+    if (doms->empty())
         return prevCpu;
     int newCpu = cpu;
-    int idx = static_cast<int>(doms.size()) - 1;
+    int idx = static_cast<int>(doms->size()) - 1;
     bool moved = false;
     while (idx >= 0) {
-        const PlacementDomain sd = doms[static_cast<size_t>(idx)];
-        int first = 0;
-        int weight = 0;
-        if (findDstGroup(sd, p, cpu, first, weight) < 0) {
+        const SchedDomain& sd = (*doms)[static_cast<size_t>(idx)];
+        const SchedGroup* group = findDstGroup(sd, p, cpu);
+        if (!group) {
             --idx; // try a lower level of cpu
             continue;
         }
-        newCpu = findDstGroupCpu(first, weight, p, cpu);
+        newCpu = findDstGroupCpu(*group, p, cpu);
         if (newCpu == cpu) {
             --idx;
             continue;
@@ -447,25 +461,28 @@ int Placement::findDstCpu(const Task& p, int cpu, int prevCpu, DomainLevel& leve
             level = sd.level;
         moved = true;
         // Go on below the chosen CPU's level of the same width.
+        const int weight = sd.weight;
         cpu = newCpu;
-        doms = domainsOf(cpu);
+        doms = &domainsOf(cpu);
         idx = -1;
-        for (size_t j = 0; j < doms.size() && doms[j].weight < sd.weight; ++j)
+        for (size_t j = 0; j < doms->size() && (*doms)[j].weight < weight; ++j)
             idx = static_cast<int>(j);
     }
     return newCpu;
 }
 
-int Placement::findDstGroup(
-    const PlacementDomain& sd, const Task& p, int thisCpu, int& groupFirst, int& groupWeight)
+const SchedGroup* Placement::findDstGroup(const SchedDomain& sd, const Task& p, int thisCpu)
 {
     bool haveLocal = false;
-    bool haveIdlest = false;
     GroupStats local;
     GroupStats idlest;
     idlest.type = GroupType::Overloaded;
     idlest.avgLoad = UINT64_MAX;
-    for (const auto& [first, weight] : groupsOf(sd, thisCpu)) {
+    const SchedGroup* idlestGroup = nullptr;
+    for (const int gi : sd.groups) {
+        const SchedGroup& g = m_sd->group(gi);
+        const int first = g.first;
+        const int weight = g.weight;
         bool allowed = false;
         for (int c = first; c < first + weight; ++c)
             allowed = allowed || p.cpus.test(c);
@@ -475,11 +492,11 @@ int Placement::findDstGroup(
         // the *_without() corrections are zero for it).
         GroupStats s;
         s.weight = weight;
+        s.capacity = static_cast<uint64_t>(g.capacity);
         for (int c = first; c < first + weight; ++c) {
             s.load += m_s.cpuLoad(c);
             s.util += m_s.cpuUtil(c);
             s.runnable += m_s.cpuRunnable(c);
-            s.capacity += m_s.capacity(c);
             const int nr = m_s.nrRunning(c);
             s.sumNrRunning += nr;
             if (nr == 0 && m_s.idleCpu(c))
@@ -490,55 +507,52 @@ int Placement::findDstGroup(
                                                   : GroupType::HasSpare;
         if (s.type == GroupType::FullyBusy || s.type == GroupType::Overloaded)
             s.avgLoad = s.load * kCapacityScale / s.capacity;
-        const bool isLocal = thisCpu >= first && thisCpu < first + weight;
-        if (isLocal) {
+        if (g.contains(thisCpu)) {
             local = s;
             haveLocal = true;
         } else if (pickIdlest(idlest, s)) {
             idlest = s;
-            haveIdlest = true;
-            groupFirst = first;
-            groupWeight = weight;
+            idlestGroup = &g;
         }
     }
-    if (!haveIdlest)
-        return -1;
+    if (!idlestGroup)
+        return nullptr;
     if (!haveLocal)
-        return 0; // the local group is not allowed: the idlest one
+        return idlestGroup; // the local group is not allowed: the idlest one
     if (local.type < idlest.type)
-        return -1;
+        return nullptr;
     if (local.type > idlest.type)
-        return 0;
+        return idlestGroup;
     switch (local.type) {
     case GroupType::Overloaded:
     case GroupType::FullyBusy: {
         // Move only past an imbalance of a NICE_0 task's load scaled by the margin.
         const uint64_t imbalance = 1024 * uint64_t(sd.imbalancePct - 100) / 100;
         if (idlest.avgLoad >= local.avgLoad + imbalance)
-            return -1;
+            return nullptr;
         if (100 * local.avgLoad <= uint64_t(sd.imbalancePct) * idlest.avgLoad)
-            return -1;
+            return nullptr;
         break;
     }
     case GroupType::HasSpare:
         if (local.idleCpus >= idlest.idleCpus)
-            return -1; // stay local unless the other group has more idle CPUs
+            return nullptr; // stay local unless the other group has more idle CPUs
         break;
     default:
-        return -1;
+        return nullptr;
     }
-    return 0;
+    return idlestGroup;
 }
 
-int Placement::findDstGroupCpu(int first, int weight, const Task& p, int thisCpu)
+int Placement::findDstGroupCpu(const SchedGroup& group, const Task& p, int thisCpu)
 {
-    if (weight == 1)
-        return first;
+    if (group.weight == 1)
+        return group.first;
     uint64_t minLoad = UINT64_MAX;
     int64_t latestIdle = -1;
     int leastLoaded = thisCpu;
     int shallowest = -1;
-    for (int c = first; c < first + weight; ++c) {
+    for (int c = group.first; c < group.first + group.weight; ++c) {
         if (!p.cpus.test(c))
             continue;
         if (m_s.schedIdleCpu(c))
@@ -563,9 +577,10 @@ int Placement::findDstGroupCpu(int first, int weight, const Task& p, int thisCpu
 
 int Placement::anyAndDistribute(const CpuSet& cpus, int callingCpu)
 {
-    int& rotor = m_distributePrev[static_cast<size_t>(std::clamp(callingCpu, 0, m_topo.cpus - 1))];
-    for (int k = 1; k <= m_topo.cpus; ++k) {
-        const int c = (rotor + k) % m_topo.cpus;
+    const int n = topo().cpus;
+    int& rotor = m_distributePrev[static_cast<size_t>(std::clamp(callingCpu, 0, n - 1))];
+    for (int k = 1; k <= n; ++k) {
+        const int c = (rotor + k) % n;
         if (cpus.test(c)) {
             rotor = c;
             return c;
@@ -579,11 +594,11 @@ int Placement::anyAndDistribute(const CpuSet& cpus, int callingCpu)
 void Placement::cpuEnteredIdle(int cpu, int64_t now)
 {
     m_idleStamp[static_cast<size_t>(cpu)] = now;
-    if (m_topo.threadsPerCore < 2)
+    if (topo().threadsPerCore < 2)
         return;
     // update_idle_core(): a CPU entering idle with all its siblings idle sets the LLC's hint.
-    const int first = m_topo.coreOf(cpu) * m_topo.threadsPerCore;
-    for (int c = first; c < std::min(first + m_topo.threadsPerCore, m_topo.cpus); ++c)
+    const int first = topo().coreFirst(cpu);
+    for (int c = first; c < first + topo().coreSize(cpu); ++c)
         if (c != cpu && !m_s.idleCpu(c))
             return;
     llc(cpu).hasIdleCores = true;
@@ -601,11 +616,7 @@ void Placement::updateIdleCpuScan(int cpu, uint64_t sumUtil)
     const int weight = llcSize(cpu);
     if (weight < 2)
         return;
-    const std::vector<PlacementDomain> doms = domainsOf(cpu);
-    int pct = 117;
-    for (const PlacementDomain& d : doms)
-        if (d.weight == weight)
-            pct = d.imbalancePct;
+    const int pct = m_sd->llc(cpu)->imbalancePct;
     const uint64_t x = sumUtil / uint64_t(weight);
     uint64_t tmp = x * x * uint64_t(pct) * uint64_t(pct) / (10000 * kCapacityScale);
     tmp = std::min<uint64_t>(tmp, kCapacityScale);

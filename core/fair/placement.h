@@ -7,15 +7,16 @@
 // then the idlest CPU, level by level) for fork and exec.
 //
 // The machine is seen only through PlacementServices, so the decisions can be unit-tested with a
-// fake machine (tests/core/tst_placement.cpp). The sched domains used here are the x86 default
-// levels built from CpuTopology: SMT (the CPUs of a core), MC (the CPUs of an LLC) and PKG (every
-// CPU), a level whose span equals its child's being degenerate and left out.
+// fake machine (tests/core/tst_placement.cpp). The sched domains are the load balancer's
+// (SchedDomains, core/sched/domains.h): sd_llc, the domain walk and the groups of find_idlest.
 #pragma once
 
 #include "core/record/migration.h"
+#include "core/sched/domains.h"
 #include "core/sched/topology.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace schedlab {
@@ -44,8 +45,6 @@ public:
     virtual uint64_t cpuRunnable(int cpu) const = 0;
     /// task_h_load() of task @p task (an index): its load as seen at the root cfs_rq.
     virtual uint64_t taskHLoad(int task) const = 0;
-    /// capacity_of(): the same for every CPU of the machines modelled.
-    virtual uint64_t capacity(int /*cpu*/) const { return 1024; }
 };
 
 /// Where the placement runs: the wake flags and `current` of smp_processor_id().
@@ -63,19 +62,13 @@ struct PlacementResult
     MigrateDetail detail; ///< level: the domain of wake_affine / find_idlest; wake: the step
 };
 
-/// Sched-domain parameters of the default topology levels (sd_init()).
-struct PlacementDomain
-{
-    DomainLevel level = DomainLevel::None;
-    int imbalancePct = 117;
-    int first = 0; ///< span: CPUs [first, first + weight)
-    int weight = 1;
-};
-
 class Placement
 {
 public:
-    Placement(const PlacementServices& services, CpuTopology topology, int hz);
+    /// Placement over the machine's sched domains (shared with the load balancer).
+    Placement(const PlacementServices& services, const SchedDomains& domains, int hz);
+    /// Placement with sched domains of its own built from @p topology (unit tests).
+    Placement(const PlacementServices& services, const CpuTopology& topology, int hz);
 
     /// select_task_rq() of a fair task: select_task_rq_fair() when more than one CPU is allowed,
     /// then the fallback to an allowed CPU (select_fallback_rq()).
@@ -95,7 +88,8 @@ public:
     int anyAndDistribute(const CpuSet& cpus, int callingCpu);
 
     /// The domains of @p cpu, lowest first (SMT, MC, PKG; degenerate levels left out).
-    std::vector<PlacementDomain> domainsOf(int cpu) const;
+    const std::vector<SchedDomain>& domainsOf(int cpu) const { return m_sd->domains(cpu); }
+    /// The weight of sd_llc (1 without one).
     int llcSize(int cpu) const;
     bool hasIdleCores(int cpu) const { return llc(cpu).hasIdleCores; }
     int nrIdleScan(int cpu) const { return llc(cpu).nrIdleScan; }
@@ -124,25 +118,31 @@ private:
     void recordWakee(const Task& p, const WakeContext& ctx);
     bool wakeWide(const Task& p, const WakeContext& ctx);
     int wakeAffine(
-        const PlacementDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
+        const SchedDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
     int wakeAffineIdle(int thisCpu, int prevCpu, bool sync);
     int wakeAffineWeight(
-        const PlacementDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
-    bool sharesCache(int a, int b) const { return m_topo.llcOf(a) == m_topo.llcOf(b); }
+        const SchedDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
+    /// cpus_share_cache(): @p b is in the span of @p a's sd_llc.
+    bool sharesCache(int a, int b) const;
     bool idleOrSchedIdle(int cpu) const;
+    /// capacity_of(): arch_scale_cpu_capacity() of the topology (no RT/IRQ pressure modelled).
+    int64_t capacity(int cpu) const { return topo().capacityOf(cpu); }
     int selectIdleSibling(const Task& p, int prev, int target, WakePath& path);
+    /// asym_fits_cpu(): without differing capacities every CPU fits.
+    bool asymFits(const Task& p, int cpu) const;
+    int selectIdleCapacity(const Task& p, const SchedDomain& sd, int target);
     int selectIdleSmt(const Task& p, int target);
     int selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePath& path);
     int selectIdleCore(const Task& p, int core, std::vector<bool>& cpus, int& idleCpu);
     int findDstCpu(const Task& p, int cpu, int prevCpu, DomainLevel& level);
-    int findDstGroup(
-        const PlacementDomain& sd, const Task& p, int thisCpu, int& groupFirst, int& groupWeight);
-    int findDstGroupCpu(int first, int weight, const Task& p, int thisCpu);
-    /// The child level's spans inside @p sd: the sched groups, starting with @p cpu's.
-    std::vector<std::pair<int, int>> groupsOf(const PlacementDomain& sd, int cpu) const;
+    const SchedGroup* findDstGroup(const SchedDomain& sd, const Task& p, int thisCpu);
+    int findDstGroupCpu(const SchedGroup& group, const Task& p, int thisCpu);
+    void init();
+    const CpuTopology& topo() const { return m_sd->topology(); }
 
     const PlacementServices& m_s;
-    CpuTopology m_topo;
+    std::unique_ptr<SchedDomains> m_ownDomains; ///< built from a topology (unit tests)
+    const SchedDomains* m_sd = nullptr;
     int m_hz;
     std::vector<WakeeState> m_tasks;
     std::vector<WakeeState> m_idleTasks; ///< per CPU: `current` when the CPU is idle

@@ -66,6 +66,11 @@ struct ProfileTraits
     /// RT starvation, and the root rt_rq is no longer throttled by sched_rt_runtime_us
     /// (kernel-model.md §10.4). Earlier: the root rt_rq is throttled at 950 ms per 1 s.
     bool fairDeadlineServer = true;
+    /// 6.10+: misfit needs a bigger CPU the task may use (p->max_allowed_capacity); a misfit
+    /// balance neither counts as a failed balance nor backs the interval off; the NOHZ kick
+    /// checks only rq->misfit_task_load (kernel-model.md §8.4). Earlier: a task too big for the
+    /// biggest CPU is misfit too, and the kick needs a CPU below rd->max_cpu_capacity.
+    bool misfitFittingCpu = true;
 };
 
 struct KernelProfile

@@ -41,7 +41,8 @@ const char* migrationTypeName(MigrationType type)
 const char* wakePathName(WakePath path)
 {
     static const char* const names[] = {"", "prev-idle", "target-idle", "recent-used", "idle-core",
-        "idle-cpu", "idle-sibling", "fallback", "idlest", "affine-prev", "affine-waker"};
+        "idle-cpu", "idle-sibling", "fallback", "idlest", "affine-prev", "affine-waker",
+        "idle-capacity"};
     return nameOf(names, uint8_t(path));
 }
 

@@ -55,7 +55,8 @@ enum class WakePath : uint8_t {
     Fallback,
     Idlest,
     AffinePrev,
-    AffineWaker
+    AffineWaker,
+    IdleCapacity ///< select_idle_capacity() on a machine of differing CPU capacities
 };
 
 /// The packed `d` of a Migrate record: one byte per field.

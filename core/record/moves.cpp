@@ -67,6 +67,8 @@ const char* pathSentence(WakePath path)
         return "wake_affine() kept it near its previous CPU";
     case WakePath::AffineWaker:
         return "wake_affine() pulled it to the waker's CPU";
+    case WakePath::IdleCapacity:
+        return "select_idle_capacity() found an idle CPU big enough for it";
     case WakePath::None:
         break;
     }

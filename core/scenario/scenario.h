@@ -139,6 +139,8 @@ struct MachineSpec
     std::optional<int> cpus;           ///< default 1
     std::optional<int> threadsPerCore; ///< SMT width, default 1
     std::optional<int> coresPerLlc;    ///< default: all cores share one LLC
+    /// arch_scale_cpu_capacity() per CPU (1..1024, one per CPU); default 1024 each.
+    std::optional<std::vector<int>> capacities;
     int cpuCount() const { return cpus.value_or(1); }
     friend bool operator==(const MachineSpec&, const MachineSpec&) = default;
 };

@@ -3,6 +3,7 @@
 
 #include "core/kernel/profile.h"
 #include "core/scenario/limits.h"
+#include "core/sched/topology.h"
 
 #include <climits>
 
@@ -400,6 +401,27 @@ const FieldTable<MachineSpec>& machineFields()
         machineSize("cpus", &MachineSpec::cpus, 1, Limits::maxCpus),
         machineSize("threads_per_core", &MachineSpec::threadsPerCore, 1, Limits::maxThreadsPerCore),
         machineSize("cores_per_llc", &MachineSpec::coresPerLlc, 1, Limits::maxCpus),
+        // One capacity per CPU; the count is checked against cpus by parseMachine().
+        customField<MachineSpec>(
+            "capacities",
+            [](ScenarioReader& r, const Json& v, const std::string& path, MachineSpec& m,
+                const NoContext&) {
+                if (!r.expectArray(v, path, "an array of CPU capacities 1–1024, one per CPU"))
+                    return;
+                std::vector<int> caps;
+                bool ok = true;
+                for (size_t i = 0; i < v.size() && i <= size_t(Limits::maxCpus); ++i) {
+                    const auto cap = intIn(1, kSchedCapacityScale)(r, v[i], child(path, i));
+                    ok = ok && cap.has_value();
+                    caps.push_back(cap.value_or(kSchedCapacityScale));
+                }
+                if (ok)
+                    m.capacities = std::move(caps);
+            },
+            [](const MachineSpec& m, Json& out, const NoContext&) {
+                if (m.capacities)
+                    out["capacities"] = *m.capacities;
+            }),
     };
     return table;
 }

@@ -284,6 +284,10 @@ void ScenarioReader::parseMachine(const Json& v, const std::string& path)
         m_diag.error(child(path, "cores_per_llc"),
             "the machine's " + std::to_string(cores) + " cores are not a multiple of "
                 + std::to_string(*machine.coresPerLlc));
+    if (machine.capacities && machine.capacities->size() != static_cast<size_t>(cpus))
+        m_diag.error(child(path, "capacities"),
+            "expected one capacity per CPU (" + std::to_string(cpus) + "), got "
+                + std::to_string(machine.capacities->size()));
 }
 
 void ScenarioReader::parseCgroups(const Json& v, const std::string& path)

@@ -3,6 +3,7 @@
 // degenerate levels (kernel/sched/topology.c; kernel-model.md §8.3).
 #include "core/sched/domains.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -51,16 +52,28 @@ SchedDomains::SchedDomains(const CpuTopology& topology, int64_t jiffies)
 {
     const int n = m_topo.cpus;
     m_domains.resize(static_cast<size_t>(n));
-    for (int c = 1; c < n; ++c)
-        if (m_topo.capacityOf(c) != m_topo.capacityOf(0))
-            m_asym = true;
+    // asym_cap_list: the distinct capacities of the machine.
+    std::vector<int> machineCaps;
+    for (int c = 0; c < n; ++c)
+        if (std::find(machineCaps.begin(), machineCaps.end(), m_topo.capacityOf(c))
+            == machineCaps.end())
+            machineCaps.push_back(m_topo.capacityOf(c));
+    m_asym = machineCaps.size() > 1;
+    m_maxCapacity =
+        n > 0 ? *std::max_element(machineCaps.begin(), machineCaps.end()) : kSchedCapacityScale;
     if (n < 2)
         return;
-    auto capacitiesDiffer = [&](int first, int weight) {
-        for (int c = first + 1; c < first + weight; ++c)
-            if (m_topo.capacityOf(c) != m_topo.capacityOf(first))
-                return true;
-        return false;
+    // asym_cpu_capacity_classify(): a span with two or more capacities is asymmetric, fully so
+    // when it holds every capacity of the machine (kernel-model.md §8.4).
+    auto asymFlags = [&](int first, int weight) {
+        std::vector<int> caps;
+        for (int c = first; c < first + weight; ++c)
+            if (std::find(caps.begin(), caps.end(), m_topo.capacityOf(c)) == caps.end())
+                caps.push_back(m_topo.capacityOf(c));
+        if (caps.size() < 2)
+            return 0;
+        return caps.size() == machineCaps.size() ? SdAsymCpuCapacity | SdAsymCpuCapacityFull
+                                                 : SdAsymCpuCapacity;
     };
     const int base =
         SdBalanceNewidle | SdBalanceExec | SdBalanceFork | SdWakeAffine | SdPreferSibling;
@@ -73,8 +86,7 @@ SchedDomains::SchedDomains(const CpuTopology& topology, int64_t jiffies)
             {DomainLevel::Pkg, 0, n, base},
         };
         for (RawLevel& r : raw)
-            if (capacitiesDiffer(r.first, r.weight))
-                r.flags |= SdAsymCpuCapacity;
+            r.flags |= asymFlags(r.first, r.weight);
         for (size_t i = 1; i < raw.size(); ++i)
             if (raw[i].flags & SdAsymCpuCapacity)
                 raw[i - 1].flags &= ~SdPreferSibling; // the child of an asymmetric level
@@ -158,6 +170,14 @@ const SchedDomain* SchedDomains::llc(int cpu) const
         if (sd.flags & SdShareLlc)
             found = &sd;
     return found;
+}
+
+const SchedDomain* SchedDomains::asymCapacityDomain(int cpu) const
+{
+    for (const SchedDomain& sd : domains(cpu))
+        if (sd.flags & SdAsymCpuCapacityFull)
+            return &sd;
+    return nullptr;
 }
 
 const SchedDomain* SchedDomains::spanning(int cpu, int other) const

@@ -13,6 +13,7 @@
 #include "core/record/migration.h"
 #include "core/sched/topology.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -30,6 +31,8 @@ enum SdFlag : int {
     SdShareCpuCapacity = 1 << 5, ///< SMT siblings
     SdShareLlc = 1 << 6,
     SdPreferSibling = 1 << 7,
+    /// The span covers every CPU capacity of the machine (asym_cpu_capacity_classify()).
+    SdAsymCpuCapacityFull = 1 << 8,
 };
 
 /// struct sched_group with its sched_group_capacity (shared by every CPU's copy of a domain).
@@ -91,8 +94,22 @@ public:
     const SchedDomain* spanning(int cpu, int other) const;
     SchedGroup& group(int index) { return m_groups[static_cast<size_t>(index)]; }
     const SchedGroup& group(int index) const { return m_groups[static_cast<size_t>(index)]; }
-    /// sd_asym_cpucapacity: capacities differ somewhere on the machine.
+    /// sched_asym_cpucap_active(): capacities differ somewhere on the machine.
     bool asymCapacity() const { return m_asym; }
+    /// sd_asym_cpucapacity: the lowest domain of @p cpu with SD_ASYM_CPUCAPACITY_FULL, or null.
+    const SchedDomain* asymCapacityDomain(int cpu) const;
+    /// rd->max_cpu_capacity: the largest arch_scale_cpu_capacity() of the machine.
+    int maxCapacity() const { return m_maxCapacity; }
+    /// p->max_allowed_capacity (6.10+): the largest capacity among the CPUs @p allowed says
+    /// the task may use (@p allowed(cpu) → bool).
+    template <typename Allowed> int maxAllowedCapacity(const Allowed& allowed) const
+    {
+        int best = 0;
+        for (int c = 0; c < m_topo.cpus; ++c)
+            if (allowed(c))
+                best = std::max(best, m_topo.capacityOf(c));
+        return best ? best : kSchedCapacityScale;
+    }
 
 private:
     int groupFor(DomainLevel childLevel, int first, int weight, int childFlags);
@@ -102,6 +119,7 @@ private:
     std::vector<SchedGroup> m_groups;
     std::map<std::pair<int, int>, int> m_groupIndex; ///< (child level, first CPU) → group
     bool m_asym = false;
+    int m_maxCapacity = kSchedCapacityScale;
 };
 
 } // namespace schedlab

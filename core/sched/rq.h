@@ -46,6 +46,9 @@ struct Rq
     CfsTaskList cfsTasks;         ///< rq->cfs_tasks
     bool needResched = false;     ///< TIF_NEED_RESCHED
     bool needReschedLazy = false; ///< TIF_NEED_RESCHED_LAZY (PREEMPT_LAZY)
+    /// rq->misfit_task_load: task_h_load() of a running task too big for this CPU, else 0
+    /// (update_misfit_status(), kernel-model.md §8.4).
+    int64_t misfitTaskLoad = 0;
 
     EventId tick;                   ///< the periodic tick while the CPU is busy
     EventId hrtick;                 ///< rq->hrtick_timer

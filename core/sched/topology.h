@@ -4,12 +4,20 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace schedlab {
 
 /// SCHED_CAPACITY_SCALE: the capacity of the biggest CPU at its highest frequency.
 constexpr int kSchedCapacityScale = 1024;
+
+/// fits_capacity(): @p util fits @p capacity with the 20 % margin (util · 1280 < capacity ·
+/// 1024); util_fits_cpu() without uclamp (kernel-model.md §8.4).
+inline bool fitsCapacity(uint64_t util, int64_t capacity)
+{
+    return util * 1280 < static_cast<uint64_t>(capacity) * 1024;
+}
 
 struct CpuTopology
 {

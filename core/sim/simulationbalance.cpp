@@ -9,14 +9,17 @@ namespace schedlab {
 
 void SimulationImpl::initBalancer(const Scenario& scenario)
 {
-    (void)scenario;
     CpuTopology topo;
     topo.cpus = m_cpus;
     topo.threadsPerCore = m_threadsPerCore;
     topo.coresPerLlc = m_coresPerLlc;
+    // arch_scale_cpu_capacity() per CPU (kernel-model.md §8.4); the reader checked the count.
+    if (const auto& caps = scenario.machine.capacities; caps && caps->size() == size_t(m_cpus))
+        topo.capacities = *caps;
     m_domains = SchedDomains(topo, 0);
     m_balancer = std::make_unique<LoadBalancer>(
         static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);
+    m_balancer->setTraits(&m_traits);
 }
 
 void SimulationImpl::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)

@@ -46,7 +46,8 @@ void SimulationImpl::initClasses(const Scenario& scenario)
     m_dlServer = std::make_unique<DlServerClass>(
         static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
     m_fairSched = std::make_unique<FairSchedClass>(
-        *m_fair, static_cast<FairSchedServices&>(*this), m_domains.topology(), m_hz);
+        *m_fair, static_cast<FairSchedServices&>(*this), m_domains, m_hz);
+    m_fairSched->setTraits(&m_traits);
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(
         static_cast<CoreSchedServices&>(*this), m_domains.topology());

@@ -9,6 +9,7 @@
 #ifndef Q_MOC_RUN
 #include "core/base/cpuset.h"
 #include "core/fair/loadbalance.h"
+#include "core/kernel/profile.h"
 #include "core/record/metrics.h"
 #include "core/record/migration.h"
 #include "core/record/recording.h"
@@ -51,6 +52,11 @@ private Q_SLOTS:
     void heavyLightTwoCpus();
     void cgroupsSpreadOnFourCpus();
     void smtHogsSpreadToIdleCore();
+    void domainsAsymCapacity();
+    void reducedCapacityGroupLoad();
+    void misfitStatusByHand();
+    void misfitPushedByActiveBalance();
+    void misfitHogMovesToBigCpu();
 };
 
 namespace {
@@ -119,7 +125,15 @@ public:
         ++nr[static_cast<size_t>(dst)];
         moves.push_back({static_cast<int>(se.task.index()), dst, reason, detail});
     }
-    bool stopperPreempt(int) override { return false; }
+    /// The stopper preempts the running task (it stays queued) when @c stopperWorks.
+    bool stopperPreempt(int cpu) override
+    {
+        if (!stopperWorks || !rqs[static_cast<size_t>(cpu)]->curr)
+            return false;
+        rqs[static_cast<size_t>(cpu)]->curr = nullptr;
+        return true;
+    }
+    bool stopperWorks = false;
 
     struct Move
     {
@@ -136,12 +150,13 @@ public:
     std::vector<Move> moves;
 };
 
-CpuTopology topology(int cpus, int threads, int coresPerLlc)
+CpuTopology topology(int cpus, int threads, int coresPerLlc, std::vector<int> capacities = {})
 {
     CpuTopology t;
     t.cpus = cpus;
     t.threadsPerCore = threads;
     t.coresPerLlc = coresPerLlc;
+    t.capacities = std::move(capacities);
     return t;
 }
 
@@ -163,6 +178,15 @@ SgLbStats group(int weight, int nr, int64_t load, int64_t util, int64_t runnable
 std::optional<Scenario> parse(const std::string& json)
 {
     return test::loadScenario(json, "tst_loadbalance");
+}
+
+/// "task 3 -> 0: periodic PKG overloaded/load": a recorded move in one line.
+QString moveText(const FakeMachine::Move& move)
+{
+    return QStringLiteral("task %1 -> %2: %3")
+        .arg(move.task)
+        .arg(move.dst)
+        .arg(QString::fromStdString(describeMigration(int64_t(move.reason), move.detail.pack())));
 }
 
 int64_t taskCpuTime(const Metrics& m, const std::string& name)
@@ -622,6 +646,212 @@ void TestLoadBalance::smtHogsSpreadToIdleCore()
         if (r.kind == RecordKind::Migrate && r.payload.generic.c == int64_t(MigrateReason::Active))
             ++active;
     QVERIFY(active >= 1);
+}
+
+// --- asymmetric CPU capacity (kernel-model.md §8.4) ------------------------------------------
+
+void TestLoadBalance::domainsAsymCapacity()
+{
+    // [1024, 1024, 512, 512] in two LLCs of two CPUs: MC {0,1} and {2,3} each hold one
+    // capacity (symmetric); PKG holds both: SD_ASYM_CPUCAPACITY | _FULL, and its child MC loses
+    // SD_PREFER_SIBLING. sd_asym_cpucapacity is PKG. The PKG groups: {2,3} capacity 1024, min
+    // = max = 512; {0,1} capacity 2048.
+    SchedDomains d(topology(4, 1, 2, {1024, 1024, 512, 512}));
+    QVERIFY(d.asymCapacity());
+    QCOMPARE(d.maxCapacity(), 1024);
+    const auto& c2 = d.domains(2);
+    QCOMPARE(int(c2.size()), 2);
+    QVERIFY(!(c2[0].flags & SdAsymCpuCapacity));
+    QVERIFY(!(c2[0].flags & SdPreferSibling));
+    QVERIFY(c2[1].flags & SdAsymCpuCapacity);
+    QVERIFY(c2[1].flags & SdAsymCpuCapacityFull);
+    QCOMPARE(d.asymCapacityDomain(2), &c2[1]);
+    const SchedGroup& little = d.group(c2[1].groups[0]);
+    QCOMPARE(little.first, 2);
+    QCOMPARE(little.capacity, int64_t{1024});
+    QCOMPARE(little.minCapacity, int64_t{512});
+    QCOMPARE(little.maxCapacity, int64_t{512});
+    QCOMPARE(d.group(c2[1].groups[1]).capacity, int64_t{2048});
+    // Three capacities [1024, 768, 512, 512]: MC {0,1} spans two of the three (asymmetric, not
+    // full), PKG all three (full): sd_asym_cpucapacity of CPU 0 is PKG.
+    SchedDomains e(topology(4, 1, 2, {1024, 768, 512, 512}));
+    QVERIFY(e.domains(0)[0].flags & SdAsymCpuCapacity);
+    QVERIFY(!(e.domains(0)[0].flags & SdAsymCpuCapacityFull));
+    QCOMPARE(e.asymCapacityDomain(0), &e.domains(0)[1]);
+    // Equal capacities: no flag anywhere.
+    SchedDomains f(topology(4, 1, 2));
+    QVERIFY(!f.asymCapacity());
+    QCOMPARE(f.asymCapacityDomain(0), nullptr);
+    QVERIFY(f.domains(0)[0].flags & SdPreferSibling);
+}
+
+void TestLoadBalance::reducedCapacityGroupLoad()
+{
+    // PKG of CPU 0 on [1024, 1024, 512, 512], two LLCs. Nice-0 tasks (load 1024, every CPU's
+    // util_avg 1024): CPU 0 two (one running), CPU 1 one, CPUs 2 and 3 two each; the waiting
+    // ones are cold. CPU 0 balances PKG (busy, first CPU of its group).
+    //   local {0,1}: load 3072, util 1024 + 1024, capacity 2048, 3 tasks on 2 CPUs:
+    //     2048·100 = 204800 < 2048·117 = 239616 → overloaded; avg_load 3072·1024/2048 = 1536.
+    //   {2,3}: load 4096, util min(1024, 512)·2 = 1024, capacity 512 + 512 = 1024, 4 tasks:
+    //     102400 < 1024·117 = 119808 → overloaded; avg_load 4096·1024/1024 = 4096.
+    //   domain avg = 7168·1024/3072 = 2389; 1536 < 2389, 409600 > 117·1536 = 179712: unbalanced.
+    //   migrate_load: min((4096 − 2389)·1024, (2389 − 1536)·2048)/1024 = min(1747968,
+    //     1746944)/1024 = 1706. Source: CPU 2 (load 2048·1 > 0; CPU 3's 2048·512 is not more
+    //     than 2048·512). Its waiting task: h_load 1024·2048/2049 = 1023 ≤ 1706 → moved.
+    auto load = [](FakeMachine& f) {
+        for (int cpu : {0, 0, 1, 2, 2, 3, 3}) {
+            const bool waiting = (cpu == 0 || cpu >= 2) && f.nr[size_t(cpu)] == 0;
+            f.addTask(cpu, 1024, waiting ? 0 : f.now, !waiting); // the first of 0, 2, 3 waits
+        }
+    };
+    FakeMachine m(4);
+    SchedDomains d(topology(4, 1, 2, {1024, 1024, 512, 512}));
+    LoadBalancer lb(m, d, 1000, 1000000);
+    load(m); // task 3: CPU 2's waiting one
+    QCOMPARE(lb.balanceRq(0, 1, CpuIdleType::NotIdle, MigrateReason::Periodic), 1);
+    QCOMPARE(int(m.moves.size()), 1);
+    QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 3 -> 0: periodic PKG overloaded/load"));
+    // Equal capacities: {2,3} has capacity 2048, util 2048, avg_load 2048, domain 7168·1024/
+    // 4096 = 1792: imbalance min(256·2048, 256·2048)/1024 = 512 < 1023: nothing moves.
+    FakeMachine n(4);
+    SchedDomains e(topology(4, 1, 2));
+    LoadBalancer le(n, e, 1000, 1000000);
+    load(n);
+    QCOMPARE(le.balanceRq(0, 1, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
+    QVERIFY(n.moves.empty());
+    // The group arithmetic alone: two 512 CPUs with 3 tasks, util 1024, runnable 2200 are
+    // overloaded (102400 < 119808); the same on two 1024 CPUs (204800 > 119808, 2048·117 =
+    // 239616 ≥ 220000) has spare capacity.
+    SgLbStats little = group(2, 3, 3072, 1024, 2200);
+    little.groupCapacity = 1024;
+    QCOMPARE(groupClassify(117, little, false), GroupType::Overloaded);
+    QCOMPARE(groupClassify(117, group(2, 3, 3072, 1024, 2200), false), GroupType::HasSpare);
+}
+
+void TestLoadBalance::misfitStatusByHand()
+{
+    // update_misfit_status(): fits_capacity(util, 512) holds up to util 409 (523520 < 524288).
+    // A nice-0 hog alone on its CPU: task_h_load = 1024·1024/(1024 + 1) = 1023.
+    FakeMachine m(4);
+    SchedEntity& hog = m.addTask(2, 1024, 0, true);
+    const int64_t hLoad = LoadBalancer::taskHLoad(hog);
+    QCOMPARE(hLoad, int64_t{1023});
+    MisfitInput in;
+    in.hLoad = hLoad;
+    in.capacity = 512;
+    in.nrCpusAllowed = 4;
+    in.maxAllowedCapacity = 1024;
+    in.util = 409;
+    QCOMPARE(misfitTaskLoad(in), int64_t{0});
+    in.util = 410;
+    QCOMPARE(misfitTaskLoad(in), int64_t{1023});
+    in.hLoad = 0; // never 0 for a misfit task
+    QCOMPARE(misfitTaskLoad(in), int64_t{1});
+    in.hLoad = hLoad;
+    in.nrCpusAllowed = 1; // pinned: cannot move
+    QCOMPARE(misfitTaskLoad(in), int64_t{0});
+    in.nrCpusAllowed = 2;
+    in.maxAllowedCapacity = 512; // 6.10+: allowed only little CPUs
+    QCOMPARE(misfitTaskLoad(in), int64_t{0});
+    in.fittingCpuRule = false; // 6.6: misfit all the same
+    QCOMPARE(misfitTaskLoad(in), int64_t{1023});
+    // A hog of util 1000 on a 1024 CPU does not fit either (1280000 ≥ 1048576): misfit on 6.6,
+    // not on 6.10+ where the CPU is the biggest it may use.
+    in.util = 1000;
+    in.capacity = 1024;
+    in.maxAllowedCapacity = 1024;
+    QCOMPARE(misfitTaskLoad(in), int64_t{1023});
+    in.fittingCpuRule = true;
+    QCOMPARE(misfitTaskLoad(in), int64_t{0});
+}
+
+void TestLoadBalance::misfitPushedByActiveBalance()
+{
+    // One LLC of [1024, 1024, 512, 512] (MC {0-3}: SD_ASYM_CPUCAPACITY). CPU 0 runs a hog, CPU
+    // 2 (little) a misfit hog (misfit_task_load 1023 as above), 1 and 3 are idle. Idle CPU 1
+    // balances MC (the first idle CPU of its group {1}):
+    //   {2}: 1 task, util min(1024, 512) = 512, not overloaded (1 task on 1 CPU); misfit load
+    //     1023 → misfit_task. Kept: 1024·1024 > 512·1078 (CPU 1 is bigger than the group's
+    //     max_capacity) and the local group {1} has spare.
+    //   {3}: no task. {0}: fully busy (102400 < 1024·117), less severe than misfit_task.
+    // Misfit is balanced regardless of the loads: migrate_misfit, imbalance 1; source CPU 2 (the
+    // largest misfit load). It runs one task: nothing to detach; need_active_balance() for
+    // migrate_misfit: the stopper pushes the hog to CPU 1. 6.10+: no nr_balance_failed.
+    FakeMachine m(4);
+    m.stopperWorks = true;
+    SchedDomains d(topology(4, 1, 4, {1024, 1024, 512, 512}));
+    LoadBalancer lb(m, d, 1000, 1000000);
+    m.addTask(2, 1024, m.now, true); // task 0, the misfit hog
+    m.addTask(0, 1024, m.now, true);
+    m.rqs[2]->misfitTaskLoad = 1023;
+    QCOMPARE(lb.balanceRq(1, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(int(m.moves.size()), 1);
+    QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 0 -> 1: active MC misfit_task/misfit"));
+    QCOMPARE(d.domains(1)[0].nrBalanceFailed, 0);
+    // 6.6 counts the balance as failed.
+    FakeMachine o(4);
+    o.stopperWorks = true;
+    SchedDomains e(topology(4, 1, 4, {1024, 1024, 512, 512}));
+    LoadBalancer lo(o, e, 1000, 1000000);
+    lo.setTraits(&findProfile("6.6")->traits);
+    o.addTask(2, 1024, o.now, true);
+    o.addTask(0, 1024, o.now, true);
+    o.rqs[2]->misfitTaskLoad = 1023;
+    QCOMPARE(lo.balanceRq(1, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(e.domains(1)[0].nrBalanceFailed, 1);
+    // A busy CPU 0 (no spare capacity in its group {0}) does not take the misfit task.
+    FakeMachine b(4);
+    b.stopperWorks = true;
+    SchedDomains f(topology(4, 1, 4, {1024, 1024, 512, 512}));
+    LoadBalancer lbb(b, f, 1000, 1000000);
+    b.addTask(2, 1024, b.now, true);
+    b.addTask(0, 1024, b.now, true);
+    b.addTask(1, 1024, b.now, true);
+    b.addTask(3, 1024, b.now, true);
+    b.rqs[2]->misfitTaskLoad = 1023;
+    QCOMPARE(lbb.balanceRq(0, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
+    QVERIFY(b.moves.empty());
+}
+
+void TestLoadBalance::misfitHogMovesToBigCpu()
+{
+    // A hog pinned to little CPU 2 of [1024, 1024, 512, 512] is let go at 10 ms. A new task
+    // starts at util_avg 0 here (§6.6), and running all the time its util is about
+    // 1024·(1 − 0.5^(t/32 ms)) · 47788/(46718 + period_contrib) (PELT's divider): it exceeds
+    // 409, the most a 512 CPU fits (409·1280 = 523520 < 524288), after 1 − 0.5^(t/32) >
+    // 409/1045 → t > 32·log2(1/0.6086) periods = 22.9 · 1.024 ms ≈ 23.5 ms (24.1 ms with
+    // the divider at its largest). The tick after that makes it misfit; with one task the
+    // CPU kicks the NOHZ idle balancer (sd_asym_cpucapacity and misfit_task_load set), whose
+    // domain walk from an idle big CPU pulls it by active balance (reason active, group
+    // misfit_task, migration misfit) in that tick or the next: between 23 and 26 ms. It then
+    // stays on a big CPU: there it is not misfit (6.10+: the biggest capacity it may use).
+    const auto scenario = parse(R"({
+      "schedlab": 1, "name": "misfit", "seed": 1, "duration": "200ms",
+      "kernel": { "hz": 1000 },
+      "machine": { "cpus": 4, "capacities": [1024, 1024, 512, 512] },
+      "tasks": [ { "name": "hog", "cpus": "2", "program": [ { "run": "forever" } ] } ],
+      "actions": [ { "at": "10ms", "set": { "task": "hog", "cpus": "0-3" } } ]
+    })");
+    QVERIFY(scenario);
+    Simulation sim(*scenario, RunOptions{});
+    sim.run();
+    int misfitMoves = 0;
+    int64_t movedAt = -1;
+    for (const Record& r : sim.recording().records()) {
+        if (r.kind != RecordKind::Migrate)
+            continue;
+        const MigrateDetail dt = MigrateDetail::unpack(r.payload.generic.d);
+        QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
+        QCOMPARE(dt.busiestGroup, GroupType::MisfitTask);
+        QCOMPARE(dt.migration, MigrationType::Misfit);
+        ++misfitMoves;
+        movedAt = r.time;
+    }
+    QCOMPARE(misfitMoves, 1);
+    QVERIFY2(movedAt >= 23000000 && movedAt <= 26000000, qPrintable(QString::number(movedAt)));
+    const auto hog = test::taskView(sim, "hog");
+    QVERIFY(hog);
+    QVERIFY(hog->cpu == 0 || hog->cpu == 1);
 }
 
 QTEST_APPLESS_MAIN(TestLoadBalance)

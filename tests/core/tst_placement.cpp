@@ -34,6 +34,8 @@ private Q_SLOTS:
     void forkOnSmtPicksTheIdleCoreLatestIdle();
     void affinityRespected();
     void affinityDistribute();
+    void bigTaskWakesOnIdleBigCpu();
+    void selectIdleCapacityFirstFitFromTarget();
 };
 
 namespace {
@@ -382,6 +384,73 @@ void TestPlacement::affinityDistribute()
     QCOMPARE(p.anyAndDistribute(mask, 0), 3);
     QCOMPARE(p.anyAndDistribute(mask, 0), 1);
     QCOMPARE(p.anyAndDistribute(mask, 2), 1); // CPU 2's own rotor starts at 0
+}
+
+void TestPlacement::bigTaskWakesOnIdleBigCpu()
+{
+    // big.LITTLE (kernel-model.md §8.4): capacities [1024, 1024, 512, 512], one LLC: MC {0-3}
+    // holds both capacities (SD_ASYM_CPUCAPACITY_FULL) and is sd_asym_cpucapacity. CPU 0 runs
+    // a hog; 1, 2, 3 are idle. A hog (util_avg 1000) sleeping on little CPU 2 is woken by its
+    // timer there (this_cpu = prev = 2): want_affine, MC spans prev = this_cpu, so target 2.
+    // asym_fits_cpu(2): 1000·1280 = 1280000 ≥ 512·1024 = 524288, no. recent_used_cpu: none.
+    // select_idle_capacity() from 2: 2 and 3 idle but 1000 fits no 512 CPU (best so far 2,
+    // capacity 512); 0 busy; 1 idle, 1000·1280 ≥ 1024·1024 = 1048576 fits neither, but its
+    // capacity 1024 > 512: CPU 1.
+    FakeMachine m(4);
+    m.runHog(0);
+    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}}, 1000);
+    QVERIFY(p.domainsOf(2)[0].flags & SdAsymCpuCapacityFull);
+    Task hog = makeTask(0, 2, 4);
+    hog.se.avg.utilAvg = 1000;
+    PlacementResult r = p.selectTaskRq(hog, wake(2, -1));
+    QCOMPARE(r.cpu, 1);
+    QCOMPARE(r.detail.wake, WakePath::IdleCapacity);
+    // A small task fits the little CPU up to util 409 (523520 < 524288): prev 2 is kept.
+    Task small = makeTask(1, 2, 4);
+    small.se.avg.utilAvg = 409;
+    r = p.selectTaskRq(small, wake(2, -1));
+    QCOMPARE(r.cpu, 2);
+    QCOMPARE(r.detail.wake, WakePath::PrevIdle);
+    // At 410 (524800 ≥ 524288) it does not: 2, 3 no; 0 busy; 1 fits (524800 < 1048576).
+    Task medium = makeTask(2, 2, 4);
+    medium.se.avg.utilAvg = 410;
+    r = p.selectTaskRq(medium, wake(2, -1));
+    QCOMPARE(r.cpu, 1);
+    QCOMPARE(r.detail.wake, WakePath::IdleCapacity);
+    // The same machine with equal capacities keeps the hog on its idle prev.
+    Placement q(m, CpuTopology{4, 1, 4, {}}, 1000);
+    QCOMPARE(q.selectTaskRq(hog, wake(2, -1)).cpu, 2);
+}
+
+void TestPlacement::selectIdleCapacityFirstFitFromTarget()
+{
+    // Capacities [1024, 1024, 512, 512], every CPU idle but 3 (the wakee's prev; a hog runs
+    // there and wakes it). A task of util 600 (fits 1024: 768000 < 1048576; not 512: 768000 ≥
+    // 524288): wake_affine() is not called (this_cpu = prev), target 3, busy.
+    // select_idle_capacity() from 3 with wrap-around: 3 busy, 0 idle and fits: CPU 0 (not 1,
+    // met later). With util 1000 (fits nothing) the biggest idle CPU met first wins: 0 (1 has
+    // the same capacity, not a larger one).
+    FakeMachine m(4);
+    m.runHog(3);
+    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}}, 1000);
+    Task t = makeTask(0, 3, 4);
+    t.se.avg.utilAvg = 600;
+    PlacementResult r = p.selectTaskRq(t, wake(3, kWaker));
+    QCOMPARE(r.cpu, 0);
+    QCOMPARE(r.detail.wake, WakePath::IdleCapacity);
+    Task big = makeTask(1, 3, 4);
+    big.se.avg.utilAvg = 1000;
+    r = p.selectTaskRq(big, wake(3, kWaker));
+    QCOMPARE(r.cpu, 0);
+    // A task allowed only the little CPUs 2-3: CPU 2 is idle but too small; the best idle
+    // capacity among the allowed CPUs is 2's 512.
+    Task pinned = makeTask(2, 3, 4);
+    pinned.cpus = CpuSet();
+    pinned.cpus.set(2);
+    pinned.cpus.set(3);
+    pinned.se.avg.utilAvg = 600;
+    r = p.selectTaskRq(pinned, wake(3, kWaker));
+    QCOMPARE(r.cpu, 2);
 }
 
 QTEST_APPLESS_MAIN(TestPlacement)

@@ -408,6 +408,19 @@ void TestScenarioJson::invalid_data()
     QTest::addRow("cores not a multiple of cores_per_llc")
         << doc(R"("machine": {"cpus": 4, "cores_per_llc": 3})")
         << "t.json: /machine/cores_per_llc: the machine's 4 cores are not a multiple of 3";
+    QTest::addRow("capacity out of range")
+        << doc(R"("machine": {"cpus": 2, "capacities": [1024, 0]})")
+        << "t.json: /machine/capacities/1: expected an integer in 1..1024 (got 0)";
+    QTest::addRow("capacity above 1024")
+        << doc(R"("machine": {"cpus": 2, "capacities": [1025, 512]})")
+        << "t.json: /machine/capacities/0: expected an integer in 1..1024 (got 1025)";
+    QTest::addRow("capacities not an array")
+        << doc(R"("machine": {"cpus": 2, "capacities": 512})")
+        << "t.json: /machine/capacities: expected an array of CPU capacities 1–1024, one per "
+           "CPU (got 512)";
+    QTest::addRow("capacities of the wrong length")
+        << doc(R"("machine": {"cpus": 4, "capacities": [1024, 512]})")
+        << "t.json: /machine/capacities: expected one capacity per CPU (4), got 2";
     QTest::addRow("misspelt machine field") << doc(R"("machine": {"cpu": 4})")
                                             << "t.json: /machine/cpu: unknown field (did you "
                                                "mean \"cpus\"?)";
@@ -862,6 +875,8 @@ void TestScenarioJson::roundTrip_data()
     // In-test samples, so the test covers the writer even before scenarios/ is populated.
     QTest::addRow("every field") << QByteArray(kEverything);
     QTest::addRow("minimal") << doc();
+    QTest::addRow("big.LITTLE capacities")
+        << doc(R"("machine": {"cpus": 4, "capacities": [1024, 1024, 512, 512]})");
     QTest::addRow("integral float and bool override")
         << doc(R"("machine": {"cpus": 2.0}, "kernel": {"overrides": {"flat": false}})");
     QTest::addRow("cpu.max shorthand forms") << doc(
