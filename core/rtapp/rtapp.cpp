@@ -859,6 +859,16 @@ private:
             const std::string p = path + "/" + std::to_string(i);
             switch (op.kind) {
             case Op::Kind::Run:
+                if (op.duration.endless && top) {
+                    // Nothing after a run that never ends is reached: a phase of its own that
+                    // rt-app repeats for good, so the thread runs up to the end of the run
+                    // instead of exiting there.
+                    ph.flush();
+                    ph.event("run", usOf(op.duration, p));
+                    ph.flush();
+                    ph.phases.back()["loop"] = -1;
+                    return;
+                }
                 ph.event("run", usOf(op.duration, p));
                 break;
             case Op::Kind::Sleep:
