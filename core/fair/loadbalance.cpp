@@ -59,6 +59,8 @@ GroupType groupClassify(int imbalancePct, const SgLbStats& s, bool groupImbalanc
         return GroupType::Overloaded;
     if (groupImbalanced)
         return GroupType::Imbalanced;
+    if (s.asymPacking)
+        return GroupType::AsymPacking;
     if (s.smtBalance)
         return GroupType::SmtBalance;
     if (s.groupMisfitTaskLoad)
@@ -112,6 +114,10 @@ int64_t calculateImbalance(SdLbStats& sds, int sdFlags, CpuIdleType idle, Migrat
         type = MigrationType::Load; // a CPU of reduced capacity (not modelled: never here)
         return busiest.groupMisfitTaskLoad;
     }
+    if (busiest.type == GroupType::AsymPacking) {
+        type = MigrationType::Task; // move every task to the preferred CPU (§8.5)
+        return busiest.sumHNrRunning;
+    }
     if (busiest.type == GroupType::SmtBalance || busiest.type == GroupType::Imbalanced) {
         type = MigrationType::Task; // move one task
         return 1;
@@ -161,7 +167,8 @@ int64_t findImbalance(
     // A misfit task is dealt with regardless of the average load.
     if (busiest.type == GroupType::MisfitTask)
         return calculateImbalance(sds, sdFlags, idle, type);
-    bool force = busiest.type == GroupType::Imbalanced;
+    // Asymmetric packing bypasses the load checks (§8.5).
+    bool force = busiest.type == GroupType::AsymPacking || busiest.type == GroupType::Imbalanced;
     if (!force) {
         if (local.type > busiest.type)
             return 0;
@@ -270,6 +277,21 @@ bool LoadBalancer::coreIdle(int cpu) const
         if (c != cpu && !m_s.cpuIdle(c))
             return false;
     return true;
+}
+
+bool LoadBalancer::useAsymPrio(const SchedDomain& sd, int cpu) const
+{
+    // Between cores of an SMT machine only a CPU whose whole core is idle goes by priority.
+    if (!(sd.flags & SdAsymPacking))
+        return false;
+    if (m_sd.topology().threadsPerCore < 2) // sched_smt_active()
+        return true;
+    return (sd.flags & SdShareCpuCapacity) || coreIdle(cpu);
+}
+
+bool LoadBalancer::schedAsym(const SchedDomain& sd, int dstCpu, int srcCpu) const
+{
+    return useAsymPrio(sd, dstCpu) && m_sd.topology().asymPrefer(dstCpu, srcCpu);
 }
 
 int64_t LoadBalancer::taskHLoad(const SchedEntity& taskSe)
@@ -398,6 +420,13 @@ void LoadBalancer::updateSgLbStats(
     // smt_balance(): an SMT core running two or more tasks, seen by an idle CPU.
     sgs.smtBalance = !local && env.idle != CpuIdleType::NotIdle
         && (group.flags & SdShareCpuCapacity) && sgs.sumHNrRunning > 1;
+    // sched_group_asym() (§8.5): an idle destination of higher priority than the group's
+    // preferred CPU; not for an SMT core with more than one busy sibling.
+    sgs.asymPreferCpu = group.asymPreferCpu;
+    sgs.asymPacking = !local && env.idle != CpuIdleType::NotIdle && sgs.sumHNrRunning
+        && (env.sd->flags & SdAsymPacking)
+        && !((group.flags & SdShareCpuCapacity) && sgs.groupWeight - sgs.idleCpus != 1)
+        && schedAsym(*env.sd, env.dstCpu, group.asymPreferCpu);
     sgs.type = groupClassify(env.sd->imbalancePct, sgs, group.imbalance);
     // avg_load is computed for overloaded groups only.
     if (sgs.type == GroupType::Overloaded)
@@ -429,6 +458,9 @@ bool LoadBalancer::updateSdPickBusiest(
         break;
     case GroupType::Imbalanced:
         return false; // the first one will do
+    case GroupType::AsymPacking:
+        // The group of lowest priority first.
+        return m_sd.topology().asymPrefer(busiest.asymPreferCpu, sgs.asymPreferCpu);
     case GroupType::MisfitTask:
         if (sgs.groupMisfitTaskLoad < busiest.groupMisfitTaskLoad)
             return false; // the biggest misfit task
@@ -518,6 +550,8 @@ int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
         if ((env.sd->flags & SdAsymCpuCapacity)
             && !capacityGreater(topo.capacityOf(env.dstCpu), capacity) && nr == 1)
             continue; // a lone task on a CPU at least as big stays
+        if (schedAsym(*env.sd, i, env.dstCpu) && nr == 1)
+            continue; // a lone task on a CPU of higher priority stays (§8.5)
         switch (env.type) {
         case MigrationType::Load: {
             const int64_t load = cpuLoad(i);
@@ -681,6 +715,12 @@ int LoadBalancer::detachTasks(LbEnv& env)
 
 bool LoadBalancer::needActiveBalance(const LbEnv& env) const
 {
+    // asym_active_balance() (§8.5): an idle CPU of higher priority takes the running task, or
+    // a CPU that may go by priority helps a core whose siblings are busy.
+    if (env.idle != CpuIdleType::NotIdle && useAsymPrio(*env.sd, env.dstCpu)
+        && (m_sd.topology().asymPrefer(env.dstCpu, env.srcCpu)
+            || !useAsymPrio(*env.sd, env.srcCpu)))
+        return true;
     // imbalanced_active_balance(): tasks should be spread but balancing keeps failing.
     if (env.type == MigrationType::Task && env.sd->nrBalanceFailed > env.sd->cacheNiceTries + 2)
         return true;
@@ -899,6 +939,12 @@ void LoadBalancer::nohzBalancerKick(int cpu)
     if (now < m_nohzNextBalance)
         return;
     bool kick = m_s.nrRunning(cpu) >= 2;
+    if (const SchedDomain* sd = m_sd.asymPackingDomain(cpu); !kick && sd) {
+        // An idle CPU of higher priority (with its whole core idle on SMT) may take this
+        // CPU's work (§8.5).
+        for (int c = sd->first; c < sd->first + sd->weight && !kick; ++c)
+            kick = c != cpu && m_s.cpuIdle(c) && schedAsym(*sd, c, cpu);
+    }
     if (!kick && m_sd.asymCapacityDomain(cpu)) {
         // check_misfit_status(): a misfit task may find a bigger CPU (before 6.10 only when this
         // CPU is not of the biggest capacity). The LLC rule does not apply (kernel-model.md §8.4).

@@ -79,8 +79,10 @@ struct SgLbStats
     int sumHNrRunning = 0;           ///< Σ rq->cfs.h_nr_runnable
     int64_t groupMisfitTaskLoad = 0; ///< max rq->misfit_task_load (SD_ASYM_CPUCAPACITY)
     int cores = 1;
-    int flags = 0;           ///< the group's flags (its child domain's)
-    bool smtBalance = false; ///< group_smt_balance candidate
+    int flags = 0;            ///< the group's flags (its child domain's)
+    bool smtBalance = false;  ///< group_smt_balance candidate
+    bool asymPacking = false; ///< group_asym_packing: an idle CPU of higher priority may pull
+    int asymPreferCpu = -1;   ///< the group's sg->asym_prefer_cpu
     GroupType type = GroupType::HasSpare;
 };
 
@@ -179,6 +181,10 @@ private:
     int64_t cpuLoad(int cpu);
     int64_t cpuUtil(int cpu);
     bool coreIdle(int cpu) const;
+    /// sched_use_asym_prio(): @p cpu may balance by ITMT priority at @p sd (§8.5).
+    bool useAsymPrio(const SchedDomain& sd, int cpu) const;
+    /// sched_asym(): @p dstCpu may pull from @p srcCpu by ITMT priority at @p sd.
+    bool schedAsym(const SchedDomain& sd, int dstCpu, int srcCpu) const;
     bool misfitFittingCpu() const { return !m_traits || m_traits->misfitFittingCpu; }
 
     BalanceServices& m_s;

@@ -40,6 +40,9 @@ struct ScenarioLimits
     static constexpr int maxCpus = 4096;
     /// machine.threads_per_core.
     static constexpr int maxThreadsPerCore = 8;
+    /// An entry of machine.itmt_priorities (x86 derives them from HWP performance levels,
+    /// a few hundred at most).
+    static constexpr int maxItmtPriority = 65535;
     /// Bytes of a name: the scenario's, a task's, a mutex's, one cgroup path component.
     static constexpr size_t maxNameBytes = 255;
     /// Bytes of a whole cgroup path or pattern.

@@ -141,6 +141,9 @@ struct MachineSpec
     std::optional<int> coresPerLlc;    ///< default: all cores share one LLC
     /// arch_scale_cpu_capacity() per CPU (1..1024, one per CPU); default 1024 each.
     std::optional<std::vector<int>> capacities;
+    /// x86 ITMT: arch_asym_cpu_priority() per CPU (one per CPU, 0..ScenarioLimits::
+    /// maxItmtPriority); given, the MC and package domains get SD_ASYM_PACKING.
+    std::optional<std::vector<int>> itmtPriorities;
     int cpuCount() const { return cpus.value_or(1); }
     friend bool operator==(const MachineSpec&, const MachineSpec&) = default;
 };

@@ -422,6 +422,29 @@ const FieldTable<MachineSpec>& machineFields()
                 if (m.capacities)
                     out["capacities"] = *m.capacities;
             }),
+        // ITMT priorities, one per CPU (count checked by parseMachine()).
+        customField<MachineSpec>(
+            "itmt_priorities",
+            [](ScenarioReader& r, const Json& v, const std::string& path, MachineSpec& m,
+                const NoContext&) {
+                if (!r.expectArray(v, path,
+                        "an array of ITMT priorities 0–" + std::to_string(Limits::maxItmtPriority)
+                            + ", one per CPU"))
+                    return;
+                std::vector<int> prios;
+                bool ok = true;
+                for (size_t i = 0; i < v.size() && i <= size_t(Limits::maxCpus); ++i) {
+                    const auto p = intIn(0, Limits::maxItmtPriority)(r, v[i], child(path, i));
+                    ok = ok && p.has_value();
+                    prios.push_back(p.value_or(0));
+                }
+                if (ok)
+                    m.itmtPriorities = std::move(prios);
+            },
+            [](const MachineSpec& m, Json& out, const NoContext&) {
+                if (m.itmtPriorities)
+                    out["itmt_priorities"] = *m.itmtPriorities;
+            }),
     };
     return table;
 }

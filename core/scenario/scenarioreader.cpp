@@ -288,6 +288,10 @@ void ScenarioReader::parseMachine(const Json& v, const std::string& path)
         m_diag.error(child(path, "capacities"),
             "expected one capacity per CPU (" + std::to_string(cpus) + "), got "
                 + std::to_string(machine.capacities->size()));
+    if (machine.itmtPriorities && machine.itmtPriorities->size() != static_cast<size_t>(cpus))
+        m_diag.error(child(path, "itmt_priorities"),
+            "expected one ITMT priority per CPU (" + std::to_string(cpus) + "), got "
+                + std::to_string(machine.itmtPriorities->size()));
 }
 
 void ScenarioReader::parseCgroups(const Json& v, const std::string& path)

@@ -87,6 +87,12 @@ SchedDomains::SchedDomains(const CpuTopology& topology, int64_t jiffies)
         };
         for (RawLevel& r : raw)
             r.flags |= asymFlags(r.first, r.weight);
+        // x86 with ITMT (§8.5): x86_core_flags() and, as on hybrid parts, x86_die_flags() add
+        // SD_ASYM_PACKING; the SMT level has none since 6.5 (siblings share one priority).
+        if (m_topo.itmt()) {
+            raw[1].flags |= SdAsymPacking;
+            raw[2].flags |= SdAsymPacking;
+        }
         for (size_t i = 1; i < raw.size(); ++i)
             if (raw[i].flags & SdAsymCpuCapacity)
                 raw[i - 1].flags &= ~SdPreferSibling; // the child of an asymmetric level
@@ -144,6 +150,7 @@ int SchedDomains::groupFor(DomainLevel childLevel, int first, int weight, int ch
     g.weight = weight;
     g.flags = childFlags;
     g.cores = 0;
+    g.asymPreferCpu = first;
     for (int c = first; c < first + weight; ++c) {
         const int cap = m_topo.capacityOf(c);
         g.capacity += cap;
@@ -151,6 +158,8 @@ int SchedDomains::groupFor(DomainLevel childLevel, int first, int weight, int ch
         g.maxCapacity = std::max<int64_t>(g.maxCapacity, cap);
         if (c == m_topo.coreFirst(c))
             ++g.cores;
+        if (m_topo.itmt() && m_topo.asymPrefer(c, g.asymPreferCpu))
+            g.asymPreferCpu = c;
     }
     m_groups.push_back(g);
     m_groupIndex.emplace(key, static_cast<int>(m_groups.size() - 1));
@@ -178,6 +187,16 @@ const SchedDomain* SchedDomains::asymCapacityDomain(int cpu) const
         if (sd.flags & SdAsymCpuCapacityFull)
             return &sd;
     return nullptr;
+}
+
+const SchedDomain* SchedDomains::asymPackingDomain(int cpu) const
+{
+    // highest_flag_domain() for a flag that needs groups but is not shared with the children.
+    const SchedDomain* found = nullptr;
+    for (const SchedDomain& sd : domains(cpu))
+        if (sd.flags & SdAsymPacking)
+            found = &sd;
+    return found;
 }
 
 const SchedDomain* SchedDomains::spanning(int cpu, int other) const

@@ -33,6 +33,8 @@ enum SdFlag : int {
     SdPreferSibling = 1 << 7,
     /// The span covers every CPU capacity of the machine (asym_cpu_capacity_classify()).
     SdAsymCpuCapacityFull = 1 << 8,
+    /// SD_ASYM_PACKING: pack tasks on the CPUs of highest priority (x86 ITMT, §8.5).
+    SdAsymPacking = 1 << 9,
 };
 
 /// struct sched_group with its sched_group_capacity (shared by every CPU's copy of a domain).
@@ -46,6 +48,8 @@ struct SchedGroup
     int64_t minCapacity = 0;
     int64_t maxCapacity = 0;
     bool imbalance = false; ///< sgc->imbalance: a balance below left pinned tasks behind
+    /// sg->asym_prefer_cpu: the CPU of highest ITMT priority in the span (the first of equals).
+    int asymPreferCpu = 0;
     bool contains(int cpu) const { return cpu >= first && cpu < first + weight; }
 };
 
@@ -98,6 +102,8 @@ public:
     bool asymCapacity() const { return m_asym; }
     /// sd_asym_cpucapacity: the lowest domain of @p cpu with SD_ASYM_CPUCAPACITY_FULL, or null.
     const SchedDomain* asymCapacityDomain(int cpu) const;
+    /// sd_asym_packing: the highest domain of @p cpu with SD_ASYM_PACKING, or null.
+    const SchedDomain* asymPackingDomain(int cpu) const;
     /// rd->max_cpu_capacity: the largest arch_scale_cpu_capacity() of the machine.
     int maxCapacity() const { return m_maxCapacity; }
     /// p->max_allowed_capacity (6.10+): the largest capacity among the CPUs @p allowed says

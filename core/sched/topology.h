@@ -26,12 +26,21 @@ struct CpuTopology
     int coresPerLlc = 1;
     /// arch_scale_cpu_capacity() per CPU; empty means kSchedCapacityScale for every CPU.
     std::vector<int> capacities;
+    /// arch_asym_cpu_priority() per CPU (x86 ITMT, sched_core_priority); empty: no ITMT, no
+    /// SD_ASYM_PACKING (kernel-model.md §8.5).
+    std::vector<int> itmtPriorities;
 
     int coreOf(int cpu) const { return cpu / threadsPerCore; }
     int llcOf(int cpu) const { return coreOf(cpu) / coresPerLlc; }
     int capacityOf(int cpu) const
     {
         return capacities.empty() ? kSchedCapacityScale : capacities[static_cast<size_t>(cpu)];
+    }
+    bool itmt() const { return !itmtPriorities.empty(); }
+    /// sched_asym_prefer(): @p a has a higher ITMT priority than @p b.
+    bool asymPrefer(int a, int b) const
+    {
+        return itmtPriorities[static_cast<size_t>(a)] > itmtPriorities[static_cast<size_t>(b)];
     }
     /// First CPU and size of @p cpu's core (the last core may be cut short by the CPU count).
     int coreFirst(int cpu) const { return coreOf(cpu) * threadsPerCore; }

@@ -16,6 +16,9 @@ void SimulationImpl::initBalancer(const Scenario& scenario)
     // arch_scale_cpu_capacity() per CPU (kernel-model.md §8.4); the reader checked the count.
     if (const auto& caps = scenario.machine.capacities; caps && caps->size() == size_t(m_cpus))
         topo.capacities = *caps;
+    // ITMT priorities (kernel-model.md §8.5).
+    if (const auto& p = scenario.machine.itmtPriorities; p && p->size() == size_t(m_cpus))
+        topo.itmtPriorities = *p;
     m_domains = SchedDomains(topo, 0);
     m_balancer = std::make_unique<LoadBalancer>(
         static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);

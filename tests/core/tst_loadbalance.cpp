@@ -57,6 +57,10 @@ private Q_SLOTS:
     void misfitStatusByHand();
     void misfitPushedByActiveBalance();
     void misfitHogMovesToBigCpu();
+    void domainsItmt();
+    void asymPackingPullsToPreferredCpu();
+    void asymPackingNeedsAnIdleCore();
+    void itmtHogsPackOnPreferredCpus();
 };
 
 namespace {
@@ -150,13 +154,15 @@ public:
     std::vector<Move> moves;
 };
 
-CpuTopology topology(int cpus, int threads, int coresPerLlc, std::vector<int> capacities = {})
+CpuTopology topology(int cpus, int threads, int coresPerLlc, std::vector<int> capacities = {},
+    std::vector<int> itmtPriorities = {})
 {
     CpuTopology t;
     t.cpus = cpus;
     t.threadsPerCore = threads;
     t.coresPerLlc = coresPerLlc;
     t.capacities = std::move(capacities);
+    t.itmtPriorities = std::move(itmtPriorities);
     return t;
 }
 
@@ -852,6 +858,151 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
     const auto hog = test::taskView(sim, "hog");
     QVERIFY(hog);
     QVERIFY(hog->cpu == 0 || hog->cpu == 1);
+}
+
+// --- ITMT asymmetric packing (kernel-model.md §8.5) ------------------------------------------
+
+void TestLoadBalance::domainsItmt()
+{
+    // One LLC of 4 CPUs, priorities 40/30/20/10: PKG spans what MC spans and is dropped; MC
+    // has SD_ASYM_PACKING and is sd_asym_packing; its groups are single CPUs, each its own
+    // preferred CPU.
+    SchedDomains a(topology(4, 1, 4, {}, {40, 30, 20, 10}));
+    QCOMPARE(int(a.domains(0).size()), 1);
+    QVERIFY(a.domains(0)[0].flags & SdAsymPacking);
+    QCOMPARE(a.asymPackingDomain(0), &a.domains(0)[0]);
+    QCOMPARE(a.group(a.domains(0)[0].groups[3]).asymPreferCpu, 3);
+    // 4 cores × 2 threads, 2 cores per LLC (SMT, MC, PKG), each core's siblings at one
+    // priority: 10, 20, 30, 40 per core. No flag at SMT (6.5+), both MC and PKG have it;
+    // sd_asym_packing is the highest (PKG). PKG's group {0-3} prefers CPU 2 (priority 20, the
+    // first of the two), {4-7} prefers CPU 6; MC's group {2,3} prefers CPU 2.
+    SchedDomains b(topology(8, 2, 2, {}, {10, 10, 20, 20, 30, 30, 40, 40}));
+    const auto& d0 = b.domains(0);
+    QCOMPARE(int(d0.size()), 3);
+    QVERIFY(!(d0[0].flags & SdAsymPacking));
+    QVERIFY(d0[1].flags & SdAsymPacking);
+    QVERIFY(d0[2].flags & SdAsymPacking);
+    QCOMPARE(b.asymPackingDomain(0), &d0[2]);
+    QCOMPARE(b.group(d0[2].groups[0]).asymPreferCpu, 2);
+    QCOMPARE(b.group(d0[2].groups[1]).asymPreferCpu, 6);
+    QCOMPARE(b.group(d0[1].groups[1]).asymPreferCpu, 2);
+    // Without ITMT: no flag, no sd_asym_packing.
+    SchedDomains c(topology(8, 2, 2));
+    QCOMPARE(c.asymPackingDomain(0), nullptr);
+    QVERIFY(!(c.domains(0)[1].flags & SdAsymPacking));
+}
+
+void TestLoadBalance::asymPackingPullsToPreferredCpu()
+{
+    // One LLC of 4 CPUs, priorities 40/30/20/10 (CPU 0 preferred); one task runs alone on CPU 3.
+    // Idle CPU 0 balances MC: group {3} has a task and CPU 0 (40) is preferred to its CPU 3
+    // (10): group_asym_packing, which bypasses the load checks: migrate_task, imbalance =
+    // sum_h_nr_running = 1. Source CPU 3 (its priority is lower than CPU 0's, so it is not
+    // skipped). It runs its only task: nothing to detach; asym_active_balance() (idle, CPU 0
+    // preferred) makes the stopper push it to CPU 0.
+    FakeMachine m(4);
+    m.stopperWorks = true;
+    SchedDomains d(topology(4, 1, 4, {}, {40, 30, 20, 10}));
+    LoadBalancer lb(m, d, 1000, 1000000);
+    m.addTask(3, 1024, m.now, true);
+    QCOMPARE(lb.balanceRq(0, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(int(m.moves.size()), 1);
+    QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 0 -> 0: active MC asym_packing/task"));
+    // Two candidates, CPU 1 (30) and CPU 3 (10): the group of lowest priority is the busiest,
+    // so CPU 0 takes CPU 3's task even though the ring meets {1} first.
+    FakeMachine two(4);
+    two.stopperWorks = true;
+    SchedDomains d2(topology(4, 1, 4, {}, {40, 30, 20, 10}));
+    LoadBalancer lb2(two, d2, 1000, 1000000);
+    two.addTask(1, 1024, two.now, true); // task 0
+    two.addTask(3, 1024, two.now, true); // task 1
+    QCOMPARE(lb2.balanceRq(0, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(moveText(two.moves.at(0)), QStringLiteral("task 1 -> 0: active MC asym_packing/task"));
+    // A CPU of lower priority does not pull a lone task from a preferred one: idle CPU 3 sees
+    // {0} as has_spare with one task on one CPU, and moving it would only move the imbalance.
+    FakeMachine low(4);
+    low.stopperWorks = true;
+    SchedDomains d3(topology(4, 1, 4, {}, {40, 30, 20, 10}));
+    LoadBalancer lb3(low, d3, 1000, 1000000);
+    low.addTask(0, 1024, low.now, true);
+    QCOMPARE(lb3.balanceRq(3, 0, CpuIdleType::Idle, MigrateReason::Periodic), 0);
+    QVERIFY(low.moves.empty());
+    // A busy CPU never packs: CPU 0 running a task of its own does not take CPU 3's.
+    FakeMachine busy(4);
+    busy.stopperWorks = true;
+    SchedDomains d4(topology(4, 1, 4, {}, {40, 30, 20, 10}));
+    LoadBalancer lb4(busy, d4, 1000, 1000000);
+    busy.addTask(3, 1024, busy.now, true);
+    busy.addTask(0, 1024, busy.now, true);
+    QCOMPARE(lb4.balanceRq(0, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
+    QVERIFY(busy.moves.empty());
+}
+
+void TestLoadBalance::asymPackingNeedsAnIdleCore()
+{
+    // 2 cores × 2 threads in one LLC, core 0 (CPUs 0, 1) at priority 20, core 1 (2, 3) at 10.
+    // A task runs on CPU 2. Idle CPU 0 balances MC: its whole core is idle, so it goes by
+    // priority (sched_use_asym_prio); group {2,3} has one busy CPU (weight 2 − 1 idle = 1) and
+    // prefers CPU 2 (10 < 20): group_asym_packing, and the stopper moves the task to CPU 0.
+    FakeMachine m(4);
+    m.stopperWorks = true;
+    SchedDomains d(topology(4, 2, 2, {}, {20, 20, 10, 10}));
+    LoadBalancer lb(m, d, 1000, 1000000);
+    m.addTask(2, 1024, m.now, true);
+    QCOMPARE(lb.balanceRq(0, 1, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(moveText(m.moves.at(0)), QStringLiteral("task 0 -> 0: active MC asym_packing/task"));
+    // With CPU 1 busy, core 0 is not idle: CPU 0 does not go by priority. Each core runs one
+    // task (both groups has_spare, one idle CPU each): nothing to move.
+    FakeMachine h(4);
+    h.stopperWorks = true;
+    SchedDomains e(topology(4, 2, 2, {}, {20, 20, 10, 10}));
+    LoadBalancer lbh(h, e, 1000, 1000000);
+    h.addTask(2, 1024, h.now, true);
+    h.addTask(1, 1024, h.now, true);
+    QCOMPARE(lbh.balanceRq(0, 1, CpuIdleType::Idle, MigrateReason::Periodic), 0);
+    QVERIFY(h.moves.empty());
+}
+
+void TestLoadBalance::itmtHogsPackOnPreferredCpus()
+{
+    // 4 CPUs in one LLC with ITMT priorities 10/20/30/40; two hogs start pinned to CPUs 0 and
+    // 1 and are let go at 10 ms. The next tick of a busy CPU finds an idle CPU of higher
+    // priority in sd_asym_packing and kicks the NOHZ idle balancer; idle CPUs 3 and 2 each
+    // take one hog by active balance (group asym_packing, migrate_task). Then the hogs sit on
+    // the two preferred CPUs; CPUs 0 and 1 (lower priority) never take a lone task back.
+    const auto scenario = parse(R"({
+      "schedlab": 1, "name": "itmt", "seed": 1, "duration": "300ms",
+      "kernel": { "hz": 1000 },
+      "machine": { "cpus": 4, "itmt_priorities": [10, 20, 30, 40] },
+      "tasks": [
+        { "name": "h0", "cpus": "0", "program": [ { "run": "forever" } ] },
+        { "name": "h1", "cpus": "1", "program": [ { "run": "forever" } ] }
+      ],
+      "actions": [
+        { "at": "10ms", "set": { "task": "h0", "cpus": "0-3" } },
+        { "at": "10ms", "set": { "task": "h1", "cpus": "0-3" } }
+      ]
+    })");
+    QVERIFY(scenario);
+    Simulation sim(*scenario, RunOptions{});
+    sim.run();
+    const auto h0 = test::taskView(sim, "h0");
+    const auto h1 = test::taskView(sim, "h1");
+    QVERIFY(h0 && h1);
+    QCOMPARE(std::min(h0->cpu, h1->cpu), 2);
+    QCOMPARE(std::max(h0->cpu, h1->cpu), 3);
+    int moves = 0;
+    for (const Record& r : sim.recording().records()) {
+        if (r.kind != RecordKind::Migrate)
+            continue;
+        const MigrateDetail dt = MigrateDetail::unpack(r.payload.generic.d);
+        QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
+        QCOMPARE(dt.busiestGroup, GroupType::AsymPacking);
+        QCOMPARE(dt.migration, MigrationType::Task);
+        QVERIFY2(r.time > 10000000 && r.time <= 13000000, qPrintable(QString::number(r.time)));
+        ++moves;
+    }
+    QCOMPARE(moves, 2);
 }
 
 QTEST_APPLESS_MAIN(TestLoadBalance)

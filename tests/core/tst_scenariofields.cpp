@@ -67,7 +67,7 @@ void TestScenarioFields::tablesHoldTheDocumentedKeys()
         (V{"profile", "hz", "preempt", "base_slice", "tunable_scaling", "features", "overrides",
             "costs"}));
     QCOMPARE(strings(keysOf(machineFields())),
-        (V{"cpus", "threads_per_core", "cores_per_llc", "capacities"}));
+        (V{"cpus", "threads_per_core", "cores_per_llc", "capacities", "itmt_priorities"}));
     QCOMPARE(strings(keysOf(cgroupFileFields())),
         (V{"cpu.weight", "cpu.weight.nice", "cpu.max", "cpu.idle", "cpu.rt_runtime_us",
             "cpu.rt_period_us"}));
@@ -111,7 +111,7 @@ void TestScenarioFields::unknownKeyListsTheTable()
     // A key far from every known one gets the table's keys, in table order.
     QCOMPARE(errorsOf(R"({"schedlab": 1, "name": "a", "machine": {"zzzzzzzzzz": 1}})"),
         std::string("t.json: /machine/zzzzzzzzzz: unknown field (expected one of: cpus, "
-                    "threads_per_core, cores_per_llc, capacities)\n"));
+                    "threads_per_core, cores_per_llc, capacities, itmt_priorities)\n"));
     QCOMPARE(errorsOf(R"({"schedlab": 1, "name": "a", "annotations": [{"at": "1s", "qqqq": 1,
         "text": "x"}]})"),
         std::string("t.json: /annotations/0/qqqq: unknown field (expected one of: at, text)\n"));

@@ -421,6 +421,16 @@ void TestScenarioJson::invalid_data()
     QTest::addRow("capacities of the wrong length")
         << doc(R"("machine": {"cpus": 4, "capacities": [1024, 512]})")
         << "t.json: /machine/capacities: expected one capacity per CPU (4), got 2";
+    QTest::addRow("ITMT priority out of range")
+        << doc(R"("machine": {"cpus": 2, "itmt_priorities": [10, -1]})")
+        << "t.json: /machine/itmt_priorities/1: expected an integer in 0..65535 (got -1)";
+    QTest::addRow("ITMT priorities not an array")
+        << doc(R"("machine": {"cpus": 2, "itmt_priorities": {"0": 1}})")
+        << "t.json: /machine/itmt_priorities: expected an array of ITMT priorities 0–65535, one "
+           "per CPU (got an object)";
+    QTest::addRow("ITMT priorities of the wrong length")
+        << doc(R"("machine": {"cpus": 4, "itmt_priorities": [1, 2, 3]})")
+        << "t.json: /machine/itmt_priorities: expected one ITMT priority per CPU (4), got 3";
     QTest::addRow("misspelt machine field") << doc(R"("machine": {"cpu": 4})")
                                             << "t.json: /machine/cpu: unknown field (did you "
                                                "mean \"cpus\"?)";
@@ -877,6 +887,8 @@ void TestScenarioJson::roundTrip_data()
     QTest::addRow("minimal") << doc();
     QTest::addRow("big.LITTLE capacities")
         << doc(R"("machine": {"cpus": 4, "capacities": [1024, 1024, 512, 512]})");
+    QTest::addRow("ITMT priorities")
+        << doc(R"("machine": {"cpus": 4, "itmt_priorities": [40, 40, 20, 10]})");
     QTest::addRow("integral float and bool override")
         << doc(R"("machine": {"cpus": 2.0}, "kernel": {"overrides": {"flat": false}})");
     QTest::addRow("cpu.max shorthand forms") << doc(
