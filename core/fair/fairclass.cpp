@@ -525,7 +525,7 @@ void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
     clearBuddies(cfsRq, se);
     if (se.onRq) {
         cfsRq.dequeueTree(se); // curr is never in the tree
-        m_hooks.updateLoadAvg(cfsRq, se, false);
+        m_hooks.updateLoadAvg(cfsRq, se, true); // with UPDATE_TG (§7.3)
         // 6.6–6.19: protection set at every set_next; 7.0+: only at a genuine pick.
         if (first || m_p.choices->protection != Protection::Vprot)
             setProtectSlice(cfsRq, se);
