@@ -60,7 +60,7 @@ private:
     int m_cpus = 1;
     int64_t m_tickNs = 1000000;
     int64_t m_idleBalanceIntervalNs = 0;
-    int64_t m_nohzNextBalance = 0;     ///< nohz.next_balance (idle load balancer kick)
+    int64_t m_nohzNextBalance = 0; ///< nohz.next_balance (idle load balancer kick)
     const ProfileTraits* m_traits = nullptr;
     std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
 };

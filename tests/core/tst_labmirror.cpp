@@ -41,10 +41,10 @@ namespace {
 
 constexpr int64_t kMs = 1000000;
 constexpr int64_t kS = 1000000000;
-constexpr int64_t kFrom = 2 * kS;      ///< start of the measured window
-constexpr int64_t kTo = 30 * kS;       ///< end of the run
-constexpr int64_t kTickNs = 4 * kMs;   ///< HZ=250
-constexpr int kCpu = 1;                ///< the spinners' CPU
+constexpr int64_t kFrom = 2 * kS;    ///< start of the measured window
+constexpr int64_t kTo = 30 * kS;     ///< end of the run
+constexpr int64_t kTickNs = 4 * kMs; ///< HZ=250
+constexpr int kCpu = 1;              ///< the spinners' CPU
 
 /// One lab measurement (6.18.15).
 struct Measured
@@ -204,8 +204,8 @@ void TestLabMirror::mirror618()
     qInfo("%s model/real: reweights per tick %.2f/%.2f, NO_PLACE_LAG %.2f/%.1f %%, PLACE_LAG "
           "%.2f/%.1f %%, ratio %.2f/%.2f",
         qPrintable(setup), pl.reweightsPerTick, real.reweightsPerTick, 100 * npl.rootShare,
-        100 * real.nplShare, 100 * pl.rootShare, 100 * real.plShare,
-        ratio(setup, {}), real.plShare / real.nplShare);
+        100 * real.nplShare, 100 * pl.rootShare, 100 * real.plShare, ratio(setup, {}),
+        real.plShare / real.nplShare);
     QVERIFY2(pl.reweightsPerTick >= 0.7 * real.reweightsPerTick
             && pl.reweightsPerTick <= 1.3 * real.reweightsPerTick,
         qPrintable(QString::number(pl.reweightsPerTick)));
