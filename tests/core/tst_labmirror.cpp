@@ -19,7 +19,7 @@
 //
 // The figures are taken over [2 s, 30 s): the sleepers start in the first 100 ms, and /testgroup's
 // load on CPU 0 needs a few PELT half-lives (32 ms each) and the first second of sleeps to settle.
-// 18 runs of 30 simulated seconds with 2 CPUs: a few seconds in a Debug build.
+// 18 runs of 30 simulated seconds with 2 CPUs: about half a second in the dev build.
 #ifndef Q_MOC_RUN
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
