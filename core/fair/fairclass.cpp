@@ -525,7 +525,8 @@ void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
     clearBuddies(cfsRq, se);
     if (se.onRq) {
         cfsRq.dequeueTree(se); // curr is never in the tree
-        m_hooks.updateLoadAvg(cfsRq, se, false);
+        // PELT with UPDATE_TG (§7.3); put_prev_entity() updates without it.
+        m_hooks.updateLoadAvg(cfsRq, se, true);
         // 6.6–6.19: protection set at every set_next; 7.0+: only at a genuine pick.
         if (first || m_p.choices->protection != Protection::Vprot)
             setProtectSlice(cfsRq, se);

@@ -366,7 +366,7 @@ void FairClass::setNextTaskFlat(Rq& rq, SchedEntity& taskSe, bool first)
         CfsRq& cfsRq = *se->cfsRq;
         if (!first || !cfsRq.curr) {
             if (se->onRq)
-                m_hooks.updateLoadAvg(cfsRq, *se, false);
+                m_hooks.updateLoadAvg(cfsRq, *se, true); // with UPDATE_TG (§7.3)
             cfsRq.curr = se;
             se->prevSumExecRuntime = se->sumExecRuntime;
             se->execStart = m_hooks.clock();

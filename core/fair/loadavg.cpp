@@ -23,7 +23,7 @@ LoadTracker::LoadTracker(LoadServices& services, std::vector<TaskGroup>& groups,
 
 namespace {
 
-constexpr int64_t kTgUpdateRatelimitNs = 1000000; ///< NSEC_PER_MSEC (6.8+)
+constexpr int64_t kTgUpdateRatelimitNs = 1000000; ///< NSEC_PER_MSEC (6.7+)
 
 uint64_t entityRunnable(const SchedEntity& se)
 {
@@ -95,7 +95,8 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
     if (cfsRq.groupIndex == 0)
         return;
     const int64_t now = m_s.clock();
-    if (cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
+    const bool ratelimit = !m_traits || m_traits->tgLoadAvgRatelimit;
+    if (ratelimit && cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
         return;
     const int64_t delta =
         static_cast<int64_t>(cfsRq.avg.loadAvg) - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);

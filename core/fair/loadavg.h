@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/fair/taskgroup.h"
+#include "core/kernel/profile.h"
 
 #include <cstdint>
 #include <vector>
@@ -48,6 +49,8 @@ public:
     void updateBlockedAverages(int cpu);
     /// nohz_balancer_kick() with NOHZ_STATS_KICK from the tick of busy @p cpu.
     void nohzBalancerKick(int cpu);
+    /// The profile's traits (read at every publication: a profile action may switch them).
+    void setTraits(const ProfileTraits* traits) { m_traits = traits; }
 
 private:
     void listLeaf(const CfsRq& cfsRq);
@@ -57,7 +60,8 @@ private:
     int m_cpus = 1;
     int64_t m_tickNs = 1000000;
     int64_t m_idleBalanceIntervalNs = 0;
-    int64_t m_nohzNextBalance = 0;     ///< nohz.next_balance (idle load balancer kick)
+    int64_t m_nohzNextBalance = 0; ///< nohz.next_balance (idle load balancer kick)
+    const ProfileTraits* m_traits = nullptr;
     std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
 };
 

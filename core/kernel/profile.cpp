@@ -36,6 +36,7 @@ std::vector<KernelProfile> buildProfiles()
     p66.traits = {false, false, false, false, false, false, false, true, false};
     p66.traits.fairDeadlineServer = false; // the fair dl_server arrived in 6.12 (§10.4)
     p66.traits.misfitFittingCpu = false;   // max_allowed_capacity arrived in 6.10 (§8.4)
+    p66.traits.tgLoadAvgRatelimit = false; // the 1 ms rate limit arrived in 6.7 (§6.3)
     p66.features =
         features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity, F::WakeupPreemption});
     out.push_back(p66);

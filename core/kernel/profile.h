@@ -71,6 +71,10 @@ struct ProfileTraits
     /// checks only rq->misfit_task_load (kernel-model.md §8.4). Earlier: a task too big for the
     /// biggest CPU is misfit too, and the kick needs a CPU below rd->max_cpu_capacity.
     bool misfitFittingCpu = true;
+    /// 6.7+ (1528c661c24b "sched/fair: Ratelimit update to tg->load_avg"): a cfs_rq publishes
+    /// its load in tg->load_avg at most once per ms (kernel-model.md §6.3). Earlier: whenever it
+    /// moved by more than 1/64.
+    bool tgLoadAvgRatelimit = true;
 };
 
 struct KernelProfile

@@ -55,6 +55,7 @@ void SimulationImpl::initClasses(const Scenario& scenario)
         static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
     m_load = std::make_unique<LoadTracker>(
         static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs, m_idleBalanceIntervalNs);
+    m_load->setTraits(&m_traits);
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)

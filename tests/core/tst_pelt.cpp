@@ -11,7 +11,10 @@
 // moc 6.4 runs with C++17 predefines and cannot parse <concepts> (via <compare>): hide the core
 // headers from it; the test class itself needs none of their declarations.
 #ifndef Q_MOC_RUN
+#include "core/fair/loadavg.h"
 #include "core/fair/pelt.h"
+#include "core/kernel/profile.h"
+#include "core/sched/rq.h"
 #endif
 
 using namespace schedlab;
@@ -55,6 +58,8 @@ private Q_SLOTS:
     void halving();
     void incrementalEqualsOneStep_data();
     void incrementalEqualsOneStep();
+    void tgLoadAvgPublication_data();
+    void tgLoadAvgPublication();
 };
 
 // The table constants (copied as data from the kernel's generated sched-pelt.h) must be
@@ -375,6 +380,67 @@ void TestPelt::incrementalEqualsOneStep()
     QVERIFY(near(small.loadAvg, big.loadAvg, 1));
     QVERIFY(near(small.runnableAvg, big.runnableAvg, 1));
     QVERIFY(near(small.utilAvg, big.utilAvg, 1));
+}
+
+namespace {
+
+/// A clock and one CPU for the load tracker.
+class FakeLoadServices : public LoadServices
+{
+public:
+    explicit FakeLoadServices(const ProfileChoices& choices)
+        : rq(0, choices)
+    { }
+    int64_t clock() const override { return now; }
+    Rq& runQueue(int) override { return rq; }
+    int64_t now = 0;
+    Rq rq;
+};
+
+} // namespace
+
+// update_tg_load_avg() (kernel-model.md §6.3): a group cfs_rq publishes its load_avg in
+// tg->load_avg only when it moved by more than 1/64 of the last published value, and from 6.7 on
+// (1528c661c24b) at most once per ms. The cfs_rq's load_avg is set by hand and the publication
+// called directly: 1000 is published at 0 (nothing published yet); +10 at 0.2 ms is within
+// 1000/64 = 15 and stays unpublished; 2000 at 0.5 ms is published only without the rate limit
+// (6.6); at 1 ms the rate limit has passed, so 2000 is published in both.
+void TestPelt::tgLoadAvgPublication_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<qint64>("at05ms"); // tg->load_avg after the update at 0.5 ms
+    QTest::addRow("6.6") << "6.6" << qint64(2000);
+    QTest::addRow("6.12") << "6.12" << qint64(1000);
+    QTest::addRow("7.1") << "7.1" << qint64(1000);
+}
+
+void TestPelt::tgLoadAvgPublication()
+{
+    QFETCH(QString, profile);
+    QFETCH(qint64, at05ms);
+    const KernelProfile* p = findProfile(profile.toStdString());
+    QVERIFY(p);
+    FakeLoadServices services(p->choices);
+    std::vector<TaskGroup> groups(2);
+    groups[1].index = 1;
+    groups[1].parent = 0;
+    groups[1].cfsRq.push_back(std::make_unique<CfsRq>(p->choices));
+    CfsRq& rq = *groups[1].cfsRq[0];
+    rq.groupIndex = 1;
+    LoadTracker load(services, groups, 1, 1000000, 4000000);
+    load.setTraits(&p->traits);
+
+    auto publishAt = [&](int64_t ns, uint64_t loadAvg) {
+        services.now = ns;
+        rq.avg.loadAvg = loadAvg;
+        load.updateTgLoadAvg(rq);
+        return groups[1].loadAvg;
+    };
+    QCOMPARE(publishAt(0, 1000), 1000);
+    QCOMPARE(publishAt(200000, 1010), 1000);
+    QCOMPARE(publishAt(500000, 2000), at05ms);
+    QCOMPARE(publishAt(1000000, 2000), 2000);
+    QCOMPARE(rq.tgLoadAvgContrib, uint64_t(2000));
 }
 
 QTEST_APPLESS_MAIN(TestPelt)

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The lab mirrors (kernel-model.md §12.7): scenarios/lab-mirror-{shell,fork,nofork}.json copy the
+// cgroup-weight-starvation setup measured on real Debian kernels with 2 vCPUs under qemu at
+// HZ=250. CPU 1 runs root-spin (root cgroup) and test-spin (/testgroup, cpu.weight 2000); 20
+// unpinned sleepers of /testgroup differ in how much they fork. The figures below are the lab's
+// measurements (6.18.15, scenario descriptions), not the model's output:
+//
+//   sleepers     root-spin share of CPU 1         reweights of /testgroup@1
+//                NO_PLACE_LAG  PLACE_LAG  ratio   per tick of CPU 1
+//   shell           12.5 %       5.2 %    0.42        0.85
+//   fork helper     11.5 %       7.9 %    0.69        0.51
+//   no fork          5.2 %       4.4 %    0.85        0.19
+//
+// 6.12.117 and 7.3.4 showed no PLACE_LAG effect (ratio ≈ 1.0). The bands asserted are the
+// issue's: the ratio grows from shell to fork to no fork (the more tg->load_avg churns, the more
+// often the 6.13–7.0 reweight inflates the running group entity's lag, §12.3); reweights per tick
+// within ±30 % of the measured rate; the NO_PLACE_LAG share within ±40 %; with the fixed
+// reweights (profiles 6.12 and 7.1) the ratio within 0.8–1.25.
+//
+// The figures are taken over [2 s, 30 s): the sleepers start in the first 100 ms, and /testgroup's
+// load on CPU 0 needs a few PELT half-lives (32 ms each) and the first second of sleeps to settle.
+// 18 runs of 30 simulated seconds with 2 CPUs: about half a second in the dev build.
+#ifndef Q_MOC_RUN
+#include "core/record/metrics.h"
+#include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#endif
+
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace schedlab;
+
+namespace {
+
+constexpr int64_t kMs = 1000000;
+constexpr int64_t kS = 1000000000;
+constexpr int64_t kFrom = 2 * kS;    ///< start of the measured window
+constexpr int64_t kTo = 30 * kS;     ///< end of the run
+constexpr int64_t kTickNs = 4 * kMs; ///< HZ=250
+constexpr int kCpu = 1;              ///< the spinners' CPU
+
+/// One lab measurement (6.18.15).
+struct Measured
+{
+    const char* setup;
+    double nplShare;
+    double plShare;
+    double reweightsPerTick;
+};
+
+constexpr Measured kMeasured[] = {
+    {"shell", 0.125, 0.052, 0.85},
+    {"fork", 0.115, 0.079, 0.51},
+    {"nofork", 0.052, 0.044, 0.19},
+};
+
+const Measured& measured(const QString& setup)
+{
+    for (const Measured& m : kMeasured)
+        if (setup == QLatin1String(m.setup))
+            return m;
+    return kMeasured[0];
+}
+
+struct MirrorRun
+{
+    double rootShare = -1;        ///< root-spin's time over CPU 1's busy time in the window
+    double reweightsPerTick = -1; ///< Reweight records of /testgroup@1 per tick in the window
+    std::vector<std::string> violations;
+};
+
+/// Busy time of each task on @p cpu within [from, to), from the Switch records.
+std::map<int32_t, int64_t> runTimeOn(const Recording& rec, int cpu, int64_t from, int64_t to)
+{
+    std::map<int32_t, int64_t> out;
+    int32_t running = -1;
+    int64_t since = from;
+    for (const Record& r : rec.records()) {
+        if (r.kind != RecordKind::Switch || r.cpu != cpu)
+            continue;
+        const int64_t t = std::clamp(r.time, from, to);
+        if (running >= 0)
+            out[running] += t - since;
+        since = t;
+        running = static_cast<int32_t>(r.payload.generic.a);
+    }
+    if (running >= 0)
+        out[running] += to - std::max(since, from);
+    return out;
+}
+
+} // namespace
+
+class TestLabMirror : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void mirror618_data();
+    void mirror618();
+    void ratioOrder();
+    void fixedReweight_data();
+    void fixedReweight();
+
+private:
+    /// Runs (once, then cached) @p setup under @p profile ("" = as written: 6.18) and
+    /// NO_PLACE_LAG if @p noPlaceLag.
+    const MirrorRun& run(const QString& setup, const QString& profile, bool noPlaceLag);
+    double ratio(const QString& setup, const QString& profile);
+
+    std::map<QString, Scenario> m_scenarios;
+    std::map<QString, MirrorRun> m_runs;
+};
+
+const MirrorRun& TestLabMirror::run(const QString& setup, const QString& profile, bool noPlaceLag)
+{
+    const QString key = setup + '/' + profile + '/' + (noPlaceLag ? "NPL" : "PL");
+    if (const auto it = m_runs.find(key); it != m_runs.end())
+        return it->second;
+    Scenario scenario = m_scenarios.at(setup);
+    RunOptions o;
+    if (!profile.isEmpty()) {
+        // Another release: its own behaviour choices, not the 6.18 overrides of the file.
+        o.profile = profile.toStdString();
+        scenario.kernel.overrides.clear();
+    }
+    if (noPlaceLag)
+        o.features.push_back("NO_PLACE_LAG");
+    o.recordSamples = false;
+    Simulation sim(scenario, o);
+    sim.run();
+    MirrorRun out;
+    out.violations = sim.invariantViolations();
+    const Recording& rec = sim.recording();
+    const auto root = std::find(rec.taskNames.begin(), rec.taskNames.end(), "root-spin");
+    const auto g = std::find(rec.groupPaths.begin(), rec.groupPaths.end(), "/testgroup");
+    if (root != rec.taskNames.end() && g != rec.groupPaths.end()) {
+        const auto times = runTimeOn(rec, kCpu, kFrom, kTo);
+        int64_t busy = 0;
+        for (const auto& [task, ns] : times)
+            busy += ns;
+        const auto r = times.find(int32_t(root - rec.taskNames.begin()));
+        if (busy > 0)
+            out.rootShare = r == times.end() ? 0.0 : double(r->second) / double(busy);
+        const EntityRef ge = EntityRef::group(int32_t(g - rec.groupPaths.begin()), kCpu);
+        int64_t reweights = 0;
+        for (const Record& rr : rec.records())
+            if (rr.kind == RecordKind::Reweight && rr.entity == ge && rr.time >= kFrom
+                && rr.time < kTo)
+                ++reweights;
+        out.reweightsPerTick = double(reweights) / double((kTo - kFrom) / kTickNs);
+    }
+    qInfo("%s %s %s: root-spin %.2f %% of CPU 1, %.3f reweights of /testgroup@1 per tick",
+        qPrintable(setup), profile.isEmpty() ? "6.18" : qPrintable(profile),
+        noPlaceLag ? "NO_PLACE_LAG" : "PLACE_LAG", 100 * out.rootShare, out.reweightsPerTick);
+    return m_runs.emplace(key, std::move(out)).first->second;
+}
+
+double TestLabMirror::ratio(const QString& setup, const QString& profile)
+{
+    const double pl = run(setup, profile, false).rootShare;
+    const double npl = run(setup, profile, true).rootShare;
+    return npl > 0 ? pl / npl : -1;
+}
+
+void TestLabMirror::initTestCase()
+{
+    for (const Measured& m : kMeasured) {
+        const std::string file =
+            std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/lab-mirror-" + m.setup + ".json";
+        LoadResult r = loadScenarioFile(file);
+        for (const std::string& e : r.errors)
+            qWarning("%s", e.c_str());
+        QVERIFY2(r.ok(), file.c_str());
+        QCOMPARE(r.scenario->durationOrDefault(), Nanoseconds(kTo));
+        QCOMPARE(r.scenario->machine.cpuCount(), 2);
+        m_scenarios.emplace(QString::fromLatin1(m.setup), *r.scenario);
+    }
+}
+
+// 6.18 (the file as written): the reweight rate of /testgroup's entity on CPU 1 within ±30 % of
+// the measured one, root-spin's NO_PLACE_LAG share within ±40 %.
+void TestLabMirror::mirror618_data()
+{
+    QTest::addColumn<QString>("setup");
+    for (const Measured& m : kMeasured)
+        QTest::addRow("%s", m.setup) << QString::fromLatin1(m.setup);
+}
+
+void TestLabMirror::mirror618()
+{
+    QFETCH(QString, setup);
+    const Measured& real = measured(setup);
+    const MirrorRun& pl = run(setup, {}, false);
+    const MirrorRun& npl = run(setup, {}, true);
+    qInfo("%s model/real: reweights per tick %.2f/%.2f, NO_PLACE_LAG %.2f/%.1f %%, PLACE_LAG "
+          "%.2f/%.1f %%, ratio %.2f/%.2f",
+        qPrintable(setup), pl.reweightsPerTick, real.reweightsPerTick, 100 * npl.rootShare,
+        100 * real.nplShare, 100 * pl.rootShare, 100 * real.plShare, ratio(setup, {}),
+        real.plShare / real.nplShare);
+    QVERIFY2(pl.reweightsPerTick >= 0.7 * real.reweightsPerTick
+            && pl.reweightsPerTick <= 1.3 * real.reweightsPerTick,
+        qPrintable(QString::number(pl.reweightsPerTick)));
+    QVERIFY2(npl.rootShare >= 0.6 * real.nplShare && npl.rootShare <= 1.4 * real.nplShare,
+        qPrintable(QString::number(100 * npl.rootShare) + " %"));
+    QVERIFY(pl.rootShare > 0);
+    QVERIFY(pl.violations.empty());
+    QVERIFY(npl.violations.empty());
+}
+
+// The more the sleepers fork, the more tg->load_avg churns and the more often the running group
+// entity's lag is inflated by the 6.13–7.0 reweight: shell < fork helper < no fork (measured
+// 0.42 < 0.69 < 0.85). The shell loops show the effect clearly: below the fixed kernels' band.
+void TestLabMirror::ratioOrder()
+{
+    const double shell = ratio("shell", {});
+    const double fork = ratio("fork", {});
+    const double nofork = ratio("nofork", {});
+    qInfo("6.18 ratios PLACE_LAG/NO_PLACE_LAG: shell %.2f, fork %.2f, no fork %.2f", shell, fork,
+        nofork);
+    QVERIFY2(shell > 0 && shell < fork && fork < nofork,
+        qPrintable(QStringLiteral("%1 %2 %3").arg(shell).arg(fork).arg(nofork)));
+    QVERIFY2(shell < 0.8, qPrintable(QString::number(shell)));
+}
+
+// 6.12 (reweight_eevdf) and 7.1 (the revert) keep V across a reweight: PLACE_LAG makes no real
+// difference, ratio within 0.8–1.25 (measured ≈ 1.0 on 6.12.117 and 7.3.4).
+void TestLabMirror::fixedReweight_data()
+{
+    QTest::addColumn<QString>("setup");
+    QTest::addColumn<QString>("profile");
+    for (const char* profile : {"6.12", "7.1"})
+        for (const Measured& m : kMeasured)
+            QTest::addRow("%s %s", m.setup, profile)
+                << QString::fromLatin1(m.setup) << QString::fromLatin1(profile);
+}
+
+void TestLabMirror::fixedReweight()
+{
+    QFETCH(QString, setup);
+    QFETCH(QString, profile);
+    const double r = ratio(setup, profile);
+    qInfo("%s %s: ratio PLACE_LAG/NO_PLACE_LAG %.2f", qPrintable(setup), qPrintable(profile), r);
+    QVERIFY2(r >= 0.8 && r <= 1.25, qPrintable(QString::number(r)));
+    QVERIFY(run(setup, profile, false).violations.empty());
+    QVERIFY(run(setup, profile, true).violations.empty());
+}
+
+QTEST_APPLESS_MAIN(TestLabMirror)
+#include "tst_labmirror.moc"
