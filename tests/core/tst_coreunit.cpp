@@ -84,7 +84,7 @@ void TestCoreUnit::taskPrioAcrossClasses()
     // "a below b": idle (null) below everything, a fair task below any RT task, a lower RT
     // priority below a higher one, two RT tasks of one priority unordered.
     FakeMachine m;
-    CoreScheduler core(m, CpuTopology{2, 2, 1, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     Task& rt50 = m.addTask(0, 0, 50);
     Task& rt10 = m.addTask(0, 0, 10);
     Task& rt50b = m.addTask(1, 0, 50);
@@ -108,7 +108,7 @@ void TestCoreUnit::corePickForcesIdleSibling()
     // in its core_tree but one runnable task: it is forced idle (and queues a core balance),
     // while CPU 1 gets the RT task as its pending core_pick and an IPI (resched).
     FakeMachine m;
-    CoreScheduler core(m, CpuTopology{2, 2, 1, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     QVERIFY(core.active());
     Task& fairA = m.addTask(0, kCookieA);
@@ -145,7 +145,7 @@ void TestCoreUnit::untaggedPickWithoutCoreCookie()
     // No core cookie and no forced idle: an untagged per-CPU pick is taken as it is (step 2),
     // and no sibling is disturbed. (The caller clears forcedIdle before each pick.)
     FakeMachine m;
-    CoreScheduler core(m, CpuTopology{2, 2, 1, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& plain = m.addTask(0, 0, 20);
     m.picks = {&plain.se, nullptr};
@@ -162,7 +162,7 @@ void TestCoreUnit::cookieChangeReschedulesRunningTask()
     // cookie (core_task_seq bumped twice); if it is running, its CPU reschedules. The first
     // cookie enables core scheduling.
     FakeMachine m;
-    CoreScheduler core(m, CpuTopology{2, 2, 1, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     Task& t = m.addTask(1, 0);
     t.se.onRq = true;
     m.runQueue(1).curr = &t.se;
@@ -183,7 +183,7 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
     // half of it (MIN_NR_TASKS_DURING_FORCEIDLE = 2): with a 3 ms slice, 1.5 ms is not yet more
     // than half, 1.5 ms + 1 ns is.
     FakeMachine m;
-    CoreScheduler core(m, CpuTopology{2, 2, 1, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& fairA = m.addTask(0, kCookieA);
     Task& rtB = m.addTask(1, kCookieB, 40);
@@ -213,7 +213,7 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
 void TestCoreUnit::invariantCatchesMixedCookies()
 {
     FakeMachine m;
-    CoreScheduler core(m, CpuTopology{2, 2, 1, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& a = m.addTask(0, kCookieA);
     Task& b = m.addTask(1, kCookieB);

@@ -116,7 +116,7 @@ void TestPlacement::domainsOfTheTopology()
 {
     // 8 CPUs, 2 threads per core, 2 cores per LLC: SMT {2,3}, MC {0..3}, PKG {0..7}.
     FakeMachine m(8);
-    Placement p(m, CpuTopology{8, 2, 2, {}}, 1000);
+    Placement p(m, CpuTopology{8, 2, 2, {}, {}}, 1000);
     const auto d = p.domainsOf(3);
     QCOMPARE(d.size(), size_t(3));
     QCOMPARE(d[0].level, DomainLevel::Smt);
@@ -128,7 +128,7 @@ void TestPlacement::domainsOfTheTopology()
     QCOMPARE(d[2].weight, 8);
     QCOMPARE(p.llcSize(5), 4);
     // One LLC per core (cores_per_llc 1): MC has SMT's span and is left out.
-    Placement q(m, CpuTopology{8, 2, 1, {}}, 1000);
+    Placement q(m, CpuTopology{8, 2, 1, {}, {}}, 1000);
     QCOMPARE(q.domainsOf(0).size(), size_t(2));
     QCOMPARE(q.domainsOf(0)[1].level, DomainLevel::Pkg);
     QCOMPARE(q.llcSize(0), 2);
@@ -144,7 +144,7 @@ void TestPlacement::idleCoreBeforeIdleSibling()
     // {2,3} is: the first CPU scanned there, 2, is returned — not the hog's idle sibling 1.
     FakeMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 2, 2, {}}, 1000);
+    Placement p(m, CpuTopology{4, 2, 2, {}, {}}, 1000);
     QVERIFY(p.hasIdleCores(0));
     const Task t = makeTask(0, 0, 4);
     const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
@@ -169,7 +169,7 @@ void TestPlacement::staleIdleCoreHintTakesTheSibling()
     FakeMachine m(4);
     m.runHog(0);
     m.runHog(3);
-    Placement p(m, CpuTopology{4, 2, 2, {}}, 1000);
+    Placement p(m, CpuTopology{4, 2, 2, {}, {}}, 1000);
     const Task t = makeTask(0, 0, 4);
     QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 1); // clears the hint
     m.makeIdle(3);
@@ -190,7 +190,7 @@ void TestPlacement::prevIdlePreferred()
     // prev. select_idle_sibling(prev 2, target 2): target idle → 2.
     FakeMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 1, 4, {}}, 1000);
+    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     const PlacementResult r = p.selectTaskRq(makeTask(0, 2, 4), wake(0, kWaker));
     QCOMPARE(r.cpu, 2);
     QCOMPARE(r.detail.wake, WakePath::PrevIdle);
@@ -211,7 +211,7 @@ void TestPlacement::wakeAffineWeight()
     m.runHog(1);
     m.load = {300, 1000};
     m.hLoad[0] = 200;
-    Placement p(m, CpuTopology{2, 1, 2, {}}, 1000);
+    Placement p(m, CpuTopology{2, 1, 2, {}, {}}, 1000);
     const Task t = makeTask(0, 1, 2);
     const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
     QCOMPARE(r.cpu, 0);
@@ -233,7 +233,7 @@ void TestPlacement::wakeAffineSync()
     m.load = {300, 300};
     m.hLoad[0] = 200;
     m.hLoad[kWaker] = 300;
-    Placement p(m, CpuTopology{2, 1, 2, {}}, 1000);
+    Placement p(m, CpuTopology{2, 1, 2, {}, {}}, 1000);
     const Task t = makeTask(0, 1, 2);
     QCOMPARE(p.selectTaskRq(t, wake(0, kWaker, WakeTtwu | WakeSync)).cpu, 0);
     // A delayed task also sits on CPU 0 (nr_running 2, one delayed). 6.13+ discounts it: still
@@ -258,7 +258,7 @@ void TestPlacement::wakeWideKeepsPrev()
     m.runHog(1);
     m.load = {300, 1000};
     m.hLoad[0] = 200;
-    Placement p(m, CpuTopology{2, 1, 2, {}}, 1000);
+    Placement p(m, CpuTopology{2, 1, 2, {}, {}}, 1000);
     for (int w = 1; w <= 5; ++w)
         p.selectTaskRq(makeTask(w, 1, 2), wake(0, kWaker));
     for (int k = 0; k < 4; ++k)
@@ -281,7 +281,7 @@ void TestPlacement::sisUtilLimitsTheScan()
     //   nr = (1024 − 350)·4/1024 = 2.
     //   sum_util 3500: x = 875, 765625·13689/10240000 = 1023, nr = 1·4/1024 = 0.
     FakeMachine m(4);
-    Placement p(m, CpuTopology{4, 1, 4, {}}, 1000);
+    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(p.nrIdleScan(0), 4); // an idle LLC's value at start
     p.updateIdleCpuScan(0, 2048);
     QCOMPARE(p.nrIdleScan(2), 2);
@@ -312,7 +312,7 @@ void TestPlacement::forkFindsTheIdlestCpu()
     // idlest (ties are not better). fully_busy > has_spare: the child goes to CPU 1.
     FakeMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 1, 4, {}}, 1000);
+    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     const Task child = makeTask(5, 0, 4);
     const PlacementResult r = p.selectTaskRq(child, wake(0, kWaker, WakeFork));
     QCOMPARE(r.cpu, 1);
@@ -333,7 +333,7 @@ void TestPlacement::forkOnSmtPicksTheIdleCoreLatestIdle()
     // and {2} both have 1 idle CPU: stay. Result 3.
     FakeMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 2, 1, {}}, 1000);
+    Placement p(m, CpuTopology{4, 2, 1, {}, {}}, 1000);
     p.cpuEnteredIdle(3, 1000);
     const PlacementResult r = p.selectTaskRq(makeTask(5, 0, 4), wake(0, kWaker, WakeFork));
     QCOMPARE(r.cpu, 3);
@@ -349,7 +349,7 @@ void TestPlacement::affinityRespected()
     // core scan covers only allowed CPUs, remembers CPU 1 and returns it (not core {2,3}).
     FakeMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 2, 2, {}}, 1000);
+    Placement p(m, CpuTopology{4, 2, 2, {}, {}}, 1000);
     Task t = makeTask(0, 0, 4);
     t.cpus = *CpuSet::parse("0-1", 4);
     QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 1);
@@ -357,7 +357,7 @@ void TestPlacement::affinityRespected()
     // and {3} are skipped, {1} is the idlest.
     FakeMachine flat(4);
     flat.runHog(0);
-    Placement q(flat, CpuTopology{4, 1, 4, {}}, 1000);
+    Placement q(flat, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(q.selectTaskRq(t, wake(0, kWaker, WakeFork)).cpu, 1);
     // A single allowed CPU: cpumask_any(), whatever the machine looks like.
     t.cpus = CpuSet::single(3);
@@ -378,7 +378,7 @@ void TestPlacement::affinityDistribute()
     // cpumask_any_and_distribute(): per calling CPU a rotor starting at 0; each call takes the
     // next allowed CPU after it. Mask {1,3} from CPU 0: 1, then 3, then 1 again (wrap).
     FakeMachine m(4);
-    Placement p(m, CpuTopology{4, 1, 4, {}}, 1000);
+    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     const CpuSet mask = *CpuSet::parse("1,3", 4);
     QCOMPARE(p.anyAndDistribute(mask, 0), 1);
     QCOMPARE(p.anyAndDistribute(mask, 0), 3);
@@ -398,7 +398,7 @@ void TestPlacement::bigTaskWakesOnIdleBigCpu()
     // capacity 1024 > 512: CPU 1.
     FakeMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}}, 1000);
+    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
     QVERIFY(p.domainsOf(2)[0].flags & SdAsymCpuCapacityFull);
     Task hog = makeTask(0, 2, 4);
     hog.se.avg.utilAvg = 1000;
@@ -418,7 +418,7 @@ void TestPlacement::bigTaskWakesOnIdleBigCpu()
     QCOMPARE(r.cpu, 1);
     QCOMPARE(r.detail.wake, WakePath::IdleCapacity);
     // The same machine with equal capacities keeps the hog on its idle prev.
-    Placement q(m, CpuTopology{4, 1, 4, {}}, 1000);
+    Placement q(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(q.selectTaskRq(hog, wake(2, -1)).cpu, 2);
 }
 
@@ -432,7 +432,7 @@ void TestPlacement::selectIdleCapacityFirstFitFromTarget()
     // the same capacity, not a larger one).
     FakeMachine m(4);
     m.runHog(3);
-    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}}, 1000);
+    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
     Task t = makeTask(0, 3, 4);
     t.se.avg.utilAvg = 600;
     PlacementResult r = p.selectTaskRq(t, wake(3, kWaker));
