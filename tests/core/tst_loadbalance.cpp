@@ -166,6 +166,21 @@ CpuTopology topology(int cpus, int threads, int coresPerLlc, std::vector<int> ca
     return t;
 }
 
+/// A fake machine of @p t's CPUs with its domains and balancer (HZ=1000), the stopper working.
+struct Rig
+{
+    explicit Rig(const CpuTopology& t)
+        : m(t.cpus)
+        , d(t)
+        , lb(m, d, 1000, 1000000)
+    {
+        m.stopperWorks = true;
+    }
+    FakeMachine m;
+    SchedDomains d;
+    LoadBalancer lb;
+};
+
 SgLbStats group(int weight, int nr, int64_t load, int64_t util, int64_t runnable, int idle = 0)
 {
     SgLbStats s;
@@ -900,42 +915,32 @@ void TestLoadBalance::asymPackingPullsToPreferredCpu()
     // sum_h_nr_running = 1. Source CPU 3 (its priority is lower than CPU 0's, so it is not
     // skipped). It runs its only task: nothing to detach; asym_active_balance() (idle, CPU 0
     // preferred) makes the stopper push it to CPU 0.
-    FakeMachine m(4);
-    m.stopperWorks = true;
-    SchedDomains d(topology(4, 1, 4, {}, {40, 30, 20, 10}));
-    LoadBalancer lb(m, d, 1000, 1000000);
-    m.addTask(3, 1024, m.now, true);
-    QCOMPARE(lb.balanceRq(0, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
-    QCOMPARE(int(m.moves.size()), 1);
-    QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 0 -> 0: active MC asym_packing/task"));
+    const CpuTopology itmt = topology(4, 1, 4, {}, {40, 30, 20, 10});
+    Rig one(itmt);
+    one.m.addTask(3, 1024, one.m.now, true);
+    QCOMPARE(one.lb.balanceRq(0, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(int(one.m.moves.size()), 1);
+    QCOMPARE(moveText(one.m.moves[0]), QStringLiteral("task 0 -> 0: active MC asym_packing/task"));
     // Two candidates, CPU 1 (30) and CPU 3 (10): the group of lowest priority is the busiest,
     // so CPU 0 takes CPU 3's task even though the ring meets {1} first.
-    FakeMachine two(4);
-    two.stopperWorks = true;
-    SchedDomains d2(topology(4, 1, 4, {}, {40, 30, 20, 10}));
-    LoadBalancer lb2(two, d2, 1000, 1000000);
-    two.addTask(1, 1024, two.now, true); // task 0
-    two.addTask(3, 1024, two.now, true); // task 1
-    QCOMPARE(lb2.balanceRq(0, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
-    QCOMPARE(moveText(two.moves.at(0)), QStringLiteral("task 1 -> 0: active MC asym_packing/task"));
+    Rig two(itmt);
+    two.m.addTask(1, 1024, two.m.now, true); // task 0
+    two.m.addTask(3, 1024, two.m.now, true); // task 1
+    QCOMPARE(two.lb.balanceRq(0, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(
+        moveText(two.m.moves.at(0)), QStringLiteral("task 1 -> 0: active MC asym_packing/task"));
     // A CPU of lower priority does not pull a lone task from a preferred one: idle CPU 3 sees
     // {0} as has_spare with one task on one CPU, and moving it would only move the imbalance.
-    FakeMachine low(4);
-    low.stopperWorks = true;
-    SchedDomains d3(topology(4, 1, 4, {}, {40, 30, 20, 10}));
-    LoadBalancer lb3(low, d3, 1000, 1000000);
-    low.addTask(0, 1024, low.now, true);
-    QCOMPARE(lb3.balanceRq(3, 0, CpuIdleType::Idle, MigrateReason::Periodic), 0);
-    QVERIFY(low.moves.empty());
+    Rig low(itmt);
+    low.m.addTask(0, 1024, low.m.now, true);
+    QCOMPARE(low.lb.balanceRq(3, 0, CpuIdleType::Idle, MigrateReason::Periodic), 0);
+    QVERIFY(low.m.moves.empty());
     // A busy CPU never packs: CPU 0 running a task of its own does not take CPU 3's.
-    FakeMachine busy(4);
-    busy.stopperWorks = true;
-    SchedDomains d4(topology(4, 1, 4, {}, {40, 30, 20, 10}));
-    LoadBalancer lb4(busy, d4, 1000, 1000000);
-    busy.addTask(3, 1024, busy.now, true);
-    busy.addTask(0, 1024, busy.now, true);
-    QCOMPARE(lb4.balanceRq(0, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
-    QVERIFY(busy.moves.empty());
+    Rig busy(itmt);
+    busy.m.addTask(3, 1024, busy.m.now, true);
+    busy.m.addTask(0, 1024, busy.m.now, true);
+    QCOMPARE(busy.lb.balanceRq(0, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
+    QVERIFY(busy.m.moves.empty());
 }
 
 void TestLoadBalance::asymPackingNeedsAnIdleCore()
@@ -944,23 +949,19 @@ void TestLoadBalance::asymPackingNeedsAnIdleCore()
     // A task runs on CPU 2. Idle CPU 0 balances MC: its whole core is idle, so it goes by
     // priority (sched_use_asym_prio); group {2,3} has one busy CPU (weight 2 − 1 idle = 1) and
     // prefers CPU 2 (10 < 20): group_asym_packing, and the stopper moves the task to CPU 0.
-    FakeMachine m(4);
-    m.stopperWorks = true;
-    SchedDomains d(topology(4, 2, 2, {}, {20, 20, 10, 10}));
-    LoadBalancer lb(m, d, 1000, 1000000);
-    m.addTask(2, 1024, m.now, true);
-    QCOMPARE(lb.balanceRq(0, 1, CpuIdleType::Idle, MigrateReason::Periodic), 1);
-    QCOMPARE(moveText(m.moves.at(0)), QStringLiteral("task 0 -> 0: active MC asym_packing/task"));
+    const CpuTopology smt = topology(4, 2, 2, {}, {20, 20, 10, 10});
+    Rig idleCore(smt);
+    idleCore.m.addTask(2, 1024, idleCore.m.now, true);
+    QCOMPARE(idleCore.lb.balanceRq(0, 1, CpuIdleType::Idle, MigrateReason::Periodic), 1);
+    QCOMPARE(moveText(idleCore.m.moves.at(0)),
+        QStringLiteral("task 0 -> 0: active MC asym_packing/task"));
     // With CPU 1 busy, core 0 is not idle: CPU 0 does not go by priority. Each core runs one
     // task (both groups has_spare, one idle CPU each): nothing to move.
-    FakeMachine h(4);
-    h.stopperWorks = true;
-    SchedDomains e(topology(4, 2, 2, {}, {20, 20, 10, 10}));
-    LoadBalancer lbh(h, e, 1000, 1000000);
-    h.addTask(2, 1024, h.now, true);
-    h.addTask(1, 1024, h.now, true);
-    QCOMPARE(lbh.balanceRq(0, 1, CpuIdleType::Idle, MigrateReason::Periodic), 0);
-    QVERIFY(h.moves.empty());
+    Rig halfBusy(smt);
+    halfBusy.m.addTask(2, 1024, halfBusy.m.now, true);
+    halfBusy.m.addTask(1, 1024, halfBusy.m.now, true);
+    QCOMPARE(halfBusy.lb.balanceRq(0, 1, CpuIdleType::Idle, MigrateReason::Periodic), 0);
+    QVERIFY(halfBusy.m.moves.empty());
 }
 
 void TestLoadBalance::itmtHogsPackOnPreferredCpus()
