@@ -320,9 +320,12 @@ void LoadBalancer::tick(int cpu)
     // sched_balance_trigger(): the SCHED_SOFTIRQ when rq->next_balance is due.
     if (m_sd.domains(cpu).empty())
         return;
-    if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)])
+    if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)]) {
+        // sched_balance_softirq(): the CPU's blocked averages, then its domains (§6.6).
+        m_s.updateBlockedAverages(cpu);
         balanceDomains(cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
             MigrateReason::Periodic);
+    }
     nohzBalancerKick(cpu);
 }
 
@@ -900,8 +903,13 @@ bool LoadBalancer::newIdle(int cpu)
 {
     // sched_balance_newidle()
     auto& domains = m_sd.domains(cpu);
-    if (domains.empty())
+    if (domains.empty()) {
+        // One CPU: no domain to walk, but once two tasks were runnable (rd->overloaded is
+        // never cleared without a balance) the blocked averages are still updated (§6.6).
+        if (m_rdOverloaded)
+            m_s.updateBlockedAverages(cpu);
         return false;
+    }
     if (m_sd.asymCapacity())
         m_s.runQueue(cpu).misfitTaskLoad = 0; // update_misfit_status(NULL): going idle
     const int64_t now = jiffies();
@@ -915,6 +923,7 @@ bool LoadBalancer::newIdle(int cpu)
     if (!m_rdOverloaded) {
         updateNext(domains.front());
     } else {
+        m_s.updateBlockedAverages(cpu); // before the domain walk, as the kernel does
         bool continueBalancing = true;
         for (size_t level = 0; level < domains.size(); ++level) {
             const SchedDomain& sd = domains[level];

@@ -63,6 +63,9 @@ public:
         (void)cpu;
         (void)sumUtil;
     }
+    /// sched_balance_update_blocked_averages(): decay and publish @p cpu's blocked load
+    /// (nothing for a machine without group load tracking).
+    virtual void updateBlockedAverages(int cpu) { (void)cpu; }
 };
 
 /// struct sg_lb_stats

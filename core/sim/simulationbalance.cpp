@@ -115,6 +115,12 @@ bool SimulationImpl::stopperPreempt(int cpu)
     return true;
 }
 
+void SimulationImpl::updateBlockedAverages(int cpu)
+{
+    if (m_groups.size() > 1)
+        m_load->updateBlockedAverages(cpu);
+}
+
 void SimulationImpl::updateIdleCpuScan(int cpu, uint64_t sumUtil)
 {
     m_fairSched->placement().updateIdleCpuScan(cpu, sumUtil);

@@ -835,11 +835,6 @@ void SimulationImpl::tick(int cpu)
         return;
     Task& curr = taskOf(*rq.curr);
     classOf(curr).taskTick(rq, curr);
-    // The periodic balance of a busy CPU also refreshes its blocked averages (every 4 ms here).
-    const int64_t jiffies = clock() / m_tickNs;
-    const int64_t every = std::max<int64_t>(1, 4000000 / m_tickNs);
-    if (m_groups.size() > 1 && jiffies % every == 0)
-        m_load->updateBlockedAverages(cpu);
     if (m_groups.size() > 1)
         m_load->nohzBalancerKick(cpu);
     // sched_balance_trigger(): periodic balance of the domains when due, NOHZ idle balance kick.

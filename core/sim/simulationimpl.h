@@ -239,6 +239,7 @@ private:
         SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) override;
     bool stopperPreempt(int cpu) override;
     void updateIdleCpuScan(int cpu, uint64_t sumUtil) override;
+    void updateBlockedAverages(int cpu) override;
     /// Builds the sched domains and the balancer from the machine description.
     void initBalancer(const Scenario& scenario);
     /// rq->cfs_tasks upkeep at enqueue (most recent first) and the root domain's overload flag.
