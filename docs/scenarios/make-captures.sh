@@ -11,6 +11,7 @@ cap sleeper-lag --from 9.995s --to 10.015s --entities sleeper,hog-1 --out $OUT/s
 cap delayed-dequeue --from 9.980s --to 10.020s --entities worker-1,hog --out $OUT/delayed-dequeue.png
 cap nice-levels --from 9.950s --to 10.050s --out $OUT/nice-levels.png
 cap two-groups-1cpu --from 0 --to 30ms --out $OUT/two-groups-1cpu.png
+cap itmt-packing --from 0 --to 60ms --out $OUT/itmt-packing.png
 cap two-groups-4cpu --from 0 --to 30ms --entities hog-a,hog-b0 --out $OUT/two-groups-4cpu.png
 cap migration-affinity --from 2.990s --to 3.020s --entities hopper,hog-0,hog-1 --out $OUT/migration-affinity.png
 cap short-slice-latency --from 1s --to 1.040s --entities latency,hog-1,hog-2 --out $OUT/short-slice-latency.png
