@@ -185,6 +185,35 @@ Field<MachineSpec> machineSize(
     return field;
 }
 
+/// An array of integers in [lo, hi], one per CPU (@p what names it in the error: "an array of
+/// CPU capacities"); nothing is kept if any entry is bad.
+Field<MachineSpec> perCpuInts(std::string_view key,
+    std::optional<std::vector<int>> MachineSpec::*member, int lo, int hi, std::string_view what)
+{
+    return customField<MachineSpec>(
+        key,
+        [member, lo, hi, what](ScenarioReader& r, const Json& v, const std::string& path,
+            MachineSpec& m, const NoContext&) {
+            if (!r.expectArray(v, path,
+                    std::string(what) + " " + std::to_string(lo) + "–" + std::to_string(hi)
+                        + ", one per CPU"))
+                return;
+            std::vector<int> values;
+            bool ok = true;
+            for (size_t i = 0; i < v.size() && i <= size_t(Limits::maxCpus); ++i) {
+                const auto value = intIn(lo, hi)(r, v[i], child(path, i));
+                ok = ok && value.has_value();
+                values.push_back(value.value_or(lo));
+            }
+            if (ok)
+                m.*member = std::move(values);
+        },
+        [key, member](const MachineSpec& m, Json& out, const NoContext&) {
+            if (m.*member)
+                out[std::string(key)] = *(m.*member);
+        });
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -401,50 +430,11 @@ const FieldTable<MachineSpec>& machineFields()
         machineSize("cpus", &MachineSpec::cpus, 1, Limits::maxCpus),
         machineSize("threads_per_core", &MachineSpec::threadsPerCore, 1, Limits::maxThreadsPerCore),
         machineSize("cores_per_llc", &MachineSpec::coresPerLlc, 1, Limits::maxCpus),
-        // One capacity per CPU; the count is checked against cpus by parseMachine().
-        customField<MachineSpec>(
-            "capacities",
-            [](ScenarioReader& r, const Json& v, const std::string& path, MachineSpec& m,
-                const NoContext&) {
-                if (!r.expectArray(v, path, "an array of CPU capacities 1–1024, one per CPU"))
-                    return;
-                std::vector<int> caps;
-                bool ok = true;
-                for (size_t i = 0; i < v.size() && i <= size_t(Limits::maxCpus); ++i) {
-                    const auto cap = intIn(1, kSchedCapacityScale)(r, v[i], child(path, i));
-                    ok = ok && cap.has_value();
-                    caps.push_back(cap.value_or(kSchedCapacityScale));
-                }
-                if (ok)
-                    m.capacities = std::move(caps);
-            },
-            [](const MachineSpec& m, Json& out, const NoContext&) {
-                if (m.capacities)
-                    out["capacities"] = *m.capacities;
-            }),
-        // ITMT priorities, one per CPU (count checked by parseMachine()).
-        customField<MachineSpec>(
-            "itmt_priorities",
-            [](ScenarioReader& r, const Json& v, const std::string& path, MachineSpec& m,
-                const NoContext&) {
-                if (!r.expectArray(v, path,
-                        "an array of ITMT priorities 0–" + std::to_string(Limits::maxItmtPriority)
-                            + ", one per CPU"))
-                    return;
-                std::vector<int> prios;
-                bool ok = true;
-                for (size_t i = 0; i < v.size() && i <= size_t(Limits::maxCpus); ++i) {
-                    const auto p = intIn(0, Limits::maxItmtPriority)(r, v[i], child(path, i));
-                    ok = ok && p.has_value();
-                    prios.push_back(p.value_or(0));
-                }
-                if (ok)
-                    m.itmtPriorities = std::move(prios);
-            },
-            [](const MachineSpec& m, Json& out, const NoContext&) {
-                if (m.itmtPriorities)
-                    out["itmt_priorities"] = *m.itmtPriorities;
-            }),
+        // One entry per CPU each; the counts are checked against cpus by parseMachine().
+        perCpuInts("capacities", &MachineSpec::capacities, 1, kSchedCapacityScale,
+            "an array of CPU capacities"),
+        perCpuInts("itmt_priorities", &MachineSpec::itmtPriorities, 0, Limits::maxItmtPriority,
+            "an array of ITMT priorities"),
     };
     return table;
 }

@@ -284,14 +284,16 @@ void ScenarioReader::parseMachine(const Json& v, const std::string& path)
         m_diag.error(child(path, "cores_per_llc"),
             "the machine's " + std::to_string(cores) + " cores are not a multiple of "
                 + std::to_string(*machine.coresPerLlc));
-    if (machine.capacities && machine.capacities->size() != static_cast<size_t>(cpus))
-        m_diag.error(child(path, "capacities"),
-            "expected one capacity per CPU (" + std::to_string(cpus) + "), got "
-                + std::to_string(machine.capacities->size()));
-    if (machine.itmtPriorities && machine.itmtPriorities->size() != static_cast<size_t>(cpus))
-        m_diag.error(child(path, "itmt_priorities"),
-            "expected one ITMT priority per CPU (" + std::to_string(cpus) + "), got "
-                + std::to_string(machine.itmtPriorities->size()));
+    // The per-CPU arrays hold one entry per CPU.
+    auto perCpu = [&](const std::optional<std::vector<int>>& values, const char* key,
+                      const char* entry) {
+        if (values && values->size() != static_cast<size_t>(cpus))
+            m_diag.error(child(path, key),
+                std::string("expected one ") + entry + " per CPU (" + std::to_string(cpus)
+                    + "), got " + std::to_string(values->size()));
+    };
+    perCpu(machine.capacities, "capacities", "capacity");
+    perCpu(machine.itmtPriorities, "itmt_priorities", "ITMT priority");
 }
 
 void ScenarioReader::parseCgroups(const Json& v, const std::string& path)
