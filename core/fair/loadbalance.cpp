@@ -427,7 +427,6 @@ void LoadBalancer::updateSgLbStats(
     // preferred CPU; not for an SMT core with more than one busy sibling.
     sgs.asymPreferCpu = group.asymPreferCpu;
     sgs.asymPacking = !local && env.idle != CpuIdleType::NotIdle && sgs.sumHNrRunning
-        && (env.sd->flags & SdAsymPacking)
         && !((group.flags & SdShareCpuCapacity) && sgs.groupWeight - sgs.idleCpus != 1)
         && schedAsym(*env.sd, env.dstCpu, group.asymPreferCpu);
     sgs.type = groupClassify(env.sd->imbalancePct, sgs, group.imbalance);

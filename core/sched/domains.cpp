@@ -172,13 +172,19 @@ const SchedDomain* SchedDomains::lowest(int cpu) const
     return d.empty() ? nullptr : &d.front();
 }
 
-const SchedDomain* SchedDomains::llc(int cpu) const
+const SchedDomain* SchedDomains::highestWith(int cpu, int flag) const
 {
+    // highest_flag_domain() for a flag the levels need not share with their children.
     const SchedDomain* found = nullptr;
     for (const SchedDomain& sd : domains(cpu))
-        if (sd.flags & SdShareLlc)
+        if (sd.flags & flag)
             found = &sd;
     return found;
+}
+
+const SchedDomain* SchedDomains::llc(int cpu) const
+{
+    return highestWith(cpu, SdShareLlc);
 }
 
 const SchedDomain* SchedDomains::asymCapacityDomain(int cpu) const
@@ -191,12 +197,7 @@ const SchedDomain* SchedDomains::asymCapacityDomain(int cpu) const
 
 const SchedDomain* SchedDomains::asymPackingDomain(int cpu) const
 {
-    // highest_flag_domain() for a flag that needs groups but is not shared with the children.
-    const SchedDomain* found = nullptr;
-    for (const SchedDomain& sd : domains(cpu))
-        if (sd.flags & SdAsymPacking)
-            found = &sd;
-    return found;
+    return highestWith(cpu, SdAsymPacking);
 }
 
 const SchedDomain* SchedDomains::spanning(int cpu, int other) const

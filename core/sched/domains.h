@@ -118,6 +118,8 @@ public:
     }
 
 private:
+    /// The highest domain of @p cpu with @p flag, or null.
+    const SchedDomain* highestWith(int cpu, int flag) const;
     int groupFor(DomainLevel childLevel, int first, int weight, int childFlags);
 
     CpuTopology m_topo;
