@@ -201,6 +201,33 @@ std::optional<Scenario> parse(const std::string& json)
     return test::loadScenario(json, "tst_loadbalance");
 }
 
+/// Two hogs pinned to CPUs 0 and 1 of @p machine (a JSON object) and let go at 10 ms.
+std::optional<Scenario> twoHogsLetGo(
+    const std::string& name, const std::string& machine, const std::string& duration)
+{
+    return parse(R"({ "schedlab": 1, "name": ")" + name + R"(", "seed": 1, "duration": ")"
+        + duration + R"(", "kernel": { "hz": 1000 }, "machine": )" + machine + R"(,
+      "tasks": [
+        { "name": "h0", "cpus": "0", "program": [ { "run": "forever" } ] },
+        { "name": "h1", "cpus": "1", "program": [ { "run": "forever" } ] }
+      ],
+      "actions": [
+        { "at": "10ms", "set": { "task": "h0", "cpus": "0-3" } },
+        { "at": "10ms", "set": { "task": "h1", "cpus": "0-3" } }
+      ]
+    })");
+}
+
+/// The Migrate records of a run.
+std::vector<const Record*> migrations(const Recording& rec)
+{
+    std::vector<const Record*> out;
+    for (const Record& r : rec.records())
+        if (r.kind == RecordKind::Migrate)
+            out.push_back(&r);
+    return out;
+}
+
 /// "task 3 -> 0: periodic PKG overloaded/load": a recorded move in one line.
 QString moveText(const FakeMachine::Move& move)
 {
@@ -642,18 +669,8 @@ void TestLoadBalance::smtHogsSpreadToIdleCore()
     // idle core's balance sees core 0 as group_smt_balance (migrate_task, 1), fails, and after
     // nr_balance_failed > cache_nice_tries + 2 = 3 pushes the running task: an Active
     // migration, after which the hogs run on different cores.
-    const auto scenario = parse(R"({
-      "schedlab": 1, "name": "smt-2hogs", "seed": 1, "duration": "2s",
-      "kernel": { "hz": 1000 }, "machine": { "cpus": 4, "threads_per_core": 2 },
-      "tasks": [
-        { "name": "h0", "cpus": "0", "program": [ { "run": "forever" } ] },
-        { "name": "h1", "cpus": "1", "program": [ { "run": "forever" } ] }
-      ],
-      "actions": [
-        { "at": "10ms", "set": { "task": "h0", "cpus": "0-3" } },
-        { "at": "10ms", "set": { "task": "h1", "cpus": "0-3" } }
-      ]
-    })");
+    const auto scenario =
+        twoHogsLetGo("smt-2hogs", R"({ "cpus": 4, "threads_per_core": 2 })", "2s");
     QVERIFY(scenario);
     Simulation sim(*scenario, RunOptions{});
     sim.run();
@@ -662,11 +679,9 @@ void TestLoadBalance::smtHogsSpreadToIdleCore()
     QVERIFY(h0 && h1);
     QVERIFY2(h0->cpu / 2 != h1->cpu / 2,
         qPrintable(QStringLiteral("h0 on %1, h1 on %2").arg(h0->cpu).arg(h1->cpu)));
-    int active = 0;
-    for (const Record& r : sim.recording().records())
-        if (r.kind == RecordKind::Migrate && r.payload.generic.c == int64_t(MigrateReason::Active))
-            ++active;
-    QVERIFY(active >= 1);
+    const auto moves = migrations(sim.recording());
+    QVERIFY(std::any_of(moves.begin(), moves.end(),
+        [](const Record* r) { return r->payload.generic.c == int64_t(MigrateReason::Active); }));
 }
 
 // --- asymmetric CPU capacity (kernel-model.md §8.4) ------------------------------------------
@@ -856,20 +871,14 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
     QVERIFY(scenario);
     Simulation sim(*scenario, RunOptions{});
     sim.run();
-    int misfitMoves = 0;
-    int64_t movedAt = -1;
-    for (const Record& r : sim.recording().records()) {
-        if (r.kind != RecordKind::Migrate)
-            continue;
-        const MigrateDetail dt = MigrateDetail::unpack(r.payload.generic.d);
-        QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
-        QCOMPARE(dt.busiestGroup, GroupType::MisfitTask);
-        QCOMPARE(dt.migration, MigrationType::Misfit);
-        ++misfitMoves;
-        movedAt = r.time;
-    }
-    QCOMPARE(misfitMoves, 1);
-    QVERIFY2(movedAt >= 23000000 && movedAt <= 26000000, qPrintable(QString::number(movedAt)));
+    const auto moves = migrations(sim.recording());
+    QCOMPARE(int(moves.size()), 1);
+    const Record& r = *moves[0];
+    const MigrateDetail dt = MigrateDetail::unpack(r.payload.generic.d);
+    QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
+    QCOMPARE(dt.busiestGroup, GroupType::MisfitTask);
+    QCOMPARE(dt.migration, MigrationType::Misfit);
+    QVERIFY2(r.time >= 23000000 && r.time <= 26000000, qPrintable(QString::number(r.time)));
     const auto hog = test::taskView(sim, "hog");
     QVERIFY(hog);
     QVERIFY(hog->cpu == 0 || hog->cpu == 1);
@@ -971,19 +980,8 @@ void TestLoadBalance::itmtHogsPackOnPreferredCpus()
     // priority in sd_asym_packing and kicks the NOHZ idle balancer; idle CPUs 3 and 2 each
     // take one hog by active balance (group asym_packing, migrate_task). Then the hogs sit on
     // the two preferred CPUs; CPUs 0 and 1 (lower priority) never take a lone task back.
-    const auto scenario = parse(R"({
-      "schedlab": 1, "name": "itmt", "seed": 1, "duration": "300ms",
-      "kernel": { "hz": 1000 },
-      "machine": { "cpus": 4, "itmt_priorities": [10, 20, 30, 40] },
-      "tasks": [
-        { "name": "h0", "cpus": "0", "program": [ { "run": "forever" } ] },
-        { "name": "h1", "cpus": "1", "program": [ { "run": "forever" } ] }
-      ],
-      "actions": [
-        { "at": "10ms", "set": { "task": "h0", "cpus": "0-3" } },
-        { "at": "10ms", "set": { "task": "h1", "cpus": "0-3" } }
-      ]
-    })");
+    const auto scenario =
+        twoHogsLetGo("itmt", R"({ "cpus": 4, "itmt_priorities": [10, 20, 30, 40] })", "300ms");
     QVERIFY(scenario);
     Simulation sim(*scenario, RunOptions{});
     sim.run();
@@ -992,18 +990,15 @@ void TestLoadBalance::itmtHogsPackOnPreferredCpus()
     QVERIFY(h0 && h1);
     QCOMPARE(std::min(h0->cpu, h1->cpu), 2);
     QCOMPARE(std::max(h0->cpu, h1->cpu), 3);
-    int moves = 0;
-    for (const Record& r : sim.recording().records()) {
-        if (r.kind != RecordKind::Migrate)
-            continue;
-        const MigrateDetail dt = MigrateDetail::unpack(r.payload.generic.d);
-        QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
+    const auto moves = migrations(sim.recording());
+    QCOMPARE(int(moves.size()), 2);
+    for (const Record* r : moves) {
+        const MigrateDetail dt = MigrateDetail::unpack(r->payload.generic.d);
+        QCOMPARE(r->payload.generic.c, int64_t(MigrateReason::Active));
         QCOMPARE(dt.busiestGroup, GroupType::AsymPacking);
         QCOMPARE(dt.migration, MigrationType::Task);
-        QVERIFY2(r.time > 10000000 && r.time <= 13000000, qPrintable(QString::number(r.time)));
-        ++moves;
+        QVERIFY2(r->time > 10000000 && r->time <= 13000000, qPrintable(QString::number(r->time)));
     }
-    QCOMPARE(moves, 2);
 }
 
 QTEST_APPLESS_MAIN(TestLoadBalance)
