@@ -9,7 +9,9 @@
 # Environment: BUILD (default build/dev: bin/schedlab-run, bin/schedlab-cli), LAB_CACHE
 # (downloaded kernels, default build/lab-cache), LAB_SUITES (Debian suites searched, default
 # "trixie trixie-backports sid experimental"), LAB_MIRROR (default http://deb.debian.org/debian),
-# LAB_TIMEOUT (seconds for the whole VM run, default: scenario duration + 300).
+# LAB_TIMEOUT (seconds for the whole VM run, default: scenario duration + 300), LAB_COUNT (a
+# kernel function, e.g. reweight_entity: a kprobe counts its calls during the run, per CPU and per
+# argument pair, written to OUTDIR/counts.txt; docs/real-kernels.md "Counting a kernel function").
 # The machine's own apt configuration is not touched: the kernel package is looked up with a
 # separate sources list and lists directory under LAB_CACHE.
 # Exit codes: 0 ok, 2 bad arguments, 3 a tool or the kernel is missing, 4 the VM run failed.
@@ -64,6 +66,8 @@ duration_s=$(sed -n 's/.*"duration"[^"]*"\([0-9.]*\)\(ms\|s\)".*/\1 \2/p' "$SCEN
     awk '{ if ($2 == "ms") print int($1 / 1000) + 1; else print int($1) + 1 }')
 duration_s=${duration_s:-11}
 TIMEOUT=${LAB_TIMEOUT:-$((duration_s + 300))}
+COUNT=${LAB_COUNT:-}
+case "$COUNT" in *[!A-Za-z0-9_]*) echo "lab: LAB_COUNT must be a function name" >&2; exit 2;; esac
 
 # --- 1. the kernel: a Debian package found by version, downloaded once ----------------------
 mkdir -p "$CACHE/apt/lists/partial" "$CACHE/apt/archives/partial" "$CACHE/kernels" "$OUT"
@@ -131,7 +135,7 @@ set +e
 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m 512 \
     -display none -monitor none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
-    -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT}" \
     -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
 rc=$?
 set -e
@@ -141,6 +145,12 @@ sed -n '/^=== schedlab trace ===/,/^=== end trace ===/p' "$OUT/bulk.txt" | sed '
     tr -d '\r' > "$OUT/trace.txt"
 sed -n '/^=== sched debug ===/,/^=== end sched debug ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
     tr -d '\r' > "$OUT/sched-debug.txt"
+if [ -n "$COUNT" ]; then
+    sed -n '/^=== kprobe counts ===/,/^=== end kprobe counts ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
+        tr -d '\r' > "$OUT/counts.txt"
+    echo "lab: calls of $COUNT (count cpu arg1 arg2 last-arg3), $OUT/counts.txt:" >&2
+    sort -rn "$OUT/counts.txt" | head -n 8 >&2
+fi
 boot=$(sed -n 's/^schedlab-lab: boot done at \([0-9.]*\).*/\1/p' "$OUT/console.log" | tr -d '\r' | head -n 1)
 echo "lab: VM ran $((end - start)) s in all; guest boot to /init: ${boot:-?} s (uptime)" >&2
 grep -E "^(schedlab-run|not reproduced|cannot run)" "$OUT/console.log" | tr -d '\r' >&2 || true
