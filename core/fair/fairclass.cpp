@@ -351,6 +351,8 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
     }
 
     se.load = LoadWeight{weight, invWeight}; // tasks: sched_prio_to_wmult; groups: lazily
+    if (se.peltAttached)
+        peltReweight(cfsRq.avg, se.avg, scaleLoadDown(old), scaleLoadDown(weight));
     m_hooks.record(
         RecordKind::Reweight, se, static_cast<int64_t>(old), static_cast<int64_t>(weight));
 

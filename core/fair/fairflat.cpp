@@ -114,6 +114,8 @@ void FairClass::reweightLoadOnly(CfsRq& cfsRq, SchedEntity& se, uint64_t weight,
     if (se.onRq)
         cfsRq.loadWeight -= old;
     se.load = LoadWeight{weight, invWeight};
+    if (se.peltAttached)
+        peltReweight(cfsRq.avg, se.avg, scaleLoadDown(old), scaleLoadDown(weight));
     if (se.onRq)
         cfsRq.loadWeight += weight;
     m_hooks.record(

@@ -4,6 +4,8 @@
 
 #include "core/fair/weights.h"
 
+#include <algorithm>
+
 namespace schedlab {
 
 // Data from the kernel's generated kernel/sched/sched-pelt.h; tst_pelt checks every entry against
@@ -91,6 +93,19 @@ void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight)
     sa.loadAvg = loadWeight * sa.loadSum / divider;
     sa.runnableAvg = sa.runnableSum / divider;
     sa.utilAvg = sa.utilSum / divider;
+}
+
+void peltReweight(PeltAvg& queue, PeltAvg& se, uint64_t oldWeight, uint64_t newWeight)
+{
+    // §6.6: dequeue_load_avg() (sub_positive, and load_sum kept at least load_avg times the
+    // smallest divider), then the new load_avg, then enqueue_load_avg().
+    queue.loadAvg = queue.loadAvg > se.loadAvg ? queue.loadAvg - se.loadAvg : 0;
+    const uint64_t oldSum = oldWeight * se.loadSum;
+    queue.loadSum = queue.loadSum > oldSum ? queue.loadSum - oldSum : 0;
+    queue.loadSum = std::max<uint64_t>(queue.loadSum, queue.loadAvg * (kLoadAvgMax - 1024));
+    se.loadAvg = newWeight * se.loadSum / peltDivider(se);
+    queue.loadAvg += se.loadAvg;
+    queue.loadSum += newWeight * se.loadSum;
 }
 
 } // namespace schedlab

@@ -54,5 +54,9 @@ inline uint32_t peltDivider(const PeltAvg& sa)
 {
     return kLoadAvgMax - 1024 + sa.periodContrib;
 }
+/// reweight_entity()'s load-average part: the entity's load_avg is recomputed from its unweighted
+/// load_sum with the new weight, and its queue's sums trade the old contribution for the new one
+/// (dequeue_load_avg(), enqueue_load_avg()). Weights unscaled (se_weight()).
+void peltReweight(PeltAvg& queue, PeltAvg& se, uint64_t oldWeight, uint64_t newWeight);
 
 } // namespace schedlab

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void incrementalEqualsOneStep();
     void tgLoadAvgPublication_data();
     void tgLoadAvgPublication();
+    void reweightSwapsContribution();
 };
 
 // The table constants (copied as data from the kernel's generated sched-pelt.h) must be
@@ -441,6 +442,34 @@ void TestPelt::tgLoadAvgPublication()
     QCOMPARE(publishAt(500000, 2000), at05ms);
     QCOMPARE(publishAt(1000000, 2000), 2000);
     QCOMPARE(rq.tgLoadAvgContrib, uint64_t(2000));
+}
+
+// reweight_entity() (kernel-model.md §6.6): an entity runnable half the time (load_sum 23871,
+// divider 47742 − 1024 = 46718) goes from weight 1024 to 2048. Its load_avg becomes
+// 2048 · 23871 / 46718 = 1046 (it was 1024 · 23871 / 46718 = 523). The queue (load_avg 3000,
+// load_sum 3000 · 46718 = 140154000) drops the old contribution: load_avg 2477, load_sum
+// 140154000 − 1024 · 23871 = 115710096, raised to 2477 · 46718 = 115720486 (the sum never falls
+// below avg · PELT_MIN_DIVIDER); then adds the new one: load_avg 3523, load_sum
+// 115720486 + 2048 · 23871 = 164608294.
+void TestPelt::reweightSwapsContribution()
+{
+    PeltAvg se;
+    se.loadSum = 23871;
+    se.loadAvg = 523;
+    PeltAvg queue;
+    queue.loadAvg = 3000;
+    queue.loadSum = 140154000;
+    peltReweight(queue, se, 1024, 2048);
+    QCOMPARE(se.loadAvg, uint64_t(1046));
+    QCOMPARE(se.loadSum, uint64_t(23871)); // unweighted: the weight does not enter the sum
+    QCOMPARE(queue.loadAvg, uint64_t(3523));
+    QCOMPARE(queue.loadSum, uint64_t(164608294));
+    // Back to 1024: 1024 · 23871 / 46718 = 523 again; the queue returns to 3000 and its sum
+    // to 164608294 − 2048 · 23871 + 1024 · 23871 = 140164390 (the clamp's 10390 stays).
+    peltReweight(queue, se, 2048, 1024);
+    QCOMPARE(se.loadAvg, uint64_t(523));
+    QCOMPARE(queue.loadAvg, uint64_t(3000));
+    QCOMPARE(queue.loadSum, uint64_t(140164390));
 }
 
 QTEST_APPLESS_MAIN(TestPelt)
