@@ -155,8 +155,11 @@ private:
     std::string writeCgroupFiles(const std::string& path, const CgroupFiles& f) const;
     pid_t startTask(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
         int64_t startNs, bool waitForGo);
+    /// @p inCgroup: the process is in @p cgroup already (a child forked there), so it is not
+    /// moved: a write to cgroup.procs migrates even to the same group and waits for an RCU
+    /// grace period, several milliseconds under emulation.
     [[noreturn]] void taskMain(const TaskSpec& spec, const std::string& name,
-        const std::string& cgroup, int64_t startNs, bool waitForGo);
+        const std::string& cgroup, int64_t startNs, bool waitForGo, bool inCgroup = false);
     void registerTask(const std::string& name, const std::string& cgroup);
     std::vector<pid_t> pidsOf(const std::string& name) const;
     void action(const Action& a, int index);
@@ -263,14 +266,16 @@ std::vector<pid_t> Runner::pidsOf(const std::string& name) const
 }
 
 void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
-    int64_t startNs, bool waitForGo)
+    int64_t startNs, bool waitForGo, bool inCgroup)
 {
     prctl(PR_SET_NAME, name.substr(0, 15).c_str());
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     registerTask(name, cgroup);
     std::string problems;
-    if (const std::string e = writeKernelFile(cgroupDir(cgroup) + "/cgroup.procs", "0"); !e.empty())
-        problems += " " + e + ";";
+    if (!inCgroup)
+        if (const std::string e = writeKernelFile(cgroupDir(cgroup) + "/cgroup.procs", "0");
+            !e.empty())
+            problems += " " + e + ";";
     problems += applyAttributes(0, attributesOf(spec), !waitForGo && startNs < 0);
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
@@ -295,18 +300,22 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         else
             pthread_mutex_unlock(m);
     };
+    std::string current = cgroup; // where this process is now (a program may move itself)
     hooks.fork = [&](const TaskSpec& child, bool wait) {
         const std::string childName = name + "." + std::to_string(++forks);
+        const std::string childCgroup = child.cgroup.value_or(cgroup);
         const pid_t pid = ::fork();
         if (pid == 0)
-            taskMain(child, childName, child.cgroup.value_or(cgroup), -1, false);
+            taskMain(child, childName, childCgroup, -1, false, childCgroup == current);
         if (pid > 0 && wait)
             while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) { }
     };
-    hooks.moveToCgroup = [this](const std::string& path) {
+    hooks.moveToCgroup = [this, &current](const std::string& path) {
         const std::string e = writeKernelFile(cgroupDir(path) + "/cgroup.procs", "0");
         if (!e.empty())
             warn(e);
+        else
+            current = path;
     };
     hooks.warn = [this, name](const std::string& what) { warn("task " + name + ": " + what); };
     runProgram(spec.program, prng, hooks);
