@@ -145,6 +145,8 @@ sed -n '/^=== schedlab trace ===/,/^=== end trace ===/p' "$OUT/bulk.txt" | sed '
     tr -d '\r' > "$OUT/trace.txt"
 sed -n '/^=== sched debug ===/,/^=== end sched debug ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
     tr -d '\r' > "$OUT/sched-debug.txt"
+sed -n '/^=== proc stat ===/,/^=== end proc stat ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
+    tr -d '\r' > "$OUT/proc-stat.txt"
 if [ -n "$COUNT" ]; then
     sed -n '/^=== kprobe counts ===/,/^=== end kprobe counts ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
         tr -d '\r' > "$OUT/counts.txt"
