@@ -44,7 +44,7 @@ bool LoadTracker::updateCfsRqLoad(CfsRq& cfsRq)
         cfsRq.avg.loadAvg -= removed;
         cfsRq.avg.loadSum = cfsRq.avg.loadSum > removed * divider
             ? cfsRq.avg.loadSum - removed * divider
-            : cfsRq.avg.loadAvg * (kLoadAvgMax - 1024);
+            : cfsRq.avg.loadAvg * kPeltMinDivider;
         cfsRq.removedLoad = 0;
         decayed = true;
     }

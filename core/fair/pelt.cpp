@@ -102,7 +102,7 @@ void peltReweight(PeltAvg& queue, PeltAvg& se, uint64_t oldWeight, uint64_t newW
     queue.loadAvg = queue.loadAvg > se.loadAvg ? queue.loadAvg - se.loadAvg : 0;
     const uint64_t oldSum = oldWeight * se.loadSum;
     queue.loadSum = queue.loadSum > oldSum ? queue.loadSum - oldSum : 0;
-    queue.loadSum = std::max<uint64_t>(queue.loadSum, queue.loadAvg * (kLoadAvgMax - 1024));
+    queue.loadSum = std::max<uint64_t>(queue.loadSum, queue.loadAvg * kPeltMinDivider);
     se.loadAvg = newWeight * se.loadSum / peltDivider(se);
     queue.loadAvg += se.loadAvg;
     queue.loadSum += newWeight * se.loadSum;

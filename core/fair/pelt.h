@@ -14,6 +14,7 @@
 namespace schedlab {
 
 constexpr uint32_t kLoadAvgMax = 47742;
+constexpr uint32_t kPeltMinDivider = kLoadAvgMax - 1024; ///< PELT_MIN_DIVIDER
 constexpr int kLoadAvgPeriod = 32;
 constexpr int64_t kPeltPeriodNs = 1024 * 1024; ///< 1024 µs of 1024 ns "µs" (the kernel's >>10)
 constexpr int kSchedCapacityShift = 10;        ///< SCHED_CAPACITY_SHIFT (util/runnable scale 1024)
@@ -52,7 +53,7 @@ void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight);
 /// get_pelt_divider()
 inline uint32_t peltDivider(const PeltAvg& sa)
 {
-    return kLoadAvgMax - 1024 + sa.periodContrib;
+    return kPeltMinDivider + sa.periodContrib;
 }
 /// reweight_entity()'s load-average part: the entity's load_avg is recomputed from its unweighted
 /// load_sum with the new weight, and its queue's sums trade the old contribution for the new one
