@@ -57,6 +57,11 @@ public:
                 if (m_mutexes.insert(op.name).second)
                     m_plan.mutexes.push_back(op.name);
                 break;
+            case Op::Kind::Suspend:
+            case Op::Kind::Resume:
+                if (m_waitQueues.insert(op.name).second)
+                    m_plan.waitQueues.push_back(op.name);
+                break;
             case Op::Kind::Loop:
                 program(op.body, at + "/loop");
                 break;
@@ -105,6 +110,7 @@ private:
     Plan& m_plan;
     int m_kernel;
     std::set<std::string> m_mutexes;
+    std::set<std::string> m_waitQueues;
 };
 
 } // namespace
@@ -247,6 +253,11 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
         case Op::Kind::Unlock:
             if (hooks.lock)
                 hooks.lock(op.name, op.kind == Op::Kind::Lock);
+            break;
+        case Op::Kind::Suspend:
+        case Op::Kind::Resume:
+            if (hooks.waitQueue)
+                hooks.waitQueue(op.name, op.kind == Op::Kind::Resume);
             break;
         case Op::Kind::Fork:
             if (hooks.fork && !op.fork.empty())

@@ -6,7 +6,8 @@
 // in different groups) named after the task (comm, 15 characters; the full name goes into the
 // trace's name map). Programs run in those processes: `run` as busy work measured on the
 // thread's CPU clock, `sleep` with clock_nanosleep, `loop`, `fork` (+ `wait`), `yield`,
-// `lock`/`unlock` on process-shared mutexes, `nice`, `cpus`, `cgroup`. What the real kernel
+// `lock`/`unlock` on process-shared mutexes, `suspend`/`resume` on process-shared condition
+// variables, `nice`, `cpus`, `cgroup`. What the real kernel
 // cannot reproduce is listed by makePlan() before the run.
 #pragma once
 
@@ -30,10 +31,11 @@ struct TaskPlan
 
 struct Plan
 {
-    int cpus = 1;                     ///< the scenario's CPU count (CPUs 0 … cpus-1 are used)
-    std::vector<std::string> cgroups; ///< expanded paths, parents first ("/" not included)
-    std::vector<TaskPlan> tasks;      ///< tasks that exist at t = 0 or start later
-    std::vector<std::string> mutexes; ///< every mutex name used by a program
+    int cpus = 1;                        ///< the scenario's CPU count (CPUs 0 … cpus-1 are used)
+    std::vector<std::string> cgroups;    ///< expanded paths, parents first ("/" not included)
+    std::vector<TaskPlan> tasks;         ///< tasks that exist at t = 0 or start later
+    std::vector<std::string> mutexes;    ///< every mutex name used by a program
+    std::vector<std::string> waitQueues; ///< every suspend/resume wait queue name
     /// What runs differently from the model or not at all, "where: what" (reported before the
     /// run; none of it is dropped silently).
     std::vector<std::string> notes;
@@ -55,6 +57,8 @@ void busyFor(int64_t ns);
 struct ProgramHooks
 {
     std::function<void(const std::string& mutex, bool lock)> lock;
+    /// "suspend" (@p resume false: wait on the queue) or "resume" (broadcast to its waiters).
+    std::function<void(const std::string& queue, bool resume)> waitQueue;
     /// Fork a child running @p child's program; with @p wait block until it exits.
     std::function<void(const TaskSpec& child, bool wait)> fork;
     std::function<void(const std::string& cgroup)> moveToCgroup;

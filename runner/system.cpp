@@ -49,6 +49,12 @@ struct Shared
     std::atomic<int> count;
     SharedEntry entries[kMaxEntries];
     pthread_mutex_t mutexes[kMaxMutexes];
+    // The wait queues of suspend/resume: a condition variable and its mutex each.
+    struct WaitQueue
+    {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+    } waitQueues[kMaxMutexes];
 };
 
 // struct sched_attr of sched_setattr(2) (the first version, 48 bytes).
@@ -175,6 +181,7 @@ private:
     std::string m_tracefs;
     Shared* m_shared = nullptr;
     std::map<std::string, int> m_mutexIndex;
+    std::map<std::string, int> m_waitQueueIndex;
     int m_readyPipe[2] = {-1, -1};
     int m_goPipe[2] = {-1, -1};
     pid_t m_pgid = 0;
@@ -299,6 +306,20 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
             pthread_mutex_lock(m);
         else
             pthread_mutex_unlock(m);
+    };
+    hooks.waitQueue = [this](const std::string& queue, bool resume) {
+        // rt-app's suspend/resume: a wait without a predicate, a broadcast that is lost when
+        // nobody waits.
+        const auto it = m_waitQueueIndex.find(queue);
+        if (it == m_waitQueueIndex.end())
+            return;
+        Shared::WaitQueue& q = m_shared->waitQueues[it->second];
+        pthread_mutex_lock(&q.lock);
+        if (resume)
+            pthread_cond_broadcast(&q.cond);
+        else
+            pthread_cond_wait(&q.cond, &q.lock);
+        pthread_mutex_unlock(&q.lock);
     };
     std::string current = cgroup; // where this process is now (a program may move itself)
     hooks.fork = [&](const TaskSpec& child, bool wait) {
@@ -492,6 +513,14 @@ int Runner::run()
     for (size_t i = 0; i < m_plan.mutexes.size() && i < kMaxMutexes; ++i) {
         pthread_mutex_init(&m_shared->mutexes[i], &ma);
         m_mutexIndex[m_plan.mutexes[i]] = static_cast<int>(i);
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+    for (size_t i = 0; i < m_plan.waitQueues.size() && i < kMaxMutexes; ++i) {
+        pthread_mutex_init(&m_shared->waitQueues[i].lock, &ma);
+        pthread_cond_init(&m_shared->waitQueues[i].cond, &ca);
+        m_waitQueueIndex[m_plan.waitQueues[i]] = static_cast<int>(i);
     }
     if (pipe2(m_readyPipe, O_CLOEXEC) != 0 || pipe2(m_goPipe, O_CLOEXEC) != 0) {
         warn(std::string("pipe: ") + std::strerror(errno));

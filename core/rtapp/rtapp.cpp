@@ -18,6 +18,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace schedlab::rtapp {
 
@@ -441,10 +442,16 @@ private:
                 if (auto op = fork(p, v, forkDepth))
                     items.push_back({*op, false, true, {}, p, &v});
             } else if (ev == "suspend" || ev == "resume") {
-                warn(p, v,
-                    ev
-                        + ": suspend/resume between threads is not modelled: dropped (the thread "
-                          "does not wait here)");
+                // A condition variable named by the resource: suspend waits on it, resume
+                // broadcasts (a resume with no thread suspended is lost, as in rt-app).
+                // No name (or ""): the thread's own resource, as rt-app fills it in.
+                if (v.type != Value::Type::Null && v.type != Value::Type::String) {
+                    fail(p, v, "expected a resource name, got " + v.describe());
+                    continue;
+                }
+                Op op = makeOp(ev == "suspend" ? Op::Kind::Suspend : Op::Kind::Resume);
+                op.name = v.type == Value::Type::String && !v.text.empty() ? v.text : m_thread;
+                items.push_back({op, false, true, {}, p, &v});
             } else if (ev == "wait" || ev == "signal" || ev == "broad" || ev == "sync"
                 || ev == "barrier") {
                 warn(p, v,
@@ -605,6 +612,12 @@ private:
     {
         TaskSpec spec;
         spec.name = name;
+        struct Restore // a forked thread's events are imported inside its parent's
+        {
+            std::string& current;
+            std::string outer;
+            ~Restore() { current = std::move(outer); }
+        } restore{m_thread, std::exchange(m_thread, name)};
         Attributes a;
         a.policy = m_defaultPolicy;
         if (const Value* v = t.find("policy"))
@@ -741,6 +754,7 @@ private:
     std::set<std::string> m_cgroups;
     std::vector<std::string> m_forkStack;
     int m_forkCopies = 0;
+    std::string m_thread; ///< the thread being imported (its own suspend resource)
 };
 
 // ---- export ----
@@ -882,6 +896,12 @@ private:
                 break;
             case Op::Kind::Unlock:
                 ph.event("unlock", op.name);
+                break;
+            case Op::Kind::Suspend:
+                ph.event("suspend", op.name);
+                break;
+            case Op::Kind::Resume:
+                ph.event("resume", op.name);
                 break;
             case Op::Kind::Loop:
                 if (isRuntime(op)) {

@@ -73,7 +73,9 @@ struct Op
         Cgroup,
         Cookie,
         Kernel,
-        Write
+        Write,
+        Suspend,
+        Resume
     };
     /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
     enum class CookieCmd { Create, ShareTo, ShareFrom };
@@ -82,7 +84,8 @@ struct Op
     std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
     std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
     std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
-    /// Lock/Unlock: mutex name; Cpus: cpulist; Cgroup: path; Cookie: task; Write: path pattern
+    /// Lock/Unlock: mutex name; Suspend/Resume: wait queue name; Cpus: cpulist; Cgroup: path;
+    /// Cookie: task; Write: path pattern
     std::string name;
     CookieCmd cookie = CookieCmd::Create; ///< Cookie
     std::vector<TaskSpec> fork;           ///< Fork: exactly one child spec (no name)

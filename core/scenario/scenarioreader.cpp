@@ -583,6 +583,8 @@ std::optional<Op> ScenarioReader::parseOp(
         break;
     case Op::Kind::Lock:
     case Op::Kind::Unlock:
+    case Op::Kind::Suspend:
+    case Op::Kind::Resume:
         op.name = nameString(value, valuePath).value_or("");
         break;
     case Op::Kind::Fork:

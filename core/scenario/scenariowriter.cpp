@@ -50,6 +50,8 @@ Json opJson(const Op& op)
         break;
     case Op::Kind::Lock:
     case Op::Kind::Unlock:
+    case Op::Kind::Suspend:
+    case Op::Kind::Resume:
     case Op::Kind::Cpus:
     case Op::Kind::Cgroup:
         out[verb] = op.name;

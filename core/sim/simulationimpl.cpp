@@ -708,7 +708,7 @@ void SimulationImpl::schedule(int cpu)
             prev->blocking = false;
             if (prev->waitingFor >= 0) {
                 prev->state = TaskRunState::WaitingChild;
-            } else if (!prev->lockWaiting.empty()) {
+            } else if (!prev->lockWaiting.empty() || !prev->suspendedOn.empty()) {
                 prev->state = TaskRunState::BlockedLock;
             } else {
                 prev->state = TaskRunState::Sleeping;

@@ -161,6 +161,12 @@ void ProgramInterpreter::advance(Task& task)
         case Op::Kind::Unlock:
             m_mutexes.unlock(task, op.name);
             continue;
+        case Op::Kind::Suspend:
+            m_mutexes.suspend(task, op.name);
+            return; // blocked; continues after the suspend op when resumed
+        case Op::Kind::Resume:
+            m_mutexes.resume(op.name); // wakeups as an unlock's: a preemption waits for schedule()
+            continue;
         case Op::Kind::Cookie:
             m_s.applyCookieOp(task, op);
             continue;

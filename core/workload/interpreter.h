@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The program interpreter: runs a task's program (scenario-format "program" ops: run, sleep,
-// loop, yield, nice, cpus, cgroup, fork, write, exit, kernel, lock, unlock, cookie) from the point
-// it stopped until an op that takes time, blocks or ends the task. What the ops do to the
-// scheduler (set_user_nice, sched_setaffinity, sched_move_task, sched_yield, fork) is the
-// machine's, reached through ProgramServices; the kernel work of forks and cgroup writes is the
-// cost model's (core/kernel/kernelwork.h), mutexes are core/workload/mutexes.h.
+// loop, yield, nice, cpus, cgroup, fork, write, exit, kernel, lock, unlock, suspend, resume,
+// cookie) from the point it stopped until an op that takes time, blocks or ends the task. What
+// the ops do to the scheduler (set_user_nice, sched_setaffinity, sched_move_task, sched_yield,
+// fork) is the machine's, reached through ProgramServices; the kernel work of forks and cgroup
+// writes is the cost model's (core/kernel/kernelwork.h); mutexes and wait queues are
+// core/workload/mutexes.h.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,9 @@
 // Sleeping mutexes of the workload (the "lock"/"unlock" operations). Simplification: the lock is
 // handed to the first waiter at unlock (FIFO, like a mutex in hand-off mode): no optimistic
 // spinning, no lock stealing; a woken waiter is in the kernel (inside mutex_lock()).
+// The wait queues of "suspend"/"resume" are a condition variable without a predicate, as rt-app's
+// events of those names: a resume wakes every task suspended at that moment, in the order they
+// suspended, and is lost when none is.
 #include "core/workload/mutexes.h"
 
 #include "core/workload/task.h"
@@ -64,8 +67,39 @@ void Mutexes::unlock(Task& task, const std::string& name)
     m_s.wakeUp(waiter);
 }
 
+void Mutexes::suspend(Task& task, const std::string& name)
+{
+    m_waitQueues[name].push_back(task.index);
+    task.suspendedOn = name;
+    task.blocking = true;
+    m_s.resched(task.cpu);
+}
+
+int Mutexes::resume(const std::string& name)
+{
+    const auto it = m_waitQueues.find(name);
+    if (it == m_waitQueues.end() || it->second.empty())
+        return 0;
+    const std::vector<int> waiters = std::move(it->second);
+    it->second.clear();
+    for (const int index : waiters) {
+        Task& waiter = m_s.taskAt(index);
+        waiter.suspendedOn.clear();
+        if (waiter.blocking && waiter.state == TaskRunState::Running) {
+            waiter.blocking = false; // has not left the CPU yet: it simply continues
+            continue;
+        }
+        m_s.wakeUp(waiter);
+    }
+    return static_cast<int>(waiters.size());
+}
+
 void Mutexes::releaseAll(Task& task)
 {
+    if (!task.suspendedOn.empty()) {
+        std::erase(m_waitQueues[task.suspendedOn], task.index);
+        task.suspendedOn.clear();
+    }
     if (!task.lockWaiting.empty()) {
         std::erase(m_mutexes[task.lockWaiting].waiters, task.index);
         task.lockWaiting.clear();

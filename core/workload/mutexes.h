@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Sleeping mutexes with a FIFO wait queue, the workload's "lock"/"unlock" operations.
+// Sleeping mutexes with a FIFO wait queue, the workload's "lock"/"unlock" operations, and the
+// named wait queues of "suspend"/"resume".
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,12 @@ public:
     bool lock(Task& task, const std::string& name);
     /// mutex_unlock(): hands @p name to its first waiter, if any.
     void unlock(Task& task, const std::string& name);
-    /// A dying task leaves the wait queue and releases what it holds, newest first.
+    /// "suspend": @p task blocks on the wait queue @p name until a "resume" of it.
+    void suspend(Task& task, const std::string& name);
+    /// "resume": wakes every task suspended on @p name (a broadcast, as pthread_cond_broadcast());
+    /// with none suspended it is lost. Returns the number woken.
+    int resume(const std::string& name);
+    /// A dying task leaves the wait queues and releases what it holds, newest first.
     void releaseAll(Task& task);
 
 private:
@@ -46,7 +52,8 @@ private:
     };
 
     MutexServices& m_s;
-    std::map<std::string, Mutex> m_mutexes; ///< by name (ordered: deterministic)
+    std::map<std::string, Mutex> m_mutexes;               ///< by name (ordered: deterministic)
+    std::map<std::string, std::vector<int>> m_waitQueues; ///< suspended tasks, FIFO, by name
 };
 
 } // namespace schedlab

@@ -73,6 +73,7 @@ struct Task
     int64_t lockWaitNs = 0;        ///< total time spent waiting for mutexes
     bool usedLocks = false;        ///< executed a lock op (metrics report lock_wait_ns)
     std::vector<std::string> held; ///< mutexes held, in acquisition order
+    std::string suspendedOn;       ///< wait queue of a "suspend", "" if none
     bool parked = false;           ///< 6.18+: on a throttled cfs_rq's limbo list
     bool boosted = false;          ///< boost_throttled_on_wakeup: runs in a throttled group
     // RT class (core/rt/rtclass.cpp).

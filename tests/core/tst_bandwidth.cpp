@@ -42,6 +42,7 @@ private Q_SLOTS:
     void slackReturnedToPool();
     void mutexFifoAndWaitTime();
     void mutexMisuseAndExitHandOff();
+    void suspendResumeBroadcast();
     void kernelSectionNotPreemptedUnderVoluntary_data();
     void kernelSectionNotPreemptedUnderVoluntary();
     void inversionReproducesAndRemediesShrinkIt_data();
@@ -449,6 +450,32 @@ void TestBandwidth::mutexMisuseAndExitHandOff()
         misuse += f.kind == "program_error" && f.task == "bad"
             && f.detail.find("mutex") != std::string::npos;
     QCOMPARE(misuse, 2);
+    QVERIFY(sim.invariantViolations().empty());
+}
+
+void TestBandwidth::suspendResumeBroadcast()
+{
+    // `w1` (CPU 0) suspends on "q" at 0, `w2` (CPU 1) at 1 ms. `r` (CPU 2) resumes "q" at 5 ms:
+    // both wake (a broadcast) and exit after their runs, at 7 and 8 ms. Its second resume, at
+    // 10 ms, finds nobody waiting and is lost: `late`, suspending at 12 ms, never runs again.
+    const Scenario sc = parse(R"({"schedlab": 1, "name": "t", "duration": "50ms",
+        "kernel": {"profile": "7.1"}, "machine": {"cpus": 4},
+        "tasks": [
+          {"name": "w1", "cpus": "0", "program": [{"suspend": "q"}, {"run": "2ms"}]},
+          {"name": "w2", "cpus": "1", "start": "1ms",
+           "program": [{"suspend": "q"}, {"run": "3ms"}]},
+          {"name": "r", "cpus": "2", "program": [{"run": "5ms"}, {"resume": "q"}, {"run": "5ms"},
+                                                 {"resume": "q"}, {"run": "1ms"}]},
+          {"name": "late", "cpus": "3", "start": "12ms",
+           "program": [{"suspend": "q"}, {"run": "1ms"}]}]})");
+    Simulation sim(sc);
+    sim.run();
+    const Metrics m = sim.metrics();
+    QCOMPARE(taskMetrics(m, "w1")->exitedAtNs, std::optional<int64_t>(7 * kMs));
+    QCOMPARE(taskMetrics(m, "w2")->exitedAtNs, std::optional<int64_t>(8 * kMs));
+    QCOMPARE(taskMetrics(m, "r")->exitedAtNs, std::optional<int64_t>(11 * kMs));
+    QVERIFY(!taskMetrics(m, "late")->exitedAtNs);
+    QCOMPARE(taskMetrics(m, "late")->cpuTimeNs, int64_t(0));
     QVERIFY(sim.invariantViolations().empty());
 }
 

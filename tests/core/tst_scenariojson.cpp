@@ -143,7 +143,8 @@ const char* const kEverything = R"({
       "program": [
         { "run": { "uniform": ["0ns", "1ms"] } }, { "sleep": "1us" },
         { "loop": [ { "run": "1ms" }, { "yield": true } ], "count": 5 },
-        { "lock": "m" }, { "unlock": "m" }, { "nice": 19 }, { "cpus": "1" }, { "cgroup": "/a" },
+        { "lock": "m" }, { "unlock": "m" }, { "suspend": "q" }, { "resume": "q" }, { "nice": 19 },
+        { "cpus": "1" }, { "cgroup": "/a" },
         { "fork": { "cgroup": "/", "cpus": "2", "policy": "rr", "rt_priority": 10, "nice": 1,
                     "slice": "100ms", "cookie": 0, "probe": true,
                     "program": [ { "fork": { "program": [ { "exit": true } ] } } ] },
@@ -669,6 +670,11 @@ void TestScenarioJson::invalid_data()
                                           "string";
     QTest::addRow("unlock with a number")
         << program(R"([{"unlock": 1}])") << "t.json: /tasks/0/program/0/unlock: expected a string";
+    QTest::addRow("suspend without name") << program(R"([{"suspend": ""}])")
+                                          << "t.json: /tasks/0/program/0/suspend: expected a "
+                                             "non-empty string";
+    QTest::addRow("resume with true") << program(R"([{"resume": true}])")
+                                      << "t.json: /tasks/0/program/0/resume: expected a string";
     QTest::addRow("empty kernel section") << program(R"([{"kernel": []}])")
                                           << "t.json: /tasks/0/program/0/kernel: a kernel "
                                              "section needs at least one operation";

@@ -70,7 +70,8 @@ private slots:
             { "name": "w", "count": 2, "cgroup": "/g-1", "slice": "1ms",
               "start": { "uniform": ["10ms", "20ms"] },
               "program": [ { "kernel": [ { "lock": "f" }, { "run": "1ms" }, { "unlock": "f" } ] },
-                           { "cookie": "create" }, { "lock": "other" }, { "unlock": "other" } ] }
+                           { "cookie": "create" }, { "lock": "other" }, { "unlock": "other" },
+                           { "resume": "q" }, { "suspend": "q" }, { "suspend": "r" } ] }
           ],
           "actions": [ { "at": "100ms", "profile": "7.1" } ]
         })");
@@ -91,6 +92,7 @@ private slots:
         for (const auto& t : plan.tasks)
             QVERIFY(t.startNs >= 10'000'000 && t.startNs <= 20'000'000);
         QCOMPARE(plan.mutexes, (std::vector<std::string>{"f", "other"}));
+        QCOMPARE(plan.waitQueues, (std::vector<std::string>{"q", "r"}));
 
         // On a 6.12 kernel with enough CPUs: no error, no slice note.
         const Plan fits = makePlan(s, 4, "6.12.48+deb13-amd64");
@@ -113,6 +115,7 @@ private slots:
           "tasks": [ { "name": "t", "program": [
             { "loop": [ { "lock": "m" }, { "run": "1ms" }, { "unlock": "m" }, { "yield": true } ],
               "count": 3 },
+            { "resume": "q" }, { "suspend": "q" },
             { "sleep": "5ms" },
             { "fork": { "program": [ { "run": "1ms" } ] }, "wait": true },
             { "loop": [ { "sleep": "1ms" } ], "for": "3ms" },
@@ -124,6 +127,9 @@ private slots:
         hooks.lock = [&](const std::string& m, bool lock) {
             calls.push_back((lock ? "lock " : "unlock ") + m);
         };
+        hooks.waitQueue = [&](const std::string& q, bool resume) {
+            calls.push_back((resume ? "resume " : "suspend ") + q);
+        };
         hooks.fork = [&](const TaskSpec& child, bool wait) {
             calls.push_back("fork " + std::to_string(child.program.size()) + (wait ? " wait" : ""));
         };
@@ -134,8 +140,8 @@ private slots:
         const int64_t cpu = clockNs(CLOCK_THREAD_CPUTIME_ID) - cpu0;
         const int64_t wall = clockNs(CLOCK_MONOTONIC) - wall0;
         QCOMPARE(calls,
-            (std::vector<std::string>{
-                "lock m", "unlock m", "lock m", "unlock m", "lock m", "unlock m", "fork 1 wait"}));
+            (std::vector<std::string>{"lock m", "unlock m", "lock m", "unlock m", "lock m",
+                "unlock m", "resume q", "suspend q", "fork 1 wait"}));
         QVERIFY(cpu >= 3'000'000); // three 1 ms runs (the fork hook ran nothing)
         QVERIFY(wall >= 3'000'000 + 5'000'000 + 3'000'000); // runs, the sleep, the timed loop
     }
