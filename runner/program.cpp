@@ -175,6 +175,11 @@ Plan makePlan(const Scenario& s, int onlineCpus, const std::string& kernelReleas
     }
     for (size_t i = 0; i < s.tasks.size(); ++i) {
         const TaskSpec& t = s.tasks[i];
+        if (t.kernelThread) {
+            planner.note("/tasks/" + std::to_string(i),
+                "stands for a kernel thread: not started (the kernel runs its own)");
+            continue;
+        }
         const int n = t.count.value_or(0);
         for (int k = 0; k < std::max(n, 1); ++k) {
             TaskPlan tp;

@@ -108,6 +108,9 @@ struct TaskSpec
     std::optional<uint64_t> cookie;    ///< core-scheduling cookie
     std::optional<DurationSpec> start; ///< creation time; default 0
     bool probe = false;
+    /// Stands for a thread of the kernel (rcu_preempt, a kworker): simulated like any task, never
+    /// started by schedlab-run (the real kernel runs its own).
+    bool kernelThread = false;
     std::vector<Op> program;
     friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
 };

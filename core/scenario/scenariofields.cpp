@@ -558,6 +558,15 @@ const FieldTable<TaskSpec, TaskContext>& taskFields()
                 if (t.probe)
                     out["probe"] = true;
             }},
+        F{"kernel_thread",
+            [](ScenarioReader& r, const Json& v, const std::string& path, TaskSpec& t, const Ctx&) {
+                t.kernelThread = r.boolean(v, path).value_or(false);
+            },
+            [](const TaskSpec& t, Json& out, const Ctx&) {
+                if (t.kernelThread)
+                    out["kernel_thread"] = true;
+            },
+            {}, notForked},
         F{"program",
             [](ScenarioReader& r, const Json& v, const std::string& path, TaskSpec& t,
                 const Ctx& ctx) {

@@ -470,6 +470,8 @@ TaskSpec ScenarioReader::parseTask(const Json& v, const std::string& path, const
             m_diag.error(keyPath,
                 "not allowed in a fork: a forked child has no name or count "
                 "and starts when the fork runs");
+        } else if (kind == TaskKind::Forked && key == "kernel_thread") {
+            m_diag.error(keyPath, "not allowed in a fork: a task does not fork a kernel thread");
         } else if (kind == TaskKind::Spawned && key == "start") {
             m_diag.error(keyPath, "not allowed in a spawn: the task starts at the action's \"at\"");
         } else if (!contains(known, key)) {

@@ -73,7 +73,7 @@ void TestScenarioFields::tablesHoldTheDocumentedKeys()
             "cpu.rt_period_us"}));
     QCOMPARE(strings(keysOf(taskFields())),
         (V{"name", "count", "cgroup", "cpus", "policy", "nice", "rt_priority", "slice", "cookie",
-            "start", "probe", "program"}));
+            "start", "probe", "kernel_thread", "program"}));
     QCOMPARE(strings(keysOf(setTaskFields())), (V{"nice", "cpus", "slice", "policy"}));
     QCOMPARE(strings(keysOf(annotationFields())), (V{"at", "text"}));
 }

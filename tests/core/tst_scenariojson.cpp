@@ -139,7 +139,7 @@ const char* const kEverything = R"({
   ],
   "tasks": [
     { "name": "all", "count": 3, "cgroup": "/a/b", "cpus": "0-3,7", "policy": "batch", "nice": -3,
-      "slice": "0.1ms", "cookie": 7, "start": "2ms", "probe": true,
+      "slice": "0.1ms", "cookie": 7, "start": "2ms", "probe": true, "kernel_thread": true,
       "program": [
         { "run": { "uniform": ["0ns", "1ms"] } }, { "sleep": "1us" },
         { "loop": [ { "run": "1ms" }, { "yield": true } ], "count": 5 },
@@ -690,6 +690,13 @@ void TestScenarioJson::invalid_data()
     QTest::addRow("fork with a name") << program(R"([{"fork": {"name": "child"}}])")
                                       << "t.json: /tasks/0/program/0/fork/name: not allowed in a "
                                          "fork";
+    QTest::addRow("fork of a kernel thread")
+        << program(R"([{"fork": {"kernel_thread": true}}])")
+        << "t.json: /tasks/0/program/0/fork/kernel_thread: not allowed in a fork: a task does not "
+           "fork a kernel thread";
+    QTest::addRow("kernel_thread not bool")
+        << doc(R"("tasks": [{"name": "k", "kernel_thread": 1}])")
+        << "t.json: /tasks/0/kernel_thread: expected true or false";
     QTest::addRow("fork wait not bool")
         << program(R"([{"fork": {}, "wait": "yes"}])")
         << "t.json: /tasks/0/program/0/wait: expected true or false";

@@ -71,7 +71,8 @@ private slots:
               "start": { "uniform": ["10ms", "20ms"] },
               "program": [ { "kernel": [ { "lock": "f" }, { "run": "1ms" }, { "unlock": "f" } ] },
                            { "cookie": "create" }, { "lock": "other" }, { "unlock": "other" },
-                           { "resume": "q" }, { "suspend": "q" }, { "suspend": "r" } ] }
+                           { "resume": "q" }, { "suspend": "q" }, { "suspend": "r" } ] },
+            { "name": "kthread", "kernel_thread": true, "program": [ { "suspend": "q" } ] }
           ],
           "actions": [ { "at": "100ms", "profile": "7.1" } ]
         })");
@@ -86,7 +87,8 @@ private slots:
         QVERIFY(anyContains(plan.notes, "/tasks/0/slice: custom slices need Linux 6.12+"));
         QVERIFY(anyContains(plan.notes, "/actions/0: profile switch"));
         QCOMPARE(plan.cgroups, (std::vector<std::string>{"/g-1", "/g-2"}));
-        QCOMPARE(plan.tasks.size(), size_t{2});
+        QVERIFY(anyContains(plan.notes, "/tasks/1: stands for a kernel thread: not started"));
+        QCOMPARE(plan.tasks.size(), size_t{2}); // not the kernel thread
         QCOMPARE(plan.tasks[1].name, std::string("w-2"));
         QCOMPARE(plan.tasks[1].cgroup, std::string("/g-1"));
         for (const auto& t : plan.tasks)
