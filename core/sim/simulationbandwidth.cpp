@@ -28,10 +28,23 @@ void SimulationImpl::returnToUser(Task& task)
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (rq.curr != &task.se)
         return;
-    if (m_bw->shouldPark(task))
+    if (m_bw->shouldPark(task)) {
         resched(task.cpu, false); // the throttle task work parks it
-    else if (rq.needResched)
+    } else if (rq.needReschedLazy) {
+        rq.needReschedLazy = false; // exit_to_user_mode(): NEED_RESCHED_LAZY is acted on
+        resched(task.cpu, false);
+    } else if (rq.needResched) {
         m_reschedPending.push_back(task.cpu); // a preemption deferred by the kernel section
+    }
+}
+
+bool SimulationImpl::inKernelMode(int cpu) const
+{
+    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (!rq.curr)
+        return false;
+    const Task& task = *m_tasks[rq.curr->task.index()];
+    return task.kernelDepth > 0 && !task.blocking && !task.exiting;
 }
 
 void SimulationImpl::programError(const Task& task, const std::string& what)
@@ -47,7 +60,7 @@ bool SimulationImpl::kernelSectionPreemptible(int cpu) const
     if (!rq.curr || m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)
         return true;
     const Task& task = *m_tasks[rq.curr->task.index()];
-    return task.kernelDepth == 0 || task.blocking || task.exiting;
+    return !inKernelMode(cpu);
 }
 
 } // namespace schedlab

@@ -563,9 +563,12 @@ void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 void SimulationImpl::resched(int cpu, bool lazy)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    // PREEMPT_LAZY: a fair-class preemption is honoured at the next tick, or at once when the
-    // request comes from an interrupt on that CPU (return to user). Other models: at once.
-    if (lazy && m_preempt == Preempt::Lazy && m_eventCpu != cpu && rq.curr) {
+    // PREEMPT_LAZY (kernel-model.md §7.1): a fair-class request sets NEED_RESCHED_LAZY, acted on
+    // at the next return to user mode or promoted by the next tick. An interrupt (or the task's
+    // own system call) on that CPU returns to user at once, unless the task runs a kernel section:
+    // then at the section's end. A request from another CPU sends no IPI. Other models: at once.
+    if (lazy && m_preempt == Preempt::Lazy && rq.curr
+        && (m_eventCpu != cpu || inKernelMode(cpu))) {
         rq.needReschedLazy = true;
     } else {
         rq.needResched = true;

@@ -225,6 +225,9 @@ private:
     void returnToUser(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
     bool kernelSectionPreemptible(int cpu) const override;
+    /// The task running on @p cpu is inside a kernel section of its program (and not on its way
+    /// out of the CPU): an interrupt returns to kernel mode, not to user mode.
+    bool inKernelMode(int cpu) const;
     void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
     void programError(const Task& task, const std::string& what) override;
 

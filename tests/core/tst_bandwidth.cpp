@@ -45,6 +45,8 @@ private Q_SLOTS:
     void suspendResumeBroadcast();
     void kernelSectionNotPreemptedUnderVoluntary_data();
     void kernelSectionNotPreemptedUnderVoluntary();
+    void lazyPreemptionWaitsForReturnToUser_data();
+    void lazyPreemptionWaitsForReturnToUser();
     void inversionReproducesAndRemediesShrinkIt_data();
     void inversionReproducesAndRemediesShrinkIt();
     void quotaChangeAtRunTime();
@@ -508,6 +510,41 @@ void TestBandwidth::kernelSectionNotPreemptedUnderVoluntary()
         QVERIFY2(*sys->exitedAtNs >= 15 * kMs, qPrintable(QString::number(*sys->exitedAtNs)));
     else
         QCOMPARE(*sys->exitedAtNs, 10 * kMs);
+    QVERIFY(sim.invariantViolations().empty());
+}
+
+void TestBandwidth::lazyPreemptionWaitsForReturnToUser_data()
+{
+    QTest::addColumn<QString>("preempt");
+    QTest::addColumn<QString>("sleep");
+    QTest::addColumn<int64_t>("exit");
+    // `w` (slice 0.1 ms) sleeps at 0 and wakes by its timer, an interrupt on the CPU, at 1 ms
+    // while `sys` is inside its 0.001–2.501 ms kernel section, or at 3 ms when `sys` runs in user
+    // mode. PREEMPT_SHORT makes the wakeup preempt; w then runs 100 µs and exits.
+    QTest::addRow("lazy, kernel section: at its end")
+        << "lazy" << "1ms" << int64_t(2'601'000); // NEED_RESCHED_LAZY, return to user
+    QTest::addRow("lazy, user mode: at once") << "lazy" << "3ms" << int64_t(3'100'000);
+    QTest::addRow("full, kernel section: at once") << "full" << "1ms" << int64_t(1'100'000);
+    QTest::addRow("voluntary, kernel section: at its end")
+        << "voluntary" << "1ms" << int64_t(2'601'000);
+}
+
+void TestBandwidth::lazyPreemptionWaitsForReturnToUser()
+{
+    QFETCH(QString, preempt);
+    QFETCH(QString, sleep);
+    QFETCH(int64_t, exit);
+    const Scenario sc = parse(R"({"schedlab": 1, "name": "t", "duration": "20ms",
+        "kernel": {"profile": "7.1", "hz": 250, "preempt": ")"
+        + preempt.toStdString() + R"("}, "machine": {"cpus": 1},
+        "tasks": [{"name": "w", "slice": "0.1ms", "program": [{"sleep": ")"
+        + sleep.toStdString() + R"("}, {"run": "100us"}]},
+                  {"name": "sys", "start": "1us",
+                   "program": [{"kernel": [{"run": "2500us"}]}, {"run": "forever"}]}]})");
+    Simulation sim(sc);
+    sim.run();
+    const Metrics m = sim.metrics();
+    QCOMPARE(taskMetrics(m, "w")->exitedAtNs, std::optional<int64_t>(exit));
     QVERIFY(sim.invariantViolations().empty());
 }
 
