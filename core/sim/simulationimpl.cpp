@@ -567,8 +567,7 @@ void SimulationImpl::resched(int cpu, bool lazy)
     // at the next return to user mode or promoted by the next tick. An interrupt (or the task's
     // own system call) on that CPU returns to user at once, unless the task runs a kernel section:
     // then at the section's end. A request from another CPU sends no IPI. Other models: at once.
-    if (lazy && m_preempt == Preempt::Lazy && rq.curr
-        && (m_eventCpu != cpu || inKernelMode(cpu))) {
+    if (lazy && m_preempt == Preempt::Lazy && rq.curr && (m_eventCpu != cpu || inKernelMode(cpu))) {
         rq.needReschedLazy = true;
     } else {
         rq.needResched = true;

@@ -522,11 +522,14 @@ void TestBandwidth::lazyPreemptionWaitsForReturnToUser_data()
     // while `sys` is inside its 0.001–2.501 ms kernel section, or at 3 ms when `sys` runs in user
     // mode. PREEMPT_SHORT makes the wakeup preempt; w then runs 100 µs and exits.
     QTest::addRow("lazy, kernel section: at its end")
-        << "lazy" << "1ms" << int64_t(2'601'000); // NEED_RESCHED_LAZY, return to user
-    QTest::addRow("lazy, user mode: at once") << "lazy" << "3ms" << int64_t(3'100'000);
-    QTest::addRow("full, kernel section: at once") << "full" << "1ms" << int64_t(1'100'000);
-    QTest::addRow("voluntary, kernel section: at its end")
-        << "voluntary" << "1ms" << int64_t(2'601'000);
+        << "lazy"
+        << "1ms" << int64_t(2'601'000); // NEED_RESCHED_LAZY, return to user
+    QTest::addRow("lazy, user mode: at once") << "lazy"
+                                              << "3ms" << int64_t(3'100'000);
+    QTest::addRow("full, kernel section: at once") << "full"
+                                                   << "1ms" << int64_t(1'100'000);
+    QTest::addRow("voluntary, kernel section: at its end") << "voluntary"
+                                                           << "1ms" << int64_t(2'601'000);
 }
 
 void TestBandwidth::lazyPreemptionWaitsForReturnToUser()
