@@ -59,7 +59,6 @@ bool SimulationImpl::kernelSectionPreemptible(int cpu) const
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr || m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)
         return true;
-    const Task& task = *m_tasks[rq.curr->task.index()];
     return !inKernelMode(cpu);
 }
 
