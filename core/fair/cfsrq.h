@@ -156,6 +156,10 @@ public:
 
     PeltAvg avg;                       ///< cfs_rq PELT (§6.6)
     uint64_t removedLoad = 0;          ///< load of entities that left (applied at next update)
+    uint64_t removedUtil = 0;          ///< ... their util_avg
+    uint64_t removedRunnable = 0;      ///< ... their runnable_avg
+    bool propagate = false;            ///< a change to pass to the group entity (§6.6)
+    int64_t propRunnableSum = 0;       ///< prop_runnable_sum: the load_sum change to pass on
     uint64_t tgLoadAvgContrib = 0;     ///< this cfs_rq's share published in tg->load_avg
     uint64_t tgRunnableAvgContrib = 0; ///< ... in tg->runnable_avg (group_shares=concur, 7.3)
     int64_t lastTgUpdate = -1;         ///< ns of the last tg->load_avg publication (1 ms ratelimit)

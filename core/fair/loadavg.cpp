@@ -32,20 +32,115 @@ uint64_t entityRunnable(const SchedEntity& se)
     return se.onRq ? static_cast<uint64_t>(std::max(0, se.myQ->hNrRunnable)) : 0; // runnable_weight
 }
 
+// sub_positive(), add_positive(): no wrap below zero.
+template <typename T> void subPositive(T& value, uint64_t delta)
+{
+    value = value > delta ? static_cast<T>(value - delta) : T{0};
+}
+
+template <typename T> void addPositive(T& value, int64_t delta)
+{
+    if (delta >= 0)
+        value = static_cast<T>(value + static_cast<uint64_t>(delta));
+    else
+        subPositive(value, static_cast<uint64_t>(-delta));
+}
+
+// add_tg_cfs_propagate(): a load_sum change of @p cfsRq to pass on to its group entity.
+void addTgCfsPropagate(CfsRq& cfsRq, int64_t runnableSum)
+{
+    cfsRq.propagate = true;
+    cfsRq.propRunnableSum += runnableSum;
+}
+
+// update_tg_cfs_util()/update_tg_cfs_runnable(): the group entity takes its cfs_rq's average
+// (sum rebuilt with the parent's divider) and the parent gets the difference (§6.6).
+template <typename Sum>
+void takeGroupAverage(PeltAvg& parent, uint64_t& seAvg, Sum& seSum, uint64_t groupAvg,
+    uint64_t& parentAvg, Sum& parentSum)
+{
+    const int64_t deltaAvg = static_cast<int64_t>(groupAvg) - static_cast<int64_t>(seAvg);
+    if (deltaAvg == 0)
+        return;
+    const uint32_t divider = peltDivider(parent);
+    seAvg = groupAvg;
+    const auto newSum = static_cast<Sum>(seAvg * divider);
+    const int64_t deltaSum = static_cast<int64_t>(newSum) - static_cast<int64_t>(seSum);
+    seSum = newSum;
+    addPositive(parentAvg, deltaAvg);
+    addPositive(parentSum, deltaSum);
+    parentSum = std::max<Sum>(parentSum, static_cast<Sum>(parentAvg * kPeltMinDivider));
+}
+
 } // namespace
+
+bool LoadTracker::propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
+{
+    // propagate_entity_load_avg(): a group cfs_rq that gained or lost entities (attach, detach,
+    // removal) passes the change to its group entity and so to the parent cfs_rq (§6.6).
+    if (se.isTask() || !se.myQ || !se.myQ->propagate)
+        return false;
+    CfsRq& g = *se.myQ;
+    g.propagate = false;
+    addTgCfsPropagate(cfsRq, g.propRunnableSum);
+    PeltAvg& pa = cfsRq.avg;
+    takeGroupAverage(pa, se.avg.utilAvg, se.avg.utilSum, g.avg.utilAvg, pa.utilAvg, pa.utilSum);
+    takeGroupAverage(pa, se.avg.runnableAvg, se.avg.runnableSum, g.avg.runnableAvg, pa.runnableAvg,
+        pa.runnableSum);
+    // update_tg_cfs_load(): the entity's load_sum follows the runnable time the group gained (up
+    // to a full divider) or, on a loss, the group's load_sum per unit of its queued weight;
+    // never below its running time.
+    int64_t runnableSum = g.propRunnableSum;
+    if (runnableSum == 0)
+        return true;
+    g.propRunnableSum = 0;
+    const uint32_t divider = peltDivider(pa);
+    if (runnableSum >= 0) {
+        runnableSum = std::min<int64_t>(
+            runnableSum + static_cast<int64_t>(se.avg.loadSum), static_cast<int64_t>(divider));
+    } else {
+        const uint64_t gw = scaleLoadDown(g.loadWeight);
+        const uint64_t perWeight = gw ? g.avg.loadSum / gw : 0;
+        runnableSum = static_cast<int64_t>(std::min(se.avg.loadSum, perWeight));
+    }
+    runnableSum = std::max<int64_t>(runnableSum, se.avg.utilSum >> 10);
+    const uint64_t w = scaleLoadDown(se.load.weight);
+    const uint64_t loadSum = w * static_cast<uint64_t>(runnableSum);
+    const uint64_t loadAvg = loadSum / divider;
+    const int64_t deltaAvg = static_cast<int64_t>(loadAvg) - static_cast<int64_t>(se.avg.loadAvg);
+    if (deltaAvg == 0)
+        return true;
+    const int64_t deltaSum =
+        static_cast<int64_t>(loadSum) - static_cast<int64_t>(w * se.avg.loadSum);
+    se.avg.loadSum = static_cast<uint64_t>(runnableSum);
+    se.avg.loadAvg = loadAvg;
+    addPositive(pa.loadAvg, deltaAvg);
+    addPositive(pa.loadSum, deltaSum);
+    pa.loadSum = std::max<uint64_t>(pa.loadSum, pa.loadAvg * kPeltMinDivider);
+    return true;
+}
 
 bool LoadTracker::updateCfsRqLoad(CfsRq& cfsRq)
 {
     bool decayed = false;
-    if (cfsRq.removedLoad) {
-        // update_cfs_rq_load_avg(): apply load of entities that left (exit, migration).
-        const uint64_t removed = std::min(cfsRq.removedLoad, cfsRq.avg.loadAvg);
-        const uint64_t divider = peltDivider(cfsRq.avg);
-        cfsRq.avg.loadAvg -= removed;
-        cfsRq.avg.loadSum = cfsRq.avg.loadSum > removed * divider
-            ? cfsRq.avg.loadSum - removed * divider
-            : cfsRq.avg.loadAvg * kPeltMinDivider;
-        cfsRq.removedLoad = 0;
+    if (cfsRq.removedLoad || cfsRq.removedUtil || cfsRq.removedRunnable) {
+        // update_cfs_rq_load_avg(): take out what entities that left (exit, migration) had
+        // contributed; the sums stay at least avg · PELT_MIN_DIVIDER.
+        PeltAvg& sa = cfsRq.avg;
+        const uint64_t divider = peltDivider(sa);
+        subPositive(sa.loadAvg, cfsRq.removedLoad);
+        subPositive(sa.loadSum, cfsRq.removedLoad * divider);
+        sa.loadSum = std::max<uint64_t>(sa.loadSum, sa.loadAvg * kPeltMinDivider);
+        subPositive(sa.utilAvg, cfsRq.removedUtil);
+        subPositive(sa.utilSum, cfsRq.removedUtil * divider);
+        sa.utilSum =
+            std::max<uint32_t>(sa.utilSum, static_cast<uint32_t>(sa.utilAvg * kPeltMinDivider));
+        subPositive(sa.runnableAvg, cfsRq.removedRunnable);
+        subPositive(sa.runnableSum, cfsRq.removedRunnable * divider);
+        sa.runnableSum = std::max<uint64_t>(sa.runnableSum, sa.runnableAvg * kPeltMinDivider);
+        // removed_runnable is the unweighted removed load: its sum estimates the load_sum lost.
+        addTgCfsPropagate(cfsRq, -static_cast<int64_t>(cfsRq.removedRunnable * divider) >> 10);
+        cfsRq.removedLoad = cfsRq.removedUtil = cfsRq.removedRunnable = 0;
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
@@ -72,7 +167,29 @@ void LoadTracker::attach(CfsRq& cfsRq, SchedEntity& se)
     se.avg.runnableSum = se.avg.runnableAvg * divider;
     cfsRq.avg.loadAvg += se.avg.loadAvg;
     cfsRq.avg.loadSum += w * se.avg.loadSum;
+    cfsRq.avg.utilAvg += se.avg.utilAvg;
+    cfsRq.avg.utilSum += se.avg.utilSum;
+    cfsRq.avg.runnableAvg += se.avg.runnableAvg;
+    cfsRq.avg.runnableSum += se.avg.runnableSum;
+    addTgCfsPropagate(cfsRq, static_cast<int64_t>(se.avg.loadSum));
     se.peltAttached = true;
+}
+
+void LoadTracker::postInitUtil(SchedEntity& se, int64_t cpuScale)
+{
+    // post_init_entity_util_avg(): a new fair task starts with its cfs_rq's utilization per unit
+    // of load times its weight, at most half the CPU's spare capacity (all of that half when the
+    // cfs_rq has none); runnable_avg starts equal (§6.6).
+    const CfsRq& cfsRq = *se.cfsRq;
+    const int64_t cap = (cpuScale - static_cast<int64_t>(cfsRq.avg.utilAvg)) / 2;
+    if (cap > 0) {
+        uint64_t util = static_cast<uint64_t>(cap);
+        if (cfsRq.avg.utilAvg != 0)
+            util = std::min(
+                util, cfsRq.avg.utilAvg * scaleLoadDown(se.load.weight) / (cfsRq.avg.loadAvg + 1));
+        se.avg.utilAvg = util;
+    }
+    se.avg.runnableAvg = se.avg.utilAvg;
 }
 
 void LoadTracker::remove(SchedEntity& se)
@@ -87,6 +204,8 @@ void LoadTracker::remove(SchedEntity& se)
     if (peltUpdateSum(se.cfsRq->avg.lastUpdateTime, se.avg, 0, 0, false))
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
     se.cfsRq->removedLoad += se.avg.loadAvg;
+    se.cfsRq->removedUtil += se.avg.utilAvg;
+    se.cfsRq->removedRunnable += se.avg.runnableAvg;
     se.peltAttached = false;
 }
 
@@ -147,6 +266,7 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se))
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
     bool decayed = updateCfsRqLoad(cfsRq);
+    decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
     // this before setting on_rq), not later when it is first picked.
     if (!se.peltAttached && (se.onRq || se.isTask())) {
@@ -185,7 +305,8 @@ void LoadTracker::updateBlockedAverages(int cpu)
             return a.loadSum == 0 && a.runnableSum == 0 && a.utilSum == 0 && a.loadAvg == 0
                 && a.runnableAvg == 0 && a.utilAvg == 0;
         };
-        if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.tgLoadAvgContrib == 0 && !rq.curr
+        if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.removedUtil == 0
+            && rq.removedRunnable == 0 && !rq.propagate && rq.tgLoadAvgContrib == 0 && !rq.curr
             && zero(rq.avg) && (!ge.peltAttached || zero(ge.avg))) {
             m_leafListed[static_cast<size_t>(group) * static_cast<size_t>(m_cpus)
                 + static_cast<size_t>(cpu)] = 0;
@@ -194,10 +315,10 @@ void LoadTracker::updateBlockedAverages(int cpu)
         leaves[kept++] = group;
         if (updateCfsRqLoad(rq))
             updateTgLoadAvg(rq);
-        if (ge.peltAttached
-            && peltUpdateSum(static_cast<uint64_t>(m_s.clock()), ge.avg, ge.onRq ? 1 : 0,
-                entityRunnable(ge), ge.cfsRq->curr == &ge))
-            peltUpdateAvg(ge.avg, scaleLoadDown(ge.load.weight));
+        // The group entity and its parent cfs_rq, with what the group passes on (unless there
+        // is nothing: skip_blocked_update()).
+        if (ge.peltAttached && (ge.avg.loadAvg || ge.avg.utilAvg || rq.propagate))
+            updateLoadAvg(*ge.cfsRq, ge, true);
     }
     leaves.resize(kept);
     updateCfsRqLoad(*m_s.runQueue(cpu).cfs);

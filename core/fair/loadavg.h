@@ -41,6 +41,9 @@ public:
     void attach(CfsRq& cfsRq, SchedEntity& se);
     /// remove_entity_load_avg(): the load leaves with the task (exit, migration).
     void remove(SchedEntity& se);
+    /// post_init_entity_util_avg() of a new fair task on its cfs_rq; @p cpuScale is the CPU's
+    /// arch_scale_cpu_capacity().
+    void postInitUtil(SchedEntity& se, int64_t cpuScale);
     /// update_cfs_rq_load_avg(); true if the average decayed or changed.
     bool updateCfsRqLoad(CfsRq& cfsRq);
     /// update_tg_load_avg(): publish the cfs_rq's contribution to tg->load_avg.
@@ -54,6 +57,8 @@ public:
 
 private:
     void listLeaf(const CfsRq& cfsRq);
+    /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq.
+    bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se);
 
     LoadServices& m_s;
     std::vector<TaskGroup>& m_groups;

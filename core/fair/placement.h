@@ -96,6 +96,8 @@ public:
     int recentUsedCpu(int task) const;
     unsigned wakeeFlips(int task) const;
     bool syncDiscountsDelayed = true; ///< 6.13+: the sync rule ignores delayed tasks
+    /// arch_scale_cpu_capacity() of @p cpu.
+    int64_t archCapacity(int cpu) const { return capacity(cpu); }
 
 private:
     struct WakeeState

@@ -394,6 +394,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     if (&cls == m_fairSched.get()) {
         task.se.avg = PeltAvg{};
         task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
+        m_load->postInitUtil(task.se, m_fairSched->placement().archCapacity(cpu));
         task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
         task.se.vlag = 0;
         task.se.relDeadline = false;

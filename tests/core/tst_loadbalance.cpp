@@ -852,15 +852,16 @@ void TestLoadBalance::misfitPushedByActiveBalance()
 void TestLoadBalance::misfitHogMovesToBigCpu()
 {
     // A hog pinned to little CPU 2 of [1024, 1024, 512, 512] is let go at 10 ms. A new task
-    // starts at util_avg 0 here (§6.6), and running all the time its util is about
-    // 1024·(1 − 0.5^(t/32 ms)) · 47788/(46718 + period_contrib) (PELT's divider): it exceeds
-    // 409, the most a 512 CPU fits (409·1280 = 523520 < 524288), after 1 − 0.5^(t/32) >
-    // 409/1045 → t > 32·log2(1/0.6086) periods = 22.9 · 1.024 ms ≈ 23.5 ms (24.1 ms with
-    // the divider at its largest). The tick after that makes it misfit; with one task the
-    // CPU kicks the NOHZ idle balancer (sd_asym_cpucapacity and misfit_task_load set), whose
-    // domain walk from an idle big CPU pulls it by active balance (reason active, group
-    // misfit_task, migration misfit) in that tick or the next: between 23 and 26 ms. It then
-    // stays on a big CPU: there it is not misfit (6.10+: the biggest capacity it may use).
+    // starts at half its CPU's spare capacity (post_init_entity_util_avg(), §6.6): 256 on the
+    // idle 512 CPU. Running all the time its util is about 1024 − 768 · 0.5^(t/32 ms) (times
+    // PELT's 47788/divider): it exceeds 409, the most a 512 CPU fits (409·1280 = 523520 <
+    // 524288), once 0.5^(t/32) < 614/768 → t > 32·log2(768/614) periods = 10.3 · 1.024 ms ≈
+    // 10.6 ms (10.9 ms with the divider at its largest), after the affinity change. The tick
+    // after that makes it misfit; with one task the CPU kicks the NOHZ idle balancer
+    // (sd_asym_cpucapacity and misfit_task_load set), whose domain walk from an idle big CPU
+    // pulls it by active balance (reason active, group misfit_task, migration misfit) in that
+    // tick or the next: at 11 or 12 ms. It then stays on a big CPU: there it is not misfit
+    // (6.10+: the biggest capacity it may use).
     const auto scenario = parse(R"({
       "schedlab": 1, "name": "misfit", "seed": 1, "duration": "200ms",
       "kernel": { "hz": 1000 },
@@ -878,7 +879,7 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
     QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
     QCOMPARE(dt.busiestGroup, GroupType::MisfitTask);
     QCOMPARE(dt.migration, MigrationType::Misfit);
-    QVERIFY2(r.time >= 23000000 && r.time <= 26000000, qPrintable(QString::number(r.time)));
+    QVERIFY2(r.time >= 11000000 && r.time <= 12000000, qPrintable(QString::number(r.time)));
     const auto hog = test::taskView(sim, "hog");
     QVERIFY(hog);
     QVERIFY(hog->cpu == 0 || hog->cpu == 1);

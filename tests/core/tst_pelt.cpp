@@ -61,6 +61,7 @@ private Q_SLOTS:
     void tgLoadAvgPublication_data();
     void tgLoadAvgPublication();
     void reweightSwapsContribution();
+    void newTaskUtilAndPropagation();
 };
 
 // The table constants (copied as data from the kernel's generated sched-pelt.h) must be
@@ -470,6 +471,108 @@ void TestPelt::reweightSwapsContribution()
     QCOMPARE(se.loadAvg, uint64_t(523));
     QCOMPARE(queue.loadAvg, uint64_t(3000));
     QCOMPARE(queue.loadSum, uint64_t(140164390));
+}
+
+// post_init_entity_util_avg(), attach/remove and propagate_entity_load_avg() (kernel-model.md
+// §6.6), all at time 0 so that nothing decays (divider 47742 − 1024 = 46718). The group /g has
+// util 300, runnable 400, load 2047 on CPU 0; its entity (weight 2048, runnable half the time:
+// load_sum 23359, load_avg 1024) is the root's only contribution.
+void TestPelt::newTaskUtilAndPropagation()
+{
+    const KernelProfile* p = findProfile("6.13");
+    QVERIFY(p);
+    FakeLoadServices services(p->choices);
+    std::vector<TaskGroup> groups(2);
+    groups[1].index = 1;
+    groups[1].parent = 0;
+    groups[1].cfsRq.push_back(std::make_unique<CfsRq>(p->choices));
+    CfsRq& g = *groups[1].cfsRq[0];
+    g.groupIndex = 1;
+    CfsRq& root = *services.rq.cfs;
+    LoadTracker load(services, groups, 1, 1000000, 4000000);
+    load.setTraits(&p->traits);
+    constexpr uint64_t kDiv = 46718;
+    g.avg.utilAvg = 300;
+    g.avg.utilSum = 300 * kDiv;
+    g.avg.runnableAvg = 400;
+    g.avg.runnableSum = 400 * kDiv;
+    g.avg.loadAvg = 2047;
+    g.avg.loadSum = 2047 * kDiv;
+    SchedEntity ge;
+    ge.myQ = &g;
+    ge.cfsRq = &root;
+    ge.load.weight = 2048ULL << 10;
+    ge.peltAttached = true;
+    ge.avg.utilAvg = 300;
+    ge.avg.utilSum = 300 * kDiv;
+    ge.avg.runnableAvg = 400;
+    ge.avg.runnableSum = 400 * kDiv;
+    ge.avg.loadSum = 23359;
+    ge.avg.loadAvg = 1024;
+    root.avg = ge.avg;
+    root.avg.loadSum = 2048 * 23359;
+
+    // A new nice-0 task on /g: util = min((1024 − 300) / 2, 300 · 1024 / (2047 + 1)) = 150.
+    SchedEntity task;
+    task.cfsRq = &g;
+    task.load.weight = 1024ULL << 10;
+    task.avg.loadAvg = 1024;
+    load.postInitUtil(task, 1024);
+    QCOMPARE(task.avg.utilAvg, uint64_t(150));
+    QCOMPARE(task.avg.runnableAvg, uint64_t(150));
+    // On a cfs_rq without utilization it gets half the capacity; on a full one nothing.
+    SchedEntity other;
+    CfsRq empty(p->choices);
+    other.cfsRq = &empty;
+    other.load.weight = 1024ULL << 10;
+    load.postInitUtil(other, 512);
+    QCOMPARE(other.avg.utilAvg, uint64_t(256));
+    empty.avg.utilAvg = 1100;
+    SchedEntity third;
+    third.cfsRq = &empty;
+    third.load.weight = 1024ULL << 10;
+    load.postInitUtil(third, 1024);
+    QCOMPARE(third.avg.utilAvg, uint64_t(0));
+
+    // attach_entity_load_avg(): /g gains the task's util, runnable and load at once, and
+    // records load_sum 1024 · 46718 / 1024 = 46718 to pass on.
+    load.attach(g, task);
+    QCOMPARE(g.avg.utilAvg, uint64_t(450));
+    QCOMPARE(g.avg.runnableAvg, uint64_t(550));
+    QCOMPARE(g.avg.loadAvg, uint64_t(3071));
+    QVERIFY(g.propagate);
+    QCOMPARE(g.propRunnableSum, int64_t(46718));
+    // The group entity's next update takes /g's util and runnable (the root gains 150 of each)
+    // and a load_sum of min(46718 + 23359, 46718) = 46718: load_avg 2048 · 46718 / 46718 = 2048.
+    load.updateLoadAvg(root, ge, true);
+    QCOMPARE(ge.avg.utilAvg, uint64_t(450));
+    QCOMPARE(root.avg.utilAvg, uint64_t(450));
+    QCOMPARE(root.avg.utilSum, uint32_t(450 * kDiv));
+    QCOMPARE(root.avg.runnableAvg, uint64_t(550));
+    QCOMPARE(ge.avg.loadAvg, uint64_t(2048));
+    QCOMPARE(root.avg.loadAvg, uint64_t(2048));
+    QCOMPARE(root.avg.loadSum, uint64_t(2048 * kDiv));
+    QVERIFY(!g.propagate);
+    QVERIFY(root.propagate); // passed on upwards
+
+    // remove_entity_load_avg() (exit): applied at /g's next update, with −(150 · 46718) >> 10 =
+    // −6844 to pass on. /g has nothing queued (weight 0), so the entity keeps only its running
+    // time: load_sum max(min(46718, 0), 300 · 46718 >> 10 = 13686) = 13686, load_avg
+    // 2048 · 13686 / 46718 = 599; the root drops to 300 util, 400 runnable, 599 load.
+    task.peltAttached = true;
+    load.remove(task);
+    QVERIFY(load.updateCfsRqLoad(g));
+    QCOMPARE(g.avg.utilAvg, uint64_t(300));
+    QCOMPARE(g.avg.runnableAvg, uint64_t(400));
+    QCOMPARE(g.avg.loadAvg, uint64_t(2047));
+    QCOMPARE(g.propRunnableSum, int64_t(-6844));
+    load.updateLoadAvg(root, ge, true);
+    QCOMPARE(root.avg.utilAvg, uint64_t(300));
+    QCOMPARE(root.avg.runnableAvg, uint64_t(400));
+    QCOMPARE(ge.avg.loadSum, uint64_t(13686));
+    QCOMPARE(ge.avg.loadAvg, uint64_t(599));
+    QCOMPARE(root.avg.loadAvg, uint64_t(599));
+    QCOMPARE(root.avg.loadSum, uint64_t(2048 * 13686));
 }
 
 QTEST_APPLESS_MAIN(TestPelt)
