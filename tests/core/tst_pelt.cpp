@@ -399,6 +399,17 @@ public:
     Rq rq;
 };
 
+/// The root group and group 1 with its cfs_rq on CPU 0.
+std::vector<TaskGroup> rootAndOneGroup(const ProfileChoices& choices)
+{
+    std::vector<TaskGroup> groups(2);
+    groups[1].index = 1;
+    groups[1].parent = 0;
+    groups[1].cfsRq.push_back(std::make_unique<CfsRq>(choices));
+    groups[1].cfsRq[0]->groupIndex = 1;
+    return groups;
+}
+
 } // namespace
 
 // update_tg_load_avg() (kernel-model.md §6.3): a group cfs_rq publishes its load_avg in
@@ -423,12 +434,8 @@ void TestPelt::tgLoadAvgPublication()
     const KernelProfile* p = findProfile(profile.toStdString());
     QVERIFY(p);
     FakeLoadServices services(p->choices);
-    std::vector<TaskGroup> groups(2);
-    groups[1].index = 1;
-    groups[1].parent = 0;
-    groups[1].cfsRq.push_back(std::make_unique<CfsRq>(p->choices));
+    std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
     CfsRq& rq = *groups[1].cfsRq[0];
-    rq.groupIndex = 1;
     LoadTracker load(services, groups, 1, 1000000, 4000000);
     load.setTraits(&p->traits);
 
@@ -482,12 +489,8 @@ void TestPelt::newTaskUtilAndPropagation()
     const KernelProfile* p = findProfile("6.13");
     QVERIFY(p);
     FakeLoadServices services(p->choices);
-    std::vector<TaskGroup> groups(2);
-    groups[1].index = 1;
-    groups[1].parent = 0;
-    groups[1].cfsRq.push_back(std::make_unique<CfsRq>(p->choices));
+    std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
     CfsRq& g = *groups[1].cfsRq[0];
-    g.groupIndex = 1;
     CfsRq& root = *services.rq.cfs;
     LoadTracker load(services, groups, 1, 1000000, 4000000);
     load.setTraits(&p->traits);
