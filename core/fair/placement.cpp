@@ -18,6 +18,7 @@ constexpr uint64_t kCapacityScale = 1024; // SCHED_CAPACITY_SCALE
 struct GroupStats
 {
     uint64_t load = 0, util = 0, runnable = 0, capacity = 0, avgLoad = 0;
+    int64_t maxCapacity = 0; ///< sgc->max_capacity: the group's largest CPU capacity
     int sumNrRunning = 0, idleCpus = 0, weight = 0;
     GroupType type = GroupType::HasSpare;
 };
@@ -52,6 +53,8 @@ bool pickIdlest(const GroupStats& idlest, const GroupStats& s)
     case GroupType::Overloaded:
     case GroupType::FullyBusy:
         return idlest.avgLoad > s.avgLoad;
+    case GroupType::MisfitTask:
+        return idlest.maxCapacity < s.maxCapacity; // the group with the biggest CPU
     case GroupType::HasSpare:
         if (idlest.idleCpus > s.idleCpus)
             return false;
@@ -501,8 +504,15 @@ const SchedGroup* Placement::findDstGroup(const SchedDomain& sd, const Task& p, 
             s.sumNrRunning += nr;
             if (nr == 0 && m_s.idleCpu(c))
                 ++s.idleCpus;
+            s.maxCapacity = std::max(s.maxCapacity, capacity(c));
         }
+        // On a domain of differing capacities a group whose first CPU the task does not fit
+        // is misfit_task for it (task_fits_cpu(), kernel-model.md §8.4).
+        const bool misfit =
+            (sd.flags & SdAsymCpuCapacity) && !fitsCapacity(p.se.avg.utilAvg, capacity(first));
+        // group_classify() (imbalanced, asym_packing and smt_balance are not used here).
         s.type = isOverloaded(sd.imbalancePct, s) ? GroupType::Overloaded
+            : misfit                              ? GroupType::MisfitTask
             : !hasCapacity(sd.imbalancePct, s)    ? GroupType::FullyBusy
                                                   : GroupType::HasSpare;
         if (s.type == GroupType::FullyBusy || s.type == GroupType::Overloaded)
@@ -534,6 +544,10 @@ const SchedGroup* Placement::findDstGroup(const SchedDomain& sd, const Task& p, 
             return nullptr;
         break;
     }
+    case GroupType::MisfitTask:
+        if (local.maxCapacity >= idlest.maxCapacity)
+            return nullptr; // stay unless the other group has a bigger CPU
+        break;
     case GroupType::HasSpare:
         if (local.idleCpus >= idlest.idleCpus)
             return nullptr; // stay local unless the other group has more idle CPUs

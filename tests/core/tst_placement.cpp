@@ -36,6 +36,7 @@ private Q_SLOTS:
     void affinityDistribute();
     void bigTaskWakesOnIdleBigCpu();
     void selectIdleCapacityFirstFitFromTarget();
+    void execOfMisfitTaskGoesToBigCpu();
 };
 
 namespace {
@@ -451,6 +452,31 @@ void TestPlacement::selectIdleCapacityFirstFitFromTarget()
     pinned.se.avg.utilAvg = 600;
     r = p.selectTaskRq(pinned, wake(3, kWaker));
     QCOMPARE(r.cpu, 2);
+}
+
+void TestPlacement::execOfMisfitTaskGoesToBigCpu()
+{
+    // update_sg_wakeup_stats() on an SD_ASYM_CPUCAPACITY domain (kernel-model.md §8.4):
+    // capacities [1024, 1024, 512, 512], every CPU idle, a task of util 600 execs on little
+    // CPU 2 (its own load left out, as the kernel's *_without() do). 600 fits no 512 CPU
+    // (768000 ≥ 524288): groups {2} (local) and {3} are misfit_task, {0} and {1} has_spare
+    // with one idle CPU each; {0}, met first after the wrap, is the idlest. misfit_task >
+    // has_spare: the task goes to CPU 0. Without the test {2} would be has_spare with as many
+    // idle CPUs and the task would stay.
+    FakeMachine m(4);
+    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
+    Task big = makeTask(0, 2, 4);
+    big.se.avg.utilAvg = 600;
+    const PlacementResult r = p.selectTaskRq(big, wake(2, kWaker, WakeExec));
+    QCOMPARE(r.cpu, 0);
+    QCOMPARE(r.detail.wake, WakePath::Idlest);
+    // util 409 fits the little CPU (523520 < 524288): every group has_spare, it stays.
+    Task small = makeTask(1, 2, 4);
+    small.se.avg.utilAvg = 409;
+    QCOMPARE(p.selectTaskRq(small, wake(2, kWaker, WakeExec)).cpu, 2);
+    // Equal capacities: no SD_ASYM_CPUCAPACITY, no misfit group; the big task stays too.
+    Placement q(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    QCOMPARE(q.selectTaskRq(big, wake(2, kWaker, WakeExec)).cpu, 2);
 }
 
 QTEST_APPLESS_MAIN(TestPlacement)
