@@ -7,8 +7,8 @@
 // trace's name map). Programs run in those processes: `run` as busy work measured on the
 // thread's CPU clock, `sleep` with clock_nanosleep, `loop`, `fork` (+ `wait`), `yield`,
 // `lock`/`unlock` on process-shared mutexes, `suspend`/`resume` on process-shared condition
-// variables, `nice`, `cpus`, `cgroup`. What the real kernel
-// cannot reproduce is listed by makePlan() before the run.
+// variables, `nice`, `cpus`, `cgroup`. What the real kernel cannot reproduce is listed by
+// makePlan() before the run.
 #pragma once
 
 #include "core/base/prng.h"

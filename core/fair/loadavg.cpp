@@ -78,7 +78,7 @@ bool LoadTracker::propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
 {
     // propagate_entity_load_avg(): a group cfs_rq that gained or lost entities (attach, detach,
     // removal) passes the change to its group entity and so to the parent cfs_rq (§6.6).
-    if (se.isTask() || !se.myQ || !se.myQ->propagate)
+    if (se.isTask() || !se.myQ->propagate)
         return false;
     CfsRq& g = *se.myQ;
     g.propagate = false;

@@ -892,16 +892,10 @@ private:
                 ph.event("yield", "");
                 break;
             case Op::Kind::Lock:
-                ph.event("lock", op.name);
-                break;
             case Op::Kind::Unlock:
-                ph.event("unlock", op.name);
-                break;
             case Op::Kind::Suspend:
-                ph.event("suspend", op.name);
-                break;
             case Op::Kind::Resume:
-                ph.event("resume", op.name);
+                ph.event(std::string(enumName(op.kind)), op.name); // rt-app's events of that name
                 break;
             case Op::Kind::Loop:
                 if (isRuntime(op)) {

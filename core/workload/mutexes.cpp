@@ -10,6 +10,7 @@
 #include "core/workload/task.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace schedlab {
 
@@ -60,6 +61,11 @@ void Mutexes::unlock(Task& task, const std::string& name)
     waiter.lockWaitNs += m_s.clock() - waiter.lockWaitStart;
     waiter.lockWaitStart = -1;
     waiter.lockWaiting.clear();
+    release(waiter);
+}
+
+void Mutexes::release(Task& waiter)
+{
     if (waiter.blocking && waiter.state == TaskRunState::Running) {
         waiter.blocking = false; // has not left the CPU yet: it simply continues
         return;
@@ -75,23 +81,17 @@ void Mutexes::suspend(Task& task, const std::string& name)
     m_s.resched(task.cpu);
 }
 
-int Mutexes::resume(const std::string& name)
+void Mutexes::resume(const std::string& name)
 {
     const auto it = m_waitQueues.find(name);
-    if (it == m_waitQueues.end() || it->second.empty())
-        return 0;
-    const std::vector<int> waiters = std::move(it->second);
-    it->second.clear();
+    if (it == m_waitQueues.end())
+        return;
+    const std::vector<int> waiters = std::exchange(it->second, {});
     for (const int index : waiters) {
         Task& waiter = m_s.taskAt(index);
         waiter.suspendedOn.clear();
-        if (waiter.blocking && waiter.state == TaskRunState::Running) {
-            waiter.blocking = false; // has not left the CPU yet: it simply continues
-            continue;
-        }
-        m_s.wakeUp(waiter);
+        release(waiter);
     }
-    return static_cast<int>(waiters.size());
 }
 
 void Mutexes::releaseAll(Task& task)

@@ -38,12 +38,14 @@ public:
     /// "suspend": @p task blocks on the wait queue @p name until a "resume" of it.
     void suspend(Task& task, const std::string& name);
     /// "resume": wakes every task suspended on @p name (a broadcast, as pthread_cond_broadcast());
-    /// with none suspended it is lost. Returns the number woken.
-    int resume(const std::string& name);
+    /// with none suspended it is lost.
+    void resume(const std::string& name);
     /// A dying task leaves the wait queues and releases what it holds, newest first.
     void releaseAll(Task& task);
 
 private:
+    /// A waiter's wait ended: it continues if it has not left its CPU yet, else it is woken.
+    void release(Task& waiter);
     /// A sleeping mutex with a FIFO wait queue (handed off to the first waiter at unlock).
     struct Mutex
     {
