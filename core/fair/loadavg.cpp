@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // PELT bookkeeping of entities and cfs_rq's and the tg->load_avg publication that drives group
 // shares (kernel-model.md §6.3, §6.6): update_load_avg(), attach/detach/remove,
-// update_tg_load_avg() with its 1/64 threshold and 1 ms rate limit, update_blocked_averages(),
-// the leaf cfs_rq list and the nohz idle balancer's blocked-load kick.
+// update_tg_load_avg() with its 1/64 threshold and 1 ms rate limit, update_blocked_averages()
+// and the leaf cfs_rq list. When blocked averages are updated is the balancer's business
+// (core/fair/loadbalance.cpp).
 #include "core/fair/loadavg.h"
 
 #include "core/sched/rq.h"
@@ -12,13 +13,12 @@
 
 namespace schedlab {
 
-LoadTracker::LoadTracker(LoadServices& services, std::vector<TaskGroup>& groups, int cpus,
-    int64_t tickNs, int64_t idleBalanceIntervalNs)
+LoadTracker::LoadTracker(
+    LoadServices& services, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs)
     : m_s(services)
     , m_groups(groups)
     , m_cpus(cpus)
     , m_tickNs(tickNs)
-    , m_idleBalanceIntervalNs(idleBalanceIntervalNs)
 { }
 
 namespace {
@@ -279,14 +279,12 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
     }
 }
 
-void LoadTracker::updateBlockedAverages(int cpu)
+bool LoadTracker::updateBlockedAverages(int cpu)
 {
-    // update_nohz_stats()/update_blocked_averages() run at most once per jiffy per CPU.
-    const int64_t jiffy = m_s.clock() / m_tickNs;
-    int64_t& last = m_s.runQueue(cpu).lastBlockedUpdate;
-    if (last == jiffy)
-        return;
-    last = jiffy;
+    // update_blocked_load_tick(): the jiffy of this update (update_nohz_stats() skips a CPU
+    // updated in the same jiffy).
+    m_s.runQueue(cpu).lastBlockedUpdate = m_s.clock() / m_tickNs;
+    bool blocked = false; // cfs_rq_has_blocked() of any cfs_rq visited: !done
     // update_blocked_averages(): decay every group cfs_rq of this CPU (leaves first) and publish
     // the result in tg->load_avg; then the root cfs_rq.
     // Only the group cfs_rq's on this CPU's leaf list are visited (leaves first: descending group
@@ -319,24 +317,12 @@ void LoadTracker::updateBlockedAverages(int cpu)
         // is nothing: skip_blocked_update()).
         if (ge.peltAttached && (ge.avg.loadAvg || ge.avg.utilAvg || rq.propagate))
             updateLoadAvg(*ge.cfsRq, ge, true);
+        blocked = blocked || rq.avg.loadAvg || rq.avg.utilAvg;
     }
     leaves.resize(kept);
-    updateCfsRqLoad(*m_s.runQueue(cpu).cfs);
-}
-
-void LoadTracker::nohzBalancerKick(int cpu)
-{
-    // nohz_balancer_kick() from a busy CPU's tick: an overloaded CPU (two or more runnable
-    // tasks) kicks the idle load balancer once nohz.next_balance is due, with NOHZ_STATS_KICK,
-    // so the blocked load of every idle CPU is decayed and published in tg->load_avg. (The
-    // balancer cannot pull pinned tasks; task pulling itself is simplified away here.)
-    const Rq& rq = m_s.runQueue(cpu);
-    if (rq.nrRunning < 2 || m_s.clock() < m_nohzNextBalance)
-        return;
-    for (int c = 0; c < m_cpus; ++c)
-        if (!m_s.runQueue(c).curr)
-            updateBlockedAverages(c);
-    m_nohzNextBalance = m_s.clock() + m_idleBalanceIntervalNs;
+    CfsRq& root = *m_s.runQueue(cpu).cfs;
+    updateCfsRqLoad(root);
+    return blocked || root.avg.loadAvg || root.avg.utilAvg;
 }
 
 } // namespace schedlab

@@ -11,9 +11,6 @@
 
 namespace schedlab {
 
-/// nohz.next_blocked: idle CPUs have their blocked load decayed every LOAD_AVG_PERIOD ms.
-constexpr int64_t kNohzBlockedPeriodNs = 32000000;
-
 class CfsRq;
 struct Rq;
 struct SchedEntity;
@@ -30,10 +27,7 @@ public:
 class LoadTracker
 {
 public:
-    /// @p idleBalanceIntervalNs: the balance interval of an idle CPU's lowest domain (the nohz
-    /// kick's period).
-    LoadTracker(LoadServices& services, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs,
-        int64_t idleBalanceIntervalNs);
+    LoadTracker(LoadServices& services, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs);
 
     /// update_load_avg() of @p se and its @p cfsRq (DO_ATTACH; UPDATE_TG with @p updateTg).
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg);
@@ -48,10 +42,10 @@ public:
     bool updateCfsRqLoad(CfsRq& cfsRq);
     /// update_tg_load_avg(): publish the cfs_rq's contribution to tg->load_avg.
     void updateTgLoadAvg(CfsRq& cfsRq);
-    /// update_blocked_averages() of @p cpu, at most once per jiffy.
-    void updateBlockedAverages(int cpu);
-    /// nohz_balancer_kick() with NOHZ_STATS_KICK from the tick of busy @p cpu.
-    void nohzBalancerKick(int cpu);
+    /// update_blocked_averages() of @p cpu (its callers are the balancer's: the balance softirq,
+    /// the new-idle balance and the NOHZ stats update, kernel-model.md §6.6); true while some
+    /// cfs_rq of the CPU still has blocked load or utilization to decay (rq->has_blocked_load).
+    bool updateBlockedAverages(int cpu);
     /// The profile's traits (read at every publication: a profile action may switch them).
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
 
@@ -64,8 +58,6 @@ private:
     std::vector<TaskGroup>& m_groups;
     int m_cpus = 1;
     int64_t m_tickNs = 1000000;
-    int64_t m_idleBalanceIntervalNs = 0;
-    int64_t m_nohzNextBalance = 0; ///< nohz.next_balance (idle load balancer kick)
     const ProfileTraits* m_traits = nullptr;
     std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
 };

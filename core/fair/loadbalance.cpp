@@ -3,6 +3,7 @@
 #include "core/fair/loadbalance.h"
 
 #include "core/base/cpuset.h"
+#include "core/fair/pelt.h"
 #include "core/sched/rq.h"
 
 #include <algorithm>
@@ -239,7 +240,20 @@ LoadBalancer::LoadBalancer(BalanceServices& services, SchedDomains& domains, int
     , m_hz(hz)
     , m_tickNs(tickNs)
     , m_nextBalance(static_cast<size_t>(domains.cpus()), 0)
+    , m_tickStopped(static_cast<size_t>(domains.cpus()), 1) // every CPU starts idle
+    , m_hasBlockedLoad(static_cast<size_t>(domains.cpus()), 0)
+    , m_newIlbKick(static_cast<size_t>(domains.cpus()), 0)
+    , m_avgIdle(static_cast<size_t>(domains.cpus()), 2 * kSchedMigrationCostNs)
 { }
+
+namespace {
+
+// nohz_flags() of the idle load balancer's kick (kernel-model.md §6.6).
+constexpr unsigned kNohzStatsKick = 1u << 0;
+constexpr unsigned kNohzBalanceKick = 1u << 1;
+constexpr unsigned kNohzNextKick = 1u << 2; ///< only nohz.next_balance is recomputed
+
+} // namespace
 
 int64_t LoadBalancer::jiffies() const
 {
@@ -251,7 +265,7 @@ int64_t LoadBalancer::balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy
     int64_t interval = sd.balanceInterval;
     if (cpuBusy)
         interval *= sd.busyFactor;
-    interval = (interval * m_hz + 999) / 1000; // msecs_to_jiffies() rounds up
+    interval = msecsToJiffies(interval);
     if (cpuBusy)
         interval -= 1; // a busy CPU balances just before its tick, not just after
     const int64_t maxInterval = std::max<int64_t>(1, int64_t{m_hz} * m_sd.cpus() / 10);
@@ -322,7 +336,7 @@ void LoadBalancer::tick(int cpu)
         return;
     if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)]) {
         // sched_balance_softirq(): the CPU's blocked averages, then its domains (§6.6).
-        m_s.updateBlockedAverages(cpu);
+        updateBlocked(cpu);
         balanceDomains(cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
             MigrateReason::Periodic);
     }
@@ -917,12 +931,14 @@ bool LoadBalancer::newIdle(int cpu)
         nextBalance = std::min(nextBalance, sd.lastBalance + balanceIntervalJiffies(sd, false));
     };
     int pulled = 0;
-    // Only when some CPU has more than one task (rd->overloaded). The avg_idle gate against
-    // max_newidle_lb_cost always passes: balancing costs no simulated time here.
+    // Only when some CPU has more than one task (rd->overloaded). The avg_idle gates against
+    // max_newidle_lb_cost always pass: balancing costs no simulated time here, so the cost
+    // stays 0 (§8.3).
     if (!m_rdOverloaded) {
         updateNext(domains.front());
     } else {
-        m_s.updateBlockedAverages(cpu); // before the domain walk, as the kernel does
+        // before the domain walk, as the kernel does
+        updateBlocked(cpu);
         bool continueBalancing = true;
         for (size_t level = 0; level < domains.size(); ++level) {
             const SchedDomain& sd = domains[level];
@@ -937,15 +953,60 @@ bool LoadBalancer::newIdle(int cpu)
     int64_t& next = m_nextBalance[static_cast<size_t>(cpu)];
     if (next > nextBalance)
         next = nextBalance;
+    // nohz_newidle_balance(): a CPU that expects to stay idle a while (avg_idle of at least
+    // sysctl_sched_migration_cost) updates the idle CPUs' blocked load before it idles, when the
+    // NOHZ stats period is due (§6.6).
+    if (!pulled && m_avgIdle[static_cast<size_t>(cpu)] >= kSchedMigrationCostNs && m_nohzHasBlocked
+        && now >= m_nohzNextBlocked)
+        m_newIlbKick[static_cast<size_t>(cpu)] = 1;
     return pulled > 0;
+}
+
+void LoadBalancer::cpuEnteredIdle(int cpu)
+{
+    const auto c = static_cast<size_t>(cpu);
+    if (m_newIlbKick[c]) {
+        // nohz_run_idle_balance(): the stats update the new-idle balance asked for.
+        m_newIlbKick[c] = 0;
+        nohzIdleBalance(cpu, kNohzStatsKick);
+    }
+    // nohz_balance_enter_idle(): the tick stops; the CPU joins nohz.idle_cpus_mask and is assumed
+    // to have blocked load.
+    m_hasBlockedLoad[c] = 1;
+    if (!m_tickStopped[c] && !m_sd.domains(cpu).empty()) { // not on_null_domain()
+        m_tickStopped[c] = 1;
+        m_nohzNeedsUpdate = true; // nohz.next_balance must take this CPU's into account
+    }
+    if (m_tickStopped[c])
+        m_nohzHasBlocked = true;
+}
+
+void LoadBalancer::idleEnded(int cpu, int64_t idleNs)
+{
+    // update_avg() in ttwu_do_activate(), capped at 2 · max_idle_balance_cost; that cost stays at
+    // its floor sysctl_sched_migration_cost because balancing costs no simulated time (§8.3).
+    int64_t& avg = m_avgIdle[static_cast<size_t>(cpu)];
+    avg += (idleNs - avg) / 8;
+    avg = std::min(avg, 2 * kSchedMigrationCostNs);
 }
 
 void LoadBalancer::nohzBalancerKick(int cpu)
 {
-    // nohz_balancer_kick() with NOHZ_BALANCE_KICK, from the tick of busy @p cpu.
+    // nohz_balancer_kick() from the tick of busy @p cpu; nohz_balance_exit_idle() first: the
+    // CPU's tick runs again.
+    m_tickStopped[static_cast<size_t>(cpu)] = 0;
+    if (std::find(m_tickStopped.begin(), m_tickStopped.end(), 1) == m_tickStopped.end())
+        return; // nohz.nr_cpus == 0
     const int64_t now = jiffies();
-    if (now < m_nohzNextBalance)
+    // NOHZ_STATS_KICK once nohz.next_blocked has passed and some idle CPU has blocked load;
+    // NOHZ_NEXT_KICK after a CPU stopped its tick, so nohz.next_balance is recomputed.
+    const unsigned next = m_nohzNeedsUpdate ? kNohzNextKick : 0;
+    const unsigned stats = m_nohzHasBlocked && now > m_nohzNextBlocked ? kNohzStatsKick : 0;
+    if (now < m_nohzNextBalance) {
+        if (stats | next)
+            kickIlb(cpu, stats | next);
         return;
+    }
     bool kick = m_s.nrRunning(cpu) >= 2;
     if (const SchedDomain* sd = m_sd.asymPackingDomain(cpu); !kick && sd) {
         // An idle CPU of higher priority (with its whole core idle on SMT) may take this
@@ -969,34 +1030,79 @@ void LoadBalancer::nohzBalancerKick(int cpu)
             kick = busy > 1;
         }
     }
-    if (!kick)
-        return;
-    // find_new_ilb(): the first idle CPU runs the balance for every idle CPU.
-    int ilb = -1;
-    for (int c = 0; c < m_sd.cpus() && ilb < 0; ++c)
-        if (c != cpu && m_s.cpuIdle(c))
-            ilb = c;
-    m_nohzNextBalance = now + 1; // kick_ilb(); with no idle CPU, look again next jiffy
-    if (ilb < 0)
-        return;
-    nohzIdleBalance(ilb);
+    if (kick || stats || next)
+        kickIlb(cpu, (kick ? kNohzStatsKick | kNohzBalanceKick : stats) | next);
 }
 
-void LoadBalancer::nohzIdleBalance(int ilbCpu)
+void LoadBalancer::kickIlb(int cpu, unsigned flags)
 {
-    // _nohz_idle_balance(): every idle CPU whose next_balance is due, starting after the ILB
-    // CPU and ending with it; stop when the ILB CPU itself got work.
+    // kick_ilb(): a balance kick pushes nohz.next_balance one jiffy on (with no idle CPU, look
+    // again next jiffy); find_new_ilb(): the first idle CPU with its tick stopped does the work
+    // for every idle CPU.
+    if (flags & kNohzBalanceKick)
+        m_nohzNextBalance = jiffies() + 1;
+    for (int c = 0; c < m_sd.cpus(); ++c)
+        if (c != cpu && m_tickStopped[static_cast<size_t>(c)] && m_s.cpuIdle(c)) {
+            nohzIdleBalance(c, flags);
+            return;
+        }
+}
+
+bool LoadBalancer::updateNohzStats(int cpu)
+{
+    // update_nohz_stats(): at most once per jiffy, and only while the CPU has blocked load.
+    const auto c = static_cast<size_t>(cpu);
+    if (!m_hasBlockedLoad[c])
+        return false;
+    if (jiffies() <= m_s.runQueue(cpu).lastBlockedUpdate)
+        return true;
+    return updateBlocked(cpu);
+}
+
+bool LoadBalancer::updateBlocked(int cpu)
+{
+    // sched_balance_update_blocked_averages(), then update_blocked_load_status(): the flag is
+    // cleared once nothing is left to decay (it is set again when the CPU enters idle).
+    auto& flag = m_hasBlockedLoad[static_cast<size_t>(cpu)];
+    if (!m_s.updateBlockedAverages(cpu))
+        flag = 0;
+    return flag;
+}
+
+int64_t LoadBalancer::msecsToJiffies(int64_t ms) const
+{
+    return (ms * m_hz + 999) / 1000; // msecs_to_jiffies() rounds up
+}
+
+void LoadBalancer::nohzIdleBalance(int ilbCpu, unsigned flags)
+{
+    // _nohz_idle_balance(): every idle CPU of nohz.idle_cpus_mask, starting after the ILB CPU and
+    // ending with it; stop when the ILB CPU itself got work. NOHZ_STATS_KICK decays their
+    // blocked load (§6.6), NOHZ_BALANCE_KICK balances those whose next_balance is due.
     const int n = m_sd.cpus();
     const int64_t now = jiffies();
     int64_t nextBalance = now + 60 * int64_t{m_hz};
     bool update = false;
+    bool hasBlocked = false;
+    if (flags & kNohzStatsKick)
+        m_nohzHasBlocked = false;
+    if (flags & kNohzNextKick)
+        m_nohzNeedsUpdate = false;
     for (int k = 1; k <= n; ++k) {
         const int c = (ilbCpu + k) % n;
-        if (!m_s.cpuIdle(c))
+        if (!m_tickStopped[static_cast<size_t>(c)] || !m_s.cpuIdle(c))
             continue;
-        if (c != ilbCpu && !m_s.cpuIdle(ilbCpu))
-            break; // need_resched() on the ILB CPU
-        if (now >= m_nextBalance[static_cast<size_t>(c)])
+        if (c != ilbCpu && !m_s.cpuIdle(ilbCpu)) {
+            // need_resched() on the ILB CPU: the next kick does the rest.
+            if (flags & kNohzStatsKick)
+                m_nohzHasBlocked = true;
+            if (flags & kNohzNextKick)
+                m_nohzNeedsUpdate = true;
+            return;
+        }
+        if (flags & kNohzStatsKick)
+            hasBlocked = updateNohzStats(c) || hasBlocked;
+        if ((flags & kNohzBalanceKick) && now >= m_nextBalance[static_cast<size_t>(c)])
             balanceDomains(c, CpuIdleType::Idle, MigrateReason::NohzIdle);
         if (nextBalance > m_nextBalance[static_cast<size_t>(c)]) {
             nextBalance = m_nextBalance[static_cast<size_t>(c)];
@@ -1005,6 +1111,10 @@ void LoadBalancer::nohzIdleBalance(int ilbCpu)
     }
     if (update)
         m_nohzNextBalance = nextBalance;
+    if (flags & kNohzStatsKick)
+        m_nohzNextBlocked = now + msecsToJiffies(kLoadAvgPeriod); // LOAD_AVG_PERIOD ms
+    if (hasBlocked)
+        m_nohzHasBlocked = true;
 }
 
 } // namespace schedlab

@@ -64,8 +64,13 @@ public:
         (void)sumUtil;
     }
     /// sched_balance_update_blocked_averages(): decay and publish @p cpu's blocked load
-    /// (nothing for a machine without group load tracking).
-    virtual void updateBlockedAverages(int cpu) { (void)cpu; }
+    /// (nothing for a machine without group load tracking); true while blocked load is left
+    /// (rq->has_blocked_load).
+    virtual bool updateBlockedAverages(int cpu)
+    {
+        (void)cpu;
+        return false;
+    }
 };
 
 /// struct sg_lb_stats
@@ -148,6 +153,14 @@ public:
     bool newIdle(int cpu);
     /// add_nr_running(): a run queue reached two tasks (sets the root domain's overload flag).
     void noteOverloaded() { m_rdOverloaded = true; }
+    /// do_idle() of @p cpu after it switched to idle: the NOHZ stats update a new-idle balance
+    /// asked for (nohz_run_idle_balance()), then the tick stops (nohz_balance_enter_idle()).
+    void cpuEnteredIdle(int cpu);
+    /// ttwu_do_activate() on @p cpu that had been idle for @p idleNs (rq->idle_stamp set):
+    /// rq->avg_idle moves by 1/8 of the difference, at most 2 · max_idle_balance_cost.
+    void idleEnded(int cpu, int64_t idleNs);
+    /// rq->avg_idle (ns).
+    int64_t avgIdle(int cpu) const { return m_avgIdle[static_cast<size_t>(cpu)]; }
     /// The profile's traits, read at each use (the profile may change during a run); null:
     /// the newest kernels' rules.
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
@@ -180,7 +193,14 @@ private:
     bool needActiveBalance(const LbEnv& env) const;
     bool activeBalance(int busiestCpu, int targetCpu, MigrateDetail detail);
     void nohzBalancerKick(int cpu);
-    void nohzIdleBalance(int ilbCpu);
+    /// kick_ilb() from @p cpu with NOHZ_STATS_KICK / NOHZ_BALANCE_KICK @p flags.
+    void kickIlb(int cpu, unsigned flags);
+    void nohzIdleBalance(int ilbCpu, unsigned flags);
+    /// update_nohz_stats(): true while @p cpu still has blocked load.
+    bool updateNohzStats(int cpu);
+    /// The CPU's blocked averages; true while blocked load is left (rq->has_blocked_load).
+    bool updateBlocked(int cpu);
+    int64_t msecsToJiffies(int64_t ms) const;
     int64_t cpuLoad(int cpu);
     int64_t cpuUtil(int cpu);
     bool coreIdle(int cpu) const;
@@ -194,9 +214,16 @@ private:
     SchedDomains& m_sd;
     int m_hz = 1000;
     int64_t m_tickNs = 1000000;
-    std::vector<int64_t> m_nextBalance; ///< rq->next_balance (jiffies)
-    bool m_rdOverloaded = false;        ///< rd->overloaded
-    int64_t m_nohzNextBalance = 0;      ///< nohz.next_balance (jiffies)
+    std::vector<int64_t> m_nextBalance;    ///< rq->next_balance (jiffies)
+    bool m_rdOverloaded = false;           ///< rd->overloaded
+    int64_t m_nohzNextBalance = 0;         ///< nohz.next_balance (jiffies)
+    int64_t m_nohzNextBlocked = 0;         ///< nohz.next_blocked (jiffies)
+    bool m_nohzHasBlocked = false;         ///< nohz.has_blocked
+    bool m_nohzNeedsUpdate = false;        ///< nohz.needs_update
+    std::vector<uint8_t> m_tickStopped;    ///< rq->nohz_tick_stopped: in nohz.idle_cpus_mask
+    std::vector<uint8_t> m_hasBlockedLoad; ///< rq->has_blocked_load
+    std::vector<uint8_t> m_newIlbKick;     ///< NOHZ_NEWILB_KICK set by the new-idle balance
+    std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)
     const ProfileTraits* m_traits = nullptr;
 };
 

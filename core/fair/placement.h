@@ -79,6 +79,9 @@ public:
     void cpuEnteredIdle(int cpu, int64_t now);
     /// ttwu_do_activate() on @p cpu: the idle stamp is cleared.
     void taskWokenOn(int cpu);
+    /// rq->idle_stamp of @p cpu: when it last went idle; 0 when unset (before a CPU's first
+    /// idle period counts), negative while it is not idle.
+    int64_t idleStamp(int cpu) const { return m_idleStamp[static_cast<size_t>(cpu)]; }
     /// update_idle_cpu_scan() (SIS_UTIL): the number of CPUs select_idle_cpu() may scan in the
     /// LLC of @p cpu, from the LLC's summed cfs utilization.
     void updateIdleCpuScan(int cpu, uint64_t sumUtil);

@@ -46,6 +46,9 @@ struct Rq
     CfsTaskList cfsTasks;         ///< rq->cfs_tasks
     bool needResched = false;     ///< TIF_NEED_RESCHED
     bool needReschedLazy = false; ///< TIF_NEED_RESCHED_LAZY (PREEMPT_LAZY)
+    /// The stopper took the CPU from its task (active balance): the next schedule() switches
+    /// away from the stopper, and to idle when nothing is left.
+    bool stopperRan = false;
     /// rq->misfit_task_load: task_h_load() of a running task too big for this CPU, else 0
     /// (update_misfit_status(), kernel-model.md §8.4).
     int64_t misfitTaskLoad = 0;

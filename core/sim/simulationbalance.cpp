@@ -107,6 +107,7 @@ bool SimulationImpl::stopperPreempt(int cpu)
     stopRunning(task);
     m_fair->putPrevTask(rq, task.se);
     rq.curr = nullptr;
+    rq.stopperRan = true;
     resched(cpu, false);
     task.state = TaskRunState::Runnable;
     ++task.switches;
@@ -115,10 +116,11 @@ bool SimulationImpl::stopperPreempt(int cpu)
     return true;
 }
 
-void SimulationImpl::updateBlockedAverages(int cpu)
+bool SimulationImpl::updateBlockedAverages(int cpu)
 {
-    if (m_groups.size() > 1)
-        m_load->updateBlockedAverages(cpu);
+    // Without groups nothing is published: the root queues' averages are not kept up to date
+    // here, and the NOHZ stats kicks stop once every CPU reported no blocked load.
+    return m_groups.size() > 1 && m_load->updateBlockedAverages(cpu);
 }
 
 void SimulationImpl::updateIdleCpuScan(int cpu, uint64_t sumUtil)

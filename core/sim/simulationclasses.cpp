@@ -54,7 +54,7 @@ void SimulationImpl::initClasses(const Scenario& scenario)
     m_bw = std::make_unique<CfsBandwidthControl>(
         static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
     m_load = std::make_unique<LoadTracker>(
-        static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs, m_idleBalanceIntervalNs);
+        static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs);
     m_load->setTraits(&m_traits);
 }
 
@@ -288,6 +288,7 @@ bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
         stopRunning(task);
         m_rt->updateCurrTask(task);
         src.curr = nullptr;
+        src.stopperRan = true;
         resched(src.cpu, false);
         task.state = TaskRunState::Runnable;
         ++task.switches;

@@ -55,12 +55,6 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
         m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
     m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);
     m_coresPerLlc = std::max(1, scenario.machine.coresPerLlc.value_or(m_cpus / m_threadsPerCore));
-    // An idle CPU balances its lowest sched domain every sd_weight ms (min_interval): the SMT
-    // siblings of a core, else the CPUs sharing its LLC.
-    const int llcCpus = m_threadsPerCore * m_coresPerLlc;
-    m_idleBalanceIntervalNs =
-        int64_t{1000000} * std::clamp(m_threadsPerCore > 1 ? m_threadsPerCore : llcCpus, 1, m_cpus);
-
     initBalancer(scenario);
 
     FairParams params;
@@ -102,8 +96,6 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
         }
     }
     scheduleActions(scenario);
-    if (m_groups.size() > 1)
-        scheduleBlockedUpdate();
 }
 
 SimulationImpl::~SimulationImpl()
@@ -477,7 +469,10 @@ void SimulationImpl::tryToWakeUp(Task& task, int wakeFlags)
         recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup,
             &cls == m_fairSched.get() ? m_fairSched->lastPlacement() : MigrateDetail{});
     }
-    m_fairSched->placement().taskWokenOn(cpu); // ttwu_do_activate() clears rq->idle_stamp
+    // ttwu_do_activate(): the idle time that ends feeds rq->avg_idle; rq->idle_stamp is cleared.
+    if (const int64_t stamp = m_fairSched->placement().idleStamp(cpu); stamp > 0)
+        m_balancer->idleEnded(cpu, clock() - stamp);
+    m_fairSched->placement().taskWokenOn(cpu);
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     cls.enqueueTask(rq, task, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
@@ -695,8 +690,12 @@ void SimulationImpl::schedule(int cpu)
             m_fair->putPrevTask(rq, *putFrom);
     }
     rq.curr = next;
-    if (!next && prev)
+    // From a task or from the stopper to idle.
+    if (!next && (prev || rq.stopperRan)) {
         m_fairSched->placement().cpuEnteredIdle(cpu, clock()); // idle_stamp, update_idle_core()
+        m_balancer->cpuEnteredIdle(cpu); // do_idle(): NOHZ stats, the tick stops
+    }
+    rq.stopperRan = false;
     if (next && !rtNext && next->groupNode.is_linked()) {
         // pick_next_task_fair(): the picked task moves to the front of rq->cfs_tasks.
         next->groupNode.unlink();
@@ -838,8 +837,6 @@ void SimulationImpl::tick(int cpu)
         return;
     Task& curr = taskOf(*rq.curr);
     classOf(curr).taskTick(rq, curr);
-    if (m_groups.size() > 1)
-        m_load->nohzBalancerKick(cpu);
     // sched_balance_trigger(): periodic balance of the domains when due, NOHZ idle balance kick.
     m_balancer->tick(cpu);
     if (rq.needReschedLazy) {
@@ -979,6 +976,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
         stopRunning(task);
         m_fair->putPrevTask(src, task.se);
         src.curr = nullptr;
+        src.stopperRan = true;
         resched(src.cpu, false);
         task.state = TaskRunState::Runnable;
         ++task.switches;

@@ -209,7 +209,6 @@ private:
     void onWorkDone(int taskIndex);
 
     // load tracking (§6.3, §6.6)
-    void scheduleBlockedUpdate();
 
     // core scheduling (core/coresched/; the machine's side in simulationcore.cpp)
     SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
@@ -242,7 +241,7 @@ private:
         SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) override;
     bool stopperPreempt(int cpu) override;
     void updateIdleCpuScan(int cpu, uint64_t sumUtil) override;
-    void updateBlockedAverages(int cpu) override;
+    bool updateBlockedAverages(int cpu) override;
     /// Builds the sched domains and the balancer from the machine description.
     void initBalancer(const Scenario& scenario);
     /// rq->cfs_tasks upkeep at enqueue (most recent first) and the root domain's overload flag.
@@ -297,7 +296,6 @@ private:
     std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
-    int64_t m_idleBalanceIntervalNs = 0; ///< balance interval of an idle CPU's lowest domain
     uint64_t m_contextSwitches = 0;
     uint64_t m_nextCookie = kFirstCreatedCookie;
     std::unique_ptr<CoreScheduler> m_core;

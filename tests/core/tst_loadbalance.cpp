@@ -33,6 +33,8 @@ class TestLoadBalance : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void avgIdle();
+    void nohzStatsCadence();
     void domainsTwoCpus();
     void domainsSmtMcPkg();
     void domainsSmtOneLlc();
@@ -138,6 +140,14 @@ public:
         return true;
     }
     bool stopperWorks = false;
+    /// sched_balance_update_blocked_averages(): recorded; blocked load always remains.
+    bool updateBlockedAverages(int cpu) override
+    {
+        blockedUpdates.emplace_back(cpu, now);
+        rqs[static_cast<size_t>(cpu)]->lastBlockedUpdate = now / 1000000;
+        return true;
+    }
+    std::vector<std::pair<int, int64_t>> blockedUpdates;
 
     struct Move
     {
@@ -1000,6 +1010,55 @@ void TestLoadBalance::itmtHogsPackOnPreferredCpus()
         QCOMPARE(dt.migration, MigrationType::Task);
         QVERIFY2(r->time > 10000000 && r->time <= 13000000, qPrintable(QString::number(r->time)));
     }
+}
+
+// rq->avg_idle (kernel-model.md §8.3): starts at 2 · sysctl_sched_migration_cost = 1 ms, moves
+// by 1/8 of each idle period's difference (truncated toward zero) and is capped at
+// 2 · max_idle_balance_cost = 1 ms.
+void TestLoadBalance::avgIdle()
+{
+    Rig r(topology(2, 1, 2));
+    QCOMPARE(r.lb.avgIdle(0), int64_t{1000000});
+    r.lb.idleEnded(0, 200000); // 1000000 + (200000 − 1000000)/8 = 900000
+    QCOMPARE(r.lb.avgIdle(0), int64_t{900000});
+    r.lb.idleEnded(0, 5000000); // 900000 + 4100000/8 = 1412500, capped
+    QCOMPARE(r.lb.avgIdle(0), int64_t{1000000});
+    r.lb.idleEnded(0, 3000); // 1000000 − 997000/8 = 875375
+    QCOMPARE(r.lb.avgIdle(0), int64_t{875375});
+    QCOMPARE(r.lb.avgIdle(1), int64_t{1000000}); // per CPU
+}
+
+// The NOHZ stats cadence (kernel-model.md §6.6): CPU 1 runs two tasks pinned to it, CPU 0 is idle
+// with its tick stopped and keeps blocked load. CPU 1's ticks (HZ 1000) update CPU 0's blocked
+// load only through the idle load balancer's kicks:
+// * a balance kick (stats included) when CPU 0's balance is due: every balance finds only pinned
+//   tasks, so its interval doubles, 4, 8, 16, 32, 64, 128 ms, up to max_load_balance_interval =
+//   HZ · 2 CPUs / 10 = 200 ms: kicks at 1, 5, 13, 29, 61, 125, 253, 453, 653, 853 ms;
+// * a stats kick once nohz.next_blocked, 32 jiffies after the last stats update, has passed:
+//   33 ms after the previous update of either kind, unless a balance kick comes first.
+void TestLoadBalance::nohzStatsCadence()
+{
+    Rig r(topology(2, 1, 2));
+    const int64_t t0 = r.m.now;
+    for (int k = 0; k < 2; ++k) {
+        SchedEntity& se = r.m.addTask(1, 1024, t0, k == 0);
+        r.m.allowed[se.task.index()] = CpuSet::single(1);
+    }
+    r.lb.noteOverloaded();
+    r.lb.cpuEnteredIdle(0);
+    for (int ms = 1; ms < 1000; ++ms) {
+        r.m.now = t0 + int64_t{ms} * 1000000;
+        r.lb.tick(1);
+    }
+    QVERIFY(r.m.moves.empty());
+    std::vector<int64_t> cpu0;
+    for (const auto& [cpu, at] : r.m.blockedUpdates)
+        if (cpu == 0)
+            cpu0.push_back((at - t0) / 1000000);
+    const std::vector<int64_t> expected{1, 5, 13, 29, 61, 94, 125, 158, 191, 224, 253, 286, 319,
+        352, 385, 418, 451, 453, 486, 519, 552, 585, 618, 651, 653, 686, 719, 752, 785, 818, 851,
+        853, 886, 919, 952, 985};
+    QCOMPARE(cpu0, expected);
 }
 
 QTEST_APPLESS_MAIN(TestLoadBalance)

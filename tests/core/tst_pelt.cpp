@@ -436,7 +436,7 @@ void TestPelt::tgLoadAvgPublication()
     FakeLoadServices services(p->choices);
     std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
     CfsRq& rq = *groups[1].cfsRq[0];
-    LoadTracker load(services, groups, 1, 1000000, 4000000);
+    LoadTracker load(services, groups, 1, 1000000);
     load.setTraits(&p->traits);
 
     auto publishAt = [&](int64_t ns, uint64_t loadAvg) {
@@ -492,7 +492,7 @@ void TestPelt::newTaskUtilAndPropagation()
     std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
     CfsRq& g = *groups[1].cfsRq[0];
     CfsRq& root = *services.rq.cfs;
-    LoadTracker load(services, groups, 1, 1000000, 4000000);
+    LoadTracker load(services, groups, 1, 1000000);
     load.setTraits(&p->traits);
     constexpr uint64_t kDiv = 46718;
     g.avg.utilAvg = 300;

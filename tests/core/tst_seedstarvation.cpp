@@ -8,6 +8,15 @@
 // revert) do not. Every run is the scenario's full 60 s (about 2–3 s of wall time each in a
 // Debug+ASan build).
 //
+// How hard the probe starves depends on the machine. The report's machine had 14 or more CPUs
+// (the target was CPU 13): every idle CPU with blocked /testgroup load has it decayed and
+// published by the NOHZ stats kicks (about every 33 jiffies) and by its own new-idle balances
+// (kernel-model.md §6.6), so the more CPUs the shells spread over, the more often gA is
+// reweighted. On the shipped 4-CPU machine root-spin starves in episodes of 5–13 s with short
+// runs between them, and a probe spawned at 30 s gets through in one of those runs or waits
+// seconds, by seed; on a 16-CPU machine of the report's size (reporterMachine()) neither
+// root-spin nor the probe gets through at all under 6.13 and 7.0.
+//
 // What "fair" predicts for root-spin (R, weight 1024) against gA on CPU 3, in the steady state:
 //   gA = S·load/(TG − contrib + load) (§6.2) with S = 20480, load = 1024 (test-spin, always
 //   runnable) and TG − contrib = L, the load /testgroup publishes from CPUs 0–2.
@@ -27,6 +36,10 @@
 #include "core/sim/simulation.h"
 #endif
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <algorithm>
@@ -45,12 +58,15 @@ private Q_SLOTS:
     void initTestCase();
     void starves_data();
     void starves();
+    void reporterMachine_data();
+    void reporterMachine();
     void fair_data();
     void fair();
     void deterministic();
 
 private:
     std::optional<Scenario> m_seed;
+    std::optional<Scenario> m_reporter; ///< the seed scenario on 16 CPUs, target CPU 13
 };
 
 namespace {
@@ -71,12 +87,12 @@ double predictedRootShare()
 struct SeedRun
 {
     Metrics metrics;
-    int reweightsAt30s = 0; ///< reweights of /testgroup@3 in [30 s, 31 s)
+    int reweightsAt30s = 0; ///< reweights of /testgroup@target in [30 s, 31 s)
     std::vector<std::string> violations;
 };
 
-SeedRun runSeed(
-    const Scenario& scenario, const QString& profile, const QStringList& features, uint64_t seed)
+SeedRun runSeed(const Scenario& scenario, const QString& profile, const QStringList& features,
+    uint64_t seed, int target = 3)
 {
     RunOptions o;
     o.profile = profile.toStdString();
@@ -91,7 +107,7 @@ SeedRun runSeed(
     out.violations = sim.invariantViolations();
     const Recording& rec = sim.recording();
     const auto g = std::find(rec.groupPaths.begin(), rec.groupPaths.end(), "/testgroup");
-    const EntityRef ga = EntityRef::group(int32_t(g - rec.groupPaths.begin()), 3);
+    const EntityRef ga = EntityRef::group(int32_t(g - rec.groupPaths.begin()), target);
     for (const Record& r : rec.records())
         if (r.kind == RecordKind::Reweight && r.entity == ga && r.time >= 30 * kS
             && r.time < 31 * kS)
@@ -107,15 +123,47 @@ const TaskMetrics* task(const Metrics& m, const std::string& name)
     return nullptr;
 }
 
-/// root-spin's CPU time over CPU 3's busy time.
-double rootShareOfCpu3(const Metrics& m)
+/// root-spin's CPU time over the target CPU's busy time.
+double rootShareOfCpu3(const Metrics& m, int target = 3)
 {
-    const auto cpu3 =
-        std::find_if(m.cpus.begin(), m.cpus.end(), [](const CpuMetrics& c) { return c.cpu == 3; });
+    const auto cpu = std::find_if(
+        m.cpus.begin(), m.cpus.end(), [&](const CpuMetrics& c) { return c.cpu == target; });
     const TaskMetrics* r = task(m, "root-spin");
-    if (cpu3 == m.cpus.end() || !r || cpu3->busyNs <= 0)
+    if (cpu == m.cpus.end() || !r || cpu->busyNs <= 0)
         return -1;
-    return double(r->cpuTimeNs) / double(cpu3->busyNs);
+    return double(r->cpuTimeNs) / double(cpu->busyNs);
+}
+
+/// The seed scenario's JSON on 16 CPUs (2 threads per core) with CPU 13 as the target, like the
+/// report's machine; everything else as shipped.
+std::optional<Scenario> onReporterMachine(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+    root["machine"] = QJsonObject{{"cpus", 16}, {"threads_per_core", 2}};
+    QJsonArray tasks = root["tasks"].toArray();
+    for (QJsonValueRef t : tasks) {
+        QJsonObject o = t.toObject();
+        if (o.value("cpus") == QJsonValue("3"))
+            o["cpus"] = "13";
+        t = o;
+    }
+    root["tasks"] = tasks;
+    QJsonArray actions = root["actions"].toArray();
+    QJsonObject action = actions[0].toObject();
+    QJsonObject spawn = action["spawn"].toObject();
+    QJsonArray program = spawn["program"].toArray();
+    program[0] = QJsonObject{{"cpus", "13"}}; // taskset -c 13
+    spawn["program"] = program;
+    action["spawn"] = spawn;
+    actions[0] = action;
+    root["actions"] = actions;
+    LoadResult r = parseScenario(QJsonDocument(root).toJson().toStdString(), "reporter-machine");
+    for (const std::string& e : r.errors)
+        qWarning("%s", e.c_str());
+    return r.scenario;
 }
 
 bool starvationFinding(const Metrics& m, const std::string& name, int cpu)
@@ -157,45 +205,91 @@ void TestSeedStarvation::initTestCase()
     QVERIFY(r.ok());
     m_seed = r.scenario;
     QCOMPARE(m_seed->durationOrDefault(), Nanoseconds(60 * kS));
+    m_reporter = onReporterMachine(SCHEDLAB_SOURCE_DIR "/scenarios/cgroup-weight-starvation.json");
+    QVERIFY(m_reporter);
+    QCOMPARE(m_reporter->machine.cpuCount(), 16);
 }
 
-// PLACE_LAG (default) under the 6.13 and 7.0 reweight: gA is pushed back on every reweight and
-// keeps winning the pick: root-spin runs < 1 % of CPU 3 (instead of 8.9 %) and the watchdog reports
-// it starved on CPU 3. 6.13: the probe does not get through within 1 s (it never finishes in our
-// runs). 7.0 ("partially improved"): the probe sometimes gets through (seed 1: 450 ms, seed 5:
-// 13.5 s, seeds 2–4: never), so only root-spin's starvation is asserted.
+// PLACE_LAG (default) under the 6.13 and 7.0 reweight, on the shipped 4-CPU machine: gA is
+// pushed back on every reweight and keeps winning the pick: root-spin runs under 2 % of CPU 3
+// (against its fair 8.9 %; measured 0.1–0.6 % for 6.13, 0.6–1.5 % for 7.0, seeds 1–8) and the
+// watchdog reports it starved on CPU 3. The probe's wait is logged, not asserted: on this small
+// machine it ends in one of root-spin's short runs (tens of ms) or after seconds, by seed.
 void TestSeedStarvation::starves_data()
 {
     QTest::addColumn<QString>("profile");
     QTest::addColumn<quint64>("seed");
-    QTest::addColumn<bool>("probeStarves");
 
-    QTest::addRow("6.13 seed 1") << "6.13" << quint64(1) << true;
-    QTest::addRow("6.13 seed 2") << "6.13" << quint64(2) << true;
-    QTest::addRow("7.0 seed 1") << "7.0" << quint64(1) << false;
-    QTest::addRow("7.0 seed 2") << "7.0" << quint64(2) << false;
+    QTest::addRow("6.13 seed 1") << "6.13" << quint64(1);
+    QTest::addRow("6.13 seed 2") << "6.13" << quint64(2);
+    QTest::addRow("7.0 seed 1") << "7.0" << quint64(1);
+    QTest::addRow("7.0 seed 2") << "7.0" << quint64(2);
 }
 
 void TestSeedStarvation::starves()
 {
     QFETCH(QString, profile);
     QFETCH(quint64, seed);
-    QFETCH(bool, probeStarves);
 
     const SeedRun run = runSeed(*m_seed, profile, {}, seed);
     const Metrics& m = run.metrics;
     QCOMPARE(m.durationNs, 60 * kS);
     const double share = rootShareOfCpu3(m);
-    QVERIFY2(share >= 0 && share < 0.01, qPrintable(QString::number(100 * share) + " %"));
+    QVERIFY2(share >= 0 && share < 0.02, qPrintable(QString::number(100 * share) + " %"));
     QVERIFY(starvationFinding(m, "root-spin", 3));
     const ProbeMetrics* p = probe(m);
     QVERIFY(p);
     QCOMPARE(p->spawnedAtNs, 30 * kS);
     qInfo("%s seed %llu: root-spin %.3f %% of CPU 3, probe %s, %d reweights of gA in [30 s, 31 s)",
         qPrintable(profile), seed, 100 * share, qPrintable(latency(*p)), run.reweightsAt30s);
-    if (probeStarves)
-        QVERIFY2(!p->latencyNs || *p->latencyNs > 1 * kS, qPrintable(latency(*p)));
     // The precondition (§12.3): the running gA is reweighted on a good part of the 1000 ticks/s.
+    QVERIFY2(run.reweightsAt30s >= 100, qPrintable(QString::number(run.reweightsAt30s)));
+    QVERIFY2(run.violations.empty(), qPrintable(violationText(run.violations)));
+}
+
+// The report's machine size: 16 CPUs, the hogs and the probe on CPU 13, the 20 shells free to
+// spread over the other 15. Under 6.13 and 7.0 root-spin runs under 1 % of CPU 13 (measured
+// 0.09–0.25 %, seeds 1–4) and the probe never finishes within 1 s (in our runs it never does);
+// 6.12 and 7.1 stay fair: the probe within 100 ms and root-spin near its predicted share (the
+// shells' load L is the same as on 4 CPUs; measured 8.7–8.8 %).
+void TestSeedStarvation::reporterMachine_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<quint64>("seed");
+    QTest::addColumn<bool>("starving");
+
+    QTest::addRow("6.13 seed 1") << "6.13" << quint64(1) << true;
+    QTest::addRow("6.13 seed 2") << "6.13" << quint64(2) << true;
+    QTest::addRow("7.0 seed 1") << "7.0" << quint64(1) << true;
+    QTest::addRow("6.12 seed 1") << "6.12" << quint64(1) << false;
+    QTest::addRow("7.1 seed 1") << "7.1" << quint64(1) << false;
+}
+
+void TestSeedStarvation::reporterMachine()
+{
+    QFETCH(QString, profile);
+    QFETCH(quint64, seed);
+    QFETCH(bool, starving);
+
+    const SeedRun run = runSeed(*m_reporter, profile, {}, seed, 13);
+    const Metrics& m = run.metrics;
+    const double share = rootShareOfCpu3(m, 13);
+    const ProbeMetrics* p = probe(m);
+    QVERIFY(p);
+    QCOMPARE(p->spawnedAtNs, 30 * kS);
+    qInfo("%s seed %llu, 16 CPUs: root-spin %.3f %% of CPU 13, probe %s, %d reweights of gA in "
+          "[30 s, 31 s)",
+        qPrintable(profile), seed, 100 * share, qPrintable(latency(*p)), run.reweightsAt30s);
+    if (starving) {
+        QVERIFY2(share >= 0 && share < 0.01, qPrintable(QString::number(100 * share) + " %"));
+        QVERIFY(starvationFinding(m, "root-spin", 13));
+        QVERIFY2(!p->latencyNs || *p->latencyNs > 1 * kS, qPrintable(latency(*p)));
+    } else {
+        const double predicted = predictedRootShare();
+        QVERIFY2(share >= 0.6 * predicted && share <= 1.4 * predicted,
+            qPrintable(QString::number(100 * share) + " %"));
+        QVERIFY2(p->latencyNs && *p->latencyNs <= 100 * kMs, qPrintable(latency(*p)));
+    }
     QVERIFY2(run.reweightsAt30s >= 100, qPrintable(QString::number(run.reweightsAt30s)));
     QVERIFY2(run.violations.empty(), qPrintable(violationText(run.violations)));
 }
