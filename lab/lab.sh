@@ -150,6 +150,8 @@ sed -n '/^=== proc stat ===/,/^=== end proc stat ===/p' "$OUT/bulk.txt" | sed '1
 if [ -n "$COUNT" ]; then
     sed -n '/^=== kprobe counts ===/,/^=== end kprobe counts ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
         tr -d '\r' > "$OUT/counts.txt"
+    sed -n '/^=== kprobe calls ===/,/^=== end kprobe calls ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
+        tr -d '\r' > "$OUT/calls.txt"
     echo "lab: calls of $COUNT (count cpu arg1 arg2 last-arg3), $OUT/counts.txt:" >&2
     sort -rn "$OUT/counts.txt" | head -n 8 >&2
 fi
