@@ -2,6 +2,7 @@
 #include "core/fair/fairschedclass.h"
 
 #include "core/fair/loadbalance.h"
+#include "core/fair/utilest.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -58,12 +59,12 @@ void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
     if (!m_domains.asymCapacity())
         return;
     // The common case first: the task fits its CPU (the kernel caches the rest of the inputs).
-    if (!curr || fitsCapacity(curr->se.avg.utilAvg, m_topo.capacityOf(rq.cpu))) {
+    if (!curr || fitsCapacity(taskUtil(*curr), m_topo.capacityOf(rq.cpu))) {
         rq.misfitTaskLoad = 0;
         return;
     }
     MisfitInput in;
-    in.util = curr->se.avg.utilAvg;
+    in.util = taskUtil(*curr);
     in.hLoad = static_cast<int64_t>(taskHLoad(curr->index));
     in.capacity = m_topo.capacityOf(rq.cpu);
     in.nrCpusAllowed = curr->cpus.count();
@@ -140,9 +141,18 @@ uint64_t FairSchedClass::cpuLoad(int cpu) const
 
 uint64_t FairSchedClass::cpuUtil(int cpu) const
 {
-    // cpu_util_cfs(): at most arch_scale_cpu_capacity() (kernel-model.md §8.2).
-    return std::min<uint64_t>(
-        m_s.runQueue(cpu).cfs->avg.utilAvg, static_cast<uint64_t>(m_topo.capacityOf(cpu)));
+    // cpu_util_cfs(): util_avg, with UTIL_EST at least the queued tasks' estimates (§6.8), at
+    // most arch_scale_cpu_capacity() (kernel-model.md §8.2).
+    const PeltAvg& avg = m_s.runQueue(cpu).cfs->avg;
+    uint64_t util = avg.utilAvg;
+    if (m_fair.feature(Feature::UtilEst))
+        util = std::max<uint64_t>(util, avg.utilEst);
+    return std::min<uint64_t>(util, static_cast<uint64_t>(m_topo.capacityOf(cpu)));
+}
+
+uint64_t FairSchedClass::taskUtil(const Task& p) const
+{
+    return m_fair.feature(Feature::UtilEst) ? taskUtilEst(p.se) : p.se.avg.utilAvg;
 }
 
 uint64_t FairSchedClass::cpuRunnable(int cpu) const
@@ -179,6 +189,10 @@ int FairSchedClass::selectTaskRq(const Task& task, int wakeFlags)
     const SchedEntity* curr = m_s.runQueue(ctx.thisCpu).curr;
     ctx.waker = curr && curr != &task.se ? static_cast<int>(curr->task.value) : -1;
     ctx.jiffies = m_s.clock() * m_hz / 1000000000;
+    // select_idle_sibling() on a machine of differing capacities brings the waking task's
+    // utilization up to date before it checks where the task fits (kernel-model.md §8.4).
+    if ((wakeFlags & WakeTtwu) && m_domains.asymCapacity())
+        m_s.syncEntityLoadAvg(m_s.taskAt(task.index));
     const PlacementResult r = m_placement.selectTaskRq(task, ctx);
     m_lastPlacement = r.detail;
     return r.cpu;

@@ -31,6 +31,9 @@ public:
     virtual int64_t clock() const = 0;
     /// smp_processor_id() of the running event (the waker's or parent's CPU), -1 for none.
     virtual int eventCpu() const = 0;
+    /// sync_entity_load_avg() of a waking task (its averages decayed to its cfs_rq's last
+    /// update).
+    virtual void syncEntityLoadAvg(Task& /*task*/) { }
 };
 
 class FairSchedClass final : public SchedClass, private PlacementServices
@@ -79,6 +82,7 @@ private:
     int nrDelayed(int cpu) const override;
     uint64_t cpuLoad(int cpu) const override;
     uint64_t cpuUtil(int cpu) const override;
+    uint64_t taskUtil(const Task& p) const override;
     uint64_t cpuRunnable(int cpu) const override;
     uint64_t taskHLoad(int task) const override;
 

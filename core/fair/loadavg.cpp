@@ -6,6 +6,7 @@
 // (core/fair/loadbalance.cpp).
 #include "core/fair/loadavg.h"
 
+#include "core/fair/utilest.h"
 #include "core/sched/rq.h"
 
 #include <algorithm>
@@ -192,17 +193,23 @@ void LoadTracker::postInitUtil(SchedEntity& se, int64_t cpuScale)
     se.avg.runnableAvg = se.avg.utilAvg;
 }
 
+void LoadTracker::syncEntityLoadAvg(SchedEntity& se)
+{
+    // sync_entity_load_avg(): decay a blocked entity to its cfs_rq's last update.
+    if (se.peltAttached && se.cfsRq
+        && peltUpdateSum(se.cfsRq->avg.lastUpdateTime, se.avg, 0, 0, false))
+        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+}
+
 void LoadTracker::remove(SchedEntity& se)
 {
     // remove_entity_load_avg(): the load leaves with the task (exit, migration), applied to the
     // old cfs_rq at its next update.
     if (!se.peltAttached || !se.cfsRq)
         return;
-    // sync_entity_load_avg(): decay the (blocked) entity to its cfs_rq's last update first, so
-    // the load that leaves, and is attached on the next CPU, is today's and not the value of the
-    // entity's own last update (e.g. when it went to sleep).
-    if (peltUpdateSum(se.cfsRq->avg.lastUpdateTime, se.avg, 0, 0, false))
-        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+    // Decayed first, so the load that leaves, and is attached on the next CPU, is today's and
+    // not the value of the entity's own last update (e.g. when it went to sleep).
+    syncEntityLoadAvg(se);
     se.cfsRq->removedLoad += se.avg.loadAvg;
     se.cfsRq->removedUtil += se.avg.utilAvg;
     se.cfsRq->removedRunnable += se.avg.runnableAvg;
@@ -263,8 +270,11 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         listLeaf(*se.myQ); // the group entity's own average changes too
     const auto now = static_cast<uint64_t>(m_s.clock());
     if (se.peltAttached
-        && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se))
+        && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se)) {
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+        if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
+            utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
+    }
     bool decayed = updateCfsRqLoad(cfsRq);
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls

@@ -35,6 +35,8 @@ public:
     void attach(CfsRq& cfsRq, SchedEntity& se);
     /// remove_entity_load_avg(): the load leaves with the task (exit, migration).
     void remove(SchedEntity& se);
+    /// sync_entity_load_avg(): a blocked entity decayed to its cfs_rq's last update.
+    void syncEntityLoadAvg(SchedEntity& se);
     /// post_init_entity_util_avg() of a new fair task on its cfs_rq; @p cpuScale is the CPU's
     /// arch_scale_cpu_capacity().
     void postInitUtil(SchedEntity& se, int64_t cpuScale);
@@ -48,6 +50,8 @@ public:
     bool updateBlockedAverages(int cpu);
     /// The profile's traits (read at every publication: a profile action may switch them).
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
+    /// The sched features, read at every update (UTIL_EST).
+    void setFeatures(const FeatureSet* features) { m_features = features; }
 
 private:
     void listLeaf(const CfsRq& cfsRq);
@@ -59,6 +63,7 @@ private:
     int m_cpus = 1;
     int64_t m_tickNs = 1000000;
     const ProfileTraits* m_traits = nullptr;
+    const FeatureSet* m_features = nullptr;
     std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
 };
 

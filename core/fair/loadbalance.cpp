@@ -4,6 +4,7 @@
 
 #include "core/base/cpuset.h"
 #include "core/fair/pelt.h"
+#include "core/fair/utilest.h"
 #include "core/sched/rq.h"
 
 #include <algorithm>
@@ -279,9 +280,19 @@ int64_t LoadBalancer::cpuLoad(int cpu)
 
 int64_t LoadBalancer::cpuUtil(int cpu)
 {
-    // cpu_util_cfs(): the root cfs_rq's util_avg, at most the CPU's capacity (no util_est).
-    return std::min<int64_t>(
-        static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.utilAvg), m_sd.topology().capacityOf(cpu));
+    // cpu_util_cfs(): the root cfs_rq's util_avg, with UTIL_EST at least its util_est (§6.8),
+    // at most the CPU's capacity.
+    const PeltAvg& avg = m_s.runQueue(cpu).cfs->avg;
+    uint64_t util = avg.utilAvg;
+    if (m_s.utilEst())
+        util = std::max<uint64_t>(util, avg.utilEst);
+    return std::min<int64_t>(static_cast<int64_t>(util), m_sd.topology().capacityOf(cpu));
+}
+
+int64_t LoadBalancer::taskUtil(const SchedEntity& se) const
+{
+    // task_util_est()
+    return static_cast<int64_t>(m_s.utilEst() ? taskUtilEst(se) : se.avg.utilAvg);
 }
 
 bool LoadBalancer::coreIdle(int cpu) const
@@ -690,7 +701,7 @@ int LoadBalancer::detachTasks(LbEnv& env)
                 break;
             }
             case MigrationType::Util: {
-                const auto util = static_cast<int64_t>(se.avg.utilAvg);
+                const int64_t util = taskUtil(se);
                 if (shrBound(util, env.sd->nrBalanceFailed) > env.imbalance)
                     move = false;
                 else
@@ -702,7 +713,8 @@ int LoadBalancer::detachTasks(LbEnv& env)
                 break;
             case MigrationType::Misfit:
                 // Only a task that does not fit the source CPU.
-                if (fitsCapacity(se.avg.utilAvg, m_sd.topology().capacityOf(env.srcCpu)))
+                if (fitsCapacity(static_cast<uint64_t>(taskUtil(se)),
+                        m_sd.topology().capacityOf(env.srcCpu)))
                     move = false;
                 else
                     env.imbalance = 0;

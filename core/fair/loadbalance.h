@@ -41,6 +41,8 @@ public:
     virtual int nrRunning(int cpu) const = 0;
     /// idle_cpu(): nothing runs and nothing is queued.
     virtual bool cpuIdle(int cpu) const = 0;
+    /// sched_feat(UTIL_EST): utilizations count the tasks' estimates (§6.8).
+    virtual bool utilEst() const { return false; }
     /// The task of @p taskSe may run on @p cpu (p->cpus_ptr).
     virtual bool taskAllowed(const SchedEntity& taskSe, int cpu) const = 0;
     /// sched_core_cookie_match() of the task on @p cpu (true without core scheduling).
@@ -203,6 +205,7 @@ private:
     int64_t msecsToJiffies(int64_t ms) const;
     int64_t cpuLoad(int cpu);
     int64_t cpuUtil(int cpu);
+    int64_t taskUtil(const SchedEntity& se) const;
     bool coreIdle(int cpu) const;
     /// sched_use_asym_prio(): @p cpu may balance by ITMT priority at @p sd (§8.5).
     bool useAsymPrio(const SchedDomain& sd, int cpu) const;

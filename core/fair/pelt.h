@@ -32,6 +32,9 @@ struct PeltAvg
     uint64_t loadAvg = 0;
     uint64_t runnableAvg = 0;
     uint64_t utilAvg = 0;
+    /// util_est (§6.8): a task's estimate (bit 31 UTIL_AVG_UNCHANGED), or the root cfs_rq's sum
+    /// of its queued tasks' estimates.
+    uint32_t utilEst = 0;
 };
 
 /// decay_load(val, n): val * y^n (exact integer form: halvings for n ≥ 32, then the table;

@@ -292,8 +292,8 @@ bool Placement::idleOrSchedIdle(int cpu) const
 
 bool Placement::asymFits(const Task& p, int cpu) const
 {
-    // util_fits_cpu() of task_util_est() (util_avg; no util_est, no uclamp): kernel-model.md §8.4.
-    return !m_sd->asymCapacity() || fitsCapacity(p.se.avg.utilAvg, capacity(cpu));
+    // util_fits_cpu() of task_util_est() (no uclamp): kernel-model.md §8.4, §6.8.
+    return !m_sd->asymCapacity() || fitsCapacity(m_s.taskUtil(p), capacity(cpu));
 }
 
 int Placement::selectIdleSibling(const Task& p, int prev, int target, WakePath& path)
@@ -352,7 +352,7 @@ int Placement::selectIdleCapacity(const Task& p, const SchedDomain& sd, int targ
         if (!p.cpus.test(c) || !idleOrSchedIdle(c))
             continue;
         const int64_t cap = capacity(c);
-        if (fitsCapacity(p.se.avg.utilAvg, cap))
+        if (fitsCapacity(m_s.taskUtil(p), cap))
             return c;
         if (cap > bestCap) {
             bestCap = cap;
@@ -509,7 +509,7 @@ const SchedGroup* Placement::findDstGroup(const SchedDomain& sd, const Task& p, 
         // On a domain of differing capacities a group whose first CPU the task does not fit
         // is misfit_task for it (task_fits_cpu(), kernel-model.md §8.4).
         const bool misfit =
-            (sd.flags & SdAsymCpuCapacity) && !fitsCapacity(p.se.avg.utilAvg, capacity(first));
+            (sd.flags & SdAsymCpuCapacity) && !fitsCapacity(m_s.taskUtil(p), capacity(first));
         // group_classify() (imbalanced, asym_packing and smt_balance are not used here).
         s.type = isOverloaded(sd.imbalancePct, s) ? GroupType::Overloaded
             : misfit                              ? GroupType::MisfitTask

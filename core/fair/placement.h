@@ -39,8 +39,11 @@ public:
     virtual int nrDelayed(int cpu) const = 0;
     /// cpu_load(): load_avg of the CPU's root cfs_rq.
     virtual uint64_t cpuLoad(int cpu) const = 0;
-    /// cpu_util_cfs(): util_avg of the root cfs_rq, at most the capacity.
+    /// cpu_util_cfs(): util_avg of the root cfs_rq, or with UTIL_EST the larger of it and the
+    /// root cfs_rq's util_est, at most the capacity.
     virtual uint64_t cpuUtil(int cpu) const = 0;
+    /// task_util_est(): the task's util_avg, or with UTIL_EST the larger of it and its estimate.
+    virtual uint64_t taskUtil(const Task& p) const = 0;
     /// cpu_runnable(): runnable_avg of the root cfs_rq.
     virtual uint64_t cpuRunnable(int cpu) const = 0;
     /// task_h_load() of task @p task (an index): its load as seen at the root cfs_rq.

@@ -22,6 +22,7 @@ enum class Feature {
     DelayZero,
     WakeupPreemption,
     HrTick,
+    UtilEst,
     Count
 };
 

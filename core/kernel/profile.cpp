@@ -37,8 +37,8 @@ std::vector<KernelProfile> buildProfiles()
     p66.traits.fairDeadlineServer = false; // the fair dl_server arrived in 6.12 (§10.4)
     p66.traits.misfitFittingCpu = false;   // max_allowed_capacity arrived in 6.10 (§8.4)
     p66.traits.tgLoadAvgRatelimit = false; // the 1 ms rate limit arrived in 6.7 (§6.3)
-    p66.features =
-        features({F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity, F::WakeupPreemption});
+    p66.features = features(
+        {F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity, F::WakeupPreemption, F::UtilEst});
     out.push_back(p66);
 
     KernelProfile p612;
@@ -53,9 +53,9 @@ std::vector<KernelProfile> buildProfiles()
         YieldRule::ForfeitEligible, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
         true};
     p612.traits = {true, false, false, false, true, false, false, false, false};
-    p612.features =
-        features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity,
-            F::PreemptShort, F::PickBuddy, F::DelayDequeue, F::DelayZero, F::WakeupPreemption});
+    p612.features = features(
+        {F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity, F::PreemptShort,
+            F::PickBuddy, F::DelayDequeue, F::DelayZero, F::WakeupPreemption, F::UtilEst});
     out.push_back(p612);
 
     KernelProfile p613;

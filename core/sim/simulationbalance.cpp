@@ -3,6 +3,7 @@
 // the sched domains built from the machine description, rq->cfs_tasks upkeep, and the
 // BalanceServices the balancer reaches the machine through (detach/attach of a task, the
 // stopper's preemption for active balance).
+#include "core/fair/utilest.h"
 #include "simulationimpl.h"
 
 namespace schedlab {
@@ -27,6 +28,17 @@ void SimulationImpl::initBalancer(const Scenario& scenario)
 
 void SimulationImpl::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
 {
+    // util_est_enqueue() / util_est_dequeue() + util_est_update() of enqueue_task_fair() and
+    // dequeue_task_fair() (kernel-model.md §6.8): a delayed task's estimate left the sum when
+    // it went to sleep and comes back when it is woken.
+    if (utilEst()) {
+        if (enqueued) {
+            utilEstEnqueue(*rq.cfs, taskSe);
+        } else {
+            utilEstDequeue(*rq.cfs, taskSe);
+            utilEstUpdate(taskSe, flags & DequeueSleep, m_domains.topology().capacityOf(rq.cpu));
+        }
+    }
     if (!enqueued)
         return; // the final dequeue unlinks it (FairClass::dequeueEntities)
     // account_entity_enqueue(): list_add() at the head; a delayed task requeued in place keeps

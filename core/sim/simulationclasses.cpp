@@ -56,6 +56,7 @@ void SimulationImpl::initClasses(const Scenario& scenario)
     m_load = std::make_unique<LoadTracker>(
         static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs);
     m_load->setTraits(&m_traits);
+    m_load->setFeatures(&m_features);
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)

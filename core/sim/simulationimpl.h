@@ -131,6 +131,7 @@ private:
     void removeLoad(Task& task) override { m_load->remove(task.se); }
     void boostWoken(Task& task) override { m_bw->boostTask(task); }
     int eventCpu() const override { return m_eventCpu; }
+    void syncEntityLoadAvg(Task& task) override;
     /// task->sched_class: the class of @p task's policy.
     SchedClass& classOf(const Task& task);
 
@@ -233,6 +234,7 @@ private:
     // load balancing (§8.3): BalanceServices of the fair load balancer (simulationbalance.cpp)
     int nrRunning(int cpu) const override;
     bool cpuIdle(int cpu) const override;
+    bool utilEst() const override { return m_features.has(Feature::UtilEst); }
     bool taskAllowed(const SchedEntity& taskSe, int cpu) const override;
     bool cookieMatch(const SchedEntity& taskSe, int cpu) const override;
     bool migratable(const SchedEntity& taskSe) const override;

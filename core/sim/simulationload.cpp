@@ -4,6 +4,11 @@
 
 namespace schedlab {
 
+void SimulationImpl::syncEntityLoadAvg(Task& task)
+{
+    m_load->syncEntityLoadAvg(task.se);
+}
+
 void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 {
     m_load->updateLoadAvg(cfsRq, se, updateTg);

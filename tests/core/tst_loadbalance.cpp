@@ -59,6 +59,8 @@ private Q_SLOTS:
     void misfitStatusByHand();
     void misfitPushedByActiveBalance();
     void misfitHogMovesToBigCpu();
+    void utilEstKeepsWakerOffLittleCpu_data();
+    void utilEstKeepsWakerOffLittleCpu();
     void domainsItmt();
     void asymPackingPullsToPreferredCpu();
     void asymPackingNeedsAnIdleCore();
@@ -893,6 +895,59 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
     const auto hog = test::taskView(sim, "hog");
     QVERIFY(hog);
     QVERIFY(hog->cpu == 0 || hog->cpu == 1);
+}
+
+void TestLoadBalance::utilEstKeepsWakerOffLittleCpu_data()
+{
+    QTest::addColumn<bool>("utilEst");
+    QTest::addRow("UTIL_EST") << true;
+    QTest::addRow("NO_UTIL_EST") << false;
+}
+
+void TestLoadBalance::utilEstKeepsWakerOffLittleCpu()
+{
+    // util_est (kernel-model.md §6.8) on capacities [1024, 512]. p starts pinned to the little
+    // CPU 1 with util 256 (half its spare capacity), runs 40 ms there: util ≈ 1024 − 768 ·
+    // 0.5^(40/33.55) = 688; then it may use both CPUs and sleeps 30 ms. q, pinned to CPU 1,
+    // runs there from 68 to 69 ms, so CPU 1's cfs_rq was updated at 69 ms. At the wakeup
+    // select_idle_sibling() syncs p's averages to that update (sync_entity_load_avg(), §8.4):
+    // util ≈ 688 · 0.5^(29/33.55) = 378. A 512 CPU fits at most 409 (409·1280 < 512·1024). Its
+    // estimate, taken at the dequeue for the sleep (util_est_update(): an increase is taken
+    // whole), is 688. So with UTIL_EST task_util_est() = 688 does not fit CPU 1 and
+    // select_idle_sibling() goes past the idle prev CPU to select_idle_capacity(): CPU 0; with
+    // NO_UTIL_EST the decayed 378 fits and p stays on its idle prev CPU 1.
+    QFETCH(bool, utilEst);
+    const auto scenario = parse(R"({
+      "schedlab": 1, "name": "util-est", "seed": 1, "duration": "100ms",
+      "kernel": { "hz": 1000 },
+      "machine": { "cpus": 2, "capacities": [1024, 512] },
+      "tasks": [ { "name": "p", "cpus": "1", "program": [
+                   { "run": "40ms" }, { "cpus": "0-1" }, { "sleep": "30ms" }, { "run": "5ms" } ] },
+                 { "name": "q", "cpus": "1", "start": "68ms", "program": [ { "run": "1ms" } ] } ]
+    })");
+    QVERIFY(scenario);
+    RunOptions options;
+    if (!utilEst)
+        options.features.push_back("NO_UTIL_EST");
+    Simulation sim(*scenario, options);
+    sim.run();
+    // (Running on CPU 1 after a wakeup there, p turns misfit and is moved later by active
+    // balance: only the wakeup's own placement is compared.)
+    std::vector<const Record*> moves;
+    for (const Record* r : migrations(sim.recording()))
+        if (r->payload.generic.c == int64_t(MigrateReason::Wakeup))
+            moves.push_back(r);
+    if (utilEst) {
+        QCOMPARE(int(moves.size()), 1);
+        const Record& r = *moves[0];
+        QCOMPARE(r.time, int64_t{70000000});
+        QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Wakeup));
+        QCOMPARE(r.payload.generic.a, int64_t{1});
+        QCOMPARE(r.payload.generic.b, int64_t{0});
+    } else {
+        QCOMPARE(int(moves.size()), 0);
+    }
+    QVERIFY(sim.invariantViolations().empty());
 }
 
 // --- ITMT asymmetric packing (kernel-model.md §8.5) ------------------------------------------

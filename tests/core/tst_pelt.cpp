@@ -13,6 +13,7 @@
 #ifndef Q_MOC_RUN
 #include "core/fair/loadavg.h"
 #include "core/fair/pelt.h"
+#include "core/fair/utilest.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
 #endif
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void tgLoadAvgPublication();
     void reweightSwapsContribution();
     void newTaskUtilAndPropagation();
+    void utilEstRules();
 };
 
 // The table constants (copied as data from the kernel's generated sched-pelt.h) must be
@@ -576,6 +578,64 @@ void TestPelt::newTaskUtilAndPropagation()
     QCOMPARE(ge.avg.loadAvg, uint64_t(599));
     QCOMPARE(root.avg.loadAvg, uint64_t(599));
     QCOMPARE(root.avg.loadSum, uint64_t(2048 * 13686));
+}
+
+// util_est (kernel-model.md §6.8), worked by hand: the estimate follows increases at once and
+// decreases by a quarter of the difference, only at a sleep and once util_avg moved since the
+// last update, and not when the drop is under 1 % (10), the task did not get the CPU it wanted
+// (runnable_avg more than 10 above util_avg) or the CPU had no idle time (util above capacity).
+void TestPelt::utilEstRules()
+{
+    SchedEntity p;
+    p.avg.utilAvg = 300;
+    p.avg.runnableAvg = 300;
+    utilEstUpdate(p, false, 1024); // not a sleep: nothing
+    QCOMPARE(p.avg.utilEst, 0u);
+    utilEstUpdate(p, true, 1024); // 0 ≤ 300: taken whole, flagged
+    QCOMPARE(p.avg.utilEst, 300u | kUtilAvgUnchanged);
+    QCOMPARE(taskUtilEstRaw(p), 300u);
+    p.avg.utilAvg = 200;
+    p.avg.runnableAvg = 200;
+    utilEstUpdate(p, true, 1024); // flagged: util_avg has not moved since, kept
+    QCOMPARE(taskUtilEstRaw(p), 300u);
+    utilEstUtilChanged(p.avg);
+    QCOMPARE(p.avg.utilEst, 300u);
+    utilEstUpdate(p, true, 1024); // (4·300 − 100) / 4 = 275
+    QCOMPARE(p.avg.utilEst, 275u | kUtilAvgUnchanged);
+    QCOMPARE(taskUtilEst(p), uint64_t{275}); // max(200, 275)
+    utilEstUtilChanged(p.avg);
+    p.avg.utilAvg = 270; // 275 − 270 = 5 < 10: kept
+    utilEstUpdate(p, true, 1024);
+    QCOMPARE(p.avg.utilEst, 275u | kUtilAvgUnchanged);
+    utilEstUtilChanged(p.avg);
+    p.avg.utilAvg = 100;
+    p.avg.runnableAvg = 300; // 100 + 10 < 300: it waited, kept
+    utilEstUpdate(p, true, 1024);
+    QCOMPARE(p.avg.utilEst, 275u | kUtilAvgUnchanged);
+    utilEstUtilChanged(p.avg);
+    p.avg.runnableAvg = 100; // (4·275 − 175) / 4 = 231 (925/4, floored)
+    utilEstUpdate(p, true, 1024);
+    QCOMPARE(p.avg.utilEst, 231u | kUtilAvgUnchanged);
+    utilEstUtilChanged(p.avg);
+    p.avg.utilEst = 800;
+    p.avg.utilAvg = 600;
+    p.avg.runnableAvg = 600;
+    utilEstUpdate(p, true, 512); // 600 > capacity 512: left alone, not even flagged
+    QCOMPARE(p.avg.utilEst, 800u);
+
+    // The root cfs_rq's sum of its queued tasks' estimates, never below 0.
+    const KernelProfile* profile = findProfile("6.13");
+    QVERIFY(profile);
+    CfsRq root(profile->choices);
+    p.avg.utilEst = 231u | kUtilAvgUnchanged;
+    utilEstEnqueue(root, p);
+    QCOMPARE(root.avg.utilEst, 231u);
+    utilEstEnqueue(root, p);
+    QCOMPARE(root.avg.utilEst, 462u);
+    utilEstDequeue(root, p);
+    utilEstDequeue(root, p);
+    utilEstDequeue(root, p);
+    QCOMPARE(root.avg.utilEst, 0u);
 }
 
 QTEST_APPLESS_MAIN(TestPelt)

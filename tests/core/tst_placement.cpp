@@ -80,6 +80,7 @@ struct FakeMachine final : PlacementServices
     int nrDelayed(int cpu) const override { return delayed[static_cast<size_t>(cpu)]; }
     uint64_t cpuLoad(int cpu) const override { return load[static_cast<size_t>(cpu)]; }
     uint64_t cpuUtil(int cpu) const override { return util[static_cast<size_t>(cpu)]; }
+    uint64_t taskUtil(const Task& p) const override { return p.se.avg.utilAvg; }
     uint64_t cpuRunnable(int cpu) const override { return util[static_cast<size_t>(cpu)]; }
     uint64_t taskHLoad(int task) const override
     {

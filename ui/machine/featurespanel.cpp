@@ -46,6 +46,9 @@ QString featureTip(Feature f)
         return QStringLiteral("wakeups may preempt the running task at all");
     case Feature::HrTick:
         return QStringLiteral("a high-resolution timer ends slices instead of the next tick");
+    case Feature::UtilEst:
+        return QStringLiteral("a task's utilization is estimated from its last activations, so "
+                              "a waking task counts with what it used, not a decayed util_avg");
     case Feature::Count:
         break;
     }

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// util_est (kernel-model.md §6.8): a task's estimated utilization, kept across its sleeps, and
+// the root cfs_rq's sum of the estimates of its queued tasks. cpu_util() takes the larger of a
+// CPU's util_avg and that sum, task_util_est() the larger of a task's util_avg and its estimate,
+// so a task that has just woken counts with what it used in its last activations instead of a
+// util_avg that decayed while it slept. Every function is a no-op unless the UTIL_EST feature
+// is on.
+#pragma once
+
+#include <cstdint>
+
+namespace schedlab {
+
+class CfsRq;
+struct PeltAvg;
+struct SchedEntity;
+
+/// UTIL_AVG_UNCHANGED: set in a task's estimate at its last dequeue, cleared when its PELT
+/// utilization moves (cfs_se_util_change()); an estimate still flagged is not updated again.
+constexpr uint32_t kUtilAvgUnchanged = 0x80000000u;
+/// UTIL_EST_MARGIN: 1 % of SCHED_CAPACITY_SCALE.
+constexpr uint32_t kUtilEstMargin = 1024 / 100;
+/// UTIL_EST_WEIGHT_SHIFT: the EWMA's new sample weighs 1/4.
+constexpr int kUtilEstWeightShift = 2;
+
+/// _task_util_est(): the estimate without the flag.
+uint32_t taskUtilEstRaw(const SchedEntity& taskSe);
+/// task_util_est(): max(util_avg, estimate).
+uint64_t taskUtilEst(const SchedEntity& taskSe);
+/// util_est_enqueue(): the root cfs_rq's sum gains the task's estimate.
+void utilEstEnqueue(CfsRq& root, const SchedEntity& taskSe);
+/// util_est_dequeue(): ... and loses it (never below 0).
+void utilEstDequeue(CfsRq& root, const SchedEntity& taskSe);
+/// util_est_update() at a dequeue of the task (@p taskSleep: it goes to sleep); @p cpuCapacity
+/// is arch_scale_cpu_capacity() of its CPU.
+void utilEstUpdate(SchedEntity& taskSe, bool taskSleep, int64_t cpuCapacity);
+/// cfs_se_util_change(): the task's util_avg was updated, its estimate may be updated again.
+void utilEstUtilChanged(PeltAvg& avg);
+
+} // namespace schedlab
