@@ -212,9 +212,10 @@ void TestSeedStarvation::initTestCase()
 
 // PLACE_LAG (default) under the 6.13 and 7.0 reweight, on the shipped 4-CPU machine: gA is
 // pushed back on every reweight and keeps winning the pick: root-spin runs under 2 % of CPU 3
-// (against its fair 8.9 %; measured 0.1–0.6 % for 6.13, 0.6–1.5 % for 7.0, seeds 1–8) and the
-// watchdog reports it starved on CPU 3. The probe's wait is logged, not asserted: on this small
-// machine it ends in one of root-spin's short runs (tens of ms) or after seconds, by seed.
+// (against its fair 8.9 %; measured 0.1–0.6 % for 6.13 with seeds 1–8, 0.6–1.5 % for 7.0 with
+// seeds 1–6) and the watchdog reports it starved on CPU 3. The probe's wait is logged, not
+// asserted: on this small machine it ends in one of root-spin's short runs (tens of ms) or
+// after seconds, by seed.
 void TestSeedStarvation::starves_data()
 {
     QTest::addColumn<QString>("profile");
