@@ -20,7 +20,54 @@ LoadTracker::LoadTracker(
     , m_groups(groups)
     , m_cpus(cpus)
     , m_tickNs(tickNs)
+    , m_peltClock(static_cast<size_t>(cpus))
 { }
+
+namespace {
+
+int64_t capScale(int64_t delta, int64_t capacity)
+{
+    return (delta * capacity) >> kSchedCapacityShift; // cap_scale()
+}
+
+} // namespace
+
+uint64_t LoadTracker::peltClock(int cpu) const
+{
+    // rq_clock_pelt() (kernel-model.md §6.6): update_rq_clock_pelt() scales the time a CPU runs
+    // by arch_scale_cpu_capacity() (no frequency scaling: every CPU runs at its top frequency),
+    // so a task accrues utilization by the work it does; an idle CPU's clock catches up with
+    // clock_task. Kept lazily here: one scaling of the whole busy stretch instead of one per
+    // rq clock update (a few ns of rounding).
+    const int64_t now = m_s.clock();
+    const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
+    int64_t clock = now;
+    if (pc.busySince >= 0 && static_cast<size_t>(cpu) < m_capacity.size())
+        clock = pc.busySince + capScale(now - pc.busySince, m_capacity[static_cast<size_t>(cpu)]);
+    return static_cast<uint64_t>(clock - pc.lostIdleTime);
+}
+
+void LoadTracker::cpuBusy(int cpu)
+{
+    PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
+    if (pc.busySince < 0)
+        pc.busySince = m_s.clock();
+}
+
+void LoadTracker::cpuIdle(int cpu)
+{
+    // update_idle_rq_clock_pelt(): a CPU whose utilization reached the maximum had no idle time
+    // to be stolen by running slower: the difference to clock_task is lost for good.
+    PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
+    if (pc.busySince < 0)
+        return;
+    const int64_t now = m_s.clock();
+    const int64_t clockPelt = static_cast<int64_t>(peltClock(cpu)) + pc.lostIdleTime;
+    constexpr uint64_t divider = (uint64_t{kPeltMinDivider} << kSchedCapacityShift) - kLoadAvgMax;
+    if (m_s.runQueue(cpu).cfs->avg.utilSum >= divider)
+        pc.lostIdleTime += now - clockPelt;
+    pc.busySince = -1;
+}
 
 namespace {
 
@@ -145,9 +192,8 @@ bool LoadTracker::updateCfsRqLoad(CfsRq& cfsRq)
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSum(static_cast<uint64_t>(m_s.clock()), cfsRq.avg,
-            scaleLoadDown(cfsRq.loadWeight), static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)),
-            cfsRq.curr != nullptr)) {
+    if (peltUpdateSum(peltClock(cfsRq.cpu), cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+            static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)), cfsRq.curr != nullptr)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
     }
@@ -267,8 +313,8 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 {
     listLeaf(cfsRq);
     if (se.myQ)
-        listLeaf(*se.myQ); // the group entity's own average changes too
-    const auto now = static_cast<uint64_t>(m_s.clock());
+        listLeaf(*se.myQ);                     // the group entity's own average changes too
+    const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
     if (se.peltAttached
         && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se)) {
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));

@@ -52,6 +52,15 @@ public:
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
     /// The sched features, read at every update (UTIL_EST).
     void setFeatures(const FeatureSet* features) { m_features = features; }
+    /// arch_scale_cpu_capacity() of every CPU, for the PELT clock (all 1024 if never set).
+    void setCapacities(std::vector<int64_t> capacities) { m_capacity = std::move(capacities); }
+    /// rq_clock_pelt() of @p cpu (ns): clock_task while the CPU is idle; while it runs, time
+    /// scaled by its capacity; minus the idle time lost to an always-running CPU (§6.6).
+    uint64_t peltClock(int cpu) const;
+    /// The CPU switches from idle to a task: its PELT clock has been following clock_task.
+    void cpuBusy(int cpu);
+    /// update_idle_rq_clock_pelt(): the CPU is about to go idle.
+    void cpuIdle(int cpu);
 
 private:
     void listLeaf(const CfsRq& cfsRq);
@@ -64,6 +73,15 @@ private:
     int64_t m_tickNs = 1000000;
     const ProfileTraits* m_traits = nullptr;
     const FeatureSet* m_features = nullptr;
+    /// rq->clock_pelt, kept lazily: the clock_task at which the CPU last became busy (−1 while
+    /// idle) and rq->lost_idle_time.
+    struct PeltClock
+    {
+        int64_t busySince = -1;
+        int64_t lostIdleTime = 0;
+    };
+    std::vector<PeltClock> m_peltClock;
+    std::vector<int64_t> m_capacity;
     std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
 };
 

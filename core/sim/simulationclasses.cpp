@@ -57,6 +57,10 @@ void SimulationImpl::initClasses(const Scenario& scenario)
         static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs);
     m_load->setTraits(&m_traits);
     m_load->setFeatures(&m_features);
+    std::vector<int64_t> capacities;
+    for (int c = 0; c < m_cpus; ++c)
+        capacities.push_back(m_domains.topology().capacityOf(c));
+    m_load->setCapacities(std::move(capacities));
 }
 
 void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)

@@ -691,9 +691,13 @@ void SimulationImpl::schedule(int cpu)
     }
     rq.curr = next;
     // From a task or from the stopper to idle.
-    if (!next && (prev || rq.stopperRan)) {
+    const bool wasIdle = !prev && !rq.stopperRan;
+    if (!next && !wasIdle) {
+        m_load->cpuIdle(cpu);                                  // update_idle_rq_clock_pelt()
         m_fairSched->placement().cpuEnteredIdle(cpu, clock()); // idle_stamp, update_idle_core()
         m_balancer->cpuEnteredIdle(cpu); // do_idle(): NOHZ stats, the tick stops
+    } else if (next && wasIdle) {
+        m_load->cpuBusy(cpu); // the PELT clock runs scaled from here (§6.6)
     }
     rq.stopperRan = false;
     if (next && !rtNext && next->groupNode.is_linked()) {

@@ -865,15 +865,17 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
 {
     // A hog pinned to little CPU 2 of [1024, 1024, 512, 512] is let go at 10 ms. A new task
     // starts at half its CPU's spare capacity (post_init_entity_util_avg(), §6.6): 256 on the
-    // idle 512 CPU. Running all the time its util is about 1024 − 768 · 0.5^(t/32 ms) (times
-    // PELT's 47788/divider): it exceeds 409, the most a 512 CPU fits (409·1280 = 523520 <
-    // 524288), once 0.5^(t/32) < 614/768 → t > 32·log2(768/614) periods = 10.3 · 1.024 ms ≈
-    // 10.6 ms (10.9 ms with the divider at its largest), after the affinity change. The tick
-    // after that makes it misfit; with one task the CPU kicks the NOHZ idle balancer
-    // (sd_asym_cpucapacity and misfit_task_load set), whose domain walk from an idle big CPU
-    // pulls it by active balance (reason active, group misfit_task, migration misfit) in that
-    // tick or the next: at 11 or 12 ms. It then stays on a big CPU: there it is not misfit
-    // (6.10+: the biggest capacity it may use).
+    // idle 512 CPU. Its PELT clock runs at half speed there (capacity invariance, §6.6: 1 ms of
+    // running counts 0.5 ms), so its util is about 1024 − 768 · 0.5^(p/32 periods) at PELT time
+    // p = t/2 (times PELT's 47788/divider): it exceeds 409, the most a 512 CPU fits (409·1280 =
+    // 523520 < 524288), once 0.5^(p/32) < 614/768 → p > 10.3 periods ≈ 10.8 ms (10.9 ms with the
+    // divider at its largest), i.e. t ≈ 21.6–21.8 ms, seen at the 22 ms tick or, with the
+    // divider's slack on a margin of 2–3 units, the 23 ms one. That tick makes it misfit; with
+    // one task the CPU kicks the NOHZ idle balancer (sd_asym_cpucapacity and misfit_task_load
+    // set), whose domain walk from an idle big CPU pulls it by active balance (reason active,
+    // group misfit_task, migration misfit) in that tick or the next: at 22 to 24 ms. (Without
+    // the invariance, 11 or 12 ms.) It then stays on a big CPU: there it is not misfit (6.10+:
+    // the biggest capacity it may use).
     const auto scenario = parse(R"({
       "schedlab": 1, "name": "misfit", "seed": 1, "duration": "200ms",
       "kernel": { "hz": 1000 },
@@ -891,7 +893,7 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
     QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
     QCOMPARE(dt.busiestGroup, GroupType::MisfitTask);
     QCOMPARE(dt.migration, MigrationType::Misfit);
-    QVERIFY2(r.time >= 11000000 && r.time <= 12000000, qPrintable(QString::number(r.time)));
+    QVERIFY2(r.time >= 22000000 && r.time <= 24000000, qPrintable(QString::number(r.time)));
     const auto hog = test::taskView(sim, "hog");
     QVERIFY(hog);
     QVERIFY(hog->cpu == 0 || hog->cpu == 1);
@@ -907,15 +909,17 @@ void TestLoadBalance::utilEstKeepsWakerOffLittleCpu_data()
 void TestLoadBalance::utilEstKeepsWakerOffLittleCpu()
 {
     // util_est (kernel-model.md §6.8) on capacities [1024, 512]. p starts pinned to the little
-    // CPU 1 with util 256 (half its spare capacity), runs 40 ms there: util ≈ 1024 − 768 ·
-    // 0.5^(40/33.55) = 688; then it may use both CPUs and sleeps 30 ms. q, pinned to CPU 1,
-    // runs there from 68 to 69 ms, so CPU 1's cfs_rq was updated at 69 ms. At the wakeup
-    // select_idle_sibling() syncs p's averages to that update (sync_entity_load_avg(), §8.4):
-    // util ≈ 688 · 0.5^(29/33.55) = 378. A 512 CPU fits at most 409 (409·1280 < 512·1024). Its
-    // estimate, taken at the dequeue for the sleep (util_est_update(): an increase is taken
-    // whole), is 688. So with UTIL_EST task_util_est() = 688 does not fit CPU 1 and
-    // select_idle_sibling() goes past the idle prev CPU to select_idle_capacity(): CPU 0; with
-    // NO_UTIL_EST the decayed 378 fits and p stays on its idle prev CPU 1.
+    // CPU 1 with util 256 (half its spare capacity) and runs 40 ms there, 20 ms of PELT time
+    // (the clock runs at half speed on a 512 CPU, §6.6): util ≈ 1024 − 768 · 0.5^(20/33.55) =
+    // 516. Then it may use both CPUs and sleeps 30 ms; CPU 1 goes idle and its PELT clock
+    // catches up with clock_task. q, pinned to CPU 1, runs there from 68 to 69 ms, so CPU 1's
+    // cfs_rq was last updated at PELT time 68.5 ms. At the wakeup select_idle_sibling() syncs
+    // p's averages to that update (sync_entity_load_avg(), §8.4): util ≈ 516 ·
+    // 0.5^(48.5/33.55) = 189. A 512 CPU fits at most 409 (409·1280 < 512·1024). Its estimate,
+    // taken at the dequeue for the sleep (util_est_update(): an increase is taken whole), is
+    // 516. So with UTIL_EST task_util_est() = 516 does not fit CPU 1 and select_idle_sibling()
+    // goes past the idle prev CPU to select_idle_capacity(): CPU 0; with NO_UTIL_EST the
+    // decayed 189 fits and p stays on its idle prev CPU 1.
     QFETCH(bool, utilEst);
     const auto scenario = parse(R"({
       "schedlab": 1, "name": "util-est", "seed": 1, "duration": "100ms",
