@@ -163,6 +163,7 @@ public:
     uint64_t tgLoadAvgContrib = 0;     ///< this cfs_rq's share published in tg->load_avg
     uint64_t tgRunnableAvgContrib = 0; ///< ... in tg->runnable_avg (group_shares=concur, 7.3)
     int64_t lastTgUpdate = -1;         ///< ns of the last tg->load_avg publication (1 ms ratelimit)
+    bool onLeafList = false;           ///< on_list: on its CPU's leaf list (rq->leafGroups)
 
     int cpu = 0;
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)

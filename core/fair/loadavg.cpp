@@ -291,18 +291,9 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
     }
 }
 
-void LoadTracker::listLeaf(const CfsRq& cfsRq)
+void LoadTracker::addLeaf(CfsRq& cfsRq)
 {
-    // list_add_leaf_cfs_rq(): a group cfs_rq whose load may change joins its CPU's leaf list.
-    if (cfsRq.groupIndex == 0)
-        return;
-    const size_t idx = static_cast<size_t>(cfsRq.groupIndex) * static_cast<size_t>(m_cpus)
-        + static_cast<size_t>(cfsRq.cpu);
-    if (m_leafListed.size() <= idx)
-        m_leafListed.resize(m_groups.size() * static_cast<size_t>(m_cpus), 0);
-    if (m_leafListed[idx])
-        return;
-    m_leafListed[idx] = 1;
+    cfsRq.onLeafList = true;
     auto& leaves = m_s.runQueue(cfsRq.cpu).leafGroups;
     leaves.insert(
         std::lower_bound(leaves.begin(), leaves.end(), cfsRq.groupIndex, std::greater<>()),
@@ -362,8 +353,7 @@ bool LoadTracker::updateBlockedAverages(int cpu)
         if (rq.loadWeight == 0 && rq.removedLoad == 0 && rq.removedUtil == 0
             && rq.removedRunnable == 0 && !rq.propagate && rq.tgLoadAvgContrib == 0 && !rq.curr
             && zero(rq.avg) && (!ge.peltAttached || zero(ge.avg))) {
-            m_leafListed[static_cast<size_t>(group) * static_cast<size_t>(m_cpus)
-                + static_cast<size_t>(cpu)] = 0;
+            rq.onLeafList = false;
             continue; // list_del_leaf_cfs_rq()
         }
         leaves[kept++] = group;

@@ -3,6 +3,7 @@
 // group shares (kernel/sched/fair.c, kernel-model.md §6.3, §6.6).
 #pragma once
 
+#include "core/fair/cfsrq.h"
 #include "core/fair/taskgroup.h"
 #include "core/kernel/profile.h"
 
@@ -11,7 +12,6 @@
 
 namespace schedlab {
 
-class CfsRq;
 struct Rq;
 struct SchedEntity;
 
@@ -63,7 +63,13 @@ public:
     void cpuIdle(int cpu);
 
 private:
-    void listLeaf(const CfsRq& cfsRq);
+    /// list_add_leaf_cfs_rq(): a group cfs_rq whose load may change joins its CPU's leaf list.
+    void listLeaf(CfsRq& cfsRq)
+    {
+        if (!cfsRq.onLeafList && cfsRq.groupIndex != 0)
+            addLeaf(cfsRq);
+    }
+    void addLeaf(CfsRq& cfsRq);
     /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq.
     bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se);
 
@@ -82,7 +88,6 @@ private:
     };
     std::vector<PeltClock> m_peltClock;
     std::vector<int64_t> m_capacity;
-    std::vector<uint8_t> m_leafListed; ///< [group · cpus + cpu]: on the leaf list
 };
 
 } // namespace schedlab

@@ -74,11 +74,16 @@ EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
         slot = static_cast<uint32_t>(m_handlers.size());
         m_handlers.push_back(std::move(handler));
     }
-    m_heap.push_back({at.count(), priority, slot, seq});
-    siftUp(m_heap.size() - 1);
+    const Entry e{at.count(), priority, slot, seq};
+    if (priority != 0 && (m_laneHead == m_lane.size() || !before(e, m_lane.back()))) {
+        m_lane.push_back(e); // in key order: the lane stays sorted
+    } else {
+        m_heap.push_back(e);
+        siftUp(m_heap.size() - 1);
+    }
     ++m_live;
     constexpr size_t kBitsSlack = 1 << 16;
-    if (m_done.size() > 4 * m_heap.size() + kBitsSlack)
+    if (m_done.size() > 4 * stored() + kBitsSlack)
         compact(); // the done-bits of executed events
     return EventId{seq};
 }
@@ -95,7 +100,7 @@ bool EventQueue::cancel(EventId id)
     m_done[id.seq - m_doneBase] = true;
     --m_live;
     constexpr size_t kSlack = 4096;
-    if (m_heap.size() > 2 * m_live + kSlack)
+    if (stored() > 2 * m_live + kSlack)
         compact();
     return true;
 }
@@ -113,9 +118,19 @@ void EventQueue::compact()
     for (size_t i = m_heap.size() / kArity + 1; i-- > 0;)
         if (i < m_heap.size())
             siftDown(i);
+    m_lane.erase(m_lane.begin(), m_lane.begin() + static_cast<std::ptrdiff_t>(m_laneHead));
+    m_laneHead = 0;
+    std::erase_if(m_lane, [&](const Entry& e) {
+        if (!done(e.seq))
+            return false;
+        releaseSlot(e.slot);
+        return true;
+    });
     // Every seq below the lowest live one is done: its bits can go.
     uint64_t lowest = m_nextSeq;
     for (const Entry& e : m_heap)
+        lowest = std::min(lowest, e.seq);
+    for (const Entry& e : m_lane)
         lowest = std::min(lowest, e.seq);
     m_done.erase(m_done.begin(), m_done.begin() + static_cast<std::ptrdiff_t>(lowest - m_doneBase));
     m_doneBase = lowest;
@@ -129,25 +144,53 @@ void EventQueue::dropCancelledTop()
     }
 }
 
-Nanoseconds EventQueue::nextTime()
+void EventQueue::popLane()
+{
+    if (++m_laneHead == m_lane.size()) {
+        m_lane.clear();
+        m_laneHead = 0;
+    } else if (m_laneHead >= 256 && 2 * m_laneHead >= m_lane.size()) {
+        m_lane.erase(m_lane.begin(), m_lane.begin() + static_cast<std::ptrdiff_t>(m_laneHead));
+        m_laneHead = 0;
+    }
+}
+
+const EventQueue::Entry* EventQueue::top()
 {
     dropCancelledTop();
-    return m_heap.empty() ? Nanoseconds::max() : Nanoseconds(m_heap.front().time);
+    while (m_laneHead < m_lane.size() && done(m_lane[m_laneHead].seq)) {
+        releaseSlot(m_lane[m_laneHead].slot);
+        popLane();
+    }
+    const Entry* heapTop = m_heap.empty() ? nullptr : &m_heap.front();
+    if (m_laneHead == m_lane.size())
+        return heapTop;
+    const Entry* laneTop = &m_lane[m_laneHead];
+    return heapTop && before(*heapTop, *laneTop) ? heapTop : laneTop;
+}
+
+Nanoseconds EventQueue::nextTime()
+{
+    const Entry* e = top();
+    return e ? Nanoseconds(e->time) : Nanoseconds::max();
 }
 
 bool EventQueue::step()
 {
-    dropCancelledTop();
-    if (m_heap.empty())
+    const Entry* next = top();
+    if (!next)
         return false;
-    const Entry top = m_heap.front();
-    popTop();
-    Handler handler = std::move(m_handlers[top.slot]);
-    releaseSlot(top.slot);
-    m_done[top.seq - m_doneBase] = true;
+    const Entry e = *next;
+    if (!m_heap.empty() && next == m_heap.data())
+        popTop();
+    else
+        popLane();
+    Handler handler = std::move(m_handlers[e.slot]);
+    releaseSlot(e.slot);
+    m_done[e.seq - m_doneBase] = true;
     --m_live;
-    assert(top.time >= m_now.count() && "simulated time must be monotonic");
-    m_now = Nanoseconds(top.time);
+    assert(e.time >= m_now.count() && "simulated time must be monotonic");
+    m_now = Nanoseconds(e.time);
     ++m_executed;
     handler();
     return true;

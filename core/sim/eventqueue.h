@@ -9,7 +9,13 @@
 // events long gone are dropped, so memory stays O(live events) however long the run and however
 // often events are re-armed (a preempted task's completion far in the future).
 //
-// Complexity: schedule O(log n) amortised, cancel O(1), isPending O(1), step O(log n) amortised.
+// Events of a nonzero priority (the periodic ticks, on a common jiffies grid) that are scheduled
+// in key order skip the heap: they queue in a FIFO lane, and step() runs the smaller of the heap's
+// top and the lane's front. Each executed event is still the least key of all pending ones, so the
+// order is the heap's; only the heap holds fewer entries.
+//
+// Complexity: schedule O(log n) amortised (O(1) into the lane), cancel O(1), isPending O(1), step
+// O(log n) amortised.
 // Invariant: the time of executed events never decreases (asserted in step()).
 #pragma once
 
@@ -54,7 +60,7 @@ public:
     Nanoseconds nextTime();
     uint64_t executed() const { return m_executed; }
     /// Entries held (live + cancelled not yet dropped): bounded by about 2 × pending() + a slack.
-    size_t stored() const { return m_heap.size(); }
+    size_t stored() const { return m_heap.size() + m_lane.size() - m_laneHead; }
 
 private:
     struct Entry
@@ -77,10 +83,15 @@ private:
     void popTop();
     void releaseSlot(uint32_t slot);
     void dropCancelledTop();
+    /// The next entry to run (heap top or lane front, cancelled ones dropped); null if none.
+    const Entry* top();
+    void popLane();
     bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase]; }
     void compact();
 
     std::vector<Entry> m_heap;
+    std::vector<Entry> m_lane; ///< the FIFO lane, in key order from m_laneHead on
+    size_t m_laneHead = 0;
     std::vector<Handler> m_handlers; ///< slots; a free slot holds an empty handler
     std::vector<uint32_t> m_freeSlots;
     // Executed or cancelled, by seq - m_doneBase; every seq below m_doneBase is done. Seq 0 is
