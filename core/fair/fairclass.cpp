@@ -127,7 +127,7 @@ void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
         const Int128 w = cfsRq.avgWeight(se);
         if (load == 0)
             load = 1;
-        lag = static_cast<int64_t>(static_cast<Int128>(se.vlag) * (load + w) / load);
+        lag = mulDivS128(se.vlag, load + w, load);
     }
     se.vruntime = v - static_cast<uint64_t>(lag);
     m_hooks.record(RecordKind::Place, se, static_cast<int64_t>(v), lag, se.vlag);

@@ -67,7 +67,7 @@ uint64_t accumulateSum(uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runn
 
 } // namespace
 
-bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+bool peltUpdateSumSlow(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
 {
     uint64_t delta = now - sa.lastUpdateTime;
     if (static_cast<int64_t>(delta) < 0) {

@@ -49,7 +49,15 @@ uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3);
 /// ___update_load_sum(): advances @p sa to @p now (ns). @p load, @p runnable, @p running are the
 /// state held during the elapsed interval (load/runnable as 0/1 or a count for cfs_rq's).
 /// Returns true when at least one 1024 µs period boundary was crossed.
-bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running);
+bool peltUpdateSumSlow(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running);
+inline bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+{
+    // Less than one 1024 ns "µs" since the last update (the common case within one event):
+    // nothing accrues, nothing changes. Time going backwards takes the slow path.
+    if (now - sa.lastUpdateTime < 1024)
+        return false;
+    return peltUpdateSumSlow(now, sa, load, runnable, running);
+}
 /// ___update_load_avg(): averages from the sums; @p loadWeight is ŵ (unscaled) for entities,
 /// 1 for cfs_rq's whose load sums already carry weights.
 void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight);
