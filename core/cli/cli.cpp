@@ -351,8 +351,11 @@ std::set<std::string> listedTasks(const Metrics& m)
 std::string nameList(const std::vector<std::string>& names, size_t max = 6)
 {
     std::string out;
-    for (size_t i = 0; i < names.size() && i < max; ++i)
-        out += (i ? ", " : "") + printable(names[i]);
+    for (size_t i = 0; i < names.size() && i < max; ++i) {
+        if (i)
+            out += ", ";
+        out += printable(names[i]);
+    }
     if (names.size() > max)
         out += " and " + std::to_string(names.size() - max) + " more";
     return out;
