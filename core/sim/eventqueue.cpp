@@ -74,6 +74,7 @@ EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
         slot = static_cast<uint32_t>(m_handlers.size());
         m_handlers.push_back(std::move(handler));
     }
+    m_topKnown = false;
     const Entry e{at.count(), priority, slot, seq};
     if (priority != 0 && (m_laneHead == m_lane.size() || !before(e, m_lane.back()))) {
         m_lane.push_back(e); // in key order: the lane stays sorted
@@ -99,6 +100,7 @@ bool EventQueue::cancel(EventId id)
         return false;
     m_done[id.seq - m_doneBase] = true;
     --m_live;
+    m_topKnown = false;
     constexpr size_t kSlack = 4096;
     if (stored() > 2 * m_live + kSlack)
         compact();
@@ -107,6 +109,7 @@ bool EventQueue::cancel(EventId id)
 
 void EventQueue::compact()
 {
+    m_topKnown = false;
     // Drop cancelled entries (and their handlers) and rebuild the heap: the key order decides
     // every pop, so the sequence of executed events is unchanged.
     std::erase_if(m_heap, [&](const Entry& e) {
@@ -157,6 +160,15 @@ void EventQueue::popLane()
 
 const EventQueue::Entry* EventQueue::top()
 {
+    if (m_topKnown)
+        return m_top;
+    m_topKnown = true;
+    m_top = nextEntry();
+    return m_top;
+}
+
+const EventQueue::Entry* EventQueue::nextEntry()
+{
     dropCancelledTop();
     while (m_laneHead < m_lane.size() && done(m_lane[m_laneHead].seq)) {
         releaseSlot(m_lane[m_laneHead].slot);
@@ -181,6 +193,7 @@ bool EventQueue::step()
     if (!next)
         return false;
     const Entry e = *next;
+    m_topKnown = false;
     if (!m_heap.empty() && next == m_heap.data())
         popTop();
     else

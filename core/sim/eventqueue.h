@@ -85,6 +85,7 @@ private:
     void dropCancelledTop();
     /// The next entry to run (heap top or lane front, cancelled ones dropped); null if none.
     const Entry* top();
+    const Entry* nextEntry();
     void popLane();
     bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase]; }
     void compact();
@@ -92,6 +93,9 @@ private:
     std::vector<Entry> m_heap;
     std::vector<Entry> m_lane; ///< the FIFO lane, in key order from m_laneHead on
     size_t m_laneHead = 0;
+    /// top()'s answer until the queue changes (the loop asks for the next time, then runs it).
+    const Entry* m_top = nullptr;
+    bool m_topKnown = false;
     std::vector<Handler> m_handlers; ///< slots; a free slot holds an empty handler
     std::vector<uint32_t> m_freeSlots;
     // Executed or cancelled, by seq - m_doneBase; every seq below m_doneBase is done. Seq 0 is
