@@ -257,10 +257,7 @@ private:
     const Rq& cpuRq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
     const Task& taskView(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
     const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
-    int64_t groupCpuTime(int group) const override
-    {
-        return m_groupCpuTime[static_cast<size_t>(group)];
-    }
+    int64_t groupCpuTime(int group) const override;
     std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
     void markWaiting(Task& task, int cpu);
     void endWaiting(Task& task);
@@ -295,7 +292,7 @@ private:
     IdleClass m_idle;
     /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
     std::array<SchedClass*, 4> m_classes{};
-    std::vector<int64_t> m_groupCpuTime; ///< per group (hierarchical)
+    std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTime() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
     uint64_t m_contextSwitches = 0;

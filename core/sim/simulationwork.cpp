@@ -117,8 +117,20 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
     // update_curr_rt() does not. Both classes charge through here.
     if (!task.isRt())
         m_dlServer->account(task.cpu, delta);
-    for (int g = task.group; g >= 0; g = m_groups[static_cast<size_t>(g)].parent)
-        m_groupCpuTime[static_cast<size_t>(g)] += delta;
+    m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
+}
+
+int64_t SimulationImpl::groupCpuTime(int group) const
+{
+    // Hierarchical: the group's own tasks and every descendant's. A group is created after its
+    // parent, so one pass from the last group down carries each total into its parent.
+    std::vector<int64_t> total = m_groupCpuTime;
+    for (size_t g = total.size(); g-- > 1;) {
+        const int parent = m_groups[g].parent;
+        if (parent >= 0)
+            total[static_cast<size_t>(parent)] += total[g];
+    }
+    return total[static_cast<size_t>(group)];
 }
 
 void SimulationImpl::markWaiting(Task& task, int cpu)
