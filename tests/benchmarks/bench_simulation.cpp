@@ -82,7 +82,8 @@ std::string hogsOnOneCpu(int tasks)
         + "] }";
 }
 
-std::string bigMachine(int cpus = 64, int totalTasks = 2000)
+std::string bigMachine(
+    int cpus = 64, int totalTasks = 2000, const char* duration = "10s", int hogsPerLeaf = -1)
 {
     // 64 CPUs (32 cores x 2 threads, 2 LLCs), 50 cgroups three levels deep, 2000 tasks; the
     // scaling table keeps the same shape on other CPU counts (SMT pairs, LLCs of 16 cores).
@@ -110,7 +111,8 @@ std::string bigMachine(int cpus = 64, int totalTasks = 2000)
     const int perLeaf = std::max(4, totalTasks / static_cast<int>(leaves.size()));
     for (size_t i = 0; i < leaves.size(); ++i) {
         tasks += std::string(i ? "," : "") + R"({ "name": "h)" + std::to_string(i)
-            + R"(", "count": )" + std::to_string(perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
+            + R"(", "count": )" + std::to_string(hogsPerLeaf >= 0 ? hogsPerLeaf : perLeaf / 4)
+            + R"(, "cgroup": ")" + leaves[i]
             + R"(", "program": [ { "run": "forever" } ] })";
         tasks += R"(,{ "name": "s)" + std::to_string(i) + R"(", "count": )"
             + std::to_string(perLeaf - perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
@@ -119,7 +121,7 @@ std::string bigMachine(int cpus = 64, int totalTasks = 2000)
     const int threads = cpus >= 2 ? 2 : 1;
     const int coresPerLlc = std::min(16, cpus / threads);
     return R"({ "schedlab": 1, "name": "bench-)" + std::to_string(cpus)
-        + R"(cpu", "duration": "10s", "kernel": { "profile": "6.13", "hz": 1000 },
+        + R"(cpu", "duration": ")" + duration + R"(", "kernel": { "profile": "6.13", "hz": 1000 },
       "machine": { "cpus": )"
         + std::to_string(cpus) + R"(, "threads_per_core": )" + std::to_string(threads)
         + R"(, "cores_per_llc": )" + std::to_string(coresPerLlc) + R"( }, "cgroups": [ )" + cgroups
@@ -191,6 +193,29 @@ private Q_SLOTS:
             cpus, total, f.wallSeconds, static_cast<unsigned long long>(f.events),
             static_cast<double>(f.events) / f.wallSeconds,
             f.wallSeconds * 1e6 / static_cast<double>(f.events), simSeconds / f.wallSeconds);
+        QVERIFY(f.events > 0);
+    }
+    /// The task count at a fixed machine: 64 CPUs, the 1500 sleepers of bigMachine (so the
+    /// mix of wakeups, ticks and switches stays alike) and 16 … 1066 hogs per leaf group (480 …
+    /// 31 980 hogs, 8 … 500 runnable tasks per CPU), 2 s each.
+    void taskCount_data()
+    {
+        QTest::addColumn<int>("hogsPerLeaf");
+        for (int hogs : {16, 66, 266, 1066})
+            QTest::addRow("%d hogs", hogs * 30) << hogs;
+    }
+    void taskCount()
+    {
+        QFETCH(int, hogsPerLeaf);
+        const Scenario s = parseOrFail(::bigMachine(64, 2000, "2s", hogsPerLeaf));
+        const Figures f = timeRun(s, false, false, false);
+        int total = 0;
+        for (const auto& t : s.tasks)
+            total += t.count.value_or(1);
+        std::printf("TASKS   64 CPUs %6d tasks  wall %8.3f s  events %10llu  %6.3f us/event  "
+                    "sim/real %6.1fx\n",
+            total, f.wallSeconds, static_cast<unsigned long long>(f.events),
+            f.wallSeconds * 1e6 / static_cast<double>(f.events), 2.0 / f.wallSeconds);
         QVERIFY(f.events > 0);
     }
 };
