@@ -112,16 +112,15 @@ std::string bigMachine(
     for (size_t i = 0; i < leaves.size(); ++i) {
         tasks += std::string(i ? "," : "") + R"({ "name": "h)" + std::to_string(i)
             + R"(", "count": )" + std::to_string(hogsPerLeaf >= 0 ? hogsPerLeaf : perLeaf / 4)
-            + R"(, "cgroup": ")" + leaves[i]
-            + R"(", "program": [ { "run": "forever" } ] })";
+            + R"(, "cgroup": ")" + leaves[i] + R"(", "program": [ { "run": "forever" } ] })";
         tasks += R"(,{ "name": "s)" + std::to_string(i) + R"(", "count": )"
             + std::to_string(perLeaf - perLeaf / 4) + R"(, "cgroup": ")" + leaves[i]
             + R"(", "start": { "uniform": ["0s", "100ms"] }, "program": [ { "loop": [ { "run": { "uniform": ["50us", "1ms"] } }, { "sleep": { "uniform": ["2ms", "50ms"] } } ] } ] })";
     }
     const int threads = cpus >= 2 ? 2 : 1;
     const int coresPerLlc = std::min(16, cpus / threads);
-    return R"({ "schedlab": 1, "name": "bench-)" + std::to_string(cpus)
-        + R"(cpu", "duration": ")" + duration + R"(", "kernel": { "profile": "6.13", "hz": 1000 },
+    return R"({ "schedlab": 1, "name": "bench-)" + std::to_string(cpus) + R"(cpu", "duration": ")"
+        + duration + R"(", "kernel": { "profile": "6.13", "hz": 1000 },
       "machine": { "cpus": )"
         + std::to_string(cpus) + R"(, "threads_per_core": )" + std::to_string(threads)
         + R"(, "cores_per_llc": )" + std::to_string(coresPerLlc) + R"( }, "cgroups": [ )" + cgroups
