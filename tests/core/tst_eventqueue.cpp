@@ -6,12 +6,16 @@
 // moc 6.4 runs with C++17 predefines and cannot parse <concepts> (via <compare>): hide the core
 // headers from it; the test class itself needs none of their declarations.
 #ifndef Q_MOC_RUN
+#include "core/base/prng.h"
 #include "core/sim/eventqueue.h"
 #endif
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace schedlab;
@@ -34,6 +38,8 @@ private Q_SLOTS:
     void stepOnEmpty();
     void priorityBreaksTimeTies();
     void rearmedEventsStayBounded();
+    void laneAndHeapKeepOneOrder_data();
+    void laneAndHeapKeepOneOrder();
 };
 
 void TestEventQueue::order_data()
@@ -292,6 +298,87 @@ void TestEventQueue::rearmedEventsStayBounded()
         QCOMPARE(ran[static_cast<size_t>(i)], i);
     QCOMPARE(ran.back(), -1);
     QCOMPARE(q.now(), Nanoseconds(1'000'000'000));
+}
+
+void TestEventQueue::laneAndHeapKeepOneOrder_data()
+{
+    QTest::addColumn<quint64>("seed");
+    QTest::addColumn<int>("spread"); // times land within now + [0, spread)
+    QTest::addColumn<int>(
+        "cancels"); // of 10 operations: 5 schedule, this many cancel, the rest step
+    QTest::addRow("ticks on a grid, short spread") << quint64(1) << 4 << 2;
+    QTest::addRow("wide spread") << quint64(2) << 1000 << 2;
+    QTest::addRow("cancels enough to compact") << quint64(3) << 100000 << 4;
+}
+
+// Ticks (nonzero priority, usually scheduled in key order) go to the FIFO lane, everything else
+// to the heap. Whatever the mix (ticks out of order, cancels of either, events scheduled from
+// handlers, compactions), what runs must be the least (time, priority, sequence) of the pending
+// events, as a map ordered by that key says.
+void TestEventQueue::laneAndHeapKeepOneOrder()
+{
+    QFETCH(quint64, seed);
+    QFETCH(int, spread);
+    QFETCH(int, cancels);
+    using Key = std::tuple<int64_t, int, uint64_t>; // time, priority, schedule order
+    EventQueue q;
+    schedlab::Prng prng(seed);
+    std::map<Key, int> reference;               // pending events in the order they must run
+    std::map<int, std::pair<EventId, Key>> ids; // live event -> its id and key
+    std::vector<int> ran;
+    uint64_t order = 0;
+    int nextName = 0;
+    int64_t lastTick = 0;
+    std::function<void()> scheduleOne;
+    scheduleOne = [&] {
+        const int name = nextName++;
+        const bool tick = prng.below(3) == 0;
+        int64_t at = q.now().count() + static_cast<int64_t>(prng.below(uint64_t(spread)));
+        if (tick && prng.below(4) != 0)
+            at = lastTick = std::max(lastTick, q.now().count()) + 1; // the usual in-order tick
+        const int priority = tick ? 1 + static_cast<int>(prng.below(2)) : 0;
+        const Key key{at, priority, order++};
+        const EventId id = q.schedule(
+            Nanoseconds(at),
+            [&, name] {
+                ran.push_back(name);
+                ids.erase(name);
+                if (prng.below(4) == 0)
+                    scheduleOne(); // from a handler
+            },
+            priority);
+        reference.emplace(key, name);
+        ids.emplace(name, std::make_pair(id, key));
+    };
+    std::vector<int> expected;
+    for (int step = 0; step < 20000; ++step) {
+        const uint64_t op = prng.below(10);
+        if (op < 5) {
+            scheduleOne();
+        } else if (op < 5 + uint64_t(cancels) && !ids.empty()) {
+            auto it = ids.begin();
+            std::advance(it, static_cast<long>(prng.below(ids.size())));
+            QVERIFY(q.cancel(it->second.first));
+            reference.erase(it->second.second);
+            ids.erase(it);
+        } else if (!reference.empty()) {
+            const int want = reference.begin()->second;
+            const int64_t wantTime = std::get<0>(reference.begin()->first);
+            reference.erase(reference.begin());
+            QCOMPARE(q.nextTime(), Nanoseconds(wantTime));
+            expected.push_back(want);
+            QVERIFY(q.step());
+            QCOMPARE(ran.back(), want);
+        }
+        QCOMPARE(q.pending(), reference.size());
+    }
+    while (!reference.empty()) {
+        expected.push_back(reference.begin()->second);
+        reference.erase(reference.begin());
+        QVERIFY(q.step()); // a handler that schedules more adds it to the reference too
+    }
+    QVERIFY(!q.step());
+    QCOMPARE(ran, expected);
 }
 
 QTEST_APPLESS_MAIN(TestEventQueue)
