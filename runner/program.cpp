@@ -217,12 +217,34 @@ void busyFor(int64_t ns)
 {
     if (ns == 0)
         return;
-    const int64_t until = ns < 0 ? INT64_MAX : threadCpuNs() + ns;
-    // Check the clock every few thousand iterations: reading it is a vDSO call, cheap enough.
     volatile uint64_t sink = 0;
-    while (threadCpuNs() < until)
-        for (int i = 0; i < 2000; ++i)
+    const auto spin = [&sink] {
+        for (int i = 0; i < 200; ++i)
             sink = sink + static_cast<uint64_t>(i);
+    };
+    if (ns < 0)
+        for (;;)
+            spin(); // "run": "forever": a pure CPU hog, no clock reads at all
+    // CLOCK_THREAD_CPUTIME_ID is a system call, not a vDSO read, and it runs the scheduler's
+    // update_curr() for the caller (task_sched_runtime()): polled in the loop it ended every
+    // slice at the first read after it expired, as HRTICK would, where a plain spinner runs
+    // on to the next tick. So the work is counted on the vDSO monotonic clock instead: the
+    // time between two reads counts when it is short (the thread ran throughout); a longer gap
+    // is time the thread was preempted and does not count. The CPU clock is read once at each
+    // end, and the rest it still asks for (a short preemption counted as work) is topped up.
+    constexpr int64_t kRunningGap = 500'000;
+    const int64_t until = threadCpuNs() + ns;
+    int64_t counted = 0;
+    int64_t last = monotonicNs();
+    while (counted < ns) {
+        spin();
+        const int64_t now = monotonicNs();
+        if (now - last < kRunningGap)
+            counted += now - last;
+        last = now;
+    }
+    while (threadCpuNs() < until)
+        spin();
 }
 
 bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks)

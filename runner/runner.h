@@ -50,7 +50,8 @@ Plan makePlan(const Scenario& scenario, int onlineCpus, const std::string& kerne
 /// Version "6.12.3-amd64" → 6012 (major * 1000 + minor); 0 when unreadable.
 int kernelVersionCode(const std::string& release);
 
-/// Busy work until the calling thread's CPU clock advanced by @p ns (< 0: forever).
+/// Busy work until the calling thread's CPU clock advanced by @p ns (< 0: forever), without
+/// reading that clock while it works (a read runs the scheduler's update_curr()).
 void busyFor(int64_t ns);
 
 /// Hooks of the interpreter into the runner (tests replace them).
