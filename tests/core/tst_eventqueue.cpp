@@ -304,8 +304,8 @@ void TestEventQueue::laneAndHeapKeepOneOrder_data()
 {
     QTest::addColumn<quint64>("seed");
     QTest::addColumn<int>("spread"); // times land within now + [0, spread)
-    QTest::addColumn<int>(
-        "cancels"); // of 10 operations: 5 schedule, this many cancel, the rest step
+    // Of 10 operations 5 schedule, this many cancel and the rest step.
+    QTest::addColumn<int>("cancels");
     QTest::addRow("ticks on a grid, short spread") << quint64(1) << 4 << 2;
     QTest::addRow("wide spread") << quint64(2) << 1000 << 2;
     QTest::addRow("cancels enough to compact") << quint64(3) << 100000 << 4;
