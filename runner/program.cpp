@@ -215,6 +215,11 @@ Plan makePlan(const Scenario& s, int onlineCpus, const std::string& kernelReleas
 
 void busyFor(int64_t ns)
 {
+    busyFor(ns, BusyClocks{monotonicNs, threadCpuNs});
+}
+
+void busyFor(int64_t ns, const BusyClocks& clocks)
+{
     if (ns == 0)
         return;
     volatile uint64_t sink = 0;
@@ -233,17 +238,17 @@ void busyFor(int64_t ns)
     // is time the thread was preempted and does not count. The CPU clock is read once at each
     // end, and the rest it still asks for (a short preemption counted as work) is topped up.
     constexpr int64_t kRunningGap = 500'000;
-    const int64_t until = threadCpuNs() + ns;
+    const int64_t until = clocks.threadCpu() + ns;
     int64_t counted = 0;
-    int64_t last = monotonicNs();
+    int64_t last = clocks.monotonic();
     while (counted < ns) {
         spin();
-        const int64_t now = monotonicNs();
+        const int64_t now = clocks.monotonic();
         if (now - last < kRunningGap)
             counted += now - last;
         last = now;
     }
-    while (threadCpuNs() < until)
+    while (clocks.threadCpu() < until)
         spin();
 }
 

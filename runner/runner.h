@@ -50,9 +50,17 @@ Plan makePlan(const Scenario& scenario, int onlineCpus, const std::string& kerne
 /// Version "6.12.3-amd64" → 6012 (major * 1000 + minor); 0 when unreadable.
 int kernelVersionCode(const std::string& release);
 
+/// The clocks busyFor() reads, in ns (tests replace them).
+struct BusyClocks
+{
+    int64_t (*monotonic)(); ///< CLOCK_MONOTONIC, a vDSO read
+    int64_t (*threadCpu)(); ///< CLOCK_THREAD_CPUTIME_ID, a system call running update_curr()
+};
+
 /// Busy work until the calling thread's CPU clock advanced by @p ns (< 0: forever), without
 /// reading that clock while it works (a read runs the scheduler's update_curr()).
 void busyFor(int64_t ns);
+void busyFor(int64_t ns, const BusyClocks& clocks);
 
 /// Hooks of the interpreter into the runner (tests replace them).
 struct ProgramHooks

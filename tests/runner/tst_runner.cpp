@@ -110,6 +110,42 @@ private slots:
         QVERIFY(clockNs(CLOCK_THREAD_CPUTIME_ID) - cpu0 >= 20'000'000);
     }
 
+    void busyWorkDoesNotPollTheThreadClock()
+    {
+        // Fake clocks: each monotonic read follows 1 µs of running, and every 1000th read also
+        // 3 ms of preemption before it (wall time only). The first read only starts the count,
+        // and the µs before a preempted read does not count (its gap is 3.001 ms), so 20 ms of
+        // counted work takes reads 2 … K with K − 1 − floor(K / 1000) = 20 000: K = 20 021,
+        // 20 preemptions, 20.021 ms of CPU. The CPU clock (each read 1 µs of CPU) is read at
+        // the two ends only (1.001 ms + 20 ms is reached): polling it, as the runner once did,
+        // would run the kernel's update_curr() thousands of times.
+        static int64_t wall;
+        static int64_t cpu;
+        static int monotonicReads;
+        static int threadReads;
+        wall = 5'000'000;
+        cpu = 1'000'000;
+        monotonicReads = 0;
+        threadReads = 0;
+        const BusyClocks fake{[] {
+                                  if (++monotonicReads % 1000 == 0)
+                                      wall += 3'000'000;
+                                  wall += 1000;
+                                  cpu += 1000;
+                                  return wall;
+                              },
+            [] {
+                ++threadReads;
+                cpu += 1000; // a system call: 1 µs of CPU
+                return cpu;
+            }};
+        busyFor(20'000'000, fake);
+        QCOMPARE(threadReads, 2);
+        QCOMPARE(monotonicReads, 20'021);
+        QCOMPARE(cpu, int64_t{1'000'000 + 2'000 + 20'021'000}); // preemptions are not work
+        QCOMPARE(wall, int64_t{5'000'000 + 20'021'000 + 20 * 3'000'000});
+    }
+
     void interpreterRunsEveryOperation()
     {
         const Scenario s = parse(R"({
