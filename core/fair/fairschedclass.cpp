@@ -141,18 +141,13 @@ uint64_t FairSchedClass::cpuLoad(int cpu) const
 
 uint64_t FairSchedClass::cpuUtil(int cpu) const
 {
-    // cpu_util_cfs(): util_avg, with UTIL_EST at least the queued tasks' estimates (§6.8), at
-    // most arch_scale_cpu_capacity() (kernel-model.md §8.2).
-    const PeltAvg& avg = m_s.runQueue(cpu).cfs->avg;
-    uint64_t util = avg.utilAvg;
-    if (m_fair.feature(Feature::UtilEst))
-        util = std::max<uint64_t>(util, avg.utilEst);
-    return std::min<uint64_t>(util, static_cast<uint64_t>(m_topo.capacityOf(cpu)));
+    return cfsCpuUtil(
+        m_s.runQueue(cpu).cfs->avg, m_fair.feature(Feature::UtilEst), m_topo.capacityOf(cpu));
 }
 
 uint64_t FairSchedClass::taskUtil(const Task& p) const
 {
-    return m_fair.feature(Feature::UtilEst) ? taskUtilEst(p.se) : p.se.avg.utilAvg;
+    return cfsTaskUtil(p.se, m_fair.feature(Feature::UtilEst));
 }
 
 uint64_t FairSchedClass::cpuRunnable(int cpu) const

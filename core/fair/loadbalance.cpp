@@ -280,19 +280,13 @@ int64_t LoadBalancer::cpuLoad(int cpu)
 
 int64_t LoadBalancer::cpuUtil(int cpu)
 {
-    // cpu_util_cfs(): the root cfs_rq's util_avg, with UTIL_EST at least its util_est (§6.8),
-    // at most the CPU's capacity.
-    const PeltAvg& avg = m_s.runQueue(cpu).cfs->avg;
-    uint64_t util = avg.utilAvg;
-    if (m_s.utilEst())
-        util = std::max<uint64_t>(util, avg.utilEst);
-    return std::min<int64_t>(static_cast<int64_t>(util), m_sd.topology().capacityOf(cpu));
+    return static_cast<int64_t>(
+        cfsCpuUtil(m_s.runQueue(cpu).cfs->avg, m_s.utilEst(), m_sd.topology().capacityOf(cpu)));
 }
 
 int64_t LoadBalancer::taskUtil(const SchedEntity& se) const
 {
-    // task_util_est()
-    return static_cast<int64_t>(m_s.utilEst() ? taskUtilEst(se) : se.avg.utilAvg);
+    return static_cast<int64_t>(cfsTaskUtil(se, m_s.utilEst()));
 }
 
 bool LoadBalancer::coreIdle(int cpu) const

@@ -61,4 +61,17 @@ void utilEstUtilChanged(PeltAvg& avg)
     avg.utilEst &= ~kUtilAvgUnchanged;
 }
 
+uint64_t cfsCpuUtil(const PeltAvg& rootAvg, bool utilEst, int64_t capacity)
+{
+    uint64_t util = rootAvg.utilAvg;
+    if (utilEst)
+        util = std::max<uint64_t>(util, rootAvg.utilEst);
+    return std::min<uint64_t>(util, static_cast<uint64_t>(capacity));
+}
+
+uint64_t cfsTaskUtil(const SchedEntity& taskSe, bool utilEst)
+{
+    return utilEst ? taskUtilEst(taskSe) : taskSe.avg.utilAvg;
+}
+
 } // namespace schedlab

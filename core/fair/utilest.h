@@ -3,8 +3,8 @@
 // the root cfs_rq's sum of the estimates of its queued tasks. cpu_util() takes the larger of a
 // CPU's util_avg and that sum, task_util_est() the larger of a task's util_avg and its estimate,
 // so a task that has just woken counts with what it used in its last activations instead of a
-// util_avg that decayed while it slept. Every function is a no-op unless the UTIL_EST feature
-// is on.
+// util_avg that decayed while it slept. The callers apply them only with the UTIL_EST feature
+// on; cfsCpuUtil() and cfsTaskUtil() take the feature as an argument.
 #pragma once
 
 #include <cstdint>
@@ -36,5 +36,11 @@ void utilEstDequeue(CfsRq& root, const SchedEntity& taskSe);
 void utilEstUpdate(SchedEntity& taskSe, bool taskSleep, int64_t cpuCapacity);
 /// cfs_se_util_change(): the task's util_avg was updated, its estimate may be updated again.
 void utilEstUtilChanged(PeltAvg& avg);
+/// cpu_util_cfs() (§8.2): the root cfs_rq's util_avg, with @p utilEst at least its util_est, at
+/// most @p capacity (arch_scale_cpu_capacity()).
+uint64_t cfsCpuUtil(const PeltAvg& rootAvg, bool utilEst, int64_t capacity);
+/// The utilization a task is placed and balanced by: task_util_est() with @p utilEst, else its
+/// util_avg.
+uint64_t cfsTaskUtil(const SchedEntity& taskSe, bool utilEst);
 
 } // namespace schedlab

@@ -209,8 +209,6 @@ private:
     void yieldTask(Task& task) override;
     void onWorkDone(int taskIndex);
 
-    // load tracking (§6.3, §6.6)
-
     // core scheduling (core/coresched/; the machine's side in simulationcore.cpp)
     SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
     bool coreSchedActive() const override { return m_core->active(); }
