@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // schedlab-run SCENARIO [--trace OUT] [--names OUT] [--no-trace] [--duration D]
-//              [--cgroup-base DIR] [--check]
+//              [--cgroup-base DIR] [--adopt] [--journal FILE] [--limit NAME=N] [--check]
+// schedlab-run --restore JOURNAL
 #include "core/base/text.h"
 #include "core/base/time.h"
 #include "core/scenario/scenarioio.h"
@@ -19,17 +20,39 @@ void usage(std::ostream& out)
     out << "schedlab-run " SCHEDLAB_VERSION
            " - run a schedlab scenario on the running Linux kernel (as root)\n\n"
            "Usage: schedlab-run SCENARIO [options]\n"
+           "       schedlab-run --restore JOURNAL\n"
            "  --trace OUT        write the scheduler trace (ftrace text) to OUT\n"
            "                     (default schedlab-trace.txt); import it with\n"
            "                     schedlab-cli import OUT or compare SCENARIO --real OUT\n"
            "  --names OUT        also write the pid -> task name map to OUT\n"
            "  --no-trace         run without tracing\n"
            "  --duration D       run for D instead of the scenario's duration\n"
-           "  --cgroup-base DIR  the scenario's root cgroup \"/\" (default: the cgroup2 mount)\n"
-           "  --check            print what cannot be reproduced here and exit\n\n"
+           "  --cgroup-base DIR  the directory standing for the scenario's root cgroup \"/\"\n"
+           "                     (default: schedlab-PID below the cgroup2 mount, made and\n"
+           "                     removed by the run); DIR itself is never removed\n"
+           "  --adopt            DANGEROUS: use scenario cgroups that exist already (their\n"
+           "                     cpu.* files are overwritten for the run and restored after;\n"
+           "                     tasks of the system in them compete with the scenario's).\n"
+           "                     Without it an existing cgroup is refused\n"
+           "  --journal FILE     the journal of the run's changes (default\n"
+           "                     /run/schedlab-run-PID.journal; created, never overwritten)\n"
+           "  --limit NAME=N     task guards as in schedlab-cli: live-tasks (default 100000),\n"
+           "                     tasks (started in all, default 1000000); a fork past one\n"
+           "                     stops the run (exit 3)\n"
+           "  --check            print what cannot be reproduced and every change the run\n"
+           "                     would make (files and values, cgroups, mounts, existing\n"
+           "                     cgroups adopted or refused), change nothing and exit\n"
+           "  --restore JOURNAL  undo the changes of a run that was killed (SIGKILL, a crash);\n"
+           "                     safe to repeat\n\n"
            "Needs root, a cgroup v2 hierarchy with the cpu controller and tracefs. Whatever the\n"
-           "real kernel cannot reproduce (model profiles, kernel sections, cookies…) is listed\n"
-           "before the run. Exit codes: 0 ok, 2 bad input, 3 this machine cannot run it.\n";
+           "real kernel cannot reproduce (model profiles, kernel sections, cookies...) is listed\n"
+           "before the run. Every system setting the run changes (sched features,\n"
+           "base_slice_ns, preempt, subtree_control, cpu.* of adopted groups) is journaled\n"
+           "before the change, and everything is undone at the end, on errors and on SIGINT,\n"
+           "SIGTERM or SIGHUP; tracing uses a trace instance of its own.\n"
+           "Exit codes: 0 ok, 2 bad input, 3 this machine cannot run it (or an existing cgroup\n"
+           "without --adopt, or a task guard stopped the run), 128+N stopped by signal N\n"
+           "(after undoing the run). --restore: 0 undone, 2 unreadable, 3 not all undone.\n";
 }
 
 } // namespace
@@ -41,6 +64,7 @@ int main(int argc, char* argv[])
     runner::RunConfig config;
     config.traceOut = "schedlab-trace.txt";
     bool check = false;
+    std::string restore;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -61,6 +85,32 @@ int main(int argc, char* argv[])
             config.traceOut.clear();
         } else if (a == "--cgroup-base") {
             config.cgroupBase = value();
+        } else if (a == "--adopt") {
+            config.adopt = true;
+        } else if (a == "--journal") {
+            config.journal = value();
+        } else if (a == "--restore") {
+            restore = value();
+        } else if (a == "--limit") {
+            const std::string v = value();
+            const size_t eq = v.find('=');
+            const std::string name = v.substr(0, eq);
+            int64_t n = 0;
+            bool ok = eq != std::string::npos && eq + 1 < v.size() && v.size() - eq <= 10;
+            for (size_t k = eq + 1; ok && k < v.size(); ++k) {
+                ok = v[k] >= '0' && v[k] <= '9';
+                n = n * 10 + (v[k] - '0');
+            }
+            ok = ok && n > 0 && n <= 100'000'000;
+            if (ok && name == "live-tasks" && n <= 10'000'000)
+                config.limits.liveTasks = static_cast<int>(n);
+            else if (ok && name == "tasks")
+                config.limits.createdTasks = static_cast<int>(n);
+            else {
+                std::cerr << "schedlab-run: --limit " << printable(v)
+                          << ": expected live-tasks=N (1..10^7) or tasks=N (1..10^8)\n";
+                return 2;
+            }
         } else if (a == "--check") {
             check = true;
         } else if (a == "--duration") {
@@ -83,6 +133,13 @@ int main(int argc, char* argv[])
             std::cerr << "schedlab-run: unexpected argument " << printable(a) << "\n";
             return 2;
         }
+    }
+    if (!restore.empty()) {
+        if (!file.empty()) {
+            std::cerr << "schedlab-run: --restore takes no scenario\n";
+            return 2;
+        }
+        return runner::restoreJournalFile(restore, std::cerr);
     }
     if (file.empty()) {
         usage(std::cerr);
@@ -107,7 +164,20 @@ int main(int argc, char* argv[])
         std::cerr << "cannot run: " << file << ": " << e << "\n";
     if (!plan.errors.empty())
         return 3;
-    if (check)
-        return 0;
-    return runner::runScenario(s, plan, config, std::cerr);
+    if (check) {
+        const runner::SystemPlan sys = runner::planSystem(s, plan, config);
+        for (const auto& n : sys.notes)
+            std::cerr << "not reproduced: " << file << ": " << n << "\n";
+        runner::printSystemPlan(sys, std::cerr);
+        for (const auto& e : sys.errors)
+            std::cerr << "cannot run: " << file << ": " << e << "\n";
+        return sys.errors.empty() ? 0 : 3;
+    }
+    try {
+        return runner::runScenario(s, plan, config, std::cerr);
+    } catch (const std::exception& e) {
+        // The runner's destructor has killed the tasks and undone the journal by now.
+        std::cerr << "schedlab-run: " << e.what() << " (the run was stopped and undone)\n";
+        return 3;
+    }
 }

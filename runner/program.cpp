@@ -252,6 +252,29 @@ void busyFor(int64_t ns, const BusyClocks& clocks)
         spin();
 }
 
+std::string admitTask(TaskCounters& counters, const ResourceLimits& limits)
+{
+    const int64_t created = counters.created.fetch_add(1) + 1;
+    const int64_t live = counters.live.fetch_add(1) + 1;
+    std::string why;
+    if (live > limits.liveTasks)
+        why = "live tasks: " + std::to_string(live - 1) + " task processes are alive, the limit is "
+            + std::to_string(limits.liveTasks);
+    else if (created > limits.createdTasks)
+        why = "tasks: " + std::to_string(created - 1)
+            + " task processes were started, the limit is " + std::to_string(limits.createdTasks);
+    if (!why.empty()) {
+        counters.created.fetch_sub(1);
+        counters.live.fetch_sub(1);
+    }
+    return why;
+}
+
+void taskExited(TaskCounters& counters)
+{
+    counters.live.fetch_sub(1);
+}
+
 bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks)
 {
     for (const Op& op : ops) {
@@ -292,8 +315,8 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
                 hooks.waitQueue(op.name, op.kind == Op::Kind::Resume);
             break;
         case Op::Kind::Fork:
-            if (hooks.fork && !op.fork.empty())
-                hooks.fork(op.fork.front(), op.wait);
+            if (hooks.fork && !op.fork.empty() && !hooks.fork(op.fork.front(), op.wait))
+                return false; // the task guard refused it
             break;
         case Op::Kind::Exit:
             return false;

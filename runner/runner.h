@@ -12,8 +12,10 @@
 #pragma once
 
 #include "core/base/prng.h"
+#include "core/kernel/runoptions.h"
 #include "core/scenario/scenario.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -68,12 +70,26 @@ struct ProgramHooks
     std::function<void(const std::string& mutex, bool lock)> lock;
     /// "suspend" (@p resume false: wait on the queue) or "resume" (broadcast to its waiters).
     std::function<void(const std::string& queue, bool resume)> waitQueue;
-    /// Fork a child running @p child's program; with @p wait block until it exits.
-    std::function<void(const TaskSpec& child, bool wait)> fork;
+    /// Fork a child running @p child's program; with @p wait block until it exits. False when
+    /// the task guard refused the fork: the program ends there (the run stops, exit 3).
+    std::function<bool(const TaskSpec& child, bool wait)> fork;
     std::function<void(const std::string& cgroup)> moveToCgroup;
     std::function<void(const std::string& what)> warn;
     int cpus = 1;
 };
+
+/// The model's task guards (ResourceLimits::liveTasks and createdTasks, docs/limits.md)
+/// applied to the run's processes: the counters live in memory shared by every task process.
+struct TaskCounters
+{
+    std::atomic<int64_t> live{0};    ///< started and not exited (a killed task still counts)
+    std::atomic<int64_t> created{0}; ///< every task process started
+};
+
+/// Admits one more task process: "" when admitted (counted), else the guard's reason (nothing
+/// counted). Safe between processes.
+std::string admitTask(TaskCounters& counters, const ResourceLimits& limits);
+void taskExited(TaskCounters& counters);
 
 /// Runs @p ops in the calling process; false when an `exit` operation ended the program.
 bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks);

@@ -3,6 +3,8 @@
 
 #include "core/base/atomicfile.h"
 #include "core/base/cpuset.h"
+#include "core/base/text.h"
+#include "core/base/time.h"
 #include "core/scenario/jsonvalues.h"
 
 #include <algorithm>
@@ -14,14 +16,17 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <set>
 #include <signal.h>
 #include <sstream>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -47,6 +52,9 @@ struct Shared
 {
     std::atomic<int64_t> t0;
     std::atomic<int> count;
+    TaskCounters tasks;          ///< the task guards' counters
+    std::atomic<bool> guardStop; ///< a task's fork was refused: the run stops (exit 3)
+    char guardReason[256];
     SharedEntry entries[kMaxEntries];
     pthread_mutex_t mutexes[kMaxMutexes];
     // The wait queues of suspend/resume: a condition variable and its mutex each.
@@ -83,35 +91,6 @@ void sleepUntil(int64_t ns)
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) { }
 }
 
-/// Writes @p text to a kernel file in one write(2); "" on success, else the reason.
-std::string writeKernelFile(const std::string& path, const std::string& text)
-{
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return path + ": " + std::strerror(errno);
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    const int e = errno;
-    ::close(fd);
-    if (n != static_cast<ssize_t>(text.size()))
-        return path + ": writing \"" + text + "\": " + std::strerror(n < 0 ? e : EIO);
-    return {};
-}
-
-std::string readFile(const std::string& path)
-{
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-bool exists(const std::string& path)
-{
-    struct stat st
-    { };
-    return ::stat(path.c_str(), &st) == 0;
-}
-
 uint32_t linuxPolicy(Policy p)
 {
     switch (p) {
@@ -139,26 +118,64 @@ struct Attributes
     std::optional<Nanoseconds> slice;
 };
 
+const char* const kEvents[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new",
+    "sched_migrate_task", "sched_process_fork", "sched_process_exit"};
+
+/// The cgroup files of @p f as (file, value) pairs, in the order they are written.
+std::vector<std::pair<std::string, std::string>> cgroupFileValues(const CgroupFiles& f)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    if (f.weight)
+        out.emplace_back("cpu.weight", std::to_string(*f.weight));
+    if (f.weightNice)
+        out.emplace_back("cpu.weight.nice", std::to_string(*f.weightNice));
+    if (f.cpuMax)
+        out.emplace_back("cpu.max",
+            (f.cpuMax->quotaUs ? std::to_string(*f.cpuMax->quotaUs) : "max") + " "
+                + std::to_string(f.cpuMax->periodUs));
+    if (f.idle)
+        out.emplace_back("cpu.idle", *f.idle ? "1" : "0");
+    return out;
+}
+
+std::string parentPath(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
 class Runner
 {
 public:
-    Runner(const Scenario& s, const Plan& p, const RunConfig& c, std::ostream& err)
+    Runner(const Scenario& s, const Plan& p, const SystemPlan& sys, const RunConfig& c,
+        std::ostream& err)
         : m_s(s)
         , m_plan(p)
+        , m_sys(sys)
         , m_config(c)
         , m_err(err)
+        , m_changer(m_journal)
     { }
+    ~Runner() { finish(); }
+    Runner(const Runner&) = delete;
+    Runner& operator=(const Runner&) = delete;
     int run();
 
 private:
-    std::string cgroupDir(const std::string& path) const
+    std::string cgroupDir(const std::string& path) const { return m_sys.cgroupDir(path); }
+    /// Where a process of scenario group @p path goes (tasks of "/" may have a leaf of their own).
+    std::string procsDir(const std::string& path) const
     {
-        return path == "/" ? m_base : m_base + path;
+        return path == "/" ? m_sys.rootTasks : cgroupDir(path);
     }
-    void warn(const std::string& what) { m_err << "schedlab-run: " << what << "\n"; }
+    void warn(const std::string& what) { m_err << "schedlab-run: " << what << "\n" << std::flush; }
     /// With @p inherit, unset CPUs keep the inherited affinity (a forked child).
     std::string applyAttributes(pid_t pid, const Attributes& a, bool inherit = false) const;
-    std::string writeCgroupFiles(const std::string& path, const CgroupFiles& f) const;
+    std::string writeCgroupFiles(const std::string& path, const CgroupFiles& f);
+    /// In a new child: the death signal first, then whether the parent (@p parent, its pid
+    /// before the fork) is still there; the runner's signal setup undone.
+    void childSetup(pid_t parent) const;
+    /// -1 when the task guard refuses it (the reason is in the shared memory).
     pid_t startTask(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
         int64_t startNs, bool waitForGo);
     /// @p inCgroup: the process is in @p cgroup already (a child forked there), so it is not
@@ -168,27 +185,37 @@ private:
         const std::string& cgroup, int64_t startNs, bool waitForGo, bool inCgroup = false);
     void registerTask(const std::string& name, const std::string& cgroup);
     std::vector<pid_t> pidsOf(const std::string& name) const;
+    /// Stops the run: a task's fork was refused by the guard.
+    void guardStop(const std::string& why);
     void action(const Action& a, int index);
-    std::string features(const std::map<std::string, bool>& f) const;
+    std::string features(const std::map<std::string, bool>& f);
+    /// Waits until CLOCK_MONOTONIC @p ns; the signal that ended the wait early, else 0.
+    int waitUntil(int64_t ns);
+    /// A signal already pending (0 if none).
+    int pendingSignal();
     bool writeTrace();
-    void cleanUp();
+    void stopTasks();
+    /// Kills the tasks and undoes the journal (once; every exit path ends here).
+    void finish();
 
     const Scenario& m_s;
     const Plan& m_plan;
+    const SystemPlan& m_sys;
     const RunConfig& m_config;
     std::ostream& m_err;
-    std::string m_base;
-    std::string m_tracefs;
+    Journal m_journal;
+    Changer m_changer;
+    pid_t m_runnerPid = 0;
+    int m_sigfd = -1;
+    sigset_t m_oldMask{};
+    bool m_finished = false;
     Shared* m_shared = nullptr;
     std::map<std::string, int> m_mutexIndex;
     std::map<std::string, int> m_waitQueueIndex;
     int m_readyPipe[2] = {-1, -1};
     int m_goPipe[2] = {-1, -1};
     pid_t m_pgid = 0;
-    std::vector<std::string> m_createdCgroups;
     std::vector<std::pair<std::string, std::string>> m_cpuStat; ///< group → cpu.stat at the end
-    std::string m_oldFeatures; ///< debugfs sched/features before the run
-    std::vector<std::pair<std::string, std::string>> m_restore; ///< debugfs files to restore
 };
 
 Attributes attributesOf(const TaskSpec& t)
@@ -229,28 +256,6 @@ std::string Runner::applyAttributes(pid_t pid, const Attributes& a, bool inherit
     return problems;
 }
 
-std::string Runner::writeCgroupFiles(const std::string& path, const CgroupFiles& f) const
-{
-    const std::string dir = cgroupDir(path);
-    std::string problems;
-    auto put = [&](const char* file, const std::string& value) {
-        const std::string e = writeKernelFile(dir + "/" + file, value);
-        if (!e.empty())
-            problems += " " + e + ";";
-    };
-    if (f.weight)
-        put("cpu.weight", std::to_string(*f.weight));
-    if (f.weightNice)
-        put("cpu.weight.nice", std::to_string(*f.weightNice));
-    if (f.cpuMax)
-        put("cpu.max",
-            (f.cpuMax->quotaUs ? std::to_string(*f.cpuMax->quotaUs) : "max") + " "
-                + std::to_string(f.cpuMax->periodUs));
-    if (f.idle)
-        put("cpu.idle", *f.idle ? "1" : "0");
-    return problems;
-}
-
 void Runner::registerTask(const std::string& name, const std::string& cgroup)
 {
     const int i = m_shared->count.fetch_add(1);
@@ -272,15 +277,45 @@ std::vector<pid_t> Runner::pidsOf(const std::string& name) const
     return pids;
 }
 
+std::string Runner::writeCgroupFiles(const std::string& path, const CgroupFiles& f)
+{
+    const std::string dir = cgroupDir(path);
+    std::string problems;
+    for (const auto& [file, value] : cgroupFileValues(f))
+        if (const std::string e = m_changer.write(dir + "/" + file, value, OldValue::Plain);
+            !e.empty())
+            problems += " " + e + ";";
+    return problems;
+}
+
+void Runner::childSetup(pid_t parent) const
+{
+    // The death signal is set first and the parent checked after: a parent that died between
+    // fork() and prctl() would not send it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);
+    if (m_sigfd >= 0)
+        ::close(m_sigfd);
+    sigprocmask(SIG_SETMASK, &m_oldMask, nullptr);
+}
+
+void Runner::guardStop(const std::string& why)
+{
+    if (m_shared->guardStop.exchange(true))
+        return;
+    std::snprintf(m_shared->guardReason, sizeof m_shared->guardReason, "%s", why.c_str());
+    ::kill(m_runnerPid, SIGUSR1);
+}
+
 void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
     int64_t startNs, bool waitForGo, bool inCgroup)
 {
     prctl(PR_SET_NAME, name.substr(0, 15).c_str());
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
     registerTask(name, cgroup);
     std::string problems;
     if (!inCgroup)
-        if (const std::string e = writeKernelFile(cgroupDir(cgroup) + "/cgroup.procs", "0");
+        if (const std::string e = writeKernelFile(procsDir(cgroup) + "/cgroup.procs", "0");
             !e.empty())
             problems += " " + e + ";";
     problems += applyAttributes(0, attributesOf(spec), !waitForGo && startNs < 0);
@@ -323,16 +358,28 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     };
     std::string current = cgroup; // where this process is now (a program may move itself)
     hooks.fork = [&](const TaskSpec& child, bool wait) {
+        if (const std::string why = admitTask(m_shared->tasks, m_config.limits); !why.empty()) {
+            guardStop("task " + name + ": fork refused by the guard: " + why);
+            return false;
+        }
         const std::string childName = name + "." + std::to_string(++forks);
         const std::string childCgroup = child.cgroup.value_or(cgroup);
+        const pid_t self = getpid();
         const pid_t pid = ::fork();
-        if (pid == 0)
+        if (pid == 0) {
+            childSetup(self);
             taskMain(child, childName, childCgroup, -1, false, childCgroup == current);
+        }
+        if (pid < 0) {
+            taskExited(m_shared->tasks);
+            warn("task " + name + ": fork: " + std::strerror(errno));
+        }
         if (pid > 0 && wait)
             while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) { }
+        return true;
     };
     hooks.moveToCgroup = [this, &current](const std::string& path) {
-        const std::string e = writeKernelFile(cgroupDir(path) + "/cgroup.procs", "0");
+        const std::string e = writeKernelFile(procsDir(path) + "/cgroup.procs", "0");
         if (!e.empty())
             warn(e);
         else
@@ -340,21 +387,35 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     };
     hooks.warn = [this, name](const std::string& what) { warn("task " + name + ": " + what); };
     runProgram(spec.program, prng, hooks);
+    taskExited(m_shared->tasks);
     _exit(0);
 }
 
 pid_t Runner::startTask(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
     int64_t startNs, bool waitForGo)
 {
+    if (const std::string why = admitTask(m_shared->tasks, m_config.limits); !why.empty()) {
+        guardStop("task " + name + " not started: " + why);
+        return -1;
+    }
     m_err.flush();
     const pid_t pid = ::fork();
     if (pid == 0) {
-        // Only the runner holds the go pipe's write end: its close is every task's start.
-        if (m_goPipe[1] >= 0)
-            ::close(m_goPipe[1]);
-        ::close(m_readyPipe[0]);
-        setpgid(0, m_pgid);
-        taskMain(spec, name, cgroup, startNs, waitForGo);
+        try {
+            childSetup(m_runnerPid);
+            // Only the runner holds the go pipe's write end: its close is every task's start.
+            if (m_goPipe[1] >= 0)
+                ::close(m_goPipe[1]);
+            ::close(m_readyPipe[0]);
+            setpgid(0, m_pgid);
+            taskMain(spec, name, cgroup, startNs, waitForGo);
+        } catch (...) {
+            _exit(1); // never unwind into the runner's clean-up in a task process
+        }
+    }
+    if (pid < 0) {
+        taskExited(m_shared->tasks);
+        warn("task " + name + ": fork: " + std::strerror(errno));
     }
     if (pid > 0) {
         if (m_pgid == 0)
@@ -364,12 +425,12 @@ pid_t Runner::startTask(const TaskSpec& spec, const std::string& name, const std
     return pid;
 }
 
-std::string Runner::features(const std::map<std::string, bool>& f) const
+std::string Runner::features(const std::map<std::string, bool>& f)
 {
     std::string problems;
     for (const auto& [name, on] : f) {
-        const std::string e =
-            writeKernelFile(m_config.debugfs + "/sched/features", (on ? "" : "NO_") + name);
+        const std::string e = m_changer.write(
+            m_config.debugfs + "/sched/features", (on ? "" : "NO_") + name, OldValue::Feature);
         if (!e.empty())
             problems += " " + e + ";";
     }
@@ -398,7 +459,7 @@ void Runner::action(const Action& a, int index)
     case Action::Kind::Move:
         for (const pid_t pid : pidsOf(a.task)) {
             const std::string e =
-                writeKernelFile(cgroupDir(a.cgroup) + "/cgroup.procs", std::to_string(pid));
+                writeKernelFile(procsDir(a.cgroup) + "/cgroup.procs", std::to_string(pid));
             if (!e.empty())
                 problems += " " + e + ";";
         }
@@ -418,6 +479,34 @@ void Runner::action(const Action& a, int index)
         warn(where + problems);
 }
 
+int Runner::waitUntil(int64_t ns)
+{
+    for (;;) {
+        const int64_t now = monotonicNs();
+        if (now >= ns)
+            return 0;
+        const int64_t left = ns - now;
+        timespec ts{
+            static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+        pollfd p{m_sigfd, POLLIN, 0};
+        const int n = ppoll(&p, 1, &ts, nullptr);
+        if (n > 0)
+            if (const int sig = pendingSignal(); sig != 0)
+                return sig;
+    }
+}
+
+int Runner::pendingSignal()
+{
+    if (m_sigfd < 0)
+        return 0;
+    signalfd_siginfo info{};
+    pollfd p{m_sigfd, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0 || ::read(m_sigfd, &info, sizeof info) != sizeof info)
+        return 0;
+    return static_cast<int>(info.ssi_signo);
+}
+
 bool Runner::writeTrace()
 {
     AtomicFile out(m_config.traceOut);
@@ -425,6 +514,8 @@ bool Runner::writeTrace()
     uname(&u);
     std::ostream& s = out.stream();
     s << "# schedlab-kernel: " << u.release << "\n# schedlab-scenario: " << m_s.name << "\n";
+    // The scenario's "/" on this machine (the task and cgroup lines name scenario paths).
+    s << "# schedlab-run-cgroups: " << m_sys.base << "\n";
     std::ostringstream names;
     const int n = std::min(m_shared->count.load(), kMaxEntries);
     for (int i = 0; i < n; ++i) {
@@ -434,9 +525,9 @@ bool Runner::writeTrace()
     }
     for (const auto& [path, stat] : m_cpuStat)
         s << "# schedlab-cgroup: " << path << stat << "\n";
-    std::ifstream trace(m_tracefs + "/trace");
+    std::ifstream trace(m_sys.instance + "/trace");
     if (!trace) {
-        warn(m_tracefs + "/trace: cannot read");
+        warn(m_sys.instance + "/trace: cannot read");
         return false;
     }
     s << trace.rdbuf();
@@ -455,21 +546,35 @@ bool Runner::writeTrace()
     return true;
 }
 
-void Runner::cleanUp()
+void Runner::stopTasks()
 {
     if (m_pgid > 0)
         ::kill(-m_pgid, SIGKILL);
     const int n = m_shared ? std::min(m_shared->count.load(), kMaxEntries) : 0;
     for (int i = 0; i < n; ++i)
-        ::kill(m_shared->entries[i].pid, SIGKILL);
+        if (m_shared->entries[i].pid > 1)
+            ::kill(m_shared->entries[i].pid, SIGKILL);
+    // The runner is the tasks' subreaper: orphaned children of tasks are reaped here too.
     while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) { }
-    for (const auto& [file, value] : m_restore)
-        writeKernelFile(file, value);
-    // Groups children first; a group emptied a moment ago may still be busy: retry briefly.
-    for (auto it = m_createdCgroups.rbegin(); it != m_createdCgroups.rend(); ++it)
-        for (int attempt = 0; attempt < 50 && ::rmdir(it->c_str()) != 0 && errno == EBUSY;
-             ++attempt)
-            usleep(10'000);
+    m_pgid = 0;
+}
+
+void Runner::finish()
+{
+    if (m_finished || m_runnerPid != getpid())
+        return; // done, or never started, or (never) a task process
+    m_finished = true;
+    stopTasks();
+    // Reverse order: the trace instance, the groups (children first, each after its tasks
+    // are gone), subtree_control, the kernel settings, the mounts.
+    const std::vector<std::string> problems = m_journal.undo();
+    for (const auto& p : problems)
+        warn("not restored: " + p);
+    if (!problems.empty())
+        warn("the journal " + m_journal.path()
+            + " keeps what is left; retry with schedlab-run "
+              "--restore "
+            + m_journal.path());
 }
 
 int Runner::run()
@@ -478,26 +583,46 @@ int Runner::run()
         warn("must run as root (cgroups, scheduling policies, tracefs)");
         return 3;
     }
-    const std::string mount = cgroup2Mount(true);
-    if (mount.empty()) {
-        warn("no cgroup v2 hierarchy (mount -t cgroup2 none /sys/fs/cgroup)");
+    for (const auto& e : m_sys.errors)
+        warn("cannot run: " + e);
+    if (!m_sys.errors.empty())
+        return 3;
+    m_runnerPid = getpid();
+
+    // SIGINT, SIGTERM and SIGHUP (and SIGUSR1, the guard) are read from a signalfd in the waits:
+    // the run stops, the tasks are killed and everything is put back.
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1})
+        sigaddset(&set, sig);
+    sigprocmask(SIG_BLOCK, &set, &m_oldMask);
+    m_sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (m_sigfd < 0) {
+        warn(std::string("signalfd: ") + std::strerror(errno));
+        sigprocmask(SIG_SETMASK, &m_oldMask, nullptr);
         return 3;
     }
-    m_base = m_config.cgroupBase.empty() ? mount : m_config.cgroupBase;
-    if (!hasCpuController(m_base))
-        warn("the cgroup v2 hierarchy at " + m_base
-            + " has no cpu controller (it is bound to "
-              "cgroup v1?): cpu.weight, cpu.max and cpu.idle cannot be set");
-    if (!m_config.traceOut.empty()) {
-        m_tracefs = tracefsDir(m_config.tracefs, true);
-        if (m_tracefs.empty()) {
-            warn("no tracefs (mount -t tracefs nodev /sys/kernel/tracing), or run with "
-                 "--no-trace");
-            return 3;
+    struct MaskBack
+    {
+        sigset_t mask;
+        int& fd;
+        ~MaskBack()
+        {
+            ::close(fd);
+            fd = -1;
+            sigprocmask(SIG_SETMASK, &mask, nullptr);
         }
+    } maskBack{m_oldMask, m_sigfd};
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+    if (const std::string e = m_journal.create(m_sys.journal, m_runnerPid); !e.empty()) {
+        warn(e + " (--journal FILE names another place)");
+        return 3;
     }
-    if (!exists(m_config.debugfs + "/sched"))
-        ::mount("debugfs", m_config.debugfs.c_str(), "debugfs", 0, nullptr);
+    warn("journal " + m_sys.journal
+        + " (if this run is killed, undo it with schedlab-run "
+          "--restore "
+        + m_sys.journal + ")");
 
     // Shared memory, process-shared mutexes and the start pipes, before any fork.
     void* mem =
@@ -527,102 +652,73 @@ int Runner::run()
         return 3;
     }
 
-    // Kernel settings: sched features, base slice, preemption mode (restored afterwards).
-    const std::string featuresFile = m_config.debugfs + "/sched/features";
-    if (!m_s.kernel.features.empty()) {
-        m_oldFeatures = readFile(featuresFile);
-        if (const std::string p = features(m_s.kernel.features); !p.empty())
-            warn("/kernel/features:" + p);
-        std::istringstream old(m_oldFeatures);
-        for (std::string word; old >> word;)
-            m_restore.emplace_back(featuresFile, word);
-    }
-    if (m_s.kernel.baseSlice) {
-        const std::string f = m_config.debugfs + "/sched/base_slice_ns";
-        const std::string old = readFile(f);
-        if (const std::string e = writeKernelFile(f, std::to_string(m_s.kernel.baseSlice->count()));
-            !e.empty())
-            warn("/kernel/base_slice: " + e);
-        else
-            m_restore.emplace_back(f, old);
-    }
-    if (m_s.kernel.preempt) {
-        static const char* kModes[] = {"none", "voluntary", "full", "lazy"};
-        const std::string f = m_config.debugfs + "/sched/preempt";
-        const std::string mode = kModes[static_cast<int>(*m_s.kernel.preempt)];
-        if (const std::string e = writeKernelFile(f, mode); !e.empty())
-            warn("/kernel/preempt: " + mode + " not set (" + e + ")");
-    }
-
-    // The cgroup hierarchy: each group's parent gets the cpu controller for its children.
-    for (const std::string& path : m_plan.cgroups) {
-        std::string parent = path.substr(0, path.rfind('/'));
-        for (size_t p = 1; p <= path.size(); ++p) {
-            if (p != path.size() && path[p] != '/')
-                continue;
-            const std::string dir = cgroupDir(path.substr(0, p));
-            if (!exists(dir)) {
-                if (::mkdir(dir.c_str(), 0755) != 0) {
-                    warn("mkdir " + dir + ": " + std::strerror(errno));
-                    cleanUp();
-                    return 3;
-                }
-                m_createdCgroups.push_back(dir);
-            }
+    // The system changes of the plan (--check lists the same), each journaled first. A
+    // directory or mount that cannot be made stops the run; a file that cannot be written is
+    // reported and the run goes on, as before.
+    for (const SystemChange& c : m_sys.setup) {
+        if (const int sig = pendingSignal(); sig != 0) {
+            finish();
+            warn(std::string("stopped by ") + strsignal(sig) + " during the set-up; undone");
+            return 128 + sig;
         }
-        const std::string parentDir = cgroupDir(parent.empty() ? "/" : parent);
-        writeKernelFile(parentDir + "/cgroup.subtree_control", "+cpu");
-    }
-    for (const std::string& path : m_plan.cgroups)
-        writeKernelFile(cgroupDir(path) + "/cgroup.subtree_control", "+cpu");
-    for (size_t i = 0; i < m_s.cgroups.size(); ++i) {
-        const CgroupSpec& g = m_s.cgroups[i];
-        const int n = g.count.value_or(0);
-        for (int k = 0; k < std::max(n, 1); ++k) {
-            const std::string path = n ? g.path + "-" + std::to_string(k + 1) : g.path;
-            if (const std::string p = writeCgroupFiles(path, g.files); !p.empty())
-                warn("/cgroups/" + std::to_string(i) + ":" + p);
+        std::string e;
+        switch (c.kind) {
+        case SystemChange::Kind::Mount:
+            e = m_changer.mount(c.value == "cgroup2" ? "none" : c.value, c.path, c.value);
+            break;
+        case SystemChange::Kind::Mkdir:
+            e = m_changer.makeDir(c.path);
+            break;
+        case SystemChange::Kind::Write:
+            e = m_changer.write(c.path, c.value, c.how);
+            break;
         }
-    }
-
-    // Tracing: the scheduler events only, a clean buffer.
-    if (!m_tracefs.empty()) {
-        writeKernelFile(m_tracefs + "/tracing_on", "0");
-        writeKernelFile(m_tracefs + "/current_tracer", "nop");
-        writeKernelFile(m_tracefs + "/buffer_size_kb", std::to_string(m_config.bufferKb));
-        writeKernelFile(m_tracefs + "/set_event", "");
-        for (const char* e : {"sched_switch", "sched_wakeup", "sched_wakeup_new",
-                 "sched_migrate_task", "sched_process_fork", "sched_process_exit"}) {
-            const std::string err =
-                writeKernelFile(m_tracefs + "/events/sched/" + e + "/enable", "1");
-            if (!err.empty())
-                warn(err);
+        if (e.empty())
+            continue;
+        if (c.kind == SystemChange::Kind::Write) {
+            warn(c.why + ": " + e);
+            continue;
         }
-        const int fd = ::open((m_tracefs + "/trace").c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (fd >= 0)
-            ::close(fd);
+        warn(e);
+        return 3;
     }
 
     // Every task process is set up (cgroup, attributes), then all start together.
     m_shared->t0.store(INT64_MAX);
     int started = 0;
-    for (const TaskPlan& t : m_plan.tasks)
-        if (startTask(*t.spec, t.name, t.cgroup, t.startNs, true) > 0)
+    for (const TaskPlan& t : m_plan.tasks) {
+        const pid_t pid = startTask(*t.spec, t.name, t.cgroup, t.startNs, true);
+        if (pid > 0)
             ++started;
-    ::close(m_readyPipe[1]);
-    for (int i = 0; i < started; ++i) {
-        char c = 0;
-        if (::read(m_readyPipe[0], &c, 1) <= 0 && errno != EINTR)
+        else if (m_shared->guardStop.load())
             break;
+    }
+    ::close(m_readyPipe[1]);
+    m_readyPipe[1] = -1;
+    int stopSignal = 0;
+    for (int i = 0; i < started && !stopSignal;) {
+        pollfd p[2] = {{m_readyPipe[0], POLLIN, 0}, {m_sigfd, POLLIN, 0}};
+        if (::poll(p, 2, -1) < 0)
+            continue;
+        if (p[1].revents)
+            stopSignal = pendingSignal();
+        if (p[0].revents) {
+            char c = 0;
+            const ssize_t r = ::read(m_readyPipe[0], &c, 1);
+            if (r <= 0 && errno != EINTR)
+                break;
+            i += r > 0 ? 1 : 0;
+        }
     }
     const int64_t duration =
         m_config.durationNs > 0 ? m_config.durationNs : m_s.durationOrDefault().count();
     const int64_t t0 = monotonicNs() + 20'000'000;
     m_shared->t0.store(t0);
     // Tracing starts just before the tasks are released, so the traced span is the run's.
-    sleepUntil(t0 - 2'000'000);
-    if (!m_tracefs.empty())
-        writeKernelFile(m_tracefs + "/tracing_on", "1");
+    if (!stopSignal)
+        stopSignal = waitUntil(t0 - 2'000'000);
+    if (!m_sys.instance.empty() && !stopSignal)
+        writeKernelFile(m_sys.instance + "/tracing_on", "1");
     ::close(m_goPipe[1]);
     m_goPipe[1] = -1;
 
@@ -632,15 +728,25 @@ int Runner::run()
             order.emplace_back(m_s.actions[i].at.count(), static_cast<int>(i));
     std::stable_sort(order.begin(), order.end());
     for (const auto& [at, index] : order) {
-        sleepUntil(t0 + at);
+        if (stopSignal || (stopSignal = waitUntil(t0 + at)) != 0)
+            break;
         action(m_s.actions[static_cast<size_t>(index)], index);
     }
-    sleepUntil(t0 + duration);
-    if (!m_tracefs.empty())
-        writeKernelFile(m_tracefs + "/tracing_on", "0");
+    if (!stopSignal)
+        stopSignal = waitUntil(t0 + duration);
+    if (m_shared->guardStop.load())
+        stopSignal = SIGUSR1; // a refused start ends the run as a refused fork does
+    if (!m_sys.instance.empty())
+        writeKernelFile(m_sys.instance + "/tracing_on", "0");
+    if (stopSignal && stopSignal != SIGUSR1) {
+        finish();
+        warn(std::string("stopped by ") + strsignal(stopSignal)
+            + ": the tasks were killed and every change undone; no trace written");
+        return 128 + stopSignal;
+    }
     // cpu.stat of every group (throttling counts for the import), one line each.
     for (const std::string& path : m_plan.cgroups) {
-        std::string stat = readFile(cgroupDir(path) + "/cpu.stat");
+        std::string stat = readKernelFile(cgroupDir(path) + "/cpu.stat").value_or("");
         std::replace(stat.begin(), stat.end(), '\n', ' ');
         std::string line;
         std::istringstream words(stat);
@@ -648,58 +754,304 @@ int Runner::run()
             line += " " + key + "=" + value;
         m_cpuStat.emplace_back(path, line);
     }
-    cleanUp();
+    stopTasks();
     bool ok = true;
-    if (!m_tracefs.empty()) {
-        for (const char* e : {"sched_switch", "sched_wakeup", "sched_wakeup_new",
-                 "sched_migrate_task", "sched_process_fork", "sched_process_exit"})
-            writeKernelFile(m_tracefs + "/events/sched/" + e + "/enable", "0");
+    if (!m_sys.instance.empty())
         ok = writeTrace();
+    finish();
+    if (stopSignal == SIGUSR1) {
+        warn(std::string("guard: ") + m_shared->guardReason
+            + " (docs/limits.md; --limit live-tasks=N / tasks=N); the run stopped there"
+            + (m_sys.instance.empty() ? ""
+                                      : ", the trace up to the stop is in " + m_config.traceOut));
+        return 3;
     }
     m_err << "schedlab-run: " << m_s.name << ": " << m_shared->count.load() << " tasks ran for "
           << duration / 1'000'000 << " ms"
-          << (m_tracefs.empty() ? "" : ", trace in " + m_config.traceOut) << "\n";
+          << (m_sys.instance.empty() ? "" : ", trace in " + m_config.traceOut) << "\n";
+    if (const int sig = pendingSignal(); sig != 0 && sig != SIGUSR1)
+        return 128 + sig; // arrived while the trace was written: everything is undone anyway
     return ok ? 0 : 3;
 }
 
 } // namespace
 
-std::string cgroup2Mount(bool mount)
+std::string cgroup2Mount()
 {
     std::ifstream mounts("/proc/self/mounts");
     std::string dev, dir, type, rest;
     while (mounts >> dev >> dir >> type && std::getline(mounts, rest))
         if (type == "cgroup2")
             return dir;
-    if (mount && ::mount("none", "/sys/fs/cgroup", "cgroup2", 0, nullptr) == 0)
-        return "/sys/fs/cgroup";
     return {};
 }
 
 bool hasCpuController(const std::string& dir)
 {
-    std::istringstream words(readFile(dir + "/cgroup.controllers"));
+    std::istringstream words(readKernelFile(dir + "/cgroup.controllers").value_or(""));
     for (std::string w; words >> w;)
         if (w == "cpu")
             return true;
     return false;
 }
 
-std::string tracefsDir(const std::string& preferred, bool mount)
+std::string tracefsDir(const std::string& preferred)
 {
     for (const std::string& d : {preferred, std::string("/sys/kernel/debug/tracing")})
-        if (exists(d + "/trace"))
+        if (pathExists(d + "/trace"))
             return d;
-    if (mount && ::mount("nodev", preferred.c_str(), "tracefs", 0, nullptr) == 0
-        && exists(preferred + "/trace"))
-        return preferred;
     return {};
+}
+
+SystemPlan planSystem(const Scenario& s, const Plan& plan, const RunConfig& config)
+{
+    SystemPlan sp;
+    const int pid = config.pid > 0 ? config.pid : static_cast<int>(getpid());
+    const std::string tag = "schedlab-" + std::to_string(pid);
+    auto add = [&sp](SystemChange::Kind kind, const std::string& path, const std::string& value,
+                   OldValue how, const std::string& why) {
+        sp.setup.push_back({kind, path, value, how, why});
+    };
+    auto strip = [](std::string p) {
+        while (p.size() > 1 && p.back() == '/')
+            p.pop_back();
+        return p;
+    };
+
+    // The journal: /run (a tmpfs, root's) or beside the trace.
+    if (!config.journal.empty()) {
+        sp.journal = config.journal;
+    } else {
+        struct stat st
+        { };
+        if (::stat("/run", &st) == 0 && S_ISDIR(st.st_mode)) {
+            sp.journal = "/run/schedlab-run-" + std::to_string(pid) + ".journal";
+        } else {
+            const size_t slash = config.traceOut.rfind('/');
+            const std::string dir =
+                slash == std::string::npos ? "." : config.traceOut.substr(0, slash + 1);
+            sp.journal = (dir == "." ? std::string("./") : dir) + "schedlab-run-"
+                + std::to_string(pid) + ".journal";
+        }
+    }
+
+    // Mounts, only where nothing is mounted.
+    sp.cgroupMount = strip(config.cgroupMount.empty() ? cgroup2Mount() : config.cgroupMount);
+    if (sp.cgroupMount.empty()) {
+        sp.cgroupMount = "/sys/fs/cgroup";
+        add(SystemChange::Kind::Mount, sp.cgroupMount, "cgroup2", OldValue::None,
+            "no cgroup v2 hierarchy is mounted");
+    }
+    bool needDebugfs = !s.kernel.features.empty() || s.kernel.baseSlice || s.kernel.preempt;
+    for (const Action& a : s.actions)
+        needDebugfs = needDebugfs || a.kind == Action::Kind::Feature;
+    if (needDebugfs && !pathExists(config.debugfs + "/sched"))
+        add(SystemChange::Kind::Mount, config.debugfs, "debugfs", OldValue::None,
+            "sched features, base_slice_ns and preempt are in debugfs");
+    if (!config.traceOut.empty()) {
+        sp.tracefs = tracefsDir(config.tracefs);
+        if (sp.tracefs.empty()) {
+            sp.tracefs = config.tracefs;
+            add(SystemChange::Kind::Mount, sp.tracefs, "tracefs", OldValue::None, "tracing");
+        }
+        sp.instance = sp.tracefs + "/instances/" + tag;
+    }
+
+    // Kernel settings.
+    const std::string featuresFile = config.debugfs + "/sched/features";
+    for (const auto& [name, on] : s.kernel.features)
+        add(SystemChange::Kind::Write, featuresFile, (on ? "" : "NO_") + name, OldValue::Feature,
+            "/kernel/features/" + name);
+    if (s.kernel.baseSlice)
+        add(SystemChange::Kind::Write, config.debugfs + "/sched/base_slice_ns",
+            std::to_string(s.kernel.baseSlice->count()), OldValue::Plain, "/kernel/base_slice");
+    if (s.kernel.preempt) {
+        static const char* kModes[] = {"none", "voluntary", "full", "lazy"};
+        add(SystemChange::Kind::Write, config.debugfs + "/sched/preempt",
+            kModes[static_cast<int>(*s.kernel.preempt)], OldValue::Preempt, "/kernel/preempt");
+    }
+
+    // The cgroups: a subtree of the run's own, or below a directory the user named.
+    std::set<std::string> made;    // directories the scenario's groups use
+    std::set<std::string> created; // of which the run creates (files in them are not journaled)
+    auto inCreated = [&created](const std::string& file) {
+        return created.count(file.substr(0, file.rfind('/'))) ? OldValue::None : OldValue::Plain;
+    };
+    if (config.cgroupBase.empty()) {
+        sp.base = sp.cgroupMount + "/" + tag;
+        if (pathExists(sp.base)) {
+            sp.existing.push_back("/ (" + sp.base + ")");
+            if (!config.adopt)
+                sp.errors.push_back(sp.base
+                    + " exists already (left by a killed run? undo it "
+                      "with schedlab-run --restore JOURNAL)");
+        } else {
+            add(SystemChange::Kind::Write, sp.cgroupMount + "/cgroup.subtree_control", "+cpu",
+                OldValue::SubtreeCpu, "the cpu controller for the run's subtree");
+            add(SystemChange::Kind::Mkdir, sp.base, {}, OldValue::None,
+                "the run's subtree (the scenario's /)");
+            sp.baseCreated = true;
+            made.insert(sp.base);
+            created.insert(sp.base);
+        }
+    } else {
+        sp.base = strip(config.cgroupBase);
+        struct stat st
+        { };
+        if (::stat(sp.base.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+            sp.errors.push_back("--cgroup-base " + sp.base + ": no such directory");
+    }
+    sp.rootTasks = sp.base;
+    if (!plan.cgroups.empty()) {
+        add(SystemChange::Kind::Write, sp.base + "/cgroup.subtree_control", "+cpu",
+            sp.baseCreated ? OldValue::None : OldValue::SubtreeCpu,
+            "the cpu controller for the scenario's groups");
+        if (sp.baseCreated) {
+            // A cgroup with a controller on in subtree_control holds no processes (the
+            // no-internal-process rule; the real root is exempt).
+            sp.rootTasks = sp.base + "/.root";
+            add(SystemChange::Kind::Mkdir, sp.rootTasks, {}, OldValue::None,
+                "the tasks of the scenario's /");
+            made.insert(sp.rootTasks);
+            created.insert(sp.rootTasks);
+            bool rootTasks = false;
+            for (const TaskPlan& t : plan.tasks)
+                rootTasks = rootTasks || t.cgroup == "/";
+            if (rootTasks)
+                sp.notes.push_back("/tasks: the tasks of / run in " + sp.rootTasks
+                    + ", a group of their own beside the scenario's groups (in the model they "
+                      "are tasks of the root beside the groups); --cgroup-base "
+                    + sp.cgroupMount + " runs them in the real root (the lab does)");
+        }
+        std::set<std::string> withController; // groups whose children need +cpu
+        for (const std::string& path : plan.cgroups) {
+            for (size_t p = 1; p <= path.size(); ++p) {
+                if (p != path.size() && path[p] != '/')
+                    continue;
+                const std::string sub = path.substr(0, p);
+                const std::string dir = sp.cgroupDir(sub);
+                if (made.count(dir))
+                    continue;
+                const std::string parent = parentPath(sub);
+                if (parent != "/" && withController.insert(parent).second)
+                    add(SystemChange::Kind::Write, sp.cgroupDir(parent) + "/cgroup.subtree_control",
+                        "+cpu",
+                        created.count(sp.cgroupDir(parent)) ? OldValue::None : OldValue::SubtreeCpu,
+                        "the cpu controller for " + parent + "'s groups");
+                made.insert(dir);
+                if (pathExists(dir)) {
+                    sp.existing.push_back(sub + " (" + dir + ")");
+                    if (!config.adopt)
+                        sp.errors.push_back("cgroup " + sub + ": " + dir
+                            + " exists; the run would write its cpu.* files and move tasks "
+                              "into it. Refused: name another --cgroup-base, or --adopt it "
+                              "(dangerous)");
+                } else {
+                    add(SystemChange::Kind::Mkdir, dir, {}, OldValue::None, "/cgroups: " + sub);
+                    created.insert(dir);
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < s.cgroups.size(); ++i) {
+        const CgroupSpec& g = s.cgroups[i];
+        const int n = g.count.value_or(0);
+        for (int k = 0; k < std::max(n, 1); ++k) {
+            const std::string path = n ? g.path + "-" + std::to_string(k + 1) : g.path;
+            for (const auto& [file, value] : cgroupFileValues(g.files)) {
+                const std::string f = sp.cgroupDir(path) + "/" + file;
+                add(SystemChange::Kind::Write, f, value, inCreated(f),
+                    "/cgroups/" + std::to_string(i));
+            }
+        }
+    }
+
+    // Tracing: an instance of the run's own, so the top-level buffer, its tracer, events and
+    // buffer size are never touched.
+    if (!sp.instance.empty()) {
+        add(SystemChange::Kind::Mkdir, sp.instance, {}, OldValue::None, "the run's trace instance");
+        add(SystemChange::Kind::Write, sp.instance + "/tracing_on", "0", OldValue::None, "tracing");
+        add(SystemChange::Kind::Write, sp.instance + "/buffer_size_kb",
+            std::to_string(config.bufferKb), OldValue::None, "tracing");
+        for (const char* e : kEvents)
+            add(SystemChange::Kind::Write, sp.instance + "/events/sched/" + e + "/enable", "1",
+                OldValue::None, "tracing");
+    }
+
+    // What the actions change when they happen.
+    const int64_t duration =
+        config.durationNs > 0 ? config.durationNs : s.durationOrDefault().count();
+    for (size_t i = 0; i < s.actions.size(); ++i) {
+        const Action& a = s.actions[i];
+        if (a.at.count() >= duration)
+            continue;
+        const std::string why = "/actions/" + std::to_string(i) + " at " + formatDuration(a.at);
+        if (a.kind == Action::Kind::Feature)
+            for (const auto& [name, on] : a.features)
+                sp.during.push_back({SystemChange::Kind::Write, featuresFile,
+                    (on ? "" : "NO_") + name, OldValue::Feature, why});
+        if (a.kind == Action::Kind::Set && a.set.cgroup)
+            for (const auto& [file, value] : cgroupFileValues(a.set.files)) {
+                const std::string f = sp.cgroupDir(*a.set.cgroup) + "/" + file;
+                sp.during.push_back({SystemChange::Kind::Write, f, value, inCreated(f), why});
+            }
+    }
+    return sp;
+}
+
+void printSystemPlan(const SystemPlan& sp, std::ostream& out)
+{
+    auto line = [&out](const SystemChange& c) {
+        switch (c.kind) {
+        case SystemChange::Kind::Mount:
+            out << "  mount -t " << c.value << " " << c.path;
+            break;
+        case SystemChange::Kind::Mkdir:
+            out << "  mkdir " << c.path;
+            break;
+        case SystemChange::Kind::Write:
+            out << "  write " << c.path << " \"" << c.value << "\"";
+            if (c.how == OldValue::SubtreeCpu)
+                out << " (unless cpu is on already)";
+            break;
+        }
+        out << "   # " << c.why
+            << (c.kind != SystemChange::Kind::Write ? ", removed at the end"
+                       : c.how == OldValue::None    ? " (in what the run made)"
+                                                    : ", old value journaled")
+            << "\n";
+    };
+    out << "schedlab-run: the run would change (journal " << sp.journal
+        << "; all undone at its end):\n";
+    for (const SystemChange& c : sp.setup)
+        line(c);
+    if (!sp.during.empty())
+        out << "schedlab-run: and during the run:\n";
+    for (const SystemChange& c : sp.during)
+        line(c);
+    out << "schedlab-run: tasks of / go into " << sp.rootTasks << ", group /G into " << sp.base
+        << "/G\n";
+    for (const std::string& e : sp.existing)
+        out << "schedlab-run: existing cgroup " << e
+            << (sp.errors.empty() ? ": adopted (--adopt): its cpu.* files are journaled and "
+                                    "restored, tasks are moved into it"
+                                  : ": refused (--adopt would use it)")
+            << "\n";
 }
 
 int runScenario(
     const Scenario& scenario, const Plan& plan, const RunConfig& config, std::ostream& err)
 {
-    Runner r(scenario, plan, config, err);
+    const SystemPlan sys = planSystem(scenario, plan, config);
+    for (const std::string& n : sys.notes)
+        err << "not reproduced: " << n << "\n";
+    if (!hasCpuController(sys.cgroupMount) && !pathExists(sys.cgroupMount + "/cgroup.controllers"))
+        ; // not mounted yet: the run mounts it
+    else if (!hasCpuController(sys.cgroupMount))
+        err << "schedlab-run: the cgroup v2 hierarchy at " << sys.cgroupMount
+            << " has no cpu controller (it is bound to cgroup v1?): cpu.weight, cpu.max and "
+               "cpu.idle cannot be set\n";
+    Runner r(scenario, plan, sys, config, err);
     return r.run();
 }
 
