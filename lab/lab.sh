@@ -67,6 +67,13 @@ duration_s=$(sed -n 's/.*"duration"[^"]*"\([0-9.]*\)\(ms\|s\)".*/\1 \2/p' "$SCEN
 duration_s=${duration_s:-11}
 TIMEOUT=${LAB_TIMEOUT:-$((duration_s + 300))}
 COUNT=${LAB_COUNT:-}
+# LAB_MODE=safety (lab/safety.sh): the guest runs lab/safety-guest.sh, the runner's clean-up
+# test, seeded by LAB_SEED, instead of one run and the comparison.
+MODE=${LAB_MODE:-run}
+SEED=${LAB_SEED:-1}
+case "$MODE" in run|safety) ;; *) echo "lab: LAB_MODE must be run or safety" >&2; exit 2;; esac
+case "$SEED" in ''|*[!0-9]*) echo "lab: LAB_SEED must be a number" >&2; exit 2;; esac
+[ "$MODE" = safety ] && TIMEOUT=${LAB_TIMEOUT:-$((duration_s * 6 + 300))}
 case "$COUNT" in *[!A-Za-z0-9_]*) echo "lab: LAB_COUNT must be a function name" >&2; exit 2;; esac
 
 # --- 1. the kernel: a Debian package found by version, downloaded once ----------------------
@@ -98,13 +105,21 @@ if [ ! -f "$kdir/vmlinuz" ]; then
         exit 3
     }
     rm -rf "$kdir.tmp" && mkdir -p "$kdir.tmp/x"
-    for pkg in $(echo "$pkgs" | grep binary-unsigned) $(echo "$pkgs" | grep -v binary-unsigned); do
+    # A fixed order (not `sort -r`, which put linux-image-*-amd64-unsigned before the signed
+    # image for 6.12.117): the signed image, then the unsigned image, then 7.x's
+    # linux-binary-unsigned-*; each group in version order. The first with a vmlinuz is used.
+    ordered=$( (echo "$pkgs" | grep '^linux-image-' | grep -v -- '-unsigned$' | LC_ALL=C sort -V
+        echo "$pkgs" | grep '^linux-image-' | grep -- '-unsigned$' | LC_ALL=C sort -V
+        echo "$pkgs" | grep '^linux-binary-unsigned-' | LC_ALL=C sort -V) | sed '/^$/d')
+    for pkg in $ordered; do
         echo "lab: downloading $pkg" >&2
+        rm -f "$kdir.tmp"/*.deb && rm -rf "$kdir.tmp/x" && mkdir -p "$kdir.tmp/x"
         # shellcheck disable=SC2086
         (cd "$kdir.tmp" && apt-get -qq $APT download "$pkg" >&2) || continue
         for deb in "$kdir.tmp"/*.deb; do dpkg-deb -x "$deb" "$kdir.tmp/x"; done
-        vmlinuz=$(find "$kdir.tmp/x" \( -name 'vmlinuz*' -o -name vmlinuz \) -type f | head -n 1)
+        vmlinuz=$(find "$kdir.tmp/x" \( -name 'vmlinuz*' -o -name vmlinuz \) -type f | LC_ALL=C sort | head -n 1)
         [ -n "$vmlinuz" ] && break
+        echo "lab: $pkg has no vmlinuz (a meta package?), trying the next" >&2
     done
     [ -n "${vmlinuz:-}" ] || { echo "lab: no vmlinuz in the packages of $KERNEL" >&2; exit 3; }
     mkdir -p "$kdir"
@@ -113,7 +128,7 @@ if [ ! -f "$kdir/vmlinuz" ]; then
     ls "$kdir.tmp"/*.deb | xargs -n 1 basename > "$kdir/packages"
     rm -rf "$kdir.tmp"
 fi
-echo "lab: kernel $(cat "$kdir/packages" | tr '\n' ' ')" >&2
+echo "lab: kernel package used: $(cat "$kdir/packages" | tr '\n' ' ')" >&2
 [ -f "$kdir/config" ] && grep -E "^CONFIG_(HZ|PREEMPT_DYNAMIC|PREEMPT_LAZY|PREEMPT_VOLUNTARY|PREEMPT)=" \
     "$kdir/config" | tr '\n' ' ' >&2 && echo >&2
 
@@ -124,6 +139,7 @@ cp "$BUSYBOX" "$ird/bin/busybox"
 cp "$BUILD/bin/schedlab-run" "$ird/bin/schedlab-run"
 cp "$SCENARIO" "$ird/lab/scenario.json"
 cp "$here/init" "$ird/init"
+cp "$here/safety-guest.sh" "$ird/lab/safety.sh"
 chmod +x "$ird/init"
 (cd "$ird" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1) > "$OUT/initramfs.gz"
 
@@ -135,12 +151,20 @@ set +e
 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m 512 \
     -display none -monitor none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
-    -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT}" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED" \
     -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
 rc=$?
 set -e
 end=$(date +%s)
 [ $rc -eq 0 ] || { echo "lab: qemu failed or timed out (exit $rc); see $OUT/console.log" >&2; exit 4; }
+if [ "$MODE" = safety ]; then
+    echo "lab: VM ran $((end - start)) s in all" >&2
+    tr -d '\r' < "$OUT/console.log" | sed -n '/^schedlab-safety:/,$p' | grep -v '^\[ *[0-9]' |
+        grep -v -E '^(reboot|Power down|sd |ACPI)' 
+    tr -d '\r' < "$OUT/console.log" | grep -q '^schedlab-safety: PASS$' && exit 0
+    echo "lab: the safety test failed; see $OUT/console.log" >&2
+    exit 1
+fi
 sed -n '/^=== schedlab trace ===/,/^=== end trace ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
     tr -d '\r' > "$OUT/trace.txt"
 sed -n '/^=== sched debug ===/,/^=== end sched debug ===/p' "$OUT/bulk.txt" | sed '1d;$d' |

@@ -249,6 +249,8 @@ Journal::~Journal()
 
 std::string Journal::create(const std::string& path, int pid)
 {
+    if (m_fd >= 0)
+        return "journal " + m_path + " is open already";
     m_path = path;
     m_fd =
         ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

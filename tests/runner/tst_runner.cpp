@@ -8,9 +8,13 @@
 #include "runner/runner.h"
 #include "runner/system.h"
 
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -35,6 +39,65 @@ Scenario parse(const std::string& text)
     if (!r.ok())
         qFatal("%s", r.errors.empty() ? "?" : r.errors.front().c_str());
     return *r.scenario;
+}
+
+bool mkdirs(const std::string& path)
+{
+    return QDir().mkpath(QString::fromStdString(path));
+}
+
+void put(const std::string& path, const std::string& text)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string read(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+bool dirExists(const std::string& path)
+{
+    return QFileInfo(QString::fromStdString(path)).isDir();
+}
+
+/// Every path below @p root with its size, sorted.
+std::vector<std::string> listTree(const std::string& root)
+{
+    std::vector<std::string> out;
+    QDirIterator it(QString::fromStdString(root),
+        QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        out.push_back(it.filePath().toStdString() + " " + std::to_string(it.fileInfo().size()));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// A configuration whose sysfs, cgroup and tracefs roots are below @p root (a temporary dir).
+RunConfig fakeConfig(const std::string& root)
+{
+    RunConfig c;
+    c.traceOut = root + "/trace.txt";
+    c.cgroupMount = root + "/cgroup";
+    c.tracefs = root + "/tracing";
+    c.debugfs = root + "/debug";
+    c.journal = root + "/journal";
+    c.pid = 4242;
+    return c;
+}
+
+bool hasChange(const SystemPlan& sp, SystemChange::Kind kind, const std::string& path,
+    std::optional<OldValue> how = std::nullopt)
+{
+    for (const auto& c : sp.setup)
+        if (c.kind == kind && c.path == path && (!how || c.how == *how))
+            return true;
+    return false;
 }
 
 bool anyContains(const std::vector<std::string>& lines, const std::string& part)
@@ -170,6 +233,7 @@ private slots:
         };
         hooks.fork = [&](const TaskSpec& child, bool wait) {
             calls.push_back("fork " + std::to_string(child.program.size()) + (wait ? " wait" : ""));
+            return true;
         };
         Prng prng(1);
         const int64_t cpu0 = clockNs(CLOCK_THREAD_CPUTIME_ID);
@@ -184,18 +248,342 @@ private slots:
         QVERIFY(wall >= 3'000'000 + 5'000'000 + 3'000'000); // runs, the sleep, the timed loop
     }
 
-    // A real run: root, cgroup v2 with the cpu controller, tracefs. CI runs as root; containers
-    // often have neither, so this skips with the reason.
+    // --- Safety: the journal, --restore, --adopt, --check, the task guard -------------------
+    // Every test below works on a fake sysfs in a temporary directory: plain files stand for
+    // the kernel's (a write replaces the contents, as O_TRUNC does), nothing real is touched.
+
+    void journalLinesRoundTrip()
+    {
+        const std::vector<JournalEntry> entries = {
+            {JournalEntry::Op::Write, "/sys/kernel/debug/sched/features", "NO_PLACE_LAG"},
+            {JournalEntry::Op::Write, "/a b/cpu.max", "max 100000"},
+            {JournalEntry::Op::Write, "/odd\tpath\\x", "two\nlines"},
+            {JournalEntry::Op::Rmdir, "/sys/fs/cgroup/schedlab-7", ""},
+            {JournalEntry::Op::Umount, "/sys/kernel/debug", ""},
+        };
+        std::string text = "# schedlab-run journal 1 pid 7\n";
+        for (const auto& e : entries)
+            text += journalLine(e);
+        QCOMPARE(journalLine(entries[2]), std::string("write\t/odd\\tpath\\\\x\ttwo\\nlines\n"));
+        std::vector<std::string> warnings;
+        bool restored = true;
+        QCOMPARE(parseJournal(text, &warnings, &restored), entries);
+        QVERIFY(warnings.empty());
+        QVERIFY(!restored);
+        // Killed while writing an entry: the incomplete line is not undone (its change was
+        // never made: the entry is fsynced before the change). Unknown lines are skipped.
+        const std::string partial = text + "bogus\tline\nwrite\t/sys/kernel/debug/sched/base_sl";
+        const auto parsed = parseJournal(partial, &warnings, &restored);
+        QCOMPARE(parsed, entries);
+        QCOMPARE(warnings.size(), size_t{2});
+        QVERIFY(warnings[0].rfind("7: unknown", 0) == 0);
+        QVERIFY(warnings[1].rfind("8: incomplete", 0) == 0);
+        parseJournal(text + "restored\n", nullptr, &restored);
+        QVERIFY(restored);
+    }
+
+    void changerJournalsOldValuesFirstAndUndoPutsThemBack()
+    {
+        QTemporaryDir tmp;
+        const std::string root = tmp.path().toStdString();
+        const std::string sched = root + "/debug/sched";
+        const std::string cg = root + "/cgroup";
+        QVERIFY(mkdirs(sched) && mkdirs(cg + "/existing"));
+        put(sched + "/features", "PLACE_LAG RUN_TO_PARITY NO_HRTICK\n");
+        put(sched + "/preempt", "none voluntary (full) lazy\n");
+        put(sched + "/base_slice_ns", "3000000\n");
+        put(cg + "/cgroup.subtree_control", "memory\n");
+        put(cg + "/existing/cpu.weight", "100\n");
+        put(cg + "/existing/cpu.max", "max 100000\n");
+        const std::string journalPath = root + "/run.journal";
+        {
+            Journal journal;
+            QCOMPARE(journal.create(journalPath, 42), std::string());
+            QVERIFY(!journal.create(root + "/other", 42).empty()); // one journal per run
+            Changer c(journal);
+            QCOMPARE(
+                c.write(sched + "/features", "NO_PLACE_LAG", OldValue::Feature), std::string());
+            QCOMPARE(c.write(sched + "/features", "PLACE_LAG", OldValue::Feature), std::string());
+            QCOMPARE(c.write(sched + "/features", "HRTICK", OldValue::Feature), std::string());
+            QCOMPARE(c.write(sched + "/preempt", "none", OldValue::Preempt), std::string());
+            QCOMPARE(c.write(sched + "/base_slice_ns", "1000000", OldValue::Plain), std::string());
+            QCOMPARE(c.write(cg + "/cgroup.subtree_control", "+cpu", OldValue::SubtreeCpu),
+                std::string());
+            QCOMPARE(c.makeDir(cg + "/schedlab-42"), std::string());
+            // A file inside what the run made is not journaled (it goes with the directory);
+            // the fake has no such file, so the write fails and says where.
+            QVERIFY(c.write(cg + "/schedlab-42/cpu.weight", "50", OldValue::Plain)
+                        .find("schedlab-42/cpu.weight")
+                != std::string::npos);
+            QCOMPARE(c.write(cg + "/existing/cpu.weight", "300", OldValue::Plain), std::string());
+            QCOMPARE(c.write(cg + "/existing/cpu.weight", "10", OldValue::Plain), std::string());
+            QCOMPARE(
+                c.write(cg + "/existing/cpu.max", "5000 100000", OldValue::Plain), std::string());
+            const std::vector<JournalEntry> expected = {
+                {JournalEntry::Op::Write, sched + "/features", "PLACE_LAG"}, // once per feature
+                {JournalEntry::Op::Write, sched + "/features", "NO_HRTICK"},
+                {JournalEntry::Op::Write, sched + "/preempt", "full"},
+                {JournalEntry::Op::Write, sched + "/base_slice_ns", "3000000"},
+                {JournalEntry::Op::Write, cg + "/cgroup.subtree_control", "-cpu"},
+                {JournalEntry::Op::Rmdir, cg + "/schedlab-42", ""},
+                {JournalEntry::Op::Write, cg + "/existing/cpu.weight",
+                    "100"}, // the first old value
+                {JournalEntry::Op::Write, cg + "/existing/cpu.max", "max 100000"},
+            };
+            QCOMPARE(journal.entries(), expected);
+            // The file holds the same, fsynced as each change was made.
+            QCOMPARE(parseJournal(read(journalPath), nullptr, nullptr), expected);
+            QCOMPARE(read(cg + "/existing/cpu.weight"), std::string("10"));
+            QVERIFY(dirExists(cg + "/schedlab-42"));
+            QVERIFY(journal.undo().empty());
+            QVERIFY(journal.undo().empty()); // twice is harmless
+        }
+        // Undone in reverse: the features file's last write is the first entry's old value.
+        QCOMPARE(read(sched + "/features"), std::string("PLACE_LAG"));
+        QCOMPARE(read(sched + "/preempt"), std::string("full"));
+        QCOMPARE(read(sched + "/base_slice_ns"), std::string("3000000"));
+        QCOMPARE(read(cg + "/cgroup.subtree_control"), std::string("-cpu"));
+        QCOMPARE(read(cg + "/existing/cpu.weight"), std::string("100"));
+        QCOMPARE(read(cg + "/existing/cpu.max"), std::string("max 100000"));
+        QVERIFY(!dirExists(cg + "/schedlab-42"));
+        QVERIFY(!pathExists(journalPath)); // all undone: nothing left to keep
+        // cpu already on in subtree_control: nothing to change, nothing journaled.
+        put(cg + "/cgroup.subtree_control", "cpu memory\n");
+        Journal again;
+        QCOMPARE(again.create(journalPath, 43), std::string());
+        Changer c2(again);
+        QCOMPARE(
+            c2.write(cg + "/cgroup.subtree_control", "+cpu", OldValue::SubtreeCpu), std::string());
+        QVERIFY(again.entries().empty());
+        QCOMPARE(read(cg + "/cgroup.subtree_control"), std::string("cpu memory\n"));
+    }
+
+    void journalRefusesToOverwriteAFile()
+    {
+        QTemporaryDir tmp;
+        const std::string path = tmp.path().toStdString() + "/j";
+        put(path, "precious\n");
+        Journal j;
+        QVERIFY(j.create(path, 1).find("File exists") != std::string::npos);
+        QCOMPARE(read(path), std::string("precious\n"));
+        QVERIFY(!symlink(path.c_str(), (path + ".link").c_str()));
+        Journal k;
+        QVERIFY(!k.create(path + ".link", 1).empty()); // O_EXCL never follows a link
+    }
+
+    void restoreUndoesAKilledRunOnceAndToleratesAPartialJournal()
+    {
+        QTemporaryDir tmp;
+        const std::string root = tmp.path().toStdString();
+        QVERIFY(mkdirs(root + "/cg/schedlab-9/A"));
+        put(root + "/base_slice_ns", "1000000\n"); // as the killed run left them
+        put(root + "/preempt", "none\n");
+        const std::string journal = root + "/j";
+        put(journal,
+            "# schedlab-run journal 1 pid 9\n"
+            "write\t"
+                + root
+                + "/base_slice_ns\t3000000\n"
+                  "rmdir\t"
+                + root
+                + "/cg/schedlab-9\n"
+                  "rmdir\t"
+                + root
+                + "/cg/schedlab-9/A\n"
+                  "rmdir\t"
+                + root
+                + "/cg/gone-already\n"
+                  "write\t"
+                + root + "/preempt\tfu"); // killed while writing: never applied
+        std::ostringstream err;
+        QCOMPARE(restoreJournalFile(journal, err), 0);
+        QCOMPARE(read(root + "/base_slice_ns"), std::string("3000000"));
+        QCOMPARE(read(root + "/preempt"), std::string("none\n"));
+        QVERIFY(!dirExists(root + "/cg/schedlab-9")); // children first, then the subtree
+        QVERIFY(err.str().find("incomplete last line") != std::string::npos);
+        QVERIFY(err.str().find("4 of 4 changes undone") != std::string::npos);
+        // A second --restore changes nothing, even where the system has moved on since.
+        put(root + "/base_slice_ns", "2000000\n");
+        std::ostringstream again;
+        QCOMPARE(restoreJournalFile(journal, again), 0);
+        QVERIFY(again.str().find("restored already") != std::string::npos);
+        QCOMPARE(read(root + "/base_slice_ns"), std::string("2000000\n"));
+        // Not a journal: refused, nothing written.
+        std::ostringstream bad;
+        QCOMPARE(restoreJournalFile(root + "/base_slice_ns", bad), 2);
+        QCOMPARE(restoreJournalFile(root + "/missing", bad), 2);
+        // Something that cannot be undone: exit 3, the journal stays unmarked for a retry.
+        const std::string j2 = root + "/j2";
+        put(j2, "# schedlab-run journal 1 pid 9\nwrite\t" + root + "/no/such/file\t1\n");
+        std::ostringstream fails;
+        QCOMPARE(restoreJournalFile(j2, fails), 3);
+        QVERIFY(fails.str().find("not restored: " + root + "/no/such/file") != std::string::npos);
+        bool restored = true;
+        parseJournal(read(j2), nullptr, &restored);
+        QVERIFY(!restored);
+    }
+
+    void existingCgroupsAreRefusedUnlessAdopted()
+    {
+        QTemporaryDir tmp;
+        const std::string root = tmp.path().toStdString();
+        const std::string cg = root + "/cgroup";
+        QVERIFY(mkdirs(cg + "/A") && mkdirs(root + "/debug/sched") && mkdirs(root + "/tracing"));
+        put(root + "/tracing/trace", "");
+        const Scenario s = parse(R"({
+          "schedlab": 1, "name": "a", "machine": { "cpus": 1 },
+          "cgroups": [ { "path": "/A", "cpu.weight": 50 }, { "path": "/B" } ],
+          "tasks": [ { "name": "t", "cgroup": "/A", "program": [ { "run": "1ms" } ] } ]
+        })");
+        const Plan plan = makePlan(s, 1, "6.18.15");
+        RunConfig config = fakeConfig(root);
+        // The default: a subtree of the run's own, where /A is new.
+        SystemPlan sp = planSystem(s, plan, config);
+        QVERIFY(sp.errors.empty());
+        QCOMPARE(sp.base, cg + "/schedlab-4242");
+        QVERIFY(sp.baseCreated);
+        QVERIFY(hasChange(sp, SystemChange::Kind::Mkdir, cg + "/schedlab-4242/A"));
+        // The real root named as the base: /A exists and is refused, and named.
+        config.cgroupBase = cg;
+        sp = planSystem(s, plan, config);
+        QCOMPARE(sp.existing, std::vector<std::string>{"/A (" + cg + "/A)"});
+        QCOMPARE(sp.errors.size(), size_t{1});
+        QVERIFY(sp.errors[0].find("cgroup /A: " + cg + "/A exists") != std::string::npos);
+        QVERIFY(sp.errors[0].find("--adopt") != std::string::npos);
+        std::ostringstream listing;
+        printSystemPlan(sp, listing);
+        QVERIFY(
+            listing.str().find("existing cgroup /A (" + cg + "/A): refused") != std::string::npos);
+        // --adopt: accepted; its cpu.weight is journaled (Plain), /B's group is made.
+        config.adopt = true;
+        sp = planSystem(s, plan, config);
+        QVERIFY(sp.errors.empty());
+        QCOMPARE(sp.existing.size(), size_t{1});
+        QVERIFY(hasChange(sp, SystemChange::Kind::Write, cg + "/A/cpu.weight", OldValue::Plain));
+        QVERIFY(!hasChange(sp, SystemChange::Kind::Mkdir, cg + "/A"));
+        QVERIFY(hasChange(sp, SystemChange::Kind::Mkdir, cg + "/B"));
+        // A subtree left by a killed run with the same pid is refused too.
+        config = fakeConfig(root);
+        QVERIFY(mkdirs(cg + "/schedlab-4242"));
+        sp = planSystem(s, plan, config);
+        QCOMPARE(sp.errors.size(), size_t{1});
+        QVERIFY(sp.errors[0].find("--restore") != std::string::npos);
+    }
+
+    void checkListsEveryChangeAndMakesNone()
+    {
+        QTemporaryDir tmp;
+        const std::string root = tmp.path().toStdString();
+        const std::string cg = root + "/cgroup";
+        QVERIFY(mkdirs(cg) && mkdirs(root + "/debug") && mkdirs(root + "/tracing"));
+        put(root + "/tracing/trace", "");
+        const Scenario s = parse(R"({
+          "schedlab": 1, "name": "c", "duration": "1s", "machine": { "cpus": 1 },
+          "kernel": { "features": { "PLACE_LAG": false }, "base_slice": "1ms", "preempt": "full" },
+          "cgroups": [ { "path": "/A", "cpu.max": "5000 100000" }, { "path": "/A/B", "cpu.idle": 1 } ],
+          "tasks": [ { "name": "t", "program": [ { "run": "1ms" } ] } ],
+          "actions": [ { "at": "100ms", "feature": { "RUN_TO_PARITY": false } },
+                       { "at": "200ms", "set": { "cgroup": "/A", "cpu.weight": 7 } },
+                       { "at": "2s", "feature": { "HRTICK": true } } ]
+        })");
+        RunConfig config = fakeConfig(root);
+        config.journal = root + "/j";
+        const auto before = listTree(root);
+        const SystemPlan sp = planSystem(s, makePlan(s, 1, "6.18.15"), config);
+        std::ostringstream out;
+        printSystemPlan(sp, out);
+        const std::string text = out.str();
+        const std::string base = cg + "/schedlab-4242";
+        const std::string t = root + "/tracing/instances/schedlab-4242";
+        for (const std::string& line : {
+                 "journal " + root + "/j",
+                 "  mount -t debugfs " + root + "/debug", // no sched/ there: not mounted
+                 "  write " + root + "/debug/sched/features \"NO_PLACE_LAG\"",
+                 "  write " + root + "/debug/sched/base_slice_ns \"1000000\"",
+                 "  write " + root + "/debug/sched/preempt \"full\"",
+                 "  write " + cg + "/cgroup.subtree_control \"+cpu\" (unless cpu is on already)",
+                 "  mkdir " + base + "   #",
+                 "  write " + base + "/cgroup.subtree_control \"+cpu\"",
+                 "  mkdir " + base + "/.root   #", // tasks of "/" beside the groups
+                 "  mkdir " + base + "/A   #",
+                 "  write " + base + "/A/cgroup.subtree_control \"+cpu\"",
+                 "  mkdir " + base + "/A/B   #",
+                 "  write " + base + "/A/cpu.max \"5000 100000\"",
+                 "  write " + base + "/A/B/cpu.idle \"1\"",
+                 "  mkdir " + t + "   #",
+                 "  write " + t + "/buffer_size_kb \"16384\"",
+                 "  write " + t + "/events/sched/sched_switch/enable \"1\"",
+                 "  write " + root
+                     + "/debug/sched/features \"NO_RUN_TO_PARITY\"   # /actions/0 at 0.1s",
+                 "  write " + base + "/A/cpu.weight \"7\"   # /actions/1 at 0.2s",
+             })
+            QVERIFY2(text.find(line) != std::string::npos, line.c_str());
+        QVERIFY(text.find("HRTICK") == std::string::npos); // at 2 s, after the run's end
+        QCOMPARE(sp.setup.front().kind, SystemChange::Kind::Mount);
+        QCOMPARE(listTree(root), before); // nothing made
+    }
+
+    void tasksAreBoundedLikeTheModel()
+    {
+        ResourceLimits limits;
+        QCOMPARE(limits.liveTasks, 100'000); // the runner's defaults are the model's
+        QCOMPARE(limits.createdTasks, 1'000'000);
+        limits.liveTasks = 3;
+        limits.createdTasks = 5;
+        TaskCounters c;
+        QCOMPARE(admitTask(c, limits), std::string());
+        QCOMPARE(admitTask(c, limits), std::string());
+        QCOMPARE(admitTask(c, limits), std::string());
+        QCOMPARE(admitTask(c, limits),
+            std::string("live tasks: 3 task processes are alive, the limit is 3"));
+        QCOMPARE(c.live.load(), int64_t{3}); // a refusal counts nothing
+        taskExited(c);
+        QCOMPARE(admitTask(c, limits), std::string());
+        taskExited(c);
+        QCOMPARE(admitTask(c, limits), std::string());
+        taskExited(c);
+        QCOMPARE(admitTask(c, limits),
+            std::string("tasks: 5 task processes were started, the limit is 5"));
+        // A fork loop: the program ends at the first refused fork.
+        const Scenario s = parse(R"({
+          "schedlab": 1, "name": "f", "machine": { "cpus": 1 },
+          "tasks": [ { "name": "t", "program": [
+            { "loop": [ { "fork": { "program": [ { "exit": true } ] } } ], "count": 1000000 },
+            { "run": "1s" } ] } ]
+        })");
+        TaskCounters counters;
+        limits.liveTasks = 100'000;
+        limits.createdTasks = 1000;
+        int forks = 0;
+        ProgramHooks hooks;
+        hooks.fork = [&](const TaskSpec&, bool) {
+            if (!admitTask(counters, limits).empty())
+                return false;
+            ++forks;
+            taskExited(counters); // the child exits at once
+            return true;
+        };
+        Prng prng(1);
+        QVERIFY(!runProgram(s.tasks[0].program, prng, hooks)); // ended, the 1 s run not reached
+        QCOMPARE(forks, 1000);
+        QCOMPARE(counters.created.load(), int64_t{1000});
+    }
+
+    // A real run: root, cgroup v2 with the cpu controller, tracefs. It changes the machine it
+    // runs on (a cgroup subtree, a trace instance; undone at its end), so it runs only when
+    // SCHEDLAB_TEST_REAL_KERNEL=1 asks for it (lab/safety.sh tests the runner in a VM instead).
     void wholeRunOnThisKernel()
     {
+        if (qEnvironmentVariable("SCHEDLAB_TEST_REAL_KERNEL") != "1")
+            QSKIP("changes this machine: set SCHEDLAB_TEST_REAL_KERNEL=1 to run it");
         if (geteuid() != 0)
             QSKIP("not root: schedlab-run needs root");
-        const std::string cg = cgroup2Mount(false);
+        const std::string cg = cgroup2Mount();
         if (cg.empty())
             QSKIP("no cgroup v2 hierarchy mounted");
         if (!hasCpuController(cg))
             QSKIP(("the cgroup v2 hierarchy at " + cg + " has no cpu controller").c_str());
-        if (tracefsDir("/sys/kernel/tracing", false).empty())
+        if (tracefsDir("/sys/kernel/tracing").empty())
             QSKIP("no tracefs at /sys/kernel/tracing or /sys/kernel/debug/tracing");
         const Scenario s = parse(R"({
           "schedlab": 1, "name": "runner-test", "duration": "300ms", "machine": { "cpus": 1 },
