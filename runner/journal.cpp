@@ -405,13 +405,17 @@ int restoreJournalFile(const std::string& path, std::ostream& err)
     const std::vector<std::string> problems = undoEntries(entries);
     for (const auto& p : problems)
         err << "schedlab-run: not restored: " << p << "\n";
-    if (const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-        fd >= 0) {
-        if (problems.empty())
-            (void)!::write(fd, "restored\n", 9);
-        ::fsync(fd);
-        ::close(fd);
-    }
+    // The mark goes after the last complete line: an incomplete one (the run was killed while
+    // writing it) is cut off first, or the mark would complete it into an entry.
+    if (problems.empty())
+        if (const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC); fd >= 0) {
+            const size_t nl = text->rfind('\n');
+            const size_t complete = nl == std::string::npos ? 0 : nl + 1;
+            if (::ftruncate(fd, static_cast<off_t>(complete)) == 0 && ::lseek(fd, 0, SEEK_END) >= 0)
+                (void)!::write(fd, "restored\n", 9);
+            ::fsync(fd);
+            ::close(fd);
+        }
     err << "schedlab-run: " << path << ": " << entries.size() - problems.size() << " of "
         << entries.size() << " changes undone\n";
     return problems.empty() ? 0 : 3;

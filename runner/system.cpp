@@ -174,7 +174,7 @@ private:
     std::string writeCgroupFiles(const std::string& path, const CgroupFiles& f);
     /// In a new child: the death signal first, then whether the parent (@p parent, its pid
     /// before the fork) is still there; the runner's signal setup undone.
-    void childSetup(pid_t parent) const;
+    void childSetup(pid_t parent);
     /// -1 when the task guard refuses it (the reason is in the shared memory).
     pid_t startTask(const TaskSpec& spec, const std::string& name, const std::string& cgroup,
         int64_t startNs, bool waitForGo);
@@ -288,7 +288,7 @@ std::string Runner::writeCgroupFiles(const std::string& path, const CgroupFiles&
     return problems;
 }
 
-void Runner::childSetup(pid_t parent) const
+void Runner::childSetup(pid_t parent)
 {
     // The death signal is set first and the parent checked after: a parent that died between
     // fork() and prctl() would not send it.
@@ -297,6 +297,7 @@ void Runner::childSetup(pid_t parent) const
         _exit(1);
     if (m_sigfd >= 0)
         ::close(m_sigfd);
+    m_sigfd = -1;
     sigprocmask(SIG_SETMASK, &m_oldMask, nullptr);
 }
 
@@ -602,17 +603,20 @@ int Runner::run()
         sigprocmask(SIG_SETMASK, &m_oldMask, nullptr);
         return 3;
     }
-    struct MaskBack
+    // On the way out of run() (every return, an exception): the run is undone first, with the
+    // signals still blocked, then the signal mask is put back.
+    struct Unwind
     {
-        sigset_t mask;
-        int& fd;
-        ~MaskBack()
+        Runner& r;
+        ~Unwind()
         {
-            ::close(fd);
-            fd = -1;
-            sigprocmask(SIG_SETMASK, &mask, nullptr);
+            r.finish();
+            if (r.m_sigfd >= 0)
+                ::close(r.m_sigfd);
+            r.m_sigfd = -1;
+            sigprocmask(SIG_SETMASK, &r.m_oldMask, nullptr);
         }
-    } maskBack{m_oldMask, m_sigfd};
+    } unwind{*this};
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     if (const std::string e = m_journal.create(m_sys.journal, m_runnerPid); !e.empty()) {

@@ -303,7 +303,10 @@ private slots:
             Changer c(journal);
             QCOMPARE(
                 c.write(sched + "/features", "NO_PLACE_LAG", OldValue::Feature), std::string());
+            // The fake features file is rewritten after each write: the kernel lists them all.
+            put(sched + "/features", "NO_PLACE_LAG RUN_TO_PARITY NO_HRTICK\n");
             QCOMPARE(c.write(sched + "/features", "PLACE_LAG", OldValue::Feature), std::string());
+            put(sched + "/features", "PLACE_LAG RUN_TO_PARITY NO_HRTICK\n");
             QCOMPARE(c.write(sched + "/features", "HRTICK", OldValue::Feature), std::string());
             QCOMPARE(c.write(sched + "/preempt", "none", OldValue::Preempt), std::string());
             QCOMPARE(c.write(sched + "/base_slice_ns", "1000000", OldValue::Plain), std::string());
@@ -407,6 +410,10 @@ private slots:
         std::ostringstream again;
         QCOMPARE(restoreJournalFile(journal, again), 0);
         QVERIFY(again.str().find("restored already") != std::string::npos);
+        // The incomplete line was cut off before the mark, not completed by it.
+        const std::string after = read(journal);
+        QVERIFY(after.find("\tfu") == std::string::npos);
+        QVERIFY(after.size() > 9 && after.substr(after.size() - 9) == "restored\n");
         QCOMPARE(read(root + "/base_slice_ns"), std::string("2000000\n"));
         // Not a journal: refused, nothing written.
         std::ostringstream bad;
@@ -478,7 +485,7 @@ private slots:
         QVERIFY(mkdirs(cg) && mkdirs(root + "/debug") && mkdirs(root + "/tracing"));
         put(root + "/tracing/trace", "");
         const Scenario s = parse(R"({
-          "schedlab": 1, "name": "c", "duration": "1s", "machine": { "cpus": 1 },
+          "schedlab": 1, "name": "c", "duration": "3s", "machine": { "cpus": 1 },
           "kernel": { "features": { "PLACE_LAG": false }, "base_slice": "1ms", "preempt": "full" },
           "cgroups": [ { "path": "/A", "cpu.max": "5000 100000" }, { "path": "/A/B", "cpu.idle": 1 } ],
           "tasks": [ { "name": "t", "program": [ { "run": "1ms" } ] } ],
@@ -488,6 +495,7 @@ private slots:
         })");
         RunConfig config = fakeConfig(root);
         config.journal = root + "/j";
+        config.durationNs = 1'000'000'000; // --duration 1s: the action at 2 s does not happen
         const auto before = listTree(root);
         const SystemPlan sp = planSystem(s, makePlan(s, 1, "6.18.15"), config);
         std::ostringstream out;
