@@ -9,6 +9,7 @@
 #   3. not at all (a whole run, exit 0);
 #   4. below the real root with an existing group /A: refused without --adopt (exit 3, named by
 #      --check too); with --adopt, SIGKILL and --restore, /A's cpu.* files are back;
+#   6. with --limit tasks=10: the guard refuses c's 8th fork and stops the run (exit 3);
 # and after each the state must be the same. Prints "schedlab-safety: PASS" or "... FAIL: why".
 export PATH=/bin
 T=/sys/kernel/tracing
@@ -52,8 +53,9 @@ same() { # NAME: compares the state with the one before
     fi
 }
 
-# A delay in ms from the seed, 600 ... 2599 (the run lasts 3 s after ~0.5 s of set-up).
-delay_ms() { echo $(( 600 + ($seed * $1 + 12345) % 2000 )); }
+# A delay in ms from the seed, 500 ... 3999: the set-up takes about 1-1.5 s under TCG and the run
+# 3 s, so a kill lands in the set-up or in the run, after some or all of the actions.
+delay_ms() { echo $(( 500 + ($seed * $1 + 12345) % 3500 )); }
 
 # A starting state the runner must not disturb: debugfs not mounted (the runner mounts it and
 # must unmount it), no cpu controller in the root's subtree_control, a buffer size,
@@ -136,5 +138,14 @@ sed 's/^/  | /' /tmp/j5
 usleep 200000
 /bin/schedlab-run --restore /tmp/j5 2>&1 | sed 's/^/  | /'
 same adopt-sigkill-restore
+
+# 6. The task guard: the 11th task process (3 tasks, then c's forks) is refused, the run stops.
+/bin/schedlab-run $S --limit tasks=10 --trace /tmp/t6.txt > /tmp/log6 2>&1
+rc=$?
+say "6. --limit tasks=10: exit $rc"
+sed 's/^/  | /' /tmp/log6 | grep -v 'not reproduced'
+[ $rc -eq 3 ] && grep -q 'guard: task c: fork refused' /tmp/log6 || fail "6. the guard did not stop the run"
+[ "$(grep -c 'schedlab-task:' /tmp/t6.txt)" -eq 10 ] || fail "6. the trace does not name 10 tasks"
+same guard
 
 if [ $failed -eq 0 ]; then say "PASS"; else say "FAIL"; fi

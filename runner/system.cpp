@@ -138,6 +138,20 @@ std::vector<std::pair<std::string, std::string>> cgroupFileValues(const CgroupFi
     return out;
 }
 
+const char* signalName(int sig)
+{
+    switch (sig) {
+    case SIGINT:
+        return "SIGINT";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGHUP:
+        return "SIGHUP";
+    default:
+        return "a signal";
+    }
+}
+
 std::string parentPath(const std::string& path)
 {
     const size_t slash = path.rfind('/');
@@ -662,7 +676,7 @@ int Runner::run()
     for (const SystemChange& c : m_sys.setup) {
         if (const int sig = pendingSignal(); sig != 0) {
             finish();
-            warn(std::string("stopped by ") + strsignal(sig) + " during the set-up; undone");
+            warn(std::string("stopped by ") + signalName(sig) + " during the set-up; undone");
             return 128 + sig;
         }
         std::string e;
@@ -744,7 +758,7 @@ int Runner::run()
         writeKernelFile(m_sys.instance + "/tracing_on", "0");
     if (stopSignal && stopSignal != SIGUSR1) {
         finish();
-        warn(std::string("stopped by ") + strsignal(stopSignal)
+        warn(std::string("stopped by ") + signalName(stopSignal)
             + ": the tasks were killed and every change undone; no trace written");
         return 128 + stopSignal;
     }
