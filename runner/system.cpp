@@ -904,8 +904,11 @@ SystemPlan planSystem(const Scenario& s, const Plan& plan, const RunConfig& conf
                     + " exists already (left by a killed run? undo it "
                       "with schedlab-run --restore JOURNAL)");
         } else {
-            add(SystemChange::Kind::Write, sp.cgroupMount + "/cgroup.subtree_control", "+cpu",
-                OldValue::SubtreeCpu, "the cpu controller for the run's subtree");
+            // Without groups the tasks need no controller: the subtree is then no cpu group,
+            // and its tasks compete as tasks of the root, as in the model.
+            if (!plan.cgroups.empty())
+                add(SystemChange::Kind::Write, sp.cgroupMount + "/cgroup.subtree_control", "+cpu",
+                    OldValue::SubtreeCpu, "the cpu controller for the run's subtree");
             add(SystemChange::Kind::Mkdir, sp.base, {}, OldValue::None,
                 "the run's subtree (the scenario's /)");
             sp.baseCreated = true;
@@ -1063,9 +1066,7 @@ int runScenario(
     const SystemPlan sys = planSystem(scenario, plan, config);
     for (const std::string& n : sys.notes)
         err << "not reproduced: " << n << "\n";
-    if (!hasCpuController(sys.cgroupMount) && !pathExists(sys.cgroupMount + "/cgroup.controllers"))
-        ; // not mounted yet: the run mounts it
-    else if (!hasCpuController(sys.cgroupMount))
+    if (pathExists(sys.cgroupMount + "/cgroup.controllers") && !hasCpuController(sys.cgroupMount))
         err << "schedlab-run: the cgroup v2 hierarchy at " << sys.cgroupMount
             << " has no cpu controller (it is bound to cgroup v1?): cpu.weight, cpu.max and "
                "cpu.idle cannot be set\n";
