@@ -1,5 +1,6 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=dash
 # The guest side of lab/safety.sh (run by lab/init with schedlab.mode=safety): schedlab-run must
 # leave the machine as it found it. The state (mounts, sched features, preempt, base_slice_ns,
 # the top-level tracing files and buffer, trace instances, the cgroup tree with subtree_control
