@@ -1011,6 +1011,10 @@ SystemPlan planSystem(const Scenario& s, const Plan& plan, const RunConfig& conf
             for (const auto& [name, on] : a.features)
                 sp.during.push_back({SystemChange::Kind::Write, featuresFile,
                     (on ? "" : "NO_") + name, OldValue::Feature, why});
+        if (a.kind == Action::Kind::Move)
+            sp.during.push_back({SystemChange::Kind::Write,
+                (a.cgroup == "/" ? sp.rootTasks : sp.cgroupDir(a.cgroup)) + "/cgroup.procs",
+                "the pids of " + a.task, OldValue::None, why});
         if (a.kind == Action::Kind::Set && a.set.cgroup)
             for (const auto& [file, value] : cgroupFileValues(a.set.files)) {
                 const std::string f = sp.cgroupDir(*a.set.cgroup) + "/" + file;
@@ -1022,7 +1026,12 @@ SystemPlan planSystem(const Scenario& s, const Plan& plan, const RunConfig& conf
 
 void printSystemPlan(const SystemPlan& sp, std::ostream& out)
 {
-    auto line = [&out](const SystemChange& c) {
+    const auto isProcs = [](const std::string& path) {
+        const std::string procs = "/cgroup.procs";
+        return path.size() > procs.size()
+            && path.compare(path.size() - procs.size(), procs.size(), procs) == 0;
+    };
+    auto line = [&out, &isProcs](const SystemChange& c) {
         switch (c.kind) {
         case SystemChange::Kind::Mount:
             out << "  mount -t " << c.value << " " << c.path;
@@ -1038,6 +1047,7 @@ void printSystemPlan(const SystemPlan& sp, std::ostream& out)
         }
         out << "   # " << c.why
             << (c.kind != SystemChange::Kind::Write ? ", removed at the end"
+                       : isProcs(c.path)            ? " (the run's own processes)"
                        : c.how == OldValue::None    ? " (in what the run made)"
                                                     : ", old value journaled")
             << "\n";

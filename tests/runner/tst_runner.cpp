@@ -491,6 +491,7 @@ private slots:
           "tasks": [ { "name": "t", "program": [ { "run": "1ms" } ] } ],
           "actions": [ { "at": "100ms", "feature": { "RUN_TO_PARITY": false } },
                        { "at": "200ms", "set": { "cgroup": "/A", "cpu.weight": 7 } },
+                       { "at": "300ms", "move": { "task": "t", "cgroup": "/A/B" } },
                        { "at": "2s", "feature": { "HRTICK": true } } ]
         })");
         RunConfig config = fakeConfig(root);
@@ -524,6 +525,8 @@ private slots:
                  "  write " + root
                      + "/debug/sched/features \"NO_RUN_TO_PARITY\"   # /actions/0 at 0.1s",
                  "  write " + base + "/A/cpu.weight \"7\"   # /actions/1 at 0.2s",
+                 "  write " + base + "/A/B/cgroup.procs \"the pids of t\"   # /actions/2 at 0.3s",
+                 "  write " + base + "/A/B/cgroup.procs \"the pids of t\"   # /actions/2 at 0.3s",
              })
             QVERIFY2(text.find(line) != std::string::npos, line.c_str());
         QVERIFY(text.find("HRTICK") == std::string::npos); // at 2 s, after the run's end
