@@ -506,8 +506,11 @@ int Runner::waitUntil(int64_t ns)
         pollfd p{m_sigfd, POLLIN, 0};
         const int n = ppoll(&p, 1, &ts, nullptr);
         if (n > 0)
-            if (const int sig = pendingSignal(); sig != 0)
+            if (const int sig = pendingSignal(); sig != 0) {
+                if (sig == SIGUSR1 && !m_shared->guardStop.load())
+                    continue; // not from a task: only the guard stops the run this way
                 return sig;
+            }
     }
 }
 
@@ -960,6 +963,8 @@ SystemPlan planSystem(const Scenario& s, const Plan& plan, const RunConfig& conf
                         created.count(sp.cgroupDir(parent)) ? OldValue::None : OldValue::SubtreeCpu,
                         "the cpu controller for " + parent + "'s groups");
                 made.insert(dir);
+                if (sp.baseCreated && pathExists(sp.cgroupMount + sub))
+                    sp.untouched.push_back(sub + " (" + sp.cgroupMount + sub + ")");
                 if (pathExists(dir)) {
                     sp.existing.push_back(sub + " (" + dir + ")");
                     if (!config.adopt)
@@ -1062,6 +1067,9 @@ void printSystemPlan(const SystemPlan& sp, std::ostream& out)
         line(c);
     out << "schedlab-run: tasks of / go into " << sp.rootTasks << ", group /G into " << sp.base
         << "/G\n";
+    for (const std::string& u : sp.untouched)
+        out << "schedlab-run: the machine's cgroup " << u
+            << " is not touched: the scenario's group of that name is made in the run's subtree\n";
     for (const std::string& e : sp.existing)
         out << "schedlab-run: existing cgroup " << e
             << (sp.errors.empty() ? ": adopted (--adopt): its cpu.* files are journaled and "

@@ -58,8 +58,11 @@ struct SystemPlan
     std::vector<SystemChange> setup;  ///< before the tasks start, in order
     std::vector<SystemChange> during; ///< by actions (listed only; made when they happen)
     std::vector<std::string> existing; ///< existing cgroups the scenario names ("/A (DIR)")
-    std::vector<std::string> notes;    ///< how the run differs from the model here
-    std::vector<std::string> errors;   ///< what stops the run (an existing cgroup without --adopt)
+    /// Groups of the machine with a scenario group's path, left alone because the run works in
+    /// a subtree of its own ("/A (MOUNT/A)").
+    std::vector<std::string> untouched;
+    std::vector<std::string> notes;  ///< how the run differs from the model here
+    std::vector<std::string> errors; ///< what stops the run (an existing cgroup without --adopt)
     std::string cgroupDir(const std::string& scenarioPath) const
     {
         return scenarioPath == "/" ? base : base + scenarioPath;

@@ -450,6 +450,12 @@ private slots:
         QCOMPARE(sp.base, cg + "/schedlab-4242");
         QVERIFY(sp.baseCreated);
         QVERIFY(hasChange(sp, SystemChange::Kind::Mkdir, cg + "/schedlab-4242/A"));
+        // The machine's own /A is said to be left alone.
+        QCOMPARE(sp.untouched, std::vector<std::string>{"/A (" + cg + "/A)"});
+        std::ostringstream untouched;
+        printSystemPlan(sp, untouched);
+        QVERIFY(
+            untouched.str().find("cgroup /A (" + cg + "/A) is not touched") != std::string::npos);
         // The real root named as the base: /A exists and is refused, and named.
         config.cgroupBase = cg;
         sp = planSystem(s, plan, config);
