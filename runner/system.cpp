@@ -677,7 +677,7 @@ int Runner::run()
     // directory or mount that cannot be made stops the run; a file that cannot be written is
     // reported and the run goes on, as before.
     for (const SystemChange& c : m_sys.setup) {
-        if (const int sig = pendingSignal(); sig != 0) {
+        if (const int sig = pendingSignal(); sig != 0 && sig != SIGUSR1) {
             finish();
             warn(std::string("stopped by ") + signalName(sig) + " during the set-up; undone");
             return 128 + sig;
