@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include "core/base/atomicfile.h"
 #include "core/cli/cli.h"
 #include "ui/export/capture.h"
 #include "ui/export/sweepplot.h"
@@ -11,6 +12,8 @@
 
 int main(int argc, char* argv[])
 {
+    // A run killed by SIGINT, SIGTERM, SIGHUP… removes its temporary output files first.
+    schedlab::installTempFileCleanup();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "capture") {
         // Captures use the GUI's plotting code: a QApplication, offscreen unless told otherwise.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cli.h"
 
-#include "core/base/atomicfile.h"
 #include "core/base/text.h"
 #include "core/cli/importcli.h"
+#include "core/cli/output.h"
 #include "core/cli/sweep.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
@@ -99,8 +99,12 @@ void printHelp(std::ostream& out)
            "compare --real TRACE adds a column for a real kernel's run of the scenario: ftrace\n"
            "text (/sys/kernel/tracing/trace or trace-cmd report) as written by schedlab-run;\n"
            "import reads such a trace into the metrics of a run (docs/real-kernels.md).\n\n"
-           "Output files are written whole or not at all (a temporary file, then rename); the\n"
-           "directory of every OUT must exist (--csv DIR is created if its parent exists).\n\n"
+           "Output files are written whole or not at all (a temporary file, then rename), all\n"
+           "of a command together at its end; a killed run leaves no temporary file. '-',\n"
+           "devices and FIFOs are written in place (/dev/null stays a device). A symbolic link\n"
+           "is followed only to a file in its own directory (or to a pipe), else refused. The\n"
+           "directory of every OUT must exist (--csv DIR is created if its parent exists); an\n"
+           "OUT may not be an input file or another OUT (docs/limits.md, \"Output files\").\n\n"
            "Exit codes: 0 ok, 1 findings requested by --fail-on-starvation, 2 bad input or an\n"
            "output that cannot be written, 3 a resource guard stopped the run early (events per\n"
            "simulated second, live tasks, recording size; the reason is on stderr), 4 a checked\n"
@@ -143,71 +147,6 @@ struct RunArgs
     bool failOnStarvation = false;
     bool all = false; ///< --all: every row, nothing folded
 };
-
-// One output file, written whole or not at all (AtomicFile); "-" is the standard output.
-class Output
-{
-public:
-    Output(const std::string& path, std::ostream& out)
-    {
-        if (path == "-")
-            m_stdout = &out;
-        else
-            m_file.emplace(path);
-    }
-    std::ostream& stream() { return m_stdout ? *m_stdout : m_file->stream(); }
-    bool commit(std::ostream& err)
-    {
-        if (m_stdout)
-            return static_cast<bool>(m_stdout->flush());
-        const std::string error = m_file->commit();
-        if (!error.empty())
-            err << error << "\n";
-        return error.empty();
-    }
-
-private:
-    std::ostream* m_stdout = nullptr;
-    std::optional<AtomicFile> m_file;
-};
-
-bool writeText(
-    const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
-{
-    Output o(path, out);
-    o.stream() << text;
-    return o.commit(err);
-}
-
-// Checked before a run, so a typo in an output path costs nothing: every OUT needs an existing
-// directory and must not itself be a directory. --csv DIR may be created, if its parent exists.
-bool checkOutputPath(
-    const std::string& option, const std::string& path, bool isDir, std::string* error)
-{
-    namespace fs = std::filesystem;
-    if (path.empty() || (path == "-" && !isDir))
-        return true;
-    fs::path p(path);
-    if (isDir && !p.has_filename() && p.has_parent_path())
-        p = p.parent_path(); // "out/" names the directory out
-    std::error_code ec;
-    fs::path dir = p.parent_path();
-    if (isDir && fs::is_directory(p, ec))
-        return true;
-    if (dir.empty())
-        dir = ".";
-    if (!fs::is_directory(dir, ec)) {
-        *error = option + " " + printable(path) + ": directory " + printable(dir.string())
-            + " does not exist";
-        return false;
-    }
-    if (fs::exists(p, ec) && (isDir || fs::is_directory(p, ec))) {
-        *error = option + " " + printable(path) + ": "
-            + (isDir ? "exists and is not a directory" : "is a directory");
-        return false;
-    }
-    return true;
-}
 
 // Parses run/compare options after the command word. Returns false with a message on error.
 bool parseRunArgs(
@@ -301,10 +240,15 @@ bool parseRunArgs(
         *error = "only one of --metrics, --records and --trace can write to '-' (stdout)";
         return false;
     }
-    return checkOutputPath("--metrics", ra.metricsOut, false, error)
-        && checkOutputPath("--records", ra.recordsOut, false, error)
-        && checkOutputPath("--trace", ra.traceOut, false, error)
-        && checkOutputPath("--csv", ra.csvDir, true, error);
+    return true;
+}
+
+// Every output of run/compare, checked before anything is simulated (checkOutputs).
+bool checkRunOutputs(const RunArgs& ra, const std::vector<std::string>& inputs, std::string* error)
+{
+    return checkOutputs({{"--metrics", ra.metricsOut}, {"--records", ra.recordsOut},
+                            {"--trace", ra.traceOut}, {"--csv", ra.csvDir, true}},
+        inputs, error);
 }
 
 std::optional<Scenario> loadOrReport(const std::string& file, std::ostream& err)
@@ -636,7 +580,7 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
 {
     RunArgs ra;
     std::string error;
-    if (!parseRunArgs(args, 1, ra, &error)) {
+    if (!parseRunArgs(args, 1, ra, &error) || !checkRunOutputs(ra, {ra.file}, &error)) {
         err << "run: " << error << "\n";
         return kExitBadInput;
     }
@@ -662,13 +606,13 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         if (ra.exportTo)
             window.to = *ra.exportTo;
         const EntitySelection selection = only ? *only : EntitySelection();
-        std::vector<std::unique_ptr<Output>> outputs;
+        // Every output is opened before the run (a file that cannot be created costs nothing)
+        // and committed together after it (OutputSet): a failed one leaves every old file.
+        OutputSet outputs(out);
         std::vector<std::unique_ptr<ExportWriter>> writers;
         ExportFanout fanout;
-        auto open = [&](const std::string& path) -> std::ostream& {
-            outputs.push_back(std::make_unique<Output>(path, out));
-            return outputs.back()->stream();
-        };
+        auto open = [&](const std::string& path) -> std::ostream& { return outputs.open(path); };
+        std::ostream* metricsStream = ra.metricsOut.empty() ? nullptr : &open(ra.metricsOut);
         if (!ra.recordsOut.empty())
             writers.push_back(
                 std::make_unique<RecordsTextWriter>(open(ra.recordsOut), window, selection));
@@ -684,6 +628,10 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             writers.push_back(
                 std::make_unique<SlicesCsvWriter>(open(dir + "slices.csv"), window, selection));
         }
+        if (const std::string e = outputs.openError(); !e.empty()) {
+            err << "run: " << printable(e) << "\n";
+            return kExitBadInput;
+        }
         for (const auto& w : writers)
             fanout.add(w.get());
         sim.streamRecording(fanout.empty() ? nullptr : &fanout);
@@ -698,11 +646,10 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
                         << "\" matched no task or cgroup of the run; nothing written\n";
                     return kExitBadInput;
                 }
-        if (!ra.metricsOut.empty() && !writeText(ra.metricsOut, metricsToJson(m), out, err))
+        if (metricsStream)
+            *metricsStream << metricsToJson(m);
+        if (!outputs.commit(err))
             return kExitBadInput;
-        for (const auto& o : outputs)
-            if (!o->commit(err))
-                return kExitBadInput;
         if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
             printSummary(m, out, ra.all);
         if (const int rc = runProblems(sim, err); rc != kExitOk)
@@ -758,7 +705,7 @@ int cmdRtApp(const std::vector<std::string>& args, std::ostream& out, std::ostre
         return kExitBadInput;
     }
     std::string error;
-    if (!checkOutputPath("--out", outPath, false, &error)) {
+    if (!checkOutputs({{"--out", outPath}}, {in}, &error)) {
         err << cmd << ": " << error << "\n";
         return kExitBadInput;
     }
@@ -978,8 +925,8 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     std::string error;
     std::string realTrace; // --real TRACE: a real kernel's run as the last column
     std::string realNames;
-    if (!takeRealOptions(args, realTrace, realNames, &error)
-        || !parseRunArgs(args, 1, ra, &error)) {
+    if (!takeRealOptions(args, realTrace, realNames, &error) || !parseRunArgs(args, 1, ra, &error)
+        || !checkRunOutputs(ra, {ra.file, realTrace, realNames}, &error)) {
         err << "compare: " << error << "\n";
         return kExitBadInput;
     }

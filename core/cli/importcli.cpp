@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "importcli.h"
 
-#include "core/base/atomicfile.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
+#include "core/cli/output.h"
 #include "core/import/ftrace.h"
 
 #include <algorithm>
@@ -19,21 +19,6 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitBadInput = 2;
-
-bool writeOut(
-    const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
-{
-    if (path == "-") {
-        out << text;
-        return static_cast<bool>(out.flush());
-    }
-    AtomicFile f(path);
-    f.stream() << text;
-    const std::string e = f.commit();
-    if (!e.empty())
-        err << e << "\n";
-    return e.empty();
-}
 
 bool loadNames(const std::string& path, TraceNameMap& names, std::ostream& err)
 {
@@ -163,6 +148,12 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
         err << "import: only one of --metrics and --records can write to '-' (stdout)\n";
         return kExitBadInput;
     }
+    std::string error;
+    if (!checkOutputs(
+            {{"--metrics", metricsOut}, {"--records", recordsOut}}, {trace, namesFile}, &error)) {
+        err << "import: " << error << "\n";
+        return kExitBadInput;
+    }
     TraceNameMap names;
     if (!namesFile.empty() && !loadNames(namesFile, names, err))
         return kExitBadInput;
@@ -170,15 +161,17 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
     report(r, err);
     if (!r.ok())
         return kExitBadInput;
-    if (!metricsOut.empty() && !writeOut(metricsOut, metricsToJson(r.metrics), out, err))
-        return kExitBadInput;
+    // Both outputs or neither (OutputSet).
+    OutputSet outputs(out);
+    if (!metricsOut.empty())
+        outputs.open(metricsOut) << metricsToJson(r.metrics);
     if (!recordsOut.empty()) {
-        std::string text;
+        std::ostream& records = outputs.open(recordsOut);
         for (const Record& rec : r.recording.records())
-            text += formatRecord(rec, r.recording) + "\n";
-        if (!writeOut(recordsOut, text, out, err))
-            return kExitBadInput;
+            records << formatRecord(rec, r.recording) << "\n";
     }
+    if (!outputs.commit(err))
+        return kExitBadInput;
     if (!quiet && metricsOut != "-" && recordsOut != "-")
         printImportSummary(r, out);
     return kExitOk;

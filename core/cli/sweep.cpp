@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "sweep.h"
 
-#include "core/base/atomicfile.h"
 #include "core/base/text.h"
+#include "core/cli/output.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
@@ -623,42 +623,6 @@ bool readFile(const std::string& path, std::string& text, std::string* error)
     return true;
 }
 
-bool checkOut(const std::string& path, std::string* error)
-{
-    namespace fs = std::filesystem;
-    if (path == "-")
-        return true;
-    std::error_code ec;
-    fs::path dir = fs::path(path).parent_path();
-    if (dir.empty())
-        dir = ".";
-    if (!fs::is_directory(dir, ec)) {
-        *error = "--out " + printable(path) + ": directory " + printable(dir.string())
-            + " does not exist";
-        return false;
-    }
-    if (fs::is_directory(path, ec)) {
-        *error = "--out " + printable(path) + ": is a directory";
-        return false;
-    }
-    return true;
-}
-
-bool writeOut(
-    const std::string& path, const std::string& text, std::ostream& out, std::ostream& err)
-{
-    if (path == "-") {
-        out << text;
-        return static_cast<bool>(out.flush());
-    }
-    AtomicFile file(path);
-    file.stream() << text;
-    const std::string error = file.commit();
-    if (!error.empty())
-        err << error << "\n";
-    return error.empty();
-}
-
 const char* const kUsage =
     "usage: schedlab-cli sweep FILE --param KEY=V1,V2,… [--param …] [--seeds N] [--seed S]\n"
     "       [--jobs N] [--shard i/n] [--quiet] [options that shape a run] --out results.csv\n"
@@ -739,7 +703,7 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
         return kExitBadInput;
     }
     std::string error;
-    if (!checkOut(outPath, &error)) {
+    if (!checkOutputs({{"--out", outPath}}, {file}, &error)) {
         err << "sweep: " << error << "\n";
         return kExitBadInput;
     }
@@ -897,7 +861,7 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
     std::string csv = joinRow(header(grid, cols));
     for (const auto& r : rows)
         csv += r;
-    if (!writeOut(outPath, csv, out, err))
+    if (!writeText(outPath, csv, out, err))
         return kExitBadInput;
     if (!quiet) {
         const double secs =
@@ -929,7 +893,7 @@ int runSweepMergeCli(const std::vector<std::string>& args, std::ostream& out, st
         return kExitBadInput;
     }
     std::string error;
-    if (!checkOut(outPath, &error)) {
+    if (!checkOutputs({{"--out", outPath}}, files, &error)) {
         err << "sweep-merge: " << error << "\n";
         return kExitBadInput;
     }
@@ -999,7 +963,7 @@ int runSweepMergeCli(const std::vector<std::string>& args, std::ostream& out, st
     std::string csv = joinRow(head);
     for (const auto& [k, row] : byRun)
         csv += joinRow(row.first);
-    if (!writeOut(outPath, csv, out, err))
+    if (!writeText(outPath, csv, out, err))
         return kExitBadInput;
     if (outPath != "-")
         out << outPath << ": " << total << " runs from " << files.size()

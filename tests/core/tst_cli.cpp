@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // schedlab-cli's answers to bad input: out-of-range numbers, missing output directories (the same
 // message for every output option, before any simulation), whole-or-nothing output files, and
-// the exit codes of a run stopped by a resource guard (docs/limits.md).
+// the exit codes of a run stopped by a resource guard (docs/limits.md). Outputs that cannot hurt
+// (docs/limits.md, "Output files"): devices, FIFOs and '-' written in place and left as they
+// were, symbolic links out of their directory refused, no temporary file left by a killed run,
+// one command's outputs committed together, an output equal to an input refused. CI runs this as
+// root: device nodes are private ones made with mknod in a temporary directory, never /dev's.
 #include "core/base/text.h"
 #include "core/cli/cli.h"
 #include "support/clirun.h"
@@ -9,11 +13,20 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace schedlab;
@@ -36,6 +49,41 @@ std::string writeFile(const QTemporaryDir& dir, const QString& name, const QByte
     if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size())
         return {};
     return f.fileName().toStdString();
+}
+
+std::string readAll(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return "(cannot read " + path + ")";
+    return f.readAll().toStdString();
+}
+
+/// Every entry of @p dir, hidden ones included (temporary files are ".NAME.XXXXXX").
+QStringList entries(const QString& dir)
+{
+    return QDir(dir).entryList(
+        QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+/// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
+/// permitted (not root, a container without CAP_MKNOD).
+bool makeCharDevice(const std::string& path, unsigned minor)
+{
+    return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) == 0;
+}
+
+bool isCharDevice(const std::string& path, unsigned minor)
+{
+    struct stat st = {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1
+        && minor(st.st_rdev) == minor;
+}
+
+mode_t typeOf(const std::string& path)
+{
+    struct stat st = {};
+    return ::lstat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
 }
 
 } // namespace
@@ -65,6 +113,13 @@ private Q_SLOTS:
     void metricsRecordTheVariant();
     void noProgressWhenNotATerminal();
     void rtAppCommands();
+    void deviceOutputWrittenInPlace();
+    void fifoAndStdoutOutputs();
+    void symlinkPolicy();
+    void killedRunLeavesNoTemporaryFile_data();
+    void killedRunLeavesNoTemporaryFile();
+    void failedOutputLeavesTheOthers();
+    void outputEqualToInputRefused();
 };
 
 void TestCli::seedRange_data()
@@ -439,6 +494,276 @@ void TestCli::rtAppCommands()
     r = cli({"import-rtapp", "/nonexistent.json"});
     QCOMPARE(r.code, 2);
     QVERIFY(contains(r.err, "/nonexistent.json: cannot read the file"));
+}
+
+// --records and --metrics on a device node (a private /dev/null, major 1 minor 3): written in
+// place, the node is still the same character device afterwards, nothing else appears beside it.
+// Two outputs may share a character device.
+void TestCli::deviceOutputWrittenInPlace()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string null = dir.filePath("null").toStdString();
+    if (!makeCharDevice(null, 3))
+        QSKIP("mknod is not permitted here");
+    const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--records", null,
+        "--metrics", null, "--trace", null});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, std::string());
+    QVERIFY(isCharDevice(null, 3));
+    QCOMPARE(entries(dir.path()), QStringList{"null"});
+}
+
+// A FIFO gets the same bytes as a regular file and as '-' (stdout); it stays a FIFO. The reader
+// is a thread that drains the FIFO until the CLI closes it.
+void TestCli::fifoAndStdoutOutputs()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string file = dir.filePath("r.txt").toStdString();
+    const std::string fifo = dir.filePath("fifo").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::vector<std::string> run{"run", kHogs, "--duration", "20ms", "--quiet"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = run;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+    const Result regular = cli(with({"--records", file}));
+    QCOMPARE(regular.code, 0);
+    const std::string expected = readAll(file);
+    QVERIFY(expected.size() > 1000); // 20 ms of three hogs: many records
+
+    const Result toStdout = cli(with({"--records", "-"}));
+    QCOMPARE(toStdout.code, 0);
+    QCOMPARE(toStdout.out, expected);
+
+    std::string drained;
+    std::thread reader([&] {
+        const int fd = ::open(fifo.c_str(), O_RDONLY);
+        if (fd < 0)
+            return;
+        char buf[4096];
+        ssize_t n = 0;
+        while ((n = ::read(fd, buf, sizeof buf)) > 0)
+            drained.append(buf, static_cast<size_t>(n));
+        ::close(fd);
+    });
+    const Result toFifo = cli(with({"--records", fifo}));
+    // Should the CLI not have opened the FIFO, a writer of our own ends the reader's wait.
+    const int unblock = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (unblock >= 0)
+        ::close(unblock);
+    reader.join();
+    QCOMPARE(toFifo.code, 0);
+    QCOMPARE(toFifo.err, std::string());
+    QCOMPARE(drained, expected);
+    QCOMPARE(typeOf(fifo), mode_t(S_IFIFO));
+    QCOMPARE(entries(dir.path()), (QStringList{"fifo", "r.txt"}));
+}
+
+// The documented policy: a symbolic link is followed only to a regular file in its own directory
+// (the link stays, that file is replaced) or to a pipe; a link out of its directory, to a device
+// or to nothing is refused before the run (exit 2) and what it points to is left as it was.
+void TestCli::symlinkPolicy()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkpath("a"));
+    QVERIFY(QDir(dir.path()).mkpath("b"));
+    const std::string victim = writeFile(dir, "b/victim", "precious\n");
+    QVERIFY(!victim.empty());
+    const std::string out = dir.filePath("a/out").toStdString();
+    QCOMPARE(::symlink("../b/victim", out.c_str()), 0);
+    for (const char* option : {"--metrics", "--records", "--trace"}) {
+        const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", option, out});
+        QCOMPARE(r.code, 2);
+        QCOMPARE(r.out, std::string());
+        QVERIFY2(contains(r.err, "outside its directory"), r.err.c_str());
+        QCOMPARE(readAll(victim), std::string("precious\n"));
+        QCOMPARE(typeOf(out), mode_t(S_IFLNK));
+        QCOMPARE(typeOf(victim), mode_t(S_IFREG));
+        QCOMPARE(entries(dir.filePath("a")), QStringList{"out"});
+    }
+    // The same refusal for another command's --out.
+    const Result rt = cli({"export-rtapp", kHogs, "--out", out});
+    QCOMPARE(rt.code, 2);
+    QCOMPARE(readAll(victim), std::string("precious\n"));
+
+    // A link in the same directory: the file it names is replaced, the link stays a link.
+    const std::string data = writeFile(dir, "a/data.json", "old\n");
+    QVERIFY(!data.empty());
+    QVERIFY(QFile::setPermissions(QString::fromStdString(data),
+        QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup));
+    const std::string current = dir.filePath("a/current.json").toStdString();
+    QCOMPARE(::symlink("data.json", current.c_str()), 0);
+    const Result same = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--metrics", current});
+    QCOMPARE(same.code, 0);
+    QCOMPARE(typeOf(current), mode_t(S_IFLNK));
+    QVERIFY(readAll(data).starts_with("{"));
+    struct stat st = {};
+    QCOMPARE(::stat(data.c_str(), &st), 0);
+    QCOMPARE(st.st_mode & 0777, mode_t(0640)); // the replaced file's permissions carried over
+    QCOMPARE(entries(dir.filePath("a")), (QStringList{"current.json", "data.json", "out"}));
+
+    // A dangling link and a link to a directory are refused; nothing is created.
+    const std::string dangling = dir.filePath("a/dangling").toStdString();
+    QCOMPARE(::symlink("nothing-here", dangling.c_str()), 0);
+    const std::string toDir = dir.filePath("a/todir").toStdString();
+    QCOMPARE(::symlink(".", toDir.c_str()), 0);
+    for (const std::string& link : {dangling, toDir}) {
+        const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--metrics", link});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(contains(r.err, "is a symbolic link to"), r.err.c_str());
+    }
+    QVERIFY(!QFileInfo::exists(dir.filePath("a/nothing-here")));
+
+    // A link to a device node in the same directory is refused too: only pipes are followed.
+    const std::string null = dir.filePath("a/null").toStdString();
+    if (makeCharDevice(null, 3)) {
+        const std::string toNull = dir.filePath("a/tonull").toStdString();
+        QCOMPARE(::symlink("null", toNull.c_str()), 0);
+        const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--records", toNull});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(contains(r.err, "is a symbolic link to a character device"), r.err.c_str());
+        QVERIFY(isCharDevice(null, 3));
+        QCOMPARE(typeOf(toNull), mode_t(S_IFLNK));
+    }
+}
+
+void TestCli::killedRunLeavesNoTemporaryFile_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::addRow("SIGTERM") << int(SIGTERM);
+    QTest::addRow("SIGINT") << int(SIGINT);
+    QTest::addRow("SIGHUP") << int(SIGHUP);
+}
+
+// schedlab-cli (the real binary, SCHEDLAB_CLI) on an hour-long run with three outputs, killed
+// once its temporary files exist: it dies of the signal, leaves no ".NAME.XXXXXX" file and the
+// old metrics file as it was. The wait for the temporary files is bounded by a number of polls.
+void TestCli::killedRunLeavesNoTemporaryFile()
+{
+    QFETCH(int, signal);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QTemporaryDir logDir;
+    QVERIFY(logDir.isValid());
+    QVERIFY(QFileInfo(QStringLiteral(SCHEDLAB_CLI)).isExecutable());
+    const std::string metrics = writeFile(dir, "m.json", "old\n");
+    QVERIFY(!metrics.empty());
+    const std::string records = dir.filePath("r.txt").toStdString();
+    const std::string trace = dir.filePath("t.json").toStdString();
+    const std::string log = logDir.filePath("log").toStdString();
+    std::vector<std::string> args{SCHEDLAB_CLI, "run", kHogs, "--duration", "3600s", "--quiet",
+        "--metrics", metrics, "--records", records, "--trace", trace};
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    QCOMPARE(spawned, 0);
+    auto temporaries = [&] {
+        return entries(dir.path()).filter(QRegularExpression(R"(^\.(m\.json|r\.txt|t\.json)\.)"));
+    };
+    int polls = 0;
+    while (temporaries().size() < 3 && polls < 20000) {
+        ++polls;
+        ::usleep(1000);
+    }
+    const QStringList seen = temporaries();
+    ::kill(pid, signal);
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    QCOMPARE(seen.size(), 3);
+    QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == signal, readAll(log).c_str());
+    QCOMPARE(entries(dir.path()), QStringList{"m.json"});
+    QCOMPARE(readAll(metrics), std::string("old\n"));
+}
+
+// One command's outputs are committed together: when the second cannot be written (a private
+// /dev/full: every write fails with ENOSPC), the first output's old file stays, no temporary
+// file is left, and stderr says what was and was not written. Without mknod (not root), the
+// second output's directory is made read-only instead (the failure then comes before the run).
+void TestCli::failedOutputLeavesTheOthers()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string metrics = writeFile(dir, "m.json", "old\n");
+    QVERIFY(!metrics.empty());
+    std::string second = dir.filePath("full").toStdString();
+    if (!makeCharDevice(second, 7)) {
+        if (::geteuid() == 0)
+            QSKIP("mknod is not permitted here, and root writes into read-only directories");
+        QVERIFY(QDir(dir.path()).mkpath("ro"));
+        QVERIFY(QFile::setPermissions(
+            dir.filePath("ro"), QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+        second = dir.filePath("ro/r.txt").toStdString();
+    }
+    const Result r = cli(
+        {"run", kHogs, "--duration", "20ms", "--quiet", "--metrics", metrics, "--records", second});
+    QFile::setPermissions(dir.filePath("ro"),
+        QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(contains(r.err, second + ": "), r.err.c_str());
+    QCOMPARE(readAll(metrics), std::string("old\n"));
+    if (isCharDevice(second, 7)) {
+        QVERIFY2(
+            contains(r.err, second + ": cannot write: No space left on device\n"), r.err.c_str());
+        QVERIFY2(contains(r.err, "not written (any old file left as it was): " + metrics + "\n"),
+            r.err.c_str());
+        QCOMPARE(entries(dir.path()), (QStringList{"full", "m.json"}));
+    } else {
+        QCOMPARE(entries(dir.path()), (QStringList{"m.json", "ro"}));
+        QCOMPARE(entries(dir.filePath("ro")), QStringList());
+    }
+}
+
+// An output that is an input (whatever the spelling: the same path, "./", a hard link) is refused
+// before anything is written, and so are two outputs naming one file.
+void TestCli::outputEqualToInputRefused()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QByteArray scenario = readAll(kHogs).c_str();
+    const std::string in = writeFile(dir, "s.json", scenario);
+    QVERIFY(!in.empty());
+    const std::string hardLink = dir.filePath("h.json").toStdString();
+    QCOMPARE(::link(in.c_str(), hardLink.c_str()), 0);
+    const std::string dotted = dir.path().toStdString() + "/./s.json";
+    for (const std::string& out : {in, dotted, hardLink})
+        for (const char* option : {"--metrics", "--records", "--trace"}) {
+            const Result r = cli({"run", in, "--duration", "5ms", "--quiet", option, out});
+            QCOMPARE(r.code, 2);
+            QCOMPARE(r.err,
+                "run: " + std::string(option) + " " + out + ": is the input file " + in
+                    + ": give the output another name\n");
+        }
+    const Result c = cli({"compare", in, "--variant", "NO_PLACE_LAG", "--metrics", hardLink});
+    QCOMPARE(c.code, 2);
+    QVERIFY2(contains(c.err, "is the input file"), c.err.c_str());
+    const Result rt = cli({"export-rtapp", in, "--out", in});
+    QCOMPARE(rt.code, 2);
+    QVERIFY2(contains(rt.err, "is the input file"), rt.err.c_str());
+    const std::string csv = writeFile(dir, "a.csv", "run\n");
+    const Result merge = cli({"sweep-merge", csv, "--out", csv});
+    QCOMPARE(merge.code, 2);
+    QVERIFY2(contains(merge.err, "is the input file"), merge.err.c_str());
+    QCOMPARE(readAll(in), scenario.toStdString());
+    QCOMPARE(readAll(csv), std::string("run\n"));
+
+    const std::string m = dir.filePath("m.json").toStdString();
+    const Result twice =
+        cli({"run", in, "--duration", "5ms", "--quiet", "--metrics", m, "--records", m});
+    QCOMPARE(twice.code, 2);
+    QCOMPARE(twice.err, "run: --records " + m + ": names the same file as --metrics " + m + "\n");
+    QCOMPARE(entries(dir.path()), (QStringList{"a.csv", "h.json", "s.json"}));
 }
 
 QTEST_APPLESS_MAIN(TestCli)
