@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/export/capture.h"
 
+#include "core/base/atomicfile.h"
 #include "core/kernel/features.h"
 #include "core/kernel/variant.h"
 #include "core/record/recording.h"
@@ -14,7 +15,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImageWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTemporaryDir>
 
@@ -85,11 +85,17 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
     if (!format)
         return fail(QStringLiteral("%1: the file name must end in .png, .svg or .pdf").arg(path));
     const double scale = dpi / 96.0;
-    // Atomic: the whole file is drawn first, then committed over @p path in one rename. A missing
-    // or read-only folder fails here, before rendering; any failure leaves an old file as it was.
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    // Atomic: the whole file is drawn first, then committed over @p path in one rename (a device
+    // or FIFO is written in place; a symbolic link out of its folder is refused: AtomicFile). A
+    // missing or read-only folder fails here, before rendering; any failure leaves an old file.
+    const std::string fsPath = QFile::encodeName(path).toStdString();
+    AtomicFile file(fsPath);
+    auto why = [&](const std::string& e) { // AtomicFile's "PATH: why" without the path
+        return QString::fromLocal8Bit(
+            e.starts_with(fsPath + ": ") ? e.substr(fsPath.size() + 2) : e);
+    };
+    if (!file.error().empty())
+        return fail(QStringLiteral("%1: cannot write: %2").arg(path, why(file.error())));
     // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
     // writers do not report a short write, so nothing half-written may reach @p path.
     QByteArray bytes;
@@ -138,9 +144,9 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
     }
     if (!ok)
         return fail(QStringLiteral("%1: cannot draw the capture").arg(path));
-    // flush() first: commit() would not see a short write (a full disk) and rename anyway.
-    if (file.write(bytes) != bytes.size() || !file.flush() || !file.commit())
-        return fail(QStringLiteral("%1: cannot write: %2").arg(path, file.errorString()));
+    file.stream().write(bytes.constData(), bytes.size());
+    if (const std::string e = file.commit(); !e.empty())
+        return fail(QString::fromLocal8Bit(e)); // "PATH: what: why"
     return true;
 }
 

@@ -368,7 +368,9 @@ void MainWindow::importRtApp()
         return;
     QSaveFile file(out);
     const QByteArray text = QByteArray::fromStdString(writeScenario(*r.scenario));
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size()
+        || !file.flush() // commit() would not see a short write (a full disk) and rename anyway
+        || !file.commit()) {
         reportError(tr("Cannot save %1").arg(QFileInfo(out).fileName()),
             QDir::toNativeSeparators(out) + QStringLiteral(": ") + file.errorString());
         return;
