@@ -188,9 +188,10 @@ bool OutputSet::commit(std::ostream& err)
             continue;
         }
         err << printable(error) << "\n";
-        left.clear();
-        for (size_t j = i; j < m_entries.size(); ++j)
-            left.push_back(m_entries[j].path);
+        left = {e.path};
+        for (size_t j = i + 1; j < m_entries.size(); ++j) // in place: written already
+            (m_entries[j].file && !m_entries[j].file->inPlace() ? left : written)
+                .push_back(m_entries[j].path);
         for (size_t j = i + 1; j < m_entries.size(); ++j)
             if (m_entries[j].file)
                 m_entries[j].file->discard();

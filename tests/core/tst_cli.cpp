@@ -8,6 +8,7 @@
 // root: device nodes are private ones made with mknod in a temporary directory, never /dev's.
 #include "core/base/text.h"
 #include "core/cli/cli.h"
+#include "core/cli/output.h"
 #include "support/clirun.h"
 
 #include <QDir>
@@ -120,6 +121,7 @@ private Q_SLOTS:
     void killedRunLeavesNoTemporaryFile();
     void failedOutputLeavesTheOthers();
     void outputEqualToInputRefused();
+    void renameFailingMidwaySaysWhatWasWritten();
 };
 
 void TestCli::seedRange_data()
@@ -764,6 +766,40 @@ void TestCli::outputEqualToInputRefused()
     QCOMPARE(twice.code, 2);
     QCOMPARE(twice.err, "run: --records " + m + ": names the same file as --metrics " + m + "\n");
     QCOMPARE(entries(dir.path()), (QStringList{"a.csv", "h.json", "s.json"}));
+}
+
+// OutputSet's second phase: when a rename fails after an earlier one succeeded (here the second
+// temporary file is removed behind its back, so its rename finds nothing), stderr names the
+// failure, what was written and what was not; the third output is not renamed either.
+void TestCli::renameFailingMidwaySaysWhatWasWritten()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string a = writeFile(dir, "a", "old a\n");
+    const std::string b = writeFile(dir, "b", "old b\n");
+    const std::string c = writeFile(dir, "c", "old c\n");
+    QVERIFY(!a.empty() && !b.empty() && !c.empty());
+    std::ostringstream out, err;
+    {
+        OutputSet outputs(out);
+        outputs.open(a) << "new a\n";
+        outputs.open(b) << "new b\n";
+        outputs.open("-") << "to stdout\n";
+        outputs.open(c) << "new c\n";
+        QCOMPARE(outputs.openError(), std::string());
+        const QStringList temps = entries(dir.path()).filter(QRegularExpression(R"(^\.b\.)"));
+        QCOMPARE(temps.size(), 1);
+        QVERIFY(QFile::remove(dir.filePath(temps.front())));
+        QVERIFY(!outputs.commit(err));
+    }
+    QCOMPARE(err.str(),
+        b + ": cannot replace: No such file or directory\nwritten: " + a
+            + ", -\nnot written (any old file left as it was): " + b + ", " + c + "\n");
+    QCOMPARE(out.str(), std::string("to stdout\n"));
+    QCOMPARE(readAll(a), std::string("new a\n"));
+    QCOMPARE(readAll(b), std::string("old b\n"));
+    QCOMPARE(readAll(c), std::string("old c\n"));
+    QCOMPARE(entries(dir.path()), (QStringList{"a", "b", "c"}));
 }
 
 QTEST_APPLESS_MAIN(TestCli)
