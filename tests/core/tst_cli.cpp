@@ -68,10 +68,19 @@ QStringList entries(const QString& dir)
 }
 
 /// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
-/// permitted (not root, a container without CAP_MKNOD).
+/// permitted (not root, a container without CAP_MKNOD) or the node cannot be opened (a nodev
+/// mount, a device cgroup).
 bool makeCharDevice(const std::string& path, unsigned minor)
 {
-    return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) == 0;
+    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0)
+        return false;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::close(fd);
+        return true;
+    }
+    ::unlink(path.c_str());
+    return false;
 }
 
 bool isCharDevice(const std::string& path, unsigned minor)
@@ -507,7 +516,7 @@ void TestCli::deviceOutputWrittenInPlace()
     QVERIFY(dir.isValid());
     const std::string null = dir.filePath("null").toStdString();
     if (!makeCharDevice(null, 3))
-        QSKIP("mknod is not permitted here");
+        QSKIP("no usable device node: mknod not permitted or a nodev mount");
     const Result r = cli({"run", kHogs, "--duration", "5ms", "--quiet", "--records", null,
         "--metrics", null, "--trace", null});
     QCOMPARE(r.code, 0);
@@ -702,7 +711,8 @@ void TestCli::failedOutputLeavesTheOthers()
     std::string second = dir.filePath("full").toStdString();
     if (!makeCharDevice(second, 7)) {
         if (::geteuid() == 0)
-            QSKIP("mknod is not permitted here, and root writes into read-only directories");
+            QSKIP(
+                "no usable device node (mknod, nodev), and root writes into read-only directories");
         QVERIFY(QDir(dir.path()).mkpath("ro"));
         QVERIFY(QFile::setPermissions(
             dir.filePath("ro"), QFileDevice::ReadOwner | QFileDevice::ExeOwner));
