@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include "core/base/atomicfile.h"
 #include "core/base/time.h"
 #include "ui/analysis/inspectordock.h"
+#include "ui/common/savefile.h"
 #include "ui/lessons/lessonspanel.h"
 #include "ui/machine/machinetreemodel.h"
 #include "ui/run/simulationcontroller.h"
@@ -8,6 +10,7 @@
 #include "ui/window/mainwindow.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QImageWriter>
@@ -15,7 +18,6 @@
 #include <QMimeData>
 #include <QPalette>
 #include <QPixmap>
-#include <QSaveFile>
 #include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
@@ -104,9 +106,13 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
                 .arg(out, QString::fromLatin1(QImageWriter::supportedImageFormats().join(' '))));
         return kExitBadInput;
     }
-    QSaveFile picture(out); // written atomically: a failure leaves any old picture as it was
-    if (!picture.open(QIODevice::WriteOnly)) {
-        complain(QStringLiteral("%1: cannot write: %2").arg(out, picture.errorString()));
+    // Whole or not at all, a device or FIFO written in place, a link out of its folder refused
+    // (ui/common/savefile.h): a failure leaves any old picture as it was.
+    const std::string picturePath = ui::filePathOf(out);
+    AtomicFile picture(picturePath);
+    if (!picture.error().empty()) {
+        complain(QStringLiteral("%1: cannot write: %2")
+                     .arg(out, ui::reasonOf(picturePath, picture.error())));
         return kExitBadInput;
     }
     const auto at = msArg(QStringLiteral("at"), p.value(QStringLiteral("at")));
@@ -180,13 +186,20 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
     }
     int code = 0;
     QTimer::singleShot(500, &window, [&] {
-        QImageWriter writer(&picture, format);
-        // flush() first: commit() would not see a short write (a full disk) and rename anyway.
-        if (!writer.write(window.grab().toImage()) || !picture.flush() || !picture.commit()) {
-            complain(QStringLiteral("%1: cannot write: %2")
-                         .arg(out,
-                             writer.error() != QImageWriter::UnknownError ? writer.errorString()
-                                                                          : picture.errorString()));
+        QByteArray bytes; // encoded in memory: an image writer does not report a short write
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QImageWriter writer(&buffer, format);
+        QString why;
+        if (!writer.write(window.grab().toImage())) {
+            why = writer.errorString();
+        } else {
+            picture.stream().write(bytes.constData(), bytes.size());
+            if (const std::string e = picture.commit(); !e.empty()) // flush, sync, rename
+                why = ui::reasonOf(picturePath, e);
+        }
+        if (!why.isEmpty()) {
+            complain(QStringLiteral("%1: cannot write: %2").arg(out, why));
             code = kExitBadInput;
         } else if (window.errorCount() > 0) {
             code = kExitBadInput; // already reported on stderr
@@ -204,6 +217,8 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
 
 int main(int argc, char* argv[])
 {
+    // A save or export killed by SIGINT, SIGTERM, SIGHUP… removes its temporary file first.
+    schedlab::installTempFileCleanup();
     // A script on a machine without a display (a server, CI) gets the offscreen platform
     // instead of an abort for want of one: for --screenshot, and for --help and --version,
     // which only print.

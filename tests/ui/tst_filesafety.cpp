@@ -3,12 +3,19 @@
 // atomic rename) or removed on disk by another program shows a non-modal notice, our own saves
 // do not; unsaved edits are never dropped without asking; a failed save or export leaves the old
 // file as it was, keeps the document modified and reports the error; a run stopped by a
-// resource guard says so in the status bar, a notice and the findings. Waits for file
-// notifications are bounded by QTRY timeouts only; nothing measures time.
+// resource guard says so in the status bar, a notice and the findings. Saves, exports and the
+// --screenshot picture follow schedlab-cli's output rules (docs/limits.md, "Output files"): a
+// device or FIFO is written in place and stays what it was, a symbolic link out of its folder is
+// refused; capture and plot-sweep refuse an output that is one of their inputs. Device nodes are
+// private ones made with mknod in a temporary folder (skipped where that is not permitted). Waits
+// for file notifications are bounded by QTRY timeouts only; nothing measures time.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "ui/analysis/findingsdock.h"
+#include "ui/common/savefile.h"
+#include "ui/export/capture.h"
 #include "ui/export/exportmenu.h"
+#include "ui/export/sweepplot.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/window/filewatcher.h"
 #include "ui/window/mainwindow.h"
@@ -16,7 +23,8 @@
 
 #include <QDir>
 #include <QFile>
-#include <QSaveFile>
+#include <QFileInfo>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -26,8 +34,15 @@
 #include <QTest>
 
 #include <csignal>
+#include <fcntl.h>
+#include <sstream>
+#include <string>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 using schedlab::Nanoseconds;
 using schedlab::ui::FileWatcher;
@@ -107,6 +122,135 @@ private:
     void (*m_handler)(int) = nullptr;
 };
 
+/// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
+/// permitted (not root, a container without CAP_MKNOD) or the node cannot be opened (a nodev
+/// mount, a device cgroup).
+bool makeCharDevice(const QString& path, unsigned minor)
+{
+    const QByteArray p = QFile::encodeName(path);
+    if (::mknod(p.constData(), S_IFCHR | 0666, makedev(1, minor)) != 0)
+        return false;
+    const int fd = ::open(p.constData(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::close(fd);
+        return true;
+    }
+    ::unlink(p.constData());
+    return false;
+}
+
+bool isCharDevice(const QString& path, unsigned minor)
+{
+    struct stat st = {};
+    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISCHR(st.st_mode)
+        && major(st.st_rdev) == 1 && minor(st.st_rdev) == minor;
+}
+
+bool isFifo(const QString& path)
+{
+    struct stat st = {};
+    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/// Every entry of @p dir, hidden ones too (a temporary file ".NAME.XXXXXX" would show).
+QStringList entriesOf(const QString& dir)
+{
+    return QDir(dir).entryList(
+        QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+/// Reads a FIFO on a thread of its own until its writer closes it.
+class FifoDrain
+{
+public:
+    explicit FifoDrain(const QString& path)
+        : m_path(QFile::encodeName(path))
+        , m_thread([this] {
+            const int fd = ::open(m_path.constData(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                return;
+            char buf[4096];
+            ssize_t n = 0;
+            while ((n = ::read(fd, buf, sizeof buf)) > 0)
+                m_bytes.append(buf, static_cast<qsizetype>(n));
+            ::close(fd);
+        })
+    { }
+    /// What was read; should the writer never have opened the FIFO, a writer of our own ends
+    /// the reader's wait (then nothing was read).
+    QByteArray finish()
+    {
+        const int unblock = ::open(m_path.constData(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (unblock >= 0)
+            ::close(unblock);
+        if (m_thread.joinable())
+            m_thread.join();
+        return m_bytes;
+    }
+    ~FifoDrain() { finish(); }
+    FifoDrain(const FifoDrain&) = delete;
+    FifoDrain& operator=(const FifoDrain&) = delete;
+
+private:
+    QByteArray m_path;
+    QByteArray m_bytes;
+    std::thread m_thread;
+};
+
+struct CliResult
+{
+    int code = -1;
+    std::string out, err;
+};
+
+CliResult capture(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    CliResult r;
+    r.code = schedlab::ui::runCaptureCli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+CliResult plotSweep(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    CliResult r;
+    r.code = schedlab::ui::runSweepPlotCli(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+/// `schedlab --screenshot ARGS…` (offscreen, its settings in @p config).
+struct GuiRun
+{
+    bool finished = false;
+    int exitCode = -1;
+    QString err;
+};
+
+GuiRun runGui(const QStringList& args, const QString& config)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), config);
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SCHEDLAB_GUI), args);
+    GuiRun r;
+    r.finished = p.waitForStarted(kUpperBoundMs) && p.waitForFinished(kUpperBoundMs);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished(kUpperBoundMs);
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.err = QString::fromLocal8Bit(p.readAllStandardError());
+    return r;
+}
+
 } // namespace
 
 class TestFileSafety : public QObject
@@ -169,12 +313,10 @@ private Q_SLOTS:
         flushNotifications(dir.path(), checked);
         QCOMPARE(removed.size(), 1);
 
-        // Our own save, as MainWindow does it: QSaveFile, then the new content is the known one.
+        // Our own save, as MainWindow does it (a new file renamed over the old one), then the
+        // new content is the known one.
         reported = changed.size();
-        QSaveFile own(path);
-        QVERIFY(own.open(QIODevice::WriteOnly));
-        own.write(scenarioNamed("five"));
-        QVERIFY(own.commit());
+        QCOMPARE(schedlab::ui::saveBytes(path, scenarioNamed("five")), QString());
         watcher.watch(path, scenarioNamed("five"));
         flushNotifications(dir.path(), checked);
         QCOMPARE(changed.size(), reported);
@@ -328,6 +470,259 @@ private Q_SLOTS:
         QVERIFY(w.isWindowModified());
     }
 
+    void savesAndExportsToADeviceLeaveIt()
+    {
+        QTemporaryDir dir;
+        const QString null = dir.filePath(QStringLiteral("null.json"));
+        if (!makeCharDevice(null, 3))
+            QSKIP("no usable device node here (mknod needs root or CAP_MKNOD; a nodev mount)");
+        const QString nullPng = dir.filePath(QStringLiteral("null.png"));
+        QVERIFY(makeCharDevice(nullPng, 3));
+        const QString full = dir.filePath(QStringLiteral("full.json"));
+        QVERIFY(makeCharDevice(full, 7));
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        QVERIFY(writeInPlace(path, scenarioNamed("dev")));
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        w.addAnnotation(Nanoseconds{1'000'000}, QStringLiteral("unsaved"));
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+
+        // Written in place: the node stays the null device; the document keeps its file and
+        // its unsaved state (a device is no file to open again).
+        QVERIFY(w.saveFile(null));
+        QVERIFY(isCharDevice(null, 3));
+        QCOMPARE(w.currentFile(), path);
+        QVERIFY(w.isWindowModified());
+        QVERIFY2(w.logText().contains(QStringLiteral("wrote the scenario to ") + null),
+            qPrintable(w.logText()));
+        QCOMPARE(contentOf(path), scenarioNamed("dev"));
+
+        runToEnd(w);
+        QString error;
+        QVERIFY2(w.exportMenu()->exportMetrics(null, &error), qPrintable(error));
+        QVERIFY2(w.exportMenu()->exportTrace(null, &error), qPrintable(error));
+        QVERIFY2(w.exportMenu()->captureVisible(nullPng, QSize(400, 300), 96, {}, &error),
+            qPrintable(error));
+        QVERIFY(isCharDevice(null, 3));
+        QVERIFY(isCharDevice(nullPng, 3));
+        QCOMPARE(errors.size(), 0);
+
+        // A device that takes no bytes (full: ENOSPC): the short write is an error naming the
+        // path, for the save and for a streamed export; the node stays the full device.
+        QVERIFY(!w.saveFile(full));
+        QCOMPARE(errors.size(), 1);
+        const QString message = errors.last().at(1).toString();
+        QVERIFY2(
+            message.startsWith(full + QStringLiteral(": cannot write: ")), qPrintable(message));
+        QVERIFY(w.isWindowModified());
+        QVERIFY(!w.exportMenu()->exportTrace(full, &error));
+        QVERIFY2(error.startsWith(full + QStringLiteral(": cannot write: ")), qPrintable(error));
+        QVERIFY(isCharDevice(full, 7));
+
+        // No temporary file was made (nor left) beside any of them.
+        QCOMPARE(entriesOf(dir.path()),
+            (QStringList{QStringLiteral("full.json"), QStringLiteral("null.json"),
+                QStringLiteral("null.png"), QStringLiteral("s.json")}));
+    }
+
+    void savesAndExportsToAFifoWriteThrough()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("pipe.json"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const QString path = dir.filePath(QStringLiteral("s.json"));
+        QVERIFY(writeInPlace(path, scenarioNamed("fifo")));
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        w.addAnnotation(Nanoseconds{1'000'000}, QStringLiteral("unsaved"));
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+
+        QByteArray saved;
+        {
+            FifoDrain drain(fifo);
+            QVERIFY(w.saveFile(fifo));
+            saved = drain.finish();
+        }
+        QVERIFY(isFifo(fifo));
+        QCOMPARE(w.currentFile(), path); // a FIFO is not the document's file
+        QVERIFY(w.isWindowModified());
+        // The reader got exactly what a save to a regular file writes.
+        const QString regular = dir.filePath(QStringLiteral("regular.json"));
+        QVERIFY(w.saveFile(regular));
+        QVERIFY(saved.contains("unsaved"));
+        QCOMPARE(saved, contentOf(regular));
+
+        // A streamed export (worker thread) the same way.
+        runToEnd(w);
+        QString error;
+        QByteArray traced;
+        {
+            FifoDrain drain(fifo);
+            QVERIFY2(w.exportMenu()->exportTrace(fifo, &error), qPrintable(error));
+            traced = drain.finish();
+        }
+        QVERIFY(isFifo(fifo));
+        const QString trace = dir.filePath(QStringLiteral("trace.json"));
+        QVERIFY2(w.exportMenu()->exportTrace(trace, &error), qPrintable(error));
+        QVERIFY(traced.startsWith("{"));
+        QCOMPARE(traced, contentOf(trace));
+        QCOMPARE(errors.size(), 0);
+        QCOMPARE(entriesOf(dir.path()),
+            (QStringList{QStringLiteral("pipe.json"), QStringLiteral("regular.json"),
+                QStringLiteral("s.json"), QStringLiteral("trace.json")}));
+    }
+
+    void linkOutOfTheFolderIsRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("a")));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("b")));
+        const QString victim = dir.filePath(QStringLiteral("b/victim.json"));
+        QVERIFY(writeInPlace(victim, "precious\n"));
+        const QString link = dir.filePath(QStringLiteral("a/s.json"));
+        QVERIFY(QFile::link(victim, link));
+        const QString path = dir.filePath(QStringLiteral("a/open.json"));
+        QVERIFY(writeInPlace(path, scenarioNamed("link")));
+        MainWindow w;
+        w.setErrorDialogsEnabled(false);
+        QVERIFY(w.openFile(path));
+        w.addAnnotation(Nanoseconds{1'000'000}, QStringLiteral("unsaved"));
+        QSignalSpy errors(&w, &MainWindow::errorReported);
+
+        QVERIFY(!w.saveFile(link));
+        QCOMPARE(errors.size(), 1);
+        const QString message = errors.last().at(1).toString();
+        QVERIFY2(message.startsWith(link + QStringLiteral(": is a symbolic link to ")),
+            qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("outside its directory")), qPrintable(message));
+        QVERIFY(w.isWindowModified());
+        QCOMPARE(w.currentFile(), path);
+
+        runToEnd(w);
+        QString error;
+        QVERIFY(!w.exportMenu()->exportMetrics(link, &error));
+        QVERIFY2(
+            error.startsWith(link + QStringLiteral(": is a symbolic link to ")), qPrintable(error));
+        error.clear();
+        QVERIFY(!w.exportMenu()->exportTrace(link, &error));
+        QVERIFY2(error.contains(QStringLiteral("outside its directory")), qPrintable(error));
+
+        QCOMPARE(contentOf(victim), QByteArray("precious\n"));
+        QVERIFY(QFileInfo(link).isSymLink());
+        QCOMPARE(QFileInfo(link).symLinkTarget(), victim);
+        QCOMPARE(entriesOf(dir.filePath(QStringLiteral("a"))),
+            (QStringList{QStringLiteral("open.json"), QStringLiteral("s.json")}));
+        QCOMPARE(entriesOf(dir.filePath(QStringLiteral("b"))),
+            QStringList{QStringLiteral("victim.json")});
+
+        // A link to a file of its own folder is followed: that file is replaced, the link stays.
+        const QString mine = dir.filePath(QStringLiteral("a/mine.json"));
+        QVERIFY(writeInPlace(mine, "old\n"));
+        const QString alias = dir.filePath(QStringLiteral("a/alias.json"));
+        QVERIFY(QFile::link(QStringLiteral("mine.json"), alias));
+        QVERIFY(w.saveFile(alias));
+        QVERIFY(contentOf(mine).contains("unsaved"));
+        QVERIFY(QFileInfo(alias).isSymLink());
+        QCOMPARE(QFileInfo(alias).symLinkTarget(), mine);
+    }
+
+    void screenshotToADeviceOrThroughALink()
+    {
+        QTemporaryDir dir, config;
+        const QString scenario = dir.filePath(QStringLiteral("s.json"));
+        QVERIFY(writeInPlace(scenario, scenarioNamed("shot")));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("a")));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("b")));
+        const QString victim = dir.filePath(QStringLiteral("b/old.png"));
+        QVERIFY(writeInPlace(victim, "old picture"));
+        const QString link = dir.filePath(QStringLiteral("a/shot.png"));
+        QVERIFY(QFile::link(victim, link));
+
+        // Through a link out of its folder: refused before anything runs, the target unchanged.
+        GuiRun r = runGui({QStringLiteral("--screenshot"), link, scenario}, config.path());
+        QVERIFY2(r.finished, "schedlab did not exit");
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(link + QStringLiteral(": cannot write: is a symbolic link to ")),
+            qPrintable(r.err));
+        QCOMPARE(contentOf(victim), QByteArray("old picture"));
+        QVERIFY(QFileInfo(link).isSymLink());
+
+        const QString node = dir.filePath(QStringLiteral("null.png"));
+        if (!makeCharDevice(node, 3))
+            QSKIP("no usable device node here (mknod needs root or CAP_MKNOD; a nodev mount)");
+        r = runGui({QStringLiteral("--screenshot"), node, scenario}, config.path());
+        QVERIFY2(r.finished, "schedlab did not exit");
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(isCharDevice(node, 3));
+        QCOMPARE(entriesOf(dir.path()),
+            (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("null.png"),
+                QStringLiteral("s.json")}));
+    }
+
+    void captureAndPlotRefuseTheirInput()
+    {
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath(QStringLiteral("s.json"));
+        QVERIFY(writeInPlace(scenario, scenarioNamed("in")));
+        const QString alias = dir.filePath(QStringLiteral("s.png")); // the same file
+        QCOMPARE(
+            ::link(QFile::encodeName(scenario).constData(), QFile::encodeName(alias).constData()),
+            0);
+        const std::string s = scenario.toStdString();
+        const std::string a = alias.toStdString();
+
+        CliResult r = capture({"capture", s, "--from", "0", "--to", "10ms", "--out", a});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(
+            r.err.find("capture: --out " + a + ": is the input file " + s) == 0, r.err.c_str());
+        QCOMPARE(r.out, std::string()); // nothing was drawn
+        QCOMPARE(contentOf(scenario), scenarioNamed("in"));
+
+        // plot-sweep: the plot over the CSV it reads.
+        const QString csv = dir.filePath(QStringLiteral("r.csv"));
+        QVERIFY(writeInPlace(csv, "run,runs,seed\n0,1,1\n"));
+        const QString csvAlias = dir.filePath(QStringLiteral("r.png"));
+        QCOMPARE(
+            ::link(QFile::encodeName(csv).constData(), QFile::encodeName(csvAlias).constData()), 0);
+        r = plotSweep({"plot-sweep", csv.toStdString(), "--plot", "m", "--x", "seed", "--out",
+            csvAlias.toStdString()});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(
+            r.err.find("plot-sweep: --out " + csvAlias.toStdString() + ": is the input file") == 0,
+            r.err.c_str());
+        QCOMPARE(contentOf(csv), QByteArray("run,runs,seed\n0,1,1\n"));
+
+        // sweep --plot: checked before the sweep runs, so not even the CSV is written. The
+        // scenario is found among the sweep's own options (--seeds 2 takes a value).
+        const QString out = dir.filePath(QStringLiteral("sweep.png"));
+        const std::vector<std::string> sweep{
+            "sweep", "--seeds", "2", s, "--param", "duration=5ms,10ms", "--quiet"};
+        auto with = [&](std::vector<std::string> extra) {
+            std::vector<std::string> args = sweep;
+            args.insert(args.end(), extra.begin(), extra.end());
+            return args;
+        };
+        r = plotSweep(with({"--out", out.toStdString(), "--plot", "m", "--x", "duration",
+            "--plot-out", out.toStdString()}));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.find("sweep: --out " + out.toStdString()
+                     + ": names the same file as "
+                       "--plot-out")
+                == 0,
+            r.err.c_str());
+        QVERIFY(!QFile::exists(out));
+        const QString csvOut = dir.filePath(QStringLiteral("sweep.csv"));
+        r = plotSweep(with(
+            {"--out", csvOut.toStdString(), "--plot", "m", "--x", "duration", "--plot-out", a}));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(
+            r.err.find("sweep: --plot-out " + a + ": is the input file " + s) == 0, r.err.c_str());
+        QVERIFY(!QFile::exists(csvOut));
+        QCOMPARE(contentOf(scenario), scenarioNamed("in"));
+    }
+
     void stoppedRunIsShown()
     {
         const QString path = m_dir.filePath(QStringLiteral("forker.json"));
@@ -369,6 +764,14 @@ private Q_SLOTS:
     }
 
 private:
+    /// Runs the open scenario of @p w to its end (the exports need a run).
+    static void runToEnd(MainWindow& w)
+    {
+        QSignalSpy finished(w.controller(), &schedlab::ui::SimulationController::finished);
+        w.controller()->runToEnd();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kUpperBoundMs);
+    }
+
     QTemporaryDir m_dir;
 };
 

@@ -141,7 +141,7 @@ private Q_SLOTS:
         QCOMPARE(two.exitCode, 2);
     }
 
-    // A good run replaces an existing picture (atomically: QSaveFile renames a finished file).
+    // A good run replaces an existing picture (atomically: a finished file is renamed over it).
     void screenshotWritesThePicture()
     {
         const QString out = m_dir.filePath(QStringLiteral("good.png"));

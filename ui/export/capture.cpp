@@ -2,6 +2,7 @@
 #include "ui/export/capture.h"
 
 #include "core/base/atomicfile.h"
+#include "core/cli/output.h"
 #include "core/kernel/features.h"
 #include "core/kernel/variant.h"
 #include "core/record/recording.h"
@@ -290,6 +291,11 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--profile NAME] [--feature "
                "F] "
                "[--override C=V] [--duration D] [--seed N] [--watchdog D] [--limit NAME=N]\n";
+        return kBad;
+    }
+    // Before the run: no output over the scenario, a link out of its folder, a missing folder.
+    if (std::string why; !checkOutputs({{"--out", outPath}}, {file}, &why)) {
+        err << "capture: " << why << "\n";
         return kBad;
     }
     LoadResult loaded = loadScenarioFile(file);

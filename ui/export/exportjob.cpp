@@ -2,48 +2,11 @@
 #include "ui/export/exportjob.h"
 
 #include <QEventLoop>
-#include <QIODevice>
 #include <QProgressDialog>
 #include <QThread>
 #include <QTimer>
 
 namespace schedlab::ui {
-
-DeviceStreamBuf::DeviceStreamBuf(QIODevice* device)
-    : m_device(device)
-{
-    setp(m_buffer, m_buffer + sizeof m_buffer);
-}
-
-DeviceStreamBuf::~DeviceStreamBuf()
-{
-    drain();
-}
-
-bool DeviceStreamBuf::drain()
-{
-    const qint64 n = pptr() - pbase();
-    if (n > 0 && m_device->write(pbase(), n) != n)
-        m_failed = true;
-    setp(m_buffer, m_buffer + sizeof m_buffer);
-    return !m_failed;
-}
-
-int DeviceStreamBuf::overflow(int c)
-{
-    if (!drain())
-        return traits_type::eof();
-    if (c != traits_type::eof()) {
-        *pptr() = static_cast<char>(c);
-        pbump(1);
-    }
-    return traits_type::not_eof(c);
-}
-
-int DeviceStreamBuf::sync()
-{
-    return drain() ? 0 : -1;
-}
 
 QString runExportJob(QWidget* parent, const QString& label,
     const std::function<QString(ExportProgress& progress)>& job)

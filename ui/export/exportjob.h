@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // A long export off the GUI thread: the job runs on a worker thread and writes its file through
-// a QSaveFile (whole or not at all) while the GUI thread shows a progress dialog with Cancel and
-// keeps handling events. The exports themselves are the bounded-memory writers of
-// core/record/streamexport.h.
+// schedlab-cli's file writer (ui/common/savefile.h: whole or not at all) while the GUI thread shows
+// a progress dialog with Cancel and keeps handling events. The exports themselves are the
+// bounded-memory writers of core/record/streamexport.h.
 #pragma once
 
 #include <QString>
@@ -10,32 +10,10 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
-#include <streambuf>
 
-class QIODevice;
 class QWidget;
 
 namespace schedlab::ui {
-
-/// A std::streambuf over a QIODevice (a QSaveFile), so the core's writers can write to it;
-/// bytes go out 64 KiB at a time. failed() after a short write.
-class DeviceStreamBuf : public std::streambuf
-{
-public:
-    explicit DeviceStreamBuf(QIODevice* device);
-    ~DeviceStreamBuf() override;
-    bool failed() const { return m_failed; }
-
-protected:
-    int overflow(int c) override;
-    int sync() override;
-
-private:
-    bool drain();
-    QIODevice* m_device;
-    char m_buffer[1 << 16];
-    bool m_failed = false;
-};
 
 /// What a job sees: how far it is (records done of total) and whether Cancel was pressed.
 struct ExportProgress

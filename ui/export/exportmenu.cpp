@@ -6,6 +6,7 @@
 #include "core/record/traceexport.h"
 #include "core/sim/simulation.h"
 #include "ui/common/format.h"
+#include "ui/common/savefile.h"
 #include "ui/export/capture.h"
 #include "ui/export/exportjob.h"
 #include "ui/run/simulationcontroller.h"
@@ -17,7 +18,6 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLineEdit>
-#include <QSaveFile>
 #include <QSettings>
 #include <QSpinBox>
 
@@ -30,44 +30,10 @@ namespace {
 
 bool writeFile(const QString& path, const std::string& text, QString* error)
 {
-    QSaveFile f(path);
-    if (f.open(QIODevice::WriteOnly)
-        && f.write(text.data(), static_cast<qint64>(text.size()))
-            == static_cast<qint64>(text.size())
-        && f.flush() // commit() would not see a short write here (a full disk): check first
-        && f.commit())
-        return true;
-    if (error)
-        *error = path + QStringLiteral(": ") + f.errorString();
-    return false;
-}
-
-/// Writes @p path whole or not at all (QSaveFile) with @p write, which gets a stream to it and
-/// says whether it went to the end (false: cancelled). Runs on the export worker thread.
-QString saveStreamed(const QString& path, const std::function<bool(std::ostream&)>& write)
-{
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return path + QStringLiteral(": ") + f.errorString();
-    bool complete = false;
-    bool shortWrite = false;
-    try {
-        DeviceStreamBuf buf(&f);
-        std::ostream out(&buf);
-        complete = write(out);
-        out.flush();
-        shortWrite = buf.failed() || !out;
-    } catch (const std::runtime_error& e) { // a temporary file of the export
-        return path + QStringLiteral(": ") + QString::fromStdString(e.what());
-    }
-    if (!complete) {
-        f.cancelWriting(); // the old file stays
-        return QString();
-    }
-    // flush() first: commit() would not see a short write (a full disk).
-    if (shortWrite || !f.flush() || !f.commit())
-        return path + QStringLiteral(": ") + f.errorString();
-    return QString();
+    const QString why = saveBytes(path, QByteArray::fromStdString(text)); // ui/common/savefile.h
+    if (error && !why.isEmpty())
+        *error = why;
+    return why.isEmpty();
 }
 
 /// Feeds the records of [0, now] to @p writer and finishes it, reporting progress.

@@ -29,7 +29,7 @@ public:
     bool captureVisible(
         const QString& path, QSize size, int dpi, const QString& title, QString* error = nullptr);
     /// The trace and CSV are written on a worker thread in bounded memory (a progress dialog
-    /// with Cancel meanwhile; the run is paused), whole or not at all (QSaveFile).
+    /// with Cancel meanwhile; the run is paused), whole or not at all (ui/common/savefile.h).
     bool exportTrace(const QString& path, QString* error = nullptr);
     /// Writes @p path (samples of the plotted tasks) and <path without .csv>-slices.csv.
     bool exportCsv(const QString& path, QString* error = nullptr);

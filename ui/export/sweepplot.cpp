@@ -3,7 +3,9 @@
 
 #include "core/base/time.h"
 #include "core/cli/cli.h"
+#include "core/cli/output.h"
 #include "core/cli/sweep.h"
+#include "core/kernel/variant.h"
 #include "ui/common/taskpalette.h"
 #include "ui/export/capture.h"
 #include "ui/timeline/qcp.h"
@@ -254,6 +256,27 @@ bool plotSweep(
         &plot, path, o.size, o.dpi, title, QStringLiteral("schedlab sweep plot"), error);
 }
 
+namespace {
+
+/// The scenario FILE of a sweep's arguments (as runSweepCli reads them), or "".
+std::string sweepScenario(const std::vector<std::string>& args)
+{
+    RunOptions ignored;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        std::string error;
+        if (parseRunOption(args, i, ignored, &error) != 0)
+            continue; // --profile NAME, --seed N, … (i is past the value)
+        if (a == "--param" || a == "--out" || a == "--seeds" || a == "--jobs" || a == "--shard")
+            ++i;
+        else if (!a.empty() && a[0] != '-')
+            return a;
+    }
+    return {};
+}
+
+} // namespace
+
 bool sweepPlotWanted(const std::vector<std::string>& args)
 {
     if (args.empty())
@@ -330,6 +353,13 @@ int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std
     }
     if (!captureFormatFor(QString::fromStdString(plotOut))) {
         err << cmd << ": " << plotOut << ": the file name must end in .png, .svg or .pdf\n";
+        return kBad;
+    }
+    // Before the sweep: the plot over none of its inputs or the CSV (nor a link out of its folder).
+    if (std::string why; !checkOutputs({{plotOnly ? "--out" : "--plot-out", plotOut},
+                                           {"--out", plotOnly ? std::string() : csvOut}},
+            {plotOnly ? csvIn : sweepScenario(rest)}, &why)) {
+        err << cmd << ": " << why << "\n";
         return kBad;
     }
     int rc = 0;

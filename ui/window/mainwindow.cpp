@@ -8,6 +8,7 @@
 #include "ui/analysis/inspectordock.h"
 #include "ui/analysis/tracewindow.h"
 #include "ui/common/format.h"
+#include "ui/common/savefile.h"
 #include "ui/lessons/lessonspanel.h"
 #include "ui/machine/choicesmenu.h"
 #include "ui/machine/featurespanel.h"
@@ -34,7 +35,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -298,18 +298,23 @@ LessonsPanel* MainWindow::lessons()
 
 bool MainWindow::saveFile(const QString& path)
 {
-    QSaveFile file(path);
+    // Through schedlab-cli's writer (ui/common/savefile.h, docs/limits.md "Output files"): a
+    // regular file is replaced whole or not at all, a device or FIFO written in place, a
+    // symbolic link out of its folder refused.
     const std::string text = writeScenario(scenarioForSaving(*m_scenario));
-    if (!file.open(QIODevice::WriteOnly)
-        || file.write(text.data(), static_cast<qint64>(text.size()))
-            != static_cast<qint64>(text.size())
-        || !file.flush() // commit() would not see a short write (a full disk) and rename anyway
-        || !file.commit()) {
-        // QSaveFile leaves the previous file untouched when anything fails, and the document
-        // stays modified.
-        reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()),
-            QDir::toNativeSeparators(path) + QStringLiteral(": ") + file.errorString());
+    bool inPlace = false;
+    if (const QString error = saveBytes(path, QByteArray::fromStdString(text), &inPlace);
+        !error.isEmpty()) {
+        // The previous file is untouched when anything fails, and the document stays modified.
+        reportError(tr("Cannot save %1").arg(QFileInfo(path).fileName()), error);
         return false;
+    }
+    if (inPlace) {
+        // A device or FIFO got the text, but it is no file to open again or watch: the document
+        // keeps its file and its state.
+        log(tr("wrote the scenario to %1 (not a regular file: the document keeps its file)")
+                .arg(QDir::toNativeSeparators(path)));
+        return true;
     }
     m_path = path;
     setWindowFilePath(path);
@@ -366,13 +371,16 @@ void MainWindow::importRtApp()
         tr("Scenarios (*.json)"));
     if (out.isEmpty())
         return;
-    QSaveFile file(out);
-    const QByteArray text = QByteArray::fromStdString(writeScenario(*r.scenario));
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size()
-        || !file.flush() // commit() would not see a short write (a full disk) and rename anyway
-        || !file.commit()) {
-        reportError(tr("Cannot save %1").arg(QFileInfo(out).fileName()),
-            QDir::toNativeSeparators(out) + QStringLiteral(": ") + file.errorString());
+    bool inPlace = false;
+    if (const QString error =
+            saveBytes(out, QByteArray::fromStdString(writeScenario(*r.scenario)), &inPlace);
+        !error.isEmpty()) {
+        reportError(tr("Cannot save %1").arg(QFileInfo(out).fileName()), error);
+        return;
+    }
+    if (inPlace) { // a device or FIFO: nothing to open
+        log(tr("wrote the imported scenario to %1 (not a regular file: not opened)")
+                .arg(QDir::toNativeSeparators(out)));
         return;
     }
     if (!openFile(out))

@@ -55,7 +55,8 @@ public:
     bool openScenario(const Scenario& scenario, const QString& name);
     /// Help > Lessons (ui/lessons/lessonspanel.h), created on first use and shown.
     LessonsPanel* lessons();
-    /// Writes the current scenario to @p path atomically (QSaveFile).
+    /// Writes the current scenario to @p path, whole or not at all (ui/common/savefile.h). A
+    /// device or FIFO is written in place and does not become the document's file.
     bool saveFile(const QString& path);
 
     /// Dialogs for errors (default). Off: errors only go to errorReported() and the log, for
