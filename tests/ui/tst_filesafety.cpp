@@ -36,6 +36,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -468,6 +469,49 @@ private Q_SLOTS:
         QCOMPARE(errors.size(), 1);
         QCOMPARE(contentOf(path), scenarioNamed("old"));
         QVERIFY(w.isWindowModified());
+    }
+
+    void streamedSaveIsWholeOrNothing()
+    {
+        // The export worker's writer (ui/common/savefile.h): Cancel, a failing export and a
+        // short write each leave the old file and no temporary file; a complete one replaces it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("e.json"));
+        QVERIFY(writeInPlace(path, "old export"));
+        using schedlab::ui::saveStreamed;
+        QCOMPARE(saveStreamed(path,
+                     [](std::ostream& out) {
+                         out << "half of it";
+                         return false; // cancelled
+                     }),
+            QString());
+        QCOMPARE(contentOf(path), QByteArray("old export"));
+        QCOMPARE(saveStreamed(path,
+                     [](std::ostream& out) -> bool {
+                         out << "half of it";
+                         throw std::runtime_error("scratch file: No space left on device");
+                     }),
+            path + QStringLiteral(": scratch file: No space left on device"));
+        QCOMPARE(contentOf(path), QByteArray("old export"));
+        {
+            WritesFail failing; // more than 8 bytes: the write fails part-way
+            const QString error = saveStreamed(path, [](std::ostream& out) {
+                out << "a new export, longer than eight bytes";
+                return true;
+            });
+            QVERIFY2(
+                error.startsWith(path + QStringLiteral(": cannot write: ")), qPrintable(error));
+        }
+        QCOMPARE(contentOf(path), QByteArray("old export"));
+        QCOMPARE(entriesOf(dir.path()), QStringList{QStringLiteral("e.json")});
+        QCOMPARE(saveStreamed(path,
+                     [](std::ostream& out) {
+                         out << "new export";
+                         return true;
+                     }),
+            QString());
+        QCOMPARE(contentOf(path), QByteArray("new export"));
+        QCOMPARE(entriesOf(dir.path()), QStringList{QStringLiteral("e.json")});
     }
 
     void savesAndExportsToADeviceLeaveIt()
