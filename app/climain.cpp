@@ -7,10 +7,13 @@
 #include <QApplication>
 
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
-int main(int argc, char* argv[])
+namespace {
+
+int runCommand(int argc, char* argv[])
 {
     // A run killed by SIGINT, SIGTERM, SIGHUP… removes its temporary output files first.
     schedlab::installTempFileCleanup();
@@ -30,4 +33,20 @@ int main(int argc, char* argv[])
         return schedlab::ui::runSweepPlotCli(args, std::cout, std::cerr);
     }
     return schedlab::runCli(args, std::cout, std::cerr);
+}
+
+} // namespace
+
+int main(int argc, char* argv[])
+{
+    // The last resort: the model-bytes guard and the scenario limits (docs/limits.md) keep the
+    // simulation's memory bounded; if the machine has less than that, say so and stop like a
+    // guard (exit 3) instead of aborting. Outputs not committed yet keep their old files.
+    try {
+        return runCommand(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "schedlab-cli: out of memory; lower the model with --limit model-bytes=N "
+                     "or simulate fewer tasks, cgroups or CPUs (docs/limits.md)\n";
+        return 3;
+    }
 }

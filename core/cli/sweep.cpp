@@ -7,6 +7,7 @@
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/record/metrics.h"
+#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
@@ -154,8 +155,18 @@ bool parseParam(const std::string& text, Param& param, std::string* error)
               "starting with /; see schedlab-cli --help)";
         return false;
     }
-    if (param.kind == Param::Kind::Pointer)
+    if (param.kind == Param::Kind::Pointer) {
+        // A value is JSON text put into the scenario: it gets the scenario file's nesting bound
+        // before anything parses or copies it (both recurse per level).
+        for (const auto& v : param.values)
+            if (jsonNestingTooDeep(v, ScenarioLimits::maxJsonDepth)) {
+                *error = "--param " + printable(key) + ": a value is nested more than "
+                    + std::to_string(ScenarioLimits::maxJsonDepth)
+                    + " levels deep (arrays and objects), the limit of a scenario file";
+                return false;
+            }
         return true; // checked against the scenario (applyPointer)
+    }
     for (const auto& v : param.values) {
         RunOptions probe;
         if (!applyToOptions(param, v, probe, &why)) {

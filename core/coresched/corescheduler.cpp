@@ -128,7 +128,7 @@ void CoreScheduler::rtTaskQueued(Task& task, bool enqueued)
 
 int CoreScheduler::runnableOn(int cpu)
 {
-    return m_s.runQueue(cpu).nrRunning + static_cast<int>(m_s.runQueue(cpu).rt.queue.size());
+    return m_s.runQueue(cpu).nrRunning + m_s.runQueue(cpu).rt.nrQueued;
 }
 
 void CoreScheduler::fairTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)

@@ -114,7 +114,7 @@ int FairSchedClass::nrRunning(int cpu) const
 {
     // rq->nr_running: the fair tasks (delayed ones included) and the RT ones.
     const Rq& rq = m_s.runQueue(cpu);
-    return rq.nrRunning + static_cast<int>(rq.rt.queue.size());
+    return rq.nrRunning + rq.rt.nrQueued;
 }
 
 bool FairSchedClass::idleCpu(int cpu) const

@@ -29,6 +29,10 @@ struct ResourceLimits
     int createdTasks = 1'000'000;
     /// Bytes of the recording (48 per record); the run stops before its storage grows past it.
     uint64_t recordingBytes = uint64_t{1} << 30;
+    /// The estimated memory of the simulated machine (tasks, cgroups, CPUs, kept waits;
+    /// ScenarioLimits::bytesPer…): a scenario above it does not load, a run that would grow
+    /// past it (forks, waits) stops.
+    uint64_t modelBytes = uint64_t{1} << 30;
 };
 
 /// Run-time overrides of a scenario (CLI flags, compare variants, GUI toggles).

@@ -108,7 +108,9 @@ bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* er
         {"tasks", 100'000'000,
             [](ResourceLimits& l, uint64_t v) { l.createdTasks = static_cast<int>(v); }},
         {"recording-bytes", uint64_t{1} << 40,
-            [](ResourceLimits& l, uint64_t v) { l.recordingBytes = v; }}};
+            [](ResourceLimits& l, uint64_t v) { l.recordingBytes = v; }},
+        {"model-bytes", uint64_t{1} << 40,
+            [](ResourceLimits& l, uint64_t v) { l.modelBytes = v; }}};
     const auto eq = spec.find('=');
     const std::string name = spec.substr(0, eq);
     const auto guard = std::find_if(
@@ -117,7 +119,7 @@ bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* er
     if (eq == std::string::npos || guard == std::end(kGuards) || !parseSeed(spec.substr(eq + 1), v)
         || v == 0 || v > guard->max) {
         *error = "--limit expects NAME=N with NAME one of events-per-second, live-tasks, tasks, "
-                 "recording-bytes and 0 < N <= its maximum (docs/limits.md), got \""
+                 "recording-bytes, model-bytes and 0 < N <= its maximum (docs/limits.md), got \""
             + printable(spec) + "\"";
         return false;
     }

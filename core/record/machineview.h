@@ -25,8 +25,9 @@ public:
     virtual int taskCount() const = 0; ///< tasks ever created, in fork order
     virtual const Task& taskView(int index) const = 0;
     virtual const std::vector<TaskGroup>& taskGroups() const = 0;
-    /// Per group: its CPU time, hierarchical (a group's includes its descendants').
-    virtual int64_t groupCpuTime(int group) const = 0;
+    /// Every group's CPU time, hierarchical (a group's includes its descendants'), indexed by
+    /// group: one pass over the groups, so a caller that needs several asks once.
+    virtual std::vector<int64_t> groupCpuTimes() const = 0;
     virtual uint64_t eventsExecuted() const = 0;
     /// The core scheduler's own consistency check: "" or what is wrong.
     virtual std::string coreSchedInvariants() const = 0;

@@ -75,10 +75,12 @@ void addMachineMetrics(
             m.findings.push_back(f);
     std::sort(m.findings.begin(), m.findings.end(),
         [](const Finding& a, const Finding& b) { return a.fromNs < b.fromNs; });
+    // Summed once for all groups (asking per group would walk every group per group).
+    const std::vector<int64_t> groupCpu = machine.groupCpuTimes();
     for (const auto& g : groups) {
         if (g.index == 0)
             continue;
-        CgroupMetrics cm{g.path, machine.groupCpuTime(g.index), 0, {}, {}};
+        CgroupMetrics cm{g.path, groupCpu[static_cast<size_t>(g.index)], 0, {}, {}};
         // cpu.stat throttled time: completed intervals plus the ones still open (§9.3).
         cm.throttledNs = g.bandwidth.throttledTime;
         for (const auto& c : g.cfsRq)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <limits>
 #include <unordered_map>
 
 namespace schedlab {
@@ -31,14 +32,28 @@ int RtClass::rrTicks() const
 
 void RtClass::enqueueTask(Rq& rq, Task& task, int flags)
 {
-    const bool head = flags & RtEnqueueHead;
-    auto& q = rq.rt.queue;
-    // Highest rt_priority first; a new task goes behind (head: before) its equals.
-    auto pos = std::find_if(q.begin(), q.end(), [&](int idx) {
-        const int p = m_s.taskAt(idx).rtPriority;
-        return head ? p <= task.rtPriority : p < task.rtPriority;
-    });
-    q.insert(pos, task.index);
+    // enqueue_rt_entity() → __enqueue_rt_entity(): the task goes behind its equals, with
+    // ENQUEUE_HEAD before them (list_add / list_add_tail), and its priority's bit is set.
+    RtRq& q = rq.rt;
+    const int i = RtRq::indexOf(task.rtPriority);
+    int& first = q.head[static_cast<size_t>(i)];
+    int& last = q.tail[static_cast<size_t>(i)];
+    if (first < 0) {
+        task.rtPrev = task.rtNext = -1;
+        first = last = task.index;
+        q.bitmap[static_cast<size_t>(i / 64)] |= uint64_t{1} << (i % 64);
+    } else if (flags & RtEnqueueHead) {
+        task.rtPrev = -1;
+        task.rtNext = first;
+        m_s.taskAt(first).rtPrev = task.index;
+        first = task.index;
+    } else {
+        task.rtPrev = last;
+        task.rtNext = -1;
+        m_s.taskAt(last).rtNext = task.index;
+        last = task.index;
+    }
+    ++q.nrQueued;
     task.rtQueued = true;
     // inc_rt_group() → start_rt_bandwidth(): the period timer runs while the rt_rq is busy.
     for (int g = task.group; g >= 0; g = m_s.groupParent(g))
@@ -56,11 +71,33 @@ void RtClass::dequeueTask(Rq& rq, Task& task, int /*flags*/)
         updateCurrTask(task); // dequeue_task_rt() → update_curr_rt()
     if (!task.rtQueued)
         return;
-    auto& q = rq.rt.queue;
-    q.erase(std::remove(q.begin(), q.end(), task.index), q.end());
+    // __dequeue_rt_entity(): list_del, and the priority's bit cleared when its list empties.
+    RtRq& q = rq.rt;
+    const int i = RtRq::indexOf(task.rtPriority);
+    if (task.rtPrev >= 0)
+        m_s.taskAt(task.rtPrev).rtNext = task.rtNext;
+    else
+        q.head[static_cast<size_t>(i)] = task.rtNext;
+    if (task.rtNext >= 0)
+        m_s.taskAt(task.rtNext).rtPrev = task.rtPrev;
+    else
+        q.tail[static_cast<size_t>(i)] = task.rtPrev;
+    if (q.head[static_cast<size_t>(i)] < 0)
+        q.bitmap[static_cast<size_t>(i / 64)] &= ~(uint64_t{1} << (i % 64));
+    task.rtPrev = task.rtNext = -1;
+    --q.nrQueued;
     task.rtQueued = false;
     --m_queued;
     m_s.taskQueued(task, false);
+}
+
+std::vector<int> RtClass::queuedTasks(const Rq& rq)
+{
+    std::vector<int> out;
+    for (int i = rq.rt.firstIndex(); i >= 0; i = rq.rt.nextIndex(i + 1))
+        for (int idx = rq.rt.head[static_cast<size_t>(i)]; idx >= 0; idx = m_s.taskAt(idx).rtNext)
+            out.push_back(idx);
+    return out;
 }
 
 bool RtClass::applies(int group) const
@@ -85,11 +122,17 @@ bool RtClass::throttled(const Task& task) const
 
 Task* RtClass::pickFirst(int cpu)
 {
-    for (int idx : m_s.runQueue(cpu).rt.queue) {
-        Task& t = m_s.taskAt(idx);
-        if (!throttled(t))
-            return &t;
-    }
+    // pick_next_rt_entity(): the first task of the highest non-empty priority; tasks of a
+    // throttled rt_rq are passed over (the kernel skips their group's entity).
+    const RtRq& q = m_s.runQueue(cpu).rt;
+    for (int i = q.firstIndex(); i >= 0; i = q.nextIndex(i + 1))
+        for (int idx = q.head[static_cast<size_t>(i)]; idx >= 0;) {
+            Task& t = m_s.taskAt(idx);
+            ++m_queueVisits;
+            if (!throttled(t))
+                return &t;
+            idx = t.rtNext;
+        }
     return nullptr;
 }
 
@@ -320,10 +363,9 @@ void RtClass::taskTick(Rq& rq, Task& t)
     if (t.policy != Policy::RoundRobin || --t.rtTicksLeft > 0)
         return;
     t.rtTicksLeft = rrTicks();
-    const auto& q = rq.rt.queue;
-    const bool peers = std::count_if(q.begin(), q.end(), [&](int idx) {
-        return m_s.taskAt(idx).rtPriority == t.rtPriority;
-    }) > 1;
+    // rt_se->run_list.prev != rt_se->run_list.next: its priority's list holds another task.
+    const auto i = static_cast<size_t>(RtRq::indexOf(t.rtPriority));
+    const bool peers = rq.rt.head[i] >= 0 && rq.rt.head[i] != rq.rt.tail[i];
     if (peers) {
         dequeueTask(rq, t, 0);
         enqueueTask(rq, t, 0);
@@ -390,25 +432,48 @@ void RtClass::balance(Rq& rq)
     auto waiting = [&](const Task& t) {
         return m_s.runQueue(t.cpu).curr != &t.se && !throttled(t);
     };
+    // The lowest priority another CPU runs: no task at or below it can be pushed anywhere. It
+    // only changes when a push changes a queue, and is then computed again.
+    auto lowestElsewhere = [&] {
+        int lowest = std::numeric_limits<int>::max();
+        for (int c = 0; c < m_s.cpuCount(); ++c)
+            if (c != cpu)
+                lowest = std::min(lowest, cpuPrio(c));
+        return lowest;
+    };
     // push_rt_task(): move queued, not running RT tasks to CPUs running something lower. Under
     // core scheduling only a CPU that runs an RT task pushes (the kernel queues the push from
     // set_next_task_rt()): a CPU that core scheduling forced idle keeps its queued RT tasks, else
-    // they would bounce between siblings that cannot run them.
+    // they would bounce between siblings that cannot run them. The walk follows the queue in
+    // place: a push only unlinks the task it moves (the next one is read before), and it stops
+    // at the first task whose priority no other CPU runs below, as every later one is lower.
     const bool runsRt = rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
-    const std::vector<int> queue =
-        m_s.coreSchedActive() && !runsRt ? std::vector<int>{} : rq.rt.queue;
-    for (int idx : queue) {
-        Task& t = m_s.taskAt(idx);
-        if (!waiting(t))
-            continue;
-        int best = -1;
-        for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
-            if (c != cpu && m_s.cookieFits(t, c) && (best < 0 || cpuPrio(c) < cpuPrio(best)))
-                best = c;
-        if (best < 0 || cpuPrio(best) >= t.rtPriority)
-            continue;
-        m_s.migrate(t, best);
-        m_s.wakeupPreempt(m_s.runQueue(best), t);
+    if (rq.rt.nrQueued > 0 && (!m_s.coreSchedActive() || runsRt)) {
+        int lowest = lowestElsewhere();
+        bool done = false;
+        for (int i = rq.rt.firstIndex(); i >= 0 && !done; i = rq.rt.nextIndex(i + 1)) {
+            for (int idx = rq.rt.head[static_cast<size_t>(i)]; idx >= 0;) {
+                Task& t = m_s.taskAt(idx);
+                ++m_queueVisits;
+                idx = t.rtNext;
+                if (t.rtPriority <= lowest) {
+                    done = true;
+                    break;
+                }
+                if (!waiting(t))
+                    continue;
+                int best = -1;
+                for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
+                    if (c != cpu && m_s.cookieFits(t, c)
+                        && (best < 0 || cpuPrio(c) < cpuPrio(best)))
+                        best = c;
+                if (best < 0 || cpuPrio(best) >= t.rtPriority)
+                    continue;
+                m_s.migrate(t, best);
+                m_s.wakeupPreempt(m_s.runQueue(best), t);
+                lowest = lowestElsewhere();
+            }
+        }
     }
     // pull_rt_task(): a CPU that no longer runs an RT task takes the highest waiting one.
     if (cpuPrio(cpu) > 0)
@@ -417,12 +482,20 @@ void RtClass::balance(Rq& rq)
     for (int c = 0; c < m_s.cpuCount(); ++c) {
         if (c == cpu)
             continue;
-        for (int idx : m_s.runQueue(c).rt.queue) {
-            Task& t = m_s.taskAt(idx);
-            if (waiting(t) && t.cpus.test(cpu) && m_s.cookieFits(t, cpu)
-                && (!pick || t.rtPriority > pick->rtPriority)) {
-                pick = &t;
-                break; // the queue is ordered: the first waiting one is its best
+        const RtRq& q = m_s.runQueue(c).rt;
+        bool found = false;
+        for (int i = q.firstIndex(); i >= 0 && !found; i = q.nextIndex(i + 1)) {
+            // The queue is ordered: nothing from here on beats the pick so far.
+            if (pick && RtRq::priorityOf(i) <= pick->rtPriority)
+                break;
+            for (int idx = q.head[static_cast<size_t>(i)]; idx >= 0; idx = m_s.taskAt(idx).rtNext) {
+                Task& t = m_s.taskAt(idx);
+                ++m_queueVisits;
+                if (waiting(t) && t.cpus.test(cpu) && m_s.cookieFits(t, cpu)) {
+                    pick = &t; // the first waiting one is its queue's best
+                    found = true;
+                    break;
+                }
             }
         }
     }

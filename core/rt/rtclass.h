@@ -7,10 +7,10 @@
 // kernel-work cost model's (core/kernel/kernelwork.h).
 //
 // Simplifications (documented in docs/scenarios/rt-group-constraints.md):
-// - One priority-ordered queue per CPU holds every queued RT task (the running one included);
-//   group rt_rq's are not separate queues. A task may be picked when neither its group's nor any
-//   ancestor's rt_rq is throttled on that CPU. For the usual one-level hierarchy this picks the
-//   same task as the kernel's group-entity pick.
+// - One queue per CPU (an rt_prio_array: a list per priority) holds every queued RT task (the
+//   running one included); group rt_rq's are not separate queues. A task may be picked when neither
+//   its group's nor any ancestor's rt_rq is throttled on that CPU. For the usual one-level
+//   hierarchy this picks the same task as the kernel's group-entity pick.
 // - Push/pull (§10, rt.c push_rt_task/pull_rt_task): after every schedule() a CPU pushes a queued,
 //   not running RT task to the allowed CPU that runs the lowest priority (idle or fair counting
 //   lowest) if that is lower than the task's, and a CPU that no longer runs an RT task pulls the
@@ -21,6 +21,8 @@
 #include "core/base/eventid.h"
 #include "core/sched/schedclass.h"
 
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -64,10 +66,38 @@ struct RtGroup
     EventId periodTimer;       ///< rt_period_timer while active
 };
 
-/// rq->rt: one CPU's RT run queue.
+/// rq->rt: one CPU's RT run queue, kept as the kernel's struct rt_prio_array: a bitmap of the
+/// priorities that have queued tasks and one FIFO list per priority. Index i holds rt_priority
+/// 99 − i (the kernel's prio), so the first set bit is the highest priority. The lists are linked
+/// through Task::rtPrev/rtNext (task indices): enqueue at the head or tail, dequeue and the pick
+/// of the highest priority are O(1), whatever the number of queued tasks. RtClass maintains it.
 struct RtRq
 {
-    std::vector<int> queue; ///< task indices, highest rt_priority first, FIFO within a priority
+    static constexpr int kPrioLevels = 100; ///< MAX_RT_PRIO
+    std::array<uint64_t, 2> bitmap{};       ///< bit i: list i is not empty
+    std::array<int, kPrioLevels> head;      ///< first task of each list, -1 if empty
+    std::array<int, kPrioLevels> tail;      ///< last task of each list, -1 if empty
+    int nrQueued = 0;                       ///< rt_nr_running (the running RT task included)
+
+    RtRq()
+    {
+        head.fill(-1);
+        tail.fill(-1);
+    }
+    static int indexOf(int rtPriority) { return kPrioLevels - 1 - rtPriority; }
+    static int priorityOf(int index) { return kPrioLevels - 1 - index; }
+    /// sched_find_first_bit() from @p from on: the first non-empty list at or after index
+    /// @p from, or -1.
+    int nextIndex(int from) const
+    {
+        for (int w = from / 64; w < 2 && from < kPrioLevels; ++w, from = w * 64) {
+            const uint64_t bits = bitmap[static_cast<size_t>(w)] & (~uint64_t{0} << (from % 64));
+            if (bits)
+                return w * 64 + std::countr_zero(bits);
+        }
+        return -1;
+    }
+    int firstIndex() const { return nextIndex(0); }
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.
@@ -140,6 +170,12 @@ public:
     /// The first queued task of @p cpu whose rt_rq's are not throttled (the class pick without
     /// the fair server's boost).
     Task* pickFirst(int cpu);
+    /// The queued tasks of @p rq in pick order (highest priority first, FIFO within one): for
+    /// tests and checks, O(queued).
+    std::vector<int> queuedTasks(const Rq& rq);
+    /// Queued tasks looked at so far by the walks over a queue (pick, push, pull): a test of the
+    /// queues' complexity counts with it. Enqueue and dequeue walk nothing.
+    uint64_t queueVisits() const { return m_queueVisits; }
     /// update_curr_rt() for @p task: charge it and every rt_rq on its path.
     void updateCurrTask(Task& task);
     /// What a CPU runs as cpupri sees it: -1 idle, 0 fair, else the RT priority.
@@ -167,6 +203,7 @@ private:
     bool m_fairServer = false;
     std::vector<RtGroup> m_groups; ///< per task group (index as the machine's groups)
     int m_queued = 0;
+    uint64_t m_queueVisits = 0;
 };
 
 } // namespace schedlab

@@ -152,31 +152,6 @@ std::string oneLine(const std::string& message)
     return out;
 }
 
-/// Byte offset of the first container nested deeper than @p limit, if any. Strings are
-/// skipped; syntax is left to the parser (a broken file is only mis-measured, never accepted).
-std::optional<size_t> tooDeep(const std::string& text, size_t limit)
-{
-    size_t depth = 0;
-    bool inString = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > limit)
-                return i;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return std::nullopt;
-}
-
 } // namespace
 
 Diagnostics::Diagnostics(std::string fileName)
@@ -315,7 +290,7 @@ std::optional<Json> JsonReader::parse(const std::string& text)
         m_diag.raw("larger than 64 MiB, not a scenario file");
         return std::nullopt;
     }
-    if (auto at = tooDeep(text, ScenarioLimits::maxJsonDepth)) {
+    if (auto at = jsonNestingTooDeep(text, ScenarioLimits::maxJsonDepth)) {
         m_diag.raw(parseErrorPosition(text, *at + 1) + ": nested more than "
             + std::to_string(ScenarioLimits::maxJsonDepth) + " levels deep (arrays and objects)");
         return std::nullopt;
@@ -557,3 +532,31 @@ std::optional<DurationSpec> JsonReader::durationSpec(
 }
 
 } // namespace schedlab::scenariojson
+
+namespace schedlab {
+
+// A broken file is only mis-measured, never accepted: the parser sees it next.
+std::optional<size_t> jsonNestingTooDeep(std::string_view text, size_t limit)
+{
+    size_t depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit)
+                return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace schedlab

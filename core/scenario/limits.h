@@ -49,6 +49,24 @@ struct ScenarioLimits
     static constexpr size_t maxCgroupPathBytes = 4095;
     /// Bytes of a scenario file.
     static constexpr size_t maxFileBytes = size_t{64} << 20U;
+
+    // The memory estimate of a simulation (docs/limits.md, "Memory"): an upper bound of what the
+    // simulation allocates per object, checked against the model-bytes guard (ResourceLimits)
+    // when the scenario is loaded into a simulation and again at every task creation. The fixed
+    // parts are checked against the real sizes by static_asserts in core/sim/simulationimpl.cpp.
+    /// One task, created or exited (Task, its frames, its recording name), plus its name's bytes
+    /// twice. A program is shared between a task's copies and its forked children, so the size of
+    /// a program does not count per task.
+    static constexpr int64_t bytesPerTask = 2048;
+    /// One completed wait kept for the percentiles of the metrics (8 bytes, twice for the
+    /// vector's growth).
+    static constexpr int64_t bytesPerWait = 16;
+    /// One cgroup (TaskGroup, RT group, path index, recording path), plus its path's bytes twice.
+    static constexpr int64_t bytesPerCgroup = 1024;
+    /// One cgroup on one CPU: its cfs_rq and group entity.
+    static constexpr int64_t bytesPerCgroupCpu = 1024;
+    /// One CPU: its run queue, the root cfs_rq, the balancer's per-CPU state.
+    static constexpr int64_t bytesPerCpu = 16384;
 };
 
 } // namespace schedlab

@@ -10,7 +10,10 @@
 
 #include "core/scenario/scenario.h"
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace schedlab {
@@ -27,6 +30,11 @@ struct LoadResult
 
 /// Parses and validates @p text. @p fileName is only used in messages.
 LoadResult parseScenario(const std::string& text, const std::string& fileName);
+/// Byte offset of the first array or object of @p text nested deeper than @p limit (strings
+/// skipped), or nullopt: one pass, no recursion, syntax left to the parser. The loader refuses a
+/// file deeper than ScenarioLimits::maxJsonDepth with it; other readers of JSON text from the
+/// user (sweep --param values) use the same bound.
+std::optional<size_t> jsonNestingTooDeep(std::string_view text, size_t limit);
 /// Reads @p path and parses it; an unreadable file is an error naming the file.
 LoadResult loadScenarioFile(const std::string& path);
 

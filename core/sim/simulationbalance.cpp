@@ -54,7 +54,7 @@ void SimulationImpl::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, i
 int SimulationImpl::nrRunning(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    return rq.nrRunning + static_cast<int>(rq.rt.queue.size());
+    return rq.nrRunning + rq.rt.nrQueued;
 }
 
 bool SimulationImpl::cpuIdle(int cpu) const

@@ -3,6 +3,7 @@
 #include "simulationimpl.h"
 
 #include "core/base/text.h"
+#include "core/scenario/limits.h"
 
 #include <algorithm>
 #include <bit>
@@ -48,6 +49,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     , m_prng(options.seed.value_or(scenario.seedOrDefault()))
 {
     m_end = options.duration.value_or(scenario.durationOrDefault());
+    estimateMemory(scenario); // before anything is allocated
     buildKernel(scenario, options);
     m_rec.cpus = m_cpus;
     m_rec.setCapacityLimit(options.limits.recordingBytes);
@@ -83,9 +85,10 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
             + " tasks (docs/limits.md)");
     for (const TaskSpec& spec : scenario.tasks) {
         const int count = spec.count.value_or(1);
+        const auto program = std::make_shared<const std::vector<Op>>(spec.program);
         for (int i = 1; i <= count; ++i) {
             const std::string name = spec.count ? spec.name + "-" + std::to_string(i) : spec.name;
-            Task& task = createTask(spec, name, -1);
+            Task& task = createTask(spec, name, -1, program);
             const int64_t start = spec.start ? m_interp->draw(*spec.start) : 0;
             task.spawnedAt = start;
             const int index = task.index;
@@ -267,6 +270,60 @@ void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
     }
 }
 
+// The fixed parts of the per-object estimates (docs/limits.md, "Memory") hold with room for the
+// allocator's headers and the containers that index the objects.
+static_assert(sizeof(Task) + sizeof(Task::Frame) + 3 * sizeof(std::string) + 64
+        <= ScenarioLimits::bytesPerTask,
+    "ScenarioLimits::bytesPerTask is below a task's size");
+static_assert(sizeof(TaskGroup) + sizeof(RtGroup) + 2 * sizeof(std::string) + 128
+        <= ScenarioLimits::bytesPerCgroup,
+    "ScenarioLimits::bytesPerCgroup is below a cgroup's size");
+static_assert(sizeof(CfsRq) + sizeof(SchedEntity) + 2 * 16 + 2 * sizeof(void*)
+        <= ScenarioLimits::bytesPerCgroupCpu,
+    "ScenarioLimits::bytesPerCgroupCpu is below a cgroup's size on one CPU");
+static_assert(sizeof(Rq) + sizeof(CfsRq) <= ScenarioLimits::bytesPerCpu / 4,
+    "ScenarioLimits::bytesPerCpu is below a CPU's size");
+
+void SimulationImpl::estimateMemory(const Scenario& scenario)
+{
+    // Summed in file order: the entry that takes the estimate past the guard is the one named.
+    const uint64_t limit = m_options.limits.modelBytes;
+    const auto cpus = static_cast<uint64_t>(std::max(1, scenario.machine.cpuCount()));
+    auto mib = [](uint64_t bytes) { return std::to_string((bytes + (1U << 20U) - 1) >> 20U); };
+    auto check = [&](const std::string& path, const std::string& what) {
+        if (m_modelBytes > limit)
+            throw std::invalid_argument(path + ": " + what
+                + " bring the estimated memory of the simulation to " + mib(m_modelBytes)
+                + " MiB, more than the model-bytes limit of " + mib(limit)
+                + " MiB (docs/limits.md, Memory; --limit model-bytes=N)");
+    };
+    // The root cgroup is one on every CPU.
+    m_modelBytes = cpus
+        * (static_cast<uint64_t>(ScenarioLimits::bytesPerCpu) + ScenarioLimits::bytesPerCgroupCpu);
+    check("/machine/cpus", std::to_string(cpus) + " CPUs");
+    for (size_t i = 0; i < scenario.cgroups.size(); ++i) {
+        const CgroupSpec& spec = scenario.cgroups[i];
+        if (spec.path == "/")
+            continue;
+        const auto n = static_cast<uint64_t>(std::max(1, spec.count.value_or(1)));
+        m_modelBytes += n
+            * (ScenarioLimits::bytesPerCgroup + 2 * (spec.path.size() + 8)
+                + cpus * ScenarioLimits::bytesPerCgroupCpu);
+        check("/cgroups/" + std::to_string(i) + (spec.count ? "/count" : ""),
+            std::to_string(n) + (n == 1 ? " cgroup" : " cgroups") + " on " + std::to_string(cpus)
+                + (cpus == 1 ? " CPU" : " CPUs"));
+    }
+    const uint64_t withoutTasks = m_modelBytes;
+    for (size_t i = 0; i < scenario.tasks.size(); ++i) {
+        const TaskSpec& spec = scenario.tasks[i];
+        const auto n = static_cast<uint64_t>(std::max(1, spec.count.value_or(1)));
+        m_modelBytes += n * (ScenarioLimits::bytesPerTask + 2 * (spec.name.size() + 8));
+        check("/tasks/" + std::to_string(i) + (spec.count ? "/count" : ""),
+            n == 1 ? "a task" : std::to_string(n) + " copies of a task");
+    }
+    m_modelBytes = withoutTasks; // createTask() counts each task as it is made
+}
+
 void SimulationImpl::scheduleActions(const Scenario& scenario)
 {
     for (const Action& action : scenario.actions) {
@@ -280,7 +337,8 @@ void SimulationImpl::scheduleActions(const Scenario& scenario)
 
 // --- tasks ------------------------------------------------------------------------------------
 
-Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, int parent)
+Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, int parent,
+    std::shared_ptr<const std::vector<Op>> program)
 {
     auto task = std::make_unique<Task>();
     Task& t = *task;
@@ -318,8 +376,8 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     // sched_core_fork(): a child inherits its parent's cookie.
     if (const uint64_t cookie = spec.cookie.value_or(p ? p->cookie : 0))
         m_core->setCookie(t, cookie);
-    t.program = spec.program;
-    t.stack.push_back({&t.program, 0, 0});
+    t.program = std::move(program);
+    t.stack.push_back({t.program.get(), 0, 0});
     t.se.task = TaskId(t.index);
     t.se.idlePolicy = t.policy == Policy::Idle;
     t.se.batchPolicy = t.policy == Policy::Batch;
@@ -335,6 +393,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     }
     t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
     ++m_liveTasks;
+    m_modelBytes += ScenarioLimits::bytesPerTask + 2 * name.size();
     m_rec.taskNames.push_back(name);
     m_tasks.push_back(std::move(task));
     attachToCpu(t, t.cpu);
@@ -514,11 +573,11 @@ void SimulationImpl::finishExit(Task& task)
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
     --m_liveTasks;
-    // Its program is not needed any more (a forked child holds a copy of its own).
+    // Its program is not needed any more (forked children hold a reference of their own).
     task.stack.clear();
     task.stack.shrink_to_fit();
     task.pendingFork = nullptr;
-    std::vector<Op>().swap(task.program);
+    task.program.reset();
     record(RecordKind::Exit, task.se, 0, 0, 0);
     // Only the parent can wait for this task (fork with wait).
     if (task.parent >= 0) {
@@ -1108,7 +1167,8 @@ void SimulationImpl::apply(const Action& action)
         break;
     case Action::Kind::Spawn:
         if (!action.spawn.empty() && canCreateTask(action.spawn.front().name, -1)) {
-            Task& t = createTask(action.spawn.front(), action.spawn.front().name, -1);
+            Task& t = createTask(action.spawn.front(), action.spawn.front().name, -1,
+                std::make_shared<const std::vector<Op>>(action.spawn.front().program));
             t.spawnedAt = clock();
             wakeUpNewTask(t);
         }
@@ -1185,16 +1245,27 @@ void SimulationImpl::checkLimits()
             "the recording reached " + std::to_string(m_rec.bytes()) + " bytes (the limit is "
                 + std::to_string(limits.recordingBytes)
                 + "); record less (no samples) or simulate a shorter time");
+    else if (m_modelBytes > limits.modelBytes)
+        stopRun("", m_eventCpu,
+            "the estimated memory of the simulation reached " + std::to_string(m_modelBytes)
+                + " bytes (the model-bytes limit is " + std::to_string(limits.modelBytes)
+                + "; the waits kept for the metrics grow with the run): simulate a shorter "
+                  "time or fewer tasks");
 }
 
 bool SimulationImpl::canCreateTask(const std::string& name, int cpu)
 {
     const ResourceLimits& limits = m_options.limits;
-    if (m_liveTasks < limits.liveTasks && std::ssize(m_tasks) < limits.createdTasks)
+    const uint64_t bytes = m_modelBytes + ScenarioLimits::bytesPerTask + 2 * name.size();
+    if (m_liveTasks < limits.liveTasks && std::ssize(m_tasks) < limits.createdTasks
+        && bytes <= limits.modelBytes)
         return true;
     const std::string limit = m_liveTasks >= limits.liveTasks
         ? std::to_string(limits.liveTasks) + " live tasks"
-        : std::to_string(limits.createdTasks) + " tasks in all (forked ones included)";
+        : std::ssize(m_tasks) >= limits.createdTasks
+        ? std::to_string(limits.createdTasks) + " tasks in all (forked ones included)"
+        : "the model-bytes limit of " + std::to_string(limits.modelBytes)
+            + " bytes of estimated memory (tasks, cgroups, CPUs, kept waits)";
     stopRun(name, cpu, "creating " + printable(name) + " would make more than " + limit);
     return false;
 }

@@ -144,9 +144,15 @@ private:
     int groupByPath(const std::string& path) const override;
     void applyCgroupFiles(int group, const CgroupFiles& files);
     void scheduleActions(const Scenario& scenario);
+    /// The memory estimate of @p scenario's machine, cgroups and tasks; throws
+    /// std::invalid_argument naming the JSON path of the entry that takes it past the
+    /// model-bytes guard.
+    void estimateMemory(const Scenario& scenario);
 
     // tasks
-    Task& createTask(const TaskSpec& spec, const std::string& name, int parent);
+    /// A new task of @p spec running @p program (shared, see Task::program).
+    Task& createTask(const TaskSpec& spec, const std::string& name, int parent,
+        std::shared_ptr<const std::vector<Op>> program);
     void wakeUpNewTask(Task& task);
     void tryToWakeUp(Task& task, int wakeFlags = 0);
     void attachToCpu(Task& task, int cpu);
@@ -255,7 +261,7 @@ private:
     const Rq& cpuRq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
     const Task& taskView(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
     const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
-    int64_t groupCpuTime(int group) const override;
+    std::vector<int64_t> groupCpuTimes() const override;
     std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
     void markWaiting(Task& task, int cpu);
     void endWaiting(Task& task);
@@ -290,7 +296,7 @@ private:
     IdleClass m_idle;
     /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
     std::array<SchedClass*, 4> m_classes{};
-    std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTime() sums)
+    std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTimes() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
     uint64_t m_contextSwitches = 0;
@@ -306,6 +312,7 @@ private:
     int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
     uint64_t m_eventsInWindow = 0; ///< events executed in it
     int m_liveTasks = 0;           ///< created and not exited
+    uint64_t m_modelBytes = 0;     ///< the memory estimate (ScenarioLimits::bytesPer…)
     std::vector<Finding> m_limitFindings;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
 

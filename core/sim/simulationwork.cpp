@@ -2,6 +2,7 @@
 // The fork of the workload, recording hooks, views; the metrics' and invariant checks' view of
 // the machine (core/record/metricsbuilder.h, invariants.h).
 #include "core/base/text.h"
+#include "core/scenario/limits.h"
 #include "simulationimpl.h"
 
 #include <algorithm>
@@ -14,8 +15,12 @@ bool SimulationImpl::completeFork(Task& task, const Op& op)
     const std::string name = task.name + "." + std::to_string(++task.forks);
     if (!canCreateTask(name, task.cpu))
         return false; // the run stops (a resource guard)
-    Task& child =
-        createTask(op.fork.front(), name, task.index); // unset fields come from the parent
+    // Unset fields come from the parent. The child's program is the fork's, inside the parent's
+    // program: the child shares (aliases) the parent's instead of copying it.
+    const std::vector<Op>& childProgram = op.fork.front().program;
+    Task& child = createTask(op.fork.front(), name, task.index,
+        task.program ? std::shared_ptr<const std::vector<Op>>(task.program, &childProgram)
+                     : std::make_shared<const std::vector<Op>>(childProgram));
     child.spawnedAt = clock();
     wakeUpNewTask(child);
     if (op.wait && child.state != TaskRunState::Exited) {
@@ -120,7 +125,7 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
     m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
 }
 
-int64_t SimulationImpl::groupCpuTime(int group) const
+std::vector<int64_t> SimulationImpl::groupCpuTimes() const
 {
     // Hierarchical: the group's own tasks and every descendant's. A group is created after its
     // parent, so one pass from the last group down carries each total into its parent.
@@ -130,7 +135,7 @@ int64_t SimulationImpl::groupCpuTime(int group) const
         if (parent >= 0)
             total[static_cast<size_t>(parent)] += total[g];
     }
-    return total[static_cast<size_t>(group)];
+    return total;
 }
 
 void SimulationImpl::markWaiting(Task& task, int cpu)
@@ -146,6 +151,7 @@ void SimulationImpl::endWaiting(Task& task)
     if (task.waitStart >= 0) {
         const int64_t wait = clock() - task.waitStart;
         task.waits.push_back(wait);
+        m_modelBytes += ScenarioLimits::bytesPerWait;
         if (wait > m_options.watchdogThreshold.count())
             m_watchdog.push_back(
                 {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});

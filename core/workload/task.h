@@ -10,6 +10,7 @@
 #include "core/scenario/scenario.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,10 @@ struct Task
         int64_t until = -1;  ///< loop with "for": no new iteration from this time on; -1 none
         bool kernel = false; ///< a { "kernel": [...] } section: the task is in kernel mode
     };
-    std::vector<Op> program; ///< owned copy; frames point into it, it is never modified
+    /// Never modified, so shared: every copy of a file's task (`count`) holds the same one, and
+    /// a forked child holds its parent's, aliased to the fork's child program (the frames point
+    /// into it). A task copy therefore costs the same whatever the size of its program.
+    std::shared_ptr<const std::vector<Op>> program;
     std::vector<Frame> stack;
     int64_t workLeft = 0;  ///< ns of CPU work left in the current run op; -1 = forever
     int64_t runStart = 0;  ///< when it last got the CPU
@@ -78,6 +82,8 @@ struct Task
     bool boosted = false;          ///< boost_throttled_on_wakeup: runs in a throttled group
     // RT class (core/rt/rtclass.cpp).
     bool rtQueued = false;   ///< on its CPU's RT queue (the running RT task included)
+    int rtPrev = -1;         ///< neighbours in the RT queue's list of its priority (task
+    int rtNext = -1;         ///< indices, -1 at the ends), RtRq
     int64_t rtExecStart = 0; ///< start of the RT execution not yet accounted (update_curr_rt)
     int rtTicksLeft = 0;     ///< SCHED_RR: ticks left in the time slice
     bool alive = false;      ///< between wake_up_new_task and exit: in the kernel's task list

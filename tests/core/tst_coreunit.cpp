@@ -116,7 +116,7 @@ void TestCoreUnit::corePickForcesIdleSibling()
     core.fairTaskQueued(m.runQueue(0), fairA.se, true, 0);
     core.rtTaskQueued(rtB, true);
     m.runQueue(0).nrRunning = 1;
-    m.runQueue(1).rt.queue.push_back(rtB.index);
+    ++m.runQueue(1).rt.nrQueued; // rtB queued (the core scheduler reads only the count)
     m.picks = {&fairA.se, &rtB.se};
     m.now = 5000;
     bool forcedIdle = false;
@@ -192,7 +192,7 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
     m.runQueue(1).nrRunning = 1; // CPU 1 has fair work that cookie A keeps off the core
     m.picks = {&fairA.se, &rtB.se};
     bool forcedIdle = false;
-    m.runQueue(1).rt.queue.push_back(rtB.index);
+    ++m.runQueue(1).rt.nrQueued;      // rtB queued (the core scheduler reads only the count)
     core.pickNextTask(0, forcedIdle); // RT cookie B wins; CPU 0 forced idle
     QCOMPARE(core.core(0).forceIdleCount, 1);
     Rq& rq = m.runQueue(1);

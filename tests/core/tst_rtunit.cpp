@@ -115,9 +115,9 @@ public:
     std::vector<uint64_t> cancelled;
 };
 
-std::vector<int> queueOf(const Rq& rq)
+std::vector<int> queueOf(RtClass& rt, const Rq& rq)
 {
-    return rq.rt.queue;
+    return rt.queuedTasks(rq);
 }
 
 } // namespace
@@ -136,12 +136,12 @@ void TestRtUnit::queueOrder()
     rt.enqueueTask(rq, b, 0);
     rt.enqueueTask(rq, c, 0);             // behind its equal a
     rt.enqueueTask(rq, d, RtEnqueueHead); // ENQUEUE_HEAD: before its equals a and c
-    QCOMPARE(queueOf(rq), (std::vector<int>{b.index, d.index, a.index, c.index}));
+    QCOMPARE(queueOf(rt, rq), (std::vector<int>{b.index, d.index, a.index, c.index}));
     QCOMPARE(rt.queued(), 4);
     QVERIFY(a.rtQueued);
     rt.dequeueTask(rq, d, 0);
     rt.dequeueTask(rq, d, 0); // a second dequeue is a no-op
-    QCOMPARE(queueOf(rq), (std::vector<int>{b.index, a.index, c.index}));
+    QCOMPARE(queueOf(rt, rq), (std::vector<int>{b.index, a.index, c.index}));
     QCOMPARE(rt.queued(), 3);
     QVERIFY(!d.rtQueued);
 }
@@ -238,9 +238,9 @@ void TestRtUnit::roundRobinSlice()
     for (int i = 0; i < 24; ++i)
         rt.taskTick(rq, a);
     QVERIFY(m.reschedCpus.empty());
-    QCOMPARE(queueOf(rq), (std::vector<int>{a.index, b.index}));
+    QCOMPARE(queueOf(rt, rq), (std::vector<int>{a.index, b.index}));
     rt.taskTick(rq, a);
-    QCOMPARE(queueOf(rq), (std::vector<int>{b.index, a.index}));
+    QCOMPARE(queueOf(rt, rq), (std::vector<int>{b.index, a.index}));
     QCOMPARE(m.reschedCpus, std::vector<int>{0});
 }
 
@@ -317,8 +317,8 @@ void TestRtUnit::pushToIdleCpu()
     m.run(running);
     rt.balance(rq0);
     QCOMPARE(m.migrations, (std::vector<std::pair<int, int>>{{waiting.index, 1}}));
-    QCOMPARE(queueOf(rq0), std::vector<int>{running.index});
-    QCOMPARE(queueOf(m.runQueue(1)), std::vector<int>{waiting.index});
+    QCOMPARE(queueOf(rt, rq0), std::vector<int>{running.index});
+    QCOMPARE(queueOf(rt, m.runQueue(1)), std::vector<int>{waiting.index});
     QCOMPARE(m.reschedCpus, std::vector<int>{1});
     // Pull: CPU 1 went idle again with the task still queued there; CPU 0 runs nothing RT and
     // pulls it (the highest waiting RT task of another CPU).
