@@ -75,7 +75,7 @@ void printHelp(std::ostream& out)
            "  --watchdog D            starvation threshold (default 1s)\n"
            "  --limit NAME=N          a resource guard: events-per-second (1e9), live-tasks\n"
            "                          (100000), tasks (1000000, forked ones included),\n"
-           "                          recording-bytes (1 GiB), model-bytes (1 GiB, the\n"
+           "                          recording-bytes (1 GiB), model-bytes (1.5 GiB, the\n"
            "                          estimated memory of tasks, cgroups, CPUs); a run that\n"
            "                          reaches one stops, a scenario above model-bytes does\n"
            "                          not load\n"

@@ -31,8 +31,8 @@ struct ResourceLimits
     uint64_t recordingBytes = uint64_t{1} << 30;
     /// The estimated memory of the simulated machine (tasks, cgroups, CPUs, kept waits;
     /// ScenarioLimits::bytesPer…): a scenario above it does not load, a run that would grow
-    /// past it (forks, waits) stops.
-    uint64_t modelBytes = uint64_t{1} << 30;
+    /// past it (forks, waits) stops. 1.5 GiB: every file within the scenario limits loads.
+    uint64_t modelBytes = uint64_t{3} << 29;
 };
 
 /// Run-time overrides of a scenario (CLI flags, compare variants, GUI toggles).

@@ -64,7 +64,7 @@ struct ScenarioLimits
     /// One cgroup (TaskGroup, RT group, path index, recording path), plus its path's bytes twice.
     static constexpr int64_t bytesPerCgroup = 1024;
     /// One cgroup on one CPU: its cfs_rq and group entity.
-    static constexpr int64_t bytesPerCgroupCpu = 1024;
+    static constexpr int64_t bytesPerCgroupCpu = 896;
     /// One CPU: its run queue, the root cfs_rq, the balancer's per-CPU state.
     static constexpr int64_t bytesPerCpu = 16384;
 };

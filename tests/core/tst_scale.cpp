@@ -343,7 +343,7 @@ void TestScale::hundredThousandForkingCopiesStopAtTheGuard()
 {
     // The issue's file: 100 000 copies of a task with 100 forks (copying the program gave ~140 KB
     // per copy, 14 GB). It loads (estimate: 100 000 × 2066 bytes + one CPU = 198 MiB, below the
-    // 1 GiB model-bytes guard) and the first fork would make 100 001 live tasks: the run stops
+    // 1.5 GiB model-bytes guard) and the first fork would make 100 001 live tasks: the run stops
     // at t = 0 with the live-task guard (schedlab-cli exits 3).
     const auto s = load(forkingTasks(100'000, 100, 1));
     QVERIFY(s);
@@ -357,8 +357,8 @@ void TestScale::hundredThousandForkingCopiesStopAtTheGuard()
 
 void TestScale::memoryEstimateRefusesWithThePath()
 {
-    // The same file with model-bytes at 100 MiB: 1 CPU is 16384 + 1024 bytes, each copy
-    // 2048 + 2 × (1 + 8) = 2066: 17 408 + 206 600 000 = 206 617 408 bytes, 198 MiB rounded up.
+    // The same file with model-bytes at 100 MiB: 1 CPU is 16 384 + 896 bytes, each copy
+    // 2048 + 2 × (1 + 8) = 2066: 17 280 + 206 600 000 = 206 617 280 bytes, 198 MiB rounded up.
     const auto s = load(forkingTasks(100'000, 100, 1));
     QVERIFY(s);
     RunOptions o;
@@ -372,17 +372,17 @@ void TestScale::memoryEstimateRefusesWithThePath()
                         "simulation to 198 MiB, more than the model-bytes limit of 100 MiB "
                         "(docs/limits.md, Memory; --limit model-bytes=N)"));
     }
-    // 50 000 copies: 17 408 + 50 000 × 2066 = 103 317 408 bytes ≤ 104 857 600, it loads.
+    // 50 000 copies: 17 280 + 50 000 × 2066 = 103 317 280 bytes ≤ 104 857 600, it loads.
     const auto fits = load(forkingTasks(50'000, 1, 1));
     QVERIFY(fits);
     Simulation ok(*fits, o);
-    // 10 000 cgroups on 8 CPUs cost 10 000 × (1024 + 2 × (2 + 8) + 8 × 1024) bytes = 92.3 MB:
-    // with 8 CPUs (8 × 17 408) and a 90 MB guard the cgroup entry is the one named.
+    // 10 000 cgroups on 8 CPUs cost 10 000 × (1024 + 2 × (2 + 8) + 8 × 896) bytes = 82.1 MB:
+    // with 8 CPUs (8 × (16 384 + 896)) and an 80 MB guard the cgroup entry is the one named.
     const auto groups = load(R"({ "schedlab": 1, "name": "g", "duration": "1ms",
       "machine": { "cpus": 8 }, "cgroups": [ { "path": "/g", "count": 10000 } ],
       "tasks": [ { "name": "t", "program": [ { "run": "forever" } ] } ] })");
     QVERIFY(groups);
-    o.limits.modelBytes = 90'000'000;
+    o.limits.modelBytes = 80'000'000;
     try {
         Simulation sim(*groups, o);
         QFAIL("loaded above the model-bytes limit");
@@ -395,8 +395,8 @@ void TestScale::memoryEstimateRefusesWithThePath()
 void TestScale::memoryGuardStopsAForkLoop()
 {
     // A parent forks a 10 µs child every 100 µs for 100 ms (about 1000 children without a
-    // guard). 2 CPUs are 2 × 17 408 bytes, the parent 2048 + 2 × 1: 36 866. A guard of
-    // 36 866 + 9 × 2054 (p.1 … p.9) + 2056 (p.10) = 57 408 bytes leaves room for at most ten
+    // guard). 2 CPUs are 2 × 17 280 bytes, the parent 2048 + 2 × 1: 36 610. A guard of
+    // 36 610 + 9 × 2054 (p.1 … p.9) + 2056 (p.10) = 57 152 bytes leaves room for at most ten
     // children (less, as the kept waits count too): the run stops at a fork, on the guard.
     const std::string loop = R"({ "schedlab": 1, "name": "forks", "duration": "100ms",
       "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 2 },
@@ -409,7 +409,7 @@ void TestScale::memoryGuardStopsAForkLoop()
     QVERIFY(unbounded.stopReason().empty());
     QVERIFY(unbounded.tasks().size() > 500);
     RunOptions o;
-    o.limits.modelBytes = 57'408;
+    o.limits.modelBytes = 57'152;
     Simulation sim(*s, o);
     sim.run();
     QVERIFY2(
