@@ -45,8 +45,9 @@ int main(int argc, char* argv[])
     try {
         return runCommand(argc, argv);
     } catch (const std::bad_alloc&) {
-        std::cerr << "schedlab-cli: out of memory; lower the model with --limit model-bytes=N "
-                     "or simulate fewer tasks, cgroups or CPUs (docs/limits.md)\n";
+        std::cerr << "schedlab-cli: out of memory (this machine has less than the run needs): "
+                     "lower --limit model-bytes=N to stop at a guard, or simulate fewer tasks, "
+                     "cgroups or CPUs (docs/limits.md, Memory)\n";
         return 3;
     }
 }

@@ -11,6 +11,7 @@
 #include <QObject>
 
 #ifndef Q_MOC_RUN
+#include "core/cli/cli.h"
 #include "core/cli/sweep.h"
 #include "core/fair/taskgroup.h"
 #include "core/record/machineview.h"
@@ -25,11 +26,13 @@
 #include "support/simlookup.h"
 #endif
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <new>
 #include <sstream>
@@ -353,6 +356,24 @@ void TestScale::hundredThousandForkingCopiesStopAtTheGuard()
         sim.stopReason().c_str());
     QCOMPARE(sim.now(), Nanoseconds(0));
     QCOMPARE(sim.tasks().size(), size_t(100'000));
+    // The same through schedlab-cli: exit 3 with the reason; with model-bytes at 100 MiB the file
+    // is refused before the run, exit 2, the message naming the file and the JSON path.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string file = dir.filePath(QStringLiteral("forks.json")).toStdString();
+    {
+        std::ofstream f(file);
+        f << forkingTasks(100'000, 100, 1);
+    }
+    std::ostringstream out, err;
+    QCOMPARE(runCli({"run", file}, out, err), 3);
+    QVERIFY2(err.str().find("creating t-1.1 would make more than 100000 live tasks")
+            != std::string::npos,
+        err.str().c_str());
+    std::ostringstream out2, err2;
+    QCOMPARE(runCli({"run", file, "--limit", "model-bytes=104857600"}, out2, err2), 2);
+    QVERIFY2(err2.str().starts_with(file + ": /tasks/0/count: 100000 copies of a task bring "),
+        err2.str().c_str());
 }
 
 void TestScale::memoryEstimateRefusesWithThePath()
