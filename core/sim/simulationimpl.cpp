@@ -290,17 +290,17 @@ void SimulationImpl::estimateMemory(const Scenario& scenario)
     const uint64_t limit = m_options.limits.modelBytes;
     const auto cpus = static_cast<uint64_t>(std::max(1, scenario.machine.cpuCount()));
     auto mib = [](uint64_t bytes) { return std::to_string((bytes + (1U << 20U) - 1) >> 20U); };
-    auto check = [&](const std::string& path, const std::string& what) {
+    auto check = [&](const std::string& path, const std::string& what, uint64_t n) {
         if (m_modelBytes > limit)
-            throw std::invalid_argument(path + ": " + what
-                + " bring the estimated memory of the simulation to " + mib(m_modelBytes)
+            throw std::invalid_argument(path + ": " + what + (n == 1 ? " brings" : " bring")
+                + " the estimated memory of the simulation to " + mib(m_modelBytes)
                 + " MiB, more than the model-bytes limit of " + mib(limit)
                 + " MiB (docs/limits.md, Memory; --limit model-bytes=N)");
     };
     // The root cgroup is one on every CPU.
     m_modelBytes = cpus
         * (static_cast<uint64_t>(ScenarioLimits::bytesPerCpu) + ScenarioLimits::bytesPerCgroupCpu);
-    check("/machine/cpus", std::to_string(cpus) + " CPUs");
+    check("/machine/cpus", std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs"), cpus);
     for (size_t i = 0; i < scenario.cgroups.size(); ++i) {
         const CgroupSpec& spec = scenario.cgroups[i];
         if (spec.path == "/")
@@ -311,7 +311,8 @@ void SimulationImpl::estimateMemory(const Scenario& scenario)
                 + cpus * ScenarioLimits::bytesPerCgroupCpu);
         check("/cgroups/" + std::to_string(i) + (spec.count ? "/count" : ""),
             std::to_string(n) + (n == 1 ? " cgroup" : " cgroups") + " on " + std::to_string(cpus)
-                + (cpus == 1 ? " CPU" : " CPUs"));
+                + (cpus == 1 ? " CPU" : " CPUs"),
+            n);
     }
     const uint64_t withoutTasks = m_modelBytes;
     for (size_t i = 0; i < scenario.tasks.size(); ++i) {
@@ -319,7 +320,7 @@ void SimulationImpl::estimateMemory(const Scenario& scenario)
         const auto n = static_cast<uint64_t>(std::max(1, spec.count.value_or(1)));
         m_modelBytes += n * (ScenarioLimits::bytesPerTask + 2 * (spec.name.size() + 8));
         check("/tasks/" + std::to_string(i) + (spec.count ? "/count" : ""),
-            n == 1 ? "a task" : std::to_string(n) + " copies of a task");
+            n == 1 ? "a task" : std::to_string(n) + " copies of a task", n);
     }
     m_modelBytes = withoutTasks; // createTask() counts each task as it is made
 }
