@@ -208,8 +208,8 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
     m_base->setRecording(&runs->base->recording(), runs->base->endTime());
     m_variant->setRecording(&runs->variant->recording(), runs->variant->endTime());
     m_runs = std::move(runs);
-    m_base->setTaskCgroups(taskCgroups(m_scenario));
-    m_variant->setTaskCgroups(taskCgroups(m_scenario));
+    m_base->setTaskCgroups(taskCgroups(m_scenario), taskMoves(m_scenario));
+    m_variant->setTaskCgroups(taskCgroups(m_scenario), taskMoves(m_scenario));
     m_base->setNow(m_runs->base->now());
     m_variant->setNow(m_runs->variant->now());
     m_base->zoomToFit();

@@ -10,14 +10,15 @@
 #include "core/sim/simulation.h"
 #include "ui/common/format.h"
 #include "ui/timeline/qcp.h"
+#include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QBuffer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImageWriter>
+#include <QPdfWriter>
 #include <QSvgGenerator>
-#include <QTemporaryDir>
 
 #include <ostream>
 
@@ -97,14 +98,32 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
     };
     if (!file.error().empty())
         return fail(QStringLiteral("%1: cannot write: %2").arg(path, why(file.error())));
-    // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
-    // writers do not report a short write, so nothing half-written may reach @p path.
+    // Drawn in memory first (a PDF must end complete): image writers do not report a short
+    // write, so nothing half-written may reach @p path.
     QByteArray bytes;
     bool ok = false;
+    // A vector device has no pixels: the timeline decimates as for a PNG at the same dpi.
+    auto* timeline = dynamic_cast<TimelinePlot*>(plot);
+    const auto drawVector = [&](QPaintDevice* device) {
+        if (timeline)
+            timeline->setVectorScale(scale);
+        QCPPainter painter;
+        bool drawn = false;
+        if (painter.begin(device)) {
+            painter.setMode(QCPPainter::pmVectorized);
+            plot->toPainter(&painter, size.width(), size.height());
+            drawn = painter.end();
+        }
+        if (timeline)
+            timeline->setVectorScale(0);
+        return drawn;
+    };
     switch (*format) {
     case CaptureFormat::Png: {
-        // As QCustomPlot::savePng(), into memory.
-        QImage image = plot->toPixmap(size.width(), size.height(), scale).toImage();
+        // The timeline as its window draws it (the same pixels at 96 dpi); other plots as
+        // QCustomPlot::savePng(), into memory.
+        QImage image = timeline ? timeline->renderImage(size, scale)
+                                : plot->toPixmap(size.width(), size.height(), scale).toImage();
         const int dotsPerMeter = static_cast<int>(dpi / 0.0254);
         image.setDotsPerMeterX(dotsPerMeter);
         image.setDotsPerMeterY(dotsPerMeter);
@@ -113,33 +132,35 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
         break;
     }
     case CaptureFormat::Pdf: {
-        QTemporaryDir scratchDir;
-        const QString scratch = scratchDir.filePath(QStringLiteral("capture.pdf"));
-        QFile drawn(scratch);
-        ok = scratchDir.isValid()
-            && plot->savePdf(scratch, size.width(), size.height(), QCP::epNoCosmetic,
-                QStringLiteral("schedlab"), title)
-            && drawn.open(QIODevice::ReadOnly);
-        if (ok)
-            bytes = drawn.readAll();
+        // A page of size / 96 inches (size · 0.75 pt), the PNG's physical size, laid out at 96
+        // dpi like the PNG (fonts included); the series are decimated for dpi / 96 columns per
+        // layout pixel, as in the PNG.
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter pdf(&buffer);
+        pdf.setResolution(96);
+        pdf.setCreator(QStringLiteral("schedlab"));
+        pdf.setTitle(title);
+        pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
+                                          QPageSize::Point, QString(), QPageSize::ExactMatch),
+            QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        ok = drawVector(&pdf);
+        buffer.close();
         ok = ok && bytes.trimmed().endsWith("%%EOF");
         break;
     }
     case CaptureFormat::Svg: {
+        // width and height in mm: size / 96 inches, the PNG's physical size; user units are
+        // layout pixels at 96 dpi, so fonts scale as in the PNG.
         QBuffer buffer(&bytes);
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(dpi);
+        svg.setResolution(96);
         svg.setTitle(title);
         svg.setDescription(description);
-        QCPPainter painter;
-        if (painter.begin(&svg)) {
-            plot->toPainter(&painter, size.width(), size.height());
-            ok = painter.end();
-        }
-        ok = ok && !bytes.isEmpty();
+        ok = drawVector(&svg) && !bytes.isEmpty();
         break;
     }
     }
@@ -149,6 +170,34 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
     if (const std::string e = file.commit(); !e.empty())
         return fail(QString::fromLocal8Bit(e)); // "PATH: what: why"
     return true;
+}
+
+void setUpCaptureView(
+    TimelineView& view, const Recording& recording, Nanoseconds now, const CaptureOptions& o)
+{
+    view.setRecording(&recording, std::max(now, o.to));
+    view.setNow(now);
+    view.setAnnotations(o.annotations);
+    view.setHintsVisible(false); // a picture has no one to give hints to
+    if (o.cgroups)
+        view.setTaskCgroups(o.cgroups, o.moves);
+    if (o.lagClamp)
+        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
+    if (!o.tasks.isEmpty())
+        view.setSelectedTasks(o.tasks);
+    view.setViewRange(o.from, o.to);
+    QCustomPlot* plot = view.plot();
+    // Both panes get a time axis label (the GUI labels only the shared one under the lanes).
+    plot->axisRects().last()->axis(QCPAxis::atBottom)->setLabel(view.timeAxisLabel());
+    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
+        QFont(view.font().family(), 12, QFont::Bold));
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, title);
+    // The title row takes its minimum height; the panes keep the view's proportions.
+    QList<double> stretch = plot->plotLayout()->rowStretchFactors();
+    stretch[0] = 0.01;
+    plot->plotLayout()->setRowStretchFactors(stretch);
+    plot->replot();
 }
 
 bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
@@ -184,32 +233,9 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
                         .arg(h));
     // The GUI's plotting code on an offscreen widget.
     TimelineView view;
-    view.setRecording(&recording, std::max(now, o.to));
-    view.setNow(now);
-    view.setAnnotations(o.annotations);
-    view.setHintsVisible(false); // a picture has no one to give hints to
-    if (o.cgroups)
-        view.setTaskCgroups(o.cgroups);
-    if (o.lagClamp)
-        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
-    if (!o.tasks.isEmpty())
-        view.setSelectedTasks(o.tasks);
-    view.setViewRange(o.from, o.to);
-    QCustomPlot* plot = view.plot();
-    // Both panes get a time axis label (the GUI labels only the shared one under the lanes).
-    plot->axisRects().last()->axis(QCPAxis::atBottom)->setLabel(view.timeAxisLabel());
-    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
-        QFont(view.font().family(), 12, QFont::Bold));
-    plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->addElement(0, 0, title);
-    // The title row takes its minimum height; the panes keep the view's proportions.
-    QList<double> stretch = plot->plotLayout()->rowStretchFactors();
-    stretch[0] = 0.01;
-    plot->plotLayout()->setRowStretchFactors(stretch);
-    plot->replot();
-
-    return savePlot(
-        plot, path, o.size, o.dpi, o.title, QStringLiteral("schedlab timeline capture"), error);
+    setUpCaptureView(view, recording, now, o);
+    return savePlot(view.plot(), path, o.size, o.dpi, o.title,
+        QStringLiteral("schedlab timeline capture"), error);
 }
 
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -317,6 +343,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                                 : QString::fromStdString(title);
         o.fromSimulation(sim);
         o.cgroups = taskCgroups(scenario);
+        o.moves = taskMoves(scenario);
         for (const Annotation& an : scenario.annotations)
             o.annotations.append({an.at, QString::fromStdString(an.text)});
         if (!entities.empty()) {
