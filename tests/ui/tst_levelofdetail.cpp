@@ -480,6 +480,74 @@ private Q_SLOTS:
         QVERIFY2(decimatedRounds > 60, qPrintable(QString::number(decimatedRounds)));
     }
 
+    void linesBreakAtEveryQueueChange()
+    {
+        // Random series whose entity changes CPU now and then (a migration) and is moved to
+        // another cgroup at random times: vruntime encodes the queue (its frame: CPU · 100 +
+        // moves before, times 10^9), so a drawn piece joining two queues shows as a value
+        // leaving its band. At every zoom, from the decimated samples: every change of queue
+        // between two samples inside the window is a break in the drawn line, and no piece
+        // joins two queues.
+        using schedlab::ui::entityLines;
+        using schedlab::ui::envelope;
+        using schedlab::ui::LinePoint;
+        Prng prng(44);
+        Recording rec;
+        std::vector<Nanoseconds> moves;
+        std::vector<int> frames; // per sample of task 0
+        std::vector<int64_t> times;
+        int64_t t = 0;
+        int cpu = 0;
+        constexpr int64_t kBand = 1'000'000'000;
+        for (int i = 0; i < 40000; ++i) {
+            t += prng.uniform(1, 30);
+            if (prng.below(300) == 0)
+                cpu = static_cast<int>(prng.below(4));
+            if (prng.below(2000) == 0)
+                moves.push_back(Nanoseconds{t - 1}); // between two samples
+            const int frame = cpu * 100 + static_cast<int>(moves.size());
+            Record r = sampleRecord(t, 0,
+                static_cast<uint64_t>(frame) * static_cast<uint64_t>(kBand)
+                    + static_cast<uint64_t>(t),
+                0, 1024);
+            r.cpu = static_cast<uint16_t>(cpu);
+            r.flags = Record::kQueued | Record::kCurr; // running: vruntime joins straight
+            rec.append(r);
+            frames.push_back(frame);
+            times.push_back(t);
+        }
+        QVERIFY(moves.size() > 5);
+        SampleIndex index;
+        index.update(rec);
+        for (int round = 0; round < 60; ++round) {
+            const int64_t from = prng.uniform(0, t - 100);
+            const int64_t to = prng.uniform(from + 100, t);
+            const int columns = static_cast<int>(prng.uniform(2, 1200));
+            auto series = index.decimatedSeries(
+                rec, 0, Nanoseconds{from}, Nanoseconds{to}, columns, SampleIndex::KeepAll, moves);
+            for (EntitySample& s : series) // the view's cgroup of each sample
+                s.group = static_cast<int16_t>(std::count_if(
+                    moves.begin(), moves.end(), [&](Nanoseconds m) { return m < s.time; }));
+            const auto line = envelope(entityLines(series, 0, Nanoseconds{to}).vruntime,
+                Nanoseconds{from}, Nanoseconds{to}, columns);
+            int breaks = 0;
+            for (size_t i = 0; i < line.size(); ++i) {
+                if (line[i].breakBefore) {
+                    ++breaks;
+                    continue;
+                }
+                if (i > 0)
+                    QVERIFY2(line[i].value / kBand == line[i - 1].value / kBand,
+                        qPrintable(QStringLiteral("joined across a queue change at %1")
+                                       .arg(line[i].time.count())));
+            }
+            int changes = 0;
+            for (size_t i = 1; i < times.size(); ++i)
+                changes += times[i - 1] >= from && times[i] <= to && frames[i] != frames[i - 1];
+            QCOMPARE(breaks, changes);
+        }
+    }
+
     void decimatedMatchesBruteForce()
     {
         // Random samples of two tasks and random windows: every decimated point is a real

@@ -68,6 +68,16 @@ QVector<QCPGraphData> toGraph(const std::vector<LinePoint>& line, double scale =
     return points;
 }
 
+/// A graph drawing exactly the points it is given: QCustomPlot's own adaptive sampling (a
+/// second decimation, which also joins across the NaN of a break) is off; envelope() has
+/// already left at most four points per pixel column.
+QCPGraph* addSeries(QCustomPlot* plot, QCPAxis* key, QCPAxis* value)
+{
+    QCPGraph* g = plot->addGraph(key, value);
+    g->setAdaptiveSampling(false);
+    return g;
+}
+
 /// Group-entity weight lines: colour by group, dash pattern by CPU.
 Qt::PenStyle cpuPenStyle(EntityRef e)
 {
@@ -632,8 +642,8 @@ void TimelineView::refreshWeights()
         m_weightGraphs.clear();
         for (const int32_t raw : keys) {
             const EntityRef e{raw};
-            QCPGraph* g = m_plot->addGraph(
-                m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
+            QCPGraph* g = addSeries(
+                m_plot, m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
             // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
             // CPU as well.
             QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
@@ -699,8 +709,8 @@ void TimelineView::refreshVruntime()
     QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
     QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
     if (!m_avgGraph) {
-        m_bandUpper = m_plot->addGraph(lKey, lValue);
-        m_bandLower = m_plot->addGraph(lKey, lValue);
+        m_bandUpper = addSeries(m_plot, lKey, lValue);
+        m_bandLower = addSeries(m_plot, lKey, lValue);
         const QColor band(0x90, 0x90, 0x90, 60);
         m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
         m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
@@ -709,7 +719,7 @@ void TimelineView::refreshVruntime()
         m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
         m_bandLower->removeFromLegend();
         m_bandUpper->removeFromLegend();
-        m_avgGraph = m_plot->addGraph(vKey, vValue);
+        m_avgGraph = addSeries(m_plot, vKey, vValue);
         m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
         m_avgGraph->removeFromLegend();
     }
@@ -724,17 +734,17 @@ void TimelineView::refreshVruntime()
             list->clear();
         }
         for (const int task : tasks) {
-            QCPGraph* g = m_plot->addGraph(vKey, vValue);
+            QCPGraph* g = addSeries(m_plot, vKey, vValue);
             g->setPen(QPen(taskColor(task), width));
             g->setName(taskName(task));
             m_graphs.push_back(g);
-            QCPGraph* d = m_plot->addGraph(vKey, vValue);
+            QCPGraph* d = addSeries(m_plot, vKey, vValue);
             QColor light = taskColor(task);
             light.setAlpha(150);
             d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
             d->removeFromLegend();
             m_deadlineGraphs.push_back(d);
-            QCPGraph* l = m_plot->addGraph(lKey, lValue);
+            QCPGraph* l = addSeries(m_plot, lKey, lValue);
             l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
             l->removeFromLegend();
             m_lagGraphs.push_back(l);

@@ -175,6 +175,9 @@ void MainWindow::onScenarioEdited()
     setWindowModified(true);
     m_treeModel->setScenario(m_scenario.get());
     m_treeModel->setTime(m_controller->seekTarget().value_or(m_controller->now()));
+    // A move applied live has no reset: the timeline learns it here (its lines break there).
+    m_timeline->setTaskCgroups(
+        taskCgroups(m_controller->scenario()), taskMoves(m_controller->scenario()));
     const QString text = m_editor->lastChange();
     log(tr("t = %1: %2").arg(formatTime(m_editor->editTime()), text.isEmpty() ? tr("edit") : text));
     updateStatus();
