@@ -275,7 +275,10 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         }
     };
     for (size_t i = first; i < last;) {
-        const int64_t time = records[positions[i]].time;
+        // The block of 16 starting here, if i starts one: its summary gives the time without a
+        // read of the recording.
+        const SampleSummary* block = pyramid.nodeAt(0, i);
+        const int64_t time = block ? block->first : records[positions[i]].time;
         while (time >= b1 && b + 1 < bins)
             closeBin();
         const auto [node, items] = pyramid.largestAt(i, [&](const SampleSummary& n) {
