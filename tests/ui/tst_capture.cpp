@@ -108,6 +108,7 @@ private Q_SLOTS:
     void windowAndCaptureDrawTheSame();
     void captureDrawsTheRecordedLag();
     void vectorFormatsMatchThePng();
+    void layoutAtAnySize();
 
 private:
     std::unique_ptr<Simulation> sim;
@@ -581,6 +582,80 @@ void TestCapture::vectorFormatsMatchThePng()
             const QString keep = qEnvironmentVariable("SCHEDLAB_KEEP_CAPTURES");
             pdfImage.save(keep + QStringLiteral("/v%1-pdf.png").arg(dpi));
             png.save(keep + QStringLiteral("/v%1.png").arg(dpi));
+        }
+    }
+}
+
+void TestCapture::layoutAtAnySize()
+{
+    // From 480 x 320 up: every pane's value axis title fits its pane's height (so it cannot
+    // run into a neighbour's), the tick labels of every axis keep apart (boxes from the font
+    // metrics at the ticks' pixel positions), and the task legend holds every plotted task,
+    // whole and inside the figure.
+    const Scenario sc = parsed(kGroups);
+    Simulation groups(sc);
+    groups.run();
+    for (const QSize size :
+        {QSize(480, 320), QSize(700, 400), QSize(1200, 700), QSize(1600, 1000)}) {
+        CaptureOptions o;
+        o.from = Nanoseconds{0};
+        o.to = Nanoseconds{2'000'000'000};
+        o.size = size;
+        o.title = QStringLiteral("groups-4v1");
+        o.fromSimulation(groups);
+        o.cgroups = taskCgroups(sc);
+        TimelineView view;
+        setUpCaptureView(view, groups.recording(), groups.now(), o);
+        QString error;
+        QVERIFY2(savePlot(view.plot(), dir.filePath(QStringLiteral("layout.png")), size, 96,
+                     QString(), QString(), &error),
+            qPrintable(error));
+        const QString where = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+        for (QCPAxisRect* rect : view.plot()->axisRects()) {
+            if (!rect->visible())
+                continue;
+            QCPAxis* value = rect->axis(QCPAxis::atLeft);
+            QVERIFY2(QFontMetrics(value->labelFont()).horizontalAdvance(value->label())
+                    <= rect->height(),
+                qPrintable(where + QStringLiteral(": title \"%1\"").arg(value->label())));
+            for (QCPAxis* axis : {value, rect->axis(QCPAxis::atBottom)}) {
+                if (!axis->tickLabels())
+                    continue;
+                const QFontMetrics metrics(axis->tickLabelFont());
+                const QVector<double> ticks = axis->tickVector();
+                const QVector<QString> labels = axis->tickVectorLabels();
+                QRectF previous;
+                for (int i = 0; i < ticks.size(); ++i) {
+                    if (!axis->range().contains(ticks[i]))
+                        continue;
+                    const double at = axis->coordToPixel(ticks[i]);
+                    const QSizeF box(metrics.horizontalAdvance(labels[i]), metrics.height());
+                    const QRectF r = axis->orientation() == Qt::Vertical
+                        ? QRectF(0, at - box.height() / 2, box.width(), box.height())
+                        : QRectF(at - box.width() / 2, 0, box.width(), box.height());
+                    QVERIFY2(previous.isNull() || !r.intersects(previous),
+                        qPrintable(where
+                            + QStringLiteral(": tick labels \"%1\" and the one before")
+                                  .arg(labels[i])));
+                    previous = r;
+                }
+            }
+        }
+        QCPLegend* legend = view.plot()->legend;
+        QVERIFY(legend->visible());
+        QCOMPARE(legend->itemCount(), 5); // a-1 … a-4 and b: all plotted (≤ 8 tasks)
+        const QRect figure(QPoint(0, 0), size);
+        QVERIFY2(figure.contains(legend->outerRect()), qPrintable(where));
+        // Every entry whole, inside the figure, over no pane and no other entry.
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            const QRect item = legend->item(i)->outerRect();
+            QVERIFY2(figure.contains(item), qPrintable(where));
+            for (QCPAxisRect* rect : view.plot()->axisRects())
+                QVERIFY2(!rect->visible() || !rect->rect().intersects(item),
+                    qPrintable(where + QStringLiteral(": legend entry over a pane")));
+            for (int j = 0; j < i; ++j)
+                QVERIFY2(!legend->item(j)->outerRect().intersects(item),
+                    qPrintable(where + QStringLiteral(": legend entries overlap")));
         }
     }
 }

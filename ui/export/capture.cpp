@@ -187,8 +187,8 @@ void setUpCaptureView(
         view.setSelectedTasks(o.tasks);
     view.setViewRange(o.from, o.to);
     QCustomPlot* plot = view.plot();
-    // Both panes get a time axis label (the GUI labels only the shared one under the lanes).
-    plot->axisRects().last()->axis(QCPAxis::atBottom)->setLabel(view.timeAxisLabel());
+    // The last pane gets a time axis title too (the GUI titles only the one under the lanes).
+    view.setTimeLabelOnLastPane(true);
     auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
         QFont(view.font().family(), 12, QFont::Bold));
     plot->plotLayout()->insertRow(0);

@@ -127,7 +127,7 @@ TimelineView::TimelineView(QWidget* parent)
         if (refresh)
             refreshVruntime();
         placeMarkers();
-        return refresh;
+        return fitAxes() || refresh;
     });
 
     // Top pane: CPU lanes. CPU 0 at the top, one tick label per lane.
@@ -419,7 +419,7 @@ void TimelineView::zoomToFit()
 
 QString TimelineView::timeAxisLabel() const
 {
-    return m_lanesRect->axis(QCPAxis::atBottom)->label();
+    return m_ticker->axisLabel();
 }
 
 void TimelineView::onRangeChanged(const QCPRange& requested)
@@ -536,6 +536,82 @@ void TimelineView::placeMarkers()
     m_eligibleShade->setVisible(lag.upper > 0);
     m_eligibleShade->topLeft->setCoords(0, lag.upper);
     m_eligibleShade->bottomRight->setCoords(1, std::max(0.0, lag.lower));
+}
+
+bool TimelineView::fitAxes()
+{
+    // At any size: each value axis gets the longest of its titles that fits its pane's height
+    // (titles never run into the next pane's), and no more ticks than its labels have room for.
+    struct Titles
+    {
+        QCPAxisRect* rect;
+        QStringList titles; ///< longest first
+    };
+    const Titles all[] = {
+        {m_vruntimeRect,
+            {QStringLiteral("vruntime, deadline, V (ms)"), QStringLiteral("vruntime (ms)"),
+                QStringLiteral("v (ms)")}},
+        {m_lagRect,
+            {QStringLiteral("lag V − v (ms)"), QStringLiteral("lag (ms)"), QStringLiteral("lag")}},
+        {m_weightRect,
+            {QStringLiteral("group se weight"), QStringLiteral("weight"), QStringLiteral("w")}},
+    };
+    bool changed = false;
+    // Small plots (under 480 layout pixels high): the time axis's tick labels only under the
+    // last pane, the panes above share them. A picture labels the time axis under the last pane.
+    const bool compact = m_plot->viewport().height() < 480;
+    QCPAxisRect* last = m_weightRect->visible() ? m_weightRect : m_lagRect;
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect}) {
+        QCPAxis* time = rect->axis(QCPAxis::atBottom);
+        const bool labels = !compact || rect == last;
+        if (time->tickLabels() != labels) {
+            time->setTickLabels(labels);
+            changed = true;
+        }
+        QString title;
+        if (rect == m_lanesRect && !compact && !m_timeLabelOnLast)
+            title = m_ticker->axisLabel();
+        else if (rect == last && (compact || m_timeLabelOnLast))
+            title = m_ticker->axisLabel();
+        if (time->label() != title) {
+            time->setLabel(title);
+            changed = true;
+        }
+    }
+    // The task legend in as many columns as the pane's height needs: never cut, never over
+    // the next pane.
+    if (m_plot->legend->itemCount() > 0) {
+        const int itemHeight =
+            std::max(1, m_plot->legend->item(0)->minimumOuterSizeHint().height());
+        const int rows = std::clamp(m_vruntimeRect->outerRect().height() / itemHeight, 1, 7);
+        if (m_plot->legend->wrap() != rows) {
+            m_plot->legend->setWrap(rows);
+            changed = true;
+        }
+    }
+    for (const Titles& t : all) {
+        QCPAxis* axis = t.rect->axis(QCPAxis::atLeft);
+        const QFontMetrics labelMetrics(axis->labelFont());
+        QString title = t.titles.last();
+        for (const QString& candidate : t.titles) {
+            if (labelMetrics.horizontalAdvance(candidate) <= t.rect->height()) {
+                title = candidate;
+                break;
+            }
+        }
+        if (axis->label() != title) {
+            axis->setLabel(title);
+            changed = true;
+        }
+        // A tick label and a gap of one label height between two ticks.
+        const int room = QFontMetrics(axis->tickLabelFont()).height() * 2;
+        const int ticks = std::clamp(t.rect->height() / std::max(1, room), 1, 5);
+        if (axis->ticker()->tickCount() != ticks) {
+            axis->ticker()->setTickCount(ticks);
+            changed = true;
+        }
+    }
+    return changed;
 }
 
 int TimelineView::columns() const

@@ -91,6 +91,8 @@ public:
     /// Tasks currently drawn in the vruntime pane.
     QVector<int> plottedTasks() const { return m_plotted; }
     QString timeAxisLabel() const;
+    /// The time axis's title under the last pane as well (pictures), not only under the lanes.
+    void setTimeLabelOnLastPane(bool on) { m_timeLabelOnLast = on; }
 
     /// The cursor: a blue line in every pane (inspector time). Clicking the plot moves it.
     void setCursorTime(Nanoseconds t);
@@ -128,6 +130,8 @@ private:
     int columns() const;
     /// Before each drawing: markers inside the window only, the eligible shade inside the pane.
     void placeMarkers();
+    /// Before each drawing: axis titles and tick counts that fit the panes. True if changed.
+    bool fitAxes();
 
     QCustomPlot* m_plot;
     QCPAxisRect* m_lanesRect;
@@ -164,6 +168,7 @@ private:
     RunSegmentIndex m_segments;
     SampleIndex m_samples;
     Nanoseconds m_now{0};
+    bool m_timeLabelOnLast = false;
     double m_scale = 1.0;  ///< device pixels per layout pixel of the latest drawing
     int m_dataColumns = 0; ///< columns the series were last decimated for
     Nanoseconds m_duration{0};
