@@ -4,6 +4,7 @@
 #include "ui/analysis/inspectordock.h"
 #include "ui/common/savefile.h"
 #include "ui/lessons/lessonspanel.h"
+#include "ui/machine/featurespanel.h"
 #include "ui/machine/machinetreemodel.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/timeline/timelineview.h"
@@ -11,6 +12,7 @@
 
 #include <QApplication>
 #include <QBuffer>
+#include <QCheckBox>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QImageWriter>
@@ -149,6 +151,24 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
         }
         waitForSeek(c);
     }
+    // --feature NAME / NO_NAME (repeatable): toggled at --edit-at in the features panel, as a
+    // click would (recorded as a feature action of the session).
+    for (const QString& f : p.values(QStringLiteral("feature"))) {
+        const bool on = !f.startsWith(QLatin1String("NO_"));
+        const QString name = on ? f : f.mid(3);
+        QCheckBox* box = window.featuresPanel()->featureBox(name);
+        if (!box) {
+            complain(QStringLiteral("--feature: no sched feature \"%1\" (see schedlab-cli --help)")
+                         .arg(name));
+            return kExitBadInput;
+        }
+        if (c->now() < *editAt)
+            c->stepBy(*editAt - c->now());
+        waitForSeek(c);
+        if (box->isChecked() != on)
+            box->setChecked(on);
+        waitForSeek(c);
+    }
     if (!p.isSet(QStringLiteral("lesson")) && *at > c->now())
         c->stepBy(*at - c->now());
     if (p.isSet(QStringLiteral("select"))) {
@@ -262,6 +282,10 @@ int main(int argc, char* argv[])
             QStringLiteral("With --screenshot: put the cursor at this time (ms); the Inspector "
                            "shows it."),
             QStringLiteral("ms")},
+        {QStringLiteral("feature"),
+            QStringLiteral("With --screenshot: turn a sched feature on (NAME) or off (NO_NAME) at "
+                           "--edit-at, as the features panel does; repeatable."),
+            QStringLiteral("feature")},
         {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
         {QStringLiteral("lesson"),
             QStringLiteral("Open a lesson (Help > Lessons): its file, id or number (\"03\")."),
@@ -287,7 +311,7 @@ int main(int argc, char* argv[])
 
     // Options that only mean something for a screenshot are an error without one, not ignored.
     if (!parser.isSet(QStringLiteral("screenshot"))) {
-        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor"}) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor", "feature"}) {
             if (parser.isSet(QString::fromLatin1(o))) {
                 complain(QStringLiteral("--%1 needs --screenshot").arg(QString::fromLatin1(o)));
                 return kExitBadInput;
