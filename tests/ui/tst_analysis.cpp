@@ -83,7 +83,7 @@ private Q_SLOTS:
         QCOMPARE(tree->topLevelItemCount(), 1);
         QTreeWidgetItem* cpu = tree->topLevelItem(0);
         QVERIFY(cpu->text(0).contains(QStringLiteral("running hog-2")));
-        QVERIFY(cpu->text(0).contains(QStringLiteral("V = 750000")));
+        QVERIFY(cpu->text(0).contains(QStringLiteral("V = 0.750000 ms"))); // 750 000 ns, in ms
         QCOMPARE(cpu->childCount(), 2);
         QCOMPARE(cpu->child(0)->text(0), QStringLiteral("hog-2"));
         QCOMPARE(cpu->child(0)->text(2), QStringLiteral("-0.250")); // v − V in ms
