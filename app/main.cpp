@@ -3,6 +3,7 @@
 #include "core/base/time.h"
 #include "ui/analysis/inspectordock.h"
 #include "ui/common/savefile.h"
+#include "ui/common/taskpalette.h"
 #include "ui/lessons/lessonspanel.h"
 #include "ui/machine/featurespanel.h"
 #include "ui/machine/machinetreemodel.h"
@@ -311,17 +312,7 @@ int main(int argc, char* argv[])
     parser.process(app);
     if (parser.isSet(QStringLiteral("dark"))) {
         QApplication::setStyle(QStringLiteral("Fusion"));
-        QPalette dark;
-        dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-        dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-        dark.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
-        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-        dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
-        dark.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
-        dark.setColor(QPalette::Highlight, QColor(0x3d, 0x8b, 0xd4));
-        dark.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
-        QApplication::setPalette(dark);
+        QApplication::setPalette(schedlab::ui::darkPalette());
     }
 
     // Options that only mean something for a screenshot are an error without one, not ignored.

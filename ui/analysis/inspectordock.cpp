@@ -2,6 +2,7 @@
 #include "ui/analysis/inspectordock.h"
 
 #include "ui/common/format.h"
+#include "ui/common/taskpalette.h"
 
 #include <QCoreApplication>
 #include <QHeaderView>
@@ -208,11 +209,13 @@ void InspectorDock::showInspection(const Inspection& in)
                         item->setData(0, kMoveRole, toQString(explainMove(move)));
                     }
                 }
-                if (e.picked)
-                    for (int c = 0; c < item->columnCount(); ++c)
-                        item->setBackground(c, QColor(0xe0, 0xf0, 0xff));
+                if (e.picked) // readable in light and dark palettes (tst_analysis)
+                    for (int c = 0; c < item->columnCount(); ++c) {
+                        item->setBackground(c, pickedRowBackground(palette()));
+                        item->setForeground(c, palette().color(QPalette::Text));
+                    }
                 if (!e.eligible)
-                    item->setForeground(7, QColor(0xb0, 0x30, 0x30));
+                    item->setForeground(7, warningText(palette()));
                 if (e.childRq >= 0 && static_cast<size_t>(e.childRq) < rqItems.size()) {
                     rqItems[static_cast<size_t>(e.childRq)] = item;
                     item->setText(0,
