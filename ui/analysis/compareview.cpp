@@ -40,6 +40,9 @@ CompareView::CompareView(QWidget* parent)
     , m_table(new QTableWidget(0, 4))
 {
     setWindowTitle(tr("Compare runs — schedlab"));
+    // No machine tree here to select tasks in: no hint to do so.
+    m_base->setHintsVisible(false);
+    m_variant->setHintsVisible(false);
     auto* l = new QVBoxLayout(this);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Variant:")));

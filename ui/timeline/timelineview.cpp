@@ -533,7 +533,8 @@ void TimelineView::placeMarkers()
         m_annotations[i + 1]->setVisible(shown);
     }
     const QCPRange lag = m_lagRect->axis(QCPAxis::atLeft)->range();
-    m_eligibleShade->setVisible(lag.upper > 0);
+    // Nothing plotted, nothing to shade: no eligible half-plane over an empty pane.
+    m_eligibleShade->setVisible(lag.upper > 0 && !m_graphs.empty());
     m_eligibleShade->topLeft->setCoords(0, lag.upper);
     m_eligibleShade->bottomRight->setCoords(1, std::max(0.0, lag.lower));
 }
