@@ -331,6 +331,25 @@ void TestCapture::cliCapture()
     QVERIFY(negative.waitForFinished(120000));
     QCOMPARE(negative.exitCode(), 2);
     QVERIFY(negative.readAllStandardError().contains("--seed expects an integer"));
+
+    // Scenario edits for a picture: a task's nice at t = 0; a bad one is refused.
+    const auto run = [&](const QStringList& extra) {
+        QProcess p;
+        p.start(QStringLiteral(SCHEDLAB_CLI),
+            QStringList{QStringLiteral("capture"), scenarioFile.fileName(),
+                QStringLiteral("--from"), QStringLiteral("0"), QStringLiteral("--to"),
+                QStringLiteral("5ms"), QStringLiteral("--out"), out}
+                + extra);
+        p.waitForFinished(120000);
+        return std::pair{p.exitCode(), p.readAllStandardError()};
+    };
+    QCOMPARE(run({QStringLiteral("--set"), QStringLiteral("hog.nice=5")}).first, 0);
+    const auto badNice = run({QStringLiteral("--set"), QStringLiteral("hog.nice=99")});
+    QCOMPARE(badNice.first, 2);
+    QVERIFY(badNice.second.contains("--set expects TASK.nice=N"));
+    const auto badGroup = run({QStringLiteral("--weight"), QStringLiteral("/nope=100")});
+    QCOMPARE(badGroup.first, 2);
+    QVERIFY(badGroup.second.contains("--weight expects CGROUP=W"));
 }
 
 void TestCapture::windowAndCaptureDrawTheSame()

@@ -242,6 +242,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
 {
     constexpr int kBad = 2;
     std::string file, outPath, entities, title;
+    std::vector<std::string> sets, weights;
     std::optional<Nanoseconds> from, to;
     QSize size(1200, 700);
     int dpi = 96;
@@ -293,6 +294,11 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: --size expects WxH, e.g. 1600x900, got \"" << v << "\"\n";
                 return kBad;
             }
+        } else if (a == "--set" || a == "--weight") {
+            // --set TASK.nice=N, --weight CGROUP=W: the scenario as edited at t = 0.
+            if (!value(v))
+                return kBad;
+            (a == "--set" ? sets : weights).push_back(v);
         } else if (a == "--dpi") {
             if (!value(v))
                 return kBad;
@@ -314,7 +320,8 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
     }
     if (file.empty() || outPath.empty() || !from || !to) {
         err << "capture: usage: schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf "
-               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--profile NAME] [--feature "
+               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--set TASK.nice=N] "
+               "[--weight CGROUP=W] [--profile NAME] [--feature "
                "F] "
                "[--override C=V] [--duration D] [--seed N] [--watchdog D] [--limit NAME=N]\n";
         return kBad;
@@ -329,7 +336,41 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         err << e << "\n";
     if (!loaded.ok())
         return kBad;
-    const Scenario& scenario = *loaded.scenario;
+    Scenario scenario = *loaded.scenario;
+    for (const std::string& edit : sets) {
+        const size_t dot = edit.rfind(".nice=");
+        bool ok = false;
+        const int nice =
+            dot == std::string::npos ? 0 : QString::fromStdString(edit.substr(dot + 6)).toInt(&ok);
+        const auto task = dot == std::string::npos
+            ? scenario.tasks.end()
+            : std::find_if(scenario.tasks.begin(), scenario.tasks.end(),
+                [&](const TaskSpec& t) { return t.name == edit.substr(0, dot); });
+        if (!ok || nice < -20 || nice > 19 || task == scenario.tasks.end()) {
+            err << "capture: --set expects TASK.nice=N with a task of the scenario (its name as "
+                   "in the file) and N in -20…19, got \""
+                << edit << "\"\n";
+            return kBad;
+        }
+        task->nice = nice;
+    }
+    for (const std::string& edit : weights) {
+        const size_t eq = edit.rfind('=');
+        bool ok = false;
+        const int weight =
+            eq == std::string::npos ? 0 : QString::fromStdString(edit.substr(eq + 1)).toInt(&ok);
+        const auto group = eq == std::string::npos
+            ? scenario.cgroups.end()
+            : std::find_if(scenario.cgroups.begin(), scenario.cgroups.end(),
+                [&](const CgroupSpec& g) { return g.path == edit.substr(0, eq); });
+        if (!ok || weight < 1 || weight > 10000 || group == scenario.cgroups.end()) {
+            err << "capture: --weight expects CGROUP=W with a cgroup of the scenario and W in "
+                   "1…10000, got \""
+                << edit << "\"\n";
+            return kBad;
+        }
+        group->files.weight = weight;
+    }
     try {
         Simulation sim(scenario, options);
         sim.runUntil(*to); // deterministic: the same as the prefix of a full run
@@ -341,6 +382,17 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         o.dpi = dpi;
         o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
                                 : QString::fromStdString(title);
+        if (title.empty() && !(sets.empty() && weights.empty())) {
+            // The edits the picture shows, in the default title.
+            QStringList edits;
+            for (const std::string& e : sets)
+                edits << QString::fromStdString(e);
+            for (const std::string& e : weights)
+                edits << QStringLiteral("%1 cpu.weight=%2")
+                             .arg(QString::fromStdString(e.substr(0, e.rfind('='))),
+                                 QString::fromStdString(e.substr(e.rfind('=') + 1)));
+            o.title += QStringLiteral(" (") + edits.join(QStringLiteral(", ")) + QLatin1Char(')');
+        }
         o.fromSimulation(sim);
         o.cgroups = taskCgroups(scenario);
         o.moves = taskMoves(scenario);
