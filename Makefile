@@ -4,8 +4,11 @@ PRESET ?= dev
 BUILD_DIR := build/$(PRESET)
 SCENARIO ?= resources/default.json
 
+# poppler-utils: pdftoppm, with which tst_capture rasterizes the PDF captures to compare them
+# with the PNG (the SVG is rasterized by QSvgRenderer).
 PACKAGES := cmake ninja-build g++ make qt6-base-dev qt6-svg-dev libqcustomplot-dev \
-            libboost-dev nlohmann-json3-dev libgl-dev clang-format xvfb xauth imagemagick dpkg-dev
+            libboost-dev nlohmann-json3-dev libgl-dev clang-format xvfb xauth imagemagick dpkg-dev \
+            poppler-utils
 
 # `make fuzz` (docs/limits.md): clang + libFuzzer, the core only (no Qt needed).
 FUZZ_PACKAGES := cmake ninja-build clang libclang-rt-14-dev libboost-dev nlohmann-json3-dev

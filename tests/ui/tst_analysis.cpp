@@ -9,6 +9,7 @@
 #include "ui/analysis/compareview.h"
 #include "ui/analysis/findingsdock.h"
 #include "ui/analysis/inspectordock.h"
+#include "ui/common/taskpalette.h"
 #include "ui/export/exportmenu.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/timeline/qcp.h"
@@ -27,6 +28,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+
+#include <cmath>
 
 using namespace schedlab;
 using namespace schedlab::ui;
@@ -61,6 +64,37 @@ class TestAnalysis : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void darkThemeContrast()
+    {
+        // `schedlab --dark`: every text role over its background at least 4.5:1 (WCAG AA), and
+        // the inspector's own colours (the picked row, a not-eligible value) in the dark and
+        // the light palette. Hand check: #e0e0e0 (relative luminance 0.7454) on #1e1e1e (0.01297)
+        // is (0.7454 + 0.05) / (0.01297 + 0.05) = 12.63:1.
+        using schedlab::ui::contrastRatio;
+        QVERIFY(std::abs(contrastRatio(QColor(0xe0, 0xe0, 0xe0), QColor(0x1e, 0x1e, 0x1e)) - 12.63)
+            < 0.05);
+        QVERIFY(std::abs(contrastRatio(Qt::black, Qt::white) - 21.0) < 1e-9);
+        const QPalette dark = schedlab::ui::darkPalette();
+        const std::pair<QPalette::ColorRole, QPalette::ColorRole> pairs[] = {
+            {QPalette::Text, QPalette::Base}, {QPalette::Text, QPalette::AlternateBase},
+            {QPalette::WindowText, QPalette::Window}, {QPalette::ButtonText, QPalette::Button},
+            {QPalette::HighlightedText, QPalette::Highlight},
+            {QPalette::PlaceholderText, QPalette::Base}};
+        for (const auto& [text, back] : pairs)
+            QVERIFY2(contrastRatio(dark.color(text), dark.color(back)) >= 4.5,
+                qPrintable(QStringLiteral("roles %1 on %2: %3")
+                               .arg(int(text))
+                               .arg(int(back))
+                               .arg(contrastRatio(dark.color(text), dark.color(back)))));
+        for (const QPalette& pal : {dark, QPalette()}) {
+            const QColor picked = schedlab::ui::pickedRowBackground(pal);
+            QVERIFY(contrastRatio(pal.color(QPalette::Text), picked) >= 4.5);
+            QVERIFY(
+                contrastRatio(schedlab::ui::warningText(pal), pal.color(QPalette::Base)) >= 4.5);
+            QVERIFY(contrastRatio(schedlab::ui::warningText(pal), picked) >= 4.5);
+        }
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
@@ -83,7 +117,7 @@ private Q_SLOTS:
         QCOMPARE(tree->topLevelItemCount(), 1);
         QTreeWidgetItem* cpu = tree->topLevelItem(0);
         QVERIFY(cpu->text(0).contains(QStringLiteral("running hog-2")));
-        QVERIFY(cpu->text(0).contains(QStringLiteral("V = 750000")));
+        QVERIFY(cpu->text(0).contains(QStringLiteral("V = 0.750000 ms"))); // 750 000 ns, in ms
         QCOMPARE(cpu->childCount(), 2);
         QCOMPARE(cpu->child(0)->text(0), QStringLiteral("hog-2"));
         QCOMPARE(cpu->child(0)->text(2), QStringLiteral("-0.250")); // v − V in ms

@@ -9,6 +9,7 @@
 #include "support/recordings.h"
 #include "ui/timeline/cpulanesplottable.h"
 #include "ui/timeline/model/entitylines.h"
+#include "ui/timeline/model/envelope.h"
 #include "ui/timeline/model/sampleindex.h"
 #include "ui/timeline/model/summarypyramid.h"
 #include "ui/timeline/model/timelinelayout.h"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
 
 using schedlab::EntityRef;
 using schedlab::Nanoseconds;
@@ -328,13 +330,222 @@ private Q_SLOTS:
         // Few samples per bin (≤ 4 · bins): all of them, plus one beyond each edge.
         QCOMPARE(times(SampleIndex::KeepLag, 95, 125, 2), QStringLiteral("9 10 11 12 13"));
         // A window inside the run gets the samples just outside it as edges: [105, 625] in 2
-        // bins [105, 365) and [365, 625] (i = 11 … 62 inside, 10 and 63 the edges). i = 11 … 15
-        // are read one by one (no block starts there), the block 16 … 31 ends inside bin 1,
-        // and the block 32 … 47 crosses 365 but spans 150 ns, less than a bin: it is counted
-        // in bin 1, where it starts. So bin 1 is 11 … 47 (dip 20, peak 41) and bin 2 is
-        // 48 … 62, read one by one (the block 48 … 63 reaches past the window), all lag 0.
+        // bins [105, 365) and [365, 625] (i = 11 … 62 inside, 10 and 63 the edges). A block of
+        // the summary is read whole only where it lies inside one bin: the block 32 … 47
+        // crosses 365 and is read sample by sample, so bin 1 is 11 … 36 (first 11, dip 20, last
+        // 36; highest lag 0, first seen at 11) and bin 2 is 37 … 62 (first 37, lowest lag 0
+        // first seen at 37, peak 41, last 62).
         QCOMPARE(
-            times(SampleIndex::KeepLag, 105, 625, 2), QStringLiteral("10 11 20 41 47 48 62 63"));
+            times(SampleIndex::KeepLag, 105, 625, 2), QStringLiteral("10 11 20 36 37 41 62 63"));
+    }
+
+    void envelopeByHand()
+    {
+        using schedlab::ui::envelope;
+        using schedlab::ui::LinePoint;
+        // Window [100, 200] in 4 columns of 25 ns: [100, 125), [125, 150), [150, 175),
+        // [175, 200]. The line enters from (90, 0) to (110, 20): the edge point at 100 is
+        // interpolated (10). Column 0 holds 100:10, 110:20, 115:-30, 120:5 (first 100, low 115,
+        // high 110, last 120: all kept); column 1 holds 130:0, 131:7, 132:3, 133:9, 140:1: kept
+        // first 130 (0, also the lowest), high 133 and last 140 (131 and 132 are neither).
+        // A break before 160 starts a new piece in column 2: 150:4 | 160:8, 170:8. Column 3:
+        // 180:2, then (220, 42) leaves the window: the edge point at 200 is 22.
+        const auto pt = [](int64_t t, int64_t v, bool brk = false) {
+            return LinePoint{Nanoseconds{t}, v, brk};
+        };
+        const std::vector<LinePoint> line{pt(90, 0), pt(110, 20), pt(115, -30), pt(120, 5),
+            pt(130, 0), pt(131, 7), pt(132, 3), pt(133, 9), pt(140, 1), pt(150, 4),
+            pt(160, 8, true), pt(170, 8), pt(180, 2), pt(220, 42), pt(230, 0)};
+        const auto out = envelope(line, Nanoseconds{100}, Nanoseconds{200}, 4);
+        const std::vector<LinePoint> expected{pt(100, 10), pt(110, 20), pt(115, -30), pt(120, 5),
+            pt(130, 0), pt(133, 9), pt(140, 1), pt(150, 4), pt(160, 8, true), pt(170, 8),
+            pt(180, 2), pt(200, 22)};
+        QCOMPARE(out.size(), expected.size());
+        for (size_t i = 0; i < out.size(); ++i) {
+            QCOMPARE(out[i].time, expected[i].time);
+            QCOMPARE(out[i].value, expected[i].value);
+            QCOMPARE(out[i].breakBefore, expected[i].breakBefore);
+        }
+        // A segment crossing the whole window: two edge points. A break at the first point
+        // inside: no edge point before it.
+        const auto across =
+            envelope({pt(0, 0), pt(1000, 1000)}, Nanoseconds{100}, Nanoseconds{200}, 4);
+        QCOMPARE(across.size(), size_t{2});
+        QCOMPARE(across[0].value, int64_t{100});
+        QCOMPARE(across[1].value, int64_t{200});
+        const auto broken =
+            envelope({pt(0, 0), pt(150, 7, true)}, Nanoseconds{100}, Nanoseconds{200}, 4);
+        QCOMPARE(broken.size(), size_t{1});
+        QCOMPARE(broken[0].time, Nanoseconds{150});
+        QVERIFY(!broken[0].breakBefore);
+        // Column edges: ⌈span·c / columns⌉ from `from`; t in column ⌊(t − from)·columns / span⌋.
+        QCOMPARE(schedlab::ui::columnEdge(Nanoseconds{0}, Nanoseconds{10}, 3, 1), Nanoseconds{4});
+        QCOMPARE(schedlab::ui::columnOf(Nanoseconds{3}, Nanoseconds{0}, Nanoseconds{10}, 3), 0);
+        QCOMPARE(schedlab::ui::columnOf(Nanoseconds{4}, Nanoseconds{0}, Nanoseconds{10}, 3), 1);
+        QCOMPARE(schedlab::ui::columnOf(Nanoseconds{10}, Nanoseconds{0}, Nanoseconds{10}, 3), 2);
+    }
+
+    void envelopePerColumnProperty()
+    {
+        // Random series (long quiet stretches, bursts of dense samples, wild lags) and random
+        // windows and widths: the line drawn from the decimated samples, column by column,
+        // (1) holds every sample of the column inside its drawn extent, (2) reaches each end of
+        // that extent with a sample of the column (the only other points are the window's two
+        // edge crossings), (3) starts and ends each column with the column's first and last
+        // sample, and (4) is the very line drawn from all the samples.
+        using schedlab::ui::columnOf;
+        using schedlab::ui::envelope;
+        using schedlab::ui::LinePoint;
+        Prng prng(33);
+        int decimatedRounds = 0; // rounds where the summaries left samples out
+        for (int series = 0; series < 6; ++series) {
+            Recording rec;
+            std::vector<Record> all;
+            int64_t t = 0;
+            for (int i = 0; i < 20000; ++i) {
+                t += prng.below(50) == 0 ? prng.uniform(1000, 200000) : prng.uniform(1, 40);
+                const Record r = sampleRecord(t, 0, static_cast<uint64_t>(t),
+                    static_cast<int32_t>(prng.uniform(-2000000, 2000000)), 1024);
+                rec.append(r);
+                all.push_back(r);
+            }
+            SampleIndex index;
+            index.update(rec);
+            for (int round = 0; round < 40; ++round) {
+                const int64_t from = prng.uniform(0, t - 10);
+                const int64_t to = prng.uniform(from + 10, t + 1000);
+                const int columns = static_cast<int>(prng.uniform(1, 1500));
+                const Nanoseconds f{from}, e{to};
+                const auto lagLine = [](const std::vector<EntitySample>& samples) {
+                    std::vector<LinePoint> line;
+                    for (const EntitySample& s : samples)
+                        line.push_back({s.time, s.vlag});
+                    return line;
+                };
+                const auto decimated =
+                    index.decimatedSeries(rec, 0, f, e, columns, SampleIndex::KeepLag);
+                decimatedRounds += decimated.size() < index.series(rec, 0, f, e).size();
+                const auto drawn = envelope(lagLine(decimated), f, e, columns);
+                // (4) the same as from every sample.
+                const auto full = envelope(lagLine(index.series(rec, 0, f, e)), f, e, columns);
+                QVERIFY(drawn == full);
+                // Per column: the samples' first, last, min, max; the drawn points' likewise.
+                struct Col
+                {
+                    int64_t lo = INT64_MAX, hi = INT64_MIN, first = 0, last = 0;
+                    int n = 0;
+                };
+                std::map<int, Col> samples, points;
+                const auto add = [](Col& c, int64_t v) {
+                    if (c.n++ == 0)
+                        c.first = v;
+                    c.last = v;
+                    c.lo = std::min(c.lo, v);
+                    c.hi = std::max(c.hi, v);
+                };
+                for (const Record& r : all)
+                    if (r.time >= from && r.time <= to)
+                        add(samples[columnOf(Nanoseconds{r.time}, f, e, columns)],
+                            r.payload.sample.vlag);
+                bool edgeIn = false, edgeOut = false; // interpolated edge crossings
+                for (const LinePoint& p : drawn) {
+                    QVERIFY(p.time.count() >= from && p.time.count() <= to);
+                    const bool isSample = std::binary_search(
+                        all.begin(), all.end(), p.time.count(), [](const auto& a, const auto& b) {
+                            if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Record>)
+                                return a.time < b;
+                            else
+                                return a < b.time;
+                        });
+                    if (!isSample) {
+                        QVERIFY(p.time.count() == from || p.time.count() == to);
+                        (p.time.count() == from ? edgeIn : edgeOut) = true;
+                        continue;
+                    }
+                    add(points[columnOf(p.time, f, e, columns)], p.value);
+                }
+                Q_UNUSED(edgeIn);
+                Q_UNUSED(edgeOut);
+                QCOMPARE(points.size(), samples.size()); // (1): no column left empty
+                for (const auto& [c, s] : samples) {
+                    const Col& d = points[c];
+                    QCOMPARE(d.lo, s.lo); // (1) and (2)
+                    QCOMPARE(d.hi, s.hi);
+                    QCOMPARE(d.first, s.first); // (3)
+                    QCOMPARE(d.last, s.last);
+                    QVERIFY(d.n <= 4);
+                }
+            }
+        }
+        QVERIFY2(decimatedRounds > 60, qPrintable(QString::number(decimatedRounds)));
+    }
+
+    void linesBreakAtEveryQueueChange()
+    {
+        // Random series whose entity changes CPU now and then (a migration) and is moved to
+        // another cgroup at random times: vruntime encodes the queue (its frame: CPU · 100 +
+        // moves before, times 10^9), so a drawn piece joining two queues shows as a value
+        // leaving its band. At every zoom, from the decimated samples: every change of queue
+        // between two samples inside the window is a break in the drawn line, and no piece
+        // joins two queues.
+        using schedlab::ui::entityLines;
+        using schedlab::ui::envelope;
+        using schedlab::ui::LinePoint;
+        Prng prng(44);
+        Recording rec;
+        std::vector<Nanoseconds> moves;
+        std::vector<int> frames; // per sample of task 0
+        std::vector<int64_t> times;
+        int64_t t = 0;
+        int cpu = 0;
+        constexpr int64_t kBand = 1'000'000'000;
+        for (int i = 0; i < 40000; ++i) {
+            t += prng.uniform(1, 30);
+            if (prng.below(300) == 0)
+                cpu = static_cast<int>(prng.below(4));
+            if (prng.below(2000) == 0)
+                moves.push_back(Nanoseconds{t - 1}); // between two samples
+            const int frame = cpu * 100 + static_cast<int>(moves.size());
+            Record r = sampleRecord(t, 0,
+                static_cast<uint64_t>(frame) * static_cast<uint64_t>(kBand)
+                    + static_cast<uint64_t>(t),
+                0, 1024);
+            r.cpu = static_cast<uint16_t>(cpu);
+            r.flags = Record::kQueued | Record::kCurr; // running: vruntime joins straight
+            rec.append(r);
+            frames.push_back(frame);
+            times.push_back(t);
+        }
+        QVERIFY(moves.size() > 5);
+        SampleIndex index;
+        index.update(rec);
+        for (int round = 0; round < 60; ++round) {
+            const int64_t from = prng.uniform(0, t - 100);
+            const int64_t to = prng.uniform(from + 100, t);
+            const int columns = static_cast<int>(prng.uniform(2, 1200));
+            auto series = index.decimatedSeries(
+                rec, 0, Nanoseconds{from}, Nanoseconds{to}, columns, SampleIndex::KeepAll, moves);
+            for (EntitySample& s : series) // the view's cgroup of each sample
+                s.group = static_cast<int16_t>(std::count_if(
+                    moves.begin(), moves.end(), [&](Nanoseconds m) { return m < s.time; }));
+            const auto line = envelope(entityLines(series, 0, Nanoseconds{to}).vruntime,
+                Nanoseconds{from}, Nanoseconds{to}, columns);
+            int breaks = 0;
+            for (size_t i = 0; i < line.size(); ++i) {
+                if (line[i].breakBefore) {
+                    ++breaks;
+                    continue;
+                }
+                if (i > 0)
+                    QVERIFY2(line[i].value / kBand == line[i - 1].value / kBand,
+                        qPrintable(QStringLiteral("joined across a queue change at %1")
+                                       .arg(line[i].time.count())));
+            }
+            int changes = 0;
+            for (size_t i = 1; i < times.size(); ++i)
+                changes += times[i - 1] >= from && times[i] <= to && frames[i] != frames[i - 1];
+            QCOMPARE(breaks, changes);
+        }
     }
 
     void decimatedMatchesBruteForce()

@@ -243,6 +243,24 @@ private Q_SLOTS:
         QVERIFY(!model.indexForTask(QStringLiteral("sleeper")).isValid());
     }
 
+    void unchangedValueIsNoEdit()
+    {
+        // Enter on an editor left as it was: no action (an undo step that changes nothing, a
+        // re-run, and a reset that pulled the editor away). A changed nice is one action.
+        const Scenario s = starvation();
+        MachineTreeModel model;
+        model.setScenario(&s);
+        QSignalSpy requested(&model, &MachineTreeModel::actionRequested);
+        const QModelIndex nice = model.indexForTask(QStringLiteral("root-spin"))
+                                     .siblingAtColumn(MachineTreeModel::WeightColumn);
+        QVERIFY(nice.flags() & Qt::ItemIsEditable);
+        const QVariant now = nice.data(Qt::EditRole);
+        QVERIFY(!model.setData(nice, now, Qt::EditRole));
+        QCOMPARE(requested.count(), 0);
+        model.setData(nice, now.toInt() + 1, Qt::EditRole);
+        QCOMPARE(requested.count(), 1);
+    }
+
     void resetOnLoad()
     {
         const Scenario first = threeHogs();

@@ -40,6 +40,9 @@ CompareView::CompareView(QWidget* parent)
     , m_table(new QTableWidget(0, 4))
 {
     setWindowTitle(tr("Compare runs — schedlab"));
+    // No machine tree here to select tasks in: no hint to do so.
+    m_base->setHintsVisible(false);
+    m_variant->setHintsVisible(false);
     auto* l = new QVBoxLayout(this);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Variant:")));
@@ -208,8 +211,8 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
     m_base->setRecording(&runs->base->recording(), runs->base->endTime());
     m_variant->setRecording(&runs->variant->recording(), runs->variant->endTime());
     m_runs = std::move(runs);
-    m_base->setTaskCgroups(taskCgroups(m_scenario));
-    m_variant->setTaskCgroups(taskCgroups(m_scenario));
+    m_base->setTaskCgroups(taskCgroups(m_scenario), taskMoves(m_scenario));
+    m_variant->setTaskCgroups(taskCgroups(m_scenario), taskMoves(m_scenario));
     m_base->setNow(m_runs->base->now());
     m_variant->setNow(m_runs->variant->now());
     m_base->zoomToFit();

@@ -2,6 +2,7 @@
 #include "ui/analysis/inspectordock.h"
 
 #include "ui/common/format.h"
+#include "ui/common/taskpalette.h"
 
 #include <QCoreApplication>
 #include <QHeaderView>
@@ -14,6 +15,14 @@
 #include <QVBoxLayout>
 
 namespace schedlab::ui {
+
+namespace {
+/// A virtual time in ms with ns precision, as the columns beside it (which are in ms).
+QString virtualMs(uint64_t ns)
+{
+    return QStringLiteral("%1.%2").arg(ns / 1'000'000).arg(ns % 1'000'000, 6, 10, QLatin1Char('0'));
+}
+} // namespace
 
 namespace {
 constexpr int kRqRole = Qt::UserRole + 1;   // "cpu:rq" of a cfs_rq row
@@ -152,17 +161,19 @@ void InspectorDock::showInspection(const Inspection& in)
             if (r > 0)
                 parent->setData(0, kRqRole, key);
             parent->setToolTip(0,
-                tr("cfs_rq %1 on CPU %2: V = %3, v0 = %4, load %5, %6 queued; picks %7")
+                tr("cfs_rq %1 on CPU %2: V = %3 ms, v0 = %4 ms, load %5, %6 queued; picks %7")
                     .arg(toQString(rq.path))
                     .arg(cpu.cpu)
-                    .arg(rq.avgVruntime)
-                    .arg(rq.v0)
+                    .arg(virtualMs(rq.avgVruntime))
+                    .arg(virtualMs(rq.v0))
                     .arg(rq.loadWeight >> 10)
                     .arg(rq.nrQueued)
                     .arg(toQString(rq.picked)));
             if (r == 0)
-                parent->setText(
-                    0, parent->text(0) + tr("  (V = %1, v0 = %2)").arg(rq.avgVruntime).arg(rq.v0));
+                parent->setText(0,
+                    parent->text(0)
+                        + tr("  (V = %1 ms, v0 = %2 ms)")
+                              .arg(virtualMs(rq.avgVruntime), virtualMs(rq.v0)));
             if (key == selected)
                 select = parent;
             for (const EntityInspection& e : rq.entities) {
@@ -198,17 +209,20 @@ void InspectorDock::showInspection(const Inspection& in)
                         item->setData(0, kMoveRole, toQString(explainMove(move)));
                     }
                 }
-                if (e.picked)
-                    for (int c = 0; c < item->columnCount(); ++c)
-                        item->setBackground(c, QColor(0xe0, 0xf0, 0xff));
+                if (e.picked) // readable in light and dark palettes (tst_analysis)
+                    for (int c = 0; c < item->columnCount(); ++c) {
+                        item->setBackground(c, pickedRowBackground(palette()));
+                        item->setForeground(c, palette().color(QPalette::Text));
+                    }
                 if (!e.eligible)
-                    item->setForeground(7, QColor(0xb0, 0x30, 0x30));
+                    item->setForeground(7, warningText(palette()));
                 if (e.childRq >= 0 && static_cast<size_t>(e.childRq) < rqItems.size()) {
                     rqItems[static_cast<size_t>(e.childRq)] = item;
                     item->setText(0,
                         item->text(0)
-                            + tr("  (V = %1)")
-                                  .arg(cpu.rqs[static_cast<size_t>(e.childRq)].avgVruntime));
+                            + tr("  (V = %1 ms)")
+                                  .arg(virtualMs(
+                                      cpu.rqs[static_cast<size_t>(e.childRq)].avgVruntime)));
                 }
             }
         }

@@ -61,6 +61,7 @@ TraceWindow::TraceWindow(std::unique_ptr<TraceImport> import, const QString& pat
     m_absent->setWordWrap(true);
     layout->addWidget(m_absent);
     m_timeline = new TimelineView(central);
+    m_timeline->setHintsVisible(false); // no machine tree here to select tasks in
     m_timeline->setRecording(&m_import->recording, Nanoseconds(m.durationNs));
     m_timeline->setNow(Nanoseconds(m.durationNs));
     m_timeline->setFollow(false);

@@ -10,14 +10,15 @@
 #include "core/sim/simulation.h"
 #include "ui/common/format.h"
 #include "ui/timeline/qcp.h"
+#include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timelineview.h"
 
 #include <QBuffer>
 #include <QFile>
 #include <QFileInfo>
 #include <QImageWriter>
+#include <QPdfWriter>
 #include <QSvgGenerator>
-#include <QTemporaryDir>
 
 #include <ostream>
 
@@ -97,14 +98,32 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
     };
     if (!file.error().empty())
         return fail(QStringLiteral("%1: cannot write: %2").arg(path, why(file.error())));
-    // Drawn in memory (PNG, SVG) or into a scratch file that must end complete (PDF): image
-    // writers do not report a short write, so nothing half-written may reach @p path.
+    // Drawn in memory first (a PDF must end complete): image writers do not report a short
+    // write, so nothing half-written may reach @p path.
     QByteArray bytes;
     bool ok = false;
+    // A vector device has no pixels: the timeline decimates as for a PNG at the same dpi.
+    auto* timeline = dynamic_cast<TimelinePlot*>(plot);
+    const auto drawVector = [&](QPaintDevice* device) {
+        if (timeline)
+            timeline->setVectorScale(scale);
+        QCPPainter painter;
+        bool drawn = false;
+        if (painter.begin(device)) {
+            painter.setMode(QCPPainter::pmVectorized);
+            plot->toPainter(&painter, size.width(), size.height());
+            drawn = painter.end();
+        }
+        if (timeline)
+            timeline->setVectorScale(0);
+        return drawn;
+    };
     switch (*format) {
     case CaptureFormat::Png: {
-        // As QCustomPlot::savePng(), into memory.
-        QImage image = plot->toPixmap(size.width(), size.height(), scale).toImage();
+        // The timeline as its window draws it (the same pixels at 96 dpi); other plots as
+        // QCustomPlot::savePng(), into memory.
+        QImage image = timeline ? timeline->renderImage(size, scale)
+                                : plot->toPixmap(size.width(), size.height(), scale).toImage();
         const int dotsPerMeter = static_cast<int>(dpi / 0.0254);
         image.setDotsPerMeterX(dotsPerMeter);
         image.setDotsPerMeterY(dotsPerMeter);
@@ -113,33 +132,35 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
         break;
     }
     case CaptureFormat::Pdf: {
-        QTemporaryDir scratchDir;
-        const QString scratch = scratchDir.filePath(QStringLiteral("capture.pdf"));
-        QFile drawn(scratch);
-        ok = scratchDir.isValid()
-            && plot->savePdf(scratch, size.width(), size.height(), QCP::epNoCosmetic,
-                QStringLiteral("schedlab"), title)
-            && drawn.open(QIODevice::ReadOnly);
-        if (ok)
-            bytes = drawn.readAll();
+        // A page of size / 96 inches (size · 0.75 pt), the PNG's physical size, laid out at 96
+        // dpi like the PNG (fonts included); the series are decimated for dpi / 96 columns per
+        // layout pixel, as in the PNG.
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter pdf(&buffer);
+        pdf.setResolution(96);
+        pdf.setCreator(QStringLiteral("schedlab"));
+        pdf.setTitle(title);
+        pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(size.width() * 0.75, size.height() * 0.75),
+                                          QPageSize::Point, QString(), QPageSize::ExactMatch),
+            QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        ok = drawVector(&pdf);
+        buffer.close();
         ok = ok && bytes.trimmed().endsWith("%%EOF");
         break;
     }
     case CaptureFormat::Svg: {
+        // width and height in mm: size / 96 inches, the PNG's physical size; user units are
+        // layout pixels at 96 dpi, so fonts scale as in the PNG.
         QBuffer buffer(&bytes);
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(dpi);
+        svg.setResolution(96);
         svg.setTitle(title);
         svg.setDescription(description);
-        QCPPainter painter;
-        if (painter.begin(&svg)) {
-            plot->toPainter(&painter, size.width(), size.height());
-            ok = painter.end();
-        }
-        ok = ok && !bytes.isEmpty();
+        ok = drawVector(&svg) && !bytes.isEmpty();
         break;
     }
     }
@@ -149,6 +170,34 @@ bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const
     if (const std::string e = file.commit(); !e.empty())
         return fail(QString::fromLocal8Bit(e)); // "PATH: what: why"
     return true;
+}
+
+void setUpCaptureView(
+    TimelineView& view, const Recording& recording, Nanoseconds now, const CaptureOptions& o)
+{
+    view.setRecording(&recording, std::max(now, o.to));
+    view.setNow(now);
+    view.setAnnotations(o.annotations);
+    view.setHintsVisible(false); // a picture has no one to give hints to
+    if (o.cgroups)
+        view.setTaskCgroups(o.cgroups, o.moves);
+    if (o.lagClamp)
+        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
+    if (!o.tasks.isEmpty())
+        view.setSelectedTasks(o.tasks);
+    view.setViewRange(o.from, o.to);
+    QCustomPlot* plot = view.plot();
+    // The last pane gets a time axis title too (the GUI titles only the one under the lanes).
+    view.setTimeLabelOnLastPane(true);
+    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
+        QFont(view.font().family(), 12, QFont::Bold));
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, title);
+    // The title row takes its minimum height; the panes keep the view's proportions.
+    QList<double> stretch = plot->plotLayout()->rowStretchFactors();
+    stretch[0] = 0.01;
+    plot->plotLayout()->setRowStretchFactors(stretch);
+    plot->replot();
 }
 
 bool captureRecording(const Recording& recording, Nanoseconds now, const QString& path,
@@ -184,38 +233,16 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
                         .arg(h));
     // The GUI's plotting code on an offscreen widget.
     TimelineView view;
-    view.setRecording(&recording, std::max(now, o.to));
-    view.setNow(now);
-    view.setAnnotations(o.annotations);
-    view.setHintsVisible(false); // a picture has no one to give hints to
-    if (o.cgroups)
-        view.setTaskCgroups(o.cgroups);
-    if (o.lagClamp)
-        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
-    if (!o.tasks.isEmpty())
-        view.setSelectedTasks(o.tasks);
-    view.setViewRange(o.from, o.to);
-    QCustomPlot* plot = view.plot();
-    // Both panes get a time axis label (the GUI labels only the shared one under the lanes).
-    plot->axisRects().last()->axis(QCPAxis::atBottom)->setLabel(view.timeAxisLabel());
-    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
-        QFont(view.font().family(), 12, QFont::Bold));
-    plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->addElement(0, 0, title);
-    // The title row takes its minimum height; the panes keep the view's proportions.
-    QList<double> stretch = plot->plotLayout()->rowStretchFactors();
-    stretch[0] = 0.01;
-    plot->plotLayout()->setRowStretchFactors(stretch);
-    plot->replot();
-
-    return savePlot(
-        plot, path, o.size, o.dpi, o.title, QStringLiteral("schedlab timeline capture"), error);
+    setUpCaptureView(view, recording, now, o);
+    return savePlot(view.plot(), path, o.size, o.dpi, o.title,
+        QStringLiteral("schedlab timeline capture"), error);
 }
 
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     constexpr int kBad = 2;
     std::string file, outPath, entities, title;
+    std::vector<std::string> sets, weights;
     std::optional<Nanoseconds> from, to;
     QSize size(1200, 700);
     int dpi = 96;
@@ -267,6 +294,11 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: --size expects WxH, e.g. 1600x900, got \"" << v << "\"\n";
                 return kBad;
             }
+        } else if (a == "--set" || a == "--weight") {
+            // --set TASK.nice=N, --weight CGROUP=W: the scenario as edited at t = 0.
+            if (!value(v))
+                return kBad;
+            (a == "--set" ? sets : weights).push_back(v);
         } else if (a == "--dpi") {
             if (!value(v))
                 return kBad;
@@ -288,7 +320,8 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
     }
     if (file.empty() || outPath.empty() || !from || !to) {
         err << "capture: usage: schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf "
-               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--profile NAME] [--feature "
+               "[--entities A,B] [--size WxH] [--dpi N] [--title TEXT] [--set TASK.nice=N] "
+               "[--weight CGROUP=W] [--profile NAME] [--feature "
                "F] "
                "[--override C=V] [--duration D] [--seed N] [--watchdog D] [--limit NAME=N]\n";
         return kBad;
@@ -303,7 +336,41 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         err << e << "\n";
     if (!loaded.ok())
         return kBad;
-    const Scenario& scenario = *loaded.scenario;
+    Scenario scenario = *loaded.scenario;
+    for (const std::string& edit : sets) {
+        const size_t dot = edit.rfind(".nice=");
+        bool ok = false;
+        const int nice =
+            dot == std::string::npos ? 0 : QString::fromStdString(edit.substr(dot + 6)).toInt(&ok);
+        const auto task = dot == std::string::npos
+            ? scenario.tasks.end()
+            : std::find_if(scenario.tasks.begin(), scenario.tasks.end(),
+                [&](const TaskSpec& t) { return t.name == edit.substr(0, dot); });
+        if (!ok || nice < -20 || nice > 19 || task == scenario.tasks.end()) {
+            err << "capture: --set expects TASK.nice=N with a task of the scenario (its name as "
+                   "in the file) and N in -20…19, got \""
+                << edit << "\"\n";
+            return kBad;
+        }
+        task->nice = nice;
+    }
+    for (const std::string& edit : weights) {
+        const size_t eq = edit.rfind('=');
+        bool ok = false;
+        const int weight =
+            eq == std::string::npos ? 0 : QString::fromStdString(edit.substr(eq + 1)).toInt(&ok);
+        const auto group = eq == std::string::npos
+            ? scenario.cgroups.end()
+            : std::find_if(scenario.cgroups.begin(), scenario.cgroups.end(),
+                [&](const CgroupSpec& g) { return g.path == edit.substr(0, eq); });
+        if (!ok || weight < 1 || weight > 10000 || group == scenario.cgroups.end()) {
+            err << "capture: --weight expects CGROUP=W with a cgroup of the scenario and W in "
+                   "1…10000, got \""
+                << edit << "\"\n";
+            return kBad;
+        }
+        group->files.weight = weight;
+    }
     try {
         Simulation sim(scenario, options);
         sim.runUntil(*to); // deterministic: the same as the prefix of a full run
@@ -315,8 +382,20 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         o.dpi = dpi;
         o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
                                 : QString::fromStdString(title);
+        if (title.empty() && !(sets.empty() && weights.empty())) {
+            // The edits the picture shows, in the default title.
+            QStringList edits;
+            for (const std::string& e : sets)
+                edits << QString::fromStdString(e);
+            for (const std::string& e : weights)
+                edits << QStringLiteral("%1 cpu.weight=%2")
+                             .arg(QString::fromStdString(e.substr(0, e.rfind('='))),
+                                 QString::fromStdString(e.substr(e.rfind('=') + 1)));
+            o.title += QStringLiteral(" (") + edits.join(QStringLiteral(", ")) + QLatin1Char(')');
+        }
         o.fromSimulation(sim);
         o.cgroups = taskCgroups(scenario);
+        o.moves = taskMoves(scenario);
         for (const Annotation& an : scenario.annotations)
             o.annotations.append({an.at, QString::fromStdString(an.text)});
         if (!entities.empty()) {

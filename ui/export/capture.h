@@ -37,9 +37,13 @@ struct CaptureOptions
 {
     Nanoseconds from{0};
     Nanoseconds to{0};
-    /// The layout's size in logical pixels (at 96 dpi). PNG: the image has size · dpi / 96
-    /// pixels, everything (canvas, fonts, lines) scaled alike, so a 300-dpi capture is the
-    /// 96-dpi one with finer detail; SVG/PDF: the page, in points.
+    /// The layout's size in logical pixels (at 96 dpi); every format has the physical size
+    /// size / 96 inches (700x400: 185 x 106 mm). PNG: the image has size · dpi / 96 pixels
+    /// (and says dpi), everything (canvas, fonts, lines) scaled alike, so a 300-dpi capture is
+    /// the 96-dpi one with finer detail; SVG: width and height in mm, user units are layout
+    /// pixels; PDF: a page of size · 0.75 points. In every format the series are decimated for
+    /// size · dpi / 96 pixel columns (envelope.h), so a vector capture holds what the PNG at the
+    /// same dpi shows.
     QSize size{1200, 700};
     int dpi = 96;
     QString title;
@@ -52,6 +56,8 @@ struct CaptureOptions
     int hz = 1000;
     /// Each task's cgroup over time (taskCgroups() of the scenario), for a waiting task's lag.
     TaskCgroups cgroups;
+    /// Each task's cgroup moves (taskMoves() of the scenario): lines break there.
+    TaskMoves moves;
     /// Lag clamp parameters from @p sim (the settings in force now).
     void fromSimulation(const Simulation& sim);
 };
@@ -68,6 +74,12 @@ QString captureTitle(
 /// the timeline captures and the sweep plots (sweepplot.h). False with @p error on failure.
 bool savePlot(QCustomPlot* plot, const QString& path, QSize size, int dpi, const QString& title,
     const QString& description, QString* error);
+
+/// Sets up @p view (never shown) as captureRecording() draws it: the window's view with a title
+/// row and a time axis label under each pane. What is drawn is decided when it is drawn, for
+/// the size and dpi of the output (timelineplot.h).
+void setUpCaptureView(
+    TimelineView& view, const Recording& recording, Nanoseconds now, const CaptureOptions& options);
 
 /// Draws [from, to] of @p recording (run until @p now) into @p path. False with @p error on
 /// failure (unknown suffix, empty window, cannot write).

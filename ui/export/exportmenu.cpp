@@ -171,6 +171,7 @@ bool ExportMenu::captureVisible(
     o.tasks = m_timeline->plottedTasks();
     o.fromSimulation(*sim);
     o.cgroups = taskCgroups(m_controller->scenario());
+    o.moves = taskMoves(m_controller->scenario());
     for (const Annotation& a : m_controller->scenario().annotations)
         o.annotations.append({a.at, toQString(a.text)});
     if (!captureRecording(sim->recording(), sim->now(), path, o, error))

@@ -563,6 +563,9 @@ bool MachineTreeModel::setData(const QModelIndex& index, const QVariant& value, 
         return false;
     const Node& node = m_nodes[static_cast<size_t>(nodeOf(index))];
     const QString text = value.toString().trimmed();
+    // Enter on an unchanged value is no edit (no action, no re-run, no reset under the editor).
+    if (text == data(index, Qt::EditRole).toString().trimmed())
+        return false;
     Action action;
     action.kind = Action::Kind::Set;
     QString description;

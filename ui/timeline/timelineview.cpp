@@ -6,6 +6,8 @@
 #include "ui/common/taskpalette.h"
 #include "ui/timeline/cpulanesplottable.h"
 #include "ui/timeline/model/entitylines.h"
+#include "ui/timeline/model/envelope.h"
+#include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timeticker.h"
 
 #include <QScopedValueRollback>
@@ -52,28 +54,65 @@ void rescaleToWindow(QCPAxis* valueAxis)
     valueAxis->setRange(range);
 }
 
+/// A line as the graph draws it (time in ms, value · @p scale); NaN before a break: QCustomPlot
+/// does not join across it.
+QVector<QCPGraphData> toGraph(const std::vector<LinePoint>& line, double scale = 1e-6)
+{
+    QVector<QCPGraphData> points;
+    points.reserve(static_cast<qsizetype>(line.size()));
+    for (const LinePoint& p : line) {
+        if (p.breakBefore)
+            points.append({nsToMs(p.time), std::numeric_limits<double>::quiet_NaN()});
+        points.append({nsToMs(p.time), static_cast<double>(p.value) * scale});
+    }
+    return points;
+}
+
+/// A graph drawing exactly the points it is given: QCustomPlot's own adaptive sampling (a
+/// second decimation, which also joins across the NaN of a break) is off; envelope() has
+/// already left at most four points per pixel column.
+QCPGraph* addSeries(QCustomPlot* plot, QCPAxis* key, QCPAxis* value)
+{
+    QCPGraph* g = plot->addGraph(key, value);
+    g->setAdaptiveSampling(false);
+    return g;
+}
+
 /// Group-entity weight lines: colour by group, dash pattern by CPU.
 Qt::PenStyle cpuPenStyle(EntityRef e)
 {
     return static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5);
 }
 
-QCPItemStraightLine* makeNowLine(QCustomPlot* plot, QCPAxisRect* rect)
+/// A vertical marker from the top to the bottom of @p rect (a segment, not an infinite line: a
+/// vector capture must not depend on the painter's clipping); hidden outside the time window
+/// before each drawing (TimelineView::placeMarkers()).
+QCPItemLine* makeNowLine(QCustomPlot* plot, QCPAxisRect* rect)
 {
-    auto* line = new QCPItemStraightLine(plot);
+    auto* line = new QCPItemLine(plot);
     line->setClipAxisRect(rect);
     line->setPen(QPen(QColor(0xd0, 0x20, 0x20), 1.5));
-    for (QCPItemPosition* p : {line->point1, line->point2})
+    for (QCPItemPosition* p : {line->start, line->end}) {
+        p->setTypeX(QCPItemPosition::ptPlotCoords);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        p->setAxisRect(rect);
         p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    line->point1->setCoords(0, 0);
-    line->point2->setCoords(0, 1);
+    }
+    line->start->setCoords(0, 0);
+    line->end->setCoords(0, 1);
     return line;
+}
+
+void setMarkerTime(QCPItemLine* line, double ms)
+{
+    line->start->setCoords(ms, 0);
+    line->end->setCoords(ms, 1);
 }
 } // namespace
 
 TimelineView::TimelineView(QWidget* parent)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this))
+    , m_plot(new TimelinePlot(this))
     , m_ticker(new TimeTicker)
 {
     auto* layout = new QVBoxLayout(this);
@@ -81,6 +120,15 @@ TimelineView::TimelineView(QWidget* parent)
     layout->addWidget(m_plot);
     m_plot->setMinimumSize(400, 300);
     m_plot->setPlottingHint(QCP::phFastPolylines, true);
+    // Every drawing decimates the series for the pixel columns it is about to fill.
+    static_cast<TimelinePlot*>(m_plot)->setLayoutHook([this](double scale) {
+        m_scale = scale;
+        const bool refresh = columns() != m_dataColumns;
+        if (refresh)
+            refreshVruntime();
+        placeMarkers();
+        return fitAxes() || refresh;
+    });
 
     // Top pane: CPU lanes. CPU 0 at the top, one tick label per lane.
     m_lanesRect = m_plot->axisRect();
@@ -127,8 +175,8 @@ TimelineView::TimelineView(QWidget* parent)
         p->setAxisRect(m_lagRect);
         p->setAxes(lagTime, m_lagRect->axis(QCPAxis::atLeft));
     }
-    m_eligibleShade->topLeft->setCoords(0, 1e12);
-    m_eligibleShade->bottomRight->setCoords(1, 0);
+    m_eligibleShade->topLeft->setCoords(0, 1);
+    m_eligibleShade->bottomRight->setCoords(1, 0); // fitted to the value range: placeMarkers()
     m_eligibleShade->setPen(Qt::NoPen);
     m_eligibleShade->setBrush(QColor(0x3c, 0xb0, 0x4a, 40));
 
@@ -297,8 +345,7 @@ void TimelineView::setAnnotations(const QVector<QPair<Nanoseconds, QString>>& an
     for (const auto& [at, text] : annotations) {
         auto* line = makeNowLine(m_plot, m_lanesRect);
         line->setPen(QPen(QColor(0x55, 0x55, 0x55), 1, Qt::DashLine));
-        line->point1->setCoords(nsToMs(at), 0);
-        line->point2->setCoords(nsToMs(at), 1);
+        setMarkerTime(line, nsToMs(at));
         auto* label = new QCPItemText(m_plot);
         label->setClipAxisRect(m_lanesRect);
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
@@ -337,10 +384,8 @@ void TimelineView::setNow(Nanoseconds now)
         m_samples.update(*m_recording);
     }
     m_lanes->setNow(now);
-    for (QCPItemStraightLine* line : m_nowLines) {
-        line->point1->setCoords(nsToMs(now), 0);
-        line->point2->setCoords(nsToMs(now), 1);
-    }
+    for (QCPItemLine* line : m_nowLines)
+        setMarkerTime(line, nsToMs(now));
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -374,7 +419,7 @@ void TimelineView::zoomToFit()
 
 QString TimelineView::timeAxisLabel() const
 {
-    return m_lanesRect->axis(QCPAxis::atBottom)->label();
+    return m_ticker->axisLabel();
 }
 
 void TimelineView::onRangeChanged(const QCPRange& requested)
@@ -407,10 +452,9 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
 void TimelineView::setCursorTime(Nanoseconds t)
 {
     m_cursor = t;
-    for (QCPItemStraightLine* line : m_cursorLines) {
+    for (QCPItemLine* line : m_cursorLines) {
         line->setVisible(t >= Nanoseconds{0} && line->clipAxisRect()->visible());
-        line->point1->setCoords(nsToMs(t), 0);
-        line->point2->setCoords(nsToMs(t), 1);
+        setMarkerTime(line, nsToMs(t));
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -469,6 +513,113 @@ void TimelineView::onDoubleClick(QMouseEvent* event)
         Q_EMIT timeRequested(std::min(t, m_duration));
 }
 
+void TimelineView::placeMarkers()
+{
+    // Everything the plot draws lies inside its pane, so that no output depends on clipping
+    // (an SVG from Qt's generator has none): markers outside the time window are hidden, the
+    // eligible shade covers [max(0, lower), upper] of the lag axis only.
+    const QCPRange keys = m_lanesRect->axis(QCPAxis::atBottom)->range();
+    const auto inside = [&](const QCPItemLine* line) {
+        const double x = line->start->coords().x();
+        return x >= keys.lower && x <= keys.upper && line->clipAxisRect()->visible();
+    };
+    for (int i = 0; i < 4; ++i) {
+        m_nowLines[i]->setVisible(inside(m_nowLines[i]));
+        m_cursorLines[i]->setVisible(m_cursor >= Nanoseconds{0} && inside(m_cursorLines[i]));
+    }
+    for (size_t i = 0; i + 1 < m_annotations.size(); i += 2) {
+        const bool shown = inside(static_cast<QCPItemLine*>(m_annotations[i]));
+        m_annotations[i]->setVisible(shown);
+        m_annotations[i + 1]->setVisible(shown);
+    }
+    const QCPRange lag = m_lagRect->axis(QCPAxis::atLeft)->range();
+    // Nothing plotted, nothing to shade: no eligible half-plane over an empty pane.
+    m_eligibleShade->setVisible(lag.upper > 0 && !m_graphs.empty());
+    m_eligibleShade->topLeft->setCoords(0, lag.upper);
+    m_eligibleShade->bottomRight->setCoords(1, std::max(0.0, lag.lower));
+}
+
+bool TimelineView::fitAxes()
+{
+    // At any size: each value axis gets the longest of its titles that fits its pane's height
+    // (titles never run into the next pane's), and no more ticks than its labels have room for.
+    struct Titles
+    {
+        QCPAxisRect* rect;
+        QStringList titles; ///< longest first
+    };
+    const Titles all[] = {
+        {m_vruntimeRect,
+            {QStringLiteral("vruntime, deadline, V (ms)"), QStringLiteral("vruntime (ms)"),
+                QStringLiteral("v (ms)")}},
+        {m_lagRect,
+            {QStringLiteral("lag V − v (ms)"), QStringLiteral("lag (ms)"), QStringLiteral("lag")}},
+        {m_weightRect,
+            {QStringLiteral("group se weight"), QStringLiteral("weight"), QStringLiteral("w")}},
+    };
+    bool changed = false;
+    // Small plots (under 480 layout pixels high): the time axis's tick labels only under the
+    // last pane, the panes above share them. A picture labels the time axis under the last pane.
+    const bool compact = m_plot->viewport().height() < 480;
+    QCPAxisRect* last = m_weightRect->visible() ? m_weightRect : m_lagRect;
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect}) {
+        QCPAxis* time = rect->axis(QCPAxis::atBottom);
+        const bool labels = !compact || rect == last;
+        if (time->tickLabels() != labels) {
+            time->setTickLabels(labels);
+            changed = true;
+        }
+        QString title;
+        if (rect == m_lanesRect && !compact && !m_timeLabelOnLast)
+            title = m_ticker->axisLabel();
+        else if (rect == last && (compact || m_timeLabelOnLast))
+            title = m_ticker->axisLabel();
+        if (time->label() != title) {
+            time->setLabel(title);
+            changed = true;
+        }
+    }
+    // The task legend in as many columns as the pane's height needs: never cut, never over
+    // the next pane.
+    if (m_plot->legend->itemCount() > 0) {
+        const int itemHeight =
+            std::max(1, m_plot->legend->item(0)->minimumOuterSizeHint().height());
+        const int rows = std::clamp(m_vruntimeRect->outerRect().height() / itemHeight, 1, 7);
+        if (m_plot->legend->wrap() != rows) {
+            m_plot->legend->setWrap(rows);
+            changed = true;
+        }
+    }
+    for (const Titles& t : all) {
+        QCPAxis* axis = t.rect->axis(QCPAxis::atLeft);
+        const QFontMetrics labelMetrics(axis->labelFont());
+        QString title = t.titles.last();
+        for (const QString& candidate : t.titles) {
+            if (labelMetrics.horizontalAdvance(candidate) <= t.rect->height()) {
+                title = candidate;
+                break;
+            }
+        }
+        if (axis->label() != title) {
+            axis->setLabel(title);
+            changed = true;
+        }
+        // A tick label and a gap of one label height between two ticks.
+        const int room = QFontMetrics(axis->tickLabelFont()).height() * 2;
+        const int ticks = std::clamp(t.rect->height() / std::max(1, room), 1, 5);
+        if (axis->ticker()->tickCount() != ticks) {
+            axis->ticker()->setTickCount(ticks);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+int TimelineView::columns() const
+{
+    return std::max(16, static_cast<int>(std::lround(m_lanesRect->width() * m_scale)));
+}
+
 QString TimelineView::taskName(int task) const
 {
     if (m_recording && task >= 0 && task < static_cast<int>(m_recording->taskNames.size()))
@@ -516,9 +667,10 @@ void TimelineView::showWeightPane(bool show)
     m_cursorLines[3]->setVisible(show && m_cursor >= Nanoseconds{0});
 }
 
-void TimelineView::setTaskCgroups(TaskCgroups cgroups)
+void TimelineView::setTaskCgroups(TaskCgroups cgroups, TaskMoves moves)
 {
     m_taskCgroups = std::move(cgroups);
+    m_taskMoves = std::move(moves);
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -567,14 +719,13 @@ void TimelineView::refreshWeights()
         m_weightGraphs.clear();
         for (const int32_t raw : keys) {
             const EntityRef e{raw};
-            QCPGraph* g = m_plot->addGraph(
-                m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
+            QCPGraph* g = addSeries(
+                m_plot, m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
             // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
             // CPU as well.
             QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
             pen.setStyle(cpuPenStyle(e));
             g->setPen(pen);
-            g->setLineStyle(QCPGraph::lsStepLeft);
             g->setName(QString::fromStdString(entityName(e, *m_recording)));
             g->removeFromLegend();
             if (legend)
@@ -590,16 +741,19 @@ void TimelineView::refreshWeights()
         return;
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
-    const int bins = std::max(16, m_weightRect->width() / 4);
+    const int bins = columns();
     int points = 0;
     for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
-        QVector<double> keysMs, weights;
+        // The weight holds between samples (it changes only where update_cfs_group() records
+        // one): a step line, drawn to the present.
+        std::vector<LinePoint> steps;
         for (const EntitySample& s : m_samples.groupSeries(
-                 *m_recording, m_weightKeys[i], from, to, bins, SampleIndex::KeepWeight)) {
-            keysMs << nsToMs(s.time);
-            weights << static_cast<double>(s.weight) / 1024.0; // scale_load_down
-        }
-        m_weightGraphs[i]->setData(keysMs, weights, true);
+                 *m_recording, m_weightKeys[i], from, to, bins, SampleIndex::KeepWeight))
+            steps.push_back({s.time, static_cast<int64_t>(s.weight)});
+        m_weightGraphs[i]->data()->set(
+            toGraph(envelope(heldLine(steps, std::min(m_now, to)), from, to, bins),
+                1.0 / 1024.0), // scale_load_down
+            true);
         points = std::max(points, m_weightGraphs[i]->dataCount());
     }
     // Level of detail in painting: dash patterns (one per CPU) and antialiasing only while the
@@ -632,8 +786,8 @@ void TimelineView::refreshVruntime()
     QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
     QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
     if (!m_avgGraph) {
-        m_bandUpper = m_plot->addGraph(lKey, lValue);
-        m_bandLower = m_plot->addGraph(lKey, lValue);
+        m_bandUpper = addSeries(m_plot, lKey, lValue);
+        m_bandLower = addSeries(m_plot, lKey, lValue);
         const QColor band(0x90, 0x90, 0x90, 60);
         m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
         m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
@@ -642,7 +796,7 @@ void TimelineView::refreshVruntime()
         m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
         m_bandLower->removeFromLegend();
         m_bandUpper->removeFromLegend();
-        m_avgGraph = m_plot->addGraph(vKey, vValue);
+        m_avgGraph = addSeries(m_plot, vKey, vValue);
         m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
         m_avgGraph->removeFromLegend();
     }
@@ -657,17 +811,17 @@ void TimelineView::refreshVruntime()
             list->clear();
         }
         for (const int task : tasks) {
-            QCPGraph* g = m_plot->addGraph(vKey, vValue);
+            QCPGraph* g = addSeries(m_plot, vKey, vValue);
             g->setPen(QPen(taskColor(task), width));
             g->setName(taskName(task));
             m_graphs.push_back(g);
-            QCPGraph* d = m_plot->addGraph(vKey, vValue);
+            QCPGraph* d = addSeries(m_plot, vKey, vValue);
             QColor light = taskColor(task);
             light.setAlpha(150);
             d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
             d->removeFromLegend();
             m_deadlineGraphs.push_back(d);
-            QCPGraph* l = m_plot->addGraph(lKey, lValue);
+            QCPGraph* l = addSeries(m_plot, lKey, lValue);
             l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
             l->removeFromLegend();
             m_lagGraphs.push_back(l);
@@ -695,16 +849,20 @@ void TimelineView::refreshVruntime()
     }
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
-    // Level of detail: about one kept sample per two pixels of the pane.
-    const int bins = std::max(16, m_vruntimeRect->width() / (m_graphs.size() > 8 ? 8 : 3));
+    // Level of detail: the pane's pixel columns (envelope.h), for the samples and the lines.
+    const int bins = columns();
+    m_dataColumns = bins;
     const Nanoseconds until = std::min(m_now, to);
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {
         const bool detail = i < static_cast<size_t>(kDetailTasks);
         auto series =
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
-                SampleIndex::KeepVruntime | (detail ? SampleIndex::KeepLag : 0u)
-                    | (i == 0 ? SampleIndex::KeepWeight : 0u));
+                SampleIndex::KeepVruntime
+                    | (detail ? SampleIndex::KeepLag | SampleIndex::KeepDeadline : 0u)
+                    | (i == 0 ? SampleIndex::KeepWeight | SampleIndex::KeepAvg : 0u),
+                m_taskMoves ? m_taskMoves(*m_recording, m_plotted[static_cast<int>(i)])
+                            : std::vector<Nanoseconds>{});
         // Between samples each quantity holds or moves as entitylines.h describes; a waiting
         // task's lag follows the V its cfs_rq's other entities report.
         const int task = m_plotted[static_cast<int>(i)];
@@ -728,10 +886,10 @@ void TimelineView::refreshVruntime()
                     return r.entity.isGroup()
                         && parentGroup(*m_recording, r.entity.groupIndex()) == group;
                 };
-                // About one V point per two pixels of the wait.
-                const int points = static_cast<int>(std::max<int64_t>(2,
-                    (b - a).count() * std::max(1, m_lagRect->width() / 2)
-                        / std::max<int64_t>(1, (to - from).count())));
+                // About two V points per pixel column of the wait (then decimated with the
+                // rest of the line).
+                const int points = static_cast<int>(std::max<int64_t>(
+                    2, (b - a).count() * 2 * bins / std::max<int64_t>(1, (to - from).count())));
                 return m_samples.queueV(*m_recording, cpu, a, b, points, onQueue);
             };
         }
@@ -745,23 +903,19 @@ void TimelineView::refreshVruntime()
             }
         }
         const EntityLines lines = entityLines(series, reference, until, queueV);
-        const auto toGraph = [](const std::vector<LinePoint>& line, double scale = 1e-6) {
-            QVector<QCPGraphData> points;
-            points.reserve(static_cast<qsizetype>(line.size()));
-            for (const LinePoint& p : line) {
-                if (p.breakBefore) // a gap in the line: QCustomPlot does not join across NaN
-                    points.append({nsToMs(p.time), std::numeric_limits<double>::quiet_NaN()});
-                points.append({nsToMs(p.time), static_cast<double>(p.value) * scale});
-            }
-            return points;
+        // Every line through the one decimation: clipped to the window, first, last, lowest
+        // and highest point per pixel column.
+        const auto drawn = [&](const std::vector<LinePoint>& line) {
+            return envelope(line, from, to, bins);
         };
-        const QVector<QCPGraphData> values = toGraph(lines.vruntime);
+        const QVector<QCPGraphData> values = toGraph(drawn(lines.vruntime));
         if (i == 0) {
-            // V of the first task's cfs_rq, and the clamp band at its weight.
-            m_avgGraph->data()->set(toGraph(lines.avg), true);
+            // V of the first task's cfs_rq, and the clamp band at its weight (the limit falls
+            // as the weight rises: the weight's envelope is the band's).
+            m_avgGraph->data()->set(toGraph(drawn(lines.avg)), true);
             m_avgGraph->setName(QStringLiteral("V of %1's cfs_rq").arg(taskName(m_plotted[0])));
             QVector<QCPGraphData> upper, lower;
-            for (const LinePoint& p : lines.weight) {
+            for (const LinePoint& p : drawn(lines.weight)) {
                 const double limit = lagLimit(static_cast<uint32_t>(p.value)) / 1e6;
                 upper.append({nsToMs(p.time), limit});
                 lower.append({nsToMs(p.time), -limit});
@@ -775,8 +929,8 @@ void TimelineView::refreshVruntime()
         m_deadlineGraphs[i]->setVisible(detail);
         m_lagGraphs[i]->setVisible(detail);
         if (detail) {
-            m_deadlineGraphs[i]->data()->set(toGraph(lines.deadline), true);
-            m_lagGraphs[i]->data()->set(toGraph(lines.lag), true);
+            m_deadlineGraphs[i]->data()->set(toGraph(drawn(lines.deadline)), true);
+            m_lagGraphs[i]->data()->set(toGraph(drawn(lines.lag)), true);
         }
     }
     // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
@@ -837,9 +991,11 @@ void TimelineView::showToolTip(QMouseEvent* event)
     // An annotation's marker or label under the mouse: its whole text.
     if (m_lanesRect->rect().contains(pos.toPoint())) {
         for (size_t i = 0; i + 1 < m_annotations.size(); i += 2) {
-            auto* line = static_cast<QCPItemStraightLine*>(m_annotations[i]);
+            auto* line = static_cast<QCPItemLine*>(m_annotations[i]);
             auto* label = static_cast<QCPItemText*>(m_annotations[i + 1]);
-            const double x = line->point1->pixelPosition().x();
+            if (!line->visible())
+                continue;
+            const double x = line->start->pixelPosition().x();
             const QRectF box(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
             if (std::abs(pos.x() - x) <= 3 || box.normalized().contains(pos)) {
                 QToolTip::showText(event->globalPosition().toPoint(),

@@ -4,7 +4,9 @@
 // (all tasks when nothing is selected and there are few) with V of the first one's cfs_rq
 // (dotted); then their lag V − v with the clamp band of docs/kernel-model.md §4.1 and the eligible
 // half-plane (lag ≥ 0) shaded. Wheel zooms, dragging pans, both horizontally; double-click asks
-// for the state at that time. Long windows are drawn from SampleIndex::decimatedSeries().
+// for the state at that time. Every series is decimated for the pixel columns it is drawn into
+// (SampleIndex::decimatedSeries(), then envelope()), whenever and wherever the plot is drawn:
+// the window, Compare, --screenshot and the captures all draw through this view.
 #pragma once
 
 #include "core/base/time.h"
@@ -25,7 +27,7 @@ class QCPAbstractItem;
 class QCPAxisRect;
 class QCPGraph;
 class QCPItemRect;
-class QCPItemStraightLine;
+class QCPItemLine;
 class QCPItemText;
 class QCPRange;
 class QMouseEvent;
@@ -66,7 +68,8 @@ public:
     double lagLimit(uint32_t weight) const;
     /// Each task's cgroup over time (taskCgroups() of the scenario that ran): with it, the lag of
     /// a waiting task follows its cfs_rq's V between its own samples (entityLines()).
-    void setTaskCgroups(TaskCgroups cgroups);
+    /// With @p moves (taskMoves()), lines break at every cgroup move at every zoom.
+    void setTaskCgroups(TaskCgroups cgroups, TaskMoves moves = {});
     /// Hints for a user ("Select tasks … to plot"); off for pictures.
     void setHintsVisible(bool on);
     /// When on (default), the view scrolls to keep the present in sight while playing.
@@ -88,6 +91,8 @@ public:
     /// Tasks currently drawn in the vruntime pane.
     QVector<int> plottedTasks() const { return m_plotted; }
     QString timeAxisLabel() const;
+    /// The time axis's title under the last pane as well (pictures), not only under the lanes.
+    void setTimeLabelOnLastPane(bool on) { m_timeLabelOnLast = on; }
 
     /// The cursor: a blue line in every pane (inspector time). Clicking the plot moves it.
     void setCursorTime(Nanoseconds t);
@@ -121,6 +126,12 @@ private:
     void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
+    /// Device pixel columns of the time panes for the drawing being laid out (envelope.h).
+    int columns() const;
+    /// Before each drawing: markers inside the window only, the eligible shade inside the pane.
+    void placeMarkers();
+    /// Before each drawing: axis titles and tick counts that fit the panes. True if changed.
+    bool fitAxes();
 
     QCustomPlot* m_plot;
     QCPAxisRect* m_lanesRect;
@@ -141,13 +152,14 @@ private:
     bool m_follow = true;
     bool m_inRangeChange = false;
     CpuLanesPlottable* m_lanes;
-    QCPItemStraightLine* m_nowLines[4];
-    QCPItemStraightLine* m_cursorLines[4];
+    QCPItemLine* m_nowLines[4];
+    QCPItemLine* m_cursorLines[4];
     Nanoseconds m_cursor{-1};
     QPointF m_pressPos;
     QCPItemText* m_hint;
     bool m_hints = true;
     TaskCgroups m_taskCgroups;
+    TaskMoves m_taskMoves;
     QSharedPointer<TimeTicker> m_ticker;
     std::vector<QCPGraph*> m_graphs;
     std::vector<QCPAbstractItem*> m_annotations; ///< a line and a label per annotation
@@ -156,6 +168,9 @@ private:
     RunSegmentIndex m_segments;
     SampleIndex m_samples;
     Nanoseconds m_now{0};
+    bool m_timeLabelOnLast = false;
+    double m_scale = 1.0;  ///< device pixels per layout pixel of the latest drawing
+    int m_dataColumns = 0; ///< columns the series were last decimated for
     Nanoseconds m_duration{0};
     QVector<int> m_selected;
     QVector<int> m_plotted;

@@ -175,6 +175,9 @@ void MainWindow::onScenarioEdited()
     setWindowModified(true);
     m_treeModel->setScenario(m_scenario.get());
     m_treeModel->setTime(m_controller->seekTarget().value_or(m_controller->now()));
+    // A move applied live has no reset: the timeline learns it here (its lines break there).
+    m_timeline->setTaskCgroups(
+        taskCgroups(m_controller->scenario()), taskMoves(m_controller->scenario()));
     const QString text = m_editor->lastChange();
     log(tr("t = %1: %2").arg(formatTime(m_editor->editTime()), text.isEmpty() ? tr("edit") : text));
     updateStatus();
@@ -193,6 +196,8 @@ void MainWindow::rebuildBranchMenu()
     }
     for (size_t i = 0; i < branches.size(); ++i) {
         QAction* a = m_branchMenu->addAction(branches[i].label, this, [this, i] {
+            // The branch entered (after the switch, slot i holds the one left).
+            const QString entered = m_controller->branches()[i].label;
             if (!m_controller->switchToBranch(i))
                 return;
             // The branch's scenario becomes the document; its edits stay as its actions.
@@ -201,7 +206,7 @@ void MainWindow::rebuildBranchMenu()
             m_treeModel->setScenario(m_scenario.get());
             m_treeModel->setTime(m_controller->now());
             setWindowModified(true);
-            log(tr("switched to %1").arg(m_controller->branches()[i].label));
+            log(tr("switched to %1").arg(entered));
         });
         a->setToolTip(tr("Switch to this earlier timeline (%n action(s)); the current one is "
                          "kept in its place",

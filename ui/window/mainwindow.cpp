@@ -520,7 +520,8 @@ void MainWindow::onSimulationReset()
     const Simulation* sim = m_controller->simulation();
     m_timeline->setRecording(
         sim ? &sim->recording() : nullptr, sim ? sim->endTime() : Nanoseconds{0});
-    m_timeline->setTaskCgroups(taskCgroups(m_controller->scenario()));
+    m_timeline->setTaskCgroups(
+        taskCgroups(m_controller->scenario()), taskMoves(m_controller->scenario()));
     refreshAnnotations();
     inspector()->setScenario(m_controller->scenario(), m_controller->runOptions());
     inspector()->setRecording(sim ? &sim->recording() : nullptr);

@@ -2,6 +2,7 @@
 #include "ui/timeline/model/sampleindex.h"
 
 #include "core/record/recording.h"
+#include "ui/timeline/model/envelope.h"
 
 #include <algorithm>
 #include <array>
@@ -38,6 +39,8 @@ size_t SampleIndex::bytes() const
 
 void SampleIndex::SampleSummary::merge(const SampleSummary& next)
 {
+    cpuChanges = cpuChanges || next.cpuChanges || lastCpu != next.firstCpu;
+    lastCpu = next.lastCpu;
     last = next.last;
     lastAt = next.lastAt;
     for (size_t k = 0; k < extremes.size(); ++k) {
@@ -60,12 +63,15 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 {
     // vruntime relative to the entity's first sample, as a signed distance: wrap-safe
     // (entity_before() compares the same way).
-    const std::array<int64_t, 3> values{r.payload.sample.vlag,
+    const std::array<int64_t, 5> values{r.payload.sample.vlag,
         static_cast<int64_t>(r.payload.sample.vruntime - reference),
-        static_cast<int64_t>(r.payload.sample.weight)};
+        static_cast<int64_t>(r.payload.sample.weight),
+        static_cast<int64_t>(r.payload.sample.deadline - reference),
+        static_cast<int64_t>(r.payload.sample.avgVruntime - reference)};
     SampleIndex::SampleSummary leaf;
     leaf.first = leaf.last = r.time;
     leaf.firstAt = leaf.lastAt = position;
+    leaf.firstCpu = leaf.lastCpu = r.cpu;
     for (size_t k = 0; k < values.size(); ++k)
         leaf.extremes[k] = {values[k], values[k], position, position};
     return leaf;
@@ -131,11 +137,12 @@ EntitySample SampleIndex::toSample(const Record& r)
 }
 
 std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
-    Nanoseconds from, Nanoseconds to, int bins, unsigned keep) const
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep,
+    const std::vector<Nanoseconds>& moves) const
 {
     if (sampleCount(task) == 0)
         return {};
-    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, bins, keep);
+    return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, bins, keep, moves);
 }
 
 std::vector<EntitySample> SampleIndex::groupSeries(const Recording& recording, int32_t raw,
@@ -180,7 +187,8 @@ std::vector<std::pair<Nanoseconds, uint64_t>> SampleIndex::queueV(const Recordin
 }
 
 std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Recording& recording,
-    Nanoseconds from, Nanoseconds to, int bins, unsigned keep)
+    Nanoseconds from, Nanoseconds to, int bins, unsigned keep,
+    const std::vector<Nanoseconds>& moves)
 {
     const auto& positions = series.positions;
     const auto& records = recording.records();
@@ -211,15 +219,26 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         kept.push_back(positions[first - 1]); // the left edge
 
     // Walk the window's samples once, bin after bin: whole blocks from the summary where a
-    // block ends inside the current bin, single samples elsewhere.
+    // block lies inside the current bin, single samples elsewhere (a block that straddles a bin
+    // edge would lend its extremes to the wrong column).
     const auto& pyramid = series.summary;
-    const int64_t span = (to - from).count();
     int b = 0;
-    int64_t b0 = from.count();
-    int64_t b1 = from.count() + span / bins;
+    int64_t b1 = columnEdge(from, to, bins, 1).count();
     bool open = false;
     SampleSummary bin;
-    const auto closeBin = [&] {
+    // The cfs_rq the open piece's samples are on: a CPU and the number of moves before.
+    int binMoves = 0;
+    const auto movesBefore = [&](int64_t t, bool queued) { // moves the sample at t is after
+        int n = 0;
+        for (const Nanoseconds m : moves)
+            n += m.count() < t || (m.count() == t && queued);
+        return n;
+    };
+    const auto movesIn = [&](int64_t lo, int64_t hi) { // a move in [lo, hi]
+        return std::any_of(moves.begin(), moves.end(),
+            [&](Nanoseconds m) { return m.count() >= lo && m.count() <= hi; });
+    };
+    const auto flush = [&] {
         if (open) {
             const auto binStart = static_cast<std::ptrdiff_t>(kept.size());
             kept.push_back(bin.firstAt);
@@ -234,36 +253,45 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             kept.erase(std::unique(kept.begin() + binStart, kept.end()), kept.end());
         }
         open = false;
-        ++b;
-        b0 = b1;
-        b1 = b + 1 == bins ? to.count() : from.count() + span * (b + 1) / bins;
     };
-    const auto take = [&](const SampleSummary& part) {
+    const auto closeBin = [&] {
+        flush();
+        ++b;
+        b1 = b + 1 == bins ? to.count() + 1 : columnEdge(from, to, bins, b + 1).count();
+    };
+    if (bins == 1)
+        b1 = to.count() + 1; // the last bin ends at `to` inclusive
+    // Takes a part of one cfs_rq (a block without a CPU change or a move, or one sample); a
+    // part on another queue than the open piece's closes the piece first.
+    const auto take = [&](const SampleSummary& part, int partMoves) {
+        if (open && (part.firstCpu != bin.lastCpu || partMoves != binMoves))
+            flush();
         if (!open) {
             open = true;
             bin = part;
+            binMoves = partMoves;
         } else {
             bin.merge(part);
         }
     };
-    const size_t blockItems = SummaryPyramid<SampleSummary>::span(0);
     for (size_t i = first; i < last;) {
         // The block of 16 starting here, if i starts one: its summary gives the time without a
         // read of the recording.
         const SampleSummary* block = pyramid.nodeAt(0, i);
         const int64_t time = block ? block->first : records[positions[i]].time;
-        while (time >= b1 && b + 1 < bins) // the last bin ends at `to` inclusive
+        while (time >= b1 && b + 1 < bins)
             closeBin();
-        const auto [node, items] = pyramid.largestAt(
-            i, [&](const SampleSummary& n) { return n.last <= b1 && n.last <= to.count(); });
+        const auto [node, items] = pyramid.largestAt(i, [&](const SampleSummary& n) {
+            return n.last < b1 && n.last <= to.count() && !n.cpuChanges
+                && (moves.empty() || !movesIn(n.first, n.last));
+        });
         if (node) {
-            take(*node);
+            take(*node, movesBefore(node->first, false));
             i += items;
-        } else if (block && block->last - block->first <= b1 - b0 && i + blockItems <= last) {
-            take(*block); // shorter than a bin: counted where it starts
-            i += blockItems;
         } else {
-            take(leafSummary(records[positions[i]], series.reference, positions[i]));
+            const Record& r = records[positions[i]];
+            take(leafSummary(r, series.reference, positions[i]),
+                moves.empty() ? 0 : movesBefore(r.time, r.flags & Record::kQueued));
             ++i;
         }
     }

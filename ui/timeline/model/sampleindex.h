@@ -60,19 +60,29 @@ public:
         KeepLag = 1u << 0,
         KeepVruntime = 1u << 1,
         KeepWeight = 1u << 2,
-        KeepAll = KeepLag | KeepVruntime | KeepWeight,
+        KeepDeadline = 1u << 3,
+        KeepAvg = 1u << 4, ///< V of the cfs_rq
+        KeepAll = KeepLag | KeepVruntime | KeepWeight | KeepDeadline | KeepAvg,
     };
 
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
-    /// fall inside [from, to], each of @p bins equal time bins keeps only its first and last
-    /// sample and the samples with the lowest and highest value of each quantity in @p keep, in
-    /// time order — real samples, so every bin's extremes are drawn where they happened. A
-    /// sample that follows left-out ones has `afterGap` set. Blocks of
-    /// samples are read from the series' SummaryPyramid; a block of 16 samples spanning less
-    /// than a bin may straddle a bin edge and is then counted in the bin where it starts. The
-    /// cost is about O(bins · 16 · levels + log n), whatever the length of the run.
+    /// fall inside [from, to], each of @p bins time bins (the view's pixel columns: bin b is
+    /// [columnEdge(b), columnEdge(b + 1)), envelope.h) keeps only its first and last sample and
+    /// the samples with the lowest and highest value of each quantity in @p keep, in time order
+    /// — real samples, so every bin's extremes are drawn where they happened, exactly in their
+    /// own bin. A sample that follows left-out ones has `afterGap` set. Blocks of samples are
+    /// read from the series' SummaryPyramid where a block lies inside one bin; a block that
+    /// straddles a bin edge is read sample by sample. The cost is about
+    /// O(bins · 16 · levels + log n), whatever the length of the run.
+    ///
+    /// A bin where the entity changes cfs_rq — another CPU (a migration), or a cgroup move at
+    /// one of @p moves (its move times; at a move's time a queued sample is on the new
+    /// cgroup's queue, a dequeued one on the old) — keeps these for every stay on one queue,
+    /// so the last sample before each change and the first after it are always kept and the
+    /// lines can break there at every zoom (the cost grows by the changes in the window).
     std::vector<EntitySample> decimatedSeries(const Recording& recording, int task,
-        Nanoseconds from, Nanoseconds to, int bins, unsigned keep = KeepAll) const;
+        Nanoseconds from, Nanoseconds to, int bins, unsigned keep = KeepAll,
+        const std::vector<Nanoseconds>& moves = {}) const;
 
     /// Extremes of one quantity over a block of samples, and where (record positions) they are.
     struct Extreme
@@ -89,9 +99,12 @@ public:
         int64_t last = 0;     ///< time of the last sample
         uint32_t firstAt = 0; ///< record position of the first sample
         uint32_t lastAt = 0;  ///< record position of the last sample
-        /// lag (vlag), vruntime (relative to the entity's first sample) and weight, in the
-        /// order of the Keep bits.
-        std::array<Extreme, 3> extremes{};
+        /// lag (vlag), vruntime (relative to the entity's first sample), weight, deadline and V
+        /// (both relative to the first sample's vruntime), in the order of the Keep bits.
+        std::array<Extreme, 5> extremes{};
+        uint16_t firstCpu = 0;   ///< CPU of the first sample's cfs_rq
+        uint16_t lastCpu = 0;    ///< CPU of the last sample's cfs_rq
+        bool cpuChanges = false; ///< two consecutive samples of the block are on other CPUs
         void merge(const SampleSummary& next);
     };
 
@@ -120,7 +133,8 @@ private:
     };
     static EntitySample toSample(const Record& r);
     static std::vector<EntitySample> decimate(const Series& series, const Recording& recording,
-        Nanoseconds from, Nanoseconds to, int bins, unsigned keep);
+        Nanoseconds from, Nanoseconds to, int bins, unsigned keep,
+        const std::vector<Nanoseconds>& moves = {});
     std::vector<Series> m_perGroup; ///< by position in m_groupOrder
     std::vector<int32_t> m_groupOrder;
     std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder

@@ -59,6 +59,22 @@ TaskCgroups taskCgroups(const Scenario& s)
     };
 }
 
+TaskMoves taskMoves(const Scenario& s)
+{
+    auto moves = std::make_shared<std::map<std::string, std::vector<Nanoseconds>>>();
+    for (const Action& a : s.actions)
+        if (a.kind == Action::Kind::Move)
+            (*moves)[a.task].push_back(a.at);
+    for (auto& [task, times] : *moves)
+        std::sort(times.begin(), times.end());
+    return [moves](const Recording& rec, int task) {
+        if (task < 0 || static_cast<size_t>(task) >= rec.taskNames.size())
+            return std::vector<Nanoseconds>{};
+        const auto it = moves->find(rec.taskNames[static_cast<size_t>(task)]);
+        return it == moves->end() ? std::vector<Nanoseconds>{} : it->second;
+    };
+}
+
 int parentGroup(const Recording& rec, int group)
 {
     if (group < 0 || static_cast<size_t>(group) >= rec.groupPaths.size())

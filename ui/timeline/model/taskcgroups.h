@@ -8,6 +8,7 @@
 #include "core/base/time.h"
 
 #include <functional>
+#include <vector>
 
 namespace schedlab {
 class Recording;
@@ -21,6 +22,12 @@ namespace schedlab::ui {
 using TaskCgroups = std::function<int(const Recording&, int, Nanoseconds)>;
 
 TaskCgroups taskCgroups(const Scenario& scenario);
+
+/// (recording, task index) → the times the scenario moves the task to another cgroup, in order
+/// (its cfs_rq changes there: the timeline breaks its lines).
+using TaskMoves = std::function<std::vector<Nanoseconds>(const Recording&, int)>;
+
+TaskMoves taskMoves(const Scenario& scenario);
 
 /// Index of the parent cgroup of group @p group in @p recording.groupPaths (0 is the root, its
 /// own parent), −1 when unknown.
