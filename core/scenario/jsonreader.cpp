@@ -290,6 +290,13 @@ std::optional<Json> JsonReader::parse(const std::string& text)
         m_diag.raw("larger than 64 MiB, not a scenario file");
         return std::nullopt;
     }
+    // nlohmann ends its input at a NUL byte (it reads C strings too): anything after one would
+    // be ignored, so a file holding one is refused (docs/limits.md).
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+        m_diag.raw(parseErrorPosition(text, nul + 1) + ": a NUL byte (byte offset "
+            + std::to_string(nul) + "): a scenario is JSON text, which never contains one");
+        return std::nullopt;
+    }
     if (auto at = jsonNestingTooDeep(text, ScenarioLimits::maxJsonDepth)) {
         m_diag.raw(parseErrorPosition(text, *at + 1) + ": nested more than "
             + std::to_string(ScenarioLimits::maxJsonDepth) + " levels deep (arrays and objects)");

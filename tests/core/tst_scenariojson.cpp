@@ -1175,7 +1175,12 @@ void TestScenarioJson::hostileInput_data()
         << QByteArray("{\"schedlab\": 1, \"name\": \"\xff\"}") << "t.json: line 1, column 26: ";
     static const char withNul[] = "{\"schedlab\": 1,\0 \"name\": \"x\"}";
     QTest::addRow("NUL byte") << QByteArray(withNul, sizeof withNul - 1)
-                              << "t.json: line 1, column 16: ";
+                              << "t.json: line 1, column 16: a NUL byte (byte offset 15)";
+    // After a complete document the parser stopped at the NUL and the file validated.
+    static const char nulAfter[] = "{\"schedlab\": 1, \"name\": \"x\"}\n\0{\"ignored\": 1}";
+    QTest::addRow("NUL after the document")
+        << QByteArray(nulAfter, sizeof nulAfter - 1)
+        << "t.json: line 2, column 1: a NUL byte (byte offset 29): a scenario is JSON text";
     QTest::addRow("huge integer") << doc(R"("seed": 123456789012345678901234567890)")
                                   << "t.json: /seed: expected a non-negative integer";
     QTest::addRow("key with pointer characters")
