@@ -534,6 +534,7 @@ bool Runner::writeTrace()
     s << "# schedlab-kernel: " << u.release << "\n# schedlab-scenario: " << m_s.name << "\n";
     // The scenario's "/" on this machine (the task and cgroup lines name scenario paths).
     s << "# schedlab-run-cgroups: " << m_sys.base << "\n";
+    s << "# schedlab-cpus: " << m_s.machine.cpuCount() << "\n"; // compare --real checks it
     std::ostringstream names;
     const int n = std::min(m_shared->count.load(), kMaxEntries);
     for (int i = 0; i < n; ++i) {

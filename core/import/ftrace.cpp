@@ -16,11 +16,13 @@
 #include "ftrace.h"
 
 #include "core/base/text.h"
+#include "core/base/time.h"
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -61,19 +63,34 @@ std::optional<int64_t> toInt(string_view s)
     return v;
 }
 
-/// "5401.960003" (any number of fraction digits) or "5401" as integer nanoseconds.
-std::optional<int64_t> parseTimestamp(string_view s)
+struct Timestamp
+{
+    bool syntax = false;       ///< "SECONDS[.FRACTION]"
+    std::optional<int64_t> ns; ///< set when it is also within int64 nanoseconds
+};
+
+/// "5401.960003" (any number of fraction digits, nanoseconds kept) or "5401" as integer
+/// nanoseconds; a time beyond INT64_MAX ns (9223372036.854775807 s) has syntax but no value.
+Timestamp parseTimestamp(string_view s)
 {
     const auto dot = s.find('.');
     const string_view whole = s.substr(0, dot);
     string_view frac = dot == string_view::npos ? string_view() : s.substr(dot + 1);
-    if (!allDigits(whole) || (dot != string_view::npos && !allDigits(frac)) || whole.size() > 10)
-        return std::nullopt;
-    int64_t ns = *toInt(whole) * 1'000'000'000;
+    if (!allDigits(whole) || (dot != string_view::npos && !allDigits(frac)))
+        return {};
+    Timestamp out{true, std::nullopt};
+    int64_t fraction = 0;
     int64_t scale = 100'000'000;
     for (size_t i = 0; i < frac.size() && i < 9; ++i, scale /= 10)
-        ns += (frac[i] - '0') * scale;
-    return ns;
+        fraction += (frac[i] - '0') * scale;
+    const size_t firstDigit = std::min(whole.find_first_not_of('0'), whole.size());
+    if (whole.size() - firstDigit > 10)
+        return out;
+    const int64_t seconds = *toInt(whole);
+    if (seconds > (std::numeric_limits<int64_t>::max() - fraction) / 1'000'000'000)
+        return out;
+    out.ns = seconds * 1'000'000'000 + fraction;
+    return out;
 }
 
 /// Where the value of "KEY=" starts (KEY at the start or after a space), or npos.
@@ -110,7 +127,7 @@ std::optional<std::string> textField(string_view s, string_view key, string_view
 }
 
 /// "comm:pid [prio]…" of trace-cmd's sched plugin: comm (may hold ':' and spaces) and pid.
-bool commPid(string_view s, std::string& comm, int& pid, string_view* after)
+bool commPid(string_view s, std::string& comm, int64_t& pid, string_view* after)
 {
     s = trim(s);
     const size_t bracket = s.find(" [");
@@ -122,7 +139,7 @@ bool commPid(string_view s, std::string& comm, int& pid, string_view* after)
     if (!p)
         return false;
     comm = std::string(head.substr(0, colon));
-    pid = static_cast<int>(*p);
+    pid = *p;
     if (after) {
         const size_t close =
             bracket == string_view::npos ? string_view::npos : s.find(']', bracket);
@@ -149,6 +166,24 @@ PrevState prevState(string_view s)
     if (s.find('X') != string_view::npos || s.find('Z') != string_view::npos)
         return PrevState::Dead;
     return PrevState::Blocked;
+}
+
+/// A pid as the kernel has them: 0 (the idle task) … PID_MAX_LIMIT.
+bool validPid(int64_t pid)
+{
+    return pid >= 0 && pid <= kTraceMaxPid;
+}
+
+std::string pidRange(string_view what, int64_t pid)
+{
+    return std::string(what) + " " + std::to_string(pid) + " out of range (pids are 0-"
+        + std::to_string(kTraceMaxPid) + ", the kernel's PID_MAX_LIMIT)";
+}
+
+std::string cpuRange(string_view what, int64_t cpu)
+{
+    return std::string(what) + " " + std::to_string(cpu) + " out of range (CPUs are 0-"
+        + std::to_string(kTraceMaxCpus - 1) + ", docs/real-kernels.md)";
 }
 
 int64_t nearestRank(std::vector<int64_t> values, int pct)
@@ -213,7 +248,7 @@ private:
         if (m_result.warnings.size() < 20)
             m_result.warnings.push_back(m_file + ":" + std::to_string(number) + ": " + what);
     }
-    void comment(string_view text);
+    void comment(string_view text, int64_t number);
     CpuInfo& cpu(int c)
     {
         if (static_cast<size_t>(c) >= m_cpus.size())
@@ -227,7 +262,8 @@ private:
     {
         Record r;
         r.time = t;
-        r.cpu = static_cast<uint16_t>(std::clamp(c, 0, 0xffff));
+        r.cpu = static_cast<uint16_t>(c); // 0 … kTraceMaxCpus - 1, checked by the caller
+        m_highestCpu = std::max(m_highestCpu, c);
         r.kind = kind;
         r.entity = EntityRef{entity};
         r.payload.generic.a = a;
@@ -259,9 +295,14 @@ private:
     std::unordered_map<int, int> m_live; ///< pid → index of its newest incarnation
     std::vector<CpuInfo> m_cpus;
     int m_headerCpus = 0;
+    int m_highestCpu = 0; ///< of any record (a wakeup's target CPU included)
     bool m_started = false;
     int64_t m_lastTime = 0; ///< record time of the newest event
     std::vector<int64_t> m_cpuLast;
+    std::vector<int64_t> m_cpuRaw; ///< trace time of each CPU's newest event (before skew)
+    int64_t m_skewEvents = 0;      ///< events taken at a later time (clock skew between CPUs)
+    int64_t m_skewMax = 0;
+    int64_t m_skewFirstLine = 0;
     std::string m_scenario;
     std::map<std::string, std::map<std::string, int64_t>> m_cpuStat; ///< group → cpu.stat
 };
@@ -292,7 +333,7 @@ int Importer::task(int pid, const std::string& comm, int64_t t)
     return it->second;
 }
 
-void Importer::comment(string_view text)
+void Importer::comment(string_view text, int64_t number)
 {
     // "# entries-in-buffer/entries-written: 2000/2000   #P:4"
     if (const size_t p = text.find("#P:"); p != string_view::npos) {
@@ -311,11 +352,16 @@ void Importer::comment(string_view text)
     };
     if (const auto v = directive("schedlab-task:")) {
         std::istringstream fields{std::string(*v)};
-        int pid = 0;
+        int64_t pid = 0;
         TraceNameMap::Entry e;
         if (fields >> pid >> e.name) {
+            if (pid <= 0 || pid > kTraceMaxPid) {
+                error(number, "schedlab-task: " + pidRange("pid", pid));
+                return;
+            }
             fields >> e.cgroup;
-            m_names.byPid.emplace(pid, e); // a map given on the command line wins
+            // a map given on the command line wins
+            m_names.byPid.emplace(static_cast<int>(pid), e);
         }
     } else if (const auto g = directive("schedlab-cgroup:")) {
         std::istringstream fields{std::string(*g)};
@@ -330,6 +376,17 @@ void Importer::comment(string_view text)
         m_result.kernel = std::string(*k);
     } else if (const auto s = directive("schedlab-scenario:")) {
         m_scenario = std::string(*s);
+        m_result.scenario = m_scenario;
+    } else if (const auto n = directive("schedlab-cpus:")) {
+        const auto cpus = toInt(*n);
+        if (!cpus || *cpus < 1 || *cpus > kTraceMaxCpus) {
+            error(number,
+                "schedlab-cpus: expected the scenario's CPU count, 1-"
+                    + std::to_string(kTraceMaxCpus) + ", got \"" + printable(n->substr(0, 40))
+                    + "\"");
+            return;
+        }
+        m_result.scenarioCpus = static_cast<int>(*cpus);
     }
 }
 
@@ -340,7 +397,7 @@ void Importer::line(string_view text, int64_t number, bool last)
     if (text.empty())
         return;
     if (text.front() == '#') {
-        comment(text);
+        comment(text, number);
         return;
     }
     // trace-cmd report's header lines.
@@ -357,7 +414,8 @@ void Importer::line(string_view text, int64_t number, bool last)
     if (text.substr(0, 4) == "CPU:" && text.find("LOST") != string_view::npos) {
         const size_t p = text.find("LOST ") + 5;
         const size_t e = text.find(' ', p);
-        m_result.lostEvents += toInt(text.substr(p, e - p)).value_or(0);
+        m_result.lostEvents = saturatingAdd(
+            m_result.lostEvents, std::max<int64_t>(0, toInt(text.substr(p, e - p)).value_or(0)));
         warn(number,
             "the tracer lost events here (" + printable(text)
                 + "): CPU times around this point are not reliable");
@@ -371,20 +429,10 @@ void Importer::line(string_view text, int64_t number, bool last)
             error(number, what);
     };
 
-    // The CPU column "[003]" ends the TASK-PID part (the first " [digits]" that is followed by a
-    // space or the end of the line).
+    // The CPU column "[003]" ends the TASK-PID part.
     size_t open = string_view::npos;
     size_t close = string_view::npos;
-    for (size_t p = text.find('['); p != string_view::npos; p = text.find('[', p + 1)) {
-        const size_t q = text.find(']', p);
-        if (q != string_view::npos && allDigits(text.substr(p + 1, q - p - 1))
-            && (q + 1 == text.size() || text[q + 1] == ' ') && p > 0 && text[p - 1] == ' ') {
-            open = p;
-            close = q;
-            break;
-        }
-    }
-    if (open == string_view::npos) {
+    if (!detail::findCpuColumn(text, open, close)) {
         bad("expected \"TASK-PID [CPU] TIMESTAMP: EVENT: FIELDS\", got \""
             + printable(text.substr(0, 80)) + "\"");
         return;
@@ -400,22 +448,31 @@ void Importer::line(string_view text, int64_t number, bool last)
         bad("expected TASK-PID before the CPU column, got \"" + printable(taskPid) + "\"");
         return;
     }
-    const auto cpuNumber = toInt(text.substr(open + 1, close - open - 1));
-    if (!cpuNumber || *cpuNumber > 4095) {
-        bad("CPU number out of range");
+    if (!validPid(*headerPid)) {
+        bad(pidRange("pid", *headerPid));
+        return;
+    }
+    const string_view cpuText = text.substr(open + 1, close - open - 1);
+    const auto cpuNumber = toInt(cpuText);
+    if (!cpuNumber || *cpuNumber >= kTraceMaxCpus) {
+        bad("CPU [" + printable(cpuText.substr(0, 40)) + "] out of range (CPUs are 0-"
+            + std::to_string(kTraceMaxCpus - 1) + ", docs/real-kernels.md)");
         return;
     }
     const int c = static_cast<int>(*cpuNumber);
 
     // Optional flag column, then "TIMESTAMP:".
     string_view rest = trim(text.substr(close + 1));
-    std::optional<int64_t> stamp;
-    for (int token = 0; token < 2 && !stamp; ++token) {
+    Timestamp stamp;
+    string_view stampText;
+    for (int token = 0; token < 2 && !stamp.syntax; ++token) {
         const size_t sp = rest.find(' ');
         const string_view tok = rest.substr(0, sp);
-        if (!tok.empty() && tok.back() == ':')
-            stamp = parseTimestamp(tok.substr(0, tok.size() - 1));
-        if (stamp || sp == string_view::npos) {
+        if (!tok.empty() && tok.back() == ':') {
+            stampText = tok.substr(0, tok.size() - 1);
+            stamp = parseTimestamp(stampText);
+        }
+        if (stamp.syntax || sp == string_view::npos) {
             rest = sp == string_view::npos ? string_view() : trim(rest.substr(sp + 1));
             break;
         }
@@ -424,8 +481,13 @@ void Importer::line(string_view text, int64_t number, bool last)
         else
             break;
     }
-    if (!stamp) {
+    if (!stamp.syntax) {
         bad("expected a timestamp \"SECONDS.MICROSECONDS:\" after the CPU column");
+        return;
+    }
+    if (!stamp.ns) {
+        bad("timestamp " + printable(stampText.substr(0, 40))
+            + " out of range (at most 9223372036.854775807 s: nanoseconds in 64 bits)");
         return;
     }
     size_t colon = rest.find(':');
@@ -444,19 +506,38 @@ void Importer::line(string_view text, int64_t number, bool last)
 
     if (!m_started) {
         m_started = true;
-        m_result.startNs = *stamp;
+        m_result.startNs = *stamp.ns;
     }
-    const int64_t t = *stamp - m_result.startNs;
-    if (t < 0) {
-        error(number, "timestamp goes backwards (before the first event)");
-        return;
-    }
+    // Both are in [0, INT64_MAX]: the difference cannot overflow.
+    const int64_t raw = *stamp.ns - m_result.startNs;
+    int64_t t = raw;
     CpuInfo& ci = cpu(c);
-    if (m_cpuLast.size() < m_cpus.size())
+    if (m_cpuLast.size() < m_cpus.size()) {
         m_cpuLast.resize(m_cpus.size(), 0);
-    if (t < m_cpuLast[static_cast<size_t>(c)]) {
-        error(number, "timestamp goes backwards on CPU " + std::to_string(c));
+        m_cpuRaw.resize(m_cpus.size(), std::numeric_limits<int64_t>::min());
+    }
+    if (raw < m_cpuRaw[static_cast<size_t>(c)]) {
+        error(number,
+            "timestamp goes backwards on CPU " + std::to_string(c) + " (by "
+                + std::to_string(m_cpuRaw[static_cast<size_t>(c)] - raw)
+                + " ns; one CPU's clock never does)");
         return;
+    }
+    if (t < m_lastTime) {
+        // Another CPU's event was later: clock skew between CPUs, or a damaged file.
+        const int64_t behind = m_lastTime - t;
+        if (behind > kTraceMaxClockSkewNs) {
+            error(number,
+                "timestamp goes backwards by " + std::to_string(behind)
+                    + " ns behind an earlier event of another CPU: more than the "
+                    + std::to_string(kTraceMaxClockSkewNs)
+                    + " ns of clock skew between CPUs tolerated (docs/real-kernels.md)");
+            return;
+        }
+        if (m_skewEvents++ == 0)
+            m_skewFirstLine = number;
+        m_skewMax = std::max(m_skewMax, behind);
+        t = m_lastTime; // time never goes back in the import: no negative wait or run
     }
     if (!sched(event, payload, c, t, number)) {
         if (last && !m_result.errors.empty()) {
@@ -468,6 +549,7 @@ void Importer::line(string_view text, int64_t number, bool last)
         return;
     }
     m_cpuLast[static_cast<size_t>(c)] = t;
+    m_cpuRaw[static_cast<size_t>(c)] = raw;
     m_lastTime = std::max(m_lastTime, t);
     if (ci.firstPid < 0)
         ci.firstPid = static_cast<int>(*headerPid);
@@ -481,11 +563,15 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 + "\"");
         return false;
     };
+    auto outOfRange = [&](const std::string& what) {
+        error(number, std::string(event) + ": " + what);
+        return false;
+    };
     if (event == "sched_switch") {
         std::string prevComm;
         std::string nextComm;
-        int prevPid = 0;
-        int nextPid = 0;
+        int64_t prevPid = 0;
+        int64_t nextPid = 0;
         string_view state;
         const size_t arrow = p.find(" ==> ");
         if (valueAt(p, "prev_pid") != string_view::npos) {
@@ -500,8 +586,8 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 return missing("prev_comm= prev_pid= prev_state= ==> next_comm= next_pid=");
             prevComm = *pc;
             nextComm = *nc;
-            prevPid = static_cast<int>(*pp);
-            nextPid = static_cast<int>(*np);
+            prevPid = *pp;
+            nextPid = *np;
             const size_t stateEnd = arrow != string_view::npos ? arrow : p.find(' ', ps);
             state = p.substr(ps, stateEnd == string_view::npos ? string_view::npos : stateEnd - ps);
         } else if (arrow == string_view::npos) {
@@ -514,9 +600,12 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 return missing("\"COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]\"");
             state = after;
         }
+        if (!validPid(prevPid) || !validPid(nextPid))
+            return outOfRange(pidRange(validPid(prevPid) ? "next pid" : "prev pid",
+                validPid(prevPid) ? nextPid : prevPid));
         ++m_result.events;
-        const int prev = task(prevPid, prevComm, t);
-        const int next = task(nextPid, nextComm, t);
+        const int prev = task(static_cast<int>(prevPid), prevComm, t);
+        const int next = task(static_cast<int>(nextPid), nextComm, t);
         // Runs are credited only where the trace proves them, so that with events lost (or
         // a damaged file) no task runs on two CPUs at once and no CPU is busier than the span.
         if (next >= 0 && next != prev) {
@@ -593,7 +682,7 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
             return true;
         }
         std::string comm;
-        int pid = 0;
+        int64_t pid = 0;
         int64_t target = c;
         if (valueAt(p, "pid") != string_view::npos) {
             const auto cm = textField(p, "comm", "pid");
@@ -602,27 +691,37 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
             if (!cm || !pd)
                 return missing("comm= pid= prio= target_cpu=");
             comm = *cm;
-            pid = static_cast<int>(*pd);
+            pid = *pd;
+            if (valueAt(p, "target_cpu") != string_view::npos && !tc)
+                return missing("target_cpu=NUMBER");
             target = tc.value_or(c);
         } else {
             string_view after;
             if (!commPid(p, comm, pid, &after))
                 return missing("\"COMM:PID [PRIO] CPU:NNN\"");
-            if (const size_t k = after.find("CPU:"); k != string_view::npos)
-                target = toInt(after.substr(k + 4, after.find(' ', k) - k - 4)).value_or(c);
+            if (const size_t k = after.find("CPU:"); k != string_view::npos) {
+                const auto cpuNumber = toInt(after.substr(k + 4, after.find(' ', k) - k - 4));
+                if (!cpuNumber)
+                    return missing("\"COMM:PID [PRIO] CPU:NNN\"");
+                target = *cpuNumber;
+            }
         }
+        if (!validPid(pid))
+            return outOfRange(pidRange("pid", pid));
+        if (target < 0 || target >= kTraceMaxCpus)
+            return outOfRange(cpuRange("target CPU", target));
         ++m_result.events;
         int index = 0;
         if (event == "sched_wakeup_new") {
-            const auto it = m_live.find(pid);
+            const auto it = m_live.find(static_cast<int>(pid));
             // A new task: the fork event made it already, unless fork was not traced.
             index = it != m_live.end() && !m_tasks[static_cast<size_t>(it->second)].dead
                     && m_tasks[static_cast<size_t>(it->second)].switches == 0
                     && m_tasks[static_cast<size_t>(it->second)].runningOn < 0
                 ? it->second
-                : newTask(pid, comm, t, -1);
+                : newTask(static_cast<int>(pid), comm, t, -1);
         } else {
-            index = task(pid, comm, t);
+            index = task(static_cast<int>(pid), comm, t);
         }
         if (index < 0)
             return true;
@@ -637,6 +736,12 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         const auto to = intField(p, "dest_cpu");
         if (!cm || !pd || !from || !to)
             return missing("comm= pid= prio= orig_cpu= dest_cpu=");
+        if (!validPid(*pd))
+            return outOfRange(pidRange("pid", *pd));
+        for (const int64_t cpuNumber : {*from, *to})
+            if (cpuNumber < 0 || cpuNumber >= kTraceMaxCpus)
+                return outOfRange(
+                    cpuRange(cpuNumber == *from ? "orig_cpu" : "dest_cpu", cpuNumber));
         ++m_result.events;
         const int index = task(static_cast<int>(*pd), *cm, t);
         if (index >= 0 && *from != *to) {
@@ -652,6 +757,9 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         const auto cpd = intField(p, "child_pid");
         if (!cm || !pd || !ccm || !cpd)
             return missing("comm= pid= child_comm= child_pid=");
+        if (!validPid(*pd) || !validPid(*cpd))
+            return outOfRange(
+                pidRange(validPid(*pd) ? "child_pid" : "pid", validPid(*pd) ? *cpd : *pd));
         ++m_result.events;
         const int parent = task(static_cast<int>(*pd), *cm, t);
         newTask(static_cast<int>(*cpd), *ccm, t, parent); // a reused pid starts a new task
@@ -662,6 +770,8 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         const auto pd = intField(p, "pid");
         if (!cm || !pd)
             return missing("comm= pid= prio=");
+        if (!validPid(*pd))
+            return outOfRange(pidRange("pid", *pd));
         ++m_result.events;
         const int index = task(static_cast<int>(*pd), *cm, t);
         if (index >= 0) {
@@ -678,6 +788,12 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
 TraceImport Importer::finish()
 {
     const int64_t end = m_lastTime;
+    if (m_skewEvents > 0)
+        m_result.warnings.push_back(m_file + ":" + std::to_string(m_skewFirstLine) + ": "
+            + std::to_string(m_skewEvents) + (m_skewEvents == 1 ? " event is" : " events are")
+            + " older than an earlier event of another CPU, by up to " + std::to_string(m_skewMax)
+            + " ns (clock skew between CPUs, tolerated up to "
+            + std::to_string(kTraceMaxClockSkewNs) + " ns): taken at the earlier event's time");
     // Runs still going at the end of the trace; a CPU that never switched ran the task its
     // first event's header named, all along.
     for (size_t c = 0; c < m_cpus.size(); ++c) {
@@ -695,7 +811,8 @@ TraceImport Importer::finish()
         }
     }
     Recording& rec = m_result.recording;
-    rec.cpus = std::max({m_headerCpus, static_cast<int>(m_cpus.size()), 1});
+    m_result.machineCpus = m_headerCpus;
+    rec.cpus = std::max({m_headerCpus, static_cast<int>(m_cpus.size()), m_highestCpu + 1});
     Metrics& m = m_result.metrics;
     m.scenario = m_scenario.empty() ? m_file : m_scenario;
     m.profile = m_result.kernel.empty() ? "real" : "real " + m_result.kernel;
@@ -741,7 +858,7 @@ TraceImport Importer::finish()
     for (const TaskMetrics& tm : m.tasks)
         for (std::string g = tm.cgroup; g.size() > 1 && g.front() == '/';
              g = g.substr(0, std::max<size_t>(g.rfind('/'), 1)))
-            groupCpu[g] += tm.cpuTimeNs;
+            groupCpu[g] = saturatingAdd(groupCpu[g], tm.cpuTimeNs);
     for (const auto& [path, stat] : m_cpuStat)
         groupCpu.try_emplace(path, 0);
     for (const auto& [path, cpu] : groupCpu) {
@@ -752,7 +869,8 @@ TraceImport Importer::finish()
                 const auto v = stat.find(key);
                 return v == stat.end() ? std::nullopt : std::optional<int64_t>(v->second);
             };
-            cm.throttledNs = get("throttled_usec").value_or(0) * 1000;
+            cm.throttledNs =
+                saturatingMul(std::max<int64_t>(0, get("throttled_usec").value_or(0)), 1000);
             cm.nrPeriods = get("nr_periods");
             cm.nrThrottled = get("nr_throttled");
         }
@@ -775,6 +893,45 @@ TraceImport Importer::finish()
 
 } // namespace
 
+namespace detail {
+
+bool findCpuColumn(string_view text, size_t& open, size_t& close, uint64_t* steps)
+{
+    // One pass: the ']' each '[' would close is found once and reused until the scan passes it,
+    // and the digit runs tried after each '[' end at the next '[' (not a digit), so every
+    // character is examined a bounded number of times: a line of a million " [" costs about
+    // three million steps, not 10^12.
+    uint64_t n = 0;
+    size_t next = 0; // the first ']' after the current '[' (npos: none left)
+    bool known = false;
+    bool found = false;
+    for (size_t p = 0; p < text.size() && !found; ++p) {
+        ++n;
+        if (text[p] != '[' || p == 0 || text[p - 1] != ' ')
+            continue;
+        if (!known || (next != string_view::npos && next <= p)) {
+            next = text.find(']', p + 1);
+            n += (next == string_view::npos ? text.size() : next) - p;
+            known = true;
+        }
+        if (next == string_view::npos)
+            break; // no ']' after this point: no column either
+        size_t d = p + 1;
+        while (d < next && text[d] >= '0' && text[d] <= '9')
+            ++d, ++n;
+        if (d == next && d > p + 1 && (next + 1 == text.size() || text[next + 1] == ' ')) {
+            open = p;
+            close = next;
+            found = true;
+        }
+    }
+    if (steps)
+        *steps += n;
+    return found;
+}
+
+} // namespace detail
+
 bool parseNameMap(
     std::istream& in, const std::string& fileName, TraceNameMap& map, std::string* error)
 {
@@ -788,9 +945,10 @@ bool parseNameMap(
         std::istringstream fields{std::string(t)};
         int pid = 0;
         TraceNameMap::Entry e;
-        if (!(fields >> pid >> e.name) || pid <= 0) {
+        if (!(fields >> pid >> e.name) || pid <= 0 || pid > kTraceMaxPid) {
             *error = fileName + ":" + std::to_string(number)
-                + ": expected \"PID NAME [CGROUP]\", got \"" + printable(t) + "\"";
+                + ": expected \"PID NAME [CGROUP]\" with a PID of 1-" + std::to_string(kTraceMaxPid)
+                + ", got \"" + printable(t.substr(0, 200)) + "\"";
             return false;
         }
         fields >> e.cgroup;

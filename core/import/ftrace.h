@@ -16,9 +16,21 @@
 #include <iosfwd>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace schedlab {
+
+/// Limits of what a trace may say (docs/real-kernels.md, "Importing any trace"); a value beyond
+/// them is an error naming FILE:LINE, never wrapped or clamped.
+/// Pids: 0 (the idle task) up to the kernel's PID_MAX_LIMIT (4 Mi on 64-bit kernels).
+inline constexpr int64_t kTraceMaxPid = 4 * 1024 * 1024;
+/// CPU numbers 0 … 4095: the column, target_cpu=, orig_cpu=, dest_cpu= (the scenario's limit).
+inline constexpr int64_t kTraceMaxCpus = 4096;
+/// Clocks of different CPUs may disagree a little (trace_clock "local", TSC skew): an event up to
+/// this much older than an earlier one of another CPU is taken at the earlier one's time, with a
+/// warning; more is an error. One CPU's own clock never goes back.
+inline constexpr int64_t kTraceMaxClockSkewNs = 1'000'000;
 
 /// Names for traced threads (the runner writes one; comm is only 15 characters long):
 /// pid → scenario task name and cgroup. A line is "PID NAME [CGROUP]"; '#' starts a comment.
@@ -54,6 +66,9 @@ struct TraceImport
     int64_t lostEvents = 0; ///< "[LOST N EVENTS]" markers summed
     int64_t startNs = 0;    ///< trace timestamp of the first event (record time 0)
     std::string kernel;     ///< "# schedlab-kernel: …" when the runner wrote it
+    std::string scenario;   ///< "# schedlab-scenario: NAME" when the runner wrote it
+    int scenarioCpus = 0;   ///< "# schedlab-cpus: N" (the scenario's CPUs), 0 when absent
+    int machineCpus = 0;    ///< CPUs the tracer had ("#P:N", trace-cmd's "cpus=N"), 0 unknown
     /// Record time of each task's first event (same order as metrics.tasks): when a task the
     /// runner started at a scenario time was first woken.
     std::vector<int64_t> firstEventNs;
@@ -64,6 +79,13 @@ struct TraceImport
 /// the trace names its scenario). @p names (optional) adds to the map found in the trace.
 TraceImport importFtrace(
     std::istream& in, const std::string& fileName, const TraceNameMap* names = nullptr);
+
+namespace detail {
+/// The CPU column of a trace line: the first "[DIGITS]" after a space and followed by a space or
+/// the end of the line; false when there is none. In time linear in the line's length:
+/// @p steps (optional) adds the characters examined, for tests.
+bool findCpuColumn(std::string_view line, size_t& open, size_t& close, uint64_t* steps = nullptr);
+} // namespace detail
 
 /// Opens @p path (an unreadable file is an error naming it) and imports it.
 TraceImport importFtraceFile(const std::string& path, const TraceNameMap* names = nullptr);

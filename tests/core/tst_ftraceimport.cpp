@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -329,6 +330,185 @@ private slots:
             for (const auto& c : r.metrics.cpus)
                 QVERIFY(c.busyNs >= 0 && c.busyNs <= r.metrics.durationNs);
         }
+    }
+
+    // Values the kernel cannot produce are refused with FILE:LINE, never wrapped: pid 2^32 used
+    // to become pid 0 (the idle task), larger ones negative, target_cpu=999999 cpu 65535, and a
+    // first timestamp of 9999999999 s overflowed the nanosecond clock.
+    void outOfRangeValues_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("expected");
+        const QString sw = "a-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=%1 "
+                           "prev_prio=120 prev_state=S ==> next_comm=b next_pid=%2 next_prio=120";
+        QTest::newRow("prev_pid 2^32") << sw.arg("4294967296", "2")
+                                       << "r.txt:1: sched_switch: prev pid 4294967296 out of "
+                                          "range (pids are 0-4194304, the kernel's PID_MAX_LIMIT)";
+        QTest::newRow("next_pid 2^63-1") << sw.arg("1", "9223372036854775807")
+                                         << "r.txt:1: sched_switch: next pid 9223372036854775807 "
+                                            "out of range";
+        QTest::newRow("next_pid PID_MAX_LIMIT + 1")
+            << sw.arg("1", "4194305") << "r.txt:1: sched_switch: next pid 4194305 out of range";
+        QTest::newRow("negative pid")
+            << "a-1 [000] 1.000000: sched_wakeup: comm=b pid=-5 prio=120 target_cpu=000"
+            << "r.txt:1: sched_wakeup: pid -5 out of range";
+        QTest::newRow("pid in the header")
+            << "a-4294967296 [000] 1.000000: sched_wakeup: comm=b pid=5 prio=120 target_cpu=000"
+            << "r.txt:1: pid 4294967296 out of range";
+        QTest::newRow("fork child_pid")
+            << "a-1 [000] 1.000000: sched_process_fork: comm=a pid=1 child_comm=a "
+               "child_pid=4294967297"
+            << "r.txt:1: sched_process_fork: child_pid 4294967297 out of range";
+        QTest::newRow("target_cpu 999999")
+            << "a-1 [000] 1.000000: sched_wakeup: comm=b pid=5 prio=120 target_cpu=999999"
+            << "r.txt:1: sched_wakeup: target CPU 999999 out of range (CPUs are 0-4095";
+        QTest::newRow("trace-cmd CPU:4096")
+            << "a-1 [000] 1.000000: sched_wakeup: b:5 [120] CPU:4096"
+            << "r.txt:1: sched_wakeup: target CPU 4096 out of range";
+        QTest::newRow("dest_cpu 70000")
+            << "a-1 [000] 1.000000: sched_migrate_task: comm=b pid=5 prio=120 orig_cpu=0 "
+               "dest_cpu=70000"
+            << "r.txt:1: sched_migrate_task: dest_cpu 70000 out of range";
+        QTest::newRow("CPU column 4096")
+            << "a-1 [4096] 1.000000: sched_wakeup: comm=b pid=5 prio=120 target_cpu=000"
+            << "r.txt:1: CPU [4096] out of range (CPUs are 0-4095";
+        QTest::newRow("timestamp 9999999999 s")
+            << "a-1 [000] 9999999999.000000: sched_wakeup: comm=b pid=5 prio=120 target_cpu=000"
+            << "r.txt:1: timestamp 9999999999.000000 out of range (at most "
+               "9223372036.854775807 s";
+        // One nanosecond beyond INT64_MAX.
+        QTest::newRow("timestamp 2^63 ns")
+            << "a-1 [000] 9223372036.854775808: sched_wakeup: comm=b pid=5 prio=120 "
+               "target_cpu=000"
+            << "r.txt:1: timestamp 9223372036.854775808 out of range";
+        QTest::newRow("schedlab-task pid") << "# schedlab-task: 4294967296 worker /"
+                                           << "r.txt:1: schedlab-task: pid 4294967296 out of range";
+        QTest::newRow("schedlab-cpus 0") << "# schedlab-cpus: 0"
+                                         << "r.txt:1: schedlab-cpus: expected the scenario's CPU "
+                                            "count, 1-4096, got \"0\"";
+    }
+    void outOfRangeValues()
+    {
+        QFETCH(QString, line);
+        QFETCH(QString, expected);
+        // A valid event after it: the bad line is not the (forgiven) truncated last one.
+        std::istringstream in(line.toStdString()
+            + "\na-1 [000] 9.000000: sched_wakeup: comm=b pid=5 prio=120 target_cpu=000\n");
+        const TraceImport r = importFtrace(in, "r.txt");
+        QVERIFY(!r.ok());
+        QVERIFY2(contains(r.errors.front(), expected.toStdString()), r.errors.front().c_str());
+    }
+
+    void largestValuesAccepted()
+    {
+        // pid PID_MAX_LIMIT, CPU 4095, the last nanosecond of int64 as the first timestamp.
+        std::istringstream in(
+            "# schedlab-cpus: 4096\n"
+            "a-1 [4095] 9223372036.854775806: sched_wakeup: comm=b pid=4194304 prio=120 "
+            "target_cpu=4095\n"
+            "a-1 [4095] 9223372036.854775807: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+            "prev_state=S ==> next_comm=b next_pid=4194304 next_prio=120\n");
+        const TraceImport r = importFtrace(in, "max.txt");
+        QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+        QCOMPARE(r.startNs, std::numeric_limits<int64_t>::max() - 1);
+        QCOMPARE(r.metrics.durationNs, int64_t{1});
+        QCOMPARE(r.scenarioCpus, 4096);
+        QCOMPARE(r.recording.cpus, 4096);
+        QVERIFY(findTask(r.metrics, "b-4194304"));
+        // The name map takes PID_MAX_LIMIT and refuses one more.
+        TraceNameMap names;
+        std::string error;
+        std::istringstream good("4194304 worker /\n");
+        QVERIFY(parseNameMap(good, "map.txt", names, &error));
+        std::istringstream bad("# map\n4194305 worker /\n");
+        QVERIFY(!parseNameMap(bad, "map.txt", names, &error));
+        QVERIFY2(
+            contains(error, "map.txt:2: expected \"PID NAME [CGROUP]\" with a PID of 1-4194304"),
+            error.c_str());
+    }
+
+    // Clock skew between CPUs: b is woken on CPU 0 at 1.000000 and switched in on CPU 1 at
+    // 0.999600, 400 µs "earlier" by CPU 1's clock. Within the 1 ms tolerated it is taken at
+    // 1.000000: b's wait is 0 (it was -400 µs before), it runs 1.000000 → 1.002000 = 2 ms.
+    // 40 ms back is refused (that gave wait_max_ns: -40000000).
+    void clockSkewBetweenCpus()
+    {
+        const std::string wake =
+            "x-3 [000] 1.000000: sched_wakeup: comm=b pid=2 prio=120 target_cpu=001\n";
+        const std::string switchIn = " [001] %s: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+                                     "prev_prio=120 prev_state=R ==> next_comm=b next_pid=2 "
+                                     "next_prio=120\n";
+        auto in = [&](const char* when) {
+            std::string s = switchIn;
+            s.replace(s.find("%s"), 2, when);
+            return wake + "<idle>-0" + s
+                + "b-2 [001] 1.002000: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 "
+                  "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        };
+        std::istringstream small(in("0.999600"));
+        const TraceImport r = importFtrace(small, "skew.txt");
+        QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+        const TaskMetrics* b = findTask(r.metrics, "b-2");
+        QVERIFY(b);
+        QCOMPARE(b->waitMaxNs, int64_t{0});
+        QCOMPARE(b->cpuTimeNs, int64_t{2'000'000});
+        QCOMPARE(r.metrics.durationNs, int64_t{2'000'000});
+        QCOMPARE(r.warnings.size(), size_t{1});
+        QVERIFY2(contains(r.warnings.front(),
+                     "skew.txt:2: 1 event is older than an earlier event of another CPU, by up "
+                     "to 400000 ns (clock skew between CPUs, tolerated up to 1000000 ns)"),
+            r.warnings.front().c_str());
+
+        std::istringstream large(in("0.960000"));
+        const TraceImport refused = importFtrace(large, "skew.txt");
+        QVERIFY(!refused.ok());
+        QVERIFY2(contains(refused.errors.front(),
+                     "skew.txt:2: timestamp goes backwards by 40000000 ns behind an earlier "
+                     "event of another CPU: more than the 1000000 ns"),
+            refused.errors.front().c_str());
+        // Exactly the bound is tolerated.
+        std::istringstream bound(in("0.999000"));
+        QVERIFY(importFtrace(bound, "skew.txt").ok());
+    }
+
+    // The CPU column search examines each character a bounded number of times (it was
+    // quadratic: one 1 MiB line of " [" took 5.7 s to refuse). Counted, not timed.
+    void cpuColumnSearchIsLinear()
+    {
+        auto steps = [](const std::string& line, bool expectFound) {
+            size_t open = 0;
+            size_t close = 0;
+            uint64_t n = 0;
+            const bool found = detail::findCpuColumn(line, open, close, &n);
+            if (found != expectFound)
+                return std::numeric_limits<uint64_t>::max();
+            return n;
+        };
+        std::string brackets;
+        for (int i = 0; i < 512 * 1024; ++i)
+            brackets += " [";
+        QVERIFY(steps(brackets, false) <= 3 * brackets.size());
+        std::string digits; // " [0 [0 [0 … ]": each '[' is closed by the same far ']'
+        for (int i = 0; i < 200 * 1024; ++i)
+            digits += " [0";
+        digits += "]x";
+        QVERIFY(steps(digits, false) <= 3 * digits.size());
+        std::string closes; // " []]]]…": ']' everywhere, no digits
+        for (int i = 0; i < 300 * 1024; ++i)
+            closes += " []";
+        QVERIFY(steps(closes, false) <= 3 * closes.size());
+        // The one that is a column is found after the ones that are not.
+        const std::string line = "a [b] [12x] c-1 [003] 1.0: e:";
+        size_t open = 0;
+        size_t close = 0;
+        QVERIFY(detail::findCpuColumn(line, open, close));
+        QCOMPARE(open, size_t{16});
+        QCOMPARE(close, size_t{20});
+        // The whole import of the 1 MiB line is refused naming its line.
+        std::istringstream in(brackets + "\n" + brackets + "\n");
+        const TraceImport r = importFtrace(in, "long.txt");
+        QVERIFY(!r.ok());
+        QVERIFY(contains(r.errors.front(), "long.txt:1: expected \"TASK-PID [CPU]"));
     }
 };
 
