@@ -51,7 +51,8 @@ void printHelp(std::ostream& out)
            "  schedlab-cli validate FILE...\n"
            "  schedlab-cli run FILE [options]\n"
            "  schedlab-cli compare FILE --variant SPEC [--variant SPEC]... [options]\n"
-           "  schedlab-cli compare FILE --real TRACE [--names MAP] [--variant SPEC]... [options]\n"
+           "  schedlab-cli compare FILE --real TRACE [--names MAP] [--force] [--variant SPEC]...\n"
+           "      [options]\n"
            "  schedlab-cli import TRACE [--names MAP] [--metrics OUT] [--records OUT] [--quiet]\n"
            "  schedlab-cli import-rtapp RTAPP.json [--out scenario.json] [--cpus N] [--name NAME]\n"
            "  schedlab-cli export-rtapp FILE [--out rtapp.json]\n"
@@ -102,7 +103,9 @@ void printHelp(std::ostream& out)
            "seed=N and CHOICE=VALUE, e.g. --variant NO_PLACE_LAG --variant profile=6.12.\n"
            "compare --real TRACE adds a column for a real kernel's run of the scenario: ftrace\n"
            "text (/sys/kernel/tracing/trace or trace-cmd report) as written by schedlab-run;\n"
-           "import reads such a trace into the metrics of a run (docs/real-kernels.md).\n\n"
+           "a trace whose header names another scenario or CPU count is refused (exit 2)\n"
+           "unless --force; cgroups the trace knows nothing of show as n/a. import reads such\n"
+           "a trace into the metrics of a run (docs/real-kernels.md).\n\n"
            "Output files are written whole or not at all (a temporary file, then rename),\n"
            "all of a command together at its end; a killed run leaves no temporary file.\n"
            "'-', devices and FIFOs are written in place (/dev/null stays a device). A\n"
@@ -728,16 +731,22 @@ int cmdRtApp(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (!scenario)
         return kExitBadInput;
     const rtapp::ExportResult r = rtapp::exportRtApp(*scenario);
+    for (const auto& e : r.errors)
+        err << "error: " << printable(in) << ": " << printable(e) << "\n";
     for (const auto& w : r.warnings)
         err << "warning: " << printable(in) << ": " << printable(w) << "\n";
+    if (!r.ok())
+        return kExitBadInput;
     return writeText(outPath, r.json, out, err) ? kExitOk : kExitBadInput;
 }
 
 // The compare table: rows are tasks (forked children folded per parent), cgroups, probes, CPUs
 // and findings per kind; columns are runs. Unless @p all, only rows that differ between runs are
 // printed, and tasks that never ran and cgroups that never had CPU time are one line each.
+// @p absent (per run, per cgroup; may be shorter): the run knows nothing of that cgroup (a real
+// trace without it), shown as "n/a" rather than as 0.
 void printComparison(const std::vector<std::string>& names, const std::vector<Metrics>& results,
-    bool all, std::ostream& out)
+    bool all, std::ostream& out, const std::vector<std::vector<bool>>& absent = {})
 {
     struct Row
     {
@@ -823,16 +832,26 @@ void printComparison(const std::vector<std::string>& names, const std::vector<Me
             emptyGroups.push_back(groups[g].path);
             continue;
         }
+        auto isAbsent = [&](const Metrics& m) {
+            const auto run = static_cast<size_t>(&m - results.data());
+            return run < absent.size() && g < absent[run].size() && absent[run][g];
+        };
         add("cgroup " + groups[g].path + " cpu", [&](const Metrics& m) {
+            if (isAbsent(m))
+                return std::string("n/a");
             return g < m.cgroups.size() ? dur(m.cgroups[g].cpuTimeNs) : std::string("-");
         });
         if (std::none_of(results.begin(), results.end(),
                 [&](const Metrics& m) { return g < m.cgroups.size() && m.cgroups[g].nrPeriods; }))
             continue; // never limited: no cpu.stat rows
         add("cgroup " + groups[g].path + " throttled", [&](const Metrics& m) {
+            if (isAbsent(m))
+                return std::string("n/a");
             return g < m.cgroups.size() ? dur(m.cgroups[g].throttledNs) : std::string("-");
         });
         add("cgroup " + groups[g].path + " nr_throttled", [&](const Metrics& m) {
+            if (isAbsent(m))
+                return std::string("n/a");
             return g < m.cgroups.size() && m.cgroups[g].nrThrottled
                 ? std::to_string(*m.cgroups[g].nrThrottled)
                 : std::string("-");
@@ -928,14 +947,13 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
 {
     RunArgs ra;
     std::string error;
-    std::string realTrace; // --real TRACE: a real kernel's run as the last column
-    std::string realNames;
-    if (!takeRealOptions(args, realTrace, realNames, &error) || !parseRunArgs(args, 1, ra, &error)
-        || !checkRunOutputs(ra, {ra.file, realTrace, realNames}, &error)) {
+    RealOptions real; // --real TRACE: a real kernel's run as the last column
+    if (!takeRealOptions(args, real, &error) || !parseRunArgs(args, 1, ra, &error)
+        || !checkRunOutputs(ra, {ra.file, real.trace, real.names}, &error)) {
         err << "compare: " << error << "\n";
         return kExitBadInput;
     }
-    if (ra.variants.empty() && realTrace.empty()) {
+    if (ra.variants.empty() && real.trace.empty()) {
         err << "compare: give at least one --variant SPEC or --real TRACE\n";
         return kExitBadInput;
     }
@@ -970,17 +988,26 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
         err << printable(ra.file) << ": " << printable(e.what()) << "\n";
         return kExitBadInput;
     }
-    if (!realTrace.empty()) {
-        Metrics real;
-        if (!importForCompare(realTrace, realNames, results.front(), real, err))
+    std::vector<std::vector<bool>> absent(results.size());
+    if (!real.trace.empty()) {
+        Metrics metrics;
+        absent.emplace_back();
+        if (!importForCompare(real, results.front(), metrics, absent.back(), err))
             return kExitBadInput;
         names.push_back("real");
-        results.push_back(std::move(real));
+        results.push_back(std::move(metrics));
     }
     if (!ra.metricsOut.empty()) {
         std::string json = "{\n  \"runs\": [\n";
         for (size_t i = 0; i < results.size(); ++i) {
-            std::string m = metricsToJson(results[i]);
+            Metrics present = results[i]; // cgroups a real trace knows nothing of are left out
+            if (i < absent.size() && !absent[i].empty()) {
+                present.cgroups.clear();
+                for (size_t g = 0; g < results[i].cgroups.size(); ++g)
+                    if (g >= absent[i].size() || !absent[i][g])
+                        present.cgroups.push_back(results[i].cgroups[g]);
+            }
+            std::string m = metricsToJson(present);
             // Indent the nested object by 6 spaces.
             std::string indented;
             for (size_t p = 0; p < m.size(); ++p) {
@@ -1000,7 +1027,7 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     }
     if (ra.metricsOut == "-")
         return problems;
-    printComparison(names, results, ra.all, out);
+    printComparison(names, results, ra.all, out, absent);
     if (problems != kExitOk)
         return problems;
     if (ra.failOnStarvation)

@@ -177,17 +177,20 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
     return kExitOk;
 }
 
-bool takeRealOptions(
-    std::vector<std::string>& args, std::string& trace, std::string& names, std::string* error)
+bool takeRealOptions(std::vector<std::string>& args, RealOptions& options, std::string* error)
 {
     std::vector<std::string> kept;
     for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--force") {
+            options.force = true;
+            continue;
+        }
         if (args[i] == "--real" || args[i] == "--names") {
             if (i + 1 >= args.size()) {
                 *error = args[i] + " needs a value";
                 return false;
             }
-            (args[i] == "--real" ? trace : names) = args[i + 1];
+            (args[i] == "--real" ? options.trace : options.names) = args[i + 1];
             ++i;
             continue;
         }
@@ -197,23 +200,51 @@ bool takeRealOptions(
     return true;
 }
 
-bool importForCompare(const std::string& trace, const std::string& namesFile, const Metrics& model,
-    Metrics& real, std::ostream& err)
+bool importForCompare(const RealOptions& options, const Metrics& model, Metrics& real,
+    std::vector<bool>& absent, std::ostream& err)
 {
     TraceNameMap names;
-    if (!namesFile.empty() && !loadNames(namesFile, names, err))
+    if (!options.names.empty() && !loadNames(options.names, names, err))
         return false;
-    TraceImport r = importFtraceFile(trace, namesFile.empty() ? nullptr : &names);
+    TraceImport r = importFtraceFile(options.trace, options.names.empty() ? nullptr : &names);
     report(r, err);
     if (!r.ok())
         return false;
+    // Is it a run of this scenario? The runner's header says which and on how many CPUs.
+    const std::string file = printable(options.trace);
+    const int cpus = static_cast<int>(model.cpus.size());
+    std::vector<std::string> mismatches;
+    if (!r.scenario.empty() && r.scenario != model.scenario)
+        mismatches.push_back("the trace is a run of scenario \"" + printable(r.scenario)
+            + "\" (its \"# schedlab-scenario:\" line), not of \"" + printable(model.scenario)
+            + "\"");
+    if (r.scenarioCpus > 0 && r.scenarioCpus != cpus)
+        mismatches.push_back("the trace's run had " + std::to_string(r.scenarioCpus)
+            + " CPUs (its \"# schedlab-cpus:\" line), the scenario has " + std::to_string(cpus));
+    else if (r.scenarioCpus == 0 && r.machineCpus > 0 && r.machineCpus < cpus)
+        mismatches.push_back("the traced machine had " + std::to_string(r.machineCpus)
+            + " CPUs (the tracer's header), the scenario has " + std::to_string(cpus));
+    for (const std::string& m : mismatches)
+        err << (options.force ? "warning: " : "compare: ") << file << ": " << m
+            << (options.force ? " (compared anyway: --force)\n" : "\n");
+    if (!mismatches.empty() && !options.force) {
+        err << "compare: " << file << ": not a run of this scenario; --force compares it anyway\n";
+        return false;
+    }
+    if (r.scenario.empty())
+        err << "warning: " << file
+            << ": the trace does not name its scenario (no \"# schedlab-scenario:\" line, as "
+               "schedlab-run writes): not checked that it is a run of \""
+            << printable(model.scenario) << "\"\n";
     real = std::move(r.metrics);
     // compare's rows go by position: the real run's groups and probes in the model's order.
     std::vector<CgroupMetrics> groups;
+    absent.clear();
     for (const auto& g : model.cgroups) {
         const auto it = std::find_if(real.cgroups.begin(), real.cgroups.end(),
             [&](const CgroupMetrics& c) { return c.path == g.path; });
         groups.push_back(it != real.cgroups.end() ? *it : CgroupMetrics{g.path, 0, 0, {}, {}});
+        absent.push_back(it == real.cgroups.end());
     }
     real.cgroups = std::move(groups);
     real.probes.clear();

@@ -13,15 +13,25 @@ struct Metrics;
 /// `schedlab-cli import TRACE [--names MAP] [--metrics OUT] [--records OUT] [--quiet]`.
 int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-/// Removes "--real TRACE" and "--names MAP" from @p args (compare's options); false with a
-/// message when one lacks its value.
-bool takeRealOptions(
-    std::vector<std::string>& args, std::string& trace, std::string& names, std::string* error);
+/// compare's real-run options.
+struct RealOptions
+{
+    std::string trace;  ///< --real TRACE
+    std::string names;  ///< --names MAP
+    bool force = false; ///< --force: compare a trace whose header names another scenario
+};
 
-/// Imports @p trace (and @p names, may be empty) for compare's real column beside @p model:
-/// cgroups in the model's order, probes (a probe task's latency is from its first event to its
-/// exit). Messages go to @p err. False when the trace cannot be used.
-bool importForCompare(const std::string& trace, const std::string& names, const Metrics& model,
-    Metrics& real, std::ostream& err);
+/// Removes "--real TRACE", "--names MAP" and "--force" from @p args (compare's options); false
+/// with a message when one lacks its value.
+bool takeRealOptions(std::vector<std::string>& args, RealOptions& options, std::string* error);
+
+/// Imports the trace of @p options for compare's real column beside @p model: cgroups in the
+/// model's order (@p absent: true for each the trace knows nothing of — no task placed in it,
+/// no cpu.stat — so that it is shown as absent, not as 0), probes (a probe task's latency is
+/// from its first event to its exit). The trace's header (the runner's "# schedlab-scenario:",
+/// "# schedlab-cpus:", the tracer's "#P:") must match the model's scenario name and CPU count
+/// unless --force. Messages go to @p err. False when the trace cannot be used.
+bool importForCompare(const RealOptions& options, const Metrics& model, Metrics& real,
+    std::vector<bool>& absent, std::ostream& err);
 
 } // namespace schedlab

@@ -64,6 +64,12 @@ bool applyOverrideSpec(const std::string& spec, RunOptions& options, std::string
 
 bool applyVariant(const std::string& spec, RunOptions& options, std::string* error)
 {
+    if (spec.find_first_not_of(", ") == std::string::npos) {
+        // "" or "," would be a second run as written, named as if it were a variant.
+        *error = "expected NAME, NO_NAME, profile=NAME, seed=N or CHOICE=VALUE, got \""
+            + printable(spec) + "\" (an empty variant)";
+        return false;
+    }
     std::stringstream ss(spec);
     std::string item;
     while (std::getline(ss, item, ',')) {

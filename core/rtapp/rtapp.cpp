@@ -116,11 +116,15 @@ public:
         std::string error;
         auto root = parseLenient(text, &error);
         if (!root) {
-            m_result.errors.push_back(m_file + ": " + error);
+            // "line N: expected …" → "FILE:N: expected …"
+            if (error.starts_with("line ") && error.find(": ") != std::string::npos)
+                m_result.errors.push_back(m_file + ":" + error.substr(5));
+            else
+                m_result.errors.push_back(m_file + ": " + error);
             return std::move(m_result);
         }
         if (!root->isObject()) {
-            m_result.errors.push_back(m_file + ": line " + std::to_string(root->line)
+            m_result.errors.push_back(m_file + ":" + std::to_string(root->line)
                 + ": expected an rt-app object such as { \"tasks\": { … } }, got "
                 + root->describe());
             return std::move(m_result);
@@ -153,9 +157,12 @@ public:
         if (!m_result.errors.empty())
             return std::move(m_result);
         // The scenario loader has the last word: every limit it checks holds for imports too.
-        LoadResult check = parseScenario(writeScenario(m_scenario), m_file + " (imported)");
+        // Its errors name a path of the generated scenario: each is told at the line of the
+        // rt-app thread (or task group) it came from.
+        LoadResult check = parseScenario(writeScenario(m_scenario), m_file);
         if (!check.ok()) {
-            m_result.errors = check.errors;
+            for (const std::string& e : check.errors)
+                m_result.errors.push_back(locate(e));
             return std::move(m_result);
         }
         m_result.scenario = std::move(m_scenario);
@@ -165,8 +172,41 @@ public:
 private:
     std::string where(const std::string& path, const Value& v) const
     {
-        return m_file + ": " + (path.empty() ? "/" : path) + " (line " + std::to_string(v.line)
-            + ")";
+        return m_file + ":" + std::to_string(v.line) + ": " + (path.empty() ? "/" : path);
+    }
+
+    /// A loader error "FILE: /tasks/3/program/0: what" about the generated scenario as
+    /// "FILE:LINE: /tasks/NAME: what (imported as /tasks/3/program/0)", LINE being the rt-app
+    /// thread's (or the first "taskgroup" naming the cgroup).
+    std::string locate(const std::string& error) const
+    {
+        const std::string head = m_file + ": ";
+        if (!error.starts_with(head))
+            return error;
+        const std::string rest = error.substr(head.size());
+        const size_t colon = rest.find(": ");
+        const std::string path = colon == std::string::npos ? "" : rest.substr(0, colon);
+        const std::string what = colon == std::string::npos ? rest : rest.substr(colon + 2);
+        auto index = [&](const char* prefix) -> std::optional<size_t> {
+            const std::string p = prefix;
+            if (!path.starts_with(p))
+                return std::nullopt;
+            size_t end = p.size();
+            while (end < path.size() && path[end] >= '0' && path[end] <= '9')
+                ++end;
+            if (end == p.size() || end - p.size() > 9 || (end < path.size() && path[end] != '/'))
+                return std::nullopt;
+            return std::stoul(path.substr(p.size(), end - p.size()));
+        };
+        if (const auto t = index("/tasks/"); t && *t < m_taskOrigins.size()) {
+            const auto& [line, rtappPath] = m_taskOrigins[*t];
+            return m_file + ":" + std::to_string(line) + ": " + rtappPath + ": " + what
+                + " (imported as " + path + ")";
+        }
+        if (const auto c = index("/cgroups/"); c && *c < m_cgroupLines.size())
+            return m_file + ":" + std::to_string(m_cgroupLines[*c]) + ": taskgroup: " + what
+                + " (imported as " + path + ")";
+        return m_file + ": " + (path.empty() ? what : what + " (imported as " + path + ")");
     }
     void warn(const std::string& path, const Value& v, const std::string& what)
     {
@@ -322,6 +362,7 @@ private:
                 CgroupSpec spec;
                 spec.path = prefix;
                 m_scenario.cgroups.push_back(spec);
+                m_cgroupLines.push_back(v.line);
             }
         }
         return cg;
@@ -741,6 +782,7 @@ private:
             if (spec.count && *spec.count == 1)
                 spec.count.reset();
             m_scenario.tasks.push_back(std::move(spec));
+            m_taskOrigins.emplace_back(t.line, p);
         }
     }
 
@@ -752,6 +794,9 @@ private:
     Policy m_defaultPolicy = Policy::Normal;
     int m_maxCpu = -1;
     std::set<std::string> m_cgroups;
+    std::vector<int> m_cgroupLines; ///< per scenario cgroup: the line of its "taskgroup"
+    /// per scenario task: the line and JSON path of the rt-app thread it was imported from
+    std::vector<std::pair<int, std::string>> m_taskOrigins;
     std::vector<std::string> m_forkStack;
     int m_forkCopies = 0;
     std::string m_thread; ///< the thread being imported (its own suspend resource)
@@ -774,13 +819,22 @@ public:
         Json tasks = Json::object();
         for (const TaskSpec& t : m_s.tasks)
             m_names.insert(t.name);
-        for (size_t i = 0; i < m_s.tasks.size(); ++i) {
+        for (size_t i = 0; i < m_s.tasks.size() && !m_full; ++i) {
             m_current = m_s.tasks[i].name;
-            tasks[m_s.tasks[i].name] = task(m_s.tasks[i], "/tasks/" + std::to_string(i));
+            m_taskIndex = i;
+            append(tasks, m_s.tasks[i].name, task(m_s.tasks[i], "/tasks/" + std::to_string(i)));
+        }
+        if (m_full) {
+            ExportResult r;
+            r.errors.push_back("/tasks/" + std::to_string(m_fullTask)
+                + ": the rt-app file would hold more than " + std::to_string(kMaxExportEvents)
+                + " events (loops unrolled, forked threads written out): not exported "
+                  "(docs/rtapp.md)");
+            return r;
         }
         for (auto& [name, t] : m_templates.items())
-            tasks[name] = t;
-        root["tasks"] = tasks;
+            append(tasks, name, std::move(t));
+        root["tasks"] = std::move(tasks);
         Json global = Json::object();
         const int64_t ns = m_s.durationOrDefault().count();
         const int64_t seconds = (ns + 999'999'999) / 1'000'000'000;
@@ -813,7 +867,16 @@ public:
 private:
     void warn(const std::string& path, const std::string& what)
     {
-        m_warnings.push_back(path + ": " + what);
+        // The same warning of a loop unrolled inside another is given once.
+        if (m_warned.insert(path + ": " + what).second)
+            m_warnings.push_back(path + ": " + what);
+    }
+
+    /// KEY: VALUE at the end of @p object, whose keys are unique by construction: without the
+    /// linear key search of ordered_json's operator[], which made a large phase quadratic.
+    static void append(Json& object, std::string key, Json value)
+    {
+        object.get_ref<Json::object_t&>().emplace_back(std::move(key), std::move(value));
     }
 
     int64_t usOf(const DurationSpec& d, const std::string& path)
@@ -842,9 +905,10 @@ private:
     {
         Json phases = Json::object();
         Json current = Json::object();
-        int events = 0;
+        int64_t events = 0;
         Json attrs = Json::object(); ///< attributes every later phase carries
         bool attrsChanged = false;
+        int64_t* total = nullptr; ///< events of the whole file (kMaxExportEvents)
 
         void flush()
         {
@@ -855,20 +919,77 @@ private:
                 phase[k] = v;
             phase["loop"] = 1;
             for (auto& [k, v] : current.items())
-                phase[k] = v;
-            phases["p" + std::to_string(phases.size())] = phase;
+                append(phase, k, std::move(v));
+            append(phases, "p" + std::to_string(phases.size()), std::move(phase));
             current = Json::object();
         }
         void event(const std::string& kind, Json value)
         {
-            current[kind + std::to_string(events++)] = std::move(value);
+            append(current, kind + std::to_string(events++), std::move(value));
+            ++*total;
         }
     };
+
+    /// Events flat() writes for @p ops inside a loop (nested loops unrolled or written once,
+    /// as flat() does), saturating.
+    static int64_t eventsOf(const std::vector<Op>& ops)
+    {
+        int64_t n = 0;
+        for (const Op& op : ops) {
+            switch (op.kind) {
+            case Op::Kind::Run:
+            case Op::Kind::Sleep:
+            case Op::Kind::Yield:
+            case Op::Kind::Lock:
+            case Op::Kind::Unlock:
+            case Op::Kind::Suspend:
+            case Op::Kind::Resume:
+            case Op::Kind::Fork:
+                n = saturatingAdd(n, 1);
+                break;
+            case Op::Kind::Loop:
+                if (isRuntime(op)) {
+                    n = saturatingAdd(n, 1);
+                } else {
+                    const int64_t body = eventsOf(op.body);
+                    n = saturatingAdd(n, unrolls(op, body) ? *op.count * body : body);
+                }
+                break;
+            case Op::Kind::Kernel:
+                n = saturatingAdd(n, eventsOf(op.body));
+                break;
+            case Op::Kind::Exit:
+                return n;
+            default:
+                break;
+            }
+        }
+        return n;
+    }
+
+    /// A loop nested below a phase is unrolled when it has a count and its unrolled events
+    /// (@p bodyEvents each time) are at most kMaxUnrolledEvents.
+    static bool unrolls(const Op& loop, int64_t bodyEvents)
+    {
+        return !loop.forTime && loop.count
+            && saturatingMul(*loop.count, bodyEvents) <= kMaxUnrolledEvents;
+    }
+
+    /// The file's event budget is spent: stop writing (run() refuses the export).
+    bool full()
+    {
+        if (m_total > kMaxExportEvents && !m_full) {
+            m_full = true;
+            m_fullTask = m_taskIndex;
+        }
+        return m_full;
+    }
 
     // Flat events of @p ops into the current phase; loops become phases of their own.
     void flat(const std::vector<Op>& ops, Phases& ph, const std::string& path, bool top)
     {
-        for (size_t i = 0; i < ops.size(); ++i) {
+        ph.total = &m_total;
+        for (size_t i = 0; i < ops.size() && !full(); ++i) {
             const Op& op = ops[i];
             const std::string p = path + "/" + std::to_string(i);
             switch (op.kind) {
@@ -903,6 +1024,7 @@ private:
                 } else if (top && !op.forTime && hasNoLoop(op.body)) {
                     ph.flush();
                     Phases inner;
+                    inner.total = &m_total;
                     inner.events = ph.events;
                     flat(op.body, inner, p + "/loop", false);
                     ph.events = inner.events;
@@ -915,21 +1037,20 @@ private:
                             "an endless loop inside the program: a phase with \"loop\": -1 (rt-app "
                             "repeats it for good)");
                     for (auto& [k, v] : inner.current.items())
-                        phase[k] = v;
-                    ph.phases["p" + std::to_string(ph.phases.size())] = phase;
+                        append(phase, k, std::move(v));
+                    append(ph.phases, "p" + std::to_string(ph.phases.size()), std::move(phase));
+                } else if (!unrolls(op, eventsOf(op.body))) {
+                    warn(p,
+                        "a loop nested this deep (bounded by time, endless, or of more than "
+                            + std::to_string(kMaxUnrolledEvents)
+                            + " events unrolled) has no rt-app equivalent: its body is written "
+                              "once");
+                    flat(op.body, ph, p + "/loop", false);
                 } else {
-                    const int64_t count = op.count.value_or(0);
-                    const int64_t size = static_cast<int64_t>(op.body.size());
-                    if (op.forTime || !op.count || count * size > 1000) {
-                        warn(p,
-                            "a loop nested this deep (or bounded by time) has no rt-app "
-                            "equivalent: its body is written once");
+                    const int64_t count = *op.count;
+                    warn(p, "a nested loop: unrolled (" + std::to_string(count) + " times)");
+                    for (int64_t k = 0; k < count && !full(); ++k)
                         flat(op.body, ph, p + "/loop", false);
-                    } else {
-                        warn(p, "a nested loop: unrolled (" + std::to_string(count) + " times)");
-                        for (int64_t k = 0; k < count; ++k)
-                            flat(op.body, ph, p + "/loop", false);
-                    }
                 }
                 break;
             case Op::Kind::Kernel:
@@ -967,7 +1088,7 @@ private:
                 for (const auto& [k, v] : body.items())
                     child[k] = v;
                 m_current = parent;
-                m_templates[name] = child;
+                append(m_templates, name, std::move(child));
                 ph.event("fork", name);
                 break;
             }
@@ -1045,27 +1166,33 @@ private:
         ph.flush();
         // One phase without phase attributes: its events go straight into the thread object.
         if (ph.phases.size() == 1 && ph.attrs.empty()) {
-            Json only = ph.phases.begin().value();
+            Json only = std::move(ph.phases.begin().value());
             const Json count = only["loop"];
             if (count == 1 || loops == 1) {
                 if (loops == 1)
                     j["loop"] = count;
                 for (auto& [k, v] : only.items())
                     if (k != "loop")
-                        j[k] = v;
+                        append(j, k, std::move(v)); // event keys: none of j's attributes
                 return j;
             }
+            ph.phases.begin().value() = std::move(only);
         }
         if (ph.phases.empty()) {
             j["loop"] = 1;
             return j;
         }
-        j["phases"] = ph.phases;
+        j["phases"] = std::move(ph.phases);
         return j;
     }
 
     const Scenario& m_s;
     std::vector<std::string> m_warnings;
+    std::set<std::string> m_warned;
+    int64_t m_total = 0; ///< events written so far (kMaxExportEvents)
+    bool m_full = false;
+    size_t m_taskIndex = 0;        ///< the scenario task being written
+    size_t m_fullTask = 0;         ///< the task during which the budget ran out
     std::string m_current;         ///< the thread being written (fork templates are named after it)
     std::set<std::string> m_names; ///< thread names in use
     Json m_templates = Json::object(); ///< forked children, "instance": 0

@@ -2,7 +2,7 @@
 // rt-app workloads (https://github.com/scheduler-tools/rt-app, doc/tutorial.txt) to and from
 // scenarios. Import maps the `global` section, `tasks` (instance, loop, phases, events) and the
 // scheduling attributes onto a Scenario; what schedlab does not model is reported as a warning
-// naming the JSON path and line, never dropped silently. Export writes a scenario's workload as
+// naming the line and JSON path, never dropped silently. Export writes a scenario's workload as
 // rt-app JSON, with warnings for what rt-app cannot express. docs/rtapp.md has the mapping.
 #pragma once
 
@@ -24,9 +24,11 @@ struct ImportOptions
 
 struct ImportResult
 {
-    std::optional<Scenario> scenario;  ///< set when there were no errors
-    std::vector<std::string> errors;   ///< "file: /json/path (line N): what was expected"
-    std::vector<std::string> warnings; ///< "file: /json/path (line N): what was not imported"
+    std::optional<Scenario> scenario; ///< set when there were no errors
+    /// "FILE:LINE: /json/path: what was expected", LINE and path those of the rt-app file (a
+    /// limit of the scenario loader is told at the line of the thread it concerns).
+    std::vector<std::string> errors;
+    std::vector<std::string> warnings; ///< "FILE:LINE: /json/path: what was not imported"
     bool ok() const { return scenario.has_value(); }
 };
 
@@ -40,7 +42,18 @@ struct ExportResult
 {
     std::string json;                  ///< rt-app JSON text (tabs, trailing newline)
     std::vector<std::string> warnings; ///< "/tasks/2/program/1: what rt-app cannot express"
+    /// "/tasks/2: why it cannot be exported" (then json is empty): the file would exceed
+    /// kMaxExportEvents.
+    std::vector<std::string> errors;
+    bool ok() const { return errors.empty(); }
 };
+
+/// rt-app has no loop inside a phase: a loop nested below one is unrolled when its unrolled
+/// events (nested loops unrolled too) are at most this many, else its body is written once.
+inline constexpr int64_t kMaxUnrolledEvents = 1000;
+/// Events in one exported file (unrolled loops and forked threads' copies included): beyond it
+/// the export is refused, so that a small scenario cannot make a file of unbounded size.
+inline constexpr int64_t kMaxExportEvents = 100'000;
 
 /// Writes the workload of @p scenario as rt-app JSON.
 ExportResult exportRtApp(const Scenario& scenario);

@@ -349,6 +349,28 @@ void TestCli::printableEscapes()
     QCOMPARE(printable("\x1b[31mred"), std::string("\\x1b[31mred"));
     QCOMPARE(printable("back\\slash\x7f"), std::string("back\\\\slash\\x7f"));
     QCOMPARE(printable("tâche"), std::string("tâche")); // UTF-8 passes
+    // C1 controls (U+0085 NEL, U+009B CSI: an escape sequence on some terminals) as their bytes.
+    QCOMPARE(printable("a\xc2\x85"
+                       "b"),
+        std::string("a\\xc2\\x85b"));
+    QCOMPARE(printable("\xc2\x9b"
+                       "31m"),
+        std::string("\\xc2\\x9b31m"));
+    QCOMPARE(printable("\xc2\x80"), std::string("\\xc2\\x80")); // first C1
+    QCOMPARE(printable("\xc2\xa0"), std::string("\xc2\xa0"));   // U+00A0: printable, kept
+    // Bytes that are not well-formed UTF-8, each as \xNN: a lone continuation byte, a truncated
+    // sequence (at the end and before ASCII), an overlong '/' (C0 AF), a surrogate (ED A0 80),
+    // above U+10FFFF (F4 90 80 80), F5-FF.
+    QCOMPARE(printable("\x80"), std::string("\\x80"));
+    QCOMPARE(printable("x\xe2\x82"), std::string("x\\xe2\\x82"));
+    QCOMPARE(printable("\xe2\x82x"), std::string("\\xe2\\x82x"));
+    QCOMPARE(printable("\xc0\xaf"), std::string("\\xc0\\xaf"));
+    QCOMPARE(printable("\xed\xa0\x80"), std::string("\\xed\\xa0\\x80"));
+    QCOMPARE(printable("\xf4\x90\x80\x80"), std::string("\\xf4\\x90\\x80\\x80"));
+    QCOMPARE(printable("\xff"), std::string("\\xff"));
+    // Well-formed 3- and 4-byte sequences pass: U+20AC (euro), U+1F600.
+    QCOMPARE(printable("\xe2\x82\xac"), std::string("\xe2\x82\xac"));
+    QCOMPARE(printable("\xf0\x9f\x98\x80"), std::string("\xf0\x9f\x98\x80"));
 }
 
 namespace {
@@ -471,6 +493,13 @@ void TestCli::metricsRecordTheVariant()
         cli({"compare", kHogs, "--variant", "seed=5,,", "--metrics", "-", "--duration", "1ms"});
     QCOMPARE(q.code, 0);
     QVERIFY(contains(q.out, "\"variant\": \"seed=5,,\""));
+    // An empty variant would be a second run as written under a blank name: refused.
+    for (const char* empty : {"", ",", " , "}) {
+        const Result e = cli({"compare", kHogs, "--variant", empty, "--duration", "1ms"});
+        QCOMPARE(e.code, 2);
+        QVERIFY2(contains(e.err, "(an empty variant)"), e.err.c_str());
+        QVERIFY(e.out.empty());
+    }
 }
 
 void TestCli::noProgressWhenNotATerminal()
@@ -488,7 +517,7 @@ void TestCli::rtAppCommands()
     const std::string in = SCHEDLAB_SOURCE_DIR "/tests/data/rtapp/tutorial-example5.json";
     Result r = cli({"import-rtapp", in, "--out", out, "--cpus", "4"});
     QCOMPARE(r.code, 0);
-    QVERIFY(contains(r.err, "warning: " + in + ": /tasks/thread1/wait (line 36): wait:"));
+    QVERIFY(contains(r.err, "warning: " + in + ":36: /tasks/thread1/wait: wait:"));
     r = cli({"run", out, "--quiet"});
     QCOMPARE(r.code, 0);
     r = cli({"validate", out});
@@ -505,6 +534,26 @@ void TestCli::rtAppCommands()
     r = cli({"import-rtapp", "/nonexistent.json"});
     QCOMPARE(r.code, 2);
     QVERIFY(contains(r.err, "/nonexistent.json: cannot read the file"));
+    // A scenario whose export needs more than 100 000 rt-app events: 2 threads of 60 loops of
+    // 2 × (a loop of 1000 runs), each written as the inner loop unrolled (1000 events) and the
+    // outer once: 60 000 events per thread, the budget runs out in the second, /tasks/1.
+    std::string ops;
+    for (int i = 0; i < 60; ++i)
+        ops += std::string(i ? "," : "")
+            + R"({ "loop": [ { "loop": [ { "run": "1us" } ], "count": 1000 } ], "count": 2 })";
+    const std::string big = writeFile(dir, "big.json",
+        QByteArray::fromStdString(R"({ "schedlab": 1, "name": "big", "duration": "1s", "tasks": [
+            { "name": "a", "program": [)"
+            + ops + R"(] }, { "name": "b", "program": [)" + ops + "] } ] }"));
+    const std::string bigOut = dir.filePath("big.rtapp.json").toStdString();
+    r = cli({"export-rtapp", big, "--out", bigOut});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(contains(r.err,
+                 "error: " + big
+                     + ": /tasks/1: the rt-app file would hold more than "
+                       "100000 events"),
+        r.err.c_str());
+    QVERIFY(!QFile::exists(QString::fromStdString(bigOut)));
 }
 
 // --records and --metrics on a device node (a private /dev/null, major 1 minor 3): written in

@@ -94,6 +94,83 @@ private slots:
         QCOMPARE(
             cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real"}).code, 2);
     }
+
+    // The runner's header names the scenario and its CPU count: a trace of another run is
+    // refused (exit 2) unless --force.
+    void compareRealChecksTheHeader()
+    {
+        QTemporaryDir dir;
+        std::ifstream in(kData + "equal-hogs-real.txt");
+        const std::string original((std::istreambuf_iterator<char>(in)), {});
+        auto write = [&](const std::string& name, const std::string& from, const std::string& to) {
+            std::string text = original;
+            text.replace(text.find(from), from.size(), to);
+            const std::string path = dir.filePath(QString::fromStdString(name)).toStdString();
+            std::ofstream(path) << text;
+            return path;
+        };
+        const std::string hogs = SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json";
+        const std::string other =
+            write("other.txt", "# schedlab-scenario: equal-hogs", "# schedlab-scenario: other");
+        const Result r = cli({"compare", hogs, "--real", other});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(contains(r.err,
+                     "compare: " + other
+                         + ": the trace is a run of scenario \"other\" (its \"# "
+                           "schedlab-scenario:\" line), not of \"equal-hogs\""),
+            r.err.c_str());
+        QVERIFY(contains(r.err, "not a run of this scenario; --force compares it anyway"));
+        QVERIFY(r.out.empty());
+        const Result forced = cli({"compare", hogs, "--real", other, "--force"});
+        QCOMPARE(forced.code, 0);
+        QVERIFY(contains(forced.err, "warning: " + other + ": the trace is a run of scenario"));
+        QVERIFY(contains(forced.out, "real"));
+        // equal-hogs has 1 CPU.
+        const std::string cpus = write("cpus.txt", "# schedlab-scenario: equal-hogs",
+            "# schedlab-scenario: equal-hogs\n# schedlab-cpus: 4");
+        const Result c = cli({"compare", hogs, "--real", cpus});
+        QCOMPARE(c.code, 2);
+        QVERIFY2(contains(c.err,
+                     ": the trace's run had 4 CPUs (its \"# schedlab-cpus:\" line), the scenario "
+                     "has 1"),
+            c.err.c_str());
+        // Without the runner's header nothing can be checked: a warning says so.
+        const std::string bare = write("bare.txt", "# schedlab-scenario: equal-hogs\n", "");
+        const Result b = cli({"compare", hogs, "--real", bare});
+        QCOMPARE(b.code, 0);
+        QVERIFY(contains(b.err, "the trace does not name its scenario"));
+    }
+
+    // A cgroup of the scenario the trace knows nothing of (no task placed in it, no cpu.stat)
+    // is shown as n/a, not as a real "0 ns", and left out of the real run's metrics.
+    void compareRealAbsentCgroup()
+    {
+        QTemporaryDir dir;
+        const std::string scenario = dir.filePath("g.json").toStdString();
+        std::ofstream(scenario) << R"({ "schedlab": 1, "name": "equal-hogs", "duration": "12ms",
+            "machine": { "cpus": 1 }, "cgroups": [ { "path": "/a" } ],
+            "tasks": [ { "name": "hog", "count": 3, "cgroup": "/a",
+                         "program": [ { "run": "forever" } ] } ] })";
+        const Result r =
+            cli({"compare", scenario, "--real", kData + "equal-hogs-real.txt", "--all"});
+        QCOMPARE(r.code, 0);
+        std::istringstream lines(r.out);
+        bool seen = false;
+        for (std::string line; std::getline(lines, line);)
+            if (contains(line, "cgroup /a cpu")) {
+                QVERIFY2(line.substr(line.size() - 3) == "n/a", line.c_str());
+                QVERIFY2(contains(line, "12.000 ms"), line.c_str()); // the model's 12 ms
+                seen = true;
+            }
+        QVERIFY2(seen, r.out.c_str());
+        const Result json =
+            cli({"compare", scenario, "--real", kData + "equal-hogs-real.txt", "--metrics", "-"});
+        QCOMPARE(json.code, 0);
+        const size_t real = json.out.find("\"variant\": \"real\"");
+        QVERIFY(real != std::string::npos);
+        QVERIFY(contains(json.out.substr(0, real), "\"path\": \"/a\""));
+        QVERIFY(!contains(json.out.substr(real), "\"path\": \"/a\""));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestImportCli)

@@ -115,6 +115,8 @@ private slots:
     void exportImportRoundTrip();
     void exportWarnsForWhatRtAppLacks();
     void exportedForkRoundTrips();
+    void loaderLimitsNameTheRtAppLine();
+    void exportUnrollingIsBounded();
 };
 
 void TestRtApp::dialectKeepsOrderAndDuplicates()
@@ -145,7 +147,7 @@ void TestRtApp::syntaxErrorNamesLine()
     auto r = importRtApp("{\n \"tasks\": {\n  \"t\": { \"run\" 5 }\n }\n}", "bad.json");
     QVERIFY(!r.ok());
     QCOMPARE(r.errors.size(), size_t(1));
-    QVERIFY2(anyContains(r.errors, "bad.json: line 3: expected ',' or '}'"), r.errors[0].c_str());
+    QVERIFY2(anyContains(r.errors, "bad.json:3: expected ',' or '}'"), r.errors[0].c_str());
 }
 
 // rt-app tutorial example 2: 10 ms of work every 100 ms. Alone on a CPU it runs at 0, 100 ms,
@@ -159,8 +161,7 @@ void TestRtApp::periodicTimerGivesShareAndPeriod()
     QCOMPARE(s.tasks.size(), size_t(1));
     const std::vector<Op> expected{loop({run(10_ms), sleepOp(90_ms)}, std::nullopt)};
     QCOMPARE(s.tasks[0].program, expected);
-    QVERIFY(
-        anyContains(r.warnings, "/tasks/thread0/timer (line 11): periodic timer of 100.000 ms"));
+    QVERIFY(anyContains(r.warnings, ":11: /tasks/thread0/timer: periodic timer of 100.000 ms"));
 
     const Metrics m = simulate(s);
     const TaskMetrics* t = taskMetrics(m, "thread0");
@@ -187,8 +188,8 @@ void TestRtApp::timerBehindOtherWork()
         "late.json");
     QVERIFY(late.ok());
     QCOMPARE(late.scenario->tasks[0].program, (std::vector<Op>{loop({run(5_ms)}, 2)}));
-    QVERIFY(anyContains(
-        late.warnings, "/tasks/t/timer (line 2): periodic timer of 4.000 ms is shorter"));
+    QVERIFY(
+        anyContains(late.warnings, ":2: /tasks/t/timer: periodic timer of 4.000 ms is shorter"));
 }
 
 // a holds m from 0 to 10 ms on CPU 0; b asks for it at 1 ms on CPU 1, waits 9 ms, then runs
@@ -331,12 +332,11 @@ void TestRtApp::unsupportedEventsWarnWithPath()
 })",
         "warn.json");
     QVERIFY(r.ok());
-    for (const char* part : {"warn.json: /tasks/t/dl-runtime (line 5): SCHED_DEADLINE parameters",
-             "/tasks/t/phases/p/mem (line 7): mem: memory and I/O load",
-             "/tasks/t/phases/p/iorun (line 7)", "/tasks/t/phases/p/wait (line 7): wait: condition",
-             "/tasks/t/phases/p/signal (line 8)", "/tasks/t/phases/p/barrier (line 8)",
-             "/tasks/t/phases/p/bogus (line 8): unknown event", "/global/pi_enabled (line 13)",
-             "/global/duration (line 13): -1"})
+    for (const char* part : {"warn.json:5: /tasks/t/dl-runtime: SCHED_DEADLINE parameters",
+             ":7: /tasks/t/phases/p/mem: mem: memory and I/O load", ":7: /tasks/t/phases/p/iorun",
+             ":7: /tasks/t/phases/p/wait: wait: condition", ":8: /tasks/t/phases/p/signal",
+             ":8: /tasks/t/phases/p/barrier", ":8: /tasks/t/phases/p/bogus: unknown event",
+             ":13: /global/pi_enabled", ":13: /global/duration: -1"})
         QVERIFY2(anyContains(r.warnings, part), part);
     QCOMPARE(r.warnings.size(), size_t(9));
     // suspend (the thread's own resource) and resume are imported, in file order.
@@ -349,7 +349,7 @@ void TestRtApp::unsupportedEventsWarnWithPath()
     auto idle = importRtApp(
         R"({ "tasks": { "t": { "loop": -1, "suspend": "t", "yield": "" } } })", "idle.json");
     QVERIFY(idle.ok());
-    QVERIFY(anyContains(idle.warnings, "/tasks/t (line 1): an endless thread"));
+    QVERIFY(anyContains(idle.warnings, ":1: /tasks/t: an endless thread"));
 }
 
 void TestRtApp::badValuesAreErrors()
@@ -358,10 +358,10 @@ void TestRtApp::badValuesAreErrors()
         "run": "long", "cpus": [-1], "policy": "SCHED_X", "timer": { "ref": "x" } } } })",
         "bad.json");
     QVERIFY(!r.ok());
-    QVERIFY(anyContains(r.errors, "bad.json: /tasks/t/run (line 2): expected an integer"));
-    QVERIFY(anyContains(r.errors, "/tasks/t/cpus/0 (line 2): expected an integer in [0, 0]"));
-    QVERIFY(anyContains(r.errors, "/tasks/t/policy (line 2): expected SCHED_OTHER"));
-    QVERIFY(anyContains(r.errors, "/tasks/t/timer (line 2): expected { \"ref\""));
+    QVERIFY(anyContains(r.errors, "bad.json:2: /tasks/t/run: expected an integer"));
+    QVERIFY(anyContains(r.errors, ":2: /tasks/t/cpus/0: expected an integer in [0, 0]"));
+    QVERIFY(anyContains(r.errors, ":2: /tasks/t/policy: expected SCHED_OTHER"));
+    QVERIFY(anyContains(r.errors, ":2: /tasks/t/timer: expected { \"ref\""));
     QVERIFY(!importRtApp("[1]", "a.json").ok());
     QVERIFY(!importRtApp("", "a.json").ok());
     QVERIFY(!importRtAppFile("/nonexistent/x.json").ok());
@@ -379,7 +379,7 @@ void TestRtApp::forkUsesTheNamedThread()
     const Op& fork = r.scenario->tasks[0].program[0].body[0];
     QCOMPARE(fork.kind, Op::Kind::Fork);
     QCOMPARE(fork.fork.at(0).program, (std::vector<Op>{run(2_ms)}));
-    QVERIFY(anyContains(r.warnings, "/tasks/self/fork (line 4): fork of \"self\" inside its own"));
+    QVERIFY(anyContains(r.warnings, ":4: /tasks/self/fork: fork of \"self\" inside its own"));
     // A file describing an exponential tree of fork copies is refused, not expanded.
     std::string bomb = R"({ "tasks": { "t0": { "loop": 1, "run": 1 })";
     for (int i = 1; i <= 8; ++i)
@@ -542,6 +542,82 @@ void TestRtApp::exportedForkRoundTrips()
         QVERIFY(taskMetrics(m, child));
         QCOMPARE(taskMetrics(m, child)->cpuTimeNs, int64_t(2'000'000));
     }
+}
+
+// What the scenario loader refuses in an import is told at the rt-app thread's line (or the
+// taskgroup's), with the thread's JSON path; the generated scenario's path only in parentheses.
+void TestRtApp::loaderLimitsNameTheRtAppLine()
+{
+    const std::string longName(300, 'n'); // names are at most 255 bytes
+    auto r = importRtApp(
+        "{ \"tasks\": {\n \"ok\": { \"run\": 10 },\n \"" + longName + "\": { \"run\": 10 } } }",
+        "long.json");
+    QVERIFY(!r.ok());
+    QCOMPARE(r.errors.size(), size_t(1));
+    QVERIFY2(r.errors[0].starts_with("long.json:3: /tasks/" + longName
+                 + ": expected a name of printable characters: longer than 255"),
+        r.errors[0].c_str());
+    QVERIFY2(r.errors[0].ends_with("(imported as /tasks/1/name)"), r.errors[0].c_str());
+    // A task group nested 33 levels (the loader allows 32), named on line 2.
+    std::string deep;
+    for (int i = 0; i < 33; ++i)
+        deep += "/g";
+    auto g = importRtApp(
+        "{ \"tasks\": {\n \"t\": { \"taskgroup\": \"" + deep + "\", \"run\": 10 } } }", "g.json");
+    QVERIFY(!g.ok());
+    QVERIFY2(anyContains(g.errors, "g.json:2: "), g.errors[0].c_str());
+    QVERIFY2(!anyContains(g.errors, "g.json: /"), g.errors[0].c_str());
+}
+
+// rt-app has no loop inside a phase: a loop below one is unrolled up to 1000 events. Two loops
+// of 500 below a phase made 250 000 events (over 60 s); now the inner one is unrolled (500 runs)
+// and the outer one written once: 500 runs and the sleep after them.
+void TestRtApp::exportUnrollingIsBounded()
+{
+    LoadResult loaded = parseScenario(R"({ "schedlab": 1, "name": "n", "duration": "1s",
+        "tasks": [ { "name": "t", "program": [
+            { "loop": [ { "loop": [ { "run": "1us" } ], "count": 500 } ], "count": 500 },
+            { "sleep": "1ms" } ] } ] })",
+        "n.json");
+    QVERIFY2(loaded.ok(), loaded.errors.empty() ? "" : loaded.errors[0].c_str());
+    const ExportResult e = exportRtApp(*loaded.scenario);
+    QVERIFY(e.ok());
+    auto count = [](const std::string& text, const std::string& what) {
+        size_t n = 0;
+        for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1))
+            ++n;
+        return n;
+    };
+    QCOMPARE(count(e.json, "\"run"), size_t(500));
+    QCOMPARE(count(e.json, "\"sleep"), size_t(1));
+    QVERIFY(anyContains(e.warnings,
+        "/tasks/0/program/0: a loop nested this deep (bounded by time, endless, or of more than "
+        "1000 events unrolled)"));
+    QVERIFY(anyContains(e.warnings, "/tasks/0/program/0/loop/0: a nested loop: unrolled (500"));
+    QCOMPARE(e.warnings.size(), size_t(2)); // each once
+
+    // 100 threads of 1001 events (an unrolled loop of 1000 runs, a sleep): 100 100 events, more
+    // than the 100 000 a file may hold. The budget runs out in the 100th thread, /tasks/99.
+    std::string tasks;
+    for (int i = 0; i < 100; ++i)
+        tasks += std::string(i ? "," : "") + R"({ "name": "t)" + std::to_string(i)
+            + R"(", "program": [ { "loop": [ { "loop": [ { "run": "1us" } ], "count": 1000 } ],
+              "count": 2 }, { "sleep": "1ms" } ] })";
+    LoadResult big = parseScenario(
+        R"({ "schedlab": 1, "name": "b", "duration": "1s", "tasks": [)" + tasks + "] }", "b.json");
+    QVERIFY2(big.ok(), big.errors.empty() ? "" : big.errors[0].c_str());
+    const ExportResult refused = exportRtApp(*big.scenario);
+    QVERIFY(!refused.ok());
+    QVERIFY(refused.json.empty());
+    QCOMPARE(refused.errors.size(), size_t(1));
+    QVERIFY2(refused.errors[0].starts_with(
+                 "/tasks/99: the rt-app file would hold more than 100000 events"),
+        refused.errors[0].c_str());
+    // 99 of them fit: 99 099 events.
+    big.scenario->tasks.pop_back();
+    const ExportResult fits = exportRtApp(*big.scenario);
+    QVERIFY(fits.ok());
+    QCOMPARE(count(fits.json, "\"run"), size_t(99'000));
 }
 
 QTEST_GUILESS_MAIN(TestRtApp)
