@@ -18,6 +18,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 #include <utility>
 
 namespace schedlab::rtapp {
@@ -140,6 +141,9 @@ public:
             + " by schedlab-cli import-rtapp (docs/rtapp.md describes the mapping).";
 
         m_tasks = root->find("tasks");
+        if (m_tasks && m_tasks->isObject())
+            for (const auto& [name, thread] : m_tasks->members)
+                m_threads.try_emplace(name, &thread); // the first of a name, as Value::find
         for (const auto& [key, value] : root->members) {
             if (key == "global")
                 global(value, "/global");
@@ -563,7 +567,8 @@ private:
             fail(path, v, "expected the name of a thread in \"tasks\", got " + v.describe());
             return std::nullopt;
         }
-        const Value* target = m_tasks->find(v.text);
+        const auto found = m_threads.find(v.text); // not a linear search per fork event
+        const Value* target = found == m_threads.end() ? nullptr : found->second;
         if (!target || !target->isObject()) {
             fail(path, v, "no thread named \"" + printable(v.text) + "\" in \"tasks\"");
             return std::nullopt;
@@ -791,6 +796,7 @@ private:
     ImportResult m_result;
     Scenario m_scenario;
     const Value* m_tasks = nullptr;
+    std::unordered_map<std::string, const Value*> m_threads; ///< m_tasks' members by name
     Policy m_defaultPolicy = Policy::Normal;
     int m_maxCpu = -1;
     std::set<std::string> m_cgroups;
