@@ -80,4 +80,19 @@ std::string printable(std::string_view text)
     return out;
 }
 
+size_t invalidUtf8At(std::string_view text)
+{
+    for (size_t i = 0; i < text.size();) {
+        if (static_cast<unsigned char>(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const size_t n = utf8Length(text.substr(i));
+        if (n == 0)
+            return i;
+        i += n;
+    }
+    return std::string_view::npos;
+}
+
 } // namespace schedlab

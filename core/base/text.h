@@ -13,4 +13,7 @@ namespace schedlab {
 /// (well-formed UTF-8 included) is unchanged.
 std::string printable(std::string_view text);
 
+/// Offset of the first byte of @p text that is not part of well-formed UTF-8, or npos.
+size_t invalidUtf8At(std::string_view text);
+
 } // namespace schedlab

@@ -608,22 +608,27 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         const int next = task(static_cast<int>(nextPid), nextComm, t);
         // Runs are credited only where the trace proves them, so that with events lost (or
         // a damaged file) no task runs on two CPUs at once and no CPU is busier than the span.
-        if (next >= 0 && next != prev) {
-            const int other = m_tasks[static_cast<size_t>(next)].runningOn;
-            if (other >= 0 && other != c) {
-                // Still running on another CPU by our account: its switch-out there was lost.
-                CpuInfo& oi = cpu(other);
-                const int64_t end =
-                    std::clamp(m_cpuLast[static_cast<size_t>(other)], std::min(oi.since, t), t);
-                credit(next, oi, oi.since, end);
-                oi.known = false;
-                oi.curr = -1;
-                oi.unknownSince = end;
-                warn(number,
-                    "pid " + std::to_string(nextPid) + " switched in on CPU " + std::to_string(c)
-                        + " while running on CPU " + std::to_string(other) + " (events lost?)");
-            }
-        }
+        auto leaveOtherCpu = [&](int index, int64_t pid, const char* how) {
+            const int other = m_tasks[static_cast<size_t>(index)].runningOn;
+            if (other < 0 || other == c)
+                return;
+            // Still running on another CPU by our account: its switch-out there was lost.
+            CpuInfo& oi = cpu(other);
+            const int64_t end =
+                std::clamp(m_cpuLast[static_cast<size_t>(other)], std::min(oi.since, t), t);
+            credit(index, oi, oi.since, end);
+            oi.known = false;
+            oi.curr = -1;
+            oi.unknownSince = end;
+            m_tasks[static_cast<size_t>(index)].runningOn = -1;
+            warn(number,
+                "pid " + std::to_string(pid) + " switched " + how + " on CPU " + std::to_string(c)
+                    + " while running on CPU " + std::to_string(other) + " (events lost?)");
+        };
+        if (prev >= 0)
+            leaveOtherCpu(prev, prevPid, "out");
+        if (next >= 0 && next != prev)
+            leaveOtherCpu(next, nextPid, "in");
         CpuInfo& ci = cpu(c);
         int64_t since = t;
         if (ci.known && ci.curr == prev) {
@@ -796,10 +801,12 @@ TraceImport Importer::finish()
             + std::to_string(kTraceMaxClockSkewNs) + " ns): taken at the earlier event's time");
     // Runs still going at the end of the trace; a CPU that never switched ran the task its
     // first event's header named, all along.
+    const size_t recorded = m_result.recording.records().size();
     for (size_t c = 0; c < m_cpus.size(); ++c) {
         CpuInfo& ci = m_cpus[c];
         if (ci.known) {
-            if (ci.curr >= 0)
+            if (ci.curr >= 0
+                && m_tasks[static_cast<size_t>(ci.curr)].runningOn == static_cast<int>(c))
                 credit(ci.curr, ci, std::min(ci.since, end), end);
         } else if (ci.unknownSince == 0 && ci.firstPid > 0) {
             // Never switched: the task its first event's header named ran all along (unless
@@ -811,6 +818,16 @@ TraceImport Importer::finish()
         }
     }
     Recording& rec = m_result.recording;
+    if (rec.records().size() > recorded) {
+        // Tasks first known here spawn at time 0: their records go first, so that the
+        // recording stays in time order (found by fuzz_ftrace_import).
+        std::vector<Record> all = rec.records();
+        rec.clear();
+        for (size_t i = recorded; i < all.size(); ++i)
+            rec.append(all[i]);
+        for (size_t i = 0; i < recorded; ++i)
+            rec.append(all[i]);
+    }
     m_result.machineCpus = m_headerCpus;
     rec.cpus = std::max({m_headerCpus, static_cast<int>(m_cpus.size()), m_highestCpu + 1});
     Metrics& m = m_result.metrics;

@@ -114,6 +114,15 @@ public:
 
     ImportResult run(const std::string& text)
     {
+        // JSON is UTF-8 (names become scenario names, which must be): refused before parsing.
+        if (const size_t bad = invalidUtf8At(text); bad != std::string::npos) {
+            const auto line =
+                1 + std::count(text.begin(), text.begin() + static_cast<long>(bad), '\n');
+            m_result.errors.push_back(m_file + ":" + std::to_string(line)
+                + ": not UTF-8 text (byte " + printable(text.substr(bad, 1)) + " at offset "
+                + std::to_string(bad) + ")");
+            return std::move(m_result);
+        }
         std::string error;
         auto root = parseLenient(text, &error);
         if (!root) {
@@ -865,7 +874,13 @@ public:
                 "sched features and behaviour choices are kernel settings, not workload: set "
                 "them on the board");
         ExportResult r;
-        r.json = root.dump(1, '\t') + "\n";
+        try {
+            r.json = root.dump(1, '\t') + "\n";
+        } catch (const Json::type_error&) {
+            // Loaded scenarios are UTF-8; one built otherwise may not be.
+            r.json.clear();
+            r.errors.push_back("/: a name or path is not valid UTF-8: not exported");
+        }
         r.warnings = std::move(m_warnings);
         return r;
     }

@@ -16,6 +16,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -509,6 +510,53 @@ private slots:
         const TraceImport r = importFtrace(in, "long.txt");
         QVERIFY(!r.ok());
         QVERIFY(contains(r.errors.front(), "long.txt:1: expected \"TASK-PID [CPU]"));
+    }
+
+    // Found by fuzz_ftrace_import. t runs on CPU 1 from 0; at 1 ms CPU 0 switches it out (its
+    // switch-out on CPU 1 was lost), at 2 ms CPU 0 switches it in, the span ends at 10 ms. Its
+    // run on CPU 1 ends at CPU 1's last event (0), CPU 0 ran it from the span start to 1 ms and
+    // from 2 to 10 ms: 9 ms. It was counted on both CPUs to the end, 18 ms in a 10 ms span.
+    void switchOutWhileRunningElsewhere()
+    {
+        std::istringstream in(
+            "<idle>-0 [001] 1.000000: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+            "prev_prio=120 prev_state=R ==> next_comm=t next_pid=5 next_prio=120\n"
+            "t-5 [000] 1.001000: sched_switch: prev_comm=t prev_pid=5 prev_prio=120 "
+            "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+            "<idle>-0 [000] 1.002000: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+            "prev_prio=120 prev_state=R ==> next_comm=t next_pid=5 next_prio=120\n"
+            "<idle>-0 [001] 1.010000: sched_wakeup: comm=x pid=9 prio=120 target_cpu=001\n");
+        const TraceImport r = importFtrace(in, "e.txt");
+        QVERIFY(r.ok());
+        QCOMPARE(r.metrics.durationNs, int64_t{10'000'000});
+        QVERIFY(findTask(r.metrics, "t-5"));
+        QCOMPARE(findTask(r.metrics, "t-5")->cpuTimeNs, int64_t{9'000'000});
+        QCOMPARE(r.metrics.cpus[0].busyNs, int64_t{9'000'000});
+        QCOMPARE(r.metrics.cpus[1].busyNs, int64_t{0});
+        QVERIFY(contains(r.warnings.front(),
+            "e.txt:2: pid 5 switched out on CPU 0 while running on CPU 1 (events lost?)"));
+    }
+
+    // Found by fuzz_ftrace_import: pid 3, named only in the header of CPU 0's events (CPU 0 never
+    // switches), becomes a task at the end of the import; its spawn at time 0 used to be
+    // appended after the switch at 1 ms.
+    void lateTaskKeepsRecordsInOrder()
+    {
+        std::istringstream in(
+            "a-3 [000] 1.000000: sched_wakeup: comm=b pid=2 prio=120 target_cpu=001\n"
+            "<idle>-0 [001] 1.001000: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+            "prev_prio=120 prev_state=R ==> next_comm=b next_pid=2 next_prio=120\n");
+        const TraceImport r = importFtrace(in, "o.txt");
+        QVERIFY(r.ok());
+        const TaskMetrics* a = findTask(r.metrics, "<...>-3"); // only its pid is known
+        QVERIFY(a);
+        QCOMPARE(a->cpuTimeNs, int64_t{1'000'000}); // all along
+        const auto& records = r.recording.records();
+        QCOMPARE(records.size(), size_t{4}); // spawn a-3, spawn b, wakeup b, switch
+        QCOMPARE(records.front().kind, RecordKind::Spawn);
+        QCOMPARE(records.back().kind, RecordKind::Switch);
+        QVERIFY(std::is_sorted(records.begin(), records.end(),
+            [](const Record& x, const Record& y) { return x.time < y.time; }));
     }
 };
 

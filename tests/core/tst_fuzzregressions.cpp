@@ -4,6 +4,12 @@
 // one-line form, and a scenario that loads runs bounded as in fuzz/fuzz_scenario_run.cpp (20 ms
 // simulated, lowered resource guards) without violating an invariant, to its end. Only inputs
 // whose file name contains "guard" are expected to stop early, and then with a reason.
+// The subdirectories hold inputs of the importers' harnesses: ftrace/ (fuzz_ftrace_import: an
+// accepted import keeps every time, wait and CPU time within the traced span and its records in
+// time order) and rtapp/ (fuzz_rtapp_import: an import is a scenario that loads, or errors naming
+// FILE:LINE; its export does not throw).
+#include "core/import/ftrace.h"
+#include "core/rtapp/rtapp.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
@@ -23,7 +29,79 @@ class TestFuzzRegressions : public QObject
 private Q_SLOTS:
     void input_data();
     void input();
+    void ftrace_data();
+    void ftrace();
+    void rtapp_data();
+    void rtapp();
 };
+
+namespace {
+
+void addFiles(const char* subdir)
+{
+    QTest::addColumn<QString>("path");
+    const QDir dir(QStringLiteral(SCHEDLAB_SOURCE_DIR "/tests/data/fuzz-regressions/") + subdir);
+    const QStringList files = dir.entryList(QDir::Files, QDir::Name);
+    QVERIFY2(!files.isEmpty(), qPrintable(dir.path()));
+    for (const QString& file : files)
+        QTest::addRow("%s", qPrintable(file)) << dir.filePath(file);
+}
+
+} // namespace
+
+void TestFuzzRegressions::ftrace_data()
+{
+    addFiles("ftrace");
+}
+
+// switch-out-while-running-elsewhere.txt: a task switched out on CPU 0 while it ran on CPU 1 by
+// the importer's account, then in on CPU 0, was credited on both to the end (16.5 ms in a 10 ms
+// span). late-spawn-record-order.txt: a task first known at the end (the header of a CPU that
+// never switched) was spawned at time 0 after later records.
+void TestFuzzRegressions::ftrace()
+{
+    QFETCH(QString, path);
+    const TraceImport r = importFtraceFile(path.toStdString());
+    for (const std::string& e : r.errors)
+        QVERIFY2(e.starts_with(path.toStdString() + ":"), e.c_str());
+    if (!r.ok())
+        return;
+    const int64_t span = r.metrics.durationNs;
+    for (const TaskMetrics& t : r.metrics.tasks) {
+        QVERIFY2(t.cpuTimeNs >= 0 && t.cpuTimeNs <= span, t.name.c_str());
+        QVERIFY2(t.waitMaxNs >= 0 && t.waitMaxNs <= span, t.name.c_str());
+    }
+    for (const CpuMetrics& c : r.metrics.cpus)
+        QVERIFY(c.busyNs >= 0 && c.busyNs <= span);
+    int64_t last = 0;
+    for (const Record& rec : r.recording.records()) {
+        QVERIFY(rec.time >= last && rec.time <= span);
+        QVERIFY(rec.cpu < r.recording.cpus);
+        last = rec.time;
+    }
+}
+
+void TestFuzzRegressions::rtapp_data()
+{
+    addFiles("rtapp");
+}
+
+// invalid-utf8-thread-name.json: a thread name with bytes 0xff was imported (the check through
+// the scenario writer replaced them) and export-rtapp then threw nlohmann's type_error 316.
+void TestFuzzRegressions::rtapp()
+{
+    QFETCH(QString, path);
+    const rtapp::ImportResult r = rtapp::importRtAppFile(path.toStdString());
+    QCOMPARE(r.ok(), r.errors.empty());
+    for (const std::string& e : r.errors)
+        QVERIFY2(e.starts_with(path.toStdString() + ":"), e.c_str());
+    if (!r.ok())
+        return;
+    const LoadResult again = parseScenario(writeScenario(*r.scenario), "again.json");
+    QVERIFY2(again.ok(), again.errors.empty() ? "" : again.errors.front().c_str());
+    const rtapp::ExportResult e = rtapp::exportRtApp(*r.scenario);
+    QCOMPARE(e.ok(), !e.json.empty());
+}
 
 void TestFuzzRegressions::input_data()
 {
