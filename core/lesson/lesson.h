@@ -65,8 +65,27 @@ struct Question
     bool expectBool = false; ///< Eligible
     double expectNumber = 0; ///< Number, in quantityUnit()
     double tolerance = 0;    ///< Number: an answer this close to the model's is right
-    std::string path;        ///< JSON path, for messages
+    /// "answer_step": the id of a later step whose state answers the question (the question's
+    /// step stops before the event, the answer step after it). Empty: the question's own state
+    /// (a pick is always decided on the question's own state; the answer step shows who ran).
+    std::string answerStep;
+    std::optional<size_t> answerIndex; ///< answerStep resolved by the loader
+    std::string path;                  ///< JSON path, for messages
 };
+
+/// What the Inspector hides while a question is open (docs/lessons.md §5): the asked quantity
+/// and the values it follows from directly. Columns: "weight", "v", "deadline", "lag", "vlag",
+/// "key", "eligible"; picks: the PICKED marks, the cfs_rqs' "picks" and pick explanations.
+struct Concealed
+{
+    bool picks = false;
+    std::string entity; ///< the entity whose columns are hidden (name, "/group@cpu")
+    std::vector<std::string> columns;
+};
+Concealed concealedBy(const Question& q);
+/// The highlight and template keys ("lag:sleeper", "eligible:hog-1", "picked") that show a
+/// question's answer or a value it follows from directly.
+std::vector<std::string> revealingKeys(const Question& q);
 
 struct Step
 {
@@ -163,6 +182,10 @@ public:
     /// Every step resolved, rendered and every question's expected answer equal to the model's:
     /// the messages of what failed (empty: the lesson is consistent with the model).
     std::vector<std::string> validate();
+    /// Where step @p index's question's answer shows before it is answered: a highlight or a
+    /// template of a revealing key, or the model's number in the rendered text, the highlights
+    /// or the prompt (in µs, ms or s). Empty: nothing on the panel gives it away.
+    std::vector<std::string> answerShown(size_t index);
 
 private:
     std::string where(size_t index) const;

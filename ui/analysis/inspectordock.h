@@ -44,6 +44,15 @@ public:
 
     QTreeWidget* tree() const { return m_tree; }
     QString explanationText() const;
+    QString headerText() const;
+
+    /// A lesson's open question (docs/lessons.md §5): the asked values and what they follow
+    /// from directly are shown as "?" and the pick explanations are withheld until
+    /// clearConcealed(). The shown inspection is redrawn.
+    void setConcealed(
+        const std::vector<std::string>& columns, const std::string& entity, bool picks);
+    void clearConcealed();
+    bool concealing() const { return m_concealing; }
 
 Q_SIGNALS:
     void inspected(schedlab::Nanoseconds t);
@@ -56,6 +65,10 @@ private:
     Inspection m_last;
     const Recording* m_recording = nullptr;
     std::vector<TaskMove> m_moves; ///< per task, at m_last.at
+    bool m_concealing = false;
+    bool m_concealPicks = false;
+    std::string m_concealEntity; ///< a name, "/group@cpu" or "/group" (every CPU)
+    std::vector<std::string> m_concealColumns;
     quint64 m_generation = 0;
     int m_pending = 0;
     QLabel* m_header;

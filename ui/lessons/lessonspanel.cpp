@@ -285,6 +285,14 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
 void LessonsPanel::onWindowAtStep()
 {
     m_waitingForWindow = false;
+    // An open question: the Inspector hides the asked values until the student answers.
+    const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
+    if (s.question) {
+        const lesson::Concealed c = lesson::concealedBy(*s.question);
+        m_window->inspector()->setConcealed(c.columns, c.entity, c.picks);
+    } else {
+        m_window->inspector()->clearConcealed();
+    }
     applyFocus();
     updateButtons();
     Q_EMIT stepReady(m_step);
@@ -367,6 +375,7 @@ bool LessonsPanel::submitAnswer(const QString& answer)
         html += QStringLiteral("</pre>");
     }
     m_verdict->setHtml(html);
+    m_window->inspector()->clearConcealed(); // answered: the state is the student's to read
     if (verdict->correct) {
         const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
         m_model->markSolved(
@@ -384,6 +393,7 @@ void LessonsPanel::tryItYourself()
     // step of the lesson reopens the lesson's own scenario.
     m_scenarioInWindow = false;
     m_window->controller()->pause();
+    m_window->inspector()->clearConcealed();
     m_verdict->setVisible(true);
     m_verdict->setPlainText(
         tr("The scenario is yours at t = %1: play, rewind, edit the machine tree, change the "
