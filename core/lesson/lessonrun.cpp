@@ -855,9 +855,39 @@ std::vector<std::string> LessonRun::answerShown(size_t index)
         if (revealing(key))
             out.push_back(where(index) + "text: {{" + key + "}} shows the answer to the question");
     }
-    // The model's number, in any of the units a reader converts between.
     std::string error;
     const auto model = modelAnswer(index, &error);
+    // The timeline plots v, the deadline and the lag of the focused tasks (the last step's focus
+    // that named any; all tasks of a small scenario when none did) up to the stop time: the
+    // asked entity's line must not end at the answer.
+    const bool plotted = [&] {
+        for (size_t i = index + 1; i-- > 0;)
+            if (!m_lesson.steps[i].focus.empty())
+                return std::find(
+                           m_lesson.steps[i].focus.begin(), m_lesson.steps[i].focus.end(), q.entity)
+                    != m_lesson.steps[i].focus.end();
+        return true;
+    }();
+    const bool lineQuantity = q.kind == Question::Kind::Eligible
+        || (q.kind == Question::Kind::Number
+            && (q.quantity == Quantity::Lag || q.quantity == Quantity::Vruntime
+                || q.quantity == Quantity::Deadline));
+    if (model && plotted && lineQuantity) {
+        const Snapshot* here = snapshot(index, &error);
+        const Found f = here ? findEntity(*here, q.entity, q.cpu) : Found{};
+        bool same = false;
+        if (f.e && q.kind == Question::Kind::Eligible)
+            same = f.e->eligible == model->flag;
+        else if (f.e) {
+            std::string why;
+            if (auto v = quantityValue(*here, q.quantity, q.entity, q.cpu, &why))
+                same = std::fabs(*v - model->number) <= std::max(q.tolerance, 1e-9);
+        }
+        if (same)
+            out.push_back(where(index) + "focus: the timeline plots " + q.entity
+                + " up to now, and its line shows the answer");
+    }
+    // The model's number, in any of the units a reader converts between.
     if (!model || q.kind != Question::Kind::Number || model->number == 0)
         return out;
     std::vector<std::string> visible = highlights(index, &error);

@@ -308,7 +308,7 @@ void TestLessons::questionsAskBeforeTheyShow()
     // Issue 37: every step of every lesson, walked in order. At a question's step nothing the
     // panel shows (text, highlights, prompt) gives the answer away, the Inspector hides what
     // concealedBy() names, and a question answered by a later step is asked on a state where
-    // the asked value is not the answer yet.
+    // the asked value is not the answer yet where the timeline plots it (answerShown()).
     QFETCH(QString, path);
     const Lesson l = *loadLesson(path.toStdString()).lesson;
     LessonRun run(l);
@@ -329,17 +329,6 @@ void TestLessons::questionsAskBeforeTheyShow()
             QVERIFY(c.picks);
         } else if (q.quantity != Quantity::Share && q.quantity != Quantity::Runtime) {
             QVERIFY(!c.columns.empty());
-        }
-        if (q.answerIndex && q.kind == Question::Kind::Number && model->number != 0
-            && *run.stopTime(*q.answerIndex) > *run.stopTime(i) && q.quantity != Quantity::Share
-            && q.quantity != Quantity::Runtime) {
-            // A prediction of a later state: the question's own state (which the Inspector shows
-            // apart from the concealed columns) must not already hold the answer.
-            std::string why;
-            const auto now = quantityValue(*run.snapshot(i), q.quantity, q.entity, q.cpu, &why);
-            if (now)
-                QVERIFY2(std::fabs(*now - model->number) > 0.005 * std::fabs(model->number),
-                    (s.id + ": the question's state already shows the answer").c_str());
         }
         if (q.answerIndex)
             QVERIFY(*run.stopTime(*q.answerIndex) >= *run.stopTime(i));

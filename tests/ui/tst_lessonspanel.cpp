@@ -5,6 +5,7 @@
 // the user's), the window shows the lesson's scenario at the step's stop time, and "try it
 // yourself" leaves it there.
 #include "core/lesson/lesson.h"
+#include "ui/analysis/inspectordock.h"
 #include "ui/lessons/lessonlistmodel.h"
 #include "ui/lessons/lessonspanel.h"
 #include "ui/run/simulationcontroller.h"
@@ -19,6 +20,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 
 using namespace schedlab;
 using namespace schedlab::ui;
@@ -31,6 +34,7 @@ private Q_SLOTS:
     void listModel();
     void studentPath();
     void unknownLesson();
+    void inspectorHidesOpenAnswers();
 
 private:
     QTemporaryDir m_settings;
@@ -161,6 +165,72 @@ void TestLessonsPanel::unknownLesson()
     LessonsPanel panel(&window, m_dir);
     QVERIFY(!panel.openLesson(QStringLiteral("no-such-lesson")));
     QVERIFY(panel.lastError().contains(QStringLiteral("no-such-lesson")));
+}
+
+void TestLessonsPanel::inspectorHidesOpenAnswers()
+{
+    // Issue 37: walk every question of every lesson in the real window. While the question is
+    // open the Inspector's row of the asked entity shows "?" in the concealed columns, no row
+    // is marked PICKED for a pick question, and the pick explanation is withheld; after an
+    // answer the values come back.
+    MainWindow window;
+    window.setErrorDialogsEnabled(false);
+    window.openInitial(QString());
+    window.resize(1280, 800);
+    window.show();
+    auto* panel = new LessonsPanel(&window, m_dir);
+    window.addDockWidget(Qt::RightDockWidgetArea, panel);
+    InspectorDock* inspector = window.inspector();
+    int questions = 0;
+    for (int row = 0; row < panel->listModel()->rowCount(); ++row) {
+        const lesson::Lesson* l = panel->listModel()->lessonAt(row);
+        QVERIFY(l);
+        for (size_t i = 0; i < l->steps.size(); ++i) {
+            if (!l->steps[i].question)
+                continue;
+            QVERIFY(panel->openLesson(row, static_cast<int>(i)));
+            QVERIFY(waitReady(panel));
+            QVERIFY2(panel->lastError().isEmpty(), qPrintable(panel->lastError()));
+            ++questions;
+            const lesson::Question& q = *l->steps[i].question;
+            const lesson::Concealed c = lesson::concealedBy(q);
+            QVERIFY(inspector->concealing());
+            QStringList cells;
+            int hiddenCells = 0;
+            bool entityShown = false;
+            for (QTreeWidgetItemIterator it(inspector->tree()); *it; ++it) {
+                const QString name = (*it)->text(0).section(QLatin1Char(' '), 0, 0);
+                for (int col = 0; col < (*it)->columnCount(); ++col)
+                    cells << (*it)->text(col);
+                if (!c.entity.empty() && name == QString::fromStdString(c.entity)) {
+                    // Every row of the entity (a group has one per CPU) hides the columns.
+                    entityShown = true;
+                    int hiddenHere = 0;
+                    for (int col = 1; col <= 7; ++col)
+                        hiddenHere += (*it)->text(col) == QLatin1String("?") ? 1 : 0;
+                    hiddenCells = std::max(hiddenCells, hiddenHere);
+                    QCOMPARE(hiddenHere, static_cast<int>(c.columns.size()));
+                }
+            }
+            const QString where = QString::fromStdString(l->id + " " + l->steps[i].id);
+            if (c.picks) {
+                QVERIFY2(!cells.join(QLatin1Char(' ')).contains(QStringLiteral("PICKED")),
+                    qPrintable(where));
+            }
+            if (entityShown)
+                QVERIFY2(hiddenCells == static_cast<int>(c.columns.size()), qPrintable(where));
+            if (inspector->tree()->topLevelItemCount() > 0) {
+                inspector->tree()->setCurrentItem(inspector->tree()->topLevelItem(0));
+                QVERIFY2(!inspector->explanationText().contains(QStringLiteral("picks")),
+                    qPrintable(where));
+            }
+            // Any answer reveals the state.
+            panel->submitAnswer(QStringLiteral("0"));
+            QVERIFY(!inspector->concealing());
+        }
+    }
+    QVERIFY(questions >= 11);
+    window.setWindowModified(false);
 }
 
 QTEST_MAIN(TestLessonsPanel)

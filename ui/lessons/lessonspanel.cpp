@@ -50,6 +50,8 @@ LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
     m_list->setModel(m_model);
     m_list->setObjectName(QStringLiteral("courseList"));
     m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // The course list stays short: the step's text needs the room.
+    m_list->setMaximumHeight(m_list->fontMetrics().height() * 7);
     split->addWidget(m_list);
 
     auto* stepBox = new QWidget;
@@ -85,6 +87,7 @@ LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
     m_verdict = new QTextBrowser;
     m_verdict->setObjectName(QStringLiteral("verdict"));
     m_verdict->setMaximumHeight(170);
+    m_verdict->setVisible(false);
     auto* nav = new QHBoxLayout;
     m_back = new QPushButton(tr("◀ Back"));
     m_next = new QPushButton(tr("Next ▶"));
@@ -163,6 +166,13 @@ bool LessonsPanel::openLesson(int row, int step)
     }
     m_row = row;
     m_list->setCurrentIndex(m_model->index(row));
+    if (!m_sized && m_window->dockWidgetArea(this) != Qt::NoDockWidgetArea && !isFloating()) {
+        // At the default window size the dock shares its column with the machine tree: give
+        // the lesson most of the height and enough width that no line of text is cut.
+        m_sized = true;
+        m_window->resizeDocks({this}, {std::max(width(), 470)}, Qt::Horizontal);
+        m_window->resizeDocks({this}, {m_window->height() * 3 / 4}, Qt::Vertical);
+    }
     m_run = std::make_shared<lesson::LessonRun>(*l);
     m_scenarioInWindow = false;
     const QString id = m_model->index(row).data(LessonListModel::IdRole).toString();
@@ -252,8 +262,8 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
                 ? tr("click a task in the machine tree or on the lanes, or type its name")
                 : tr("a number in %1").arg(q(lesson::quantityUnit(s.question->quantity))));
     }
-    for (QWidget* w : std::initializer_list<QWidget*>{m_question, m_verdict})
-        w->setVisible(s.question.has_value());
+    m_question->setVisible(s.question.has_value());
+    m_verdict->setVisible(false); // shown with a verdict: the text keeps the room until then
     if (!s.question)
         for (QWidget* w : std::initializer_list<QWidget*>{m_answer, m_check, m_yes, m_no})
             w->setVisible(false);
@@ -362,6 +372,7 @@ bool LessonsPanel::submitAnswer(const QString& answer)
     auto verdict = m_run->check(static_cast<size_t>(m_step), answer.toStdString(), &error);
     if (!verdict) {
         m_verdict->setPlainText(q(error));
+        m_verdict->setVisible(true);
         return false;
     }
     QString html =
@@ -375,6 +386,7 @@ bool LessonsPanel::submitAnswer(const QString& answer)
         html += QStringLiteral("</pre>");
     }
     m_verdict->setHtml(html);
+    m_verdict->setVisible(true);
     m_window->inspector()->clearConcealed(); // answered: the state is the student's to read
     if (verdict->correct) {
         const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
@@ -394,11 +406,11 @@ void LessonsPanel::tryItYourself()
     m_scenarioInWindow = false;
     m_window->controller()->pause();
     m_window->inspector()->clearConcealed();
-    m_verdict->setVisible(true);
     m_verdict->setPlainText(
         tr("The scenario is yours at t = %1: play, rewind, edit the machine tree, change the "
            "kernel profile or features. Back or Next returns to the lesson.")
             .arg(QString::fromStdString(formatDurationHuman(m_stop))));
+    m_verdict->setVisible(true);
 }
 
 bool LessonsPanel::isBusy() const

@@ -99,6 +99,7 @@ private:
     bool m_computing = false;
     bool m_waitingForWindow = false;
     bool m_scenarioInWindow = false;
+    bool m_sized = false; ///< the dock was given its room once
     Nanoseconds m_stop{0};
     QString m_error;
 };
