@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/scenario/scenario.h"
 
 #include <QAbstractListModel>
 #include <QDockWidget>
@@ -69,6 +70,9 @@ public:
 
     /// Follows @p sim (nullptr detaches); refresh() re-reads its metrics and recording.
     void setSimulation(const Simulation* sim);
+    /// The scenario that runs: an rt-app import's dropped sync events (its kDroppedNote
+    /// annotation) become findings naming the threads. Call before setSimulation().
+    void setScenario(const Scenario& scenario);
     void refresh();
 
     QTableWidget* findingsTable() const { return m_table; }
@@ -82,6 +86,7 @@ Q_SIGNALS:
 
 private:
     const Simulation* m_sim = nullptr;
+    std::vector<std::pair<std::string, std::string>> m_dropped; ///< thread, events
     QTableWidget* m_table;
     QLabel* m_summary;
     EventLogModel* m_events;

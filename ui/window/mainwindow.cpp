@@ -528,6 +528,7 @@ void MainWindow::onSimulationReset()
     // The inspector keeps showing the cursor's time in the new run (after an edit, undo, reset).
     if (m_timeline->cursorTime() >= Nanoseconds{0})
         inspector()->inspectAt(m_timeline->cursorTime());
+    findings()->setScenario(m_controller->scenario());
     findings()->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
