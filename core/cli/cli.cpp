@@ -7,7 +7,9 @@
 #include "core/cli/sweep.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
+#include "core/lesson/nochange.h"
 #include "core/record/metrics.h"
+#include "core/record/metricsdiff.h"
 #include "core/record/streamexport.h"
 #include "core/record/traceexport.h"
 #include "core/rtapp/rtapp.h"
@@ -1027,6 +1029,16 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     if (ra.metricsOut == "-")
         return problems;
     printComparison(names, results, ra.all, out);
+    // Issue 37: a variant that changed nothing is explained from the model's records.
+    for (size_t i = 1; i < runs.size(); ++i) {
+        const auto rows = diffMetrics(results.front(), results[i]);
+        if (std::any_of(rows.begin(), rows.end(),
+                [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; }))
+            continue;
+        if (auto why = lesson::whyNothingChanged(*scenario, ra.options, names[i]))
+            for (const std::string& line : why->lines)
+                out << "why: " << printable(line) << "\n";
+    }
     if (problems != kExitOk)
         return problems;
     if (ra.failOnStarvation)

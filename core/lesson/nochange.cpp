@@ -161,7 +161,7 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
     for (int t : covered(rec, task)) {
         const EntityRef ref = EntityRef::task(t);
         const std::string& name = rec.taskNames[static_cast<size_t>(t)];
-        int64_t placements = 0, withLag = 0, delays = 0;
+        int64_t placements = 0, withLag = 0, delays = 0, dequeues = 0;
         int64_t firstDelay = -1, firstDequeue = -1;
         for (const Record& r : rec.records()) {
             if (r.entity != ref)
@@ -173,8 +173,10 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
                 ++delays;
                 if (firstDelay < 0)
                     firstDelay = r.time;
-            } else if (r.kind == RecordKind::Dequeue && firstDelay >= 0 && firstDequeue < 0) {
-                firstDequeue = r.time;
+            } else if (r.kind == RecordKind::Dequeue) {
+                ++dequeues;
+                if (firstDelay >= 0 && firstDequeue < 0)
+                    firstDequeue = r.time;
             }
         }
         if (placements == 0 || withLag > 0) {
@@ -210,6 +212,9 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
                         + "), and PLACE_LAG would matter.");
                     break;
                 }
+        } else if (dequeues == 0) {
+            lines.push_back("PLACE_LAG had no effect on " + name
+                + ": it never slept; its only placement was its start, with no saved lag.");
         } else {
             lines.push_back(line + " Its lag was 0 whenever it slept.");
         }

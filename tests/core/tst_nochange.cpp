@@ -4,10 +4,13 @@
 // docs/kernel-model.md's formulas in the comments.
 #include "core/lesson/nochange.h"
 #include "core/scenario/scenarioio.h"
+#include "support/clirun.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <fstream>
 
 using namespace schedlab;
 using namespace schedlab::lesson;
@@ -61,6 +64,7 @@ private Q_SLOTS:
     void lagClampWithinBothLimits();
     void aChangeIsNotExplainedAway();
     void badVariant();
+    void compareCommandSaysWhy();
 };
 
 void TestNoChange::placeLagUnderDelayDequeue()
@@ -153,6 +157,23 @@ void TestNoChange::badVariant()
     error.clear();
     QVERIFY(!whyNothingChanged(parse(kHogs), {}, "NO_PLACE_LAG", "nobody", &error).has_value());
     QVERIFY(error.find("nobody") != std::string::npos);
+}
+
+void TestNoChange::compareCommandSaysWhy()
+{
+    // schedlab-cli compare prints the explanation under the table for the variant that changed
+    // nothing, and none for the one that changed the run.
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("p.json").toStdString();
+    std::ofstream(file) << kPeriodic;
+    const auto r = test::runCliCaptured(
+        {"compare", file, "--variant", "NO_PLACE_LAG", "--variant", "NO_DELAY_DEQUEUE"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(test::contains(r.out, "why: NO_PLACE_LAG changed nothing in the run"), r.out.c_str());
+    QVERIFY(test::contains(r.out,
+        "why: With NO_DELAY_DEQUEUE it would be placed with lag "
+        "-500.000 µs"));
+    QVERIFY(!test::contains(r.out, "why: NO_DELAY_DEQUEUE"));
 }
 
 QTEST_APPLESS_MAIN(TestNoChange)

@@ -44,6 +44,8 @@ public:
 
 Q_SIGNALS:
     void finished(bool ok);
+    /// The variant changed nothing; @p lines explain why (core/lesson/nochange.h).
+    void nothingChanged(const QStringList& lines);
 
 private:
     struct Runs;
@@ -60,6 +62,11 @@ private:
     QLineEdit* m_spec;
     QPushButton* m_go;
     QLabel* m_status;
+
+public:
+    QString statusText() const;
+
+private:
     QLabel* m_baseLabel;
     QLabel* m_variantLabel;
     TimelineView* m_base;

@@ -223,6 +223,13 @@ void FindingsDock::setSimulation(const Simulation* sim)
 void FindingsDock::setScenario(const Scenario& scenario)
 {
     m_dropped = rtapp::droppedSyncThreads(scenario);
+    m_noChange.clear();
+}
+
+void FindingsDock::setNoChange(const QStringList& lines)
+{
+    m_noChange = lines;
+    refresh();
 }
 
 void FindingsDock::refresh()
@@ -270,6 +277,8 @@ void FindingsDock::refresh()
         add(toQString(f.kind), toQString(f.task) + QStringLiteral(" (cpu%1)").arg(f.cpu), f.fromNs,
             formatTime(Nanoseconds{f.durationNs}), toQString(f.detail));
     }
+    for (const QString& line : m_noChange)
+        add(tr("no change"), tr("(variant)"), 0, QStringLiteral("-"), line);
     // Issue 37: what an rt-app import dropped, by thread, and the tasks that never switched in
     // (zero CPU time after a switch-in is not "never ran").
     for (const auto& [thread, events] : m_dropped) {

@@ -74,6 +74,9 @@ public:
     /// annotation) become findings naming the threads. Call before setSimulation().
     void setScenario(const Scenario& scenario);
     void refresh();
+    /// A change (a compare variant) that changed nothing: @p lines say why (core/lesson/
+    /// nochange.h); shown as "no change" rows until the next scenario.
+    void setNoChange(const QStringList& lines);
 
     QTableWidget* findingsTable() const { return m_table; }
     /// The line above the table (rich text when the run stopped early).
@@ -87,6 +90,7 @@ Q_SIGNALS:
 private:
     const Simulation* m_sim = nullptr;
     std::vector<std::pair<std::string, std::string>> m_dropped; ///< thread, events
+    QStringList m_noChange;
     QTableWidget* m_table;
     QLabel* m_summary;
     EventLogModel* m_events;

@@ -46,6 +46,7 @@ QString ms(int64_t v)
 InspectorDock::InspectorDock(QWidget* parent)
     : QDockWidget(tr("Inspector"), parent)
     , m_header(new QLabel)
+    , m_note(new QLabel)
     , m_tree(new QTreeWidget)
     , m_text(new QTextBrowser)
 {
@@ -56,6 +57,11 @@ InspectorDock::InspectorDock(QWidget* parent)
     m_header->setWordWrap(true);
     m_header->setText(tr("Click the timeline to inspect the run queues at that time."));
     l->addWidget(m_header);
+    m_note->setWordWrap(true);
+    m_note->setObjectName(QStringLiteral("inspectorNote"));
+    m_note->setStyleSheet(QStringLiteral("QLabel { background: #fff6d5; padding: 3px; }"));
+    m_note->hide();
+    l->addWidget(m_note);
     auto* split = new QSplitter(Qt::Vertical);
     m_tree->setColumnCount(10);
     m_tree->setHeaderLabels(
@@ -89,6 +95,7 @@ InspectorDock::~InspectorDock()
 void InspectorDock::setScenario(const Scenario& scenario, const RunOptions& options)
 {
     m_scenario = std::make_shared<const Scenario>(scenario);
+    setNote(QString());
     m_options = options;
     ++m_generation;
     m_tree->clear();
@@ -309,6 +316,17 @@ void InspectorDock::showExplanation(QTreeWidgetItem* item)
 QString InspectorDock::explanationText() const
 {
     return m_text->toPlainText();
+}
+
+void InspectorDock::setNote(const QString& note)
+{
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+}
+
+QString InspectorDock::noteText() const
+{
+    return m_note->text();
 }
 
 QString InspectorDock::headerText() const

@@ -52,6 +52,10 @@ public:
     void setConcealed(
         const std::vector<std::string>& columns, const std::string& entity, bool picks);
     void clearConcealed();
+    /// A note shown under the header until the next scenario (a variant that changed nothing,
+    /// issue 37); empty hides it.
+    void setNote(const QString& note);
+    QString noteText() const;
     bool concealing() const { return m_concealing; }
 
 Q_SIGNALS:
@@ -72,6 +76,7 @@ private:
     quint64 m_generation = 0;
     int m_pending = 0;
     QLabel* m_header;
+    QLabel* m_note;
     QTreeWidget* m_tree;
     QTextBrowser* m_text;
 };

@@ -93,6 +93,13 @@ CompareView* AnalysisDocks::compareView()
     if (!m_compare) {
         m_compare = new CompareView(m_window);
         m_compare->setWindowFlag(Qt::Window);
+        // Issue 37: a variant that changed nothing is said, and explained, in the findings and
+        // the inspector too.
+        connect(m_compare, &CompareView::nothingChanged, m_findings, &FindingsDock::setNoChange);
+        connect(
+            m_compare, &CompareView::nothingChanged, m_inspector, [this](const QStringList& lines) {
+                m_inspector->setNote(lines.join(QLatin1Char('\n')));
+            });
     }
     m_compare->setBase(m_scenario());
     return m_compare;
