@@ -52,6 +52,25 @@ std::string eventNames()
     return out;
 }
 
+} // namespace
+
+const char* lessonEventName(RecordKind kind)
+{
+    for (const auto& e : kEvents)
+        if (e.kind == kind)
+            return e.name;
+    return "switch";
+}
+
+bool validLessonId(const std::string& s)
+{
+    return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+namespace {
+
 bool validId(const std::string& s)
 {
     return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
