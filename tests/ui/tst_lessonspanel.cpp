@@ -5,14 +5,18 @@
 // the user's), the window shows the lesson's scenario at the step's stop time, and "try it
 // yourself" leaves it there.
 #include "core/lesson/lesson.h"
+#include "core/scenario/scenarioio.h"
 #include "ui/analysis/inspectordock.h"
 #include "ui/lessons/lessonlistmodel.h"
 #include "ui/lessons/lessonspanel.h"
+#include "ui/machine/machinetreemodel.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/window/mainwindow.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QFile>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -20,6 +24,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTreeView>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 
@@ -35,6 +40,7 @@ private Q_SLOTS:
     void studentPath();
     void unknownLesson();
     void inspectorHidesOpenAnswers();
+    void teacherWritesALesson();
 
 private:
     QTemporaryDir m_settings;
@@ -230,6 +236,66 @@ void TestLessonsPanel::inspectorHidesOpenAnswers()
         }
     }
     QVERIFY(questions >= 11);
+    window.setWindowModified(false);
+}
+
+void TestLessonsPanel::teacherWritesALesson()
+{
+    // Lessons > New step from a sandbox state, then Save: the lesson is written to the course's
+    // directory, listed, opened, and its answers are checked.
+    QTemporaryDir course;
+    MainWindow window;
+    window.setErrorDialogsEnabled(false);
+    window.openInitial(QString());
+    window.resize(1280, 800);
+    window.show();
+    auto* panel = new LessonsPanel(&window, course.path());
+    window.addDockWidget(Qt::RightDockWidgetArea, panel);
+    QCOMPARE(panel->listModel()->rowCount(), 0);
+    auto sc = loadScenarioFile(SCHEDLAB_SOURCE_DIR "/scenarios/sleeper-lag.json");
+    QVERIFY(sc.ok());
+    QVERIFY(window.openScenario(*sc.scenario, QStringLiteral("sleeper-lag.json")));
+    // The sandbox at 7.3 ms: sleeper was just placed (lesson 4); hog-1 selected.
+    window.controller()->seek(Nanoseconds{7'300'000});
+    QVERIFY(QTest::qWaitFor([&] { return !window.controller()->isSeeking(); }, 60000));
+    QCOMPARE(window.controller()->now(), Nanoseconds{7'300'000});
+    const QModelIndex hog = window.machineTreeModel()->indexForTask(QStringLiteral("hog-1"));
+    QVERIFY(hog.isValid());
+    window.machineTree()->selectionModel()->select(
+        hog, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    lesson::Question q;
+    q.kind = lesson::Question::Kind::Number;
+    q.prompt = "What is sleeper's lag V − v (µs)?";
+    q.entity = "sleeper";
+    q.quantity = lesson::Quantity::Lag;
+    q.tolerance = 5;
+    QString error;
+    QVERIFY(!panel->saveDraft(QStringLiteral("01-teacher"), QStringLiteral("T"), &error));
+    QVERIFY(error.contains(QStringLiteral("no steps yet")));
+    error.clear();
+    QVERIFY(panel->addDraftStep(QStringLiteral("placed"), QStringLiteral("Placed"),
+        QStringLiteral("V is {{V}}."), q, &error));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(panel->draftSteps(), 1);
+    // The same id twice is refused.
+    QVERIFY(!panel->addDraftStep(
+        QStringLiteral("placed"), QStringLiteral("P"), QString(), std::nullopt, &error));
+    QVERIFY(error.contains(QStringLiteral("already")));
+    error.clear();
+    QVERIFY(panel->saveDraft(
+        QStringLiteral("01-teacher"), QStringLiteral("A teacher's lesson"), &error));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QVERIFY(QFile::exists(course.filePath(QStringLiteral("01-teacher.json"))));
+    QVERIFY(QFile::exists(course.filePath(QStringLiteral("01-teacher.md"))));
+    QCOMPARE(panel->listModel()->rowCount(), 1);
+    QVERIFY(waitReady(panel));
+    QCOMPARE(panel->stepCount(), 1);
+    QVERIFY(panel->lastError().isEmpty());
+    QCOMPARE(window.controller()->now(), Nanoseconds{7'300'000});
+    // The model's answer (the saved vlag, 466.666 µs, kernel-model.md §4.2) is right; the
+    // opposite sign is not.
+    QVERIFY(!panel->submitAnswer(QStringLiteral("-466.666")));
+    QVERIFY(panel->submitAnswer(QStringLiteral("466.666")));
     window.setWindowModified(false);
 }
 

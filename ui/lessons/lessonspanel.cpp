@@ -9,14 +9,23 @@
 #include "ui/timeline/timelineview.h"
 #include "ui/window/mainwindow.h"
 
+#include <QComboBox>
 #include <QCoreApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QThread>
@@ -425,6 +434,171 @@ void LessonsPanel::updateButtons()
     m_back->setEnabled(ready && m_step > 0);
     m_next->setEnabled(ready && m_step + 1 < stepCount());
     m_try->setEnabled(ready && m_error.isEmpty());
+}
+
+int LessonsPanel::draftSteps() const
+{
+    return m_draft ? static_cast<int>(m_draft->steps.size()) : 0;
+}
+
+bool LessonsPanel::addDraftStep(const QString& id, const QString& title, const QString& text,
+    const std::optional<lesson::Question>& question, QString* error)
+{
+    const Scenario& scenario = m_window->scenario();
+    if (m_draft && m_draft->scenario.name != scenario.name) {
+        if (error)
+            *error =
+                tr("the draft is a lesson on \"%1\"; save it first").arg(q(m_draft->scenario.name));
+        return false;
+    }
+    std::vector<std::string> focus;
+    const auto rows = m_window->machineTree()->selectionModel()->selectedRows();
+    for (const QModelIndex& i : rows) {
+        QString name = i.data(MachineTreeModel::TaskNameRole).toString();
+        if (name.isEmpty())
+            name = i.data(MachineTreeModel::CgroupPathRole).toString();
+        if (!name.isEmpty()
+            && std::find(focus.begin(), focus.end(), name.toStdString()) == focus.end())
+            focus.push_back(name.toStdString());
+    }
+    TimelineView* t = m_window->timeline();
+    std::string why;
+    auto step = lesson::captureStep(scenario, m_window->controller()->now(), id.toStdString(),
+        title.toStdString(), text.toStdString(), focus,
+        std::make_pair(t->viewStart(), t->viewEnd()), question, &why);
+    if (!step) {
+        if (error)
+            *error = q(why);
+        return false;
+    }
+    if (!m_draft) {
+        m_draft = std::make_shared<lesson::Lesson>();
+        m_draft->scenario = scenario;
+    }
+    for (const lesson::Step& s : m_draft->steps)
+        if (s.id == step->id) {
+            if (error)
+                *error = tr("the draft has a step \"%1\" already").arg(id);
+            return false;
+        }
+    if (!m_draft->steps.empty() && step->run.at < m_draft->steps.back().run.at) {
+        if (error)
+            *error = tr("a step cannot run backwards: the last one stops at %1")
+                         .arg(q(formatDurationHuman(m_draft->steps.back().run.at)));
+        return false;
+    }
+    step->path = "/steps/" + std::to_string(m_draft->steps.size());
+    m_draft->steps.push_back(*step);
+    return true;
+}
+
+bool LessonsPanel::saveDraft(const QString& name, const QString& title, QString* error)
+{
+    if (!m_draft || m_draft->steps.empty()) {
+        if (error)
+            *error = tr("no steps yet: Lessons ▸ New step captures one");
+        return false;
+    }
+    m_draft->title = title.toStdString();
+    std::string why;
+    if (!lesson::saveLesson(
+            *m_draft, m_model->directory().toStdString(), name.toStdString(), false, &why)) {
+        if (error)
+            *error = q(why);
+        return false;
+    }
+    m_draft.reset();
+    m_model->setDirectory(m_model->directory()); // the course lists the new lesson
+    return openLesson(name, 0);
+}
+
+void LessonsPanel::newStepDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(
+        tr("New lesson step at t = %1").arg(q(formatDurationHuman(m_window->controller()->now()))));
+    auto* form = new QFormLayout(&dialog);
+    auto* id = new QLineEdit(QStringLiteral("step-%1").arg(draftSteps() + 1));
+    auto* title = new QLineEdit;
+    auto* text = new QPlainTextEdit;
+    text->setPlaceholderText(tr("Markdown; {{lag:TASK}}, {{V}}, {{now}} … are filled in by the "
+                                "model (docs/lessons.md §4)"));
+    auto* kind = new QComboBox;
+    kind->addItems({tr("no question"), tr("which task is picked next (pick)"),
+        tr("is it eligible (eligible)"), tr("a number the inspector shows (number)")});
+    auto* entity = new QComboBox;
+    entity->setEditable(true);
+    for (const TaskView& tv : m_window->controller()->simulation()
+            ? m_window->controller()->simulation()->tasks()
+            : std::vector<TaskView>{})
+        entity->addItem(q(tv.name));
+    auto* quantity = new QComboBox;
+    for (const char* n :
+        {"lag", "vlag", "vruntime", "deadline", "weight", "slice", "share", "runtime", "V"})
+        quantity->addItem(QString::fromLatin1(n));
+    auto* cpu = new QSpinBox;
+    cpu->setRange(0, 4095);
+    auto* tolerance = new QDoubleSpinBox;
+    tolerance->setDecimals(3);
+    tolerance->setRange(0, 1e9);
+    tolerance->setValue(1);
+    auto* prompt = new QLineEdit;
+    form->addRow(tr("Step id"), id);
+    form->addRow(tr("Title"), title);
+    form->addRow(tr("Text"), text);
+    form->addRow(tr("Question"), kind);
+    form->addRow(tr("Prompt"), prompt);
+    form->addRow(tr("Entity"), entity);
+    form->addRow(tr("Quantity"), quantity);
+    form->addRow(tr("CPU"), cpu);
+    form->addRow(tr("Tolerance"), tolerance);
+    auto* note = new QLabel(tr("The expected answer is the model's at this time. A lesson asks "
+                               "before it shows: stop just before the event, ask, and capture "
+                               "the answer step after it."));
+    note->setWordWrap(true);
+    form->addRow(note);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+        std::optional<lesson::Question> question;
+        if (kind->currentIndex() > 0) {
+            lesson::Question qn;
+            qn.kind = kind->currentIndex() == 1 ? lesson::Question::Kind::Pick
+                : kind->currentIndex() == 2     ? lesson::Question::Kind::Eligible
+                                                : lesson::Question::Kind::Number;
+            qn.prompt = prompt->text().toStdString();
+            qn.entity = entity->currentText().toStdString();
+            qn.cpu = cpu->value();
+            qn.quantity = lesson::quantityFromName(quantity->currentText().toStdString())
+                              .value_or(lesson::Quantity::Lag);
+            qn.tolerance = tolerance->value();
+            question = qn;
+        }
+        QString error;
+        if (addDraftStep(id->text(), title->text(), text->toPlainText(), question, &error))
+            dialog.accept();
+        else
+            QMessageBox::warning(&dialog, tr("New step"), error);
+    });
+    dialog.exec();
+}
+
+void LessonsPanel::saveLessonDialog()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Save lesson"),
+        tr("File name in %1 (lower-case letters, digits, '-'):").arg(m_model->directory()),
+        QLineEdit::Normal, QStringLiteral("%1-my-lesson").arg(m_model->rowCount() + 1), &ok);
+    if (!ok)
+        return;
+    const QString title = QInputDialog::getText(
+        this, tr("Save lesson"), tr("Title:"), QLineEdit::Normal, QString(), &ok);
+    if (!ok)
+        return;
+    QString error;
+    if (!saveDraft(name, title, &error))
+        QMessageBox::warning(this, tr("Save lesson"), error);
 }
 
 } // namespace schedlab::ui

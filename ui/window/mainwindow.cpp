@@ -174,6 +174,15 @@ void MainWindow::createActions()
     connect(m_analysis, &AnalysisDocks::errorReported, this, &MainWindow::reportError);
     connect(m_analysis, &AnalysisDocks::annotationRequested, this, &MainWindow::addAnnotation);
 
+    // Teachers write lessons from the sandbox's state (docs/lessons.md §8).
+    QMenu* lessonMenu = menuBar()->addMenu(tr("&Lessons"));
+    lessonMenu->setObjectName(QStringLiteral("lessonsMenu"));
+    lessonMenu->addAction(tr("&Course"), this, [this] { lessons(); });
+    lessonMenu->addAction(tr("&New step…"), this, [this] { lessons()->newStepDialog(); })
+        ->setObjectName(QStringLiteral("newLessonStep"));
+    lessonMenu->addAction(tr("&Save lesson…"), this, [this] { lessons()->saveLessonDialog(); })
+        ->setObjectName(QStringLiteral("saveLesson"));
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Lessons"), this, [this] { lessons(); });
     help->addAction(tr("&About schedlab"), this, &MainWindow::about);
