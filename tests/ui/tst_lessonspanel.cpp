@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
@@ -184,8 +185,10 @@ void TestLessonsPanel::inspectorHidesOpenAnswers()
     window.openInitial(QString());
     window.resize(1280, 800);
     window.show();
-    auto* panel = new LessonsPanel(&window, m_dir);
-    window.addDockWidget(Qt::RightDockWidgetArea, panel);
+    // As Help > Lessons makes it: beside the features panel on the left (the source tree's
+    // lessons in a build tree, the same as m_dir).
+    LessonsPanel* panel = window.lessons();
+    QCOMPARE(panel->listModel()->directory(), m_dir);
     InspectorDock* inspector = window.inspector();
     int questions = 0;
     for (int row = 0; row < panel->listModel()->rowCount(); ++row) {
@@ -198,6 +201,22 @@ void TestLessonsPanel::inspectorHidesOpenAnswers()
             QVERIFY(waitReady(panel));
             QVERIFY2(panel->lastError().isEmpty(), qPrintable(panel->lastError()));
             ++questions;
+            // At 1280x800, the dock where the app puts it: the step's text (the lesson's
+            // introduction aside, which comes with step 1) fits its box, no line is cut at the
+            // bottom edge, and the highlighted values fit their box's width.
+            const QString at = QString::fromStdString(l->id + " " + l->steps[i].id)
+                + QStringLiteral(" (text box %1 px, line %2 px)")
+                      .arg(panel->textView()->height())
+                      .arg(panel->textView()->fontMetrics().lineSpacing());
+            QVERIFY2(
+                panel->textView()->height() >= 12 * panel->textView()->fontMetrics().lineSpacing(),
+                qPrintable(at));
+            if (i > 0)
+                QVERIFY2(panel->textView()->verticalScrollBar()->maximum() == 0, qPrintable(at));
+            if (panel->highlightsLabel()->isVisible())
+                QVERIFY2(panel->highlightsLabel()->width()
+                        >= panel->highlightsLabel()->minimumSizeHint().width(),
+                    qPrintable(at));
             const lesson::Question& q = *l->steps[i].question;
             const lesson::Concealed c = lesson::concealedBy(q);
             QVERIFY(inspector->concealing());

@@ -179,8 +179,19 @@ bool LessonsPanel::openLesson(int row, int step)
         // At the default window size the dock shares its column with the machine tree: give
         // the lesson most of the height and enough width that no line of text is cut.
         m_sized = true;
+        // The left column reaches the bottom of the window (the log and findings docks give way
+        // to it there), and the machine tree above the lesson keeps a few rows.
+        m_window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
         m_window->resizeDocks({this}, {std::max(width(), 470)}, Qt::Horizontal);
-        m_window->resizeDocks({this}, {m_window->height() * 3 / 4}, Qt::Vertical);
+        QList<QDockWidget*> column{this};
+        QList<int> heights{m_window->height() * 3 / 4};
+        if (auto* machine = m_window->findChild<QDockWidget*>(QStringLiteral("machineDock"));
+            machine && m_window->dockWidgetArea(machine) == m_window->dockWidgetArea(this)
+            && !machine->isFloating()) {
+            column.prepend(machine);
+            heights.prepend(m_window->height() / 6);
+        }
+        m_window->resizeDocks(column, heights, Qt::Vertical);
     }
     m_run = std::make_shared<lesson::LessonRun>(*l);
     m_scenarioInWindow = false;
