@@ -183,7 +183,7 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
             if (task >= 0 && placements == 0)
                 lines.push_back("PLACE_LAG had no effect on " + name
                     + ": it was never placed (it never woke up or joined a queue).");
-            else if (task >= 0)
+            else if (placements > 0)
                 lines.push_back("PLACE_LAG changed " + std::to_string(withLag) + " of " + name
                     + "'s " + std::to_string(placements)
                     + " placements, but not what ran: the lag it was placed with never changed "
@@ -244,18 +244,20 @@ void explainDelay(const Token& k, const Run& on, int task, std::vector<std::stri
             delayed[i] = false;
         }
     }
-    const std::string who = task >= 0 ? rec.taskNames[static_cast<size_t>(task)] : "any task";
+    const std::string who = task >= 0 ? rec.taskNames[static_cast<size_t>(task)] : "";
     if (k.name == "DELAY_DEQUEUE") {
         if (delays == 0)
-            lines.push_back("DELAY_DEQUEUE had no effect: " + who
-                + " never blocked while ineligible (no delay record), so no entity was kept "
-                  "queued.");
+            lines.push_back(
+                "DELAY_DEQUEUE had no effect: " + (who.empty() ? std::string("no task") : who)
+                + (who.empty() ? " blocked" : " never blocked")
+                + " while ineligible (no delay record), so no entity was kept queued.");
         else
-            lines.push_back("DELAY_DEQUEUE kept entities of " + who + " queued "
-                + std::to_string(delays) + " times, but what ran stayed the same.");
+            lines.push_back("DELAY_DEQUEUE kept " + (who.empty() ? std::string("entities") : who)
+                + " queued " + std::to_string(delays) + " times, but what ran stayed the same.");
     } else {
         lines.push_back("DELAY_ZERO had no effect: of " + std::to_string(delays)
-            + " delayed dequeues of " + who + ", " + std::to_string(positiveAfterDelay)
+            + " delayed dequeues" + (who.empty() ? std::string() : " of " + who) + ", "
+            + std::to_string(positiveAfterDelay)
             + " left a positive lag for the next placement; DELAY_ZERO only clips a positive "
               "lag at the end of a delay.");
     }

@@ -122,8 +122,8 @@ void CompareView::setBase(const Scenario& scenario, const RunOptions& options)
     m_baseLabel->setText(tr("<b>current</b>: %1").arg(toQString(scenario.name)));
 }
 
-std::shared_ptr<CompareView::Runs> CompareView::run(
-    const Scenario& base, const RunOptions& options, const QString& spec, QString* error)
+std::shared_ptr<CompareView::Runs> CompareView::run(const Scenario& base, const RunOptions& options,
+    const QString& spec, QString* error, const QString& task)
 {
     auto runs = std::make_shared<Runs>();
     runs->spec = spec.trimmed();
@@ -161,10 +161,16 @@ std::shared_ptr<CompareView::Runs> CompareView::run(
             const auto rows = diffMetrics(runs->base->metrics(), runs->variant->metrics());
             const bool same = std::none_of(rows.begin(), rows.end(),
                 [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; });
+            // The whole run, or else the selected task.
+            std::optional<lesson::NoChange> n;
             if (same)
-                if (auto n = lesson::whyNothingChanged(base, options, runs->spec.toStdString()))
-                    for (const std::string& line : n->lines)
-                        runs->noChange << toQString(line);
+                n = lesson::whyNothingChanged(base, options, runs->spec.toStdString());
+            else if (!task.isEmpty())
+                n = lesson::whyNothingChanged(
+                    base, options, runs->spec.toStdString(), task.toStdString());
+            if (n)
+                for (const std::string& line : n->lines)
+                    runs->noChange << toQString(line);
         }
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
@@ -181,9 +187,10 @@ void CompareView::compare(const QString& spec)
     QPointer<CompareView> self(this);
     const Scenario scenario = m_scenario;
     const RunOptions options = m_options;
-    QThread* worker = QThread::create([self, scenario, options, spec, generation] {
+    const QString task = m_task;
+    QThread* worker = QThread::create([self, scenario, options, spec, generation, task] {
         QString error;
-        auto runs = run(scenario, options, spec, &error);
+        auto runs = run(scenario, options, spec, &error, task);
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [self, runs, error, generation] {
@@ -207,7 +214,7 @@ bool CompareView::compareNow(const QString& spec, QString* error)
 {
     ++m_generation;
     QString message;
-    auto runs = run(m_scenario, m_options, spec, &message);
+    auto runs = run(m_scenario, m_options, spec, &message, m_task);
     if (!runs) {
         m_status->setText(tr("Cannot compare: %1").arg(message));
         if (error)
