@@ -17,7 +17,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/
     DESTINATION ${CMAKE_INSTALL_DATADIR}/schedlab/scenarios FILES_MATCHING PATTERN "*.json")
 # The lessons (Help > Lessons) next to them: their scenario paths are "../scenarios/NAME.json".
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lessons/
-    DESTINATION ${CMAKE_INSTALL_DATADIR}/schedlab/lessons FILES_MATCHING PATTERN "*.json" PATTERN "*.md")
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/schedlab/lessons FILES_MATCHING PATTERN "*.json" PATTERN "*.md"
+    PATTERN "*.txt")
 # The same layout as the source tree, so that README's links (docs/…, scenarios/README.md) work.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/scenarios/README.md

@@ -7,7 +7,9 @@
 #include "core/cli/sweep.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
+#include "core/lesson/nochange.h"
 #include "core/record/metrics.h"
+#include "core/record/metricsdiff.h"
 #include "core/record/streamexport.h"
 #include "core/record/traceexport.h"
 #include "core/rtapp/rtapp.h"
@@ -340,6 +342,25 @@ void printFinding(const Finding& f, std::ostream& out)
         out << " " << printable(f.detail);
 }
 
+// Issue 37: an rt-app import that dropped sync events (its kDroppedNote annotation) is named in
+// the summary with the threads affected and, of their tasks, those that never switched in.
+void printImportNotes(const Scenario& scenario, const Metrics& m, std::ostream& out)
+{
+    for (const auto& [thread, events] : rtapp::droppedSyncThreads(scenario)) {
+        std::vector<std::string> never, noTime;
+        for (const auto& t : m.tasks)
+            if (rtapp::taskOfThread(t.name, thread) && t.cpuTimeNs == 0)
+                (t.switches == 0 ? never : noTime).push_back(t.name);
+        out << "import: rt-app " << printable(events) << " of " << printable(thread)
+            << " dropped (not modelled: it does not wait there)";
+        if (!never.empty())
+            out << "; never ran: " << nameList(never);
+        if (!noTime.empty())
+            out << "; switched in but no CPU time: " << nameList(noTime);
+        out << "\n";
+    }
+}
+
 // The summary of a run. Folded unless @p all: forked children per parent (count, CPU, worst
 // wait), tasks that never ran in one line, findings per kind (count and the worst).
 void printSummary(const Metrics& m, std::ostream& out, bool all)
@@ -360,7 +381,8 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
     const std::set<std::string> listed = listedTasks(m);
     std::map<std::string, Line> forks;
     std::map<std::string, int> forkCount;
-    std::vector<std::string> idle;
+    std::vector<std::string> idle;   ///< never switched in
+    std::vector<std::string> noTime; ///< switched in, no CPU time: not "never ran"
     for (const auto& t : m.tasks) {
         if (!all && t.forked) {
             const std::string root = forkRoot(t.name, listed);
@@ -385,7 +407,8 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
         if (!all && t.forked)
             continue;
         if (!all && t.cpuTimeNs == 0) {
-            idle.push_back(t.name);
+            // Never switched in, or switched in without a measurable nanosecond of CPU time.
+            (t.switches == 0 ? idle : noTime).push_back(t.name);
             continue;
         }
         lines.push_back({printable(t.name), printable(t.cgroup), t.cpuTimeNs, t.share, t.waitMaxNs,
@@ -418,6 +441,9 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
     if (!idle.empty())
         out << "never ran: " << idle.size() << (idle.size() == 1 ? " task (" : " tasks (")
             << nameList(idle) << ")\n";
+    if (!noTime.empty())
+        out << "switched in but no CPU time: " << noTime.size()
+            << (noTime.size() == 1 ? " task (" : " tasks (") << nameList(noTime) << ")\n";
     for (const auto& t : m.tasks)
         if (t.lockWaitNs && (all || !t.forked))
             out << "lock wait " << printable(t.name) << ": "
@@ -658,8 +684,10 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
             *metricsStream << metricsToJson(m);
         if (!outputs.commit(err))
             return kExitBadInput;
-        if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-")
+        if (!ra.quiet && ra.metricsOut != "-" && ra.recordsOut != "-" && ra.traceOut != "-") {
             printSummary(m, out, ra.all);
+            printImportNotes(*scenario, m, out);
+        }
         if (const int rc = runProblems(sim, err); rc != kExitOk)
             return rc;
         if (ra.failOnStarvation && hasStarvation(m))
@@ -1028,6 +1056,16 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     if (ra.metricsOut == "-")
         return problems;
     printComparison(names, results, ra.all, out, absent);
+    // A variant that changed nothing is explained from the model's records.
+    for (size_t i = 1; i < runs.size(); ++i) {
+        const auto rows = diffMetrics(results.front(), results[i]);
+        if (std::any_of(rows.begin(), rows.end(),
+                [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; }))
+            continue;
+        if (auto why = lesson::whyNothingChanged(*scenario, ra.options, names[i]))
+            for (const std::string& line : why->lines)
+                out << "why: " << printable(line) << "\n";
+    }
     if (problems != kExitOk)
         return problems;
     if (ra.failOnStarvation)

@@ -65,8 +65,27 @@ struct Question
     bool expectBool = false; ///< Eligible
     double expectNumber = 0; ///< Number, in quantityUnit()
     double tolerance = 0;    ///< Number: an answer this close to the model's is right
-    std::string path;        ///< JSON path, for messages
+    /// "answer_step": the id of a later step whose state answers the question (the question's
+    /// step stops before the event, the answer step after it). Empty: the question's own state
+    /// (a pick is always decided on the question's own state; the answer step shows who ran).
+    std::string answerStep;
+    std::optional<size_t> answerIndex; ///< answerStep resolved by the loader
+    std::string path;                  ///< JSON path, for messages
 };
+
+/// What the Inspector hides while a question is open (docs/lessons.md §5): the asked quantity
+/// and the values it follows from directly. Columns: "weight", "v", "deadline", "lag", "vlag",
+/// "key", "eligible"; picks: the PICKED marks, the cfs_rqs' "picks" and pick explanations.
+struct Concealed
+{
+    bool picks = false;
+    std::string entity; ///< the entity whose columns are hidden (name, "/group@cpu")
+    std::vector<std::string> columns;
+};
+Concealed concealedBy(const Question& q);
+/// The highlight and template keys ("lag:sleeper", "eligible:hog-1", "picked") that show a
+/// question's answer or a value it follows from directly.
+std::vector<std::string> revealingKeys(const Question& q);
 
 struct Step
 {
@@ -105,6 +124,34 @@ struct LoadResult
 /// (nullopt: missing); scenario files are resolved against @p baseDir.
 LoadResult parseLesson(const std::string& json, const std::string& fileName,
     const std::optional<std::string>& markdown, const std::string& baseDir);
+/// The lesson file's name of an event kind ("switch", "place", …).
+const char* lessonEventName(RecordKind kind);
+/// Lower-case letters, digits and '-', 1 to 64 characters: a step id or a lesson file name.
+bool validLessonId(const std::string& s);
+
+/// A lesson in the documented format (docs/lessons.md §2): the JSON file's text (the scenario
+/// inline unless it came from a file, then @p scenarioRef is written as given) and the Markdown
+/// text, one "## id Title" section per step. parseLesson() of the two gives the lesson back.
+struct LessonFiles
+{
+    std::string json;
+    std::string markdown;
+};
+LessonFiles writeLesson(const Lesson& lesson, const std::string& scenarioRef = {});
+
+/// Teachers write lessons in the app (issue 37): a step captured from the sandbox's state: the
+/// scenario runs to @p at, @p focus is selected, @p view is the timeline's window. The question
+/// (optional) is about a quantity the inspector shows; its expected answer is filled in from
+/// the model, never typed. nullopt and @p error when the model cannot answer it at that time.
+std::optional<Step> captureStep(const Scenario& scenario, Nanoseconds at, const std::string& id,
+    const std::string& title, const std::string& text, const std::vector<std::string>& focus,
+    const std::optional<std::pair<Nanoseconds, Nanoseconds>>& view,
+    const std::optional<Question>& question, std::string* error);
+/// Writes DIR/NAME.json and DIR/NAME.md (NAME a valid lesson id; existing files are not
+/// overwritten unless @p replace). False and @p error otherwise; nothing half-written.
+bool saveLesson(const Lesson& lesson, const std::string& dir, const std::string& name, bool replace,
+    std::string* error);
+
 /// Reads @p path (NAME.json) and NAME.md next to it, then parseLesson().
 LoadResult loadLesson(const std::string& path);
 /// The lesson files (*.json) of @p dir, sorted by name (the course order).
@@ -163,6 +210,10 @@ public:
     /// Every step resolved, rendered and every question's expected answer equal to the model's:
     /// the messages of what failed (empty: the lesson is consistent with the model).
     std::vector<std::string> validate();
+    /// Where step @p index's question's answer shows before it is answered: a highlight or a
+    /// template of a revealing key, or the model's number in the rendered text, the highlights
+    /// or the prompt (in µs, ms or s). Empty: nothing on the panel gives it away.
+    std::vector<std::string> answerShown(size_t index);
 
 private:
     std::string where(size_t index) const;

@@ -52,6 +52,25 @@ std::string eventNames()
     return out;
 }
 
+} // namespace
+
+const char* lessonEventName(RecordKind kind)
+{
+    for (const auto& e : kEvents)
+        if (e.kind == kind)
+            return e.name;
+    return "switch";
+}
+
+bool validLessonId(const std::string& s)
+{
+    return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+namespace {
+
 bool validId(const std::string& s)
 {
     return !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -201,14 +220,15 @@ public:
             return std::nullopt;
         if (*ask == "pick") {
             q.kind = Question::Kind::Pick;
-            checkKeys(v, path, {"ask", "prompt", "cpu", "group", "expect"});
+            checkKeys(v, path, {"ask", "prompt", "cpu", "group", "expect", "answer_step"});
         } else if (*ask == "eligible") {
             q.kind = Question::Kind::Eligible;
-            checkKeys(v, path, {"ask", "prompt", "entity", "cpu", "expect"});
+            checkKeys(v, path, {"ask", "prompt", "entity", "cpu", "expect", "answer_step"});
         } else if (*ask == "number") {
             q.kind = Question::Kind::Number;
-            checkKeys(
-                v, path, {"ask", "prompt", "entity", "cpu", "quantity", "expect", "tolerance"});
+            checkKeys(v, path,
+                {"ask", "prompt", "entity", "cpu", "quantity", "expect", "tolerance",
+                    "answer_step"});
         } else {
             m_diag.error(
                 child(path, "ask"), "expected \"pick\", \"eligible\" or \"number\"" + got(*ask));
@@ -220,6 +240,9 @@ public:
         if (v.contains("cpu"))
             if (auto c = integer(v["cpu"], child(path, "cpu"), 0, 4095))
                 q.cpu = static_cast<int>(*c);
+        if (v.contains("answer_step"))
+            if (auto s = stringValue(v["answer_step"], child(path, "answer_step"), true))
+                q.answerStep = *s;
         const Json* expect = required(v, path, "expect", "the expected answer");
         switch (q.kind) {
         case Question::Kind::Pick:
@@ -413,6 +436,18 @@ LoadResult parseLesson(const std::string& json, const std::string& fileName,
                         [&](const Step& s) { return s.id == id; }))
                     r.diag().raw(mdName + ": section \"## " + id + "\" belongs to no step");
             }
+        }
+        // A question's answer step is a later step of the lesson.
+        for (size_t i = 0; i < lesson.steps.size(); ++i) {
+            auto& q = lesson.steps[i].question;
+            if (!q || q->answerStep.empty())
+                continue;
+            for (size_t j = i + 1; j < lesson.steps.size(); ++j)
+                if (lesson.steps[j].id == q->answerStep)
+                    q->answerIndex = j;
+            if (!q->answerIndex)
+                r.diag().error(child(q->path, "answer_step"),
+                    "expected the id of a later step (got \"" + q->answerStep + "\")");
         }
         // Time targets never go back.
         Nanoseconds last{0};

@@ -7,6 +7,7 @@
 #include "core/lesson/lesson.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -561,16 +562,39 @@ std::optional<Answer> LessonRun::modelAnswer(size_t index, std::string* error)
             *error = where(index) + "no question";
         return std::nullopt;
     }
-    const Snapshot* snap = snapshot(index, error);
+    const Question& q = *step.question;
+    // A pick is decided on the question's own state; the other questions may be answered by a
+    // later step's state (the question stops before the event, the answer step after it).
+    const size_t at = q.kind == Question::Kind::Pick ? index : q.answerIndex.value_or(index);
+    const Snapshot* snap = snapshot(at, error);
     if (!snap)
         return std::nullopt;
-    const Question& q = *step.question;
     std::string why;
     switch (q.kind) {
     case Question::Kind::Pick: {
         auto a = pickAnswer(*snap, q.cpu, q.group, &why);
         if (!a)
             break;
+        if (q.answerIndex) {
+            // "What will CPU n run next?": the outcome at the answer step (the question's state
+            // may be before the event that makes the decision, e.g. curr blocking).
+            const Snapshot* after = snapshot(*q.answerIndex, error);
+            if (!after)
+                return std::nullopt;
+            for (const CpuInspection& c : after->inspection.cpus)
+                if (c.cpu == q.cpu) {
+                    Answer out;
+                    out.text = c.running;
+                    out.explanation.push_back("At t = " + formatDuration(after->at) + " CPU "
+                        + std::to_string(q.cpu) + " runs " + c.running + ".");
+                    out.explanation.push_back("The run queues before it:");
+                    for (std::string& line : a->explanation)
+                        out.explanation.push_back("  " + line);
+                    return out;
+                }
+            why = "no CPU " + std::to_string(q.cpu);
+            break;
+        }
         return a;
     }
     case Question::Kind::Eligible: {
@@ -657,7 +681,10 @@ std::optional<Verdict> LessonRun::check(size_t index, const std::string& answer,
             v.message = std::string("Answer with a number in ") + quantityUnit(q.quantity) + ".";
             return v;
         }
-        v.correct = std::fabs(x - model->number) <= q.tolerance;
+        // Within the tolerance and on the right side of zero: a lag of −2.49 ms is never
+        // answered by +1.5 ms, whatever the tolerance.
+        const bool wrongSign = (x > 0 && model->number < 0) || (x < 0 && model->number > 0);
+        v.correct = std::fabs(x - model->number) <= q.tolerance && !wrongSign;
         v.message = std::string(v.correct ? "Right: " : "Not quite: ") + "the model says "
             + model->text + " (answers within ±" + formatQuantity(q.quantity, q.tolerance)
             + " count).";
@@ -720,7 +747,180 @@ std::vector<std::string> LessonRun::validate()
                 out.push_back(where(i) + "question/expect: the lesson expects "
                     + formatQuantity(q.quantity, q.expectNumber) + " but the model says "
                     + a->text);
+            // The tolerance respects the scale: at most a quarter of the answer's magnitude.
+            if (q.expectNumber != 0 && q.tolerance > std::fabs(q.expectNumber) / 4)
+                out.push_back(where(i) + "question/tolerance: ±"
+                    + formatQuantity(q.quantity, q.tolerance) + " is more than a quarter of "
+                    + formatQuantity(q.quantity, q.expectNumber));
             break;
+        }
+        for (const std::string& m : answerShown(i))
+            out.push_back(m);
+    }
+    return out;
+}
+
+Concealed concealedBy(const Question& q)
+{
+    Concealed c;
+    switch (q.kind) {
+    case Question::Kind::Pick:
+        c.picks = true;
+        break;
+    case Question::Kind::Eligible:
+        // Eligibility is the sign of the lag, which v − V and the key give away too.
+        c.entity = q.entity;
+        c.columns = {"v", "deadline", "lag", "key", "eligible"};
+        break;
+    case Question::Kind::Number:
+        c.entity = q.entity;
+        switch (q.quantity) {
+        case Quantity::Lag:
+            c.columns = {"v", "deadline", "lag", "key", "eligible"};
+            break;
+        case Quantity::Vlag:
+            c.columns = {"vlag"};
+            break;
+        case Quantity::Vruntime:
+            c.columns = {"v", "lag", "key"};
+            break;
+        case Quantity::Deadline:
+        case Quantity::Slice:
+            c.columns = {"deadline"};
+            break;
+        case Quantity::Weight:
+            // A group's entities on every CPU: they are split by the same shares.
+            c.columns = {"weight"};
+            if (!c.entity.empty() && c.entity.front() == '/')
+                c.entity = splitCpu(c.entity).first;
+            break;
+        case Quantity::V:
+        case Quantity::Share:
+        case Quantity::Runtime:
+            break;
+        }
+        break;
+    }
+    return c;
+}
+
+std::vector<std::string> revealingKeys(const Question& q)
+{
+    switch (q.kind) {
+    case Question::Kind::Pick:
+        return {"picked", "picked:" + std::to_string(q.cpu)};
+    case Question::Kind::Eligible:
+        return {"eligible:" + q.entity, "lag:" + q.entity, "vruntime:" + q.entity,
+            "deadline:" + q.entity};
+    case Question::Kind::Number:
+        break;
+    }
+    const std::string e = ":" + q.entity;
+    switch (q.quantity) {
+    case Quantity::Lag:
+        return {"lag" + e, "vruntime" + e, "eligible" + e, "deadline" + e};
+    case Quantity::Vruntime:
+        return {"vruntime" + e, "lag" + e};
+    case Quantity::Share:
+    case Quantity::Runtime:
+        return {"share" + e, "runtime" + e};
+    default:
+        return {std::string(quantityName(q.quantity)) + e};
+    }
+}
+
+std::vector<std::string> LessonRun::answerShown(size_t index)
+{
+    std::vector<std::string> out;
+    const Step& step = m_lesson.steps.at(index);
+    if (!step.question)
+        return out;
+    const Question& q = *step.question;
+    const std::vector<std::string> keys = revealingKeys(q);
+    auto revealing = [&](const std::string& key) {
+        std::string k = key;
+        k.erase(std::remove(k.begin(), k.end(), ' '), k.end());
+        return std::find(keys.begin(), keys.end(), k) != keys.end();
+    };
+    for (const std::string& h : step.highlight)
+        if (revealing(h))
+            out.push_back(
+                where(index) + "highlight: \"" + h + "\" shows the answer to the question");
+    for (size_t pos = step.text.find("{{"); pos != std::string::npos;
+         pos = step.text.find("{{", pos + 2)) {
+        const size_t close = step.text.find("}}", pos);
+        if (close == std::string::npos)
+            break;
+        const std::string key = step.text.substr(pos + 2, close - pos - 2);
+        if (revealing(key))
+            out.push_back(where(index) + "text: {{" + key + "}} shows the answer to the question");
+    }
+    std::string error;
+    const auto model = modelAnswer(index, &error);
+    // The timeline plots v, the deadline and the lag of the focused tasks (the last step's focus
+    // that named any; all tasks of a small scenario when none did) up to the stop time: the
+    // asked entity's line must not end at the answer.
+    const bool plotted = [&] {
+        for (size_t i = index + 1; i-- > 0;)
+            if (!m_lesson.steps[i].focus.empty())
+                return std::find(
+                           m_lesson.steps[i].focus.begin(), m_lesson.steps[i].focus.end(), q.entity)
+                    != m_lesson.steps[i].focus.end();
+        return true;
+    }();
+    const bool lineQuantity = q.kind == Question::Kind::Eligible
+        || (q.kind == Question::Kind::Number
+            && (q.quantity == Quantity::Lag || q.quantity == Quantity::Vruntime
+                || q.quantity == Quantity::Deadline));
+    if (model && plotted && lineQuantity) {
+        const Snapshot* here = snapshot(index, &error);
+        const Found f = here ? findEntity(*here, q.entity, q.cpu) : Found{};
+        bool same = false;
+        if (f.e && q.kind == Question::Kind::Eligible)
+            same = f.e->eligible == model->flag;
+        else if (f.e) {
+            std::string why;
+            if (auto v = quantityValue(*here, q.quantity, q.entity, q.cpu, &why))
+                same = std::fabs(*v - model->number) <= std::max(q.tolerance, 1e-9);
+        }
+        if (same)
+            out.push_back(where(index) + "focus: the timeline plots " + q.entity
+                + " up to now, and its line shows the answer");
+    }
+    // The model's number, in any of the units a reader converts between.
+    if (!model || q.kind != Question::Kind::Number || model->number == 0)
+        return out;
+    std::vector<std::string> visible = highlights(index, &error);
+    if (auto text = renderText(index, &error))
+        visible.push_back(*text);
+    visible.push_back(q.prompt);
+    const double a = model->number;
+    for (const std::string& v : visible) {
+        for (size_t i = 0; i < v.size();) {
+            const bool minus = v.compare(i, 3, "−") == 0; // U+2212, as the lessons write it
+            const size_t start = minus ? i + 3 : i;
+            if (start >= v.size() || !(std::isdigit(static_cast<unsigned char>(v[start])))
+                || (i > 0
+                    && (std::isalnum(static_cast<unsigned char>(v[i - 1])) || v[i - 1] == '.'))) {
+                i += minus ? 3 : 1;
+                continue;
+            }
+            size_t end = start;
+            while (end < v.size()
+                && (std::isdigit(static_cast<unsigned char>(v[end]))
+                    || (v[end] == '.' && end + 1 < v.size()
+                        && std::isdigit(static_cast<unsigned char>(v[end + 1])))))
+                ++end;
+            double x = std::stod(v.substr(start, end - start));
+            if (minus || (i > 0 && v[i - 1] == '-'))
+                x = -x;
+            for (const double scale : {1.0, 1e3, 1e-3, 1e6, 1e-6})
+                if (std::fabs(x * scale - a) <= 0.005 * std::fabs(a)) {
+                    out.push_back(where(index) + "the answer " + model->text + " shows as \""
+                        + v.substr(i, end - i) + "\" before it is asked");
+                    break;
+                }
+            i = end;
         }
     }
     return out;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -169,6 +170,7 @@ public:
             tasks(*m_tasks);
         if (!m_result.errors.empty())
             return std::move(m_result);
+        annotateDropped();
         // The scenario loader has the last word: every limit it checks holds for imports too.
         // Its errors name a path of the generated scenario: each is told at the line of the
         // rt-app thread (or task group) it came from.
@@ -183,6 +185,34 @@ public:
     }
 
 private:
+    /// A synchronisation event of the thread being imported was dropped (issue 37: the run
+    /// summary and the findings name the threads, so "never ran" is connected to its cause).
+    void noteDropped(const std::string& event)
+    {
+        auto& events = m_dropped[m_thread];
+        if (std::find(events.begin(), events.end(), event) == events.end())
+            events.push_back(event);
+    }
+    /// One annotation at 0 naming the threads whose sync events were dropped; it travels with
+    /// the scenario file (scenario-format.md §1.9) and starts with kDroppedNote.
+    void annotateDropped()
+    {
+        if (m_dropped.empty())
+            return;
+        std::string text = kDroppedNote;
+        bool first = true;
+        for (const auto& [thread, events] : m_dropped) {
+            text += (first ? " " : ", ") + thread + " (";
+            for (size_t i = 0; i < events.size(); ++i)
+                text += (i ? "/" : "") + events[i];
+            text += ")";
+            first = false;
+        }
+        text += "; these threads do not wait there";
+        m_scenario.annotations.insert(
+            m_scenario.annotations.begin(), Annotation{Nanoseconds{0}, text});
+    }
+    std::map<std::string, std::vector<std::string>> m_dropped; ///< thread → dropped events
     std::string where(const std::string& path, const Value& v) const
     {
         return m_file + ":" + std::to_string(v.line) + ": " + (path.empty() ? "/" : path);
@@ -512,6 +542,7 @@ private:
                     ev
                         + ": condition variables and barriers are not modelled: dropped (the "
                           "thread does not wait here)");
+                noteDropped(ev);
             } else if (ev == "mem" || ev == "iorun") {
                 warn(p, v,
                     ev
@@ -1220,6 +1251,41 @@ private:
 };
 
 } // namespace
+
+std::vector<std::pair<std::string, std::string>> droppedSyncThreads(const Scenario& scenario)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    const std::string prefix = kDroppedNote;
+    for (const Annotation& a : scenario.annotations) {
+        if (a.text.rfind(prefix, 0) != 0)
+            continue;
+        // " THREAD (EVENTS), THREAD (EVENTS); these threads do not wait there"
+        std::string rest = a.text.substr(prefix.size());
+        rest = rest.substr(0, rest.rfind(';'));
+        size_t pos = 0;
+        while (pos < rest.size()) {
+            const size_t open = rest.find(" (", pos);
+            const size_t close = open == std::string::npos ? open : rest.find(')', open);
+            if (close == std::string::npos)
+                break;
+            std::string thread = rest.substr(pos, open - pos);
+            thread.erase(0, thread.find_first_not_of(", "));
+            out.emplace_back(thread, rest.substr(open + 2, close - open - 2));
+            pos = close + 1;
+        }
+    }
+    return out;
+}
+
+bool taskOfThread(const std::string& task, const std::string& thread)
+{
+    if (task == thread)
+        return true;
+    if (task.size() <= thread.size() + 1 || task.rfind(thread + "-", 0) != 0)
+        return false;
+    return std::all_of(task.begin() + static_cast<std::ptrdiff_t>(thread.size() + 1), task.end(),
+        [](char c) { return c >= '0' && c <= '9'; });
+}
 
 ImportResult importRtApp(
     const std::string& text, const std::string& fileName, const ImportOptions& options)

@@ -32,6 +32,17 @@ struct ImportResult
     bool ok() const { return scenario.has_value(); }
 };
 
+/// The text that starts the annotation an import adds at 0 when it dropped rt-app
+/// synchronisation events (wait, signal, broad, sync, barrier): "… THREAD (sync/barrier), …".
+inline constexpr const char* kDroppedNote = "rt-app import dropped sync events of:";
+
+/// The threads an import's kDroppedNote annotation names, with their dropped events
+/// ("sync/barrier"), in the order of the note; empty when the scenario has no such note.
+std::vector<std::pair<std::string, std::string>> droppedSyncThreads(const Scenario& scenario);
+/// True when task @p task belongs to rt-app thread @p thread (the thread's name, or its name
+/// followed by the importer's instance suffix "-N").
+bool taskOfThread(const std::string& task, const std::string& thread);
+
 /// Imports rt-app JSON @p text; @p fileName is used in messages and for the default name.
 ImportResult importRtApp(
     const std::string& text, const std::string& fileName, const ImportOptions& options = {});

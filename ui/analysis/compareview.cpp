@@ -2,6 +2,7 @@
 #include "ui/analysis/compareview.h"
 
 #include "core/kernel/variant.h"
+#include "core/lesson/nochange.h"
 #include "core/scenario/scenarioio.h"
 #include "ui/common/format.h"
 #include "ui/timeline/timelineview.h"
@@ -26,6 +27,7 @@ struct CompareView::Runs
     QString spec;
     std::unique_ptr<Simulation> base;
     std::unique_ptr<Simulation> variant;
+    QStringList noChange; ///< why the variant changed nothing (issue 37), or empty
 };
 
 CompareView::CompareView(QWidget* parent)
@@ -55,6 +57,7 @@ CompareView::CompareView(QWidget* parent)
     bar->addWidget(file);
     bar->addWidget(m_go);
     l->addLayout(bar);
+    m_status->setWordWrap(true);
     l->addWidget(m_status);
     auto* split = new QSplitter(Qt::Vertical);
     for (auto [label, view] :
@@ -119,8 +122,8 @@ void CompareView::setBase(const Scenario& scenario, const RunOptions& options)
     m_baseLabel->setText(tr("<b>current</b>: %1").arg(toQString(scenario.name)));
 }
 
-std::shared_ptr<CompareView::Runs> CompareView::run(
-    const Scenario& base, const RunOptions& options, const QString& spec, QString* error)
+std::shared_ptr<CompareView::Runs> CompareView::run(const Scenario& base, const RunOptions& options,
+    const QString& spec, QString* error, const QString& task)
 {
     auto runs = std::make_shared<Runs>();
     runs->spec = spec.trimmed();
@@ -153,6 +156,22 @@ std::shared_ptr<CompareView::Runs> CompareView::run(
         runs->base->run();
         runs->variant = std::make_unique<Simulation>(variantScenario, variantOptions);
         runs->variant->run();
+        // A variant that changes nothing is explained from the model's records (issue 37).
+        if (!runs->spec.startsWith(QLatin1String("file="))) {
+            const auto rows = diffMetrics(runs->base->metrics(), runs->variant->metrics());
+            const bool same = std::none_of(rows.begin(), rows.end(),
+                [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; });
+            // The whole run, or else the selected task.
+            std::optional<lesson::NoChange> n;
+            if (same)
+                n = lesson::whyNothingChanged(base, options, runs->spec.toStdString());
+            else if (!task.isEmpty())
+                n = lesson::whyNothingChanged(
+                    base, options, runs->spec.toStdString(), task.toStdString());
+            if (n)
+                for (const std::string& line : n->lines)
+                    runs->noChange << toQString(line);
+        }
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
         return nullptr;
@@ -168,9 +187,10 @@ void CompareView::compare(const QString& spec)
     QPointer<CompareView> self(this);
     const Scenario scenario = m_scenario;
     const RunOptions options = m_options;
-    QThread* worker = QThread::create([self, scenario, options, spec, generation] {
+    const QString task = m_task;
+    QThread* worker = QThread::create([self, scenario, options, spec, generation, task] {
         QString error;
-        auto runs = run(scenario, options, spec, &error);
+        auto runs = run(scenario, options, spec, &error, task);
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [self, runs, error, generation] {
@@ -194,7 +214,7 @@ bool CompareView::compareNow(const QString& spec, QString* error)
 {
     ++m_generation;
     QString message;
-    auto runs = run(m_scenario, m_options, spec, &message);
+    auto runs = run(m_scenario, m_options, spec, &message, m_task);
     if (!runs) {
         m_status->setText(tr("Cannot compare: %1").arg(message));
         if (error)
@@ -242,8 +262,18 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
     m_status->setText(
         tr("%1 differing metric(s). Drag or zoom either timeline; the other follows.")
             .arg(std::count_if(m_rows.begin(), m_rows.end(),
-                [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; })));
+                [](const MetricDiffRow& r) { return !r.delta() || *r.delta() != 0.0; }))
+        + (m_runs->noChange.isEmpty()
+                ? QString()
+                : QStringLiteral("\n") + m_runs->noChange.join(QLatin1Char('\n'))));
+    if (!m_runs->noChange.isEmpty())
+        Q_EMIT nothingChanged(m_runs->noChange);
     Q_EMIT finished(true);
+}
+
+QString CompareView::statusText() const
+{
+    return m_status->text();
 }
 
 } // namespace schedlab::ui

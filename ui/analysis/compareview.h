@@ -34,6 +34,9 @@ public:
     /// "reweight=eevdf", comma-separated), or "file=PATH" for another scenario file.
     /// Asynchronous; finished() when both runs are shown.
     void compare(const QString& spec);
+    /// The task selected in the main window: when the variant changes the run but not this
+    /// task, the view says so and why (issue 37). Empty: the whole run only.
+    void setTask(const QString& task) { m_task = task; }
     /// The same, synchronously (tests and scripts). False with @p error on bad input.
     bool compareNow(const QString& spec, QString* error = nullptr);
 
@@ -44,15 +47,18 @@ public:
 
 Q_SIGNALS:
     void finished(bool ok);
+    /// The variant changed nothing; @p lines explain why (core/lesson/nochange.h).
+    void nothingChanged(const QStringList& lines);
 
 private:
     struct Runs;
-    static std::shared_ptr<Runs> run(
-        const Scenario& base, const RunOptions& options, const QString& spec, QString* error);
+    static std::shared_ptr<Runs> run(const Scenario& base, const RunOptions& options,
+        const QString& spec, QString* error, const QString& task = {});
     void showRuns(std::shared_ptr<Runs> runs);
 
     Scenario m_scenario;
     RunOptions m_options;
+    QString m_task;
     std::shared_ptr<Runs> m_runs;
     std::vector<MetricDiffRow> m_rows;
     quint64 m_generation = 0;
@@ -60,6 +66,11 @@ private:
     QLineEdit* m_spec;
     QPushButton* m_go;
     QLabel* m_status;
+
+public:
+    QString statusText() const;
+
+private:
     QLabel* m_baseLabel;
     QLabel* m_variantLabel;
     TimelineView* m_base;

@@ -3,6 +3,7 @@
 
 #include "core/record/moves.h"
 #include "core/record/recording.h"
+#include "core/rtapp/rtapp.h"
 #include "core/sim/simulation.h"
 #include "ui/common/format.h"
 
@@ -219,6 +220,18 @@ void FindingsDock::setSimulation(const Simulation* sim)
     refresh();
 }
 
+void FindingsDock::setScenario(const Scenario& scenario)
+{
+    m_dropped = rtapp::droppedSyncThreads(scenario);
+    m_noChange.clear();
+}
+
+void FindingsDock::setNoChange(const QStringList& lines)
+{
+    m_noChange = lines;
+    refresh();
+}
+
 void FindingsDock::refresh()
 {
     m_table->setRowCount(0);
@@ -263,6 +276,34 @@ void FindingsDock::refresh()
             ++it->second;
         add(toQString(f.kind), toQString(f.task) + QStringLiteral(" (cpu%1)").arg(f.cpu), f.fromNs,
             formatTime(Nanoseconds{f.durationNs}), toQString(f.detail));
+    }
+    for (const QString& line : m_noChange)
+        add(tr("no change"), tr("(variant)"), 0, QStringLiteral("-"), line);
+    // Issue 37: what an rt-app import dropped, by thread, and the tasks that never switched in
+    // (zero CPU time after a switch-in is not "never ran").
+    for (const auto& [thread, events] : m_dropped) {
+        QStringList never, noTime;
+        for (const TaskMetrics& t : m.tasks)
+            if (rtapp::taskOfThread(t.name, thread) && t.cpuTimeNs == 0)
+                (t.switches == 0 ? never : noTime) << toQString(t.name);
+        add(tr("import"), toQString(thread), 0, QStringLiteral("-"),
+            tr("rt-app %1 dropped at import (not modelled: it does not wait there)%2")
+                .arg(toQString(events),
+                    (never.isEmpty() ? QString()
+                                     : tr("; never ran: %1").arg(never.join(QStringLiteral(", "))))
+                        + (noTime.isEmpty() ? QString()
+                                            : tr("; switched in but no CPU time: %1")
+                                                  .arg(noTime.join(QStringLiteral(", "))))));
+    }
+    for (const TaskMetrics& t : m.tasks) {
+        if (t.cpuTimeNs != 0 || m_sim->now() <= Nanoseconds{0})
+            continue;
+        if (t.switches == 0)
+            add(tr("never ran"), toQString(t.name), 0, QStringLiteral("-"),
+                tr("never switched in up to t = %1").arg(formatTime(m_sim->now())));
+        else
+            add(tr("no CPU time"), toQString(t.name), 0, QStringLiteral("-"),
+                tr("switched in %1 time(s) but ran for no measurable time").arg(t.switches));
     }
     for (const ProbeMetrics& p : m.probes)
         add(tr("probe"), toQString(p.name), p.spawnedAtNs,

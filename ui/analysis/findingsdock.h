@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/scenario/scenario.h"
 
 #include <QAbstractListModel>
 #include <QDockWidget>
@@ -69,7 +70,13 @@ public:
 
     /// Follows @p sim (nullptr detaches); refresh() re-reads its metrics and recording.
     void setSimulation(const Simulation* sim);
+    /// The scenario that runs: an rt-app import's dropped sync events (its kDroppedNote
+    /// annotation) become findings naming the threads. Call before setSimulation().
+    void setScenario(const Scenario& scenario);
     void refresh();
+    /// A change (a compare variant) that changed nothing: @p lines say why (core/lesson/
+    /// nochange.h); shown as "no change" rows until the next scenario.
+    void setNoChange(const QStringList& lines);
 
     QTableWidget* findingsTable() const { return m_table; }
     /// The line above the table (rich text when the run stopped early).
@@ -82,6 +89,8 @@ Q_SIGNALS:
 
 private:
     const Simulation* m_sim = nullptr;
+    std::vector<std::pair<std::string, std::string>> m_dropped; ///< thread, events
+    QStringList m_noChange;
     QTableWidget* m_table;
     QLabel* m_summary;
     EventLogModel* m_events;

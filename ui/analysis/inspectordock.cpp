@@ -14,6 +14,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace schedlab::ui {
 
 namespace {
@@ -44,6 +46,7 @@ QString ms(int64_t v)
 InspectorDock::InspectorDock(QWidget* parent)
     : QDockWidget(tr("Inspector"), parent)
     , m_header(new QLabel)
+    , m_note(new QLabel)
     , m_tree(new QTreeWidget)
     , m_text(new QTextBrowser)
 {
@@ -54,6 +57,11 @@ InspectorDock::InspectorDock(QWidget* parent)
     m_header->setWordWrap(true);
     m_header->setText(tr("Click the timeline to inspect the run queues at that time."));
     l->addWidget(m_header);
+    m_note->setWordWrap(true);
+    m_note->setObjectName(QStringLiteral("inspectorNote"));
+    m_note->setStyleSheet(QStringLiteral("QLabel { background: #fff6d5; padding: 3px; }"));
+    m_note->hide();
+    l->addWidget(m_note);
     auto* split = new QSplitter(Qt::Vertical);
     m_tree->setColumnCount(10);
     m_tree->setHeaderLabels(
@@ -87,6 +95,7 @@ InspectorDock::~InspectorDock()
 void InspectorDock::setScenario(const Scenario& scenario, const RunOptions& options)
 {
     m_scenario = std::make_shared<const Scenario>(scenario);
+    setNote(QString());
     m_options = options;
     ++m_generation;
     m_tree->clear();
@@ -168,7 +177,7 @@ void InspectorDock::showInspection(const Inspection& in)
                     .arg(virtualMs(rq.v0))
                     .arg(rq.loadWeight >> 10)
                     .arg(rq.nrQueued)
-                    .arg(toQString(rq.picked)));
+                    .arg(m_concealing ? QStringLiteral("?") : toQString(rq.picked)));
             if (r == 0)
                 parent->setText(0,
                     parent->text(0)
@@ -177,22 +186,41 @@ void InspectorDock::showInspection(const Inspection& in)
             if (key == selected)
                 select = parent;
             for (const EntityInspection& e : rq.entities) {
+                const bool pickShown = !(m_concealing && m_concealPicks);
                 QStringList state;
                 if (e.curr)
                     state << tr("curr");
-                if (e.picked)
+                if (e.picked && pickShown)
                     state << tr("PICKED");
                 if (e.protectedSlice)
                     state << tr("protected");
                 if (e.nextBuddy)
                     state << tr("next buddy");
-                if (e.delayed)
+                // A delayed entity is never eligible: hidden with the eligibility.
+                const bool hideRow = m_concealing && !m_concealEntity.empty()
+                    && (e.name == m_concealEntity
+                        || (e.isGroup && m_concealEntity.front() == '/'
+                            && m_concealEntity.find('@') == std::string::npos
+                            && e.name.rfind(m_concealEntity + "@", 0) == 0)
+                        || (e.isGroup
+                            && e.name + "@" + std::to_string(cpu.cpu) == m_concealEntity));
+                auto hidden = [&](const char* column) {
+                    return hideRow
+                        && std::find(m_concealColumns.begin(), m_concealColumns.end(), column)
+                        != m_concealColumns.end();
+                };
+                if (e.delayed && !hidden("eligible"))
                     state << tr("delayed");
                 auto* item = new QTreeWidgetItem(parent,
                     {toQString(e.name) + (e.isGroup ? tr(" (group)") : QString()),
-                        QString::number(e.weight >> 10), rel(e.vruntime, rq.avgVruntime),
-                        rel(e.deadline, rq.avgVruntime), ms(e.lag), QString::number(e.vlag),
-                        QString::number(e.key), e.eligible ? tr("yes") : tr("no"),
+                        hidden("weight") ? QStringLiteral("?") : QString::number(e.weight >> 10),
+                        hidden("v") ? QStringLiteral("?") : rel(e.vruntime, rq.avgVruntime),
+                        hidden("deadline") ? QStringLiteral("?") : rel(e.deadline, rq.avgVruntime),
+                        hidden("lag") ? QStringLiteral("?") : ms(e.lag),
+                        hidden("vlag") ? QStringLiteral("?") : QString::number(e.vlag),
+                        hidden("key") ? QStringLiteral("?") : QString::number(e.key),
+                        hidden("eligible") ? QStringLiteral("?")
+                                           : (e.eligible ? tr("yes") : tr("no")),
                         state.join(QStringLiteral(", "))});
                 item->setData(0, kCpuRole, cpu.cpu);
                 item->setData(0, kRqRole, key);
@@ -209,12 +237,12 @@ void InspectorDock::showInspection(const Inspection& in)
                         item->setData(0, kMoveRole, toQString(explainMove(move)));
                     }
                 }
-                if (e.picked) // readable in light and dark palettes (tst_analysis)
+                if (e.picked && pickShown) // readable in light and dark palettes (tst_analysis)
                     for (int c = 0; c < item->columnCount(); ++c) {
                         item->setBackground(c, pickedRowBackground(palette()));
                         item->setForeground(c, palette().color(QPalette::Text));
                     }
-                if (!e.eligible)
+                if (!e.eligible && !hidden("eligible"))
                     item->setForeground(7, warningText(palette()));
                 if (e.childRq >= 0 && static_cast<size_t>(e.childRq) < rqItems.size()) {
                     rqItems[static_cast<size_t>(e.childRq)] = item;
@@ -254,6 +282,12 @@ void InspectorDock::showExplanation(QTreeWidgetItem* item)
     if (r < 0 || static_cast<size_t>(r) >= c.rqs.size())
         return;
     const CfsRqInspection& rq = c.rqs[static_cast<size_t>(r)];
+    if (m_concealing) {
+        // The pick explanation names the pick, V − v and eligibility of every entity.
+        m_text->setPlainText(tr("The pick explanation is hidden until you answer the lesson's "
+                                "question."));
+        return;
+    }
     QString html =
         QStringLiteral("<b>CPU %1, cfs_rq %2</b> — picks <b>%3</b> (%4)<ul>")
             .arg(cpu)
@@ -282,6 +316,42 @@ void InspectorDock::showExplanation(QTreeWidgetItem* item)
 QString InspectorDock::explanationText() const
 {
     return m_text->toPlainText();
+}
+
+void InspectorDock::setNote(const QString& note)
+{
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+}
+
+QString InspectorDock::noteText() const
+{
+    return m_note->text();
+}
+
+QString InspectorDock::headerText() const
+{
+    return m_header->text();
+}
+
+void InspectorDock::setConcealed(
+    const std::vector<std::string>& columns, const std::string& entity, bool picks)
+{
+    m_concealing = true;
+    m_concealColumns = columns;
+    m_concealEntity = entity;
+    m_concealPicks = picks;
+    if (!m_last.cpus.empty())
+        showInspection(Inspection(m_last));
+}
+
+void InspectorDock::clearConcealed()
+{
+    if (!m_concealing)
+        return;
+    m_concealing = false;
+    if (!m_last.cpus.empty())
+        showInspection(Inspection(m_last));
 }
 
 } // namespace schedlab::ui

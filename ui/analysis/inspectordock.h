@@ -44,6 +44,19 @@ public:
 
     QTreeWidget* tree() const { return m_tree; }
     QString explanationText() const;
+    QString headerText() const;
+
+    /// A lesson's open question (docs/lessons.md §5): the asked values and what they follow
+    /// from directly are shown as "?" and the pick explanations are withheld until
+    /// clearConcealed(). The shown inspection is redrawn.
+    void setConcealed(
+        const std::vector<std::string>& columns, const std::string& entity, bool picks);
+    void clearConcealed();
+    /// A note shown under the header until the next scenario (a variant that changed nothing,
+    /// issue 37); empty hides it.
+    void setNote(const QString& note);
+    QString noteText() const;
+    bool concealing() const { return m_concealing; }
 
 Q_SIGNALS:
     void inspected(schedlab::Nanoseconds t);
@@ -56,9 +69,14 @@ private:
     Inspection m_last;
     const Recording* m_recording = nullptr;
     std::vector<TaskMove> m_moves; ///< per task, at m_last.at
+    bool m_concealing = false;
+    bool m_concealPicks = false;
+    std::string m_concealEntity; ///< a name, "/group@cpu" or "/group" (every CPU)
+    std::vector<std::string> m_concealColumns;
     quint64 m_generation = 0;
     int m_pending = 0;
     QLabel* m_header;
+    QLabel* m_note;
     QTreeWidget* m_tree;
     QTextBrowser* m_text;
 };

@@ -9,14 +9,23 @@
 #include "ui/timeline/timelineview.h"
 #include "ui/window/mainwindow.h"
 
+#include <QComboBox>
 #include <QCoreApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QThread>
@@ -50,6 +59,8 @@ LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
     m_list->setModel(m_model);
     m_list->setObjectName(QStringLiteral("courseList"));
     m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // The course list stays short: the step's text needs the room.
+    m_list->setMaximumHeight(m_list->fontMetrics().height() * 7);
     split->addWidget(m_list);
 
     auto* stepBox = new QWidget;
@@ -85,6 +96,7 @@ LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
     m_verdict = new QTextBrowser;
     m_verdict->setObjectName(QStringLiteral("verdict"));
     m_verdict->setMaximumHeight(170);
+    m_verdict->setVisible(false);
     auto* nav = new QHBoxLayout;
     m_back = new QPushButton(tr("◀ Back"));
     m_next = new QPushButton(tr("Next ▶"));
@@ -163,6 +175,24 @@ bool LessonsPanel::openLesson(int row, int step)
     }
     m_row = row;
     m_list->setCurrentIndex(m_model->index(row));
+    if (!m_sized && m_window->dockWidgetArea(this) != Qt::NoDockWidgetArea && !isFloating()) {
+        // At the default window size the dock shares its column with the machine tree: give
+        // the lesson most of the height and enough width that no line of text is cut.
+        m_sized = true;
+        // The left column reaches the bottom of the window (the log and findings docks give way
+        // to it there), and the machine tree above the lesson keeps a few rows.
+        m_window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+        m_window->resizeDocks({this}, {std::max(width(), 470)}, Qt::Horizontal);
+        QList<QDockWidget*> column{this};
+        QList<int> heights{m_window->height() * 3 / 4};
+        if (auto* machine = m_window->findChild<QDockWidget*>(QStringLiteral("machineDock"));
+            machine && m_window->dockWidgetArea(machine) == m_window->dockWidgetArea(this)
+            && !machine->isFloating()) {
+            column.prepend(machine);
+            heights.prepend(m_window->height() / 6);
+        }
+        m_window->resizeDocks(column, heights, Qt::Vertical);
+    }
     m_run = std::make_shared<lesson::LessonRun>(*l);
     m_scenarioInWindow = false;
     const QString id = m_model->index(row).data(LessonListModel::IdRole).toString();
@@ -252,8 +282,8 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
                 ? tr("click a task in the machine tree or on the lanes, or type its name")
                 : tr("a number in %1").arg(q(lesson::quantityUnit(s.question->quantity))));
     }
-    for (QWidget* w : std::initializer_list<QWidget*>{m_question, m_verdict})
-        w->setVisible(s.question.has_value());
+    m_question->setVisible(s.question.has_value());
+    m_verdict->setVisible(false); // shown with a verdict: the text keeps the room until then
     if (!s.question)
         for (QWidget* w : std::initializer_list<QWidget*>{m_answer, m_check, m_yes, m_no})
             w->setVisible(false);
@@ -285,6 +315,14 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
 void LessonsPanel::onWindowAtStep()
 {
     m_waitingForWindow = false;
+    // An open question: the Inspector hides the asked values until the student answers.
+    const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
+    if (s.question) {
+        const lesson::Concealed c = lesson::concealedBy(*s.question);
+        m_window->inspector()->setConcealed(c.columns, c.entity, c.picks);
+    } else {
+        m_window->inspector()->clearConcealed();
+    }
     applyFocus();
     updateButtons();
     Q_EMIT stepReady(m_step);
@@ -354,6 +392,7 @@ bool LessonsPanel::submitAnswer(const QString& answer)
     auto verdict = m_run->check(static_cast<size_t>(m_step), answer.toStdString(), &error);
     if (!verdict) {
         m_verdict->setPlainText(q(error));
+        m_verdict->setVisible(true);
         return false;
     }
     QString html =
@@ -367,6 +406,8 @@ bool LessonsPanel::submitAnswer(const QString& answer)
         html += QStringLiteral("</pre>");
     }
     m_verdict->setHtml(html);
+    m_verdict->setVisible(true);
+    m_window->inspector()->clearConcealed(); // answered: the state is the student's to read
     if (verdict->correct) {
         const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
         m_model->markSolved(
@@ -384,11 +425,12 @@ void LessonsPanel::tryItYourself()
     // step of the lesson reopens the lesson's own scenario.
     m_scenarioInWindow = false;
     m_window->controller()->pause();
-    m_verdict->setVisible(true);
+    m_window->inspector()->clearConcealed();
     m_verdict->setPlainText(
         tr("The scenario is yours at t = %1: play, rewind, edit the machine tree, change the "
            "kernel profile or features. Back or Next returns to the lesson.")
             .arg(QString::fromStdString(formatDurationHuman(m_stop))));
+    m_verdict->setVisible(true);
 }
 
 bool LessonsPanel::isBusy() const
@@ -403,6 +445,171 @@ void LessonsPanel::updateButtons()
     m_back->setEnabled(ready && m_step > 0);
     m_next->setEnabled(ready && m_step + 1 < stepCount());
     m_try->setEnabled(ready && m_error.isEmpty());
+}
+
+int LessonsPanel::draftSteps() const
+{
+    return m_draft ? static_cast<int>(m_draft->steps.size()) : 0;
+}
+
+bool LessonsPanel::addDraftStep(const QString& id, const QString& title, const QString& text,
+    const std::optional<lesson::Question>& question, QString* error)
+{
+    const Scenario& scenario = m_window->scenario();
+    if (m_draft && m_draft->scenario.name != scenario.name) {
+        if (error)
+            *error =
+                tr("the draft is a lesson on \"%1\"; save it first").arg(q(m_draft->scenario.name));
+        return false;
+    }
+    std::vector<std::string> focus;
+    const auto rows = m_window->machineTree()->selectionModel()->selectedRows();
+    for (const QModelIndex& i : rows) {
+        QString name = i.data(MachineTreeModel::TaskNameRole).toString();
+        if (name.isEmpty())
+            name = i.data(MachineTreeModel::CgroupPathRole).toString();
+        if (!name.isEmpty()
+            && std::find(focus.begin(), focus.end(), name.toStdString()) == focus.end())
+            focus.push_back(name.toStdString());
+    }
+    TimelineView* t = m_window->timeline();
+    std::string why;
+    auto step = lesson::captureStep(scenario, m_window->controller()->now(), id.toStdString(),
+        title.toStdString(), text.toStdString(), focus,
+        std::make_pair(t->viewStart(), t->viewEnd()), question, &why);
+    if (!step) {
+        if (error)
+            *error = q(why);
+        return false;
+    }
+    if (!m_draft) {
+        m_draft = std::make_shared<lesson::Lesson>();
+        m_draft->scenario = scenario;
+    }
+    for (const lesson::Step& s : m_draft->steps)
+        if (s.id == step->id) {
+            if (error)
+                *error = tr("the draft has a step \"%1\" already").arg(id);
+            return false;
+        }
+    if (!m_draft->steps.empty() && step->run.at < m_draft->steps.back().run.at) {
+        if (error)
+            *error = tr("a step cannot run backwards: the last one stops at %1")
+                         .arg(q(formatDurationHuman(m_draft->steps.back().run.at)));
+        return false;
+    }
+    step->path = "/steps/" + std::to_string(m_draft->steps.size());
+    m_draft->steps.push_back(*step);
+    return true;
+}
+
+bool LessonsPanel::saveDraft(const QString& name, const QString& title, QString* error)
+{
+    if (!m_draft || m_draft->steps.empty()) {
+        if (error)
+            *error = tr("no steps yet: Lessons ▸ New step captures one");
+        return false;
+    }
+    m_draft->title = title.toStdString();
+    std::string why;
+    if (!lesson::saveLesson(
+            *m_draft, m_model->directory().toStdString(), name.toStdString(), false, &why)) {
+        if (error)
+            *error = q(why);
+        return false;
+    }
+    m_draft.reset();
+    m_model->setDirectory(m_model->directory()); // the course lists the new lesson
+    return openLesson(name, 0);
+}
+
+void LessonsPanel::newStepDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(
+        tr("New lesson step at t = %1").arg(q(formatDurationHuman(m_window->controller()->now()))));
+    auto* form = new QFormLayout(&dialog);
+    auto* id = new QLineEdit(QStringLiteral("step-%1").arg(draftSteps() + 1));
+    auto* title = new QLineEdit;
+    auto* text = new QPlainTextEdit;
+    text->setPlaceholderText(tr("Markdown; {{lag:TASK}}, {{V}}, {{now}} … are filled in by the "
+                                "model (docs/lessons.md §4)"));
+    auto* kind = new QComboBox;
+    kind->addItems({tr("no question"), tr("which task is picked next (pick)"),
+        tr("is it eligible (eligible)"), tr("a number the inspector shows (number)")});
+    auto* entity = new QComboBox;
+    entity->setEditable(true);
+    for (const TaskView& tv : m_window->controller()->simulation()
+            ? m_window->controller()->simulation()->tasks()
+            : std::vector<TaskView>{})
+        entity->addItem(q(tv.name));
+    auto* quantity = new QComboBox;
+    for (const char* n :
+        {"lag", "vlag", "vruntime", "deadline", "weight", "slice", "share", "runtime", "V"})
+        quantity->addItem(QString::fromLatin1(n));
+    auto* cpu = new QSpinBox;
+    cpu->setRange(0, 4095);
+    auto* tolerance = new QDoubleSpinBox;
+    tolerance->setDecimals(3);
+    tolerance->setRange(0, 1e9);
+    tolerance->setValue(1);
+    auto* prompt = new QLineEdit;
+    form->addRow(tr("Step id"), id);
+    form->addRow(tr("Title"), title);
+    form->addRow(tr("Text"), text);
+    form->addRow(tr("Question"), kind);
+    form->addRow(tr("Prompt"), prompt);
+    form->addRow(tr("Entity"), entity);
+    form->addRow(tr("Quantity"), quantity);
+    form->addRow(tr("CPU"), cpu);
+    form->addRow(tr("Tolerance"), tolerance);
+    auto* note = new QLabel(tr("The expected answer is the model's at this time. A lesson asks "
+                               "before it shows: stop just before the event, ask, and capture "
+                               "the answer step after it."));
+    note->setWordWrap(true);
+    form->addRow(note);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+        std::optional<lesson::Question> question;
+        if (kind->currentIndex() > 0) {
+            lesson::Question qn;
+            qn.kind = kind->currentIndex() == 1 ? lesson::Question::Kind::Pick
+                : kind->currentIndex() == 2     ? lesson::Question::Kind::Eligible
+                                                : lesson::Question::Kind::Number;
+            qn.prompt = prompt->text().toStdString();
+            qn.entity = entity->currentText().toStdString();
+            qn.cpu = cpu->value();
+            qn.quantity = lesson::quantityFromName(quantity->currentText().toStdString())
+                              .value_or(lesson::Quantity::Lag);
+            qn.tolerance = tolerance->value();
+            question = qn;
+        }
+        QString error;
+        if (addDraftStep(id->text(), title->text(), text->toPlainText(), question, &error))
+            dialog.accept();
+        else
+            QMessageBox::warning(&dialog, tr("New step"), error);
+    });
+    dialog.exec();
+}
+
+void LessonsPanel::saveLessonDialog()
+{
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Save lesson"),
+        tr("File name in %1 (lower-case letters, digits, '-'):").arg(m_model->directory()),
+        QLineEdit::Normal, QStringLiteral("%1-my-lesson").arg(m_model->rowCount() + 1), &ok);
+    if (!ok)
+        return;
+    const QString title = QInputDialog::getText(
+        this, tr("Save lesson"), tr("Title:"), QLineEdit::Normal, QString(), &ok);
+    if (!ok)
+        return;
+    QString error;
+    if (!saveDraft(name, title, &error))
+        QMessageBox::warning(this, tr("Save lesson"), error);
 }
 
 } // namespace schedlab::ui

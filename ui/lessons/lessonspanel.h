@@ -8,20 +8,18 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/lesson/lesson.h"
 
 #include <QDockWidget>
 
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QLineEdit;
 class QListView;
 class QPushButton;
 class QTextBrowser;
-
-namespace schedlab::lesson {
-class LessonRun;
-}
 
 namespace schedlab::ui {
 
@@ -64,6 +62,20 @@ public:
     /// The last error (a step that cannot be computed), or empty.
     QString lastError() const { return m_error; }
 
+    // Authoring (Lessons ▸ New step, docs/lessons.md §8): steps captured from the sandbox.
+    /// Captures a step at the window's state: its scenario, the controller's time, the
+    /// selected tasks and cgroups, the timeline's window; the question's expected answer comes
+    /// from the model. False and @p error when the model cannot answer it there.
+    bool addDraftStep(const QString& id, const QString& title, const QString& text,
+        const std::optional<lesson::Question>& question, QString* error = nullptr);
+    int draftSteps() const;
+    /// Saves the draft as DIR/NAME.json + .md (DIR: the course's directory), reloads the course
+    /// and opens the new lesson. False and @p error when it does not load, check or hide its
+    /// answers (nothing is written then).
+    bool saveDraft(const QString& name, const QString& title, QString* error = nullptr);
+    void newStepDialog();
+    void saveLessonDialog();
+
 Q_SIGNALS:
     /// The step is shown and the window shows its state.
     void stepReady(int step);
@@ -93,12 +105,14 @@ private:
     QPushButton* m_next;
     QPushButton* m_try;
     std::shared_ptr<lesson::LessonRun> m_run;
+    std::shared_ptr<lesson::Lesson> m_draft; ///< the lesson being written, or null
     int m_row = -1;
     int m_step = -1;
     quint64 m_generation = 0;
     bool m_computing = false;
     bool m_waitingForWindow = false;
     bool m_scenarioInWindow = false;
+    bool m_sized = false; ///< the dock was given its room once
     Nanoseconds m_stop{0};
     QString m_error;
 };

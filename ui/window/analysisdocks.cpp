@@ -52,6 +52,15 @@ AnalysisDocks::AnalysisDocks(QMainWindow* window, TimelineView* timeline,
     simulation->addSeparator();
     simulation->addAction(tr("&Compare with a variant…"), this, [this] {
         CompareView* c = compareView();
+        // One task plotted (selected): the view also says when the variant leaves it alone.
+        QString task;
+        const QVector<int> plotted = m_timeline->plottedTasks();
+        if (const Simulation* sim = m_controller->simulation(); sim && plotted.size() == 1
+            && plotted[0] >= 0
+            && static_cast<size_t>(plotted[0]) < sim->recording().taskNames.size())
+            task =
+                QString::fromStdString(sim->recording().taskNames[static_cast<size_t>(plotted[0])]);
+        c->setTask(task);
         c->show();
         c->raise();
         c->activateWindow();
@@ -93,6 +102,13 @@ CompareView* AnalysisDocks::compareView()
     if (!m_compare) {
         m_compare = new CompareView(m_window);
         m_compare->setWindowFlag(Qt::Window);
+        // Issue 37: a variant that changed nothing is said, and explained, in the findings and
+        // the inspector too.
+        connect(m_compare, &CompareView::nothingChanged, m_findings, &FindingsDock::setNoChange);
+        connect(
+            m_compare, &CompareView::nothingChanged, m_inspector, [this](const QStringList& lines) {
+                m_inspector->setNote(lines.join(QLatin1Char('\n')));
+            });
     }
     m_compare->setBase(m_scenario());
     return m_compare;

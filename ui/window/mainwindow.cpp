@@ -174,6 +174,15 @@ void MainWindow::createActions()
     connect(m_analysis, &AnalysisDocks::errorReported, this, &MainWindow::reportError);
     connect(m_analysis, &AnalysisDocks::annotationRequested, this, &MainWindow::addAnnotation);
 
+    // Teachers write lessons from the sandbox's state (docs/lessons.md §8).
+    QMenu* lessonMenu = menuBar()->addMenu(tr("&Lessons"));
+    lessonMenu->setObjectName(QStringLiteral("lessonsMenu"));
+    lessonMenu->addAction(tr("&Course"), this, [this] { lessons(); });
+    lessonMenu->addAction(tr("&New step…"), this, [this] { lessons()->newStepDialog(); })
+        ->setObjectName(QStringLiteral("newLessonStep"));
+    lessonMenu->addAction(tr("&Save lesson…"), this, [this] { lessons()->saveLessonDialog(); })
+        ->setObjectName(QStringLiteral("saveLesson"));
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Lessons"), this, [this] { lessons(); });
     help->addAction(tr("&About schedlab"), this, &MainWindow::about);
@@ -528,6 +537,7 @@ void MainWindow::onSimulationReset()
     // The inspector keeps showing the cursor's time in the new run (after an edit, undo, reset).
     if (m_timeline->cursorTime() >= Nanoseconds{0})
         inspector()->inspectAt(m_timeline->cursorTime());
+    findings()->setScenario(m_controller->scenario());
     findings()->setSimulation(sim);
     if (sim)
         m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
