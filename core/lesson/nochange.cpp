@@ -116,7 +116,7 @@ std::vector<int> covered(const Recording& rec, int task)
 /// Wakeups of a task onto a CPU on which another task runs at that moment; @p atOnce counts
 /// those after which the woken task is switched in at the same instant (it preempted curr).
 int64_t wakeupsWhileRunning(const Recording& rec, int task, int64_t* shorterSlice,
-    const std::vector<Nanoseconds>& slices, int64_t* atOnce = nullptr)
+    const std::vector<Nanoseconds>& slices, int64_t* atOnce = nullptr, int64_t from = 0)
 {
     std::vector<int64_t> running;
     int64_t n = 0;
@@ -130,7 +130,7 @@ int64_t wakeupsWhileRunning(const Recording& rec, int task, int64_t* shorterSlic
         } else if (r.kind == RecordKind::Wakeup && r.entity.isTask()) {
             const int64_t cpu = r.payload.generic.a;
             const int woken = r.entity.taskIndex();
-            if (task >= 0 && woken != task)
+            if ((task >= 0 && woken != task) || r.time < from)
                 continue;
             if (cpu < 0 || static_cast<size_t>(cpu) >= running.size())
                 continue;
@@ -155,7 +155,7 @@ int64_t wakeupsWhileRunning(const Recording& rec, int task, int64_t* shorterSlic
 }
 
 void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, const Run& on, int task,
-    std::vector<std::string>& lines)
+    std::vector<std::string>& lines, int64_t from)
 {
     const Recording& rec = on.rec();
     for (int t : covered(rec, task)) {
@@ -164,7 +164,7 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
         int64_t placements = 0, withLag = 0, delays = 0, dequeues = 0;
         int64_t firstDelay = -1, firstDequeue = -1;
         for (const Record& r : rec.records()) {
-            if (r.entity != ref)
+            if (r.entity != ref || r.time < from)
                 continue;
             if (r.kind == RecordKind::Place) {
                 ++placements;
@@ -206,7 +206,7 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
             const int idx = taskIndex(off.rec(), name);
             for (const Record& r : off.rec().records())
                 if (r.kind == RecordKind::Place && r.entity == EntityRef::task(idx)
-                    && r.payload.generic.c != 0) {
+                    && r.payload.generic.c != 0 && r.time >= from) {
                     lines.push_back("With NO_DELAY_DEQUEUE it would be placed with lag "
                         + us(r.payload.generic.c) + " (first at " + ms(r.time)
                         + "), and PLACE_LAG would matter.");
@@ -224,14 +224,15 @@ void explainPlaceLag(const Scenario& scenario, const RunOptions& onOptions, cons
                         "is the same.");
 }
 
-void explainDelay(const Token& k, const Run& on, int task, std::vector<std::string>& lines)
+void explainDelay(
+    const Token& k, const Run& on, int task, std::vector<std::string>& lines, int64_t from)
 {
     const Recording& rec = on.rec();
     int64_t delays = 0;
     int64_t positiveAfterDelay = 0;
     std::vector<bool> delayed(rec.taskNames.size(), false);
     for (const Record& r : rec.records()) {
-        if (!r.entity.isTask() || (task >= 0 && r.entity.taskIndex() != task))
+        if (!r.entity.isTask() || (task >= 0 && r.entity.taskIndex() != task) || r.time < from)
             continue;
         const auto i = static_cast<size_t>(r.entity.taskIndex());
         if (i >= delayed.size())
@@ -260,6 +261,111 @@ void explainDelay(const Token& k, const Run& on, int task, std::vector<std::stri
             + std::to_string(positiveAfterDelay)
             + " left a positive lag for the next placement; DELAY_ZERO only clips a positive "
               "lag at the end of a delay.");
+    }
+}
+
+/// The explanation of each token of a change that changed nothing: @p a ran @p sa with @p oa
+/// (the change off: the base run, or the run before an edit), @p b ran @p sb with @p ob (the
+/// change made). Only records from @p from on count (an edit's time; 0 for a variant).
+void explainTokens(const std::vector<Token>& toks, const Scenario& sa, const RunOptions& oa,
+    const Run& a, const Scenario& sb, const RunOptions& ob, const Run& b, int ti, int64_t from,
+    std::vector<std::string>& lines)
+{
+    // Per task slices (custom or the base slice) for PREEMPT_SHORT.
+    std::vector<Nanoseconds> slices;
+    for (const TaskView& t : a.sim->tasks()) {
+        Nanoseconds s = a.sim->baseSlice();
+        for (const TaskSpec& spec : sa.tasks)
+            if (spec.slice && (t.name == spec.name || t.name.rfind(spec.name + "-", 0) == 0))
+                s = *spec.slice;
+        slices.push_back(s);
+    }
+    for (const Token& k : toks) {
+        // The records of the run in which the feature is on (or the base run for a choice).
+        const bool variantOn = !k.choice && k.on;
+        const Run& on = variantOn ? b : a;
+        const RunOptions& onOptions = variantOn ? ob : oa;
+        if (!k.choice && k.name == "PLACE_LAG") {
+            explainPlaceLag(variantOn ? sb : sa, onOptions, on, ti, lines, from);
+        } else if (!k.choice && (k.name == "DELAY_DEQUEUE" || k.name == "DELAY_ZERO")) {
+            explainDelay(k, on, ti, lines, from);
+        } else if (!k.choice && (k.name == "RUN_TO_PARITY" || k.name == "PREEMPT_SHORT")) {
+            int64_t shorter = 0;
+            int64_t atOnce = 0;
+            const int64_t n = wakeupsWhileRunning(on.rec(), ti, &shorter, slices, &atOnce, from);
+            const bool sameSlices =
+                std::adjacent_find(slices.begin(), slices.end(), std::not_equal_to<>())
+                == slices.end();
+            if (k.name == "RUN_TO_PARITY") {
+                if (n == 0)
+                    lines.push_back("RUN_TO_PARITY had no effect: no task woke while "
+                                    "another ran on its CPU. It only protects curr against "
+                                    "a wakeup; a tick reschedules once curr's slice is used "
+                                    "up, when the protection has ended anyway.");
+                else
+                    lines.push_back("RUN_TO_PARITY had no effect: " + std::to_string(n)
+                        + " wakeups found another task running on their CPU; at "
+                        + std::to_string(atOnce)
+                        + " of them the woken task preempted curr at once (curr had used up its "
+                          "protected slice, so the protection held nobody off), at the others "
+                          "the woken task waited for the next pick either way.");
+            } else if (sameSlices) {
+                lines.push_back("PREEMPT_SHORT had no effect: every task has the same slice ("
+                    + ms(slices.empty() ? 0 : slices[0].count())
+                    + "). It only lets a waking task whose slice is shorter than curr's cut "
+                      "curr's protection short.");
+            } else {
+                lines.push_back("PREEMPT_SHORT had no effect: " + std::to_string(shorter) + " of "
+                    + std::to_string(n)
+                    + " wakeups onto a busy CPU were of a task with a shorter slice than "
+                      "curr's, and none of them changed the pick.");
+            }
+        } else if (k.choice && k.name == "lag_clamp") {
+            // The limits of kernel-model.md §4.1 for each task's weight; the largest |vlag|
+            // a placement found.
+            const Nanoseconds tick{1'000'000'000 / std::max(1, a.sim->hz())};
+            Nanoseconds maxSlice{0};
+            for (Nanoseconds s : slices)
+                maxSlice = std::max(maxSlice, s);
+            int64_t worst = 0;
+            int64_t worstLimit = 0;
+            std::string worstTask;
+            bool within = true;
+            const auto views = a.sim->tasks();
+            for (int t : covered(a.rec(), ti)) {
+                int64_t biggest = 0;
+                for (const Record& r : a.rec().records())
+                    if (r.kind == RecordKind::Place && r.entity == EntityRef::task(t)
+                        && r.time >= from)
+                        biggest = std::max(biggest, std::abs(r.payload.generic.c));
+                const auto idx = static_cast<size_t>(t);
+                const int64_t w = idx < views.size()
+                    ? std::max<int64_t>(1, static_cast<int64_t>(scaleLoadDown(views[idx].weight)))
+                    : 1024;
+                const Nanoseconds own =
+                    std::max(idx < slices.size() ? 2 * slices[idx] : 2 * a.sim->baseSlice(), tick);
+                const Nanoseconds maxTick = maxSlice + tick;
+                const int64_t limit = std::min(own, maxTick).count() * 1024 / w;
+                if (biggest >= limit)
+                    within = false;
+                if (worstTask.empty() || biggest * worstLimit > worst * limit) {
+                    worst = biggest;
+                    worstLimit = limit;
+                    worstTask = a.rec().taskNames[idx];
+                }
+            }
+            if (within && !worstTask.empty())
+                lines.push_back("lag_clamp had no effect: the largest saved |lag| (" + worstTask
+                    + ", " + us(worst)
+                    + ") is below both limits, max(2·slice, "
+                      "TICK) and max_slice + TICK ("
+                    + us(worstLimit) + " for its weight, the smaller): no lag was ever cut.");
+            else
+                lines.push_back("lag_clamp changed saved lags but no pick.");
+        } else {
+            lines.push_back(
+                (k.choice ? k.name + "=" + k.value : k.name) + " changed nothing that ran.");
+        }
     }
 }
 
@@ -305,102 +411,67 @@ std::optional<NoChange> whyNothingChanged(const Scenario& scenario, const RunOpt
     const std::string scope = out.wholeRun ? "the run" : task;
     out.lines.push_back(variant + " changed nothing in " + scope + ": every switch"
         + (out.wholeRun ? "" : " to " + task) + " happens at the same time on the same CPU.");
-    // Per task slices (custom or the base slice) for PREEMPT_SHORT.
-    std::vector<Nanoseconds> slices;
-    for (const TaskView& t : a.sim->tasks()) {
-        Nanoseconds s = a.sim->baseSlice();
-        for (const TaskSpec& spec : scenario.tasks)
-            if (spec.slice && (t.name == spec.name || t.name.rfind(spec.name + "-", 0) == 0))
-                s = *spec.slice;
-        slices.push_back(s);
-    }
-    for (const Token& k : tokens(variant)) {
-        // The records of the run in which the feature is on (or the base run for a choice).
-        const bool variantOn = !k.choice && k.on;
-        const Run& on = variantOn ? b : a;
-        const RunOptions& onOptions = variantOn ? changed : base;
-        if (!k.choice && k.name == "PLACE_LAG") {
-            explainPlaceLag(scenario, onOptions, on, ti, out.lines);
-        } else if (!k.choice && (k.name == "DELAY_DEQUEUE" || k.name == "DELAY_ZERO")) {
-            explainDelay(k, on, ti, out.lines);
-        } else if (!k.choice && (k.name == "RUN_TO_PARITY" || k.name == "PREEMPT_SHORT")) {
-            int64_t shorter = 0;
-            int64_t atOnce = 0;
-            const int64_t n = wakeupsWhileRunning(on.rec(), ti, &shorter, slices, &atOnce);
-            const bool sameSlices =
-                std::adjacent_find(slices.begin(), slices.end(), std::not_equal_to<>())
-                == slices.end();
-            if (k.name == "RUN_TO_PARITY") {
-                if (n == 0)
-                    out.lines.push_back("RUN_TO_PARITY had no effect: no task woke while "
-                                        "another ran on its CPU. It only protects curr against "
-                                        "a wakeup; a tick reschedules once curr's slice is used "
-                                        "up, when the protection has ended anyway.");
-                else
-                    out.lines.push_back("RUN_TO_PARITY had no effect: " + std::to_string(n)
-                        + " wakeups found another task running on their CPU; at "
-                        + std::to_string(atOnce)
-                        + " of them the woken task preempted curr at once (curr had used up its "
-                          "protected slice, so the protection held nobody off), at the others "
-                          "the woken task waited for the next pick either way.");
-            } else if (sameSlices) {
-                out.lines.push_back("PREEMPT_SHORT had no effect: every task has the same slice ("
-                    + ms(slices.empty() ? 0 : slices[0].count())
-                    + "). It only lets a waking task whose slice is shorter than curr's cut "
-                      "curr's protection short.");
-            } else {
-                out.lines.push_back("PREEMPT_SHORT had no effect: " + std::to_string(shorter)
-                    + " of " + std::to_string(n)
-                    + " wakeups onto a busy CPU were of a task with a shorter slice than "
-                      "curr's, and none of them changed the pick.");
-            }
-        } else if (k.choice && k.name == "lag_clamp") {
-            // The limits of kernel-model.md §4.1 for each task's weight; the largest |vlag|
-            // a placement found.
-            const Nanoseconds tick{1'000'000'000 / std::max(1, a.sim->hz())};
-            Nanoseconds maxSlice{0};
-            for (Nanoseconds s : slices)
-                maxSlice = std::max(maxSlice, s);
-            int64_t worst = 0;
-            int64_t worstLimit = 0;
-            std::string worstTask;
-            bool within = true;
-            const auto views = a.sim->tasks();
-            for (int t : covered(a.rec(), ti)) {
-                int64_t biggest = 0;
-                for (const Record& r : a.rec().records())
-                    if (r.kind == RecordKind::Place && r.entity == EntityRef::task(t))
-                        biggest = std::max(biggest, std::abs(r.payload.generic.c));
-                const auto idx = static_cast<size_t>(t);
-                const int64_t w = idx < views.size()
-                    ? std::max<int64_t>(1, static_cast<int64_t>(scaleLoadDown(views[idx].weight)))
-                    : 1024;
-                const Nanoseconds own =
-                    std::max(idx < slices.size() ? 2 * slices[idx] : 2 * a.sim->baseSlice(), tick);
-                const Nanoseconds maxTick = maxSlice + tick;
-                const int64_t limit = std::min(own, maxTick).count() * 1024 / w;
-                if (biggest >= limit)
-                    within = false;
-                if (worstTask.empty() || biggest * worstLimit > worst * limit) {
-                    worst = biggest;
-                    worstLimit = limit;
-                    worstTask = a.rec().taskNames[idx];
-                }
-            }
-            if (within && !worstTask.empty())
-                out.lines.push_back("lag_clamp had no effect: the largest saved |lag| (" + worstTask
-                    + ", " + us(worst)
-                    + ") is below both limits, max(2·slice, "
-                      "TICK) and max_slice + TICK ("
-                    + us(worstLimit) + " for its weight, the smaller): no lag was ever cut.");
-            else
-                out.lines.push_back("lag_clamp changed saved lags but no pick.");
-        } else {
-            out.lines.push_back(
-                (k.choice ? k.name + "=" + k.value : k.name) + " changed nothing that ran.");
-        }
-    }
+    explainTokens(tokens(variant), scenario, base, a, scenario, changed, b, ti, 0, out.lines);
     return out;
+}
+
+std::string describeEdit(const Action& action)
+{
+    std::string what;
+    switch (action.kind) {
+    case Action::Kind::Feature:
+        for (const auto& [name, on] : action.features)
+            what += (what.empty() ? "" : ", ") + name + (on ? " on" : " off");
+        break;
+    case Action::Kind::Profile:
+        if (action.profile)
+            what = "profile " + *action.profile;
+        for (const auto& [name, value] : action.overrides)
+            what += (what.empty() ? "" : ", ") + name + "=" + value;
+        break;
+    case Action::Kind::Move:
+        what = "moving " + action.task + " to " + action.cgroup;
+        break;
+    default:
+        break;
+    }
+    if (what.empty())
+        what = "the edit";
+    return what + " at " + ms(action.at.count());
+}
+
+std::optional<NoChange> whyEditChangedNothing(const Scenario& before, const Scenario& after,
+    const RunOptions& options, const Action& action, std::string* error)
+{
+    try {
+        const Run a = runFully(before, options);
+        const Run b = runFully(after, options);
+        const int64_t from = action.at.count();
+        auto since = [from](std::vector<Switch> v) {
+            std::erase_if(v, [from](const Switch& s) { return std::get<0>(s) < from; });
+            return v;
+        };
+        if (since(switches(a.rec(), -1)) != since(switches(b.rec(), -1)))
+            return std::nullopt;
+        NoChange out;
+        out.change = describeEdit(action);
+        out.wholeRun = true;
+        out.lines.push_back(out.change + " changed nothing: every switch from " + ms(from)
+            + " on happens at the same time on the same CPU as before the edit.");
+        std::vector<Token> toks;
+        if (action.kind == Action::Kind::Feature)
+            for (const auto& [name, on] : action.features)
+                toks.push_back(Token{name, on, {}, false});
+        else if (action.kind == Action::Kind::Profile)
+            for (const auto& [name, value] : action.overrides)
+                toks.push_back(Token{name, true, value, true});
+        explainTokens(toks, before, options, a, after, options, b, -1, from, out.lines);
+        return out;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = e.what();
+        return std::nullopt;
+    }
 }
 
 } // namespace schedlab::lesson

@@ -15,6 +15,9 @@
 // - PREEMPT_SHORT: no task with a shorter slice than curr's woke while curr ran.
 // - lag_clamp: the largest saved |lag| was within both limits.
 //
+// whyEditChangedNothing() does the same for a live edit: the feature flipped (or choice set) at
+// time t by an action, compared and explained from t on.
+//
 // Qt-free; the findings and the inspector show the lines (docs/lessons.md §7).
 #pragma once
 
@@ -41,5 +44,15 @@ struct NoChange
 /// (its switch-ins and CPU time), or when @p variant or @p task is invalid (@p error says which).
 std::optional<NoChange> whyNothingChanged(const Scenario& scenario, const RunOptions& base,
     const std::string& variant, const std::string& task = {}, std::string* error = nullptr);
+
+/// "PLACE_LAG off at 120.000 ms", "lag_clamp=own_slice at 50.000 ms": an edit in words.
+std::string describeEdit(const Action& action);
+
+/// A live edit (the sandbox, README.md): @p after is @p before with @p action added at
+/// action.at. Runs both and, when every switch from action.at on is the same, explains it like
+/// whyNothingChanged() from the records from action.at on ("PLACE_LAG off at 120.000 ms changed
+/// nothing: …", then why). nullopt when the edit changed a switch, or (@p error) the run failed.
+std::optional<NoChange> whyEditChangedNothing(const Scenario& before, const Scenario& after,
+    const RunOptions& options, const Action& action, std::string* error = nullptr);
 
 } // namespace schedlab::lesson

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void lagClampWithinBothLimits();
     void aChangeIsNotExplainedAway();
     void badVariant();
+    void liveEditAtATime();
     void compareCommandSaysWhy();
 };
 
@@ -174,6 +175,56 @@ void TestNoChange::compareCommandSaysWhy()
         "why: With NO_DELAY_DEQUEUE it would be placed with lag "
         "-500.000 µs"));
     QVERIFY(!test::contains(r.out, "why: NO_DELAY_DEQUEUE"));
+}
+
+void TestNoChange::liveEditAtATime()
+{
+    // The sandbox: PLACE_LAG unticked at 120 ms is an action at 120 ms added to the scenario.
+    // From then on periodic is still dequeued with vlag 0 after each delay (the same reasoning
+    // as placeLagUnderDelayDequeue), so no switch from 120 ms on moves.
+    const Scenario before = parse(kPeriodic);
+    Scenario after = before;
+    Action off;
+    off.at = Nanoseconds{120'000'000};
+    off.kind = Action::Kind::Feature;
+    off.features["PLACE_LAG"] = false;
+    after.actions.push_back(off);
+    QCOMPARE(describeEdit(off), std::string("PLACE_LAG off at 120.000 ms"));
+    const auto n = whyEditChangedNothing(before, after, {}, off);
+    QVERIFY(n.has_value());
+    QCOMPARE(n->change, std::string("PLACE_LAG off at 120.000 ms"));
+    QVERIFY2(
+        has(*n, "PLACE_LAG off at 120.000 ms changed nothing: every switch from 120.000 ms on"),
+        all(*n).c_str());
+    QVERIFY2(has(*n, "PLACE_LAG had no effect on periodic: each of its"), all(*n).c_str());
+    QVERIFY(has(*n, "stayed queued as delayed (DELAY_DEQUEUE)"));
+    // Only the records from 120 ms on count: a 10 ms period leaves at most 8 wakeups in
+    // 120..200 ms, not the run's 20, and the first delay named is at or after 120 ms.
+    const auto line = std::find_if(n->lines.begin(), n->lines.end(),
+        [](const std::string& l) { return l.find("each of its") != std::string::npos; });
+    const int placements = std::stoi(line->substr(line->find("each of its") + 12));
+    QVERIFY2(placements >= 1 && placements <= 8, line->c_str());
+    const double delayedAt = std::stod(line->substr(line->find("delayed at ") + 11));
+    QVERIFY2(delayedAt >= 120.0, line->c_str());
+    // The counterfactual keeps the −0.5 ms, and its first placement is after the edit.
+    QVERIFY2(
+        has(*n, "With NO_DELAY_DEQUEUE it would be placed with lag -500.000 µs"), all(*n).c_str());
+    const auto cf = std::find_if(n->lines.begin(), n->lines.end(),
+        [](const std::string& l) { return l.find("first at") != std::string::npos; });
+    QVERIFY(cf != n->lines.end());
+    QVERIFY2(std::stod(cf->substr(cf->find("first at ") + 9)) >= 120.0, cf->c_str());
+
+    // With NO_DELAY_DEQUEUE the same toggle changes the run (periodic waits 1 ms per period):
+    // nothing to explain away.
+    RunOptions noDelay;
+    noDelay.features.push_back("NO_DELAY_DEQUEUE");
+    QVERIFY(!whyEditChangedNothing(before, after, noDelay, off).has_value());
+    // An edit that changes the run from its time on: DELAY_DEQUEUE off at 120 ms.
+    Scenario after2 = before;
+    Action dd = off;
+    dd.features = {{"DELAY_DEQUEUE", false}};
+    after2.actions.push_back(dd);
+    QVERIFY(!whyEditChangedNothing(before, after2, {}, dd).has_value());
 }
 
 QTEST_APPLESS_MAIN(TestNoChange)
