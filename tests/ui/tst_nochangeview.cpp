@@ -6,7 +6,11 @@
 #include "ui/analysis/compareview.h"
 #include "ui/analysis/findingsdock.h"
 #include "ui/analysis/inspectordock.h"
+#include "ui/machine/featurespanel.h"
+#include "ui/machine/scenarioeditor.h"
+#include "ui/run/simulationcontroller.h"
 
+#include <QCheckBox>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -32,6 +36,7 @@ class TestNoChangeView : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void compareExplainsNoChange();
+    void liveToggleExplainsNoChange();
 };
 
 void TestNoChangeView::compareExplainsNoChange()
@@ -103,6 +108,79 @@ void TestNoChangeView::compareExplainsNoChange()
         view.resize(1100, 700);
         view.show();
         QVERIFY(view.grab().save(qEnvironmentVariable("SCHEDLAB_SHOT_DIR") + "/nochange.png"));
+    }
+}
+
+void TestNoChangeView::liveToggleExplainsNoChange()
+{
+    // The headline case: the teacher unticks PLACE_LAG in the Features pane at 120 ms.
+    // Every placement of periodic from then on finds vlag 0 (DELAY_DEQUEUE spent the −0.5 ms
+    // before it, tst_nochange), so the re-simulated run is the same from 120 ms on; the
+    // findings and the inspector say so, wired as MainWindow wires them.
+    for (const bool delayDequeue : {true, false}) {
+        auto parsed = parseScenario(kPeriodic, "periodic.json");
+        QVERIFY(parsed.ok());
+        Scenario scenario = *parsed.scenario;
+        if (!delayDequeue)
+            scenario.kernel.features["DELAY_DEQUEUE"] = false;
+        SimulationController controller;
+        QVERIFY(controller.load(scenario));
+        ScenarioEditor editor(&controller);
+        editor.setScenario(&scenario);
+        controller.seek(Nanoseconds{120'000'000});
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.isSeeking(), 120'000);
+        QCOMPARE(controller.now(), Nanoseconds{120'000'000});
+        FeaturesPanel panel;
+        panel.refresh(controller.simulation(), 1000);
+        connect(&panel, &FeaturesPanel::actionRequested, &editor,
+            [&](const Action& a, const QString& d) { editor.submit(a, d); });
+        FindingsDock findings;
+        InspectorDock inspector;
+        connect(&controller, &SimulationController::simulationReset, &findings, [&] {
+            findings.setScenario(controller.scenario());
+            findings.setSimulation(controller.simulation());
+        });
+        findings.setSimulation(controller.simulation());
+        connect(
+            &editor, &ScenarioEditor::editChangedNothing, &findings, &FindingsDock::setNoChange);
+        connect(&editor, &ScenarioEditor::editChangedNothing, &inspector,
+            [&](const QStringList& l) { inspector.setNote(l.join(QLatin1Char('\n'))); });
+        QSignalSpy said(&editor, &ScenarioEditor::editChangedNothing);
+        QSignalSpy checked(&editor, &ScenarioEditor::editChecked);
+        QCheckBox* box = panel.featureBox(QStringLiteral("PLACE_LAG"));
+        QVERIFY(box && box->isChecked());
+        box->setChecked(false); // a live edit at 120 ms: the GUI thread returns at once
+        QCOMPARE(scenario.actions.size(), size_t{1});
+        QCOMPARE(scenario.actions[0].at, Nanoseconds{120'000'000});
+        QTRY_COMPARE_WITH_TIMEOUT(checked.count(), 1, 120'000);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.isSeeking(), 120'000);
+        if (!delayDequeue) {
+            // With NO_DELAY_DEQUEUE periodic keeps its −0.5 ms and PLACE_LAG places it 1 ms
+            // behind V each period: the same toggle changes the run, nothing to explain.
+            QCOMPARE(checked.at(0).at(0).toBool(), false);
+            QCOMPARE(said.count(), 0);
+            QVERIFY(inspector.noteText().isEmpty());
+            continue;
+        }
+        QCOMPARE(checked.at(0).at(0).toBool(), true);
+        QCOMPARE(said.count(), 1);
+        const QStringList lines = said.at(0).at(0).toStringList();
+        QVERIFY2(lines.value(0).startsWith(QStringLiteral("PLACE_LAG off at 120.000 ms changed "
+                                                          "nothing: every switch from 120.000 ms")),
+            qPrintable(lines.join('\n')));
+        const QString note = inspector.noteText();
+        QVERIFY2(
+            note.contains(QStringLiteral("PLACE_LAG had no effect on periodic")), qPrintable(note));
+        QVERIFY(note.contains(QStringLiteral("(DELAY_DEQUEUE)")));
+        QVERIFY(note.contains(QStringLiteral("NO_DELAY_DEQUEUE it would be placed with lag "
+                                             "-500.000 µs")));
+        bool row = false;
+        for (int r = 0; r < findings.findingsTable()->rowCount(); ++r)
+            row = row
+                || (findings.findingsTable()->item(r, 0)->text() == QStringLiteral("no change")
+                    && findings.findingsTable()->item(r, 4)->text().startsWith(
+                        QStringLiteral("PLACE_LAG off at 120.000 ms")));
+        QVERIFY(row);
     }
 }
 

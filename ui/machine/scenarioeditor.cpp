@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/machine/scenarioeditor.h"
 
+#include "core/lesson/nochange.h"
 #include "core/scenario/jsonvalues.h"
 #include "ui/run/simulationcontroller.h"
 
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThread>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -68,6 +72,7 @@ ScenarioEditor::ScenarioEditor(SimulationController* controller, QObject* parent
 void ScenarioEditor::setScenario(Scenario* scenario)
 {
     m_undo->clear();
+    ++m_generation;
     m_scenario = scenario;
     m_fileActions = scenario ? scenario->actions.size() : 0;
     m_controller->setFileActionCount(m_fileActions);
@@ -76,6 +81,7 @@ void ScenarioEditor::setScenario(Scenario* scenario)
 void ScenarioEditor::resetHistory()
 {
     m_undo->clear();
+    ++m_generation;
 }
 
 Nanoseconds ScenarioEditor::editTime() const
@@ -93,6 +99,7 @@ bool ScenarioEditor::applyScenario(const Scenario& next)
         return false;
     }
     *m_scenario = next;
+    ++m_generation; // an answer about the edit undone or redone no longer holds
     Q_EMIT scenarioChanged();
     return true;
 }
@@ -109,6 +116,7 @@ bool ScenarioEditor::push(const Scenario& next, const QString& description)
     }
     const Scenario before = *m_scenario;
     *m_scenario = next;
+    ++m_generation;
     m_lastChange = description;
     m_undo->push(new ScenarioCommand(this, before, next, description));
     Q_EMIT scenarioChanged();
@@ -146,8 +154,36 @@ bool ScenarioEditor::submit(Action action, const QString& description)
     actions.erase(
         std::remove_if(firstEdit, actions.end(), [&](const Action& a) { return a.at > action.at; }),
         actions.end());
-    actions.push_back(std::move(action));
-    return push(next, description);
+    const Scenario before = next;
+    actions.push_back(action);
+    if (!push(next, description))
+        return false;
+    checkEdit(before, next, action);
+    return true;
+}
+
+void ScenarioEditor::checkEdit(const Scenario& before, const Scenario& after, const Action& action)
+{
+    const quint64 generation = m_generation;
+    const RunOptions options = m_controller->runOptions();
+    QPointer<ScenarioEditor> self(this);
+    // Two (PLACE_LAG: three) full runs: never on the GUI thread.
+    QThread* worker = QThread::create([self, before, after, options, action, generation] {
+        const auto n = lesson::whyEditChangedNothing(before, after, options, action);
+        QStringList lines;
+        if (n)
+            for (const std::string& line : n->lines)
+                lines << QString::fromStdString(line);
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, lines, generation] {
+            if (!self || generation != self->m_generation)
+                return;
+            if (!lines.isEmpty())
+                Q_EMIT self->editChangedNothing(lines);
+            Q_EMIT self->editChecked(!lines.isEmpty());
+        });
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start(QThread::LowPriority);
 }
 
 bool ScenarioEditor::addCgroup(const std::string& path)

@@ -67,15 +67,26 @@ Q_SIGNALS:
     /// The scenario changed (edit, undo or redo): views rebuild from it.
     void scenarioChanged();
     void editFailed(const QString& message);
+    /// The last edit (an action submit()ted) changed no switch from its time on: @p lines say
+    /// so and why (core/lesson/nochange.h, whyEditChangedNothing()). Worked out on a worker
+    /// thread after the edit; a later edit, undo or redo makes a pending answer stale, and it is
+    /// then dropped.
+    void editChangedNothing(const QStringList& lines);
+    /// The check of the last edit is over (after editChangedNothing() when it changed nothing).
+    void editChecked(bool changedNothing);
 
 private:
     bool push(const Scenario& next, const QString& description);
+    /// Runs @p before and @p after (which adds @p action) off the GUI thread and emits
+    /// editChangedNothing() when no switch from action.at on differs.
+    void checkEdit(const Scenario& before, const Scenario& after, const Action& action);
 
     SimulationController* m_controller;
     QUndoStack* m_undo;
     Scenario* m_scenario = nullptr;
     size_t m_fileActions = 0;
     QString m_lastChange;
+    quint64 m_generation = 0; ///< bumped by every change; stale checks are dropped
 };
 
 } // namespace schedlab::ui

@@ -4,6 +4,8 @@
 // branches.
 #include "core/scenario/jsonvalues.h"
 #include "core/sim/simulation.h"
+#include "ui/analysis/findingsdock.h"
+#include "ui/analysis/inspectordock.h"
 #include "ui/common/format.h"
 #include "ui/machine/featurespanel.h"
 #include "ui/machine/machinetreemodel.h"
@@ -77,6 +79,14 @@ void MainWindow::createEditing()
     });
 
     connect(m_editor, &ScenarioEditor::scenarioChanged, this, &MainWindow::onScenarioEdited);
+    // A live edit that changed nothing says so, and why (issue 37): the findings and the
+    // inspector get the explanation, the status bar its first line.
+    connect(m_editor, &ScenarioEditor::editChangedNothing, this, [this](const QStringList& lines) {
+        findings()->setNoChange(lines);
+        inspector()->setNote(lines.join(QLatin1Char('\n')));
+        log(lines.join(QLatin1Char(' ')));
+        statusBar()->showMessage(lines.value(0), 15000);
+    });
     connect(m_editor, &ScenarioEditor::editFailed, this,
         [this](const QString& message) { reportError(tr("Edit refused"), message); });
     connect(
