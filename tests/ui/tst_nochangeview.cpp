@@ -141,8 +141,8 @@ void TestNoChangeView::liveToggleExplainsNoChange()
             findings.setSimulation(controller.simulation());
         });
         findings.setSimulation(controller.simulation());
-        connect(
-            &editor, &ScenarioEditor::editChangedNothing, &findings, &FindingsDock::setNoChange);
+        connect(&editor, &ScenarioEditor::editChangedNothing, &findings,
+            [&](const QStringList& l, qint64 at) { findings.setEditNoChange(l, Nanoseconds{at}); });
         connect(&editor, &ScenarioEditor::editChangedNothing, &inspector,
             [&](const QStringList& l) { inspector.setNote(l.join(QLatin1Char('\n'))); });
         QSignalSpy said(&editor, &ScenarioEditor::editChangedNothing);
@@ -165,6 +165,7 @@ void TestNoChangeView::liveToggleExplainsNoChange()
         QCOMPARE(checked.at(0).at(0).toBool(), true);
         QCOMPARE(said.count(), 1);
         const QStringList lines = said.at(0).at(0).toStringList();
+        QCOMPARE(said.at(0).at(1).toLongLong(), qint64{120'000'000});
         QVERIFY2(lines.value(0).startsWith(QStringLiteral("PLACE_LAG off at 120.000 ms changed "
                                                           "nothing: every switch from 120.000 ms")),
             qPrintable(lines.join('\n')));
@@ -178,6 +179,9 @@ void TestNoChangeView::liveToggleExplainsNoChange()
         for (int r = 0; r < findings.findingsTable()->rowCount(); ++r)
             row = row
                 || (findings.findingsTable()->item(r, 0)->text() == QStringLiteral("no change")
+                    && findings.findingsTable()->item(r, 1)->text() == QStringLiteral("(edit)")
+                    && findings.findingsTable()->item(r, 2)->data(Qt::UserRole + 1).toLongLong()
+                        == 120'000'000
                     && findings.findingsTable()->item(r, 4)->text().startsWith(
                         QStringLiteral("PLACE_LAG off at 120.000 ms")));
         QVERIFY(row);

@@ -229,6 +229,16 @@ void FindingsDock::setScenario(const Scenario& scenario)
 void FindingsDock::setNoChange(const QStringList& lines)
 {
     m_noChange = lines;
+    m_noChangeIsEdit = false;
+    m_noChangeAt = 0;
+    refresh();
+}
+
+void FindingsDock::setEditNoChange(const QStringList& lines, Nanoseconds at)
+{
+    m_noChange = lines;
+    m_noChangeIsEdit = true;
+    m_noChangeAt = at.count();
     refresh();
 }
 
@@ -278,7 +288,8 @@ void FindingsDock::refresh()
             formatTime(Nanoseconds{f.durationNs}), toQString(f.detail));
     }
     for (const QString& line : m_noChange)
-        add(tr("no change"), tr("(variant)"), 0, QStringLiteral("-"), line);
+        add(tr("no change"), m_noChangeIsEdit ? tr("(edit)") : tr("(variant)"), m_noChangeAt,
+            QStringLiteral("-"), line);
     // Issue 37: what an rt-app import dropped, by thread, and the tasks that never switched in
     // (zero CPU time after a switch-in is not "never ran").
     for (const auto& [thread, events] : m_dropped) {

@@ -77,6 +77,9 @@ public:
     /// A change (a compare variant) that changed nothing: @p lines say why (core/lesson/
     /// nochange.h); shown as "no change" rows until the next scenario.
     void setNoChange(const QStringList& lines);
+    /// A live edit at @p at that changed nothing from then on (ScenarioEditor::
+    /// editChangedNothing()): the same rows, as "(edit)" at @p at, until the next scenario.
+    void setEditNoChange(const QStringList& lines, schedlab::Nanoseconds at);
 
     QTableWidget* findingsTable() const { return m_table; }
     /// The line above the table (rich text when the run stopped early).
@@ -91,6 +94,8 @@ private:
     const Simulation* m_sim = nullptr;
     std::vector<std::pair<std::string, std::string>> m_dropped; ///< thread, events
     QStringList m_noChange;
+    bool m_noChangeIsEdit = false;
+    int64_t m_noChangeAt = 0;
     QTableWidget* m_table;
     QLabel* m_summary;
     EventLogModel* m_events;

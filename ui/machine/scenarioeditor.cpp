@@ -174,11 +174,12 @@ void ScenarioEditor::checkEdit(const Scenario& before, const Scenario& after, co
         if (n)
             for (const std::string& line : n->lines)
                 lines << QString::fromStdString(line);
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, lines, generation] {
+        const qint64 at = action.at.count();
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, lines, generation, at] {
             if (!self || generation != self->m_generation)
                 return;
             if (!lines.isEmpty())
-                Q_EMIT self->editChangedNothing(lines);
+                Q_EMIT self->editChangedNothing(lines, at);
             Q_EMIT self->editChecked(!lines.isEmpty());
         });
     });

@@ -67,11 +67,11 @@ Q_SIGNALS:
     /// The scenario changed (edit, undo or redo): views rebuild from it.
     void scenarioChanged();
     void editFailed(const QString& message);
-    /// The last edit (an action submit()ted) changed no switch from its time on: @p lines say
-    /// so and why (core/lesson/nochange.h, whyEditChangedNothing()). Worked out on a worker
-    /// thread after the edit; a later edit, undo or redo makes a pending answer stale, and it is
-    /// then dropped.
-    void editChangedNothing(const QStringList& lines);
+    /// The last edit (an action submit()ted at @p atNs) changed no switch from its time on:
+    /// @p lines say so and why (core/lesson/nochange.h, whyEditChangedNothing()). Worked out on a
+    /// worker thread after the edit; a later edit, undo or redo makes a pending answer stale, and
+    /// it is then dropped.
+    void editChangedNothing(const QStringList& lines, qint64 atNs);
     /// The check of the last edit is over (after editChangedNothing() when it changed nothing).
     void editChecked(bool changedNothing);
 

@@ -81,12 +81,13 @@ void MainWindow::createEditing()
     connect(m_editor, &ScenarioEditor::scenarioChanged, this, &MainWindow::onScenarioEdited);
     // A live edit that changed nothing says so, and why (issue 37): the findings and the
     // inspector get the explanation, the status bar its first line.
-    connect(m_editor, &ScenarioEditor::editChangedNothing, this, [this](const QStringList& lines) {
-        findings()->setNoChange(lines);
-        inspector()->setNote(lines.join(QLatin1Char('\n')));
-        log(lines.join(QLatin1Char(' ')));
-        statusBar()->showMessage(lines.value(0), 15000);
-    });
+    connect(m_editor, &ScenarioEditor::editChangedNothing, this,
+        [this](const QStringList& lines, qint64 at) {
+            findings()->setEditNoChange(lines, Nanoseconds{at});
+            inspector()->setNote(lines.join(QLatin1Char('\n')));
+            log(lines.join(QLatin1Char(' ')));
+            statusBar()->showMessage(lines.value(0), 15000);
+        });
     connect(m_editor, &ScenarioEditor::editFailed, this,
         [this](const QString& message) { reportError(tr("Edit refused"), message); });
     connect(
