@@ -10,6 +10,7 @@
 #include "core/sim/simulation.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <tuple>
@@ -24,12 +25,29 @@ struct Run
     const Recording& rec() const { return sim->recording(); }
 };
 
-Run runFully(const Scenario& scenario, RunOptions options)
+struct Cancelled
+{ };
+
+/// The whole run; with @p cancel, in chunks of 10 ms of simulated time (the same records: runUntil
+/// is inclusive and resumable), throwing Cancelled once *cancel is set.
+Run runFully(
+    const Scenario& scenario, RunOptions options, const std::atomic<bool>* cancel = nullptr)
 {
     options.recordSamples = false;
     options.recordEvents = true;
     Run r{std::make_unique<Simulation>(scenario, options)};
-    r.sim->run();
+    if (!cancel) {
+        r.sim->run();
+    } else {
+        const Nanoseconds end = r.sim->endTime();
+        for (Nanoseconds t = r.sim->now(); t < end && !r.sim->finished();) {
+            if (cancel->load(std::memory_order_relaxed))
+                throw Cancelled{};
+            t = std::min(end, t + Nanoseconds{10'000'000});
+            r.sim->runUntil(t);
+        }
+        r.sim->run(); // to the end of the clock, as run() leaves it
+    }
     r.sim->flushRecording();
     return r;
 }
@@ -441,11 +459,12 @@ std::string describeEdit(const Action& action)
 }
 
 std::optional<NoChange> whyEditChangedNothing(const Scenario& before, const Scenario& after,
-    const RunOptions& options, const Action& action, std::string* error)
+    const RunOptions& options, const Action& action, std::string* error,
+    const std::atomic<bool>* cancel)
 {
     try {
-        const Run a = runFully(before, options);
-        const Run b = runFully(after, options);
+        const Run a = runFully(before, options, cancel);
+        const Run b = runFully(after, options, cancel);
         const int64_t from = action.at.count();
         auto since = [from](std::vector<Switch> v) {
             std::erase_if(v, [from](const Switch& s) { return std::get<0>(s) < from; });
@@ -467,6 +486,10 @@ std::optional<NoChange> whyEditChangedNothing(const Scenario& before, const Scen
                 toks.push_back(Token{name, true, value, true});
         explainTokens(toks, before, options, a, after, options, b, -1, from, out.lines);
         return out;
+    } catch (const Cancelled&) {
+        if (error)
+            *error = "cancelled";
+        return std::nullopt;
     } catch (const std::exception& e) {
         if (error)
             *error = e.what();

@@ -24,6 +24,7 @@
 #include "core/kernel/runoptions.h"
 #include "core/scenario/scenario.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,8 +52,11 @@ std::string describeEdit(const Action& action);
 /// A live edit (the sandbox, README.md): @p after is @p before with @p action added at
 /// action.at. Runs both and, when every switch from action.at on is the same, explains it like
 /// whyNothingChanged() from the records from action.at on ("PLACE_LAG off at 120.000 ms changed
-/// nothing: …", then why). nullopt when the edit changed a switch, or (@p error) the run failed.
+/// nothing: …", then why). nullopt when the edit changed a switch, or (@p error) the run failed
+/// or was cancelled: @p cancel, when given, is polled every 10 ms of simulated time of the two
+/// runs (a later edit makes the answer useless; the GUI then stops the worker early).
 std::optional<NoChange> whyEditChangedNothing(const Scenario& before, const Scenario& after,
-    const RunOptions& options, const Action& action, std::string* error = nullptr);
+    const RunOptions& options, const Action& action, std::string* error = nullptr,
+    const std::atomic<bool>* cancel = nullptr);
 
 } // namespace schedlab::lesson

@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 
 using namespace schedlab;
@@ -225,6 +226,16 @@ void TestNoChange::liveEditAtATime()
     dd.features = {{"DELAY_DEQUEUE", false}};
     after2.actions.push_back(dd);
     QVERIFY(!whyEditChangedNothing(before, after2, {}, dd).has_value());
+
+    // The GUI's cancellable form: run in 10 ms chunks, the same answer; cancelled, none.
+    std::atomic<bool> cancel{false};
+    std::string error;
+    const auto chunked = whyEditChangedNothing(before, after, {}, off, &error, &cancel);
+    QVERIFY2(chunked.has_value(), error.c_str());
+    QCOMPARE(chunked->lines, n->lines);
+    cancel = true;
+    QVERIFY(!whyEditChangedNothing(before, after, {}, off, &error, &cancel).has_value());
+    QCOMPARE(error, std::string("cancelled"));
 }
 
 QTEST_APPLESS_MAIN(TestNoChange)

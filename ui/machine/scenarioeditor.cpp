@@ -72,7 +72,7 @@ ScenarioEditor::ScenarioEditor(SimulationController* controller, QObject* parent
 void ScenarioEditor::setScenario(Scenario* scenario)
 {
     m_undo->clear();
-    ++m_generation;
+    staleCheck();
     m_scenario = scenario;
     m_fileActions = scenario ? scenario->actions.size() : 0;
     m_controller->setFileActionCount(m_fileActions);
@@ -81,7 +81,7 @@ void ScenarioEditor::setScenario(Scenario* scenario)
 void ScenarioEditor::resetHistory()
 {
     m_undo->clear();
-    ++m_generation;
+    staleCheck();
 }
 
 Nanoseconds ScenarioEditor::editTime() const
@@ -99,7 +99,7 @@ bool ScenarioEditor::applyScenario(const Scenario& next)
         return false;
     }
     *m_scenario = next;
-    ++m_generation; // an answer about the edit undone or redone no longer holds
+    staleCheck(); // an answer about the edit undone or redone no longer holds
     Q_EMIT scenarioChanged();
     return true;
 }
@@ -116,7 +116,7 @@ bool ScenarioEditor::push(const Scenario& next, const QString& description)
     }
     const Scenario before = *m_scenario;
     *m_scenario = next;
-    ++m_generation;
+    staleCheck();
     m_lastChange = description;
     m_undo->push(new ScenarioCommand(this, before, next, description));
     Q_EMIT scenarioChanged();
@@ -162,14 +162,33 @@ bool ScenarioEditor::submit(Action action, const QString& description)
     return true;
 }
 
+ScenarioEditor::~ScenarioEditor()
+{
+    if (m_cancel)
+        *m_cancel = true;
+    for (const QPointer<QThread>& w : m_workers)
+        if (w)
+            w->wait();
+}
+
+void ScenarioEditor::staleCheck()
+{
+    ++m_generation;
+    if (m_cancel)
+        *m_cancel = true;
+}
+
 void ScenarioEditor::checkEdit(const Scenario& before, const Scenario& after, const Action& action)
 {
     const quint64 generation = m_generation;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_cancel = cancel;
     const RunOptions options = m_controller->runOptions();
     QPointer<ScenarioEditor> self(this);
     // Two (PLACE_LAG: three) full runs: never on the GUI thread.
-    QThread* worker = QThread::create([self, before, after, options, action, generation] {
-        const auto n = lesson::whyEditChangedNothing(before, after, options, action);
+    QThread* worker = QThread::create([self, before, after, options, action, generation, cancel] {
+        const auto n =
+            lesson::whyEditChangedNothing(before, after, options, action, nullptr, cancel.get());
         QStringList lines;
         if (n)
             for (const std::string& line : n->lines)
@@ -184,6 +203,8 @@ void ScenarioEditor::checkEdit(const Scenario& before, const Scenario& after, co
         });
     });
     connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    std::erase_if(m_workers, [](const QPointer<QThread>& w) { return w.isNull(); });
+    m_workers.emplace_back(worker);
     worker->start(QThread::LowPriority);
 }
 

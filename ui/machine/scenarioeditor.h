@@ -14,7 +14,13 @@
 #include "core/scenario/scenario.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
+#include <QThread>
+
+#include <atomic>
+#include <memory>
+#include <vector>
 
 class QUndoStack;
 
@@ -33,6 +39,8 @@ class ScenarioEditor : public QObject
     Q_OBJECT
 public:
     ScenarioEditor(SimulationController* controller, QObject* parent = nullptr);
+    /// Stops the check of the last edit (if any) and waits for its worker thread.
+    ~ScenarioEditor() override;
 
     /// The scenario edits go to (owned by the caller, outlives the editor or is replaced).
     /// Clears the undo history; the scenario's current actions count as the file's.
@@ -86,7 +94,12 @@ private:
     Scenario* m_scenario = nullptr;
     size_t m_fileActions = 0;
     QString m_lastChange;
+    /// Bumps the generation (a pending answer is dropped) and cancels the running check.
+    void staleCheck();
+
     quint64 m_generation = 0; ///< bumped by every change; stale checks are dropped
+    std::shared_ptr<std::atomic<bool>> m_cancel; ///< of the running check
+    std::vector<QPointer<QThread>> m_workers;    ///< checks not yet known to be finished
 };
 
 } // namespace schedlab::ui
