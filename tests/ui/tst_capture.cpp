@@ -350,6 +350,27 @@ void TestCapture::cliCapture()
     const auto badGroup = run({QStringLiteral("--weight"), QStringLiteral("/nope=100")});
     QCOMPARE(badGroup.first, 2);
     QVERIFY(badGroup.second.contains("--weight expects CGROUP=W"));
+
+    // A run stopped by a guard: the picture of what happened up to the stop is written, the
+    // reason is on stderr and the exit code is 3, as for `run` (docs/limits.md). Each of the
+    // 2 tasks forks one child at t = 0: 4 live tasks pass a limit of 3.
+    QFile forks(dir.filePath(QStringLiteral("forks.json")));
+    QVERIFY(forks.open(QIODevice::WriteOnly));
+    forks.write(R"({"schedlab": 1, "name": "forks", "duration": "5ms", "machine": {"cpus": 1},
+        "tasks": [{"name": "parent", "count": 2,
+                   "program": [{"fork": {"program": [{"run": "forever"}]}}, {"run": "forever"}]}]})");
+    forks.close();
+    QFile::remove(out);
+    QProcess stopped;
+    stopped.start(QStringLiteral(SCHEDLAB_CLI),
+        {QStringLiteral("capture"), forks.fileName(), QStringLiteral("--from"), QStringLiteral("0"),
+            QStringLiteral("--to"), QStringLiteral("5ms"), QStringLiteral("--out"), out,
+            QStringLiteral("--limit"), QStringLiteral("live-tasks=3")});
+    QVERIFY(stopped.waitForFinished(120000));
+    const QByteArray why = stopped.readAllStandardError();
+    QCOMPARE(stopped.exitCode(), 3);
+    QVERIFY2(why.contains("run stopped at t=") && why.contains("live"), why.constData());
+    QVERIFY(QFileInfo::exists(out));
 }
 
 void TestCapture::windowAndCaptureDrawTheSame()

@@ -2,6 +2,7 @@
 #include "ui/export/capture.h"
 
 #include "core/base/atomicfile.h"
+#include "core/base/text.h"
 #include "core/cli/output.h"
 #include "core/kernel/features.h"
 #include "core/kernel/variant.h"
@@ -241,6 +242,8 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     constexpr int kBad = 2;
+    constexpr int kStopped = 3;   // a resource guard stopped the run (docs/limits.md), as `run`
+    constexpr int kInvariant = 4; // a checked build found a broken invariant, as `run`
     std::string file, outPath, entities, title;
     std::vector<std::string> sets, weights;
     std::optional<Nanoseconds> from, to;
@@ -421,6 +424,16 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         out << outPath << ": " << qRound(size.width() * dpi / 96.0) << "x"
             << qRound(size.height() * dpi / 96.0) << " pixels at " << dpi << " dpi, "
             << formatDurationHuman(o.from) << " to " << formatDurationHuman(o.to) << "\n";
+        // As `run`: what happened up to a guard's stop is drawn, the reason goes to stderr and
+        // the exit code says the run did not reach --to.
+        for (const auto& v : sim.invariantViolations())
+            err << "invariant violated: " << printable(v) << "\n";
+        if (!sim.stopReason().empty()) {
+            err << "run " << printable(sim.stopReason()) << "\n";
+            return kStopped;
+        }
+        if (!sim.invariantViolations().empty())
+            return kInvariant;
     } catch (const std::invalid_argument& e) {
         err << file << ": " << e.what() << "\n";
         return kBad;

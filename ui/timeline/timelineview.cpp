@@ -309,6 +309,7 @@ void TimelineView::setRecording(const Recording* recording, Nanoseconds duration
     m_recording = recording;
     m_segments.clear();
     m_samples.clear();
+    m_weightDrawnFor = {};
     m_now = Nanoseconds{0};
     m_duration = std::max(duration, Nanoseconds{1000});
     const int cpus = recording ? std::max(recording->cpus, 1) : 1;
@@ -733,6 +734,7 @@ void TimelineView::refreshWeights()
             m_weightGraphs.push_back(g);
         }
         m_weightKeys = keys;
+        m_weightDrawnFor = {};
     }
     if (legend)
         legend->setVisible(!m_weightGraphs.empty());
@@ -742,6 +744,11 @@ void TimelineView::refreshWeights()
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
     const int bins = columns();
+    const std::array<int64_t, 5> drawnFor{from.count(), to.count(), bins, m_now.count(),
+        static_cast<int64_t>(m_samples.consumedRecords())};
+    if (drawnFor == m_weightDrawnFor)
+        return; // the same lines as drawn
+    m_weightDrawnFor = drawnFor;
     int points = 0;
     for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
         // The weight holds between samples (it changes only where update_cfs_group() records
@@ -772,6 +779,9 @@ void TimelineView::refreshWeights()
 
 void TimelineView::refreshVruntime()
 {
+    // The columns every series below is decimated for (also when none is plotted: the layout
+    // hook then has nothing to redo).
+    m_dataColumns = columns();
     refreshWeights();
     QVector<int> tasks = m_selected;
     if (tasks.isEmpty() && m_recording) {

@@ -19,6 +19,7 @@
 #include <QVector>
 #include <QWidget>
 
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -171,6 +172,9 @@ private:
     bool m_timeLabelOnLast = false;
     double m_scale = 1.0;  ///< device pixels per layout pixel of the latest drawing
     int m_dataColumns = 0; ///< columns the series were last decimated for
+    /// What the weight pane's lines were last decimated for (window, columns, present, records
+    /// indexed): a refresh for the same skips the decimation.
+    std::array<int64_t, 5> m_weightDrawnFor{};
     Nanoseconds m_duration{0};
     QVector<int> m_selected;
     QVector<int> m_plotted;
