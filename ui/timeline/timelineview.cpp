@@ -605,9 +605,13 @@ bool TimelineView::fitAxes()
             axis->setLabel(title);
             changed = true;
         }
-        // A tick label and a gap of one label height between two ticks.
-        const int room = QFontMetrics(axis->tickLabelFont()).height() * 2;
-        const int ticks = std::clamp(t.rect->height() / std::max(1, room), 1, 5);
+        // A tick label and a gap of one label height between two ticks; a pane with room for
+        // two labels and half a label's gap asks for two, since a single "nice" tick can fall
+        // outside a short range and leave the axis without any number.
+        const int labelHeight = std::max(1, QFontMetrics(axis->tickLabelFont()).height());
+        const int ticks = t.rect->height() >= labelHeight * 5 / 2
+            ? std::clamp(t.rect->height() / (labelHeight * 2), 2, 5)
+            : 1;
         if (axis->ticker()->tickCount() != ticks) {
             axis->ticker()->setTickCount(ticks);
             changed = true;
