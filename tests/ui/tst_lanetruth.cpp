@@ -19,6 +19,7 @@
 #include "ui/timeline/qcp.h"
 #include "ui/timeline/timelineview.h"
 
+#include <QRandomGenerator>
 #include <QTest>
 
 #include <map>
@@ -122,6 +123,7 @@ private Q_SLOTS:
     void binSharesAreExact_data();
     void binSharesAreExact();
     void stackWithinOnePixel();
+    void oneStackOrderAcrossColumns();
     void pictureMatchesData_data();
     void pictureMatchesData();
     void seriesPointsAreSamples();
@@ -201,6 +203,85 @@ void TestLaneTruth::stackWithinOnePixel()
     QCOMPARE(byKey[0].pieces[0].task, 2);
     QCOMPARE(byKey[0].pieces[1].task, 0);
     QCOMPARE(byKey[0].pieces[2].task, 1);
+}
+
+void TestLaneTruth::oneStackOrderAcrossColumns()
+{
+    // Task 0 moves from group 1 to group 0 at 500 ns; task 1 stays in group 0. A key read per
+    // bin would stack 1 under 0 in the first column and 0 under 1 (a tie, task order) in the
+    // second: one window, one order — by the key at each task's first bin: 1 (key 0), 0 (key 1).
+    const auto group = [](int task, Nanoseconds at) {
+        return task == 0 && at < Nanoseconds{500} ? 1 : 0;
+    };
+    const std::vector<LaneBin> moved{{Nanoseconds{0}, Nanoseconds{500}, {{0, 200}, {1, 200}}},
+        {Nanoseconds{500}, Nanoseconds{1000}, {{0, 200}, {1, 200}}}};
+    const auto two = stackBins(moved, 20, Nanoseconds{0}, Nanoseconds{1000}, 2, group);
+    QCOMPARE(two.size(), size_t{2});
+    for (const StackColumn& c : two) {
+        QCOMPARE(c.pieces.size(), size_t{2});
+        QCOMPARE(c.pieces[0].task, 1);
+        QCOMPARE(c.pieces[1].task, 0);
+    }
+    // Without a key: by first appearance. Task 3 appears before task 1.
+    const std::vector<LaneBin> late{{Nanoseconds{0}, Nanoseconds{500}, {{3, 100}}},
+        {Nanoseconds{500}, Nanoseconds{1000}, {{1, 100}, {3, 100}}}};
+    const auto byFirst = stackBins(late, 20, Nanoseconds{0}, Nanoseconds{1000}, 2);
+    QCOMPARE(byFirst[1].pieces[0].task, 3);
+    QCOMPARE(byFirst[1].pieces[1].task, 1);
+
+    // Random bins (tasks entering and leaving, keys changing with time, like cgroup moves): any
+    // two tasks present in two columns are stacked in the same order in both, and every piece
+    // keeps its rows from its own share (within a pixel of the running sum).
+    QRandomGenerator rng(7);
+    for (int round = 0; round < 50; ++round) {
+        std::vector<LaneBin> bins;
+        const int columns = 40;
+        for (int b = 0; b < columns; ++b) {
+            LaneBin bin{Nanoseconds{b * 1000}, Nanoseconds{(b + 1) * 1000}, {}};
+            int64_t left = 1000;
+            // At least 100 ns (6 rows) each: no piece needs the one-row minimum.
+            for (int task = 0; task < 6 && left >= 100; ++task) {
+                if (rng.bounded(2) == 0)
+                    continue;
+                const int64_t busy = 100 + rng.bounded(static_cast<int>(left) - 99);
+                bin.tasks.emplace_back(task, busy);
+                left -= busy;
+            }
+            if (!bin.tasks.empty())
+                bins.push_back(bin);
+        }
+        const auto key = [](int task, Nanoseconds at) {
+            return (task * 7 + static_cast<int>(at.count() / 3000)) % 3;
+        };
+        const auto stacked =
+            stackBins(bins, 60, Nanoseconds{0}, Nanoseconds{columns * 1000}, columns, key);
+        QCOMPARE(stacked.size(), bins.size());
+        std::map<std::pair<int, int>, bool> below; // (a, b) -> a under b where both seen
+        for (const StackColumn& c : stacked) {
+            for (size_t i = 0; i < c.pieces.size(); ++i)
+                for (size_t j = i + 1; j < c.pieces.size(); ++j) {
+                    const int a = c.pieces[i].task;
+                    const int b = c.pieces[j].task;
+                    QVERIFY(c.pieces[i].top <= c.pieces[j].bottom);
+                    const auto seen = below.find({b, a});
+                    QVERIFY2(seen == below.end(), "two tasks swapped places between columns");
+                    below[{a, b}] = true;
+                }
+        }
+        for (size_t k = 0; k < bins.size(); ++k) {
+            // Each piece within a pixel of its exact share.
+            for (const StackPiece& p : stacked[k].pieces) {
+                int64_t busy = 0;
+                for (const auto& [task, ns] : bins[k].tasks)
+                    if (task == p.task)
+                        busy = ns;
+                const double rows = static_cast<double>(busy) * 60 / 1000;
+                QVERIFY2(std::abs((p.top - p.bottom) - rows) <= 1.0 + 1e-9,
+                    qPrintable(
+                        QStringLiteral("piece %1 rows, share %2").arg(p.top - p.bottom).arg(rows)));
+            }
+        }
+    }
 }
 
 void TestLaneTruth::pictureMatchesData_data()

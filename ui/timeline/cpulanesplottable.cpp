@@ -4,7 +4,9 @@
 #include "core/record/recording.h"
 #include "ui/common/taskpalette.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace schedlab::ui {
 
@@ -220,6 +222,16 @@ std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height,
     std::vector<StackColumn> out;
     out.reserve(bins.size());
     const TimelineLayout lay(from, to, 0.0, static_cast<double>(columns));
+    // One stacking order for the whole window: by orderKey(task, start of the task's first bin)
+    // when given, then by first appearance (then task id, the order within a bin). A per-bin
+    // key would reorder a column's stack whenever it changes (a cgroup move), and two tasks
+    // would swap places from one column to the next.
+    std::map<int, std::pair<int, size_t>> rank; // task -> (key, first appearance)
+    for (const LaneBin& bin : bins)
+        for (const auto& [task, busy] : bin.tasks)
+            if (!rank.contains(task))
+                rank.emplace(
+                    task, std::pair{orderKey ? orderKey(task, bin.start) : 0, rank.size()});
     for (const LaneBin& bin : bins) {
         const double length =
             static_cast<double>(std::max<int64_t>((bin.end - bin.start).count(), 1));
@@ -228,10 +240,8 @@ std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height,
             static_cast<int>(std::floor(lay.mapTimeToX(bin.start) + 0.5)), 0, columns - 1);
         c.at = bin.start;
         std::vector<std::pair<int, int64_t>> tasks = bin.tasks;
-        if (orderKey)
-            std::stable_sort(tasks.begin(), tasks.end(), [&](const auto& a, const auto& b) {
-                return orderKey(a.first, bin.start) < orderKey(b.first, bin.start);
-            });
+        std::sort(tasks.begin(), tasks.end(),
+            [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
         // Boundaries at the rounded running sum, so every piece is within a pixel of its share;
         // a task that ran at all keeps at least one row while rows are left.
         int64_t sum = 0;

@@ -39,7 +39,9 @@ struct StackColumn
 /// Lane bins (RunSegmentIndex::binShares() over [@p from, @p to) in @p columns bins) stacked into
 /// columns @p height pixels tall: each task's rows are its share of the bin, rounded at the
 /// running sum (within a pixel of the exact share), at least one row for a task that ran at all.
-/// Tasks are stacked in task order, or by @p orderKey(task, bin start) when given (stable).
+/// Tasks are stacked in one order for all columns: by @p orderKey(task, start of the first bin
+/// the task ran in) when given, then by first appearance in @p bins — any two tasks present in
+/// two columns are in the same order in both.
 std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height, Nanoseconds from,
     Nanoseconds to, int columns, const std::function<int(int, Nanoseconds)>& orderKey = {});
 
