@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/base/atomicfile.h"
 #include "core/base/time.h"
+#include "core/kernel/runoptions.h"
+#include "core/kernel/variant.h"
+#include "core/scenario/scenario.h"
 #include "ui/analysis/inspectordock.h"
 #include "ui/common/savefile.h"
 #include "ui/common/taskpalette.h"
+#include "ui/export/capture.h"
 #include "ui/lessons/lessonspanel.h"
 #include "ui/machine/featurespanel.h"
 #include "ui/machine/machinetreemodel.h"
@@ -146,6 +150,45 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
         if (!window.openFile(file.isEmpty() ? QStringLiteral(":/default.json") : file))
             return kExitBadInput; // the loader's message (file, JSON path, expectation) is on
                                   // stderr
+        // --profile, --override, --set, --weight: the scenario as edited at t = 0 (as
+        // `schedlab-cli capture` does), reopened in the window.
+        const QStringList sets = p.values(QStringLiteral("set"));
+        const QStringList weights = p.values(QStringLiteral("weight"));
+        const QStringList overrides = p.values(QStringLiteral("override"));
+        if (p.isSet(QStringLiteral("profile")) || !overrides.isEmpty() || !sets.isEmpty()
+            || !weights.isEmpty()) {
+            Scenario edited = window.scenario();
+            RunOptions check; // for the messages: each text as the CLI checks it
+            std::string why;
+            if (p.isSet(QStringLiteral("profile"))) {
+                const std::string name = p.value(QStringLiteral("profile")).toStdString();
+                if (!applyProfileName(name, check, &why)) {
+                    complain(QStringLiteral("--profile: ") + QString::fromStdString(why));
+                    return kExitBadInput;
+                }
+                edited.kernel.profile = name;
+            }
+            for (const QString& o : overrides) {
+                const std::string spec = o.toStdString();
+                if (!applyOverrideSpec(spec, check, &why)) {
+                    complain(QStringLiteral("--override: ") + QString::fromStdString(why));
+                    return kExitBadInput;
+                }
+                const size_t eq = spec.find('=');
+                edited.kernel.overrides[spec.substr(0, eq)] = spec.substr(eq + 1);
+            }
+            std::vector<std::string> setList, weightList;
+            for (const QString& e : sets)
+                setList.push_back(e.toStdString());
+            for (const QString& e : weights)
+                weightList.push_back(e.toStdString());
+            if (!ui::applyScenarioEdits(edited, setList, weightList, &why)) {
+                complain(QString::fromStdString(why));
+                return kExitBadInput;
+            }
+            if (!window.openScenario(edited, file.isEmpty() ? QStringLiteral("default") : file))
+                return kExitBadInput;
+        }
         window.resize(1500, 950);
         window.show();
     }
@@ -302,6 +345,22 @@ int main(int argc, char* argv[])
             QStringLiteral("With --screenshot: turn a sched feature on (NAME) or off (NO_NAME) at "
                            "--edit-at, as the features panel does; repeatable."),
             QStringLiteral("feature")},
+        {QStringLiteral("profile"),
+            QStringLiteral("With --screenshot: run with this kernel profile (as schedlab-cli's "
+                           "--profile)."),
+            QStringLiteral("name")},
+        {QStringLiteral("override"),
+            QStringLiteral("With --screenshot: a behaviour choice CHOICE=VALUE, like "
+                           "kernel.overrides; repeatable."),
+            QStringLiteral("choice=value")},
+        {QStringLiteral("set"),
+            QStringLiteral("With --screenshot: TASK.nice=N, the task's nice from t = 0 (as "
+                           "schedlab-cli capture); repeatable."),
+            QStringLiteral("task.nice=n")},
+        {QStringLiteral("weight"),
+            QStringLiteral("With --screenshot: CGROUP=W, the cgroup's cpu.weight from t = 0 (as "
+                           "schedlab-cli capture); repeatable."),
+            QStringLiteral("cgroup=w")},
         {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
         {QStringLiteral("lesson"),
             QStringLiteral("Open a lesson (Help > Lessons): its file, id or number (\"03\")."),
@@ -317,7 +376,8 @@ int main(int argc, char* argv[])
 
     // Options that only mean something for a screenshot are an error without one, not ignored.
     if (!parser.isSet(QStringLiteral("screenshot"))) {
-        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor", "feature"}) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor", "feature",
+                 "profile", "override", "set", "weight"}) {
             if (parser.isSet(QString::fromLatin1(o))) {
                 complain(QStringLiteral("--%1 needs --screenshot").arg(QString::fromLatin1(o)));
                 return kExitBadInput;
@@ -329,7 +389,8 @@ int main(int argc, char* argv[])
         return kExitBadInput;
     }
     if (parser.isSet(QStringLiteral("lesson"))) {
-        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor"}) {
+        for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor", "profile",
+                 "override", "set", "weight"}) {
             if (parser.isSet(QString::fromLatin1(o))) {
                 complain(QStringLiteral("--%1 cannot be combined with --lesson (the lesson's step "
                                         "says what to show)")

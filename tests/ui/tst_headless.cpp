@@ -45,6 +45,11 @@ private Q_SLOTS:
             R"({ "schedlab": 1, "name": "invalid", "duration": "20ms",
                  "tasks": [ { "name": "t", "program": [ { "run": "-5ms" } ] } ] })");
         QVERIFY(QDir(m_dir.path()).mkdir(QStringLiteral("folder.json")));
+        write(QStringLiteral("groups.json"),
+            R"({ "schedlab": 1, "name": "groups", "duration": "20ms", "machine": { "cpus": 1 },
+                 "cgroups": [ { "path": "/A", "cpu.weight": 100 } ],
+                 "tasks": [ { "name": "a", "cgroup": "/A", "program": [ { "run": "forever" } ] },
+                            { "name": "b", "program": [ { "run": "forever" } ] } ] })");
     }
 
     void badInputExitsWithTwo_data()
@@ -80,6 +85,24 @@ private Q_SLOTS:
             << QStringList{png, QStringLiteral("{d}/tiny.json"), QStringLiteral("--move"),
                    QStringLiteral("hog-1:/nowhere")}
             << QStringList{QStringLiteral("--move: cannot move hog-1:/nowhere")};
+        QTest::addRow("bad --set")
+            << QStringList{png, QStringLiteral("{d}/tiny.json"), QStringLiteral("--set"),
+                   QStringLiteral("nobody.nice=3")}
+            << QStringList{QStringLiteral("--set expects TASK.nice=N"), QStringLiteral("nobody")};
+        QTest::addRow("nice out of range")
+            << QStringList{png, QStringLiteral("{d}/tiny.json"), QStringLiteral("--set"),
+                   QStringLiteral("hog.nice=20")}
+            << QStringList{QStringLiteral("--set expects TASK.nice=N")};
+        QTest::addRow("bad --weight")
+            << QStringList{png, QStringLiteral("{d}/groups.json"), QStringLiteral("--weight"),
+                   QStringLiteral("/nope=100")}
+            << QStringList{QStringLiteral("--weight expects CGROUP=W"), QStringLiteral("/nope")};
+        QTest::addRow("bad --profile") << QStringList{png, QStringLiteral("{d}/tiny.json"),
+            QStringLiteral("--profile"), QStringLiteral("9.99")}
+                                       << QStringList{QStringLiteral("--profile: ")};
+        QTest::addRow("bad --override") << QStringList{png, QStringLiteral("{d}/tiny.json"),
+            QStringLiteral("--override"), QStringLiteral("nosuchchoice=1")}
+                                        << QStringList{QStringLiteral("--override: ")};
         QTest::addRow("bad --view") << QStringList{png, QStringLiteral("{d}/tiny.json"),
             QStringLiteral("--view"), QStringLiteral("10:5")}
                                     << QStringList{QStringLiteral("--view: expected FROM:TO")};
@@ -119,6 +142,9 @@ private Q_SLOTS:
         QVERIFY(help.finished);
         QCOMPARE(help.exitCode, 0);
         QVERIFY2(help.out.contains(QStringLiteral("--screenshot")), qPrintable(help.err));
+        for (const char* o :
+            {"--move", "--feature", "--profile", "--override", "--set", "--weight"})
+            QVERIFY2(help.out.contains(QString::fromLatin1(o)), o);
         const Run version = run({QStringLiteral("--version")}, env);
         QVERIFY(version.finished);
         QCOMPARE(version.exitCode, 0);
@@ -153,6 +179,53 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QImage picture(out);
         QCOMPARE(picture.size(), QSize(1500, 950));
+    }
+
+    // --set, --weight, --profile and --override change the run the picture shows: the same
+    // path with an edit that changes nothing draws the same picture, a real edit another one.
+    void screenshotEditsTheScenario_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("same");  // an edit that changes nothing
+        QTest::addColumn<QStringList>("other"); // one that changes the run
+        QTest::addRow("--set") << QStringLiteral("groups.json")
+                               << QStringList{QStringLiteral("--set"), QStringLiteral("b.nice=0")}
+                               << QStringList{QStringLiteral("--set"), QStringLiteral("b.nice=19")};
+        // b (root) against /A (group entity of a): nice 19 gives b 15/1039 of the CPU; cpu.weight
+        // 100 gives /A 1024 like b, 10000 leaves b about a hundredth.
+        QTest::addRow("--weight") << QStringLiteral(
+            "groups.json") << QStringList{QStringLiteral("--weight"), QStringLiteral("/A=100")}
+                                  << QStringList{
+                                         QStringLiteral("--weight"), QStringLiteral("/A=10000")};
+    }
+
+    void screenshotEditsTheScenario()
+    {
+        QFETCH(QString, file);
+        QFETCH(QStringList, same);
+        QFETCH(QStringList, other);
+        const auto shot = [&](const QString& name, const QStringList& extra) {
+            const QString out = m_dir.filePath(name);
+            const Run r = run(QStringList{QStringLiteral("--screenshot"), out, m_dir.filePath(file),
+                                  QStringLiteral("--at"), QStringLiteral("20")}
+                + extra);
+            [&] {
+                QVERIFY(r.finished);
+                QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            }();
+            return QImage(out);
+        };
+        const QImage plain = shot(QStringLiteral("plain.png"), same);
+        const QImage again = shot(QStringLiteral("again.png"), same);
+        const QImage edited = shot(QStringLiteral("edited.png"), other);
+        QVERIFY(!plain.isNull() && !edited.isNull());
+        QCOMPARE(again, plain); // deterministic
+        QVERIFY(edited != plain);
+        // A profile and an override are accepted beside them.
+        const Run r = run({QStringLiteral("--screenshot"), m_dir.filePath(QStringLiteral("p.png")),
+            m_dir.filePath(file), QStringLiteral("--profile"), QStringLiteral("6.12")});
+        QVERIFY(r.finished);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     }
 
     // An existing picture in a folder made read-only stays as it was.

@@ -239,6 +239,46 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
         QStringLiteral("schedlab timeline capture"), error);
 }
 
+bool applyScenarioEdits(Scenario& scenario, const std::vector<std::string>& sets,
+    const std::vector<std::string>& weights, std::string* error)
+{
+    for (const std::string& edit : sets) {
+        const size_t dot = edit.rfind(".nice=");
+        bool ok = false;
+        const int nice =
+            dot == std::string::npos ? 0 : QString::fromStdString(edit.substr(dot + 6)).toInt(&ok);
+        const auto task = dot == std::string::npos
+            ? scenario.tasks.end()
+            : std::find_if(scenario.tasks.begin(), scenario.tasks.end(),
+                [&](const TaskSpec& t) { return t.name == edit.substr(0, dot); });
+        if (!ok || nice < -20 || nice > 19 || task == scenario.tasks.end()) {
+            *error = "--set expects TASK.nice=N with a task of the scenario (its name as in the "
+                     "file) and N in -20…19, got \""
+                + edit + "\"";
+            return false;
+        }
+        task->nice = nice;
+    }
+    for (const std::string& edit : weights) {
+        const size_t eq = edit.rfind('=');
+        bool ok = false;
+        const int weight =
+            eq == std::string::npos ? 0 : QString::fromStdString(edit.substr(eq + 1)).toInt(&ok);
+        const auto group = eq == std::string::npos
+            ? scenario.cgroups.end()
+            : std::find_if(scenario.cgroups.begin(), scenario.cgroups.end(),
+                [&](const CgroupSpec& g) { return g.path == edit.substr(0, eq); });
+        if (!ok || weight < 1 || weight > 10000 || group == scenario.cgroups.end()) {
+            *error = "--weight expects CGROUP=W with a cgroup of the scenario and W in 1…10000, "
+                     "got \""
+                + edit + "\"";
+            return false;
+        }
+        group->files.weight = weight;
+    }
+    return true;
+}
+
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     constexpr int kBad = 2;
@@ -340,39 +380,9 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
     if (!loaded.ok())
         return kBad;
     Scenario scenario = *loaded.scenario;
-    for (const std::string& edit : sets) {
-        const size_t dot = edit.rfind(".nice=");
-        bool ok = false;
-        const int nice =
-            dot == std::string::npos ? 0 : QString::fromStdString(edit.substr(dot + 6)).toInt(&ok);
-        const auto task = dot == std::string::npos
-            ? scenario.tasks.end()
-            : std::find_if(scenario.tasks.begin(), scenario.tasks.end(),
-                [&](const TaskSpec& t) { return t.name == edit.substr(0, dot); });
-        if (!ok || nice < -20 || nice > 19 || task == scenario.tasks.end()) {
-            err << "capture: --set expects TASK.nice=N with a task of the scenario (its name as "
-                   "in the file) and N in -20…19, got \""
-                << edit << "\"\n";
-            return kBad;
-        }
-        task->nice = nice;
-    }
-    for (const std::string& edit : weights) {
-        const size_t eq = edit.rfind('=');
-        bool ok = false;
-        const int weight =
-            eq == std::string::npos ? 0 : QString::fromStdString(edit.substr(eq + 1)).toInt(&ok);
-        const auto group = eq == std::string::npos
-            ? scenario.cgroups.end()
-            : std::find_if(scenario.cgroups.begin(), scenario.cgroups.end(),
-                [&](const CgroupSpec& g) { return g.path == edit.substr(0, eq); });
-        if (!ok || weight < 1 || weight > 10000 || group == scenario.cgroups.end()) {
-            err << "capture: --weight expects CGROUP=W with a cgroup of the scenario and W in "
-                   "1…10000, got \""
-                << edit << "\"\n";
-            return kBad;
-        }
-        group->files.weight = weight;
+    if (std::string why; !applyScenarioEdits(scenario, sets, weights, &why)) {
+        err << "capture: " << why << "\n";
+        return kBad;
     }
     try {
         Simulation sim(scenario, options);

@@ -89,6 +89,11 @@ bool captureRecording(const Recording& recording, Nanoseconds now, const QString
 /// `schedlab-cli capture FILE --from T --to T --out x.png|svg|pdf [--entities A,B] [--size WxH]
 /// [--dpi N] [--title TEXT] [--profile P] [--feature F] [--override C=V] [--seed N]`.
 /// Needs a QApplication. Exit codes as schedlab-cli: 0 ok, 2 bad input.
+/// The edits `--set TASK.nice=N` and `--weight CGROUP=W` (shared by `schedlab-cli capture` and
+/// `schedlab --screenshot`): the scenario as edited at t = 0. False with *@p error saying what
+/// was expected (the scenario may be partly edited then).
+bool applyScenarioEdits(Scenario& scenario, const std::vector<std::string>& sets,
+    const std::vector<std::string>& weights, std::string* error);
 int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace schedlab::ui
