@@ -342,7 +342,7 @@ void printFinding(const Finding& f, std::ostream& out)
         out << " " << printable(f.detail);
 }
 
-// Issue 37: an rt-app import that dropped sync events (its kDroppedNote annotation) is named in
+// An rt-app import that dropped sync events (its kDroppedNote annotation) is named in
 // the summary with the threads affected and, of their tasks, those that never switched in.
 void printImportNotes(const Scenario& scenario, const Metrics& m, std::ostream& out)
 {

@@ -139,7 +139,7 @@ struct LessonFiles
 };
 LessonFiles writeLesson(const Lesson& lesson, const std::string& scenarioRef = {});
 
-/// Teachers write lessons in the app (issue 37): a step captured from the sandbox's state: the
+/// Teachers write lessons in the app: a step captured from the sandbox's state: the
 /// scenario runs to @p at, @p focus is selected, @p view is the timeline's window. The question
 /// (optional) is about a quantity the inspector shows; its expected answer is filled in from
 /// the model, never typed. nullopt and @p error when the model cannot answer it at that time.

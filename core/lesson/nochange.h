@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// "Why did nothing change?" (issue 37): a feature toggle, a behaviour choice or a compare
+// "Why did nothing change?": a feature toggle, a behaviour choice or a compare
 // variant that leaves a run (or one task) exactly as it was is a surprise a student should not
 // meet unexplained. whyNothingChanged() runs the scenario as given and with the change, compares
 // the switch sequences, and when nothing changed explains it from the model's own records:

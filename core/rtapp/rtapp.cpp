@@ -185,7 +185,7 @@ public:
     }
 
 private:
-    /// A synchronisation event of the thread being imported was dropped (issue 37: the run
+    /// A synchronisation event of the thread being imported was dropped (the run
     /// summary and the findings name the threads, so "never ran" is connected to its cause).
     void noteDropped(const std::string& event)
     {

@@ -463,7 +463,7 @@ void TestCli::runSummaryFolds()
     QCOMPARE(r.code, 0);
     QVERIFY2(lines(r.out).size() <= 15, r.out.c_str());
     // The daemons are switched in once to start their sleep, at 0 ns of CPU time: not "never
-    // ran" (issue 37), but they get their own line.
+    // ran", but they get their own line.
     QVERIFY(contains(r.out, "switched in but no CPU time: 1500 tasks (daemon-1,"));
     QVERIFY(!contains(r.out, "never ran"));
     QVERIFY(contains(r.out, "stress-ng-fork.* ("));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Issue 37: the consequences of an rt-app import are visible. Dropped synchronisation events
+// The consequences of an rt-app import are visible. Dropped synchronisation events
 // are named by thread in an annotation that travels with the scenario, the run summary names
 // the threads (and which of their tasks never switched in), and "never ran" means never switched
 // in: a task switched in without a measurable nanosecond of CPU time gets its own line.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Issue 37, teachers write lessons (core/lesson/lesson.h: writeLesson, captureStep, saveLesson):
+// Teachers write lessons (core/lesson/lesson.h: writeLesson, captureStep, saveLesson):
 // every shipped lesson written back in the documented format parses to the same lesson, and a
 // lesson captured from a sandbox state (scenario, time, selection, view, a question whose answer
 // the model fills in) is saved, loads, runs to its steps and checks its answers.

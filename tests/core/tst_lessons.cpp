@@ -117,7 +117,7 @@ void TestLessons::courseCoversTheIssue()
     // Issue 22's course: at least eight lessons, the four bugs among them, each bound to the
     // scenario of the report.
     const auto files = listLessons(kDir);
-    QVERIFY(files.size() >= 14); // issue 37: flat run queue, load balancer, a real trace
+    QVERIFY(files.size() >= 14); // flat run queue, load balancer, a real trace
     // Lesson 14's shipped trace is the one tst_importcli checks by hand (hog-1 [0, 4), hog-2
     // [4, 8), hog-3 [8, 12) ms): the same bytes.
     auto slurp = [](const std::string& p) {
@@ -317,7 +317,7 @@ void TestLessons::questionsAskBeforeTheyShow_data()
 
 void TestLessons::questionsAskBeforeTheyShow()
 {
-    // Issue 37: every step of every lesson, walked in order. At a question's step nothing the
+    // Every step of every lesson, walked in order. At a question's step nothing the
     // panel shows (text, highlights, prompt) gives the answer away, the Inspector hides what
     // concealedBy() names, and a question answered by a later step is asked on a state where
     // the asked value is not the answer yet where the timeline plots it (answerShown()).

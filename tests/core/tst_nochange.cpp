@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Issue 37, "why did nothing change?" (core/lesson/nochange.h): a toggle that leaves the run as
+// "Why did nothing change?" (core/lesson/nochange.h): a toggle that leaves the run as
 // it was is explained from the model's records. Expected numbers are computed by hand from
 // docs/kernel-model.md's formulas in the comments.
 #include "core/lesson/nochange.h"
