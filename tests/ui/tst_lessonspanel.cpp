@@ -176,7 +176,7 @@ void TestLessonsPanel::unknownLesson()
 
 void TestLessonsPanel::inspectorHidesOpenAnswers()
 {
-    // Issue 37: walk every question of every lesson in the real window. While the question is
+    // Walk every question of every lesson in the real window. While the question is
     // open the Inspector's row of the asked entity shows "?" in the concealed columns, no row
     // is marked PICKED for a pick question, and the pick explanation is withheld; after an
     // answer the values come back.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Issue 37 in the GUI: a compare variant that changes nothing says so and says why, in the
+// In the GUI: a compare variant that changes nothing says so and says why, in the
 // compare window, the findings and the inspector (core/lesson/nochange.h gives the words).
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"

@@ -27,7 +27,7 @@ struct CompareView::Runs
     QString spec;
     std::unique_ptr<Simulation> base;
     std::unique_ptr<Simulation> variant;
-    QStringList noChange; ///< why the variant changed nothing (issue 37), or empty
+    QStringList noChange; ///< why the variant changed nothing, or empty
 };
 
 CompareView::CompareView(QWidget* parent)
@@ -156,7 +156,7 @@ std::shared_ptr<CompareView::Runs> CompareView::run(const Scenario& base, const 
         runs->base->run();
         runs->variant = std::make_unique<Simulation>(variantScenario, variantOptions);
         runs->variant->run();
-        // A variant that changes nothing is explained from the model's records (issue 37).
+        // A variant that changes nothing is explained from the model's records.
         if (!runs->spec.startsWith(QLatin1String("file="))) {
             const auto rows = diffMetrics(runs->base->metrics(), runs->variant->metrics());
             const bool same = std::none_of(rows.begin(), rows.end(),

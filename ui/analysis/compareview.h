@@ -35,7 +35,7 @@ public:
     /// Asynchronous; finished() when both runs are shown.
     void compare(const QString& spec);
     /// The task selected in the main window: when the variant changes the run but not this
-    /// task, the view says so and why (issue 37). Empty: the whole run only.
+    /// task, the view says so and why. Empty: the whole run only.
     void setTask(const QString& task) { m_task = task; }
     /// The same, synchronously (tests and scripts). False with @p error on bad input.
     bool compareNow(const QString& spec, QString* error = nullptr);

@@ -290,7 +290,7 @@ void FindingsDock::refresh()
     for (const QString& line : m_noChange)
         add(tr("no change"), m_noChangeIsEdit ? tr("(edit)") : tr("(variant)"), m_noChangeAt,
             QStringLiteral("-"), line);
-    // Issue 37: what an rt-app import dropped, by thread, and the tasks that never switched in
+    // What an rt-app import dropped, by thread, and the tasks that never switched in
     // (zero CPU time after a switch-in is not "never ran").
     for (const auto& [thread, events] : m_dropped) {
         QStringList never, noTime;

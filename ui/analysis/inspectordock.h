@@ -52,8 +52,8 @@ public:
     void setConcealed(
         const std::vector<std::string>& columns, const std::string& entity, bool picks);
     void clearConcealed();
-    /// A note shown under the header until the next scenario (a variant that changed nothing,
-    /// issue 37); empty hides it.
+    /// A note shown under the header until the next scenario (a variant or a live edit that
+    /// changed nothing); empty hides it.
     void setNote(const QString& note);
     QString noteText() const;
     bool concealing() const { return m_concealing; }

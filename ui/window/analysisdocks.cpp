@@ -102,7 +102,7 @@ CompareView* AnalysisDocks::compareView()
     if (!m_compare) {
         m_compare = new CompareView(m_window);
         m_compare->setWindowFlag(Qt::Window);
-        // Issue 37: a variant that changed nothing is said, and explained, in the findings and
+        // A variant that changed nothing is said, and explained, in the findings and
         // the inspector too.
         connect(m_compare, &CompareView::nothingChanged, m_findings, &FindingsDock::setNoChange);
         connect(

@@ -79,7 +79,7 @@ void MainWindow::createEditing()
     });
 
     connect(m_editor, &ScenarioEditor::scenarioChanged, this, &MainWindow::onScenarioEdited);
-    // A live edit that changed nothing says so, and why (issue 37): the findings and the
+    // A live edit that changed nothing says so, and why: the findings and the
     // inspector get the explanation, the status bar its first line.
     connect(m_editor, &ScenarioEditor::editChangedNothing, this,
         [this](const QStringList& lines, qint64 at) {
