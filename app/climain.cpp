@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/base/atomicfile.h"
 #include "core/cli/cli.h"
+#include "ui/common/headless.h"
 #include "ui/export/capture.h"
 #include "ui/export/sweepplot.h"
 
@@ -13,19 +14,6 @@
 
 namespace {
 
-QtMessageHandler g_qtHandler = nullptr;
-
-/// Qt's notes about the headless platform itself (no XDG_RUNTIME_DIR on a server or in CI, the
-/// offscreen plugin's missing window features) say nothing about a capture: not printed.
-void quietHeadless(QtMsgType type, const QMessageLogContext& context, const QString& message)
-{
-    if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set"))
-        || message.startsWith(QLatin1String("This plugin does not support")))
-        return;
-    if (g_qtHandler)
-        g_qtHandler(type, context, message);
-}
-
 int runCommand(int argc, char* argv[])
 {
     // A run killed by SIGINT, SIGTERM, SIGHUP… removes its temporary output files first.
@@ -35,7 +23,7 @@ int runCommand(int argc, char* argv[])
         // Captures use the GUI's plotting code: a QApplication, offscreen unless told otherwise.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
-        g_qtHandler = qInstallMessageHandler(quietHeadless);
+        schedlab::ui::quietHeadlessNotes();
         QApplication app(argc, argv);
         return schedlab::ui::runCaptureCli(args, std::cout, std::cerr);
     }
@@ -43,7 +31,7 @@ int runCommand(int argc, char* argv[])
         // A sweep's plot is drawn by the GUI's plotting library too (docs/sweeps.md).
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
-        g_qtHandler = qInstallMessageHandler(quietHeadless);
+        schedlab::ui::quietHeadlessNotes();
         QApplication app(argc, argv);
         return schedlab::ui::runSweepPlotCli(args, std::cout, std::cerr);
     }

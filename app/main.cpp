@@ -5,6 +5,7 @@
 #include "core/kernel/variant.h"
 #include "core/scenario/scenario.h"
 #include "ui/analysis/inspectordock.h"
+#include "ui/common/headless.h"
 #include "ui/common/savefile.h"
 #include "ui/common/taskpalette.h"
 #include "ui/export/capture.h"
@@ -56,19 +57,6 @@ std::optional<schedlab::Nanoseconds> msArg(const QString& option, const QString&
         return std::nullopt;
     }
     return schedlab::Nanoseconds{std::llround(ms * 1e6)};
-}
-
-QtMessageHandler g_qtHandler = nullptr;
-
-/// Qt's notes about the headless platform itself (no XDG_RUNTIME_DIR on a server or in CI, the
-/// offscreen plugin's missing window features) say nothing about a screenshot: not printed.
-void quietHeadless(QtMsgType type, const QMessageLogContext& context, const QString& message)
-{
-    if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set"))
-        || message.startsWith(QLatin1String("This plugin does not support")))
-        return;
-    if (g_qtHandler)
-        g_qtHandler(type, context, message);
 }
 
 void waitForSeek(schedlab::ui::SimulationController* c)
@@ -309,7 +297,7 @@ int main(int argc, char* argv[])
         && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     if (headlessOption)
-        g_qtHandler = qInstallMessageHandler(quietHeadless);
+        schedlab::ui::quietHeadlessNotes();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("schedlab"));
     QApplication::setOrganizationName(QStringLiteral("schedlab"));
