@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include "cli/cli.h"
 #include "core/base/atomicfile.h"
-#include "core/cli/cli.h"
 #include "ui/common/headless.h"
 #include "ui/export/capture.h"
 #include "ui/export/sweepplot.h"

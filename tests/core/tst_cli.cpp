@@ -6,9 +6,9 @@
 // were, symbolic links out of their directory refused, no temporary file left by a killed run,
 // one command's outputs committed together, an output equal to an input refused. CI runs this as
 // root: device nodes are private ones made with mknod in a temporary directory, never /dev's.
+#include "cli/cli.h"
+#include "cli/output.h"
 #include "core/base/text.h"
-#include "core/cli/cli.h"
-#include "core/cli/output.h"
 #include "support/clirun.h"
 
 #include <QDir>

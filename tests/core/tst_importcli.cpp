@@ -2,7 +2,7 @@
 // schedlab-cli import and compare --real on the hand-made traces of tests/data/ftrace/: the
 // metrics JSON has the hand-computed CPU times, bad traces exit 2 naming the line, and compare
 // puts the real run beside the model under the scenario's task names.
-#include "core/cli/cli.h"
+#include "cli/cli.h"
 #include "support/clirun.h"
 
 #include <QTemporaryDir>

@@ -11,8 +11,8 @@
 #include <QObject>
 
 #ifndef Q_MOC_RUN
-#include "core/cli/cli.h"
-#include "core/cli/sweep.h"
+#include "cli/cli.h"
+#include "cli/sweep.h"
 #include "core/fair/taskgroup.h"
 #include "core/record/machineview.h"
 #include "core/record/metrics.h"

@@ -3,7 +3,7 @@
 // hand from the mixed-radix rule), JSON pointers into the scenario and their messages, the CSV's
 // bytes independent of --jobs, merged shards equal to the unsharded file, clear errors for bad
 // parameters. Tiny scenarios and short runs; nothing depends on the wall clock.
-#include "core/cli/sweep.h"
+#include "cli/sweep.h"
 #include "support/clirun.h"
 
 #include <QFile>

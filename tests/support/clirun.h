@@ -2,7 +2,7 @@
 // schedlab-cli run in-process for tests: its exit code and what it wrote to stdout and stderr.
 #pragma once
 
-#include "core/cli/cli.h"
+#include "cli/cli.h"
 
 #include <sstream>
 #include <string>

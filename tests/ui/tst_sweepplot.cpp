@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The sweep plot (ui/export/sweepplot.h): rows grouped into series and x values with the mean,
 // min and max over the seeds (hand-computed below), the files it writes, and its errors.
-#include "core/cli/sweep.h"
+#include "cli/sweep.h"
 #include "ui/export/sweepplot.h"
 
 #include <QFile>

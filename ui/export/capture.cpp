@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/export/capture.h"
 
+#include "cli/output.h"
 #include "core/base/atomicfile.h"
 #include "core/base/text.h"
-#include "core/cli/output.h"
 #include "core/kernel/features.h"
 #include "core/kernel/variant.h"
 #include "core/record/recording.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/export/sweepplot.h"
 
+#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/sweep.h"
 #include "core/base/time.h"
-#include "core/cli/cli.h"
-#include "core/cli/output.h"
-#include "core/cli/sweep.h"
 #include "core/kernel/variant.h"
 #include "ui/common/taskpalette.h"
 #include "ui/export/capture.h"

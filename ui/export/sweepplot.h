@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The plot of a sweep (docs/sweeps.md): one column of the results CSV (core/cli/sweep.h) against
+// The plot of a sweep (docs/sweeps.md): one column of the results CSV (cli/sweep.h) against
 // a parameter, one series per value of another parameter, the mean over the seeds (and over any
 // other parameter) with min–max bars; drawn by QCustomPlot offscreen and written by savePlot()
 // (capture.h), so PNG/SVG/PDF as the timeline captures. `schedlab-cli sweep … --plot` and

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "importcli.h"
 
+#include "cli/output.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
-#include "core/cli/output.h"
 #include "core/import/ftrace.h"
 
 #include <algorithm>

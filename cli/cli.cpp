@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cli.h"
 
+#include "cli/importcli.h"
+#include "cli/output.h"
+#include "cli/sweep.h"
 #include "core/base/text.h"
-#include "core/cli/importcli.h"
-#include "core/cli/output.h"
-#include "core/cli/sweep.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/lesson/nochange.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "sweep.h"
 
+#include "cli/output.h"
 #include "core/base/text.h"
-#include "core/cli/output.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
