@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Core scheduling state (CONFIG_SCHED_CORE, kernel-model.md §11): the per-core part of
-// `rq->core` and the per-CPU core_tree / core_pick. The mechanism is in simulationcore.cpp.
+// `rq->core` and the per-CPU core_tree / core_pick. The mechanism is in machinecore.cpp.
 #pragma once
 
 #include <cstdint>

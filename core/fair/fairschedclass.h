@@ -66,7 +66,7 @@ public:
     void switchedFrom(Rq& rq, Task& task) override;
     /// switched_to_fair(), model: the task's CPU reschedules.
     void switchedTo(Rq& rq, Task& task) override;
-    /// The fair class's balancing is the machine's load balancer (simulationbalance.cpp).
+    /// The fair class's balancing is the machine's load balancer (machinebalance.cpp).
     void balance(Rq&) override { }
     void updateCurr(Rq& rq) override;
     /// The profile's traits, read at each use; null: the newest kernels' rules.

@@ -53,7 +53,7 @@ struct ScenarioLimits
     // The memory estimate of a simulation (docs/limits.md, "Memory"): an upper bound of what the
     // simulation allocates per object, checked against the model-bytes guard (ResourceLimits)
     // when the scenario is loaded into a simulation and again at every task creation. The fixed
-    // parts are checked against the real sizes by static_asserts in core/sim/simulationimpl.cpp.
+    // parts are checked against the real sizes by static_asserts in core/sim/machine.cpp.
     /// One task, created or exited (Task, its frames, its recording name), plus its name's bytes
     /// twice. A program is shared between a task's copies and its forked children, so the size of
     /// a program does not count per task.

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "simulation.h"
 
-#include "core/sim/simulationimpl.h"
+#include "core/sim/machine.h"
 
 namespace schedlab {
 
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
-    : m_impl(std::make_unique<SimulationImpl>(scenario, options))
+    : m_impl(std::make_unique<Machine>(scenario, options))
 { }
 
 Simulation::~Simulation() = default;

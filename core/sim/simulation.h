@@ -48,7 +48,7 @@ struct CgroupView
     int weight = 100; ///< cpu.weight
 };
 
-class SimulationImpl;
+class Machine;
 
 class Simulation
 {
@@ -105,7 +105,7 @@ public:
     const std::string& stopReason() const;
 
 private:
-    std::unique_ptr<SimulationImpl> m_impl;
+    std::unique_ptr<Machine> m_impl;
 };
 
 } // namespace schedlab

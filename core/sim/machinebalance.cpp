@@ -4,11 +4,11 @@
 // BalanceServices the balancer reaches the machine through (detach/attach of a task, the
 // stopper's preemption for active balance).
 #include "core/fair/utilest.h"
-#include "simulationimpl.h"
+#include "machine.h"
 
 namespace schedlab {
 
-void SimulationImpl::initBalancer(const Scenario& scenario)
+void Machine::initBalancer(const Scenario& scenario)
 {
     CpuTopology topo;
     topo.cpus = m_cpus;
@@ -26,7 +26,7 @@ void SimulationImpl::initBalancer(const Scenario& scenario)
     m_balancer->setTraits(&m_traits);
 }
 
-void SimulationImpl::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
+void Machine::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
 {
     // util_est_enqueue() / util_est_dequeue() + util_est_update() of enqueue_task_fair() and
     // dequeue_task_fair() (kernel-model.md §6.8): a delayed task's estimate left the sum when
@@ -51,34 +51,34 @@ void SimulationImpl::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, i
         m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
 }
 
-int SimulationImpl::nrRunning(int cpu) const
+int Machine::nrRunning(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     return rq.nrRunning + rq.rt.nrQueued;
 }
 
-bool SimulationImpl::cpuIdle(int cpu) const
+bool Machine::cpuIdle(int cpu) const
 {
     return !m_rqs[static_cast<size_t>(cpu)]->curr && nrRunning(cpu) == 0;
 }
 
-bool SimulationImpl::taskAllowed(const SchedEntity& taskSe, int cpu) const
+bool Machine::taskAllowed(const SchedEntity& taskSe, int cpu) const
 {
     return m_tasks[taskSe.task.index()]->cpus.test(cpu);
 }
 
-bool SimulationImpl::cookieMatch(const SchedEntity& taskSe, int cpu) const
+bool Machine::cookieMatch(const SchedEntity& taskSe, int cpu) const
 {
     return cookieFits(*m_tasks[taskSe.task.index()], cpu);
 }
 
-bool SimulationImpl::migratable(const SchedEntity& taskSe) const
+bool Machine::migratable(const SchedEntity& taskSe) const
 {
     const Task& task = *m_tasks[taskSe.task.index()];
     return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
 }
 
-bool SimulationImpl::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
+bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
 {
     // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
     const Task& task = *m_tasks[taskSe.task.index()];
@@ -89,8 +89,7 @@ bool SimulationImpl::throttledPair(const SchedEntity& taskSe, int srcCpu, int ds
         || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
 }
 
-void SimulationImpl::moveTask(
-    SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail)
+void Machine::moveTask(SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail)
 {
     // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
     // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
@@ -107,7 +106,7 @@ void SimulationImpl::moveTask(
     // (a new-idle destination is in schedule() and picks right after the pull)
 }
 
-bool SimulationImpl::stopperPreempt(int cpu)
+bool Machine::stopperPreempt(int cpu)
 {
     // The stopper (stop_one_cpu_nowait()) preempts the running fair task; it stays queued.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
@@ -128,14 +127,14 @@ bool SimulationImpl::stopperPreempt(int cpu)
     return true;
 }
 
-bool SimulationImpl::updateBlockedAverages(int cpu)
+bool Machine::updateBlockedAverages(int cpu)
 {
     // Without groups nothing is published: the root queues' averages are not kept up to date
     // here, and the NOHZ stats kicks stop once every CPU reported no blocked load.
     return m_groups.size() > 1 && m_load->updateBlockedAverages(cpu);
 }
 
-void SimulationImpl::updateIdleCpuScan(int cpu, uint64_t sumUtil)
+void Machine::updateIdleCpuScan(int cpu, uint64_t sumUtil)
 {
     m_fairSched->placement().updateIdleCpuScan(cpu, sumUtil);
 }

@@ -3,14 +3,14 @@
 // the machine (core/record/metricsbuilder.h, invariants.h).
 #include "core/base/text.h"
 #include "core/scenario/limits.h"
-#include "simulationimpl.h"
+#include "machine.h"
 
 #include <algorithm>
 #include <map>
 
 namespace schedlab {
 
-bool SimulationImpl::completeFork(Task& task, const Op& op)
+bool Machine::completeFork(Task& task, const Op& op)
 {
     const std::string name = task.name + "." + std::to_string(++task.forks);
     if (!canCreateTask(name, task.cpu))
@@ -32,7 +32,7 @@ bool SimulationImpl::completeFork(Task& task, const Op& op)
     return false;
 }
 
-void SimulationImpl::onWorkDone(int taskIndex)
+void Machine::onWorkDone(int taskIndex)
 {
     Task& task = *m_tasks[static_cast<size_t>(taskIndex)];
     task.workDone = {};
@@ -45,14 +45,14 @@ void SimulationImpl::onWorkDone(int taskIndex)
 
 // --- recording hooks ----------------------------------------------------------------------------
 
-EntityRef SimulationImpl::refOf(const SchedEntity& se) const
+EntityRef Machine::refOf(const SchedEntity& se) const
 {
     if (se.isTask())
         return EntityRef::task(se.task.value);
     return EntityRef::group(se.myQ->groupIndex, se.myQ->cpu);
 }
 
-void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
+void Machine::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
 {
     if (!m_options.recordEvents && kind != RecordKind::Spawn && kind != RecordKind::Exit)
         return;
@@ -65,7 +65,7 @@ void SimulationImpl::record(RecordKind kind, const SchedEntity& se, int64_t a, i
     m_rec.append(r);
 }
 
-void SimulationImpl::recordMigrate(
+void Machine::recordMigrate(
     const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail)
 {
     if (se.isTask()) // the per-reason counts of the metrics (migrations_by_reason)
@@ -75,7 +75,7 @@ void SimulationImpl::recordMigrate(
         m_rec.lastRecord().payload.generic.d = detail.pack();
 }
 
-void SimulationImpl::sample(const SchedEntity& se)
+void Machine::sample(const SchedEntity& se)
 {
     if (!m_options.recordSamples || !se.cfsRq)
         return;
@@ -114,7 +114,7 @@ void SimulationImpl::sample(const SchedEntity& se)
     m_rec.append(r);
 }
 
-void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
+void Machine::accountExec(SchedEntity& taskSe, int64_t delta)
 {
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
@@ -125,7 +125,7 @@ void SimulationImpl::accountExec(SchedEntity& taskSe, int64_t delta)
     m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
 }
 
-std::vector<int64_t> SimulationImpl::groupCpuTimes() const
+std::vector<int64_t> Machine::groupCpuTimes() const
 {
     // Hierarchical: the group's own tasks and every descendant's. A group is created after its
     // parent, so one pass from the last group down carries each total into its parent.
@@ -138,7 +138,7 @@ std::vector<int64_t> SimulationImpl::groupCpuTimes() const
     return total;
 }
 
-void SimulationImpl::markWaiting(Task& task, int cpu)
+void Machine::markWaiting(Task& task, int cpu)
 {
     if (task.waitStart < 0) {
         task.waitStart = clock();
@@ -146,7 +146,7 @@ void SimulationImpl::markWaiting(Task& task, int cpu)
     }
 }
 
-void SimulationImpl::endWaiting(Task& task)
+void Machine::endWaiting(Task& task)
 {
     if (task.waitStart >= 0) {
         const int64_t wait = clock() - task.waitStart;
@@ -161,7 +161,7 @@ void SimulationImpl::endWaiting(Task& task)
 
 // --- views and metrics ---------------------------------------------------------------------------
 
-std::vector<TaskView> SimulationImpl::taskViews() const
+std::vector<TaskView> Machine::taskViews() const
 {
     std::vector<TaskView> out;
     out.reserve(m_tasks.size());
@@ -210,7 +210,7 @@ std::vector<TaskView> SimulationImpl::taskViews() const
     return out;
 }
 
-std::vector<CgroupView> SimulationImpl::cgroupViews() const
+std::vector<CgroupView> Machine::cgroupViews() const
 {
     std::vector<CgroupView> out;
     for (const auto& g : m_groups)
@@ -218,7 +218,7 @@ std::vector<CgroupView> SimulationImpl::cgroupViews() const
     return out;
 }
 
-Metrics SimulationImpl::metrics() const
+Metrics Machine::metrics() const
 {
     Metrics m;
     m.scenario = m_scenario.name;

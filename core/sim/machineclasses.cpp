@@ -4,7 +4,7 @@
 // paths of policy, group and affinity changes. The classes themselves are in
 // core/rt/, core/fair/ and core/sched/.
 #include "core/scenario/jsonvalues.h"
-#include "simulationimpl.h"
+#include "machine.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -30,7 +30,7 @@ std::string errnoName(int err)
 
 // --- set-up -------------------------------------------------------------------------------------
 
-void SimulationImpl::initClasses(const Scenario& scenario)
+void Machine::initClasses(const Scenario& scenario)
 {
     KernelCosts costs;
     for (const auto& [name, value] : scenario.kernel.costs)
@@ -63,14 +63,14 @@ void SimulationImpl::initClasses(const Scenario& scenario)
     m_load->setCapacities(std::move(capacities));
 }
 
-void SimulationImpl::failedAction(const std::string& task, int cpu, const std::string& what)
+void Machine::failedAction(const std::string& task, int cpu, const std::string& what)
 {
     m_rtFindings.push_back({"failed_action", task, cpu, clock(), 0, what});
 }
 
 // --- RT group bandwidth: admission (§10.2, §10.3) ------------------------------------------------
 
-RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, const std::string& by)
+RtWalkCount Machine::applyRtFiles(int group, const CgroupFiles& files, const std::string& by)
 {
     RtWalkCount total;
     const std::string& path = m_groups[static_cast<size_t>(group)].path;
@@ -101,7 +101,7 @@ RtWalkCount SimulationImpl::applyRtFiles(int group, const CgroupFiles& files, co
 
 // --- RtServices, DlServerServices ----------------------------------------------------------------
 
-EventId SimulationImpl::startServerTimer(int cpu, int64_t at)
+EventId Machine::startServerTimer(int cpu, int64_t at)
 {
     return m_events.schedule(Nanoseconds(at), [this, cpu] {
         m_eventCpu = cpu;
@@ -109,7 +109,7 @@ EventId SimulationImpl::startServerTimer(int cpu, int64_t at)
     });
 }
 
-void SimulationImpl::armPeriodTimer(int group)
+void Machine::armPeriodTimer(int group)
 {
     RtGroup& rg = m_rt->group(group);
     if (m_events.isPending(rg.periodTimer))
@@ -120,7 +120,7 @@ void SimulationImpl::armPeriodTimer(int group)
     });
 }
 
-void SimulationImpl::migrate(Task& task, int cpu, MigrateReason reason)
+void Machine::migrate(Task& task, int cpu, MigrateReason reason)
 {
     const int from = task.cpu;
     m_rt->dequeueTask(runQueue(task.cpu), task, 0);
@@ -132,7 +132,7 @@ void SimulationImpl::migrate(Task& task, int cpu, MigrateReason reason)
     m_rt->enqueueTask(runQueue(task.cpu), task, 0);
 }
 
-bool SimulationImpl::cookieFits(const Task& task, int cpu) const
+bool Machine::cookieFits(const Task& task, int cpu) const
 {
     // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
     // at no cost, so under core scheduling it only moves a task to a core whose current cookie
@@ -153,7 +153,7 @@ bool SimulationImpl::cookieFits(const Task& task, int cpu) const
 // --- KernelWorkServices
 // ---------------------------------------------------------------------------
 
-EventId SimulationImpl::startSectionEnd(int cpu, int64_t at)
+EventId Machine::startSectionEnd(int cpu, int64_t at)
 {
     return m_events.schedule(Nanoseconds(at), [this, cpu] {
         m_eventCpu = cpu;
@@ -164,7 +164,7 @@ EventId SimulationImpl::startSectionEnd(int cpu, int64_t at)
     });
 }
 
-std::vector<int> SimulationImpl::groupsMatching(const std::string& pattern) const
+std::vector<int> Machine::groupsMatching(const std::string& pattern) const
 {
     std::vector<int> groups;
     if (pattern.find('*') == std::string::npos) {
@@ -179,8 +179,7 @@ std::vector<int> SimulationImpl::groupsMatching(const std::string& pattern) cons
     return groups;
 }
 
-RtWalkCount SimulationImpl::writeCgroupFiles(
-    int group, const CgroupFiles& files, const std::string& by)
+RtWalkCount Machine::writeCgroupFiles(int group, const CgroupFiles& files, const std::string& by)
 {
     CgroupFiles other = files;
     other.rtRuntimeUs.reset();
@@ -191,7 +190,7 @@ RtWalkCount SimulationImpl::writeCgroupFiles(
 
 // --- ProgramServices ----------------------------------------------------------------------------
 
-void SimulationImpl::yieldTask(Task& task)
+void Machine::yieldTask(Task& task)
 {
     m_fair->yieldTask(*m_rqs[static_cast<size_t>(task.cpu)]);
     resched(task.cpu, false);
@@ -199,7 +198,7 @@ void SimulationImpl::yieldTask(Task& task)
 
 // --- class changes ----------------------------------------------------------------------------
 
-bool SimulationImpl::changeClass(Task& task, Policy policy)
+bool Machine::changeClass(Task& task, Policy policy)
 {
     // rt_policy() of the old and the new policy: the kernel's own tests in
     // __sched_setscheduler() (the RT runtime check, the class chosen by __setscheduler_class()).
@@ -251,7 +250,7 @@ bool SimulationImpl::changeClass(Task& task, Policy policy)
     return true;
 }
 
-bool SimulationImpl::rtMoveTask(Task& task, int group)
+bool Machine::rtMoveTask(Task& task, int group)
 {
     if (!task.isRt())
         return false;
@@ -273,7 +272,7 @@ bool SimulationImpl::rtMoveTask(Task& task, int group)
     return true;
 }
 
-bool SimulationImpl::rtSetAffinity(Task& task, const CpuSet& cpus)
+bool Machine::rtSetAffinity(Task& task, const CpuSet& cpus)
 {
     if (!task.isRt())
         return false;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Construction, the kernel core around the fair class (__schedule, wakeups, tick), actions.
-#include "simulationimpl.h"
+#include "machine.h"
 
 #include "core/base/text.h"
 #include "core/scenario/limits.h"
@@ -43,7 +43,7 @@ std::string parentPath(const std::string& path)
 
 } // namespace
 
-SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& options)
+Machine::Machine(const Scenario& scenario, const RunOptions& options)
     : m_scenario(scenario)
     , m_options(options)
     , m_prng(options.seed.value_or(scenario.seedOrDefault()))
@@ -101,7 +101,7 @@ SimulationImpl::SimulationImpl(const Scenario& scenario, const RunOptions& optio
     scheduleActions(scenario);
 }
 
-SimulationImpl::~SimulationImpl()
+Machine::~Machine()
 {
     // Unlink every entity from the intrusive trees before they are destroyed.
     for (auto& g : m_groups)
@@ -112,7 +112,7 @@ SimulationImpl::~SimulationImpl()
         rq->cfs->clearTrees();
 }
 
-void SimulationImpl::buildKernel(const Scenario& scenario, const RunOptions& options)
+void Machine::buildKernel(const Scenario& scenario, const RunOptions& options)
 {
     const KernelSpec& k = scenario.kernel;
     const std::string name = options.profile.value_or(k.profile.value_or(defaultProfile().name));
@@ -156,7 +156,7 @@ void SimulationImpl::buildKernel(const Scenario& scenario, const RunOptions& opt
     m_baseSliceOverride = k.baseSlice;
 }
 
-void SimulationImpl::buildGroups(const Scenario& scenario)
+void Machine::buildGroups(const Scenario& scenario)
 {
     TaskGroup root;
     root.index = 0;
@@ -179,18 +179,18 @@ void SimulationImpl::buildGroups(const Scenario& scenario)
     m_groupCpuTime.assign(m_groups.size(), 0);
 }
 
-int SimulationImpl::groupParent(int group) const
+int Machine::groupParent(int group) const
 {
     return m_groups[static_cast<size_t>(group)].parent;
 }
 
-int SimulationImpl::groupByPath(const std::string& path) const
+int Machine::groupByPath(const std::string& path) const
 {
     const auto it = m_groupIndex.find(path);
     return it == m_groupIndex.end() ? -1 : it->second;
 }
 
-int SimulationImpl::addGroup(const std::string& path, const CgroupFiles& files)
+int Machine::addGroup(const std::string& path, const CgroupFiles& files)
 {
     const int parent = groupByPath(parentPath(path));
     if (parent < 0)
@@ -235,10 +235,10 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
     return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
 }
 
-void SimulationImpl::applyCgroupFiles(int group, const CgroupFiles& files)
+void Machine::applyCgroupFiles(int group, const CgroupFiles& files)
 {
     if (files.rtRuntimeUs || files.rtPeriodUs)
-        applyRtFiles(group, files, ""); // RT group bandwidth, simulationclasses.cpp
+        applyRtFiles(group, files, ""); // RT group bandwidth, machineclasses.cpp
     TaskGroup& g = m_groups[static_cast<size_t>(group)];
     bool sharesChanged = false;
     if (files.weight && group != 0) {
@@ -284,7 +284,7 @@ static_assert(sizeof(CfsRq) + sizeof(SchedEntity) + 2 * 16 + 2 * sizeof(void*)
 static_assert(sizeof(Rq) + sizeof(CfsRq) <= ScenarioLimits::bytesPerCpu / 4,
     "ScenarioLimits::bytesPerCpu is below a CPU's size");
 
-void SimulationImpl::estimateMemory(const Scenario& scenario)
+void Machine::estimateMemory(const Scenario& scenario)
 {
     // Summed in file order: the entry that takes the estimate past the guard is the one named.
     const uint64_t limit = m_options.limits.modelBytes;
@@ -325,7 +325,7 @@ void SimulationImpl::estimateMemory(const Scenario& scenario)
     m_modelBytes = withoutTasks; // createTask() counts each task as it is made
 }
 
-void SimulationImpl::scheduleActions(const Scenario& scenario)
+void Machine::scheduleActions(const Scenario& scenario)
 {
     for (const Action& action : scenario.actions) {
         const Action copy = action;
@@ -338,7 +338,7 @@ void SimulationImpl::scheduleActions(const Scenario& scenario)
 
 // --- tasks ------------------------------------------------------------------------------------
 
-Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, int parent,
+Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int parent,
     std::shared_ptr<const std::vector<Op>> program)
 {
     auto task = std::make_unique<Task>();
@@ -401,7 +401,7 @@ Task& SimulationImpl::createTask(const TaskSpec& spec, const std::string& name, 
     return t;
 }
 
-void SimulationImpl::attachToCpu(Task& task, int cpu)
+void Machine::attachToCpu(Task& task, int cpu)
 {
     task.cpu = cpu;
     const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
@@ -417,16 +417,16 @@ void SimulationImpl::attachToCpu(Task& task, int cpu)
 
 // Topology: CPU i is thread (i % threads_per_core) of core (i / threads_per_core); cores are
 // grouped into LLCs of cores_per_llc cores.
-int SimulationImpl::coreOf(int cpu) const
+int Machine::coreOf(int cpu) const
 {
     return cpu / m_threadsPerCore;
 }
-int SimulationImpl::llcOf(int cpu) const
+int Machine::llcOf(int cpu) const
 {
     return coreOf(cpu) / m_coresPerLlc;
 }
 
-void SimulationImpl::wakeUpNewTask(Task& task)
+void Machine::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
         return; // killed before it started
@@ -456,7 +456,7 @@ void SimulationImpl::wakeUpNewTask(Task& task)
     wakeupPreempt(rq, task, WakeFork); // an idle CPU always reschedules
 }
 
-void SimulationImpl::recordSpawn(const Task& task, int cpu, MigrateDetail placed, int parentCpu)
+void Machine::recordSpawn(const Task& task, int cpu, MigrateDetail placed, int parentCpu)
 {
     m_rec.append([&] {
         Record r;
@@ -476,7 +476,7 @@ void SimulationImpl::recordSpawn(const Task& task, int cpu, MigrateDetail placed
     }());
 }
 
-void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
+void Machine::timerWakeUp(int taskIndex, int64_t due)
 {
     Task& t = *m_tasks[static_cast<size_t>(taskIndex)];
     const int cpu = t.sleepCpu;
@@ -499,7 +499,7 @@ void SimulationImpl::timerWakeUp(int taskIndex, int64_t due)
     tryToWakeUp(t);
 }
 
-void SimulationImpl::tryToWakeUp(Task& task, int wakeFlags)
+void Machine::tryToWakeUp(Task& task, int wakeFlags)
 {
     if (task.state != TaskRunState::Sleeping && task.state != TaskRunState::WaitingChild
         && task.state != TaskRunState::BlockedLock)
@@ -541,7 +541,7 @@ void SimulationImpl::tryToWakeUp(Task& task, int wakeFlags)
     wakeupPreempt(rq, task, 0);
 }
 
-void SimulationImpl::exitTask(Task& task)
+void Machine::exitTask(Task& task)
 {
     if (task.state == TaskRunState::Exited)
         return;
@@ -563,7 +563,7 @@ void SimulationImpl::exitTask(Task& task)
     finishExit(task);
 }
 
-void SimulationImpl::finishExit(Task& task)
+void Machine::finishExit(Task& task)
 {
     // The load leaves with the task; a parent blocked in fork+wait is woken.
     m_bw->endBoost(task);
@@ -590,7 +590,7 @@ void SimulationImpl::finishExit(Task& task)
     }
 }
 
-Task* SimulationImpl::taskByName(const std::string& name)
+Task* Machine::taskByName(const std::string& name)
 {
     for (auto& t : m_tasks)
         if (t->name == name)
@@ -600,7 +600,7 @@ Task* SimulationImpl::taskByName(const std::string& name)
 
 // --- the core scheduler -------------------------------------------------------------------------
 
-SchedClass& SimulationImpl::classOf(const Task& task)
+SchedClass& Machine::classOf(const Task& task)
 {
     // __setscheduler_class(): rt_prio() → rt_sched_class, else fair_sched_class. The one place
     // that maps a policy to its class; the kernel paths dispatch through the result.
@@ -609,14 +609,14 @@ SchedClass& SimulationImpl::classOf(const Task& task)
     return *m_fairSched;
 }
 
-void SimulationImpl::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
+void Machine::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
     // wakeup_preempt(): the woken task's class decides; an RT wakeup preempts a lower class, a
     // fair wakeup under RT starts the fair server instead.
     classOf(task).wakeupPreempt(rq, task, wakeFlags);
 }
 
-void SimulationImpl::resched(int cpu, bool lazy)
+void Machine::resched(int cpu, bool lazy)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     // PREEMPT_LAZY (kernel-model.md §7.1): a fair-class request sets NEED_RESCHED_LAZY, acted on
@@ -631,7 +631,7 @@ void SimulationImpl::resched(int cpu, bool lazy)
     }
 }
 
-void SimulationImpl::processResched()
+void Machine::processResched()
 {
     // Honour need_resched on every CPU that has it, lowest CPU first (deterministic). Each
     // schedule() counts as an event for the guards: a storm of them at one instant (CPUs
@@ -650,7 +650,7 @@ void SimulationImpl::processResched()
     }
 }
 
-void SimulationImpl::stopRunning(Task& task)
+void Machine::stopRunning(Task& task)
 {
     if (task.workLeft > 0) {
         task.workLeft = std::max<int64_t>(0, task.workLeft - (clock() - task.runStart));
@@ -659,7 +659,7 @@ void SimulationImpl::stopRunning(Task& task)
     }
 }
 
-void SimulationImpl::startRunning(Task& task)
+void Machine::startRunning(Task& task)
 {
     task.runStart = clock();
     task.state = TaskRunState::Running;
@@ -674,7 +674,7 @@ void SimulationImpl::startRunning(Task& task)
     }
 }
 
-void SimulationImpl::schedule(int cpu)
+void Machine::schedule(int cpu)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     rq.needResched = false;
@@ -711,7 +711,7 @@ void SimulationImpl::schedule(int cpu)
     SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
     bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
     Task* rtNext = nullptr;
-    // Under core scheduling the core-wide pick covers both classes (simulationcore.cpp);
+    // Under core scheduling the core-wide pick covers both classes (machinecore.cpp);
     // otherwise RT first, then fair.
     auto pick = [&]() -> SchedEntity* {
         forcedIdle = false;
@@ -814,7 +814,7 @@ void SimulationImpl::schedule(int cpu)
     m_rt->balance(rq);
 }
 
-void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
+void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
 {
     ++m_contextSwitches;
     Record r;
@@ -834,7 +834,7 @@ void SimulationImpl::recordSwitch(int cpu, const Task* prev, const Task* next)
     }
 }
 
-void SimulationImpl::armHrtick(Rq& rq)
+void Machine::armHrtick(Rq& rq)
 {
     EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
     m_events.cancel(ev);
@@ -865,7 +865,7 @@ void SimulationImpl::armHrtick(Rq& rq)
     });
 }
 
-void SimulationImpl::startTick(int cpu)
+void Machine::startTick(int cpu)
 {
     EventId& ev = m_rqs[static_cast<size_t>(cpu)]->tick;
     if (m_events.isPending(ev))
@@ -883,7 +883,7 @@ void SimulationImpl::startTick(int cpu)
         kTickPriority);
 }
 
-void SimulationImpl::tick(int cpu)
+void Machine::tick(int cpu)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     m_rqs[static_cast<size_t>(cpu)]->tick = {};
@@ -914,7 +914,7 @@ void SimulationImpl::tick(int cpu)
 
 // --- run-time changes (§6.4 task reweight, sched_setattr, affinity, cgroup moves) ---------------
 
-template <typename F> void SimulationImpl::changeTask(Task& task, int dequeueFlags, F&& mutate)
+template <typename F> void Machine::changeTask(Task& task, int dequeueFlags, F&& mutate)
 {
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (task.se.schedDelayed) // the core completes a delayed dequeue before a change
@@ -933,7 +933,7 @@ template <typename F> void SimulationImpl::changeTask(Task& task, int dequeueFla
         m_fair->setNextTask(nrq, task.se, false);
 }
 
-void SimulationImpl::setUserNice(Task& task, int nice)
+void Machine::setUserNice(Task& task, int nice)
 {
     nice = std::clamp(nice, -20, 19);
     if (task.state == TaskRunState::Exited || nice == task.nice)
@@ -962,7 +962,7 @@ void SimulationImpl::setUserNice(Task& task, int nice)
     }
 }
 
-void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
+void Machine::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
     // __setscheduler_params(): a custom slice is set for fair_policy() only (kernel test).
     if (task.state == TaskRunState::Exited || !m_traits.customSlices || task.isRt())
@@ -978,10 +978,10 @@ void SimulationImpl::setSlice(Task& task, std::optional<Nanoseconds> slice)
     });
 }
 
-void SimulationImpl::setPolicy(Task& task, Policy policy)
+void Machine::setPolicy(Task& task, Policy policy)
 {
     if (task.state == TaskRunState::Exited || changeClass(task, policy))
-        return; // changes from or to SCHED_FIFO/SCHED_RR: simulationclasses.cpp
+        return; // changes from or to SCHED_FIFO/SCHED_RR: machineclasses.cpp
     changeTask(task, DequeueSave, [&](Rq&) {
         task.policy = policy;
         task.se.batchPolicy = policy == Policy::Batch;
@@ -994,7 +994,7 @@ void SimulationImpl::setPolicy(Task& task, Policy policy)
     });
 }
 
-void SimulationImpl::migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
+void Machine::migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
 {
     m_bw->endBoost(task); // the boost belongs to the old CPU's hierarchy
     const int from = task.cpu;
@@ -1006,7 +1006,7 @@ void SimulationImpl::migrateQueued(Task& task, int cpu, MigrateReason reason, Mi
         task.waitCpu = cpu;
 }
 
-void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
+void Machine::setAffinity(Task& task, const CpuSet& cpus)
 {
     if (task.state == TaskRunState::Exited || cpus.empty() || rtSetAffinity(task, cpus))
         return;
@@ -1056,7 +1056,7 @@ void SimulationImpl::setAffinity(Task& task, const CpuSet& cpus)
     wakeupPreempt(dst, task, 0);
 }
 
-void SimulationImpl::moveTask(Task& task, int group)
+void Machine::moveTask(Task& task, int group)
 {
     if (task.state == TaskRunState::Exited || group == task.group || rtMoveTask(task, group))
         return;
@@ -1077,7 +1077,7 @@ void SimulationImpl::moveTask(Task& task, int group)
     });
 }
 
-void SimulationImpl::setFeature(Feature f, bool on)
+void Machine::setFeature(Feature f, bool on)
 {
     m_features.set(f, on);
     Record r;
@@ -1088,7 +1088,7 @@ void SimulationImpl::setFeature(Feature f, bool on)
     m_rec.append(r);
 }
 
-void SimulationImpl::rebuildSums()
+void Machine::rebuildSums()
 {
     // After a change of weight precision the V sums must be recomputed from the trees.
     auto rebuild = [](CfsRq& rq) {
@@ -1108,7 +1108,7 @@ void SimulationImpl::rebuildSums()
             rebuild(*rq);
 }
 
-void SimulationImpl::apply(const Action& action)
+void Machine::apply(const Action& action)
 {
     switch (action.kind) {
     case Action::Kind::Feature:
@@ -1184,13 +1184,13 @@ void SimulationImpl::apply(const Action& action)
 
 // --- the event loop -----------------------------------------------------------------------------
 
-bool SimulationImpl::finished() const
+bool Machine::finished() const
 {
     auto& events = const_cast<EventQueue&>(m_events);
     return !m_stopReason.empty() || events.nextTime() > m_end || events.empty();
 }
 
-bool SimulationImpl::step()
+bool Machine::step()
 {
     if (finished()) {
         if (m_stopReason.empty() && m_events.now() < m_end)
@@ -1206,7 +1206,7 @@ bool SimulationImpl::step()
     return true;
 }
 
-void SimulationImpl::runUntil(Nanoseconds t)
+void Machine::runUntil(Nanoseconds t)
 {
     t = std::min(t, m_end);
     while (m_stopReason.empty() && m_events.nextTime() <= t)
@@ -1217,7 +1217,7 @@ void SimulationImpl::runUntil(Nanoseconds t)
 
 // --- resource guards (docs/limits.md) ----------------------------------------------------------
 
-void SimulationImpl::stopRun(const std::string& task, int cpu, const std::string& reason)
+void Machine::stopRun(const std::string& task, int cpu, const std::string& reason)
 {
     if (!m_stopReason.empty())
         return;
@@ -1225,7 +1225,7 @@ void SimulationImpl::stopRun(const std::string& task, int cpu, const std::string
     m_limitFindings.push_back({"resource_limit", task, std::max(cpu, 0), clock(), 0, reason});
 }
 
-void SimulationImpl::checkLimits()
+void Machine::checkLimits()
 {
     const ResourceLimits& limits = m_options.limits;
     const int64_t window = clock() / 1'000'000;
@@ -1254,7 +1254,7 @@ void SimulationImpl::checkLimits()
                   "time or fewer tasks");
 }
 
-bool SimulationImpl::canCreateTask(const std::string& name, int cpu)
+bool Machine::canCreateTask(const std::string& name, int cpu)
 {
     const ResourceLimits& limits = m_options.limits;
     const uint64_t bytes = m_modelBytes + ScenarioLimits::bytesPerTask + 2 * name.size();

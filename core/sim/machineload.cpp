@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of PELT load tracking (core/fair/loadavg.*).
-#include "simulationimpl.h"
+#include "machine.h"
 
 namespace schedlab {
 
-void SimulationImpl::syncEntityLoadAvg(Task& task)
+void Machine::syncEntityLoadAvg(Task& task)
 {
     m_load->syncEntityLoadAvg(task.se);
 }
 
-void SimulationImpl::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
+void Machine::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 {
     m_load->updateLoadAvg(cfsRq, se, updateTg);
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the class walk and of core scheduling (core/coresched/): the per-CPU
 // pick, the cookie operations of programs, and CoreSchedServices.
-#include "simulationimpl.h"
+#include "machine.h"
 
 namespace schedlab {
 
-SchedEntity* SimulationImpl::classPick(int cpu)
+SchedEntity* Machine::classPick(int cpu)
 {
     // The class walk of __pick_next_task(): the fair server (while it boosts), RT, fair, idle.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
@@ -15,7 +15,7 @@ SchedEntity* SimulationImpl::classPick(int cpu)
     return nullptr;
 }
 
-void SimulationImpl::applyCookieOp(Task& task, const Op& op)
+void Machine::applyCookieOp(Task& task, const Op& op)
 {
     // prctl(PR_SCHED_CORE, CREATE | SHARE_TO | SHARE_FROM, pid, PR_SCHED_CORE_SCOPE_THREAD).
     // An unknown or exited task is ESRCH in the kernel: the operation does nothing.
@@ -34,7 +34,7 @@ void SimulationImpl::applyCookieOp(Task& task, const Op& op)
     }
 }
 
-void SimulationImpl::queueCoreBalance(int cpu)
+void Machine::queueCoreBalance(int cpu)
 {
     m_events.schedule(Nanoseconds(clock()), [this, cpu] {
         m_eventCpu = cpu;
@@ -42,7 +42,7 @@ void SimulationImpl::queueCoreBalance(int cpu)
     });
 }
 
-void SimulationImpl::moveQueued(Task& task, int cpu)
+void Machine::moveQueued(Task& task, int cpu)
 {
     // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
     m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
@@ -50,18 +50,18 @@ void SimulationImpl::moveQueued(Task& task, int cpu)
     m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
 }
 
-bool SimulationImpl::inKernelSection(int cpu)
+bool Machine::inKernelSection(int cpu)
 {
     // (A section that ends now still holds until its end event has run.)
     return !preemptible(cpu) || m_events.isPending(m_rqs[static_cast<size_t>(cpu)]->sections.end);
 }
 
-void SimulationImpl::taskQueued(Task& task, bool enqueued)
+void Machine::taskQueued(Task& task, bool enqueued)
 {
     m_core->rtTaskQueued(task, enqueued);
 }
 
-void SimulationImpl::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
+void Machine::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
 {
     m_core->fairTaskQueued(rq, taskSe, enqueued, flags);
     cfsTaskQueued(rq, taskSe, enqueued, flags);

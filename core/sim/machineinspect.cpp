@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Snapshots of the run queues for the inspector (core/sim/inspect.h).
 #include "core/sim/inspect.h"
+#include "core/sim/machine.h"
 #include "core/sim/simulation.h"
-#include "core/sim/simulationimpl.h"
 
 #include <functional>
 
 namespace schedlab {
 
-Inspection SimulationImpl::inspect(bool settle)
+Inspection Machine::inspect(bool settle)
 {
     if (settle) {
         // pick_task_fair() updates curr at each level before picking there (§3.5).

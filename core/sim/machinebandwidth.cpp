@@ -3,13 +3,13 @@
 // deferred preemption) and the preemption models' view of a task in the kernel; the services
 // of CFS bandwidth control (core/fair/cfsbandwidth.*) and the mutexes
 // (core/workload/mutexes.*).
-#include "simulationimpl.h"
+#include "machine.h"
 
 #include <algorithm>
 
 namespace schedlab {
 
-void SimulationImpl::startBandwidthTimer(int group, int64_t at, bool slack)
+void Machine::startBandwidthTimer(int group, int64_t at, bool slack)
 {
     m_events.schedule(Nanoseconds(at), [this, group, slack] {
         m_eventCpu = -1;
@@ -22,7 +22,7 @@ void SimulationImpl::startBandwidthTimer(int group, int64_t at, bool slack)
 
 // --- kernel sections ---------------------------------------------------------------------------
 
-void SimulationImpl::returnToUser(Task& task)
+void Machine::returnToUser(Task& task)
 {
     m_bw->endBoost(task);
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
@@ -38,7 +38,7 @@ void SimulationImpl::returnToUser(Task& task)
     }
 }
 
-bool SimulationImpl::inKernelMode(int cpu) const
+bool Machine::inKernelMode(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr)
@@ -47,14 +47,14 @@ bool SimulationImpl::inKernelMode(int cpu) const
     return task.kernelDepth > 0 && !task.blocking && !task.exiting;
 }
 
-void SimulationImpl::programError(const Task& task, const std::string& what)
+void Machine::programError(const Task& task, const std::string& what)
 {
     // A mistake of the workload, not of the model: a finding, and the run goes on.
     if (m_rtFindings.size() < 1000)
         m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0, what});
 }
 
-bool SimulationImpl::kernelSectionPreemptible(int cpu) const
+bool Machine::kernelSectionPreemptible(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr || m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)

@@ -39,22 +39,22 @@
 
 namespace schedlab {
 
-class SimulationImpl final : public FairHooks,
-                             private RtServices,
-                             private DlServerServices,
-                             private FairSchedServices,
-                             private CoreSchedServices,
-                             private LoadServices,
-                             private BalanceServices,
-                             private MutexServices,
-                             private CfsBandwidthServices,
-                             private KernelWorkServices,
-                             private ProgramServices,
-                             private MachineView
+class Machine final : public FairHooks,
+                      private RtServices,
+                      private DlServerServices,
+                      private FairSchedServices,
+                      private CoreSchedServices,
+                      private LoadServices,
+                      private BalanceServices,
+                      private MutexServices,
+                      private CfsBandwidthServices,
+                      private KernelWorkServices,
+                      private ProgramServices,
+                      private MachineView
 {
 public:
-    SimulationImpl(const Scenario& scenario, const RunOptions& options);
-    ~SimulationImpl() override;
+    Machine(const Scenario& scenario, const RunOptions& options);
+    ~Machine() override;
 
     bool step();
     void runUntil(Nanoseconds t);
@@ -74,7 +74,7 @@ public:
     int hz() const { return m_hz; }
     void apply(const Action& action);
     Metrics metrics() const;
-    Inspection inspect(bool settle); // simulationinspect.cpp
+    Inspection inspect(bool settle); // machineinspect.cpp
     const std::vector<std::string>& violations() const { return m_violations; }
     const std::string& stopReason() const { return m_stopReason; }
 
@@ -183,7 +183,7 @@ private:
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
-    // the classes and units and their services (simulationclasses.cpp)
+    // the classes and units and their services (machineclasses.cpp)
     void initClasses(const Scenario& scenario);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
     /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
@@ -215,7 +215,7 @@ private:
     void yieldTask(Task& task) override;
     void onWorkDone(int taskIndex);
 
-    // core scheduling (core/coresched/; the machine's side in simulationcore.cpp)
+    // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
     SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
     bool coreSchedActive() const override { return m_core->active(); }
     void taskTickCore(int cpu) override { m_core->taskTick(cpu); }
@@ -235,7 +235,7 @@ private:
     void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
     void programError(const Task& task, const std::string& what) override;
 
-    // load balancing (§8.3): BalanceServices of the fair load balancer (simulationbalance.cpp)
+    // load balancing (§8.3): BalanceServices of the fair load balancer (machinebalance.cpp)
     int nrRunning(int cpu) const override;
     bool cpuIdle(int cpu) const override;
     bool utilEst() const override { return m_features.has(Feature::UtilEst); }
