@@ -17,6 +17,7 @@
 
 #include "core/base/text.h"
 #include "core/base/time.h"
+#include "core/import/ftracetext.h"
 
 #include <algorithm>
 #include <charconv>
@@ -33,158 +34,7 @@ namespace schedlab {
 namespace {
 
 using std::string_view;
-
-string_view trim(string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
-bool allDigits(string_view s)
-{
-    return !s.empty()
-        && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::optional<int64_t> toInt(string_view s)
-{
-    s = trim(s);
-    int64_t v = 0;
-    const char* first = s.data();
-    const char* last = s.data() + s.size();
-    if (first != last && *first == '+')
-        ++first;
-    auto [p, ec] = std::from_chars(first, last, v);
-    if (ec != std::errc() || p == first || p != last)
-        return std::nullopt;
-    return v;
-}
-
-struct Timestamp
-{
-    bool syntax = false;       ///< "SECONDS[.FRACTION]"
-    std::optional<int64_t> ns; ///< set when it is also within int64 nanoseconds
-};
-
-/// "5401.960003" (any number of fraction digits, nanoseconds kept) or "5401" as integer
-/// nanoseconds; a time beyond INT64_MAX ns (9223372036.854775807 s) has syntax but no value.
-Timestamp parseTimestamp(string_view s)
-{
-    const auto dot = s.find('.');
-    const string_view whole = s.substr(0, dot);
-    string_view frac = dot == string_view::npos ? string_view() : s.substr(dot + 1);
-    if (!allDigits(whole) || (dot != string_view::npos && !allDigits(frac)))
-        return {};
-    Timestamp out{true, std::nullopt};
-    int64_t fraction = 0;
-    int64_t scale = 100'000'000;
-    for (size_t i = 0; i < frac.size() && i < 9; ++i, scale /= 10)
-        fraction += (frac[i] - '0') * scale;
-    const size_t firstDigit = std::min(whole.find_first_not_of('0'), whole.size());
-    if (whole.size() - firstDigit > 10)
-        return out;
-    const int64_t seconds = *toInt(whole);
-    if (seconds > (std::numeric_limits<int64_t>::max() - fraction) / 1'000'000'000)
-        return out;
-    out.ns = seconds * 1'000'000'000 + fraction;
-    return out;
-}
-
-/// Where the value of "KEY=" starts (KEY at the start or after a space), or npos.
-size_t valueAt(string_view s, string_view key, size_t from = 0)
-{
-    for (size_t p = s.find(key, from); p != string_view::npos; p = s.find(key, p + 1)) {
-        if ((p == 0 || s[p - 1] == ' ') && p + key.size() < s.size() + 1
-            && s.substr(p + key.size(), 1) == "=")
-            return p + key.size() + 1;
-    }
-    return string_view::npos;
-}
-
-/// An integer field: the digits after KEY= up to the next space.
-std::optional<int64_t> intField(string_view s, string_view key)
-{
-    const size_t v = valueAt(s, key);
-    if (v == string_view::npos)
-        return std::nullopt;
-    const size_t end = s.find(' ', v);
-    return toInt(s.substr(v, end == string_view::npos ? string_view::npos : end - v));
-}
-
-/// A string field that may contain spaces (a comm): up to " NEXTKEY=".
-std::optional<std::string> textField(string_view s, string_view key, string_view nextKey)
-{
-    const size_t v = valueAt(s, key);
-    if (v == string_view::npos)
-        return std::nullopt;
-    const size_t next = valueAt(s, nextKey, v);
-    if (next == string_view::npos)
-        return std::nullopt;
-    return std::string(s.substr(v, next - nextKey.size() - 2 - v));
-}
-
-/// "comm:pid [prio]…" of trace-cmd's sched plugin: comm (may hold ':' and spaces) and pid.
-bool commPid(string_view s, std::string& comm, int64_t& pid, string_view* after)
-{
-    s = trim(s);
-    const size_t bracket = s.find(" [");
-    const string_view head = bracket == string_view::npos ? s : s.substr(0, bracket);
-    const size_t colon = head.rfind(':');
-    if (colon == string_view::npos)
-        return false;
-    const auto p = toInt(head.substr(colon + 1));
-    if (!p)
-        return false;
-    comm = std::string(head.substr(0, colon));
-    pid = *p;
-    if (after) {
-        const size_t close =
-            bracket == string_view::npos ? string_view::npos : s.find(']', bracket);
-        *after = close == string_view::npos ? string_view() : trim(s.substr(close + 1));
-    }
-    return true;
-}
-
-/// prev_state as printed: "R" and "R+" (preempted) leave the task runnable; a number is the raw
-/// state (0 = running). Everything else (S, D, T, t, X, Z, P, I, K, W, N, "S|D"…) blocks.
-enum class PrevState { Runnable, Blocked, Dead };
-PrevState prevState(string_view s)
-{
-    s = trim(s);
-    if (s.empty() || s == "R" || s == "R+" || s == "0")
-        return PrevState::Runnable;
-    if (const auto raw = toInt(s)) {
-        // A raw value (trace-cmd report -R): TASK_REPORT bits S=1 D=2 T=4 t=8 X=16 Z=32 P=64
-        // I=128; none of them (only the preemption marker above) is a preempted task.
-        if ((*raw & 0xff) == 0)
-            return PrevState::Runnable;
-        return (*raw & 0x30) ? PrevState::Dead : PrevState::Blocked;
-    }
-    if (s.find('X') != string_view::npos || s.find('Z') != string_view::npos)
-        return PrevState::Dead;
-    return PrevState::Blocked;
-}
-
-/// A pid as the kernel has them: 0 (the idle task) … PID_MAX_LIMIT.
-bool validPid(int64_t pid)
-{
-    return pid >= 0 && pid <= kTraceMaxPid;
-}
-
-std::string pidRange(string_view what, int64_t pid)
-{
-    return std::string(what) + " " + std::to_string(pid) + " out of range (pids are 0-"
-        + std::to_string(kTraceMaxPid) + ", the kernel's PID_MAX_LIMIT)";
-}
-
-std::string cpuRange(string_view what, int64_t cpu)
-{
-    return std::string(what) + " " + std::to_string(cpu) + " out of range (CPUs are 0-"
-        + std::to_string(kTraceMaxCpus - 1) + ", docs/real-kernels.md)";
-}
+using namespace ftracetext;
 
 int64_t nearestRank(std::vector<int64_t> values, int pct)
 {
@@ -220,9 +70,14 @@ private:
         int64_t migrations = 0;
         std::optional<int64_t> exitedAt;
         int64_t firstEvent = 0;
-        int64_t lastOff = 0; ///< end of its last run (it cannot have run anywhere since then)
-        int runningOn = -1;  ///< CPU it runs on, -1 when not running
-        bool dead = false;   ///< switched out for the last time (or exited and switched out)
+        int64_t lastOff = 0;     ///< end of its last run (it cannot have run anywhere since then)
+        int runningOn = -1;      ///< CPU it runs on, -1 when not running
+        bool dead = false;       ///< switched out for the last time (or exited and switched out)
+        std::optional<int> prio; ///< first p->prio printed for it
+        bool prioChanged = false;
+        int parent = -1;
+        bool onLogged = false;    ///< its current run has its TraceActivity::On
+        int64_t lastActivity = 0; ///< time of its newest TraceActivity
     };
     struct CpuInfo
     {
@@ -270,6 +125,26 @@ private:
         r.payload.generic.b = b;
         m_result.recording.append(r);
     }
+    void activity(
+        int64_t t, int index, TraceActivity::Kind kind, int c, int other = -1, uint8_t detail = 0)
+    {
+        TaskInfo& ti = m_tasks[static_cast<size_t>(index)];
+        t = std::max(t, ti.lastActivity); // one task's events stay in time order
+        ti.lastActivity = t;
+        ti.onLogged =
+            kind == TraceActivity::Kind::On || (ti.onLogged && kind != TraceActivity::Kind::Off);
+        m_result.activity.push_back({t, index, other, static_cast<uint16_t>(c), kind, detail});
+    }
+    void notePrio(int index, std::optional<int64_t> prio)
+    {
+        if (index < 0 || !prio || *prio < -1 || *prio > 139)
+            return;
+        TaskInfo& ti = m_tasks[static_cast<size_t>(index)];
+        if (!ti.prio)
+            ti.prio = static_cast<int>(*prio);
+        else if (ti.prio != *prio)
+            ti.prioChanged = true;
+    }
     void startWait(TaskInfo& ti, int64_t t)
     {
         if (ti.waitStart < 0 && ti.runningOn < 0)
@@ -305,6 +180,8 @@ private:
     int64_t m_skewFirstLine = 0;
     std::string m_scenario;
     std::map<std::string, std::map<std::string, int64_t>> m_cpuStat; ///< group → cpu.stat
+    int m_linePid = 0;      ///< the pid in the current line's header (the CPU's current task)
+    bool m_lineIrq = false; ///< the current line's flags say interrupt context
 };
 
 int Importer::newTask(int pid, const std::string& comm, int64_t t, int parent)
@@ -313,6 +190,8 @@ int Importer::newTask(int pid, const std::string& comm, int64_t t, int parent)
     ti.pid = pid;
     ti.comm = comm;
     ti.firstEvent = t;
+    ti.parent = parent;
+    ti.lastActivity = t;
     m_tasks.push_back(ti);
     const int index = static_cast<int>(m_tasks.size()) - 1;
     m_live[pid] = index;
@@ -463,6 +342,8 @@ void Importer::line(string_view text, int64_t number, bool last)
 
     // Optional flag column, then "TIMESTAMP:".
     string_view rest = trim(text.substr(close + 1));
+    m_lineIrq = false;
+    m_linePid = static_cast<int>(*headerPid);
     Timestamp stamp;
     string_view stampText;
     for (int token = 0; token < 2 && !stamp.syntax; ++token) {
@@ -476,9 +357,12 @@ void Importer::line(string_view text, int64_t number, bool last)
             rest = sp == string_view::npos ? string_view() : trim(rest.substr(sp + 1));
             break;
         }
-        if (token == 0 && tok.size() <= 8) // irqs-off/need-resched/hardirq/preempt columns
+        if (token == 0 && tok.size() <= 8) { // irqs-off/need-resched/hardirq/preempt columns
+            // The third column: h hardirq, s softirq, H hardirq in softirq, z/Z NMI.
+            m_lineIrq = tok.size() >= 3 && string_view("hsHzZ").find(tok[2]) != string_view::npos;
+            m_result.contextFlags = m_result.contextFlags || tok.size() >= 4;
             rest = trim(rest.substr(sp + 1));
-        else
+        } else
             break;
     }
     if (!stamp.syntax) {
@@ -572,6 +456,8 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         std::string nextComm;
         int64_t prevPid = 0;
         int64_t nextPid = 0;
+        std::optional<int64_t> prevPrio;
+        std::optional<int64_t> nextPrio;
         string_view state;
         const size_t arrow = p.find(" ==> ");
         if (valueAt(p, "prev_pid") != string_view::npos) {
@@ -588,6 +474,8 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
             nextComm = *nc;
             prevPid = *pp;
             nextPid = *np;
+            prevPrio = intField(p, "prev_prio");
+            nextPrio = intField(p, "next_prio");
             const size_t stateEnd = arrow != string_view::npos ? arrow : p.find(' ', ps);
             state = p.substr(ps, stateEnd == string_view::npos ? string_view::npos : stateEnd - ps);
         } else if (arrow == string_view::npos) {
@@ -595,8 +483,8 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         } else {
             string_view after;
             string_view next;
-            if (!commPid(p.substr(0, arrow), prevComm, prevPid, &after)
-                || !commPid(p.substr(arrow + 5), nextComm, nextPid, &next))
+            if (!commPid(p.substr(0, arrow), prevComm, prevPid, &after, &prevPrio)
+                || !commPid(p.substr(arrow + 5), nextComm, nextPid, &next, &nextPrio))
                 return missing("\"COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]\"");
             state = after;
         }
@@ -617,6 +505,7 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
             const int64_t end =
                 std::clamp(m_cpuLast[static_cast<size_t>(other)], std::min(oi.since, t), t);
             credit(index, oi, oi.since, end);
+            activity(end, index, TraceActivity::Kind::Off, other, -1, 0);
             oi.known = false;
             oi.curr = -1;
             oi.unknownSince = end;
@@ -646,13 +535,20 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 std::max(
                     ci.unknownSince, prev >= 0 ? m_tasks[static_cast<size_t>(prev)].lastOff : 0));
         }
+        notePrio(prev, prevPrio);
+        notePrio(next, nextPrio);
         if (prev >= 0) {
             TaskInfo& ti = m_tasks[static_cast<size_t>(prev)];
-            if (ti.runningOn < 0 || ti.runningOn == c)
+            if (ti.runningOn < 0 || ti.runningOn == c) {
                 credit(prev, ci, since, t);
+                if (!ti.onLogged)
+                    activity(since, prev, TraceActivity::Kind::On, c);
+            }
             ++ti.switches;
             ti.runningOn = -1;
-            switch (prevState(state)) {
+            const PrevState ps = prevState(state);
+            activity(t, prev, TraceActivity::Kind::Off, c, -1, static_cast<uint8_t>(ps));
+            switch (ps) {
             case PrevState::Runnable:
                 startWait(ti, t);
                 break;
@@ -674,6 +570,7 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 ti.waitStart = -1;
             }
             ti.runningOn = c;
+            activity(t, next, TraceActivity::Kind::On, c);
         }
         ci.known = true;
         ci.curr = next;
@@ -689,6 +586,7 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         std::string comm;
         int64_t pid = 0;
         int64_t target = c;
+        std::optional<int64_t> prio;
         if (valueAt(p, "pid") != string_view::npos) {
             const auto cm = textField(p, "comm", "pid");
             const auto pd = intField(p, "pid");
@@ -697,12 +595,13 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 return missing("comm= pid= prio= target_cpu=");
             comm = *cm;
             pid = *pd;
+            prio = intField(p, "prio");
             if (valueAt(p, "target_cpu") != string_view::npos && !tc)
                 return missing("target_cpu=NUMBER");
             target = tc.value_or(c);
         } else {
             string_view after;
-            if (!commPid(p, comm, pid, &after))
+            if (!commPid(p, comm, pid, &after, &prio))
                 return missing("\"COMM:PID [PRIO] CPU:NNN\"");
             if (const size_t k = after.find("CPU:"); k != string_view::npos) {
                 const auto cpuNumber = toInt(after.substr(k + 4, after.find(' ', k) - k - 4));
@@ -730,6 +629,20 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
         }
         if (index < 0)
             return true;
+        notePrio(index, prio);
+        // The waker: the task the line's header names (the CPU's current task), unless the
+        // wakeup came from an interrupt or the idle task (a timer, a device).
+        const bool fresh = event == "sched_wakeup_new";
+        int waker = -1;
+        if (!fresh && !m_lineIrq && m_linePid != 0 && m_linePid != pid) {
+            const auto w = m_live.find(m_linePid);
+            if (w != m_live.end() && !m_tasks[static_cast<size_t>(w->second)].dead)
+                waker = w->second;
+        }
+        activity(t, index, TraceActivity::Kind::Woken, static_cast<int>(target), waker,
+            fresh ? 2 : (m_lineIrq ? 1 : 0));
+        if (waker >= 0)
+            activity(t, waker, TraceActivity::Kind::Wakes, c, index);
         startWait(m_tasks[static_cast<size_t>(index)], t);
         append(t, static_cast<int>(target), RecordKind::Wakeup, index, target);
         return true;
@@ -767,7 +680,9 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 pidRange(validPid(*pd) ? "child_pid" : "pid", validPid(*pd) ? *cpd : *pd));
         ++m_result.events;
         const int parent = task(static_cast<int>(*pd), *cm, t);
-        newTask(static_cast<int>(*cpd), *ccm, t, parent); // a reused pid starts a new task
+        const int child = newTask(static_cast<int>(*cpd), *ccm, t, parent); // a reused pid: new
+        if (parent >= 0)
+            activity(t, parent, TraceActivity::Kind::Fork, c, child);
         return true;
     }
     if (event == "sched_process_exit") {
@@ -813,8 +728,11 @@ TraceImport Importer::finish()
             // the trace shows it anywhere else).
             const int curr = task(ci.firstPid, "", 0);
             const TaskInfo& ti = m_tasks[static_cast<size_t>(curr)];
-            if (ti.switches == 0 && ti.runningOn < 0 && ti.lastOff == 0)
+            if (ti.switches == 0 && ti.runningOn < 0 && ti.lastOff == 0) {
                 credit(curr, ci, 0, end);
+                m_result.activity.push_back(
+                    {0, curr, -1, static_cast<uint16_t>(c), TraceActivity::Kind::On, 0});
+            }
         }
     }
     Recording& rec = m_result.recording;
@@ -868,6 +786,7 @@ TraceImport Importer::finish()
         tm.exitedAtNs = ti.exitedAt;
         m.tasks.push_back(std::move(tm));
         m_result.firstEventNs.push_back(ti.firstEvent);
+        m_result.taskInfo.push_back({ti.pid, ti.comm, ti.prio, ti.prioChanged, ti.parent});
     }
     // Cgroups: the CPU time of the tasks the name map places in them, parents included (a
     // task moved at run time is counted in the group it started in).
@@ -909,70 +828,6 @@ TraceImport Importer::finish()
 }
 
 } // namespace
-
-namespace detail {
-
-bool findCpuColumn(string_view text, size_t& open, size_t& close, uint64_t* steps)
-{
-    // One pass: the ']' each '[' would close is found once and reused until the scan passes it,
-    // and the digit runs tried after each '[' end at the next '[' (not a digit), so every
-    // character is examined a bounded number of times: a line of a million " [" costs about
-    // three million steps, not 10^12.
-    uint64_t n = 0;
-    size_t next = 0; // the first ']' after the current '[' (npos: none left)
-    bool known = false;
-    bool found = false;
-    for (size_t p = 0; p < text.size() && !found; ++p) {
-        ++n;
-        if (text[p] != '[' || p == 0 || text[p - 1] != ' ')
-            continue;
-        if (!known || (next != string_view::npos && next <= p)) {
-            next = text.find(']', p + 1);
-            n += (next == string_view::npos ? text.size() : next) - p;
-            known = true;
-        }
-        if (next == string_view::npos)
-            break; // no ']' after this point: no column either
-        size_t d = p + 1;
-        while (d < next && text[d] >= '0' && text[d] <= '9')
-            ++d, ++n;
-        if (d == next && d > p + 1 && (next + 1 == text.size() || text[next + 1] == ' ')) {
-            open = p;
-            close = next;
-            found = true;
-        }
-    }
-    if (steps)
-        *steps += n;
-    return found;
-}
-
-} // namespace detail
-
-bool parseNameMap(
-    std::istream& in, const std::string& fileName, TraceNameMap& map, std::string* error)
-{
-    std::string line;
-    int64_t number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        const string_view t = trim(line);
-        if (t.empty() || t.front() == '#')
-            continue;
-        std::istringstream fields{std::string(t)};
-        int pid = 0;
-        TraceNameMap::Entry e;
-        if (!(fields >> pid >> e.name) || pid <= 0 || pid > kTraceMaxPid) {
-            *error = fileName + ":" + std::to_string(number)
-                + ": expected \"PID NAME [CGROUP]\" with a PID of 1-" + std::to_string(kTraceMaxPid)
-                + ", got \"" + printable(t.substr(0, 200)) + "\"";
-            return false;
-        }
-        fields >> e.cgroup;
-        map.byPid[pid] = e;
-    }
-    return true;
-}
 
 TraceImport importFtrace(std::istream& in, const std::string& fileName, const TraceNameMap* names)
 {

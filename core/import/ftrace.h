@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,39 @@ struct TraceNameMap
 bool parseNameMap(
     std::istream& in, const std::string& fileName, TraceNameMap& map, std::string* error);
 
+/// One scheduling event of one task, as a replay needs them (core/import/replay.h): when it
+/// ran, blocked, was woken and by whom, forked. Kept per task in time order (a run whose start the
+/// trace shows only at its end gets its On at the time the import credits it from).
+struct TraceActivity
+{
+    enum class Kind : uint8_t {
+        On,    ///< starts running on `cpu`
+        Off,   ///< stops running; detail: 0 preempted (still runnable), 1 blocked, 2 dead
+        Woken, ///< becomes runnable; other: the task that woke it, -1 for none known (idle, an
+               ///< interrupt, an untraced context); detail: 1 interrupt context, 2 a new task
+        Wakes, ///< woke task `other`: the waker's side of a Woken with a known waker, which it
+               ///< directly follows in `activity`
+        Fork,  ///< forked task `other`
+    };
+    int64_t time = 0;
+    int32_t task = 0; ///< index into metrics.tasks
+    int32_t other = -1;
+    uint16_t cpu = 0;
+    Kind kind = Kind::On;
+    uint8_t detail = 0;
+};
+
+/// What the trace says about a task beyond its metrics (same order as metrics.tasks).
+struct TraceTaskInfo
+{
+    int pid = 0;
+    std::string comm;
+    /// The kernel's p->prio at its first event that printed one (-1: SCHED_DEADLINE).
+    std::optional<int> prio;
+    bool prioChanged = false; ///< a later event printed another prio (PI boost, nice, chrt)
+    int parent = -1;          ///< the forking task's index when the fork was traced
+};
+
 struct TraceImport
 {
     Recording recording;
@@ -72,6 +106,10 @@ struct TraceImport
     /// Record time of each task's first event (same order as metrics.tasks): when a task the
     /// runner started at a scenario time was first woken.
     std::vector<int64_t> firstEventNs;
+    std::vector<TraceTaskInfo> taskInfo; ///< same order as metrics.tasks
+    std::vector<TraceActivity> activity; ///< every task's events, each task's in time order
+    /// The trace had the irq-info flag columns, so wakeups from interrupts are known as such.
+    bool contextFlags = false;
     bool ok() const { return errors.empty(); }
 };
 

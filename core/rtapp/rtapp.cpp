@@ -1153,6 +1153,12 @@ private:
             case Op::Kind::Write:
                 warn(p, "cgroup writes have no rt-app equivalent: not exported");
                 break;
+            case Op::Kind::Complete:
+            case Op::Kind::WaitCompletion:
+                warn(p,
+                    "completions have no rt-app equivalent (its suspend/resume lose a resume "
+                    "that comes first): not exported");
+                break;
             }
         }
     }

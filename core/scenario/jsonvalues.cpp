@@ -14,8 +14,9 @@ namespace {
 constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
 constexpr std::array<std::string_view, 4> kPreempts{"none", "voluntary", "full", "lazy"};
 constexpr std::array<std::string_view, 3> kScalings{"none", "log", "linear"};
-constexpr std::array<std::string_view, 16> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
-    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write", "suspend", "resume"};
+constexpr std::array<std::string_view, 18> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
+    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write", "suspend", "resume",
+    "complete", "wait_for_completion"};
 constexpr std::array<std::string_view, 6> kActions{
     "feature", "profile", "set", "move", "spawn", "kill"};
 

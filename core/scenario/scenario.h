@@ -75,7 +75,9 @@ struct Op
         Kernel,
         Write,
         Suspend,
-        Resume
+        Resume,
+        Complete,      ///< complete(): wakes the first waiter of a completion, or counts
+        WaitCompletion ///< wait_for_completion(): takes a count, or blocks until a complete()
     };
     /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
     enum class CookieCmd { Create, ShareTo, ShareFrom };
@@ -84,7 +86,8 @@ struct Op
     std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
     std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
     std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
-    /// Lock/Unlock: mutex name; Suspend/Resume: wait queue name; Cpus: cpulist; Cgroup: path;
+    /// Lock/Unlock: mutex name; Suspend/Resume: wait queue name; Complete/WaitCompletion:
+    /// completion name; Cpus: cpulist; Cgroup: path;
     /// Cookie: task; Write: path pattern
     std::string name;
     CookieCmd cookie = CookieCmd::Create; ///< Cookie

@@ -587,6 +587,8 @@ std::optional<Op> ScenarioReader::parseOp(
     case Op::Kind::Unlock:
     case Op::Kind::Suspend:
     case Op::Kind::Resume:
+    case Op::Kind::Complete:
+    case Op::Kind::WaitCompletion:
         op.name = nameString(value, valuePath).value_or("");
         break;
     case Op::Kind::Fork:

@@ -52,6 +52,8 @@ Json opJson(const Op& op)
     case Op::Kind::Unlock:
     case Op::Kind::Suspend:
     case Op::Kind::Resume:
+    case Op::Kind::Complete:
+    case Op::Kind::WaitCompletion:
     case Op::Kind::Cpus:
     case Op::Kind::Cgroup:
         out[verb] = op.name;

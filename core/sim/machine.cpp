@@ -774,7 +774,7 @@ void Machine::schedule(int cpu)
             prev->blocking = false;
             if (prev->waitingFor >= 0) {
                 prev->state = TaskRunState::WaitingChild;
-            } else if (!prev->lockWaiting.empty() || !prev->suspendedOn.empty()) {
+            } else if (prev->waitsOnObject()) {
                 prev->state = TaskRunState::BlockedLock;
             } else {
                 prev->state = TaskRunState::Sleeping;

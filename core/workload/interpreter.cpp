@@ -167,6 +167,13 @@ void ProgramInterpreter::advance(Task& task)
         case Op::Kind::Resume:
             m_mutexes.resume(op.name); // wakeups as an unlock's: a preemption waits for schedule()
             continue;
+        case Op::Kind::Complete:
+            m_mutexes.complete(op.name);
+            continue;
+        case Op::Kind::WaitCompletion:
+            if (!m_mutexes.waitForCompletion(task, op.name))
+                return; // blocked; continues after the wait when completed
+            continue;
         case Op::Kind::Cookie:
             m_s.applyCookieOp(task, op);
             continue;

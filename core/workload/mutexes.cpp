@@ -4,9 +4,11 @@
 // spinning, no lock stealing; a woken waiter is in the kernel (inside mutex_lock()).
 // The wait queues of "suspend"/"resume" are a condition variable without a predicate, as rt-app's
 // events of those names: a resume wakes every task suspended at that moment, in the order they
-// suspended, and is lost when none is.
+// suspended, and is lost when none is. A completion ("complete"/"wait_for_completion", the
+// kernel's struct completion) counts: a complete with no waiter is kept for the next wait.
 #include "core/workload/mutexes.h"
 
+#include "core/base/time.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -94,11 +96,43 @@ void Mutexes::resume(const std::string& name)
     }
 }
 
+bool Mutexes::waitForCompletion(Task& task, const std::string& name)
+{
+    Completion& c = m_completions[name];
+    if (c.done > 0) {
+        --c.done; // try_wait_for_completion() succeeds: no sleep
+        return true;
+    }
+    c.waiters.push_back(task.index);
+    task.completionWait = name;
+    task.blocking = true;
+    m_s.resched(task.cpu);
+    return false;
+}
+
+void Mutexes::complete(const std::string& name)
+{
+    Completion& c = m_completions[name];
+    if (c.waiters.empty()) {
+        c.done = saturatingAdd(c.done, 1);
+        return;
+    }
+    // complete(): done++ then swake_up_locked() of the first exclusive waiter, which takes it.
+    Task& waiter = m_s.taskAt(c.waiters.front());
+    c.waiters.erase(c.waiters.begin());
+    waiter.completionWait.clear();
+    release(waiter);
+}
+
 void Mutexes::releaseAll(Task& task)
 {
     if (!task.suspendedOn.empty()) {
         std::erase(m_waitQueues[task.suspendedOn], task.index);
         task.suspendedOn.clear();
+    }
+    if (!task.completionWait.empty()) {
+        std::erase(m_completions[task.completionWait].waiters, task.index);
+        task.completionWait.clear();
     }
     if (!task.lockWaiting.empty()) {
         std::erase(m_mutexes[task.lockWaiting].waiters, task.index);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Sleeping mutexes with a FIFO wait queue, the workload's "lock"/"unlock" operations, and the
-// named wait queues of "suspend"/"resume".
+// named wait queues of "suspend"/"resume", and the completions of "complete"/
+// "wait_for_completion".
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,12 @@ public:
     /// "resume": wakes every task suspended on @p name (a broadcast, as pthread_cond_broadcast());
     /// with none suspended it is lost.
     void resume(const std::string& name);
+    /// wait_for_completion(): takes one completion of @p name if there is one (true: @p task goes
+    /// on), else @p task blocks until a complete() of it (false).
+    bool waitForCompletion(Task& task, const std::string& name);
+    /// complete(): hands one completion of @p name to its first waiter, or keeps it for the
+    /// next wait (a count, never lost — unlike "resume").
+    void complete(const std::string& name);
     /// A dying task leaves the wait queues and releases what it holds, newest first.
     void releaseAll(Task& task);
 
@@ -56,6 +63,13 @@ private:
     MutexServices& m_s;
     std::map<std::string, Mutex> m_mutexes;               ///< by name (ordered: deterministic)
     std::map<std::string, std::vector<int>> m_waitQueues; ///< suspended tasks, FIFO, by name
+    /// struct completion: `done` and its waiters (FIFO, like swait's exclusive queue).
+    struct Completion
+    {
+        int64_t done = 0;
+        std::vector<int> waiters;
+    };
+    std::map<std::string, Completion> m_completions; ///< by name
 };
 
 } // namespace schedlab

@@ -41,6 +41,11 @@ struct Task
     int coreOccupation = 0; ///< core_occupation: busy siblings when it was last core-picked
     int rtPriority = 0;     ///< 1…99 for SCHED_FIFO/SCHED_RR (higher runs first)
     bool isRt() const { return policy == Policy::Fifo || policy == Policy::RoundRobin; }
+    /// Blocked on a mutex, a wait queue or a completion (not a timed sleep or a child).
+    bool waitsOnObject() const
+    {
+        return !lockWaiting.empty() || !suspendedOn.empty() || !completionWait.empty();
+    }
 
     SchedEntity se;
     TaskRunState state = TaskRunState::NotStarted;
@@ -78,6 +83,7 @@ struct Task
     bool usedLocks = false;        ///< executed a lock op (metrics report lock_wait_ns)
     std::vector<std::string> held; ///< mutexes held, in acquisition order
     std::string suspendedOn;       ///< wait queue of a "suspend", "" if none
+    std::string completionWait;    ///< completion of a "wait_for_completion", "" if none
     bool parked = false;           ///< 6.18+: on a throttled cfs_rq's limbo list
     bool boosted = false;          ///< boost_throttled_on_wakeup: runs in a throttled group
     // RT class (core/rt/rtclass.cpp).

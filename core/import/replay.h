@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Replay (docs/real-kernels.md, "Replay your own trace"): the workload of a real trace as a
+// scenario, so that the model can run what a real machine ran — under another profile, with a
+// feature toggled — and be scored against the trace.
+//
+// Each traced task becomes a task whose program is its own history: the CPU time it received
+// between becoming runnable and blocking (a `run`), its blocked time (a `sleep`, or a wait for the
+// task that woke it), its forks (a `fork` of the child's own program) and its end. A wakeup by
+// another traced task, outside interrupt context, becomes a wake chain: the sleeper waits on a
+// completion the waker completes at the same point of its own CPU time, so who wakes whom stays in
+// the model; a wakeup by an interrupt, the idle task or an untraced context is a timed sleep.
+// What the trace cannot say (interrupts, untraced kernel threads, CPU frequency, affinity, cgroup
+// weights, HZ) is listed in the scenario's description, never guessed silently.
+#pragma once
+
+#include "core/import/ftrace.h"
+#include "core/scenario/scenario.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+struct ReplayOptions
+{
+    enum class Wakeups {
+        Chains, ///< wakeups by a traced task: the waker completes what the sleeper waits for
+        Timed,  ///< every blocked period is a sleep of its traced length
+    };
+    Wakeups wakeups = Wakeups::Chains;
+    std::optional<int> cpus;            ///< machine.cpus; default: what the trace shows
+    std::optional<std::string> profile; ///< kernel profile; default: the one covering the kernel
+    std::string name;                   ///< scenario name; default: the trace's
+};
+
+struct ReplayScenario
+{
+    Scenario scenario;
+    /// Scenario task name (forked children are PARENT.N) → the trace's task name, for scoring.
+    std::map<std::string, std::string> traceNames;
+    /// What the trace cannot tell, one line each (also in the scenario's description).
+    std::vector<std::string> unknowns;
+    int64_t chains = 0;      ///< wakeups replayed as wake chains
+    int64_t timedSleeps = 0; ///< blocked periods replayed as sleeps
+    int64_t forks = 0;       ///< fork operations
+    int64_t flattened = 0;   ///< forks nested too deep, replayed as tasks started at the fork
+};
+
+/// The scenario that replays @p trace (which must be ok()).
+ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& options = {});
+
+/// Kernel threads by their comm (kworker/…, ksoftirqd/N, migration/N, rcu_…): replayed like any
+/// task but marked kernel_thread, so that schedlab-run never starts them. For per-CPU ones
+/// ("NAME/N") @p cpu gets N, else -1.
+bool isKernelThreadComm(const std::string& comm, int* cpu = nullptr);
+
+} // namespace schedlab

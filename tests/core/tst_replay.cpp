@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Replay (core/import/replay.h): hand-made traces whose programs are worked out by hand from the
+// timestamps below, the completions that carry a wake chain, and the derived scenario run in the
+// model. Times are relative to the first event (100.000000 s).
+//
+// chainTrace (1 CPU, irq-info flags):
+//   w-10 runs [0, 2) ms, blocks (S); a timer (hardirq context, 'h') wakes it at 5: a timed sleep of
+//   3 ms. It runs [5, 7): at 6 it wakes s-11 (its own context: a wake chain), at 7 it blocks.
+//   s-11 (prio 125: nice 5) was asleep before the trace; woken by w at 6, runs [7, 8.5), blocks.
+//   Programs: w = run 2ms, sleep 3ms, run 1ms, complete wake:s-11, run 1ms, sleep 8.5ms (past
+//   the end); s = wait_for_completion wake:s-11, run 1.5ms, sleep 8.5ms.
+// forkTrace (1 CPU):
+//   p-20 runs [0, 2): forks c-21 at 1 (woken new at 1), blocks at 2 (waits for the child).
+//   c-21 runs [2, 3.6): at 3.5 it exits and wakes its parent (a chain), dies at 3.6.
+//   p-20 runs [3.6, 4), blocks.
+//   Programs: p = run 1ms, fork { run 1.5ms, complete wake:p-20, run 0.1ms }, run 1ms,
+//   wait_for_completion wake:p-20, run 0.4ms, sleep 4ms. Timed: the wait is a sleep of 1.5 ms
+//   and the child's runs join: run 1.6ms.
+#include "core/import/replay.h"
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+
+#include <QTest>
+
+#include <sstream>
+
+using namespace schedlab;
+
+namespace {
+
+constexpr int64_t kUs = 1'000;
+constexpr int64_t kMs = 1'000'000;
+
+const char* const kChainTrace = R"(# tracer: nop
+#P:1
+  <idle>-0     [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=10 next_prio=120
+       w-10    [000] d..2.   100.002000: sched_switch: prev_comm=w prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+  <idle>-0     [000] d.h2.   100.005000: sched_wakeup: comm=w pid=10 prio=120 target_cpu=000
+  <idle>-0     [000] d..2.   100.005000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=10 next_prio=120
+       w-10    [000] d..3.   100.006000: sched_wakeup: comm=s pid=11 prio=125 target_cpu=000
+       w-10    [000] d..2.   100.007000: sched_switch: prev_comm=w prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=s next_pid=11 next_prio=125
+       s-11    [000] d..2.   100.008500: sched_switch: prev_comm=s prev_pid=11 prev_prio=125 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+
+const char* const kForkTrace = R"(# tracer: nop
+#P:1
+  <idle>-0     [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=p next_pid=20 next_prio=120
+       p-20    [000] .....   100.001000: sched_process_fork: comm=p pid=20 child_comm=c child_pid=21
+       p-20    [000] d..3.   100.001000: sched_wakeup_new: comm=c pid=21 prio=120 target_cpu=000
+       p-20    [000] d..2.   100.002000: sched_switch: prev_comm=p prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=c next_pid=21 next_prio=120
+       c-21    [000] .....   100.003500: sched_process_exit: comm=c pid=21 prio=120
+       c-21    [000] d..3.   100.003500: sched_wakeup: comm=p pid=20 prio=120 target_cpu=000
+       c-21    [000] d..2.   100.003600: sched_switch: prev_comm=c prev_pid=21 prev_prio=120 prev_state=X ==> next_comm=p next_pid=20 next_prio=120
+       p-20    [000] d..2.   100.004000: sched_switch: prev_comm=p prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+
+TraceImport importText(const char* text)
+{
+    std::istringstream in(text);
+    return importFtrace(in, "hand.txt");
+}
+
+Op run(int64_t ns)
+{
+    Op op;
+    op.kind = Op::Kind::Run;
+    op.duration = DurationSpec::fixed(Nanoseconds(ns));
+    return op;
+}
+
+Op sleep(int64_t ns)
+{
+    Op op;
+    op.kind = Op::Kind::Sleep;
+    op.duration = DurationSpec::fixed(Nanoseconds(ns));
+    return op;
+}
+
+Op named(Op::Kind kind, const std::string& name)
+{
+    Op op;
+    op.kind = kind;
+    op.name = name;
+    return op;
+}
+
+const TaskSpec* findSpec(const Scenario& s, const std::string& name)
+{
+    for (const TaskSpec& t : s.tasks)
+        if (t.name == name)
+            return &t;
+    return nullptr;
+}
+
+const TaskMetrics* findMetrics(const Metrics& m, const std::string& name)
+{
+    for (const TaskMetrics& t : m.tasks)
+        if (t.name == name)
+            return &t;
+    return nullptr;
+}
+
+/// A readable form of a program for comparisons that print what differs.
+std::string describe(const std::vector<Op>& ops)
+{
+    std::string out;
+    for (const Op& op : ops) {
+        out += std::to_string(static_cast<int>(op.kind)) + ":" + op.name + ":"
+            + std::to_string(op.duration.value.count()) + (op.duration.endless ? "∞" : "");
+        if (!op.fork.empty())
+            out += "{" + describe(op.fork.front().program) + "}";
+        out += " ";
+    }
+    return out;
+}
+
+} // namespace
+
+#define QCOMPARE_PROGRAM(actual, expected)                                                         \
+    QCOMPARE(QString::fromStdString(actual), QString::fromStdString(expected))
+
+class TestReplay : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void chainProgramsByHand();
+    void timedModeSleepsInstead();
+    void forkedChildInsideItsParent();
+    void derivedScenarioRoundTripsAndRuns();
+    void completionCountsAndNeverLoses();
+    void kernelThreadsByName();
+};
+
+void TestReplay::chainProgramsByHand()
+{
+    const TraceImport trace = importText(kChainTrace);
+    QVERIFY(trace.ok());
+    QVERIFY(trace.contextFlags);
+    const ReplayScenario r = deriveScenario(trace);
+    const Scenario& s = r.scenario;
+    QCOMPARE(s.machine.cpus.value_or(0), 1);
+    QCOMPARE(s.duration->count(), 8500 * kUs);
+    QCOMPARE(s.tasks.size(), size_t(2));
+    const TaskSpec* w = findSpec(s, "w-10");
+    const TaskSpec* sl = findSpec(s, "s-11");
+    QVERIFY(w && sl);
+    const std::vector<Op> wantW{run(2 * kMs), sleep(3 * kMs), run(1 * kMs),
+        named(Op::Kind::Complete, "wake:s-11"), run(1 * kMs), sleep(8500 * kUs)};
+    QCOMPARE_PROGRAM(describe(w->program), describe(wantW));
+    const std::vector<Op> wantS{
+        named(Op::Kind::WaitCompletion, "wake:s-11"), run(1500 * kUs), sleep(8500 * kUs)};
+    QCOMPARE_PROGRAM(describe(sl->program), describe(wantS));
+    QCOMPARE(sl->nice.value_or(0), 5); // prio 125
+    QVERIFY(!w->nice);                 // prio 120: nice 0, not written
+    QVERIFY(!w->start && !sl->start);  // both there from the start
+    QCOMPARE(r.chains, int64_t(1));
+    QCOMPARE(r.timedSleeps, int64_t(1)); // the timer's wakeup (hardirq context)
+    QVERIFY(s.description && s.description->find("interrupts") != std::string::npos);
+}
+
+void TestReplay::timedModeSleepsInstead()
+{
+    ReplayOptions o;
+    o.wakeups = ReplayOptions::Wakeups::Timed;
+    const ReplayScenario r = deriveScenario(importText(kChainTrace), o);
+    const TaskSpec* w = findSpec(r.scenario, "w-10");
+    const TaskSpec* s = findSpec(r.scenario, "s-11");
+    QVERIFY(w && s);
+    // w's runs around the wakeup join; s sleeps from 0 to its wakeup at 6 ms.
+    QCOMPARE_PROGRAM(describe(w->program),
+        describe({run(2 * kMs), sleep(3 * kMs), run(2 * kMs), sleep(8500 * kUs)}));
+    QCOMPARE_PROGRAM(
+        describe(s->program), describe({sleep(6 * kMs), run(1500 * kUs), sleep(8500 * kUs)}));
+    QCOMPARE(r.chains, int64_t(0));
+    QCOMPARE(r.timedSleeps, int64_t(2));
+}
+
+void TestReplay::forkedChildInsideItsParent()
+{
+    const TraceImport trace = importText(kForkTrace);
+    QVERIFY(trace.ok());
+    const ReplayScenario r = deriveScenario(trace);
+    QCOMPARE(r.scenario.tasks.size(), size_t(1)); // the child lives in its parent's fork
+    const TaskSpec* p = findSpec(r.scenario, "p-20");
+    QVERIFY(p);
+    Op fork = named(Op::Kind::Fork, "");
+    TaskSpec child;
+    child.program = {run(1500 * kUs), named(Op::Kind::Complete, "wake:p-20"), run(100 * kUs)};
+    fork.fork.push_back(child);
+    QCOMPARE_PROGRAM(describe(p->program),
+        describe({run(1 * kMs), fork, run(1 * kMs), named(Op::Kind::WaitCompletion, "wake:p-20"),
+            run(400 * kUs), sleep(4 * kMs)}));
+    QCOMPARE(r.forks, int64_t(1));
+    // The machine names the child PARENT.1: the trace's c-21.
+    QCOMPARE(r.traceNames.at("p-20.1"), std::string("c-21"));
+    QCOMPARE(r.traceNames.at("p-20"), std::string("p-20"));
+
+    ReplayOptions o;
+    o.wakeups = ReplayOptions::Wakeups::Timed;
+    const ReplayScenario t = deriveScenario(trace, o);
+    TaskSpec timedChild;
+    timedChild.program = {run(1600 * kUs)};
+    Op timedFork = named(Op::Kind::Fork, "");
+    timedFork.fork.push_back(timedChild);
+    QCOMPARE_PROGRAM(describe(t.scenario.tasks.at(0).program),
+        describe({run(1 * kMs), timedFork, run(1 * kMs), sleep(1500 * kUs), run(400 * kUs),
+            sleep(4 * kMs)}));
+}
+
+void TestReplay::derivedScenarioRoundTripsAndRuns()
+{
+    for (const char* text : {kChainTrace, kForkTrace}) {
+        const ReplayScenario r = deriveScenario(importText(text));
+        const std::string json = writeScenario(r.scenario);
+        const LoadResult back = parseScenario(json, "replay.json");
+        QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().c_str());
+        QVERIFY(*back.scenario == r.scenario);
+    }
+    // The chain trace in the model: w's 4 ms and s's 1.5 ms of CPU all fit into the 8.5 ms span
+    // (one CPU; w sleeps [2, 5)), so each gets exactly its traced CPU time, whoever preempts.
+    const ReplayScenario chain = deriveScenario(importText(kChainTrace));
+    Simulation sim(chain.scenario);
+    sim.run();
+    const Metrics m = sim.metrics();
+    QVERIFY(findMetrics(m, "w-10") && findMetrics(m, "s-11"));
+    QCOMPARE(findMetrics(m, "w-10")->cpuTimeNs, 4 * kMs);
+    QCOMPARE(findMetrics(m, "s-11")->cpuTimeNs, 1500 * kUs); // woken by w's complete
+    // The fork trace: p 2.4 ms, its child (p-20.1) 1.6 ms, the parent's wait ended by the child.
+    const ReplayScenario fork = deriveScenario(importText(kForkTrace));
+    Simulation fsim(fork.scenario);
+    fsim.run();
+    const Metrics fm = fsim.metrics();
+    QVERIFY(findMetrics(fm, "p-20") && findMetrics(fm, "p-20.1"));
+    QCOMPARE(findMetrics(fm, "p-20")->cpuTimeNs, 2400 * kUs);
+    QCOMPARE(findMetrics(fm, "p-20.1")->cpuTimeNs, 1600 * kUs);
+}
+
+void TestReplay::completionCountsAndNeverLoses()
+{
+    // A complete before the wait is kept (unlike resume): b completes twice at 1 ms, a waits
+    // twice after 3 ms of running and goes straight on: a runs 3 + 1 + 1 ms on CPU 0.
+    const char* json = R"({"schedlab": 1, "name": "completion", "duration": "20ms",
+        "machine": {"cpus": 2},
+        "tasks": [
+          {"name": "a", "cpus": "0", "program": [{"run": "3ms"}, {"wait_for_completion": "c"},
+             {"run": "1ms"}, {"wait_for_completion": "c"}, {"run": "1ms"},
+             {"wait_for_completion": "c"}, {"run": "5ms"}]},
+          {"name": "b", "cpus": "1", "program": [{"run": "1ms"}, {"complete": "c"},
+             {"complete": "c"}, {"sleep": "10ms"}, {"complete": "c"}, {"sleep": "1s"}]}]})";
+    const LoadResult loaded = parseScenario(json, "completion.json");
+    QVERIFY2(loaded.ok(), loaded.errors.empty() ? "" : loaded.errors.front().c_str());
+    Simulation sim(*loaded.scenario);
+    sim.run();
+    const Metrics m = sim.metrics();
+    // a: 3 + 1 + 1 ms, then waits for b's third complete at 11 ms, then 5 ms: 10 ms by 16 ms.
+    QCOMPARE(findMetrics(m, "a")->cpuTimeNs, 10 * kMs);
+    QCOMPARE(findMetrics(m, "b")->cpuTimeNs, 1 * kMs);
+}
+
+void TestReplay::kernelThreadsByName()
+{
+    int cpu = -2;
+    QVERIFY(isKernelThreadComm("ksoftirqd/3", &cpu));
+    QCOMPARE(cpu, 3);
+    QVERIFY(isKernelThreadComm("kworker/1:2", &cpu));
+    QCOMPARE(cpu, 1);
+    QVERIFY(isKernelThreadComm("kworker/u8:0", &cpu));
+    QCOMPARE(cpu, -1); // unbound workqueue
+    QVERIFY(isKernelThreadComm("rcu_preempt", &cpu));
+    QCOMPARE(cpu, -1);
+    QVERIFY(!isKernelThreadComm("bash", &cpu));
+    QVERIFY(!isKernelThreadComm("my/3", &cpu));
+}
+
+QTEST_GUILESS_MAIN(TestReplay)
+#include "tst_replay.moc"
