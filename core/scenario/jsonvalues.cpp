@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "jsonvalues.h"
 
-#include "core/scenario/limits.h"
+#include "core/base/limits.h"
 
 #include <algorithm>
 #include <array>

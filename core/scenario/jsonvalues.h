@@ -3,7 +3,7 @@
 // enum spellings, cpu.max strings and cgroup path syntax. No JSON library here.
 #pragma once
 
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <map>
 #include <optional>
