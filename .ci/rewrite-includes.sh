@@ -36,3 +36,6 @@ mentions=$(git ls-files '*.h' '*.cpp' '*.md' '*.txt' | xargs grep -l -E 'core/(r
     -e 's@core/scenario/limits\.h@core/base/limits.h@g' \
     -e 's@core/kernel/kernelwork@core/workload/kernelwork@g' $mentions
 [ -z "$changed" ] || clang-format -i $changed core/workload/task.h core/fair/cfsbandwidth.h
+# The model's cgroup pattern match and enum spellings are no longer the file format's.
+sed -i 's@#include "core/scenario/jsonvalues\.h"@#include "core/base/enumnames.h"\n#include "core/kernel/cgroupfiles.h"\n#include "core/workload/program.h"@' core/sim/machineclasses.cpp
+clang-format -i core/sim/machineclasses.cpp

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The cgroup v2 files of the CPU controller a scenario can write (docs/scenario-format.md §1), as
-// plain value types; their text forms (cpu.max strings) are core/scenario/jsonvalues.h's.
+// plain value types, and the shell-style match of a cgroup path that writes to "test*/…" use; their
+// text forms (cpu.max strings, path syntax) are core/scenario/jsonvalues.h's.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace schedlab {
 
@@ -27,5 +29,9 @@ struct CgroupFiles
     std::optional<int64_t> rtPeriodUs;  ///< cpu.rt_period_us
     friend bool operator==(const CgroupFiles&, const CgroupFiles&) = default;
 };
+
+/// Shell-style match of a cgroup path against a pattern in which '*' matches any run of
+/// characters except '/' (as `tee /sys/fs/cgroup/cpu/test*/…` expands). No other wildcards.
+bool cgroupMatches(std::string_view pattern, std::string_view path);
 
 } // namespace schedlab

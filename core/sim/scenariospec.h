@@ -8,6 +8,7 @@
 // load round trip reproduces the user's file.
 #pragma once
 
+#include "core/base/enumnames.h"
 #include "core/base/time.h"
 #include "core/kernel/cgroupfiles.h"
 #include "core/workload/program.h"
@@ -115,5 +116,9 @@ struct Scenario
     Nanoseconds durationOrDefault() const { return duration.value_or(Nanoseconds(10'000'000'000)); }
     friend bool operator==(const Scenario&, const Scenario&) = default;
 };
+
+template <> std::span<const std::string_view> enumNames<Preempt>();
+template <> std::span<const std::string_view> enumNames<TunableScaling>();
+template <> std::span<const std::string_view> enumNames<Action::Kind>();
 
 } // namespace schedlab

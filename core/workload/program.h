@@ -5,6 +5,7 @@
 // load round trip reproduces the user's file.
 #pragma once
 
+#include "core/base/enumnames.h"
 #include "core/base/time.h"
 #include "core/kernel/cgroupfiles.h"
 
@@ -92,5 +93,8 @@ struct TaskSpec
     std::vector<Op> program;
     friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
 };
+
+template <> std::span<const std::string_view> enumNames<Policy>();
+template <> std::span<const std::string_view> enumNames<Op::Kind>();
 
 } // namespace schedlab
