@@ -2,8 +2,8 @@
 // A real trace's workload as a scenario (replay.h).
 #include "core/import/replay.h"
 
+#include "core/base/limits.h"
 #include "core/kernel/profile.h"
-#include "core/scenario/limits.h"
 
 #include <algorithm>
 #include <cctype>

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "core/import/ftrace.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <map>
 #include <optional>
