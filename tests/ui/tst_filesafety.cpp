@@ -11,6 +11,7 @@
 // for file notifications are bounded by QTRY timeouts only; nothing measures time.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "support/guiprocess.h"
 #include "ui/analysis/findingsdock.h"
 #include "ui/common/savefile.h"
 #include "ui/export/capture.h"
@@ -225,31 +226,12 @@ CliResult plotSweep(const std::vector<std::string>& args)
 }
 
 /// `schedlab --screenshot ARGS…` (offscreen, its settings in @p config).
-struct GuiRun
+schedlab::test::GuiRun runGui(const QStringList& args, const QString& config)
 {
-    bool finished = false;
-    int exitCode = -1;
-    QString err;
-};
-
-GuiRun runGui(const QStringList& args, const QString& config)
-{
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), config);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SCHEDLAB_GUI), args);
-    GuiRun r;
-    r.finished = p.waitForStarted(kUpperBoundMs) && p.waitForFinished(kUpperBoundMs);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished(kUpperBoundMs);
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.err = QString::fromLocal8Bit(p.readAllStandardError());
-    return r;
+    return schedlab::test::runGuiProcess(args, env, kUpperBoundMs);
 }
 
 } // namespace
@@ -685,7 +667,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(victim, link));
 
         // Through a link out of its folder: refused before anything runs, the target unchanged.
-        GuiRun r = runGui({QStringLiteral("--screenshot"), link, scenario}, config.path());
+        auto r = runGui({QStringLiteral("--screenshot"), link, scenario}, config.path());
         QVERIFY2(r.finished, "schedlab did not exit");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(link + QStringLiteral(": cannot write: is a symbolic link to ")),
