@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "streamexport.h"
 
+#include "core/base/text.h"
+
 #include <queue>
 
 #include <nlohmann/json.hpp>
@@ -31,19 +33,6 @@ int pidOf(EntityRef e)
 {
     return e.isTask() ? kTaskPidBase + e.taskIndex()
                       : kGroupPidBase + e.groupIndex() * 1000 + e.groupCpu();
-}
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
 }
 
 bool inWindow(const Record& r, const ExportWindow& w)
