@@ -8,19 +8,10 @@
 #include "cli/sweep.h"
 #include "core/base/args.h"
 #include "core/base/text.h"
-#include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
-#include "core/lesson/nochange.h"
-#include "core/record/metrics.h"
-#include "core/record/metricsdiff.h"
-#include "core/record/streamexport.h"
-#include "core/record/traceexport.h"
 #include "core/rtapp/rtapp.h"
 #include "core/scenario/limits.h"
-#include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>

@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // schedlab-cli compare: one scenario under several variants (and a real-kernel trace), side by
 // side.
-
 #include "cli/commands.h"
 #include "cli/importcli.h"
 #include "cli/output.h"
-#include "cli/sweep.h"
-#include "core/base/args.h"
 #include "core/base/text.h"
-#include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/lesson/nochange.h"
-#include "core/record/metrics.h"
 #include "core/record/metricsdiff.h"
-#include "core/record/streamexport.h"
-#include "core/record/traceexport.h"
-#include "core/rtapp/rtapp.h"
-#include "core/scenario/limits.h"
-#include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
 #include <nlohmann/json.hpp>

@@ -1,25 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The options of the commands that run a scenario (run, compare) and running it.
-
 #include "cli/commands.h"
-#include "cli/importcli.h"
 #include "cli/output.h"
-#include "cli/sweep.h"
 #include "core/base/args.h"
 #include "core/base/text.h"
-#include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
-#include "core/lesson/nochange.h"
-#include "core/record/metrics.h"
-#include "core/record/metricsdiff.h"
 #include "core/record/streamexport.h"
-#include "core/record/traceexport.h"
-#include "core/rtapp/rtapp.h"
-#include "core/scenario/limits.h"
-#include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -57,17 +44,13 @@ bool parseRunArgs(
         if (const int rc = parseRunOption(ar, ra.options, error); rc != 0) {
             if (rc < 0)
                 return false;
-        } else if (ar.option("--metrics")) {
-            if (!value(ra.metricsOut))
-                return false;
-        } else if (ar.option("--records")) {
-            if (!value(ra.recordsOut))
-                return false;
-        } else if (ar.option("--trace")) {
-            if (!value(ra.traceOut))
-                return false;
-        } else if (ar.option("--csv")) {
-            if (!value(ra.csvDir))
+        } else if (ar.option("--metrics") || ar.option("--records") || ar.option("--trace")
+            || ar.option("--csv")) {
+            std::string& path = a == "--metrics" ? ra.metricsOut
+                : a == "--records"               ? ra.recordsOut
+                : a == "--trace"                 ? ra.traceOut
+                                                 : ra.csvDir;
+            if (!value(path))
                 return false;
         } else if (ar.option("--from") || ar.option("--to")) {
             if (!value(v))

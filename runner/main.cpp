@@ -9,10 +9,12 @@
 #include "runner.h"
 #include "system.h"
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -72,47 +74,33 @@ int main(int argc, char* argv[])
     bool check = false;
     std::string restore;
     const std::vector<std::string> args(argv + 1, argv + argc);
+    // The options whose value is kept as given (the last one wins); --limit and --duration
+    // take a value too and are checked where they are read.
+    const std::pair<const char*, std::string*> kept[] = {{"--trace", &config.traceOut},
+        {"--names", &config.namesOut}, {"--cgroup-base", &config.cgroupBase},
+        {"--journal", &config.journal}, {"--restore", &restore}};
     ArgReader ar(args);
     while (ar.next()) {
         const std::string& a = ar.word();
+        const auto keep = std::find_if(
+            std::begin(kept), std::end(kept), [&](const auto& k) { return ar.option(k.first); });
         std::string v;
-        auto value = [&]() {
+        if (keep != std::end(kept) || ar.option("--limit") || ar.option("--duration")) {
             if (!ar.value(v)) {
                 std::cerr << "schedlab-run: " << ar.error() << "\n";
-                return false;
+                return 2;
             }
-            return true;
-        };
-        if (ar.flag("--help") || ar.flag("-h")) {
+        }
+        if (keep != std::end(kept)) {
+            *keep->second = v;
+        } else if (ar.flag("--help") || ar.flag("-h")) {
             usage(std::cout);
             return 0;
-        } else if (ar.option("--trace")) {
-            if (!value())
-                return 2;
-            config.traceOut = v;
-        } else if (ar.option("--names")) {
-            if (!value())
-                return 2;
-            config.namesOut = v;
         } else if (ar.flag("--no-trace")) {
             config.traceOut.clear();
-        } else if (ar.option("--cgroup-base")) {
-            if (!value())
-                return 2;
-            config.cgroupBase = v;
         } else if (ar.flag("--adopt")) {
             config.adopt = true;
-        } else if (ar.option("--journal")) {
-            if (!value())
-                return 2;
-            config.journal = v;
-        } else if (ar.option("--restore")) {
-            if (!value())
-                return 2;
-            restore = v;
         } else if (ar.option("--limit")) {
-            if (!value())
-                return 2;
             const size_t eq = v.find('=');
             const std::string name = v.substr(0, eq);
             int64_t n = 0;
@@ -134,8 +122,6 @@ int main(int argc, char* argv[])
         } else if (ar.flag("--check")) {
             check = true;
         } else if (ar.option("--duration")) {
-            if (!value())
-                return 2;
             std::string error;
             const auto d = parseDuration(v, &error);
             if (!d || d->count() <= 0) {
