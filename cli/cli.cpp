@@ -7,10 +7,10 @@
 #include "cli/output.h"
 #include "cli/sweep.h"
 #include "core/base/args.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/variant.h"
 #include "core/rtapp/rtapp.h"
-#include "core/scenario/limits.h"
 #include "core/sim/simulation.h"
 
 #include <algorithm>

@@ -2,11 +2,11 @@
 #include "variant.h"
 
 #include "core/base/args.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/runoptions.h"
-#include "core/scenario/limits.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // scenario -> rt-app JSON (docs/rtapp.md, "Export"); the import is in rtapp.cpp.
 #include "core/base/cpuset.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/scenario/jsonreader.h"
-#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "rtapp.h"
 
