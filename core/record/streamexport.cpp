@@ -282,10 +282,14 @@ void SliceSorter::finish(
 
 // ---- RecordsTextWriter ----
 
-RecordsTextWriter::RecordsTextWriter(std::ostream& out, ExportWindow window, EntitySelection only)
+WindowedTextWriter::WindowedTextWriter(std::ostream& out, ExportWindow window, EntitySelection only)
     : m_out(out)
     , m_window(window)
     , m_only(std::move(only))
+{ }
+
+RecordsTextWriter::RecordsTextWriter(std::ostream& out, ExportWindow window, EntitySelection only)
+    : WindowedTextWriter(out, window, std::move(only))
 { }
 
 void RecordsTextWriter::consume(const Record* records, size_t count, const Recording& names)
@@ -316,9 +320,7 @@ void RecordsTextWriter::finish(const Recording&, Nanoseconds)
 // ---- SamplesCsvWriter ----
 
 SamplesCsvWriter::SamplesCsvWriter(std::ostream& out, ExportWindow window, EntitySelection only)
-    : m_out(out)
-    , m_window(window)
-    , m_only(std::move(only))
+    : WindowedTextWriter(out, window, std::move(only))
 {
     m_out += "time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,"
              "delayed\n";
@@ -350,9 +352,7 @@ void SamplesCsvWriter::finish(const Recording&, Nanoseconds)
 // ---- SlicesCsvWriter ----
 
 SlicesCsvWriter::SlicesCsvWriter(std::ostream& out, ExportWindow window, EntitySelection only)
-    : m_out(out)
-    , m_window(window)
-    , m_only(std::move(only))
+    : WindowedTextWriter(out, window, std::move(only))
     , m_slices(window, &m_only)
 { }
 
@@ -376,9 +376,7 @@ void SlicesCsvWriter::finish(const Recording& names, Nanoseconds end)
 
 ChromeTraceWriter::ChromeTraceWriter(
     std::ostream& out, ExportWindow window, EntitySelection only, std::string title)
-    : m_out(out)
-    , m_window(window)
-    , m_only(std::move(only))
+    : WindowedTextWriter(out, window, std::move(only))
     , m_title(std::move(title))
     , m_slices(window, &m_only)
 { }
