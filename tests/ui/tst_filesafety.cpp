@@ -11,6 +11,7 @@
 // for file notifications are bounded by QTRY timeouts only; nothing measures time.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "support/clirun.h"
 #include "support/guiprocess.h"
 #include "ui/analysis/findingsdock.h"
 #include "ui/common/savefile.h"
@@ -199,30 +200,16 @@ private:
     std::thread m_thread;
 };
 
-struct CliResult
-{
-    int code = -1;
-    std::string out, err;
-};
+using schedlab::test::CliResult;
 
 CliResult capture(const std::vector<std::string>& args)
 {
-    std::ostringstream out, err;
-    CliResult r;
-    r.code = schedlab::ui::runCaptureCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return schedlab::test::runCaptured(schedlab::ui::runCaptureCli, args);
 }
 
 CliResult plotSweep(const std::vector<std::string>& args)
 {
-    std::ostringstream out, err;
-    CliResult r;
-    r.code = schedlab::ui::runSweepPlotCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return schedlab::test::runCaptured(schedlab::ui::runSweepPlotCli, args);
 }
 
 /// `schedlab --screenshot ARGS…` (offscreen, its settings in @p config).
