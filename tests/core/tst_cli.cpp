@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "core/base/text.h"
 #include "support/clirun.h"
+#include "support/devnodes.h"
 
 #include <QDir>
 #include <QFile>
@@ -67,28 +68,8 @@ QStringList entries(const QString& dir)
         QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
 }
 
-/// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
-/// permitted (not root, a container without CAP_MKNOD) or the node cannot be opened (a nodev
-/// mount, a device cgroup).
-bool makeCharDevice(const std::string& path, unsigned minor)
-{
-    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0)
-        return false;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::close(fd);
-        return true;
-    }
-    ::unlink(path.c_str());
-    return false;
-}
-
-bool isCharDevice(const std::string& path, unsigned minor)
-{
-    struct stat st = {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1
-        && minor(st.st_rdev) == minor;
-}
+using schedlab::test::isCharDevice;
+using schedlab::test::makeCharDevice;
 
 mode_t typeOf(const std::string& path)
 {

@@ -12,6 +12,7 @@
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "support/clirun.h"
+#include "support/devnodes.h"
 #include "support/guiprocess.h"
 #include "ui/analysis/findingsdock.h"
 #include "ui/common/savefile.h"
@@ -125,28 +126,14 @@ private:
     void (*m_handler)(int) = nullptr;
 };
 
-/// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
-/// permitted (not root, a container without CAP_MKNOD) or the node cannot be opened (a nodev
-/// mount, a device cgroup).
 bool makeCharDevice(const QString& path, unsigned minor)
 {
-    const QByteArray p = QFile::encodeName(path);
-    if (::mknod(p.constData(), S_IFCHR | 0666, makedev(1, minor)) != 0)
-        return false;
-    const int fd = ::open(p.constData(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::close(fd);
-        return true;
-    }
-    ::unlink(p.constData());
-    return false;
+    return schedlab::test::makeCharDevice(QFile::encodeName(path).toStdString(), minor);
 }
 
 bool isCharDevice(const QString& path, unsigned minor)
 {
-    struct stat st = {};
-    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISCHR(st.st_mode)
-        && major(st.st_rdev) == 1 && minor(st.st_rdev) == minor;
+    return schedlab::test::isCharDevice(QFile::encodeName(path).toStdString(), minor);
 }
 
 bool isFifo(const QString& path)
