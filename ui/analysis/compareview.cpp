@@ -7,17 +7,14 @@
 #include "ui/common/format.h"
 #include "ui/timeline/timelineview.h"
 
-#include <QCoreApplication>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 namespace schedlab::ui {
@@ -110,7 +107,7 @@ CompareView::CompareView(QWidget* parent)
 
 CompareView::~CompareView()
 {
-    ++m_generation;
+    m_job.cancel();
     m_base->setRecording(nullptr, Nanoseconds{0});
     m_variant->setRecording(nullptr, Nanoseconds{0});
 }
@@ -181,38 +178,36 @@ std::shared_ptr<CompareView::Runs> CompareView::run(const Scenario& base, const 
 
 void CompareView::compare(const QString& spec)
 {
-    const quint64 generation = ++m_generation;
     m_status->setText(tr("Running both…"));
     m_go->setEnabled(false);
-    QPointer<CompareView> self(this);
     const Scenario scenario = m_scenario;
     const RunOptions options = m_options;
     const QString task = m_task;
-    QThread* worker = QThread::create([self, scenario, options, spec, generation, task] {
+    struct Result
+    {
+        std::shared_ptr<Runs> runs;
         QString error;
-        auto runs = run(scenario, options, spec, &error, task);
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, runs, error, generation] {
-                if (!self || generation != self->m_generation)
-                    return;
-                self->m_go->setEnabled(true);
-                if (!runs) {
-                    self->m_status->setText(tr("Cannot compare: %1").arg(error));
-                    Q_EMIT self->finished(false);
-                    return;
-                }
-                self->showRuns(runs);
-            },
-            Qt::QueuedConnection);
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start(QThread::LowPriority);
+    };
+    m_job.start(
+        [scenario, options, spec, task] {
+            Result r;
+            r.runs = run(scenario, options, spec, &r.error, task);
+            return r;
+        },
+        [this](const Result& r) {
+            m_go->setEnabled(true);
+            if (!r.runs) {
+                m_status->setText(tr("Cannot compare: %1").arg(r.error));
+                Q_EMIT finished(false);
+                return;
+            }
+            showRuns(r.runs);
+        });
 }
 
 bool CompareView::compareNow(const QString& spec, QString* error)
 {
-    ++m_generation;
+    m_job.cancel(); // a background comparison still running is dropped
     QString message;
     auto runs = run(m_scenario, m_options, spec, &message, m_task);
     if (!runs) {

@@ -8,6 +8,7 @@
 #include "core/record/metricsdiff.h"
 #include "core/scenario/scenario.h"
 #include "core/sim/simulation.h"
+#include "ui/common/background.h"
 
 #include <QWidget>
 
@@ -61,7 +62,7 @@ private:
     QString m_task;
     std::shared_ptr<Runs> m_runs;
     std::vector<MetricDiffRow> m_rows;
-    quint64 m_generation = 0;
+    BackgroundJob m_job{this}; ///< the comparison in flight
     bool m_syncing = false;
     QLineEdit* m_spec;
     QPushButton* m_go;

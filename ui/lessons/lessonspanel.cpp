@@ -10,7 +10,6 @@
 #include "ui/window/mainwindow.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -23,12 +22,10 @@
 #include <QListView>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
-#include <QThread>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -222,44 +219,40 @@ void LessonsPanel::showStep(int step)
     m_computing = true;
     updateButtons();
     // The model side runs off the GUI thread: a step of a long scenario re-runs it to the stop.
-    const quint64 generation = ++m_generation;
-    QPointer<LessonsPanel> self(this);
     auto run = m_run;
-    QThread* worker = QThread::create([self, run, step, generation] {
-        std::string error;
+    struct Result
+    {
         QString text;
         QStringList highlights;
         Nanoseconds stop{0};
-        if (auto t = run->stopTime(static_cast<size_t>(step), &error)) {
-            stop = *t;
-            std::string intro;
-            if (step == 0 && !run->lesson().intro.empty())
-                intro = run->lesson().intro + "\n\n---\n\n";
-            if (auto md = run->renderText(static_cast<size_t>(step), &error))
-                text = q(intro + *md);
-            for (const std::string& h : run->highlights(static_cast<size_t>(step), &error))
-                highlights << q(h);
-            if (run->lesson().steps[static_cast<size_t>(step)].question)
-                run->modelAnswer(static_cast<size_t>(step), &error); // computed here, not later
-        }
-        const QString err = q(error);
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, step, generation, text, highlights, stop, err] {
-                if (self)
-                    self->onStepComputed(step, generation, text, highlights, stop, err);
-            },
-            Qt::QueuedConnection);
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start(QThread::LowPriority);
+        QString error;
+    };
+    m_job.start(
+        [run, step] {
+            std::string error;
+            Result r;
+            if (auto t = run->stopTime(static_cast<size_t>(step), &error)) {
+                r.stop = *t;
+                std::string intro;
+                if (step == 0 && !run->lesson().intro.empty())
+                    intro = run->lesson().intro + "\n\n---\n\n";
+                if (auto md = run->renderText(static_cast<size_t>(step), &error))
+                    r.text = q(intro + *md);
+                for (const std::string& h : run->highlights(static_cast<size_t>(step), &error))
+                    r.highlights << q(h);
+                if (run->lesson().steps[static_cast<size_t>(step)].question)
+                    run->modelAnswer(static_cast<size_t>(step), &error); // computed here, not later
+            }
+            r.error = q(error);
+            return r;
+        },
+        [this, step](
+            const Result& r) { onStepComputed(step, r.text, r.highlights, r.stop, r.error); });
 }
 
-void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& text,
-    const QStringList& highlights, Nanoseconds stop, const QString& error)
+void LessonsPanel::onStepComputed(int step, const QString& text, const QStringList& highlights,
+    Nanoseconds stop, const QString& error)
 {
-    if (generation != m_generation)
-        return; // the student moved on meanwhile
     m_computing = false;
     if (!error.isEmpty()) {
         m_error = error;

@@ -9,6 +9,7 @@
 
 #include "core/base/time.h"
 #include "core/lesson/lesson.h"
+#include "ui/common/background.h"
 
 #include <QDockWidget>
 
@@ -82,8 +83,8 @@ Q_SIGNALS:
     void answerChecked(bool correct);
 
 private:
-    void onStepComputed(int step, quint64 generation, const QString& text,
-        const QStringList& highlights, Nanoseconds stop, const QString& error);
+    void onStepComputed(int step, const QString& text, const QStringList& highlights,
+        Nanoseconds stop, const QString& error);
     void onWindowAtStep();
     void applyFocus();
     void updateButtons();
@@ -108,7 +109,7 @@ private:
     std::shared_ptr<lesson::Lesson> m_draft; ///< the lesson being written, or null
     int m_row = -1;
     int m_step = -1;
-    quint64 m_generation = 0;
+    BackgroundJob m_job{this}; ///< the step being worked out
     bool m_computing = false;
     bool m_waitingForWindow = false;
     bool m_scenarioInWindow = false;
