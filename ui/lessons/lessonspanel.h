@@ -25,14 +25,15 @@ class QTextBrowser;
 namespace schedlab::ui {
 
 class LessonListModel;
-class MainWindow;
+class LessonHost;
 
 class LessonsPanel : public QDockWidget
 {
     Q_OBJECT
 public:
-    /// Lessons from @p directory (lessonsDirectory() when empty).
-    explicit LessonsPanel(MainWindow* window, const QString& directory = QString());
+    /// Lessons from @p directory (lessonsDirectory() when empty), taught in @p host's window
+    /// (ui/lessons/lessonhost.h), which the panel docks in.
+    explicit LessonsPanel(LessonHost* host, const QString& directory = QString());
     ~LessonsPanel() override;
 
     LessonListModel* listModel() const { return m_model; }
@@ -90,7 +91,7 @@ private:
     void updateButtons();
     void pickClicked(const QString& name);
 
-    MainWindow* m_window;
+    LessonHost* m_host;
     LessonListModel* m_model;
     QListView* m_list;
     QLabel* m_header;
