@@ -156,8 +156,7 @@ TimelineView::TimelineView(QWidget* parent)
     QCPAxis* vTime = m_vruntimeRect->axis(QCPAxis::atBottom);
     vTime->setTicker(m_ticker);
     QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
-    vValue->setLabel(QStringLiteral("vruntime (ms, relative)"));
-    vValue->setLabel(QStringLiteral("vruntime, deadline, V (ms)"));
+    vValue->setLabel(QStringLiteral("v − V, deadline − V of own cfs_rq (ms)"));
 
     // Third pane: lag V − v (virtual time) with its clamp band; lag ≥ 0 ⇔ eligible.
     m_lagRect = new QCPAxisRect(m_plot);
@@ -551,8 +550,9 @@ bool TimelineView::fitAxes()
     };
     const Titles all[] = {
         {m_vruntimeRect,
-            {QStringLiteral("vruntime, deadline, V (ms)"), QStringLiteral("vruntime (ms)"),
-                QStringLiteral("v (ms)")}},
+            {QStringLiteral("v − V, deadline − V of own cfs_rq (ms)"),
+                QStringLiteral("v − V of own cfs_rq (ms)"), QStringLiteral("v − V (ms)"),
+                QStringLiteral("v − V")}},
         {m_lagRect,
             {QStringLiteral("lag V − v (ms)"), QStringLiteral("lag (ms)"), QStringLiteral("lag")}},
         {m_weightRect,
@@ -872,9 +872,10 @@ void TimelineView::refreshVruntime()
         const bool detail = i < static_cast<size_t>(kDetailTasks);
         auto series =
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
-                SampleIndex::KeepVruntime
-                    | (detail ? SampleIndex::KeepLag | SampleIndex::KeepDeadline : 0u)
-                    | (i == 0 ? SampleIndex::KeepWeight | SampleIndex::KeepAvg : 0u),
+                // v − V is −vlag while queued: keeping lag extremes keeps the pane's.
+                SampleIndex::KeepVruntime | SampleIndex::KeepLag | SampleIndex::KeepAvg
+                    | (detail ? SampleIndex::KeepDeadline : 0u)
+                    | (i == 0 ? SampleIndex::KeepWeight : 0u),
                 m_taskMoves ? m_taskMoves(*m_recording, m_plotted[static_cast<int>(i)])
                             : std::vector<Nanoseconds>{});
         // Between samples each quantity holds or moves as entitylines.h describes; a waiting
@@ -922,12 +923,15 @@ void TimelineView::refreshVruntime()
         const auto drawn = [&](const std::vector<LinePoint>& line) {
             return envelope(line, from, to, bins);
         };
-        const QVector<QCPGraphData> values = toGraph(drawn(lines.vruntime));
+        // The vruntime pane: v − V and deadline − V of the entity's own cfs_rq, comparable
+        // across cfs_rq's (raw vruntimes of two queues are in unrelated frames).
+        const QueueRelativeLines relative = relativeToQueue(series);
+        const QVector<QCPGraphData> values = toGraph(drawn(relative.vruntime));
         if (i == 0) {
-            // V of the first task's cfs_rq, and the clamp band at its weight (the limit falls
-            // as the weight rises: the weight's envelope is the band's).
-            m_avgGraph->data()->set(toGraph(drawn(lines.avg)), true);
-            m_avgGraph->setName(QStringLiteral("V of %1's cfs_rq").arg(taskName(m_plotted[0])));
+            // V itself is the pane's zero (each entity's own V): no line of its own. The clamp
+            // band at the first task's weight (the limit falls as the weight rises: the
+            // weight's envelope is the band's).
+            m_avgGraph->data()->clear();
             QVector<QCPGraphData> upper, lower;
             for (const LinePoint& p : drawn(lines.weight)) {
                 const double limit = lagLimit(static_cast<uint32_t>(p.value)) / 1e6;
@@ -943,7 +947,7 @@ void TimelineView::refreshVruntime()
         m_deadlineGraphs[i]->setVisible(detail);
         m_lagGraphs[i]->setVisible(detail);
         if (detail) {
-            m_deadlineGraphs[i]->data()->set(toGraph(drawn(lines.deadline)), true);
+            m_deadlineGraphs[i]->data()->set(toGraph(drawn(relative.deadline)), true);
             m_lagGraphs[i]->data()->set(toGraph(drawn(lines.lag)), true);
         }
     }
@@ -984,11 +988,12 @@ void TimelineView::showToolTip(QMouseEvent* event)
     const QPointF pos = event->position();
     if (m_vruntimeRect->rect().contains(pos.toPoint())) {
         QToolTip::showText(event->globalPosition().toPoint(),
-            tr("vruntime (solid): the task's virtual runtime, advancing at 1024/weight of real "
-               "time while it runs.\ndeadline (dashed): vruntime at selection + slice·1024/weight; "
-               "EEVDF picks the eligible entity with the earliest one.\nV (dotted): the "
-               "weighted average vruntime of the cfs_rq (the zero-lag point).\nValues relative "
-               "to the first sample. Double-click: show the state at that time."),
+            tr("v − V (solid): the task's vruntime minus V, the weighted average vruntime of "
+               "the cfs_rq it is queued on (0 = zero lag; above 0 = not eligible). Each task "
+               "against its own queue's V, so tasks of different cfs_rq's compare.\n"
+               "deadline − V (dashed): EEVDF picks the eligible entity with the earliest "
+               "deadline.\nNot drawn while dequeued; broken at a migration or cgroup move. "
+               "Double-click: show the state at that time."),
             m_plot);
         return;
     }
