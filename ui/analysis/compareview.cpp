@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -56,7 +57,7 @@ CompareView::CompareView(QWidget* parent)
     l->addLayout(bar);
     m_status->setWordWrap(true);
     l->addWidget(m_status);
-    auto* split = new QSplitter(Qt::Vertical);
+    auto* split = m_split = new QSplitter(Qt::Vertical);
     for (auto [label, view] :
         {std::pair{m_baseLabel, m_base}, std::pair{m_variantLabel, m_variant}}) {
         auto* box = new QWidget;
@@ -72,9 +73,9 @@ CompareView::CompareView(QWidget* parent)
     m_table->verticalHeader()->hide();
     split->addWidget(m_table);
     // The two timelines get most of the height (their lanes at least 12 px a CPU); the
-    // metrics table the rest.
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 4);
+    // metrics table the rest, up to a third (fitTable()).
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 2);
     split->setStretchFactor(2, 1);
     l->addWidget(split, 1);
     resize(1400, 1000);
@@ -254,6 +255,7 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
         for (int c = 1; c < 4; ++c)
             m_table->item(row, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     }
+    fitTable();
     m_status->setText(
         tr("%1 differing metric(s). Drag or zoom either timeline; the other follows.")
             .arg(std::count_if(m_rows.begin(), m_rows.end(),
@@ -264,6 +266,38 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
     if (!m_runs->noChange.isEmpty())
         Q_EMIT nothingChanged(m_runs->noChange);
     Q_EMIT finished(true);
+}
+
+int CompareView::tableHeightFor(int rows) const
+{
+    return m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
+        + rows * m_table->verticalHeader()->defaultSectionSize()
+        + m_table->horizontalScrollBar()->sizeHint().height(); // room for one, if it shows
+}
+
+void CompareView::fitTable()
+{
+    // The table as high as its rows need (at least 8 rows' worth), at most a third of the
+    // splitter; the timelines share the rest equally.
+    const int total = m_split->height() - 2 * m_split->handleWidth();
+    if (total <= 0)
+        return;
+    // Neither timeline below its minimum (its panes' room), which caps the table first.
+    const int timelines = m_split->widget(0)->minimumSizeHint().height()
+        + m_split->widget(1)->minimumSizeHint().height();
+    const int table =
+        std::min({tableHeightFor(std::max(m_table->rowCount(), 8)), total / 3, total - timelines});
+    const int each = (total - table) / 2;
+    m_split->setSizes({each, total - table - each, table});
+}
+
+void CompareView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_fitted) {
+        m_fitted = true;
+        fitTable();
+    }
 }
 
 QString CompareView::statusText() const
