@@ -68,12 +68,32 @@ QVector<QCPGraphData> toGraph(const std::vector<LinePoint>& line, double scale =
     return points;
 }
 
+/// QCustomPlot draws a smoothed graph half a pixel down and right in a raster (its strokes on
+/// pixel centres) but not in a vector device; this one is drawn there too, so an SVG or PDF
+/// rasterized at the PNG's resolution puts each line on the PNG's pixels.
+class SeriesGraph : public QCPGraph
+{
+public:
+    using QCPGraph::QCPGraph;
+
+protected:
+    void draw(QCPPainter* painter) override
+    {
+        const bool shift = painter->modes().testFlag(QCPPainter::pmVectorized) && antialiased();
+        if (shift)
+            painter->translate(0.5, 0.5);
+        QCPGraph::draw(painter);
+        if (shift)
+            painter->translate(-0.5, -0.5);
+    }
+};
+
 /// A graph drawing exactly the points it is given: QCustomPlot's own adaptive sampling (a
 /// second decimation, which also joins across the NaN of a break) is off; envelope() has
 /// already left at most four points per pixel column.
-QCPGraph* addSeries(QCustomPlot* plot, QCPAxis* key, QCPAxis* value)
+QCPGraph* addSeries(QCustomPlot* /*plot: the axes' own*/, QCPAxis* key, QCPAxis* value)
 {
-    QCPGraph* g = plot->addGraph(key, value);
+    QCPGraph* g = new SeriesGraph(key, value);
     g->setAdaptiveSampling(false);
     return g;
 }
@@ -952,7 +972,10 @@ void TimelineView::refreshVruntime()
         }
     }
     // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
-    // pens and no antialiasing; Qt's stroker makes wide, dashed or smooth polylines costly.
+    // pens; Qt's stroker makes wide or dashed polylines costly. The entities' lines stay smooth
+    // at every density: unsmoothed, a dense zigzag's segments are rounded to whole pixel
+    // columns (two in one column, none in the next: stripes that are not in the data), and
+    // they would differ from the same lines in an SVG or PDF, which have no pixels to round to.
     int points = 0;
     for (const QCPGraph* g : m_graphs)
         points = std::max(points, g->dataCount());
@@ -962,7 +985,7 @@ void TimelineView::refreshVruntime()
         g->setAntialiased(!dense);
     for (size_t i = 0; i < m_graphs.size(); ++i) {
         for (QCPGraph* g : {m_graphs[i], m_deadlineGraphs[i], m_lagGraphs[i]})
-            g->setAntialiased(!dense);
+            g->setAntialiased(true); // thin and solid when dense, which Qt draws fast smoothed
         const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
         QColor light = c;
         light.setAlpha(150);
