@@ -2,8 +2,8 @@
 // Construction, the kernel core around the fair class (__schedule, wakeups, tick), actions.
 #include "machine.h"
 
+#include "core/base/limits.h"
 #include "core/base/text.h"
-#include "core/scenario/limits.h"
 
 #include <algorithm>
 #include <bit>
@@ -484,7 +484,7 @@ void Machine::timerWakeUp(int taskIndex, int64_t due)
     const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
     if (irqsOn > clock()) {
         // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled (a
-        // cost-model section, core/kernel/kernelwork.h).
+        // cost-model section, core/workload/kernelwork.h).
         t.timer = m_events.schedule(
             Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
         return;

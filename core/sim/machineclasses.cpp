@@ -3,7 +3,9 @@
 // services they call (timers, migrations, core-scheduling checks), cpu.rt_* writes, and the RT
 // paths of policy, group and affinity changes. The classes themselves are in
 // core/rt/, core/fair/ and core/sched/.
-#include "core/scenario/jsonvalues.h"
+#include "core/base/enumnames.h"
+#include "core/kernel/cgroupfiles.h"
+#include "core/workload/program.h"
 #include "machine.h"
 
 #include <algorithm>
