@@ -128,6 +128,9 @@ private Q_SLOTS:
         QVERIFY(cpu->child(0)->text(8).contains(QStringLiteral("PICKED")));
         QVERIFY(dock.explanationText().contains(QStringLiteral("Picked hog-2")));
         QVERIFY(dock.explanationText().contains(QStringLiteral("Not eligible")));
+        // The explanation prints V in ms as the header does, not in raw ns.
+        QVERIFY2(dock.explanationText().contains(QStringLiteral("V = 0.750000 ms (weighted")),
+            qPrintable(dock.explanationText()));
 
         // Requests overtaken by newer ones are dropped: only the last time is shown.
         dock.inspectAt(Nanoseconds(2'500'000));
