@@ -5,6 +5,7 @@
 #include "cli/importcli.h"
 #include "cli/output.h"
 #include "core/base/text.h"
+#include "core/import/replay.h"
 #include "core/kernel/variant.h"
 #include "core/lesson/nochange.h"
 #include "core/record/metricsdiff.h"
@@ -254,6 +255,7 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     auto scenario = loadOrReport(ra.file, err);
     if (!scenario)
         return kExitBadInput;
+    real.replayNames = replayTraceToModelNames(*scenario);
     std::vector<std::string> names{"as written"};
     std::vector<RunOptions> runs{ra.options};
     for (const auto& spec : ra.variants) {
@@ -322,6 +324,19 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     if (ra.metricsOut == "-")
         return problems;
     printComparison(names, results, ra.all, out, absent);
+    if (!real.trace.empty() && !real.replayNames.empty()) {
+        // A replay of the trace: how close each model run came to it, in one line.
+        char line[256];
+        for (size_t i = 0; i + 1 < results.size(); ++i) {
+            const ReplayFidelity f = replayFidelity(results[i], results.back());
+            std::snprintf(line, sizeof line,
+                "fidelity %s: %d tasks, CPU-share error %.1f pp summed (max %.1f pp), wait "
+                "p50 x%.2f, p99 x%.2f (model/real, geometric mean over %d tasks)",
+                names[i].c_str(), f.tasks, f.shareErrorSumPp, f.shareErrorMaxPp, f.waitP50Ratio,
+                f.waitP99Ratio, f.waitTasks);
+            out << printable(line) << "\n";
+        }
+    }
     // A variant that changed nothing is explained from the model's records.
     for (size_t i = 1; i < runs.size(); ++i) {
         const auto rows = diffMetrics(results.front(), results[i]);

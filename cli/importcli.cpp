@@ -3,9 +3,14 @@
 
 #include "cli/output.h"
 #include "core/base/args.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
 #include "core/import/ftrace.h"
+#include "core/import/replay.h"
+#include "core/kernel/profile.h"
+#include "core/kernel/variant.h"
+#include "core/scenario/scenarioio.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -109,6 +114,9 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
     std::string namesFile;
     std::string metricsOut;
     std::string recordsOut;
+    std::string scenarioOut;
+    ReplayOptions replay;
+    bool replayOption = false; // --wakeups, --cpus or --profile given
     bool quiet = false;
     ArgReader ar(args, 1);
     while (ar.next()) {
@@ -128,6 +136,44 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
         } else if (ar.option("--names")) {
             if (!value(namesFile))
                 return kExitBadInput;
+        } else if (ar.option("--scenario")) {
+            if (!value(scenarioOut))
+                return kExitBadInput;
+        } else if (ar.option("--wakeups")) {
+            std::string w;
+            if (!value(w))
+                return kExitBadInput;
+            if (w != "chains" && w != "timed") {
+                err << "import: --wakeups: expected chains or timed, got \"" << printable(w)
+                    << "\"\n";
+                return kExitBadInput;
+            }
+            replay.wakeups =
+                w == "timed" ? ReplayOptions::Wakeups::Timed : ReplayOptions::Wakeups::Chains;
+            replayOption = true;
+        } else if (ar.option("--cpus")) {
+            std::string c;
+            if (!value(c))
+                return kExitBadInput;
+            uint64_t n = 0;
+            if (!parseSeed(c, n) || n == 0 || n > ScenarioLimits::maxCpus) {
+                err << "import: --cpus expects 1…" << ScenarioLimits::maxCpus << ", got \""
+                    << printable(c) << "\"\n";
+                return kExitBadInput;
+            }
+            replay.cpus = static_cast<int>(n);
+            replayOption = true;
+        } else if (ar.option("--profile")) {
+            std::string p;
+            if (!value(p))
+                return kExitBadInput;
+            if (!findProfile(p)) {
+                err << "import: --profile: unknown profile \"" << printable(p)
+                    << "\" (known: " << profileNameList() << ")\n";
+                return kExitBadInput;
+            }
+            replay.profile = p;
+            replayOption = true;
         } else if (ar.flag("--quiet")) {
             quiet = true;
         } else if (ar.isOption()) {
@@ -144,13 +190,20 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
         err << "import: missing TRACE (ftrace text or trace-cmd report output)\n";
         return kExitBadInput;
     }
-    if (metricsOut == "-" && recordsOut == "-") {
-        err << "import: only one of --metrics and --records can write to '-' (stdout)\n";
+    if ((metricsOut == "-") + (recordsOut == "-") + (scenarioOut == "-") > 1) {
+        err << "import: only one of --metrics, --records and --scenario can write to '-' "
+               "(stdout)\n";
+        return kExitBadInput;
+    }
+    if (replayOption && scenarioOut.empty()) {
+        err << "import: --wakeups, --cpus and --profile shape the replay scenario: give "
+               "--scenario OUT.json\n";
         return kExitBadInput;
     }
     std::string error;
     if (!checkOutputs(
-            {{"--metrics", metricsOut}, {"--records", recordsOut}}, {trace, namesFile}, &error)) {
+            {{"--metrics", metricsOut}, {"--records", recordsOut}, {"--scenario", scenarioOut}},
+            {trace, namesFile}, &error)) {
         err << "import: " << error << "\n";
         return kExitBadInput;
     }
@@ -170,9 +223,19 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
         for (const Record& rec : r.recording.records())
             records << formatRecord(rec, r.recording) << "\n";
     }
+    if (!scenarioOut.empty()) {
+        const ReplayScenario derived = deriveScenario(r, replay);
+        outputs.open(scenarioOut) << writeScenario(derived.scenario);
+        err << "replay: " << derived.scenario.tasks.size() << " tasks ("
+            << derived.traceNames.size() << " with forked ones), " << derived.chains
+            << " wake chains, " << derived.timedSleeps << " timed sleeps, " << derived.forks
+            << " forks; not in the trace:\n";
+        for (const std::string& u : derived.unknowns)
+            err << "  - " << printable(u) << "\n";
+    }
     if (!outputs.commit(err))
         return kExitBadInput;
-    if (!quiet && metricsOut != "-" && recordsOut != "-")
+    if (!quiet && metricsOut != "-" && recordsOut != "-" && scenarioOut != "-")
         printImportSummary(r, out);
     return kExitOk;
 }
@@ -216,7 +279,12 @@ bool importForCompare(const RealOptions& options, const Metrics& model, Metrics&
     const std::string file = printable(options.trace);
     const int cpus = static_cast<int>(model.cpus.size());
     std::vector<std::string> mismatches;
-    if (!r.scenario.empty() && r.scenario != model.scenario)
+    const bool replay = !options.replayNames.empty();
+    if (replay)
+        for (TaskMetrics& t : r.metrics.tasks)
+            if (const auto it = options.replayNames.find(t.name); it != options.replayNames.end())
+                t.name = it->second;
+    if (!replay && !r.scenario.empty() && r.scenario != model.scenario)
         mismatches.push_back("the trace is a run of scenario \"" + printable(r.scenario)
             + "\" (its \"# schedlab-scenario:\" line), not of \"" + printable(model.scenario)
             + "\"");
@@ -233,7 +301,7 @@ bool importForCompare(const RealOptions& options, const Metrics& model, Metrics&
         err << "compare: " << file << ": not a run of this scenario; --force compares it anyway\n";
         return false;
     }
-    if (r.scenario.empty())
+    if (r.scenario.empty() && !replay)
         err << "warning: " << file
             << ": the trace does not name its scenario (no \"# schedlab-scenario:\" line, as "
                "schedlab-run writes): not checked that it is a run of \""

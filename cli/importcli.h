@@ -3,6 +3,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct RealOptions
     std::string trace;  ///< --real TRACE
     std::string names;  ///< --names MAP
     bool force = false; ///< --force: compare a trace whose header names another scenario
+    /// A replay scenario's trace name → model name (replayTraceToModelNames()): the real rows
+    /// take the model's names, and the trace need not be a run of this scenario.
+    std::map<std::string, std::string> replayNames;
 };
 
 /// Removes "--real TRACE", "--names MAP" and "--force" from @p args (compare's options); false

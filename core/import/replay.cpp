@@ -5,8 +5,11 @@
 #include "core/base/limits.h"
 #include "core/kernel/profile.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <unordered_set>
 
@@ -418,7 +421,10 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
             sc.tasks.push_back(std::move(specs[i]));
 
     // The machine and the kernel.
-    sc.name = options.name.empty() ? cleanName(m.scenario) + "-replay" : options.name;
+    std::string base = m.scenario.substr(m.scenario.find_last_of('/') + 1);
+    if (const size_t dot = base.rfind('.'); dot != std::string::npos && dot > 0)
+        base.resize(dot);
+    sc.name = options.name.empty() ? cleanName(base) + "-replay" : options.name;
     sc.machine.cpus = machineCpus;
     sc.duration = Nanoseconds(end);
     std::string profile = options.profile.value_or(profileForRelease(trace.kernel));
@@ -473,7 +479,61 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     for (const std::string& line : u)
         d += "\n- " + line;
     sc.description = d;
+    nlohmann::ordered_json nameMap = nlohmann::ordered_json::object();
+    for (const auto& [model, traced] : out.traceNames)
+        nameMap[model] = traced;
+    sc.userKeys[kReplayNamesKey] =
+        nameMap.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return out;
+}
+
+std::map<std::string, std::string> replayTraceToModelNames(const Scenario& scenario)
+{
+    std::map<std::string, std::string> out;
+    const auto it = scenario.userKeys.find(kReplayNamesKey);
+    if (it == scenario.userKeys.end())
+        return out;
+    const auto j = nlohmann::json::parse(it->second, nullptr, false);
+    if (!j.is_object())
+        return out;
+    for (auto e = j.begin(); e != j.end(); ++e)
+        if (e.value().is_string())
+            out[e.value().get<std::string>()] = e.key();
+    return out;
+}
+
+ReplayFidelity replayFidelity(const Metrics& model, const Metrics& real)
+{
+    // Presentation figures (floating point is fine here: no scheduling decision reads them).
+    ReplayFidelity f;
+    std::map<std::string, const TaskMetrics*> byName;
+    for (const TaskMetrics& t : real.tasks)
+        byName[t.name] = &t;
+    double log50 = 0;
+    double log99 = 0;
+    for (const TaskMetrics& m : model.tasks) {
+        const auto it = byName.find(m.name);
+        if (it == byName.end())
+            continue;
+        const TaskMetrics& r = *it->second;
+        ++f.tasks;
+        const double e = std::abs(m.share - r.share) * 100.0;
+        f.shareErrorSumPp += e;
+        if (e > f.shareErrorMaxPp) {
+            f.shareErrorMaxPp = e;
+            f.worstTask = m.name;
+        }
+        if (m.waitP50Ns > 0 && r.waitP50Ns > 0 && m.waitP99Ns > 0 && r.waitP99Ns > 0) {
+            ++f.waitTasks;
+            log50 += std::log(static_cast<double>(m.waitP50Ns) / static_cast<double>(r.waitP50Ns));
+            log99 += std::log(static_cast<double>(m.waitP99Ns) / static_cast<double>(r.waitP99Ns));
+        }
+    }
+    if (f.waitTasks > 0) {
+        f.waitP50Ratio = std::exp(log50 / f.waitTasks);
+        f.waitP99Ratio = std::exp(log99 / f.waitTasks);
+    }
+    return f;
 }
 
 } // namespace schedlab

@@ -48,6 +48,10 @@ struct ReplayScenario
     int64_t flattened = 0;   ///< forks nested too deep, replayed as tasks started at the fork
 };
 
+/// The scenario's user key that keeps ReplayScenario::traceNames ({"MODEL NAME": "TRACE NAME"}),
+/// so that `compare --real` can put each trace task beside its replay.
+inline constexpr const char* kReplayNamesKey = "x-replay-trace-names";
+
 /// The scenario that replays @p trace (which must be ok()).
 ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& options = {});
 
@@ -55,5 +59,25 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
 /// task but marked kernel_thread, so that schedlab-run never starts them. For per-CPU ones
 /// ("NAME/N") @p cpu gets N, else -1.
 bool isKernelThreadComm(const std::string& comm, int* cpu = nullptr);
+
+/// The trace name → model name map a replay scenario keeps (kReplayNamesKey); empty for any
+/// other scenario or an unreadable value.
+std::map<std::string, std::string> replayTraceToModelNames(const Scenario& scenario);
+
+/// How close a replay came to its trace: one line for CI jobs and sweeps. Over the tasks both
+/// have (by the map): the CPU-share error summed (percentage points) and its largest term, and
+/// the geometric means of the model/real ratios of the p50 and p99 waits (tasks that waited in
+/// both).
+struct ReplayFidelity
+{
+    int tasks = 0;
+    double shareErrorSumPp = 0;
+    double shareErrorMaxPp = 0;
+    std::string worstTask;
+    double waitP50Ratio = 1;
+    double waitP99Ratio = 1;
+    int waitTasks = 0;
+};
+ReplayFidelity replayFidelity(const Metrics& model, const Metrics& real);
 
 } // namespace schedlab

@@ -52,6 +52,55 @@ private slots:
         QVERIFY(contains(records.out, "b-200#2"));
     }
 
+    void importWritesAReplayScenario()
+    {
+        // replay-chain.txt is tst_replay's chain trace: w-10 wakes s-11 from its own context
+        // (a wake chain), a timer wakes w (a timed sleep).
+        QTemporaryDir dir;
+        const std::string out = dir.filePath("replay.json").toStdString();
+        const Result r = cli({"import", kData + "replay-chain.txt", "--scenario", out, "--quiet"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(contains(r.err, "replay: 2 tasks"));
+        QVERIFY(contains(r.err, "1 wake chains, 1 timed sleeps"));
+        QVERIFY(contains(r.err, "interrupts, softirqs and untraced kernel threads"));
+        std::ifstream in(out);
+        const std::string json((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY(contains(json, "\"wait_for_completion\": \"wake:s-11\""));
+        QVERIFY(contains(json, "\"complete\": \"wake:s-11\""));
+        QCOMPARE(cli({"validate", out}).code, 0);
+        // It runs, and the replay's CPU times are the trace's (tst_replay works them out).
+        const Result run = cli({"run", out, "--metrics", "-", "--quiet"});
+        QCOMPARE(run.code, 0);
+        QVERIFY(contains(run.out, "\"cpu_time_ns\": 4000000"));
+        QVERIFY(contains(run.out, "\"cpu_time_ns\": 1500000"));
+        // compare --real puts each trace task beside its replay (the names map) and scores it:
+        // the replay gives every task its traced CPU time, so the share error is 0.
+        const Result cmp = cli({"compare", out, "--real", kData + "replay-chain.txt"});
+        QCOMPARE(cmp.code, 0);
+        QVERIFY2(contains(cmp.out, "fidelity as written: 2 tasks, CPU-share error 0.0 pp summed"),
+            cmp.out.c_str());
+        // Timed: no completion at all.
+        const Result timed =
+            cli({"import", kData + "replay-chain.txt", "--scenario", "-", "--wakeups", "timed"});
+        QCOMPARE(timed.code, 0);
+        QVERIFY(!contains(timed.out, "completion"));
+        QVERIFY(contains(timed.out, "\"sleep\": \"6ms\""));
+        // Usage errors exit 2 and write nothing.
+        const std::string none = dir.filePath("none.json").toStdString();
+        QCOMPARE(cli({"import", kData + "replay-chain.txt", "--scenario", none, "--wakeups",
+                         "sometimes"})
+                     .code,
+            2);
+        QCOMPARE(cli({"import", kData + "replay-chain.txt", "--cpus", "4"}).code, 2);
+        QCOMPARE(cli({"import", kData + "replay-chain.txt", "--scenario", none, "--profile", "5.0"})
+                     .code,
+            2);
+        QVERIFY(!QFile::exists(QString::fromStdString(none)));
+        // A bad trace gives no scenario.
+        QCOMPARE(cli({"import", kData + "bad.txt", "--scenario", none}).code, 2);
+        QVERIFY(!QFile::exists(QString::fromStdString(none)));
+    }
+
     void badTracesExit2()
     {
         const Result r = cli({"import", kData + "bad.txt"});
