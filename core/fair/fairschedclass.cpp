@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/fair/fairschedclass.h"
 
+#include "core/coresched/corescheduler.h"
+#include "core/fair/cfsbandwidth.h"
+#include "core/fair/loadavg.h"
 #include "core/fair/loadbalance.h"
 #include "core/fair/utilest.h"
+#include "core/rt/dlserver.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -11,9 +15,9 @@
 namespace schedlab {
 
 FairSchedClass::FairSchedClass(
-    FairClass& fair, FairSchedServices& services, const SchedDomains& domains, int hz)
+    FairClass& fair, MachineContext& ctx, const SchedDomains& domains, int hz)
     : m_fair(fair)
-    , m_s(services)
+    , m_ctx(ctx)
     , m_domains(domains)
     , m_topo(domains.topology())
     , m_hz(hz)
@@ -50,7 +54,8 @@ void FairSchedClass::taskTick(Rq& rq, Task& curr)
 {
     m_fair.taskTick(rq);
     updateMisfitStatus(rq, &curr);
-    m_s.taskTickCore(rq.cpu);
+    if (m_core)
+        m_core->taskTick(rq.cpu); // task_tick_core()
 }
 
 void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
@@ -75,8 +80,9 @@ void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
 
 void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
-    if (rq.curr && m_s.taskAt(rq.curr->task.value).isRt()) {
-        m_s.serverStart(rq.cpu); // dl_server_start() when fair work arrives under RT
+    if (rq.curr && m_ctx.task(rq.curr->task.value).isRt()) {
+        if (m_server)
+            m_server->starve(rq.cpu); // dl_server_start() when fair work arrives under RT
         return; // a fair task never preempts an RT one (the fair server has its own timer)
     }
     m_fair.checkPreemptWakeup(rq, task.se, wakeFlags);
@@ -84,22 +90,25 @@ void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 
 void FairSchedClass::migrateTaskRq(Task& task, int /*newCpu*/)
 {
-    m_s.removeLoad(task);
+    if (m_load)
+        m_load->remove(task.se); // remove_entity_load_avg()
 }
 
 void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)
 {
-    m_s.boostWoken(task);
+    if (m_bw)
+        m_bw->boostTask(task);
 }
 
 void FairSchedClass::switchedFrom(Rq& /*rq*/, Task& task)
 {
-    m_s.removeLoad(task);
+    if (m_load)
+        m_load->remove(task.se); // remove_entity_load_avg()
 }
 
 void FairSchedClass::switchedTo(Rq& rq, Task& /*task*/)
 {
-    m_s.resched(rq.cpu);
+    m_ctx.resched(rq.cpu);
 }
 
 void FairSchedClass::updateCurr(Rq& rq)
@@ -113,36 +122,36 @@ void FairSchedClass::updateCurr(Rq& rq)
 int FairSchedClass::nrRunning(int cpu) const
 {
     // rq->nr_running: the fair tasks (delayed ones included) and the RT ones.
-    const Rq& rq = m_s.runQueue(cpu);
+    const Rq& rq = m_ctx.rq(cpu);
     return rq.nrRunning + rq.rt.nrQueued;
 }
 
 bool FairSchedClass::idleCpu(int cpu) const
 {
-    return m_s.runQueue(cpu).curr == nullptr && nrRunning(cpu) == 0;
+    return m_ctx.rq(cpu).curr == nullptr && nrRunning(cpu) == 0;
 }
 
 bool FairSchedClass::schedIdleCpu(int cpu) const
 {
     const int n = nrRunning(cpu);
-    return n > 0 && n == m_s.runQueue(cpu).cfs->hNrIdle;
+    return n > 0 && n == m_ctx.rq(cpu).cfs->hNrIdle;
 }
 
 int FairSchedClass::nrDelayed(int cpu) const
 {
-    const CfsRq& cfs = *m_s.runQueue(cpu).cfs;
+    const CfsRq& cfs = *m_ctx.rq(cpu).cfs;
     return cfs.hNrQueued - cfs.hNrRunnable;
 }
 
 uint64_t FairSchedClass::cpuLoad(int cpu) const
 {
-    return m_s.runQueue(cpu).cfs->avg.loadAvg;
+    return m_ctx.rq(cpu).cfs->avg.loadAvg;
 }
 
 uint64_t FairSchedClass::cpuUtil(int cpu) const
 {
     return cfsCpuUtil(
-        m_s.runQueue(cpu).cfs->avg, m_fair.feature(Feature::UtilEst), m_topo.capacityOf(cpu));
+        m_ctx.rq(cpu).cfs->avg, m_fair.feature(Feature::UtilEst), m_topo.capacityOf(cpu));
 }
 
 uint64_t FairSchedClass::taskUtil(const Task& p) const
@@ -152,14 +161,14 @@ uint64_t FairSchedClass::taskUtil(const Task& p) const
 
 uint64_t FairSchedClass::cpuRunnable(int cpu) const
 {
-    return m_s.runQueue(cpu).cfs->avg.runnableAvg;
+    return m_ctx.rq(cpu).cfs->avg.runnableAvg;
 }
 
 uint64_t FairSchedClass::taskHLoad(int task) const
 {
     // task_h_load(): the root cfs_rq's load handed down the hierarchy in proportion to each
     // group entity's load (update_cfs_rq_h_load(), computed afresh instead of once a jiffy).
-    const SchedEntity& se = m_s.taskAt(task).se;
+    const SchedEntity& se = m_ctx.task(task).se;
     if (!se.cfsRq)
         return se.avg.loadAvg;
     std::vector<const SchedEntity*> chain; // the group entities above the task, lowest first
@@ -178,16 +187,16 @@ int FairSchedClass::selectTaskRq(const Task& task, int wakeFlags)
 {
     WakeContext ctx;
     ctx.flags = wakeFlags;
-    const int event = m_s.eventCpu();
+    const int event = m_ctx.thisCpu();
     ctx.thisCpu =
         event >= 0 && event < m_topo.cpus ? event : std::clamp(task.cpu, 0, m_topo.cpus - 1);
-    const SchedEntity* curr = m_s.runQueue(ctx.thisCpu).curr;
+    const SchedEntity* curr = m_ctx.rq(ctx.thisCpu).curr;
     ctx.waker = curr && curr != &task.se ? static_cast<int>(curr->task.value) : -1;
-    ctx.jiffies = m_s.clock() * m_hz / 1000000000;
+    ctx.jiffies = m_ctx.clock() * m_hz / 1000000000;
     // select_idle_sibling() on a machine of differing capacities brings the waking task's
     // utilization up to date before it checks where the task fits (kernel-model.md §8.4).
-    if ((wakeFlags & WakeTtwu) && m_domains.asymCapacity())
-        m_s.syncEntityLoadAvg(m_s.taskAt(task.index));
+    if ((wakeFlags & WakeTtwu) && m_domains.asymCapacity() && m_load)
+        m_load->syncEntityLoadAvg(m_ctx.task(task.index).se); // sync_entity_load_avg()
     const PlacementResult r = m_placement.selectTaskRq(task, ctx);
     m_lastPlacement = r.detail;
     return r.cpu;

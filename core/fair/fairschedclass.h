@@ -11,38 +11,28 @@
 
 namespace schedlab {
 
-/// The machine-side services of the class-level fair operations (FairHooks serve FairClass).
-class FairSchedServices
-{
-public:
-    virtual ~FairSchedServices() = default;
-    virtual Rq& runQueue(int cpu) = 0;
-    virtual Task& taskAt(int index) = 0;
-    /// dl_server_start(): fair work arrived on @p cpu while a higher class runs.
-    virtual void serverStart(int cpu) = 0;
-    virtual void resched(int cpu) = 0; ///< resched_curr()
-    /// migrate_task_rq_fair(): the load of @p task leaves its old CPU.
-    virtual void removeLoad(Task& task) = 0;
-    /// A task woken inside a kernel section is lifted out of its throttled hierarchy
-    /// (CfsBandwidthControl::boostTask).
-    virtual void boostWoken(Task& task) = 0;
-    /// task_tick_core(): core scheduling's part of the tick (forced-idle accounting).
-    virtual void taskTickCore(int /*cpu*/) { }
-    virtual int64_t clock() const = 0;
-    /// smp_processor_id() of the running event (the waker's or parent's CPU), -1 for none.
-    virtual int eventCpu() const = 0;
-    /// sync_entity_load_avg() of a waking task (its averages decayed to its cfs_rq's last
-    /// update).
-    virtual void syncEntityLoadAvg(Task& /*task*/) { }
-};
+class CfsBandwidthControl;
+class CoreScheduler;
+class DlServerClass;
+class LoadTracker;
 
 class FairSchedClass final : public SchedClass, private PlacementServices
 {
 public:
     /// @p domains: the machine's sched domains (shared with the load balancer; must outlive
     /// the class).
-    FairSchedClass(
-        FairClass& fair, FairSchedServices& services, const SchedDomains& domains, int hz);
+    FairSchedClass(FairClass& fair, MachineContext& ctx, const SchedDomains& domains, int hz);
+    /// The units the class calls: the fair server (dl_server_start()), PELT load tracking
+    /// (remove_entity_load_avg(), sync_entity_load_avg()), CFS bandwidth (the wakeup boost) and
+    /// core scheduling (task_tick_core()); each may be null in a unit test (no call then).
+    void setUnits(
+        DlServerClass* server, LoadTracker* load, CfsBandwidthControl* bw, CoreScheduler* core)
+    {
+        m_server = server;
+        m_load = load;
+        m_bw = bw;
+        m_core = core;
+    }
 
     const char* name() const override { return "fair"; }
     void enqueueTask(Rq& rq, Task& task, int flags) override;
@@ -87,7 +77,11 @@ private:
     uint64_t taskHLoad(int task) const override;
 
     FairClass& m_fair;
-    FairSchedServices& m_s;
+    MachineContext& m_ctx;
+    DlServerClass* m_server = nullptr;
+    LoadTracker* m_load = nullptr;
+    CfsBandwidthControl* m_bw = nullptr;
+    CoreScheduler* m_core = nullptr;
     const SchedDomains& m_domains;
     const ProfileTraits* m_traits = nullptr;
     CpuTopology m_topo;

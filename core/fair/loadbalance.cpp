@@ -6,6 +6,7 @@
 #include "core/fair/pelt.h"
 #include "core/fair/utilest.h"
 #include "core/sched/rq.h"
+#include "core/workload/task.h"
 
 #include <algorithm>
 #include <climits>
@@ -235,8 +236,10 @@ struct LoadBalancer::LbEnv
     }
 };
 
-LoadBalancer::LoadBalancer(BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs)
-    : m_s(services)
+LoadBalancer::LoadBalancer(
+    MachineContext& ctx, BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs)
+    : m_ctx(ctx)
+    , m_s(services)
     , m_sd(domains)
     , m_hz(hz)
     , m_tickNs(tickNs)
@@ -258,7 +261,21 @@ constexpr unsigned kNohzNextKick = 1u << 2; ///< only nohz.next_balance is recom
 
 int64_t LoadBalancer::jiffies() const
 {
-    return m_s.clock() / m_tickNs;
+    return m_ctx.clock() / m_tickNs;
+}
+
+void LoadBalancer::moveTask(SchedEntity& se, int dstCpu, MigrateReason reason, MigrateDetail detail)
+{
+    // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
+    // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
+    Task& task = m_ctx.task(static_cast<int>(se.task.index()));
+    m_ctx.moveQueuedTask(task, dstCpu, reason, detail);
+    Rq& dst = m_ctx.rq(dstCpu);
+    if (dst.curr)
+        m_ctx.wakeupPreempt(dst, task);
+    else if (reason != MigrateReason::NewIdle)
+        m_ctx.resched(dstCpu); // an idle CPU balanced by the NOHZ balancer wakes up
+    // (a new-idle destination is in schedule() and picks right after the pull)
 }
 
 int64_t LoadBalancer::balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy) const
@@ -275,13 +292,13 @@ int64_t LoadBalancer::balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy
 
 int64_t LoadBalancer::cpuLoad(int cpu)
 {
-    return static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.loadAvg); // cfs_rq_load_avg()
+    return static_cast<int64_t>(m_ctx.rq(cpu).cfs->avg.loadAvg); // cfs_rq_load_avg()
 }
 
 int64_t LoadBalancer::cpuUtil(int cpu)
 {
     return static_cast<int64_t>(
-        cfsCpuUtil(m_s.runQueue(cpu).cfs->avg, m_s.utilEst(), m_sd.topology().capacityOf(cpu)));
+        cfsCpuUtil(m_ctx.rq(cpu).cfs->avg, m_s.utilEst(), m_sd.topology().capacityOf(cpu)));
 }
 
 int64_t LoadBalancer::taskUtil(const SchedEntity& se) const
@@ -351,7 +368,7 @@ void LoadBalancer::tick(int cpu)
 void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reason)
 {
     // sched_balance_domains()
-    const Rq& rq = m_s.runQueue(cpu);
+    const Rq& rq = m_ctx.rq(cpu);
     auto schedIdle = [&] {
         const int nr = m_s.nrRunning(cpu);
         return nr > 0 && nr == rq.cfs->hNrIdle;
@@ -417,7 +434,7 @@ void LoadBalancer::updateSgLbStats(
     for (int i = group.first; i < group.first + group.weight; ++i) {
         if (!env.cpus.test(i))
             continue;
-        const Rq& rq = m_s.runQueue(i);
+        const Rq& rq = m_ctx.rq(i);
         sgs.groupLoad += cpuLoad(i);
         sgs.groupUtil += cpuUtil(i);
         sgs.groupRunnable += static_cast<int64_t>(rq.cfs->avg.runnableAvg);
@@ -564,7 +581,7 @@ int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
     for (int i = group.first; i < group.first + group.weight; ++i) {
         if (!env.cpus.test(i))
             continue;
-        const int nr = m_s.runQueue(i).cfs->hNrRunnable;
+        const int nr = m_ctx.rq(i).cfs->hNrRunnable;
         if (!nr)
             continue;
         const int64_t capacity = topo.capacityOf(i);
@@ -603,7 +620,7 @@ int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
             break;
         case MigrationType::Misfit: {
             // The biggest misfit task.
-            const int64_t misfit = m_s.runQueue(i).misfitTaskLoad;
+            const int64_t misfit = m_ctx.rq(i).misfitTaskLoad;
             if (misfit > busiestLoad) {
                 busiestLoad = misfit;
                 busiest = i;
@@ -628,7 +645,7 @@ bool LoadBalancer::taskHot(const SchedEntity& se, LbEnv& env)
         return true;
     if (!m_s.cookieMatch(se, env.dstCpu))
         return true;
-    return m_s.clock() - se.execStart < kSchedMigrationCostNs;
+    return m_ctx.clock() - se.execStart < kSchedMigrationCostNs;
 }
 
 bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
@@ -655,7 +672,7 @@ bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
         return false;
     }
     env.flags &= ~LbfAllPinned; // at least one task may run on dst_cpu
-    if (m_s.runQueue(env.srcCpu).curr == &se)
+    if (m_ctx.rq(env.srcCpu).curr == &se)
         return false; // running
     if (env.flags & LbfActiveLb)
         return true;
@@ -664,7 +681,7 @@ bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
 
 int LoadBalancer::detachTasks(LbEnv& env)
 {
-    Rq& src = m_s.runQueue(env.srcCpu);
+    Rq& src = m_ctx.rq(env.srcCpu);
     auto& tasks = src.cfsTasks;
     if (env.imbalance <= 0)
         return 0;
@@ -724,7 +741,7 @@ int LoadBalancer::detachTasks(LbEnv& env)
             tasks.push_front(se);
             continue;
         }
-        m_s.moveTask(se, env.dstCpu, env.reason, env.detail());
+        moveTask(se, env.dstCpu, env.reason, env.detail());
         ++detached;
         // CONFIG_PREEMPTION: a new-idle balance stops after one task.
         if (env.idle == CpuIdleType::NewlyIdle)
@@ -768,12 +785,12 @@ bool LoadBalancer::activeBalance(int busiestCpu, int targetCpu, MigrateDetail de
     env.flags = LbfActiveLb;
     env.localGroup = &m_sd.group(sd->groups.front());
     env.cpus = CpuSet::all(m_sd.cpus());
-    auto& tasks = m_s.runQueue(busiestCpu).cfsTasks;
+    auto& tasks = m_ctx.rq(busiestCpu).cfsTasks;
     for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
         SchedEntity& se = *it;
         if (!canMigrateTask(se, env))
             continue;
-        m_s.moveTask(se, targetCpu, MigrateReason::Active, detail);
+        moveTask(se, targetCpu, MigrateReason::Active, detail);
         return true;
     }
     return false;
@@ -886,7 +903,7 @@ int LoadBalancer::balanceRq(
                 && !(env.type == MigrationType::Misfit && misfitFittingCpu()))
                 ++sd.nrBalanceFailed;
             if (needActiveBalance(env)) {
-                const SchedEntity* curr = m_s.runQueue(env.srcCpu).curr;
+                const SchedEntity* curr = m_ctx.rq(env.srcCpu).curr;
                 if (curr && !m_s.taskAllowed(*curr, dstCpu)) {
                     onePinned = true; // the running task cannot come here
                 } else {
@@ -930,7 +947,7 @@ bool LoadBalancer::newIdle(int cpu)
         return false;
     }
     if (m_sd.asymCapacity())
-        m_s.runQueue(cpu).misfitTaskLoad = 0; // update_misfit_status(NULL): going idle
+        m_ctx.rq(cpu).misfitTaskLoad = 0; // update_misfit_status(NULL): going idle
     const int64_t now = jiffies();
     int64_t nextBalance = now + m_hz;
     auto updateNext = [&](const SchedDomain& sd) {
@@ -1023,7 +1040,7 @@ void LoadBalancer::nohzBalancerKick(int cpu)
     if (!kick && m_sd.asymCapacityDomain(cpu)) {
         // check_misfit_status(): a misfit task may find a bigger CPU (before 6.10 only when this
         // CPU is not of the biggest capacity). The LLC rule does not apply (kernel-model.md §8.4).
-        const int64_t misfit = m_s.runQueue(cpu).misfitTaskLoad;
+        const int64_t misfit = m_ctx.rq(cpu).misfitTaskLoad;
         kick =
             misfit && (misfitFittingCpu() || m_sd.topology().capacityOf(cpu) < m_sd.maxCapacity());
     } else if (!kick) {
@@ -1060,7 +1077,7 @@ bool LoadBalancer::updateNohzStats(int cpu)
     const auto c = static_cast<size_t>(cpu);
     if (!m_hasBlockedLoad[c])
         return false;
-    if (jiffies() <= m_s.runQueue(cpu).lastBlockedUpdate)
+    if (jiffies() <= m_ctx.rq(cpu).lastBlockedUpdate)
         return true;
     return updateBlocked(cpu);
 }

@@ -11,6 +11,7 @@
 #include "core/kernel/profile.h"
 #include "core/record/migration.h"
 #include "core/sched/domains.h"
+#include "core/sched/machinecontext.h"
 
 #include <cstdint>
 #include <vector>
@@ -30,13 +31,12 @@ constexpr int64_t kSchedMigrationCostNs = 500000;
 /// MAX_PINNED_INTERVAL (ms): the back-off limit while every task is pinned.
 constexpr int kMaxPinnedInterval = 512;
 
-/// The machine-side services of the load balancer.
+/// What the load balancer asks of the machine beyond MachineContext: its run-state tests, the
+/// migration of a task and the stopper (a fake in tests/core/tst_loadbalance.cpp).
 class BalanceServices
 {
 public:
     virtual ~BalanceServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
     /// rq->nr_running: the tasks of every class on @p cpu, the running one included.
     virtual int nrRunning(int cpu) const = 0;
     /// idle_cpu(): nothing runs and nothing is queued.
@@ -51,10 +51,6 @@ public:
     virtual bool migratable(const SchedEntity& taskSe) const = 0;
     /// throttled_lb_pair(): the task's group is throttled on the source or destination CPU.
     virtual bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const = 0;
-    /// detach_task() + attach_task(): a non-sleep dequeue, the move, an ENQUEUE_MIGRATED
-    /// enqueue and wakeup_preempt() on @p dstCpu, recorded as a migration.
-    virtual void moveTask(
-        SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) = 0;
     /// The stopper of @p cpu preempts the running fair task (it stays queued as the first
     /// candidate); false if no fair task runs there.
     virtual bool stopperPreempt(int cpu) = 0;
@@ -146,7 +142,8 @@ inline int64_t shrBound(int64_t val, int shift)
 class LoadBalancer
 {
 public:
-    LoadBalancer(BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs);
+    LoadBalancer(MachineContext& ctx, BalanceServices& services, SchedDomains& domains, int hz,
+        int64_t tickNs);
 
     /// sched_balance_trigger() from the tick of busy @p cpu: the periodic balance of its domains
     /// when rq->next_balance is due, then nohz_balancer_kick() (the idle balance of idle CPUs).
@@ -213,6 +210,11 @@ private:
     bool schedAsym(const SchedDomain& sd, int dstCpu, int srcCpu) const;
     bool misfitFittingCpu() const { return !m_traits || m_traits->misfitFittingCpu; }
 
+    /// detach_task() + attach_task(): MachineContext::moveQueuedTask() and wakeup_preempt() on
+    /// @p dstCpu (an idle destination is rescheduled, except a new-idle one: it is picking).
+    void moveTask(SchedEntity& se, int dstCpu, MigrateReason reason, MigrateDetail detail);
+
+    MachineContext& m_ctx;
     BalanceServices& m_s;
     SchedDomains& m_sd;
     int m_hz = 1000;

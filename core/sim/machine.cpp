@@ -179,11 +179,6 @@ void Machine::buildGroups(const Scenario& scenario)
     m_groupCpuTime.assign(m_groups.size(), 0);
 }
 
-int Machine::groupParent(int group) const
-{
-    return m_groups[static_cast<size_t>(group)].parent;
-}
-
 int Machine::groupByPath(const std::string& path) const
 {
     const auto it = m_groupIndex.find(path);
@@ -262,7 +257,7 @@ void Machine::applyCgroupFiles(int group, const CgroupFiles& files)
         for (int c = 0; c < m_cpus; ++c) {
             for (SchedEntity* se = g.se[static_cast<size_t>(c)].get(); se; se = se->parent) {
                 if (se->onRq) {
-                    updateLoadAvg(*se->cfsRq, *se, true);
+                    m_load->updateLoadAvg(*se->cfsRq, *se, true);
                     m_fair->updateCfsGroup(*se);
                 }
             }

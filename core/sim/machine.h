@@ -39,18 +39,15 @@
 
 namespace schedlab {
 
-class Machine final : public FairHooks,
-                      private RtServices,
-                      private DlServerServices,
-                      private FairSchedServices,
+/// The machine context of every class and unit (MachineContext, read-only as MachineView) and
+/// the narrow services left to single units: FairHooks (the fair enqueue's machine part),
+/// CoreSchedServices, BalanceServices, KernelWorkServices and ProgramServices.
+class Machine final : public MachineView,
+                      private FairHooks,
                       private CoreSchedServices,
-                      private LoadServices,
                       private BalanceServices,
-                      private MutexServices,
-                      private CfsBandwidthServices,
                       private KernelWorkServices,
-                      private ProgramServices,
-                      private MachineView
+                      private ProgramServices
 {
 public:
     Machine(const Scenario& scenario, const RunOptions& options);
@@ -78,60 +75,39 @@ public:
     const std::vector<std::string>& violations() const { return m_violations; }
     const std::string& stopReason() const { return m_stopReason; }
 
-    // FairHooks
+    // MachineContext (core/sched/machinecontext.h)
     int64_t clock() const override { return m_events.now().count(); }
     /// clock() + @p d, saturated at the end of the 64-bit clock (docs/limits.md): a duration
     /// drawn from a program never wraps an event into the past.
     int64_t after(int64_t d) const { return saturatingAdd(clock(), d); }
-    void resched(int cpu, bool lazy) override;
+    void resched(int cpu, bool lazy = false) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
     /// A Migrate record with why the task moved (core/record/migration.h).
     void recordMigrate(
         const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail = {});
     void sample(const SchedEntity& se) override;
-    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
-    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
-    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override
-    {
-        m_bw->accountRuntime(cfsRq, delta);
-    }
-    bool checkCfsRqRuntime(CfsRq& cfsRq) override { return m_bw->checkRuntime(cfsRq); }
-    void checkEnqueueThrottle(CfsRq& cfsRq) override { m_bw->checkEnqueueThrottle(cfsRq); }
-    void returnCfsRqRuntime(CfsRq& cfsRq) override { m_bw->returnRuntime(cfsRq); }
 
 private:
-    // RtServices (the RT class's view of the machine)
-    void resched(int cpu) override { resched(cpu, false); }
-    Rq& runQueue(int cpu) override { return *m_rqs[static_cast<size_t>(cpu)]; }
-    Task& taskAt(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
-    int groupParent(int group) const override;
-    void armPeriodTimer(int group) override;             ///< start_rt_bandwidth()
-    void taskQueued(Task& task, bool enqueued) override; ///< core_tree upkeep for RT tasks
-    bool cookieFits(const Task& task, int cpu) const override;
-    void migrate(Task& task, int cpu) override { migrate(task, cpu, MigrateReason::Rt); }
-    void migrate(Task& task, int cpu, MigrateReason reason);
-    void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
+    // MachineContext (the classes' and units' view of the machine)
+    Rq& rq(int cpu) override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    const Rq& rq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    Task& task(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
+    const Task& task(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
     int taskCount() const override { return static_cast<int>(m_tasks.size()); }
-    const std::string& groupPath(int group) const override
-    {
-        return m_groups[static_cast<size_t>(group)].path;
-    }
-    bool constraintWalksAllTasks() const override
-    {
-        return m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
-    }
-    // DlServerServices
-    EventId startServerTimer(int cpu, int64_t at) override;
+    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
+    int thisCpu() const override { return m_eventCpu; }
+    void moveQueuedTask(
+        Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {}) override;
+    EventId startTimer(int64_t at, int cpu, std::function<void()> fn) override;
     void cancelTimer(EventId id) override { m_events.cancel(id); }
     bool timerPending(EventId id) const override { return m_events.isPending(id); }
-    SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
-    // FairSchedServices
-    void serverStart(int cpu) override { m_dlServer->starve(cpu); }
-    void removeLoad(Task& task) override { m_load->remove(task.se); }
-    void boostWoken(Task& task) override { m_bw->boostTask(task); }
-    int eventCpu() const override { return m_eventCpu; }
-    void syncEntityLoadAvg(Task& task) override;
+    Rq& runQueue(int cpu) { return *m_rqs[static_cast<size_t>(cpu)]; }
+    Task& taskAt(int index) { return *m_tasks[static_cast<size_t>(index)]; }
+    // FairHooks: sched_core_enqueue/dequeue, rq->cfs_tasks, util_est, the overload flag
+    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
+    /// An RT task's push/pull move (move_queued_task_locked() of the RT class).
+    void migrate(Task& task, int cpu, MigrateReason reason);
     /// task->sched_class: the class of @p task's policy.
     SchedClass& classOf(const Task& task);
 
@@ -185,7 +161,7 @@ private:
 
     // the classes and units and their services (machineclasses.cpp)
     void initClasses(const Scenario& scenario);
-    void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
+    void wakeupPreempt(Rq& rq, Task& task, int wakeFlags = 0) override;
     /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
     bool changeClass(Task& task, Policy policy);
     bool rtMoveTask(Task& task, int group);
@@ -193,7 +169,6 @@ private:
     RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
     // KernelWorkServices (the kernel-work cost model, core/kernel/kernelwork.h)
-    KernelSections& sections(int cpu) override { return m_rqs[static_cast<size_t>(cpu)]->sections; }
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
     std::vector<int> groupsMatching(const std::string& pattern) const override;
@@ -207,24 +182,17 @@ private:
     void timerWakeUp(int taskIndex, int64_t due);
 
     // workload: ProgramServices (the program interpreter, core/workload/interpreter.h)
-    bool isRunning(const Task& task) const override
-    {
-        return m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se;
-    }
     bool shouldPark(const Task& task) const override { return m_bw->shouldPark(task); }
     void yieldTask(Task& task) override;
     void onWorkDone(int taskIndex);
 
     // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
     SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
-    bool coreSchedActive() const override { return m_core->active(); }
-    void taskTickCore(int cpu) override { m_core->taskTick(cpu); }
-    void queueCoreBalance(int cpu) override;
-    void moveQueued(Task& task, int cpu) override;
+    /// move_queued_task_locked() of a queued fair task (core steal, load balance).
+    void moveQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
     bool inKernelSection(int cpu) override;
     void applyCookieOp(Task& task, const Op& op) override;
-    // CFS bandwidth (core/fair/cfsbandwidth.*)
-    void startBandwidthTimer(int group, int64_t at, bool slack) override;
+    // kernel sections (machinebandwidth.cpp)
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
@@ -232,7 +200,7 @@ private:
     /// The task running on @p cpu is inside a kernel section of its program (and not on its way
     /// out of the CPU): an interrupt returns to kernel mode, not to user mode.
     bool inKernelMode(int cpu) const;
-    void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
+    void wakeUp(Task& task) override { tryToWakeUp(task); }
     void programError(const Task& task, const std::string& what) override;
 
     // load balancing (§8.3): BalanceServices of the fair load balancer (machinebalance.cpp)
@@ -243,8 +211,6 @@ private:
     bool cookieMatch(const SchedEntity& taskSe, int cpu) const override;
     bool migratable(const SchedEntity& taskSe) const override;
     bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const override;
-    void moveTask(
-        SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) override;
     bool stopperPreempt(int cpu) override;
     void updateIdleCpuScan(int cpu, uint64_t sumUtil) override;
     bool updateBlockedAverages(int cpu) override;
@@ -258,9 +224,6 @@ private:
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;
     // MachineView (metrics and invariant checks, core/record/)
-    const Rq& cpuRq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
-    const Task& taskView(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
-    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
     std::vector<int64_t> groupCpuTimes() const override;
     std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
     void markWaiting(Task& task, int cpu);
@@ -316,7 +279,7 @@ private:
     std::vector<Finding> m_limitFindings;
     std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
 
-    Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
+    Mutexes m_mutexes{static_cast<MachineContext&>(*this), static_cast<ProgramServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
     std::unique_ptr<KernelWork> m_work;                ///< the kernel-work cost model
     std::unique_ptr<ProgramInterpreter> m_interp;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the fair load balancer (core/fair/loadbalance.*, kernel-model.md §8.3):
 // the sched domains built from the machine description, rq->cfs_tasks upkeep, and the
-// BalanceServices the balancer reaches the machine through (detach/attach of a task, the
-// stopper's preemption for active balance).
+// BalanceServices the balancer reaches the machine through (the run-state tests, the stopper's
+// preemption for active balance).
 #include "core/fair/utilest.h"
 #include "machine.h"
 
@@ -21,7 +21,7 @@ void Machine::initBalancer(const Scenario& scenario)
     if (const auto& p = scenario.machine.itmtPriorities; p && p->size() == size_t(m_cpus))
         topo.itmtPriorities = *p;
     m_domains = SchedDomains(topo, 0);
-    m_balancer = std::make_unique<LoadBalancer>(
+    m_balancer = std::make_unique<LoadBalancer>(static_cast<MachineContext&>(*this),
         static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);
     m_balancer->setTraits(&m_traits);
 }
@@ -69,7 +69,7 @@ bool Machine::taskAllowed(const SchedEntity& taskSe, int cpu) const
 
 bool Machine::cookieMatch(const SchedEntity& taskSe, int cpu) const
 {
-    return cookieFits(*m_tasks[taskSe.task.index()], cpu);
+    return m_core->cookieFits(*m_tasks[taskSe.task.index()], cpu);
 }
 
 bool Machine::migratable(const SchedEntity& taskSe) const
@@ -87,23 +87,6 @@ bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) c
     const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
     return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
         || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
-}
-
-void Machine::moveTask(SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail)
-{
-    // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
-    // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
-    Task& task = taskOf(taskSe);
-    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
-    m_fair->dequeueEntities(src, task.se, 0);
-    migrateQueued(task, dstCpu, reason, detail);
-    Rq& dst = *m_rqs[static_cast<size_t>(dstCpu)];
-    m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
-    if (dst.curr)
-        wakeupPreempt(dst, task, 0);
-    else if (reason != MigrateReason::NewIdle)
-        resched(dstCpu, false); // an idle CPU balanced by the NOHZ balancer wakes up
-    // (a new-idle destination is in schedule() and picks right after the pull)
 }
 
 bool Machine::stopperPreempt(int cpu)

@@ -35,26 +35,31 @@ void Machine::initClasses(const Scenario& scenario)
     KernelCosts costs;
     for (const auto& [name, value] : scenario.kernel.costs)
         applyCost(costs, name, value.count());
-    m_work = std::make_unique<KernelWork>(static_cast<KernelWorkServices&>(*this), costs,
+    MachineContext& ctx = *this;
+    m_work = std::make_unique<KernelWork>(ctx, static_cast<KernelWorkServices&>(*this), costs,
         m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks,
         m_preempt == Preempt::None || m_preempt == Preempt::Voluntary);
     m_interp = std::make_unique<ProgramInterpreter>(
-        static_cast<ProgramServices&>(*this), m_prng, *m_work, m_mutexes);
+        ctx, static_cast<ProgramServices&>(*this), m_prng, *m_work, m_mutexes);
     // The scheduling classes, in priority order for the pick walk.
-    m_rt = std::make_unique<RtClass>(
-        static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
+    m_rt = std::make_unique<RtClass>(ctx, m_hz, m_traits.fairDeadlineServer);
+    m_rt->setChoices(&m_choices);
+    // dl_server_init(): the fair server serves pick_task_fair().
     m_dlServer = std::make_unique<DlServerClass>(
-        static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
-    m_fairSched = std::make_unique<FairSchedClass>(
-        *m_fair, static_cast<FairSchedServices&>(*this), m_domains, m_hz);
+        ctx, m_traits.fairDeadlineServer, [this](Rq& rq) { return m_fair->pickTask(rq); });
+    m_fairSched = std::make_unique<FairSchedClass>(*m_fair, ctx, m_domains, m_hz);
     m_fairSched->setTraits(&m_traits);
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(
-        static_cast<CoreSchedServices&>(*this), m_domains.topology());
-    m_bw = std::make_unique<CfsBandwidthControl>(
-        static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
-    m_load = std::make_unique<LoadTracker>(
-        static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs);
+        ctx, static_cast<CoreSchedServices&>(*this), m_domains.topology());
+    m_bw = std::make_unique<CfsBandwidthControl>(ctx, *m_fair, m_groups, m_choices);
+    m_load = std::make_unique<LoadTracker>(ctx, m_groups, m_cpus, m_tickNs);
+    // The direct calls between the classes and units.
+    m_rt->setCoreScheduler(m_core.get());
+    m_fairSched->setUnits(m_dlServer.get(), m_load.get(), m_bw.get(), m_core.get());
+    m_fair->setHooks(this);
+    m_fair->setLoadTracker(m_load.get());
+    m_fair->setBandwidth(m_bw.get());
     m_load->setTraits(&m_traits);
     m_load->setFeatures(&m_features);
     std::vector<int64_t> capacities;
@@ -99,24 +104,21 @@ RtWalkCount Machine::applyRtFiles(int group, const CgroupFiles& files, const std
     return total;
 }
 
-// --- RtServices, DlServerServices ----------------------------------------------------------------
+// --- moves and timers of the machine context --------------------------------------------------
 
-EventId Machine::startServerTimer(int cpu, int64_t at)
+void Machine::moveQueuedTask(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
 {
-    return m_events.schedule(Nanoseconds(at), [this, cpu] {
-        m_eventCpu = cpu;
-        m_dlServer->timer(cpu);
-    });
+    if (task.isRt())
+        migrate(task, cpu, reason);
+    else
+        moveQueued(task, cpu, reason, detail);
 }
 
-void Machine::armPeriodTimer(int group)
+EventId Machine::startTimer(int64_t at, int cpu, std::function<void()> fn)
 {
-    RtGroup& rg = m_rt->group(group);
-    if (m_events.isPending(rg.periodTimer))
-        return;
-    rg.periodTimer = m_events.schedule(Nanoseconds(clock() + rg.periodNs), [this, group] {
-        m_eventCpu = -1;
-        m_rt->periodTimer(group);
+    return m_events.schedule(Nanoseconds(at), [this, cpu, fn = std::move(fn)] {
+        m_eventCpu = cpu;
+        fn();
     });
 }
 
@@ -130,24 +132,6 @@ void Machine::migrate(Task& task, int cpu, MigrateReason reason)
     if (task.waitStart >= 0)
         task.waitCpu = cpu;
     m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-}
-
-bool Machine::cookieFits(const Task& task, int cpu) const
-{
-    // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
-    // at no cost, so under core scheduling it only moves a task to a core whose current cookie
-    // it has, or whose siblings are all idle. (The kernel's push/pull has no such check; its
-    // moves cost time, so a bounce ends; at zero cost one could repeat for ever at one instant.)
-    if (!coreSchedActive())
-        return true;
-    const uint64_t cookie = task.cookie;
-    if (cookie == m_core->core(coreOf(cpu)).cookie)
-        return true;
-    const int first = coreOf(cpu) * m_threadsPerCore;
-    for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i)
-        if (m_rqs[static_cast<size_t>(i)]->curr)
-            return false;
-    return true;
 }
 
 // --- KernelWorkServices

@@ -34,19 +34,11 @@ void Machine::applyCookieOp(Task& task, const Op& op)
     }
 }
 
-void Machine::queueCoreBalance(int cpu)
-{
-    m_events.schedule(Nanoseconds(clock()), [this, cpu] {
-        m_eventCpu = cpu;
-        m_core->balance(cpu);
-    });
-}
-
-void Machine::moveQueued(Task& task, int cpu)
+void Machine::moveQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
 {
     // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
     m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
-    migrateQueued(task, cpu, MigrateReason::CoreSteal);
+    migrateQueued(task, cpu, reason, detail);
     m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
 }
 
@@ -54,11 +46,6 @@ bool Machine::inKernelSection(int cpu)
 {
     // (A section that ends now still holds until its end event has run.)
     return !preemptible(cpu) || m_events.isPending(m_rqs[static_cast<size_t>(cpu)]->sections.end);
-}
-
-void Machine::taskQueued(Task& task, bool enqueued)
-{
-    m_core->rtTaskQueued(task, enqueued);
 }
 
 void Machine::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
