@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Construction, the kernel core around the fair class (__schedule, wakeups, tick), actions.
+// The machine's run: the kernel core around the classes (__schedule, wakeups, exit, the tick,
+// the setters of sched_setattr/affinity/cgroup moves), actions and the event loop. Construction
+// is machinesetup.cpp, the resource guards resourceguard.cpp, the busy/wait books waitbook.cpp.
 #include "machine.h"
 
-#include "core/base/text.h"
-#include "core/scenario/limits.h"
-
 #include <algorithm>
-#include <bit>
-#include <stdexcept>
 
 namespace schedlab {
 
@@ -15,411 +12,9 @@ namespace {
 
 constexpr int kTickPriority = 1;
 
-int64_t tickNsForHz(int hz)
-{
-    return (1000000000LL + hz / 2) / hz; // TICK_NSEC
-}
-
-// §2.3: effective slice factor of sched_tunable_scaling.
-int64_t sliceFactor(TunableScaling scaling, int cpus)
-{
-    const int n = std::min(cpus, 8);
-    switch (scaling) {
-    case TunableScaling::None:
-        return 1;
-    case TunableScaling::Linear:
-        return n;
-    case TunableScaling::Log:
-        break;
-    }
-    return 1 + (std::bit_width(static_cast<unsigned>(n)) - 1); // 1 + ilog2(n)
-}
-
-std::string parentPath(const std::string& path)
-{
-    const auto slash = path.rfind('/');
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 } // namespace
 
-Machine::Machine(const Scenario& scenario, const RunOptions& options)
-    : m_scenario(scenario)
-    , m_options(options)
-    , m_prng(options.seed.value_or(scenario.seedOrDefault()))
-{
-    m_end = options.duration.value_or(scenario.durationOrDefault());
-    estimateMemory(scenario); // before anything is allocated
-    buildKernel(scenario, options);
-    m_rec.cpus = m_cpus;
-    m_rec.setCapacityLimit(options.limits.recordingBytes);
-    for (int c = 0; c < m_cpus; ++c)
-        m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
-    m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);
-    m_coresPerLlc = std::max(1, scenario.machine.coresPerLlc.value_or(m_cpus / m_threadsPerCore));
-    initBalancer(scenario);
-
-    FairParams params;
-    params.choices = &m_choices;
-    params.traits = &m_traits;
-    params.features = &m_features;
-    params.tickNs = m_tickNs;
-    const auto profile = findProfile(m_profileName);
-    const Nanoseconds normalized = m_baseSliceOverride.value_or(profile->baseSlice);
-    params.normalizedBaseSlice = normalized.count();
-    params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
-    m_fair = std::make_unique<FairClass>(params, *this, m_groups);
-
-    initClasses(scenario);
-    buildGroups(scenario);
-
-    // Tasks of the file, in file order; random start times are drawn in that order.
-    int64_t fileTasks = 0;
-    for (const TaskSpec& spec : scenario.tasks)
-        fileTasks += std::max(spec.count.value_or(1), 0);
-    const int64_t taskLimit =
-        std::min<int64_t>(m_options.limits.liveTasks, m_options.limits.createdTasks);
-    if (fileTasks > taskLimit)
-        throw std::invalid_argument("the scenario has " + std::to_string(fileTasks)
-            + " tasks, more than the limit of " + std::to_string(taskLimit)
-            + " tasks (docs/limits.md)");
-    for (const TaskSpec& spec : scenario.tasks) {
-        const int count = spec.count.value_or(1);
-        const auto program = std::make_shared<const std::vector<Op>>(spec.program);
-        for (int i = 1; i <= count; ++i) {
-            const std::string name = spec.count ? spec.name + "-" + std::to_string(i) : spec.name;
-            Task& task = createTask(spec, name, -1, program);
-            const int64_t start = spec.start ? m_interp->draw(*spec.start) : 0;
-            task.spawnedAt = start;
-            const int index = task.index;
-            m_events.schedule(Nanoseconds(start), [this, index] {
-                m_eventCpu = -1;
-                wakeUpNewTask(*m_tasks[static_cast<size_t>(index)]);
-            });
-        }
-    }
-    scheduleActions(scenario);
-}
-
-Machine::~Machine()
-{
-    // Unlink every entity from the intrusive trees before they are destroyed.
-    for (auto& g : m_groups)
-        for (auto& rq : g.cfsRq)
-            if (rq)
-                rq->clearTrees();
-    for (auto& rq : m_rqs)
-        rq->cfs->clearTrees();
-}
-
-void Machine::buildKernel(const Scenario& scenario, const RunOptions& options)
-{
-    const KernelSpec& k = scenario.kernel;
-    const std::string name = options.profile.value_or(k.profile.value_or(defaultProfile().name));
-    const KernelProfile* profile = findProfile(name);
-    if (!profile)
-        throw std::invalid_argument(
-            "unknown kernel profile \"" + name + "\" (known: " + profileNameList() + ")");
-    m_profileName = profile->name;
-    m_choices = profile->choices;
-    m_traits = profile->traits;
-    m_features = profile->features;
-    for (const auto& [feature, on] : k.features) {
-        std::string error;
-        if (!m_features.apply(on ? feature : "NO_" + feature, &error))
-            throw std::invalid_argument(error);
-    }
-    for (const auto& [choice, value] : k.overrides) {
-        std::string error;
-        if (!applyChoice(m_choices, choice, value, &error))
-            throw std::invalid_argument(error);
-    }
-    for (const std::string& f : options.features) {
-        std::string error;
-        if (!m_features.apply(f, &error))
-            throw std::invalid_argument(error);
-    }
-    for (const auto& [choice, value] : options.overrides) {
-        std::string error;
-        if (!applyChoice(m_choices, choice, value, &error))
-            throw std::invalid_argument(error);
-    }
-    // A flat run queue (7.3, kernel-model.md §6.1) has no group entity in a tree that the
-    // ≤6.17 group-dequeue throttle could take out: flat=true always throttles task by task.
-    if (m_choices.flat && m_choices.throttle == ThrottleModel::Group)
-        m_choices.throttle = ThrottleModel::Task;
-    m_cpus = scenario.machine.cpuCount();
-    m_hz = k.hz.value_or(1000);
-    m_tickNs = tickNsForHz(m_hz);
-    m_preempt = k.preempt.value_or(Preempt::Voluntary);
-    m_scaling = k.tunableScaling.value_or(TunableScaling::Log);
-    m_baseSliceOverride = k.baseSlice;
-}
-
-void Machine::buildGroups(const Scenario& scenario)
-{
-    TaskGroup root;
-    root.index = 0;
-    root.path = "/";
-    m_groups.push_back(std::move(root));
-    m_groupIndex.emplace("/", 0);
-    m_rec.groupPaths.push_back("/");
-    for (const CgroupSpec& spec : scenario.cgroups) {
-        if (spec.path == "/") {
-            applyCgroupFiles(0, spec.files);
-            continue;
-        }
-        if (spec.count) { // "/g" with count N: /g-1 … /g-N
-            for (int n = 1; n <= *spec.count; ++n)
-                addGroup(spec.path + "-" + std::to_string(n), spec.files);
-            continue;
-        }
-        addGroup(spec.path, spec.files);
-    }
-    m_groupCpuTime.assign(m_groups.size(), 0);
-}
-
-int Machine::groupByPath(const std::string& path) const
-{
-    const auto it = m_groupIndex.find(path);
-    return it == m_groupIndex.end() ? -1 : it->second;
-}
-
-int Machine::addGroup(const std::string& path, const CgroupFiles& files)
-{
-    const int parent = groupByPath(parentPath(path));
-    if (parent < 0)
-        throw std::invalid_argument("cgroup " + path + ": unknown parent");
-    TaskGroup tg;
-    tg.index = static_cast<int>(m_groups.size());
-    tg.parent = parent;
-    tg.depth = m_groups[static_cast<size_t>(parent)].depth + 1;
-    tg.path = path;
-    m_groups.push_back(std::move(tg));
-    TaskGroup& g = m_groups.back();
-    for (int c = 0; c < m_cpus; ++c) {
-        auto rq = std::make_unique<CfsRq>(m_choices);
-        auto se = std::make_unique<SchedEntity>();
-        rq->cpu = c;
-        rq->groupIndex = g.index;
-        rq->owner = se.get();
-        se->myQ = rq.get();
-        se->load = loadWeightOf(kNice0Load); // init_tg_cfs_entry()
-        se->slice = m_fair->params().baseSlice;
-        se->depth = g.depth - 1;
-        const TaskGroup& pg = m_groups[static_cast<size_t>(parent)];
-        se->cfsRq = parent == 0 ? m_rqs[static_cast<size_t>(c)]->cfs.get()
-                                : pg.cfsRq[static_cast<size_t>(c)].get();
-        se->parent = parent == 0 ? nullptr : pg.se[static_cast<size_t>(c)].get();
-        g.cfsRq.push_back(std::move(rq));
-        g.se.push_back(std::move(se));
-    }
-    m_rec.groupPaths.push_back(path);
-    m_groupIndex.emplace(path, g.index);
-    m_rt->groups().emplace_back(); // runtime 0, period 1 s (§10.1)
-    m_rt->group(parent).children.push_back(g.index);
-    applyCgroupFiles(g.index, files);
-    return g.index;
-}
-
-uint64_t sharesFromCpuWeight(int cpuWeight)
-{
-    // sched_weight_from_cgroup(): DIV_ROUND_CLOSEST(weight · 1024, 100), then scale_load and
-    // clamp to [MIN_SHARES, MAX_SHARES] scaled (§2.1).
-    const uint64_t unscaled = (static_cast<uint64_t>(cpuWeight) * 1024 + 50) / 100;
-    return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
-}
-
-void Machine::applyCgroupFiles(int group, const CgroupFiles& files)
-{
-    if (files.rtRuntimeUs || files.rtPeriodUs)
-        applyRtFiles(group, files, ""); // RT group bandwidth, machineclasses.cpp
-    TaskGroup& g = m_groups[static_cast<size_t>(group)];
-    bool sharesChanged = false;
-    if (files.weight && group != 0) {
-        g.cpuWeight = *files.weight;
-        g.shares = sharesFromCpuWeight(*files.weight);
-        sharesChanged = true;
-    }
-    if (files.weightNice && group != 0) {
-        g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
-        sharesChanged = true;
-    }
-    if (files.cpuMax)
-        m_bw->setCpuMax(group, *files.cpuMax);
-    if (files.idle && group != 0) {
-        g.idle = *files.idle;
-        for (auto& se : g.se)
-            se->idlePolicy = g.idle;
-    }
-    if (sharesChanged && !g.se.empty()) {
-        // sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
-        for (int c = 0; c < m_cpus; ++c) {
-            for (SchedEntity* se = g.se[static_cast<size_t>(c)].get(); se; se = se->parent) {
-                if (se->onRq) {
-                    m_load->updateLoadAvg(*se->cfsRq, *se, true);
-                    m_fair->updateCfsGroup(*se);
-                }
-            }
-        }
-    }
-}
-
-// The fixed parts of the per-object estimates (docs/limits.md, "Memory") hold with room for the
-// allocator's headers and the containers that index the objects.
-static_assert(sizeof(Task) + sizeof(Task::Frame) + 3 * sizeof(std::string) + 64
-        <= ScenarioLimits::bytesPerTask,
-    "ScenarioLimits::bytesPerTask is below a task's size");
-static_assert(sizeof(TaskGroup) + sizeof(RtGroup) + 2 * sizeof(std::string) + 128
-        <= ScenarioLimits::bytesPerCgroup,
-    "ScenarioLimits::bytesPerCgroup is below a cgroup's size");
-static_assert(sizeof(CfsRq) + sizeof(SchedEntity) + 2 * 16 + 2 * sizeof(void*)
-        <= ScenarioLimits::bytesPerCgroupCpu,
-    "ScenarioLimits::bytesPerCgroupCpu is below a cgroup's size on one CPU");
-static_assert(sizeof(Rq) + sizeof(CfsRq) <= ScenarioLimits::bytesPerCpu / 4,
-    "ScenarioLimits::bytesPerCpu is below a CPU's size");
-
-void Machine::estimateMemory(const Scenario& scenario)
-{
-    // Summed in file order: the entry that takes the estimate past the guard is the one named.
-    const uint64_t limit = m_options.limits.modelBytes;
-    const auto cpus = static_cast<uint64_t>(std::max(1, scenario.machine.cpuCount()));
-    auto mib = [](uint64_t bytes) { return std::to_string((bytes + (1U << 20U) - 1) >> 20U); };
-    auto check = [&](const std::string& path, const std::string& what, uint64_t n) {
-        if (m_modelBytes > limit)
-            throw std::invalid_argument(path + ": " + what + (n == 1 ? " brings" : " bring")
-                + " the estimated memory of the simulation to " + mib(m_modelBytes)
-                + " MiB, more than the model-bytes limit of " + mib(limit)
-                + " MiB (docs/limits.md, Memory; --limit model-bytes=N)");
-    };
-    // The root cgroup is one on every CPU.
-    m_modelBytes = cpus
-        * (static_cast<uint64_t>(ScenarioLimits::bytesPerCpu) + ScenarioLimits::bytesPerCgroupCpu);
-    check("/machine/cpus", std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs"), cpus);
-    for (size_t i = 0; i < scenario.cgroups.size(); ++i) {
-        const CgroupSpec& spec = scenario.cgroups[i];
-        if (spec.path == "/")
-            continue;
-        const auto n = static_cast<uint64_t>(std::max(1, spec.count.value_or(1)));
-        m_modelBytes += n
-            * (ScenarioLimits::bytesPerCgroup + 2 * (spec.path.size() + 8)
-                + cpus * ScenarioLimits::bytesPerCgroupCpu);
-        check("/cgroups/" + std::to_string(i) + (spec.count ? "/count" : ""),
-            std::to_string(n) + (n == 1 ? " cgroup" : " cgroups") + " on " + std::to_string(cpus)
-                + (cpus == 1 ? " CPU" : " CPUs"),
-            n);
-    }
-    const uint64_t withoutTasks = m_modelBytes;
-    for (size_t i = 0; i < scenario.tasks.size(); ++i) {
-        const TaskSpec& spec = scenario.tasks[i];
-        const auto n = static_cast<uint64_t>(std::max(1, spec.count.value_or(1)));
-        m_modelBytes += n * (ScenarioLimits::bytesPerTask + 2 * (spec.name.size() + 8));
-        check("/tasks/" + std::to_string(i) + (spec.count ? "/count" : ""),
-            n == 1 ? "a task" : std::to_string(n) + " copies of a task", n);
-    }
-    m_modelBytes = withoutTasks; // createTask() counts each task as it is made
-}
-
-void Machine::scheduleActions(const Scenario& scenario)
-{
-    for (const Action& action : scenario.actions) {
-        const Action copy = action;
-        m_events.schedule(action.at, [this, copy] {
-            m_eventCpu = -1;
-            apply(copy);
-        });
-    }
-}
-
 // --- tasks ------------------------------------------------------------------------------------
-
-Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int parent,
-    std::shared_ptr<const std::vector<Op>> program)
-{
-    auto task = std::make_unique<Task>();
-    Task& t = *task;
-    t.index = static_cast<int>(m_tasks.size());
-    t.name = name;
-    t.parent = parent;
-    const Task* p = parent >= 0 ? m_tasks[static_cast<size_t>(parent)].get() : nullptr;
-    t.group = spec.cgroup ? groupByPath(*spec.cgroup) : (p ? p->group : 0);
-    if (t.group < 0)
-        throw std::invalid_argument("task " + name + ": unknown cgroup " + *spec.cgroup);
-    t.cpus = p ? p->cpus : CpuSet::all(m_cpus);
-    if (spec.cpus) {
-        std::string error;
-        auto set = CpuSet::parse(*spec.cpus, m_cpus, &error);
-        if (!set)
-            throw std::invalid_argument("task " + name + ": " + error);
-        t.cpus = *set;
-    }
-    t.policy = spec.policy.value_or(p ? p->policy : Policy::Normal);
-    t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
-    // sched_fork(): rt_prio() chooses rt_sched_class; __sched_setscheduler() refuses an RT
-    // policy in a group without RT runtime. (Kernel tests of the policy, not dispatch.)
-    if (t.isRt() && t.rtPriority == 0)
-        t.rtPriority = 1;
-    if (t.isRt() && t.group != 0 && m_rt->group(t.group).runtimeNs == 0) {
-        // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).
-        failedAction("", 0,
-            "sched_setscheduler(" + name + ", " + (t.policy == Policy::Fifo ? "fifo" : "rr")
-                + "): EPERM (" + m_groups[static_cast<size_t>(t.group)].path
-                + " has cpu.rt_runtime_us 0); the task stays SCHED_NORMAL");
-        t.policy = Policy::Normal;
-    }
-    t.nice = spec.nice.value_or(p ? p->nice : 0);
-    t.probe = spec.probe;
-    // sched_core_fork(): a child inherits its parent's cookie.
-    if (const uint64_t cookie = spec.cookie.value_or(p ? p->cookie : 0))
-        m_core->setCookie(t, cookie);
-    t.program = std::move(program);
-    t.stack.push_back({t.program.get(), 0, 0});
-    t.se.task = TaskId(t.index);
-    t.se.idlePolicy = t.policy == Policy::Idle;
-    t.se.batchPolicy = t.policy == Policy::Batch;
-    t.se.load = taskLoadWeight(t.nice, t.se.idlePolicy);
-    std::optional<Nanoseconds> slice = spec.slice;
-    if (!slice && p && p->se.customSlice)
-        slice = Nanoseconds(p->se.slice);
-    if (slice && m_traits.customSlices) {
-        t.se.slice = std::clamp<int64_t>(slice->count(), 100000, 100000000);
-        t.se.customSlice = true;
-    } else {
-        t.se.slice = m_fair->params().baseSlice;
-    }
-    t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
-    ++m_liveTasks;
-    m_modelBytes += ScenarioLimits::bytesPerTask + 2 * name.size();
-    m_rec.taskNames.push_back(name);
-    m_tasks.push_back(std::move(task));
-    attachToCpu(t, t.cpu);
-    return t;
-}
-
-void Machine::attachToCpu(Task& task, int cpu)
-{
-    task.cpu = cpu;
-    const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
-    if (task.group == 0) {
-        task.se.cfsRq = m_rqs[static_cast<size_t>(cpu)]->cfs.get();
-        task.se.parent = nullptr;
-    } else {
-        task.se.cfsRq = g.cfsRq[static_cast<size_t>(cpu)].get();
-        task.se.parent = g.se[static_cast<size_t>(cpu)].get();
-    }
-    task.se.depth = g.depth;
-}
-
-// Topology: CPU i is thread (i % threads_per_core) of core (i / threads_per_core); cores are
-// grouped into LLCs of cores_per_llc cores.
-int Machine::coreOf(int cpu) const
-{
-    return cpu / m_threadsPerCore;
-}
-int Machine::llcOf(int cpu) const
-{
-    return coreOf(cpu) / m_coresPerLlc;
-}
 
 void Machine::wakeUpNewTask(Task& task)
 {
@@ -568,7 +163,7 @@ void Machine::finishExit(Task& task)
     task.alive = false;
     task.state = TaskRunState::Exited;
     task.exitedAt = clock();
-    --m_liveTasks;
+    m_guard.taskExited();
     // Its program is not needed any more (forked children hold a reference of their own).
     task.stack.clear();
     task.stack.shrink_to_fit();
@@ -631,7 +226,7 @@ void Machine::processResched()
     // Honour need_resched on every CPU that has it, lowest CPU first (deterministic). Each
     // schedule() counts as an event for the guards: a storm of them at one instant (CPUs
     // handing work back and forth) stops the run like a storm of events.
-    while (!m_reschedPending.empty() && m_stopReason.empty()) {
+    while (!m_reschedPending.empty() && !m_guard.stopped()) {
         std::sort(m_reschedPending.begin(), m_reschedPending.end());
         m_reschedPending.erase(
             std::unique(m_reschedPending.begin(), m_reschedPending.end()), m_reschedPending.end());
@@ -819,14 +414,7 @@ void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
     r.kind = RecordKind::Switch;
     r.payload.generic.a = next ? next->index : -1;
     m_rec.append(r);
-    // Busy time: from leaving idle to entering idle.
-    int64_t& since = m_rqs[static_cast<size_t>(cpu)]->busySince;
-    if (!prev && next)
-        since = clock();
-    if (prev && !next && since >= 0) {
-        m_rqs[static_cast<size_t>(cpu)]->busyNs += clock() - since;
-        since = -1;
-    }
+    WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, clock());
 }
 
 void Machine::armHrtick(Rq& rq)
@@ -1182,13 +770,13 @@ void Machine::apply(const Action& action)
 bool Machine::finished() const
 {
     auto& events = const_cast<EventQueue&>(m_events);
-    return !m_stopReason.empty() || events.nextTime() > m_end || events.empty();
+    return !!m_guard.stopped() || events.nextTime() > m_end || events.empty();
 }
 
 bool Machine::step()
 {
     if (finished()) {
-        if (m_stopReason.empty() && m_events.now() < m_end)
+        if (!m_guard.stopped() && m_events.now() < m_end)
             m_events.runUntil(m_end);
         return false;
     }
@@ -1204,66 +792,10 @@ bool Machine::step()
 void Machine::runUntil(Nanoseconds t)
 {
     t = std::min(t, m_end);
-    while (m_stopReason.empty() && m_events.nextTime() <= t)
+    while (!m_guard.stopped() && m_events.nextTime() <= t)
         step();
-    if (m_stopReason.empty() && t > m_events.now())
+    if (!m_guard.stopped() && t > m_events.now())
         m_events.runUntil(t); // a stopped run stays at the time it stopped
-}
-
-// --- resource guards (docs/limits.md) ----------------------------------------------------------
-
-void Machine::stopRun(const std::string& task, int cpu, const std::string& reason)
-{
-    if (!m_stopReason.empty())
-        return;
-    m_stopReason = "stopped at t=" + formatDuration(now()) + ": " + reason;
-    m_limitFindings.push_back({"resource_limit", task, std::max(cpu, 0), clock(), 0, reason});
-}
-
-void Machine::checkLimits()
-{
-    const ResourceLimits& limits = m_options.limits;
-    const int64_t window = clock() / 1'000'000;
-    if (window != m_eventWindow) {
-        m_eventWindow = window;
-        m_eventsInWindow = 0;
-    }
-    const uint64_t perMs = std::max<uint64_t>(limits.eventsPerSecond / 1000, 1);
-    if (++m_eventsInWindow > perMs)
-        stopRun("", m_eventCpu,
-            "more than " + std::to_string(perMs)
-                + " events in one simulated millisecond (the limit is "
-                + std::to_string(limits.eventsPerSecond)
-                + " per simulated second; a schedule() counts as one): a program that loops "
-                  "without using time, or CPUs handing work back and forth?");
-    else if (m_rec.bytes() >= limits.recordingBytes)
-        stopRun("", m_eventCpu,
-            "the recording reached " + std::to_string(m_rec.bytes()) + " bytes (the limit is "
-                + std::to_string(limits.recordingBytes)
-                + "); record less (no samples) or simulate a shorter time");
-    else if (m_modelBytes > limits.modelBytes)
-        stopRun("", m_eventCpu,
-            "the estimated memory of the simulation reached " + std::to_string(m_modelBytes)
-                + " bytes (the model-bytes limit is " + std::to_string(limits.modelBytes)
-                + "; the waits kept for the metrics grow with the run): simulate a shorter "
-                  "time or fewer tasks");
-}
-
-bool Machine::canCreateTask(const std::string& name, int cpu)
-{
-    const ResourceLimits& limits = m_options.limits;
-    const uint64_t bytes = m_modelBytes + ScenarioLimits::bytesPerTask + 2 * name.size();
-    if (m_liveTasks < limits.liveTasks && std::ssize(m_tasks) < limits.createdTasks
-        && bytes <= limits.modelBytes)
-        return true;
-    const std::string limit = m_liveTasks >= limits.liveTasks
-        ? std::to_string(limits.liveTasks) + " live tasks"
-        : std::ssize(m_tasks) >= limits.createdTasks
-        ? std::to_string(limits.createdTasks) + " tasks in all (forked ones included)"
-        : "the model-bytes limit of " + std::to_string(limits.modelBytes)
-            + " bytes of estimated memory (tasks, cgroups, CPUs, kept waits)";
-    stopRun(name, cpu, "creating " + printable(name) + " would make more than " + limit);
-    return false;
 }
 
 } // namespace schedlab

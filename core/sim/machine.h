@@ -23,7 +23,9 @@
 #include "core/sched/idleclass.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
+#include "core/sim/resourceguard.h"
 #include "core/sim/simulation.h"
+#include "core/sim/waitbook.h"
 #include "core/workload/interpreter.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
@@ -73,7 +75,7 @@ public:
     Metrics metrics() const;
     Inspection inspect(bool settle); // machineinspect.cpp
     const std::vector<std::string>& violations() const { return m_violations; }
-    const std::string& stopReason() const { return m_stopReason; }
+    const std::string& stopReason() const { return m_guard.stopReason(); }
 
     // MachineContext (core/sched/machinecontext.h)
     int64_t clock() const override { return m_events.now().count(); }
@@ -120,10 +122,6 @@ private:
     int groupByPath(const std::string& path) const override;
     void applyCgroupFiles(int group, const CgroupFiles& files);
     void scheduleActions(const Scenario& scenario);
-    /// The memory estimate of @p scenario's machine, cgroups and tasks; throws
-    /// std::invalid_argument naming the JSON path of the entry that takes it past the
-    /// model-bytes guard.
-    void estimateMemory(const Scenario& scenario);
 
     // tasks
     /// A new task of @p spec running @p program (shared, see Task::program).
@@ -226,8 +224,8 @@ private:
     // MachineView (metrics and invariant checks, core/record/)
     std::vector<int64_t> groupCpuTimes() const override;
     std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
-    void markWaiting(Task& task, int cpu);
-    void endWaiting(Task& task);
+    void markWaiting(Task& task, int cpu) { WaitBook::markWaiting(task, cpu, clock()); }
+    void endWaiting(Task& task) { m_waits.endWaiting(task, clock()); }
 
     Scenario m_scenario;
     RunOptions m_options;
@@ -267,17 +265,18 @@ private:
     std::unique_ptr<CoreScheduler> m_core;
     Recording m_rec;
     std::vector<std::string> m_violations;
-    // Resource guards (RunOptions::limits)
-    void checkLimits();
-    void stopRun(const std::string& task, int cpu, const std::string& reason) override;
-    bool canCreateTask(const std::string& name, int cpu);
-    std::string m_stopReason;      ///< set when a guard stopped the run
-    int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
-    uint64_t m_eventsInWindow = 0; ///< events executed in it
-    int m_liveTasks = 0;           ///< created and not exited
-    uint64_t m_modelBytes = 0;     ///< the memory estimate (ScenarioLimits::bytesPer…)
-    std::vector<Finding> m_limitFindings;
-    std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
+    // Resource guards (RunOptions::limits, resourceguard.h) and the busy/wait books (waitbook.h)
+    void checkLimits() { m_guard.check(clock(), m_eventCpu, m_rec.bytes()); }
+    void stopRun(const std::string& task, int cpu, const std::string& reason) override
+    {
+        m_guard.stop(task, cpu, reason, clock());
+    }
+    bool canCreateTask(const std::string& name, int cpu)
+    {
+        return m_guard.canCreateTask(name, cpu, std::ssize(m_tasks), clock());
+    }
+    ResourceGuard m_guard;
+    WaitBook m_waits;
 
     Mutexes m_mutexes{static_cast<MachineContext&>(*this), static_cast<ProgramServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index

@@ -138,27 +138,6 @@ std::vector<int64_t> Machine::groupCpuTimes() const
     return total;
 }
 
-void Machine::markWaiting(Task& task, int cpu)
-{
-    if (task.waitStart < 0) {
-        task.waitStart = clock();
-        task.waitCpu = cpu;
-    }
-}
-
-void Machine::endWaiting(Task& task)
-{
-    if (task.waitStart >= 0) {
-        const int64_t wait = clock() - task.waitStart;
-        task.waits.push_back(wait);
-        m_modelBytes += ScenarioLimits::bytesPerWait;
-        if (wait > m_options.watchdogThreshold.count())
-            m_watchdog.push_back(
-                {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
-        task.waitStart = -1;
-    }
-}
-
 // --- views and metrics ---------------------------------------------------------------------------
 
 std::vector<TaskView> Machine::taskViews() const
@@ -234,7 +213,7 @@ Metrics Machine::metrics() const
     for (const auto& [choice, value] : m_options.overrides)
         m.overrides[choice] = value;
     addMachineMetrics(m, *this, m_options.watchdogThreshold.count(),
-        {{&m_watchdog, &m_limitFindings, &m_rtFindings}, &m_violations});
+        {{&m_waits.watchdog(), &m_guard.findings(), &m_rtFindings}, &m_violations});
     m.run.events = m_events.executed();
     m.run.contextSwitches = m_contextSwitches;
     m.run.recordedEvents = m_rec.size();
