@@ -25,9 +25,8 @@
 
 namespace schedlab {
 
-CoreScheduler::CoreScheduler(MachineContext& ctx, CoreSchedServices& services, CpuTopology topology)
+CoreScheduler::CoreScheduler(MachineContext& ctx, CpuTopology topology)
     : m_ctx(ctx)
-    , m_s(services)
     , m_topo(topology)
 { }
 
@@ -274,7 +273,7 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
 
     // Step 2: no cookie on the core: the per-CPU pick, if it is untagged.
     if (!needSync) {
-        SchedEntity* next = m_s.classPick(cpu);
+        SchedEntity* next = m_ctx.pickTask(cpu);
         if (!cookieOf(next)) {
             crq.pickValid = false;
             crq.pick = nullptr;
@@ -296,7 +295,7 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
     std::vector<SchedEntity*> picks(siblings.size(), nullptr);
     int maxIdx = -1;
     for (size_t k = 0; k < siblings.size(); ++k) {
-        picks[k] = m_s.classPick(siblings[k]);
+        picks[k] = m_ctx.pickTask(siblings[k]);
         if (maxIdx < 0 || corePrioLess(picks[static_cast<size_t>(maxIdx)], picks[k], fiBefore))
             maxIdx = static_cast<int>(k);
     }
@@ -469,7 +468,8 @@ std::string CoreScheduler::checkInvariants()
             const Rq& rq = m_ctx.rq(i);
             const SchedEntity* curr = rq.curr;
             // (A section that ends now still holds until its end event has run.)
-            const bool inSection = m_s.inKernelSection(i);
+            const bool inSection =
+                !m_ctx.preemptible(i) || m_ctx.timerPending(m_ctx.rq(i).sections.end);
             if (!curr || (rq.needResched && inSection))
                 continue;
             if (seen && cookieOf(seen) != cookieOf(curr))

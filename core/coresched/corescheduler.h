@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Core scheduling (CONFIG_SCHED_CORE, kernel/sched/core.c, kernel-model.md §11): cookies, the
 // per-CPU core_tree, the core-wide pick with forced idle, prio_less()/cfs_prio_less(),
-// task_tick_core() and the core balance. The machine is reached through CoreSchedServices.
+// task_tick_core() and the core balance. The machine is reached through MachineContext.
 #pragma once
 
 #include "core/coresched/coresched.h"
@@ -18,21 +18,10 @@ struct Rq;
 struct SchedEntity;
 struct Task;
 
-/// The machine's part of the core-wide pick that a unit test fakes (MachineContext is the rest).
-class CoreSchedServices
-{
-public:
-    virtual ~CoreSchedServices() = default;
-    /// The per-CPU class walk (pick_task() of the highest class with a task).
-    virtual SchedEntity* classPick(int cpu) = 0;
-    /// @p cpu is in a non-preemptible kernel section (its task keeps the CPU until it ends).
-    virtual bool inKernelSection(int cpu) = 0;
-};
-
 class CoreScheduler
 {
 public:
-    CoreScheduler(MachineContext& ctx, CoreSchedServices& services, CpuTopology topology);
+    CoreScheduler(MachineContext& ctx, CpuTopology topology);
 
     /// sched_core_enabled() with SMT: the core-wide pick is in use.
     bool active() const { return m_enabled && m_topo.threadsPerCore > 1; }
@@ -76,7 +65,6 @@ private:
     void accountForcedIdle(int cpu, bool forced);
 
     MachineContext& m_ctx;
-    CoreSchedServices& m_s;
     CpuTopology m_topo;
     bool m_enabled = false;         ///< sched_core_enabled(): some task has had a cookie
     std::vector<CoreState> m_cores; ///< per core (rq->core)

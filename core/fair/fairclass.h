@@ -5,8 +5,8 @@
 //
 // The class mutates Rq/CfsRq/SchedEntity state only. The machine (clock, recording, task
 // accounting, rescheduling the CPU) is reached through MachineContext; PELT (LoadTracker) and
-// CFS bandwidth (CfsBandwidthControl) are called directly; FairHooks is the machine's part of
-// enqueue_task()/dequeue_task().
+// CFS bandwidth (CfsBandwidthControl) are called directly; FairHooks is the task-level part of
+// enqueue_task()/dequeue_task() (FairSchedClass).
 #pragma once
 
 #include "core/fair/pickexplain.h"
@@ -41,10 +41,10 @@ enum DequeueFlag : int {
 /// wake_flags (WF_*): the path that asks select_task_rq() and wakeup_preempt().
 enum WakeFlag : int { WakeFork = 0x01, WakeSync = 0x02, WakeTtwu = 0x04, WakeExec = 0x08 };
 
-/// The machine's part of enqueue_task()/dequeue_task() of a fair task (sched_core_enqueue/
-/// dequeue, rq->cfs_tasks, util_est and the root domain's overload flag); not called for the
-/// final dequeue of a delayed task, which left at its sleep dequeue. The one call of the fair
-/// class into the machine outside MachineContext; unit tests leave it unset.
+/// The task-level part of enqueue_task()/dequeue_task() of a fair task entity
+/// (sched_core_enqueue/dequeue, util_est, rq->cfs_tasks and the root domain's overload flag),
+/// served by FairSchedClass; not called for the final dequeue of a delayed task, which left at
+/// its sleep dequeue. Unit tests of the entity level leave it unset.
 class FairHooks
 {
 public:
@@ -69,7 +69,7 @@ class FairClass
 {
 public:
     FairClass(FairParams params, MachineContext& ctx, std::vector<TaskGroup>& groups);
-    /// The units the class calls: the machine's enqueue/dequeue part, PELT load tracking
+    /// The units the class calls: the task-level enqueue/dequeue part, PELT load tracking
     /// (update_load_avg()) and CFS bandwidth control (§9); each may be left unset (null) in a
     /// unit test, its calls are then no-ops.
     void setHooks(FairHooks* hooks) { m_hooks = hooks; }

@@ -22,7 +22,36 @@ FairSchedClass::FairSchedClass(
     , m_topo(domains.topology())
     , m_hz(hz)
     , m_placement(*this, domains, hz)
-{ }
+{
+    m_fair.setHooks(this);
+}
+
+void FairSchedClass::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
+{
+    if (m_core)
+        m_core->fairTaskQueued(rq, taskSe, enqueued, flags);
+    // util_est_enqueue() / util_est_dequeue() + util_est_update() of enqueue_task_fair() and
+    // dequeue_task_fair() (kernel-model.md §6.8): a delayed task's estimate left the sum when
+    // it went to sleep and comes back when it is woken.
+    if (m_fair.feature(Feature::UtilEst)) {
+        if (enqueued) {
+            utilEstEnqueue(*rq.cfs, taskSe);
+        } else {
+            utilEstDequeue(*rq.cfs, taskSe);
+            utilEstUpdate(taskSe, flags & DequeueSleep, m_topo.capacityOf(rq.cpu));
+        }
+    }
+    if (!enqueued)
+        return; // the final dequeue unlinks it (FairClass::dequeueEntities)
+    // account_entity_enqueue(): list_add() at the head; a delayed task requeued in place keeps
+    // its position (it never left the list).
+    if (!(flags & EnqueueDelayed) || !taskSe.groupNode.is_linked()) {
+        taskSe.groupNode.unlink();
+        rq.cfsTasks.push_front(taskSe);
+    }
+    if (nrRunning(rq.cpu) >= 2 && m_balancer)
+        m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
+}
 
 void FairSchedClass::enqueueTask(Rq& rq, Task& task, int flags)
 {

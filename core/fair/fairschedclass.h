@@ -14,9 +14,10 @@ namespace schedlab {
 class CfsBandwidthControl;
 class CoreScheduler;
 class DlServerClass;
+class LoadBalancer;
 class LoadTracker;
 
-class FairSchedClass final : public SchedClass, private PlacementServices
+class FairSchedClass final : public SchedClass, private FairHooks, private PlacementServices
 {
 public:
     /// @p domains: the machine's sched domains (shared with the load balancer; must outlive
@@ -24,14 +25,16 @@ public:
     FairSchedClass(FairClass& fair, MachineContext& ctx, const SchedDomains& domains, int hz);
     /// The units the class calls: the fair server (dl_server_start()), PELT load tracking
     /// (remove_entity_load_avg(), sync_entity_load_avg()), CFS bandwidth (the wakeup boost) and
-    /// core scheduling (task_tick_core()); each may be null in a unit test (no call then).
-    void setUnits(
-        DlServerClass* server, LoadTracker* load, CfsBandwidthControl* bw, CoreScheduler* core)
+    /// core scheduling (task_tick_core(), sched_core_enqueue()) and the load balancer (the
+    /// root domain's overload flag); each may be null in a unit test (no call then).
+    void setUnits(DlServerClass* server, LoadTracker* load, CfsBandwidthControl* bw,
+        CoreScheduler* core, LoadBalancer* balancer)
     {
         m_server = server;
         m_load = load;
         m_bw = bw;
         m_core = core;
+        m_balancer = balancer;
     }
 
     const char* name() const override { return "fair"; }
@@ -65,6 +68,10 @@ public:
     void updateMisfitStatus(Rq& rq, const Task* curr);
 
 private:
+    /// FairHooks: sched_core_enqueue()/dequeue(), util_est_enqueue()/dequeue()/update(),
+    /// account_entity_enqueue()'s rq->cfs_tasks and add_nr_running()'s set_rd_overloaded().
+    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
+
     // PlacementServices over the run queues
     bool idleCpu(int cpu) const override;
     bool schedIdleCpu(int cpu) const override;
@@ -82,6 +89,7 @@ private:
     LoadTracker* m_load = nullptr;
     CfsBandwidthControl* m_bw = nullptr;
     CoreScheduler* m_core = nullptr;
+    LoadBalancer* m_balancer = nullptr;
     const SchedDomains& m_domains;
     const ProfileTraits* m_traits = nullptr;
     CpuTopology m_topo;

@@ -48,6 +48,13 @@ public:
     /// smp_processor_id() of the running event (the waker's, parent's or timer's CPU), -1 for
     /// none.
     virtual int thisCpu() const = 0;
+    /// preemptible() of @p cpu: neither a non-preemptible section of the kernel-work cost model
+    /// nor (under preempt none/voluntary) a kernel section of the running task holds it.
+    virtual bool preemptible(int cpu) const = 0;
+
+    /// pick_task(): the class walk of @p cpu (the highest class with a task picks), without
+    /// core scheduling's core-wide selection.
+    virtual SchedEntity* pickTask(int cpu) = 0;
 
     /// resched_curr() (@p lazy: resched_curr_lazy()): @p cpu reschedules at its next chance.
     virtual void resched(int cpu, bool lazy = false) = 0;

@@ -42,11 +42,9 @@
 namespace schedlab {
 
 /// The machine context of every class and unit (MachineContext, read-only as MachineView) and
-/// the narrow services left to single units: FairHooks (the fair enqueue's machine part),
-/// CoreSchedServices, BalanceServices, KernelWorkServices and ProgramServices.
+/// the narrow services left to single units: BalanceServices, KernelWorkServices and
+/// ProgramServices.
 class Machine final : public MachineView,
-                      private FairHooks,
-                      private CoreSchedServices,
                       private BalanceServices,
                       private KernelWorkServices,
                       private ProgramServices
@@ -106,8 +104,6 @@ private:
     bool timerPending(EventId id) const override { return m_events.isPending(id); }
     Rq& runQueue(int cpu) { return *m_rqs[static_cast<size_t>(cpu)]; }
     Task& taskAt(int index) { return *m_tasks[static_cast<size_t>(index)]; }
-    // FairHooks: sched_core_enqueue/dequeue, rq->cfs_tasks, util_est, the overload flag
-    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
     /// An RT task's push/pull move (move_queued_task_locked() of the RT class).
     void migrate(Task& task, int cpu, MigrateReason reason);
     /// task->sched_class: the class of @p task's policy.
@@ -174,7 +170,7 @@ private:
         int group, const CgroupFiles& files, const std::string& by) override;
     bool completeFork(Task& task, const Op& op) override;
     /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
-    bool preemptible(int cpu) const { return m_work->preemptible(cpu); }
+    bool preemptible(int cpu) const override { return m_work->preemptible(cpu); }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu, MigrateDetail placed = {}, int parentCpu = -1);
     void timerWakeUp(int taskIndex, int64_t due);
@@ -185,10 +181,10 @@ private:
     void onWorkDone(int taskIndex);
 
     // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
-    SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
+    SchedEntity* classPick(int cpu); ///< the class walk of __pick_next_task()
+    SchedEntity* pickTask(int cpu) override { return classPick(cpu); }
     /// move_queued_task_locked() of a queued fair task (core steal, load balance).
     void moveQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
-    bool inKernelSection(int cpu) override;
     void applyCookieOp(Task& task, const Op& op) override;
     // kernel sections (machinebandwidth.cpp)
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
@@ -214,8 +210,6 @@ private:
     bool updateBlockedAverages(int cpu) override;
     /// Builds the sched domains and the balancer from the machine description.
     void initBalancer(const Scenario& scenario);
-    /// rq->cfs_tasks upkeep at enqueue (most recent first) and the root domain's overload flag.
-    void cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
     SchedDomains m_domains;
     std::unique_ptr<LoadBalancer> m_balancer;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the fair load balancer (core/fair/loadbalance.*, kernel-model.md §8.3):
-// the sched domains built from the machine description, rq->cfs_tasks upkeep, and the
+// the sched domains built from the machine description and the
 // BalanceServices the balancer reaches the machine through (the run-state tests, the stopper's
 // preemption for active balance).
 #include "core/fair/utilest.h"
@@ -24,31 +24,6 @@ void Machine::initBalancer(const Scenario& scenario)
     m_balancer = std::make_unique<LoadBalancer>(static_cast<MachineContext&>(*this),
         static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);
     m_balancer->setTraits(&m_traits);
-}
-
-void Machine::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
-{
-    // util_est_enqueue() / util_est_dequeue() + util_est_update() of enqueue_task_fair() and
-    // dequeue_task_fair() (kernel-model.md §6.8): a delayed task's estimate left the sum when
-    // it went to sleep and comes back when it is woken.
-    if (utilEst()) {
-        if (enqueued) {
-            utilEstEnqueue(*rq.cfs, taskSe);
-        } else {
-            utilEstDequeue(*rq.cfs, taskSe);
-            utilEstUpdate(taskSe, flags & DequeueSleep, m_domains.topology().capacityOf(rq.cpu));
-        }
-    }
-    if (!enqueued)
-        return; // the final dequeue unlinks it (FairClass::dequeueEntities)
-    // account_entity_enqueue(): list_add() at the head; a delayed task requeued in place keeps
-    // its position (it never left the list).
-    if (!(flags & EnqueueDelayed) || !taskSe.groupNode.is_linked()) {
-        taskSe.groupNode.unlink();
-        rq.cfsTasks.push_front(taskSe);
-    }
-    if (nrRunning(rq.cpu) >= 2)
-        m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
 }
 
 int Machine::nrRunning(int cpu) const

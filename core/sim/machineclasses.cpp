@@ -50,14 +50,13 @@ void Machine::initClasses(const Scenario& scenario)
     m_fairSched = std::make_unique<FairSchedClass>(*m_fair, ctx, m_domains, m_hz);
     m_fairSched->setTraits(&m_traits);
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
-    m_core = std::make_unique<CoreScheduler>(
-        ctx, static_cast<CoreSchedServices&>(*this), m_domains.topology());
+    m_core = std::make_unique<CoreScheduler>(ctx, m_domains.topology());
     m_bw = std::make_unique<CfsBandwidthControl>(ctx, *m_fair, m_groups, m_choices);
     m_load = std::make_unique<LoadTracker>(ctx, m_groups, m_cpus, m_tickNs);
     // The direct calls between the classes and units.
     m_rt->setCoreScheduler(m_core.get());
-    m_fairSched->setUnits(m_dlServer.get(), m_load.get(), m_bw.get(), m_core.get());
-    m_fair->setHooks(this);
+    m_fairSched->setUnits(
+        m_dlServer.get(), m_load.get(), m_bw.get(), m_core.get(), m_balancer.get());
     m_fair->setLoadTracker(m_load.get());
     m_fair->setBandwidth(m_bw.get());
     m_load->setTraits(&m_traits);

@@ -36,14 +36,16 @@ namespace {
 constexpr uint64_t kCookieA = 1;
 constexpr uint64_t kCookieB = 2;
 
-/// One SMT core of two CPUs on the FakeMachine; classPick() returns what the test puts in
+/// One SMT core of two CPUs on the FakeMachine; pickTask() returns what the test puts in
 /// `picks`.
-class CoreMachine final : public test::FakeMachine, public CoreSchedServices
+class CoreMachine final : public test::FakeMachine
 {
 public:
     CoreMachine()
         : test::FakeMachine(2)
-    { }
+    {
+        picks = {nullptr, nullptr};
+    }
     Task& addTask(int cpu, uint64_t cookie, int rtPriority = 0)
     {
         Task& t =
@@ -60,11 +62,6 @@ public:
             cpus.push_back(t.cpu);
         return cpus;
     }
-
-    SchedEntity* classPick(int cpu) override { return picks[static_cast<size_t>(cpu)]; }
-    bool inKernelSection(int) override { return false; }
-
-    std::vector<SchedEntity*> picks{nullptr, nullptr};
 };
 
 } // namespace
@@ -75,7 +72,7 @@ void TestCoreUnit::taskPrioAcrossClasses()
     // "a below b": idle (null) below everything, a fair task below any RT task, a lower RT
     // priority below a higher one, two RT tasks of one priority unordered.
     CoreMachine m;
-    CoreScheduler core(m, m, CpuTopology{2, 2, 1, {}, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     Task& rt50 = m.addTask(0, 0, 50);
     Task& rt10 = m.addTask(0, 0, 10);
     Task& rt50b = m.addTask(1, 0, 50);
@@ -99,7 +96,7 @@ void TestCoreUnit::corePickForcesIdleSibling()
     // in its core_tree but one runnable task: it is forced idle (and queues a core balance),
     // while CPU 1 gets the RT task as its pending core_pick and an IPI (resched).
     CoreMachine m;
-    CoreScheduler core(m, m, CpuTopology{2, 2, 1, {}, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     QVERIFY(core.active());
     Task& fairA = m.addTask(0, kCookieA);
@@ -136,7 +133,7 @@ void TestCoreUnit::untaggedPickWithoutCoreCookie()
     // No core cookie and no forced idle: an untagged per-CPU pick is taken as it is (step 2),
     // and no sibling is disturbed. (The caller clears forcedIdle before each pick.)
     CoreMachine m;
-    CoreScheduler core(m, m, CpuTopology{2, 2, 1, {}, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& plain = m.addTask(0, 0, 20);
     m.picks = {&plain.se, nullptr};
@@ -153,7 +150,7 @@ void TestCoreUnit::cookieChangeReschedulesRunningTask()
     // cookie (core_task_seq bumped twice); if it is running, its CPU reschedules. The first
     // cookie enables core scheduling.
     CoreMachine m;
-    CoreScheduler core(m, m, CpuTopology{2, 2, 1, {}, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     Task& t = m.addTask(1, 0);
     t.se.onRq = true;
     m.rq(1).curr = &t.se;
@@ -174,7 +171,7 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
     // half of it (MIN_NR_TASKS_DURING_FORCEIDLE = 2): with a 3 ms slice, 1.5 ms is not yet more
     // than half, 1.5 ms + 1 ns is.
     CoreMachine m;
-    CoreScheduler core(m, m, CpuTopology{2, 2, 1, {}, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& fairA = m.addTask(0, kCookieA);
     Task& rtB = m.addTask(1, kCookieB, 40);
@@ -204,7 +201,7 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
 void TestCoreUnit::invariantCatchesMixedCookies()
 {
     CoreMachine m;
-    CoreScheduler core(m, m, CpuTopology{2, 2, 1, {}, {}});
+    CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& a = m.addTask(0, kCookieA);
     Task& b = m.addTask(1, kCookieB);

@@ -49,6 +49,9 @@ public:
     /// wakeupPreempt() and moveQueuedTask() go through this class when set (the class under
     /// test); otherwise they are only recorded.
     SchedClass* sched = nullptr;
+    /// pickTask() of each CPU (the class walk's answer); null for a CPU not listed.
+    std::vector<SchedEntity*> picks;
+    bool allPreemptible = true;    ///< preemptible() of every CPU
     std::vector<int64_t> cpuTimes; ///< groupCpuTimes(); all 0 when empty
     uint64_t events = 0;           ///< eventsExecuted()
 
@@ -100,6 +103,11 @@ public:
     const Task& task(int index) const override { return *tasks.at(static_cast<size_t>(index)); }
     const std::vector<TaskGroup>& taskGroups() const override { return groups; }
     int thisCpu() const override { return eventCpu; }
+    bool preemptible(int) const override { return allPreemptible; }
+    SchedEntity* pickTask(int cpu) override
+    {
+        return static_cast<size_t>(cpu) < picks.size() ? picks[static_cast<size_t>(cpu)] : nullptr;
+    }
     void resched(int cpu, bool lazy = false) override;
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags = 0) override;
     void wakeUp(Task& task) override { woken.push_back(task.index); }
