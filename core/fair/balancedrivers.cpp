@@ -28,7 +28,7 @@ void LoadBalancer::tick(int cpu)
     if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)]) {
         // sched_balance_softirq(): the CPU's blocked averages, then its domains (§6.6).
         updateBlocked(cpu);
-        balanceDomains(cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
+        balanceDomains(cpu, m_ctx.idleCpu(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
             MigrateReason::Periodic);
     }
     nohzBalancerKick(cpu);
@@ -39,7 +39,7 @@ void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reaso
     // sched_balance_domains()
     const Rq& rq = m_ctx.rq(cpu);
     auto schedIdle = [&] {
-        const int nr = m_s.nrRunning(cpu);
+        const int nr = m_ctx.nrRunning(cpu);
         return nr > 0 && nr == rq.cfs->hNrIdle;
     };
     bool busy = idle != CpuIdleType::Idle && !schedIdle();
@@ -56,7 +56,7 @@ void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reaso
         if (now >= sd.lastBalance + interval) {
             if (balanceRq(cpu, static_cast<int>(level), idle, reason, &continueBalancing)) {
                 // We pulled: we may be busy now.
-                idle = m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
+                idle = m_ctx.idleCpu(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
                 busy = idle != CpuIdleType::Idle && !schedIdle();
             }
             sd.lastBalance = now;
@@ -166,12 +166,12 @@ void LoadBalancer::nohzBalancerKick(int cpu)
             kickIlb(cpu, stats | next);
         return;
     }
-    bool kick = m_s.nrRunning(cpu) >= 2;
+    bool kick = m_ctx.nrRunning(cpu) >= 2;
     if (const SchedDomain* sd = m_sd.asymPackingDomain(cpu); !kick && sd) {
         // An idle CPU of higher priority (with its whole core idle on SMT) may take this
         // CPU's work (§8.5).
         for (int c = sd->first; c < sd->first + sd->weight && !kick; ++c)
-            kick = c != cpu && m_s.cpuIdle(c) && schedAsym(*sd, c, cpu);
+            kick = c != cpu && m_ctx.idleCpu(c) && schedAsym(*sd, c, cpu);
     }
     if (!kick && m_sd.asymCapacityDomain(cpu)) {
         // check_misfit_status(): a misfit task may find a bigger CPU (before 6.10 only when this
@@ -184,7 +184,7 @@ void LoadBalancer::nohzBalancerKick(int cpu)
         if (const SchedDomain* llc = m_sd.llc(cpu)) {
             int busy = 0;
             for (int c = llc->first; c < llc->first + llc->weight && busy < 2; ++c)
-                if (!m_s.cpuIdle(c))
+                if (!m_ctx.idleCpu(c))
                     ++busy;
             kick = busy > 1;
         }
@@ -201,7 +201,7 @@ void LoadBalancer::kickIlb(int cpu, unsigned flags)
     if (flags & kNohzBalanceKick)
         m_nohzNextBalance = jiffies() + 1;
     for (int c = 0; c < m_sd.cpus(); ++c)
-        if (c != cpu && m_tickStopped[static_cast<size_t>(c)] && m_s.cpuIdle(c)) {
+        if (c != cpu && m_tickStopped[static_cast<size_t>(c)] && m_ctx.idleCpu(c)) {
             nohzIdleBalance(c, flags);
             return;
         }
@@ -249,9 +249,9 @@ void LoadBalancer::nohzIdleBalance(int ilbCpu, unsigned flags)
         m_nohzNeedsUpdate = false;
     for (int k = 1; k <= n; ++k) {
         const int c = (ilbCpu + k) % n;
-        if (!m_tickStopped[static_cast<size_t>(c)] || !m_s.cpuIdle(c))
+        if (!m_tickStopped[static_cast<size_t>(c)] || !m_ctx.idleCpu(c))
             continue;
-        if (c != ilbCpu && !m_s.cpuIdle(ilbCpu)) {
+        if (c != ilbCpu && !m_ctx.idleCpu(ilbCpu)) {
             // need_resched() on the ILB CPU: the next kick does the rest.
             if (flags & kNohzStatsKick)
                 m_nohzHasBlocked = true;

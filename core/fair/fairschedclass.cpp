@@ -21,7 +21,7 @@ FairSchedClass::FairSchedClass(
     , m_domains(domains)
     , m_topo(domains.topology())
     , m_hz(hz)
-    , m_placement(*this, domains, hz)
+    , m_placement(ctx, *this, domains, hz)
 {
     m_fair.setHooks(this);
 }
@@ -49,7 +49,7 @@ void FairSchedClass::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int 
         taskSe.groupNode.unlink();
         rq.cfsTasks.push_front(taskSe);
     }
-    if (nrRunning(rq.cpu) >= 2 && m_balancer)
+    if (m_ctx.nrRunning(rq.cpu) >= 2 && m_balancer)
         m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
 }
 
@@ -148,21 +148,9 @@ void FairSchedClass::updateCurr(Rq& rq)
 
 // --- PlacementServices (kernel-model.md §8.2) ---------------------------------------------------
 
-int FairSchedClass::nrRunning(int cpu) const
-{
-    // rq->nr_running: the fair tasks (delayed ones included) and the RT ones.
-    const Rq& rq = m_ctx.rq(cpu);
-    return rq.nrRunning + rq.rt.nrQueued;
-}
-
-bool FairSchedClass::idleCpu(int cpu) const
-{
-    return m_ctx.rq(cpu).curr == nullptr && nrRunning(cpu) == 0;
-}
-
 bool FairSchedClass::schedIdleCpu(int cpu) const
 {
-    const int n = nrRunning(cpu);
+    const int n = m_ctx.nrRunning(cpu);
     return n > 0 && n == m_ctx.rq(cpu).cfs->hNrIdle;
 }
 

@@ -73,9 +73,7 @@ private:
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
 
     // PlacementServices over the run queues
-    bool idleCpu(int cpu) const override;
     bool schedIdleCpu(int cpu) const override;
-    int nrRunning(int cpu) const override;
     int nrDelayed(int cpu) const override;
     uint64_t cpuLoad(int cpu) const override;
     uint64_t cpuUtil(int cpu) const override;

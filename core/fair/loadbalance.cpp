@@ -3,7 +3,9 @@
 #include "core/fair/loadbalance.h"
 
 #include "core/base/cpuset.h"
+#include "core/coresched/corescheduler.h"
 #include "core/fair/pelt.h"
+#include "core/fair/placement.h"
 #include "core/fair/utilest.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
@@ -250,6 +252,21 @@ LoadBalancer::LoadBalancer(
     , m_avgIdle(static_cast<size_t>(domains.cpus()), 2 * kSchedMigrationCostNs)
 { }
 
+bool LoadBalancer::utilEst() const
+{
+    return m_features && m_features->has(Feature::UtilEst);
+}
+
+bool LoadBalancer::taskAllowed(const SchedEntity& taskSe, int cpu) const
+{
+    return m_ctx.task(static_cast<int>(taskSe.task.index())).cpus.test(cpu);
+}
+
+bool LoadBalancer::cookieMatch(const SchedEntity& taskSe, int cpu) const
+{
+    return !m_core || m_core->cookieFits(m_ctx.task(static_cast<int>(taskSe.task.index())), cpu);
+}
+
 int64_t LoadBalancer::jiffies() const
 {
     return m_ctx.clock() / m_tickNs;
@@ -289,19 +306,19 @@ int64_t LoadBalancer::cpuLoad(int cpu)
 int64_t LoadBalancer::cpuUtil(int cpu)
 {
     return static_cast<int64_t>(
-        cfsCpuUtil(m_ctx.rq(cpu).cfs->avg, m_s.utilEst(), m_sd.topology().capacityOf(cpu)));
+        cfsCpuUtil(m_ctx.rq(cpu).cfs->avg, utilEst(), m_sd.topology().capacityOf(cpu)));
 }
 
 int64_t LoadBalancer::taskUtil(const SchedEntity& se) const
 {
-    return static_cast<int64_t>(cfsTaskUtil(se, m_s.utilEst()));
+    return static_cast<int64_t>(cfsTaskUtil(se, utilEst()));
 }
 
 bool LoadBalancer::coreIdle(int cpu) const
 {
     const CpuTopology& t = m_sd.topology();
     for (int c = t.coreFirst(cpu); c < t.coreFirst(cpu) + t.coreSize(cpu); ++c)
-        if (c != cpu && !m_s.cpuIdle(c))
+        if (c != cpu && !m_ctx.idleCpu(c))
             return false;
     return true;
 }
@@ -347,13 +364,13 @@ bool LoadBalancer::shouldWeBalance(LbEnv& env)
     if (!env.cpus.test(env.dstCpu))
         return false;
     if (env.idle == CpuIdleType::NewlyIdle)
-        return m_s.nrRunning(env.dstCpu) == 0;
+        return m_ctx.nrRunning(env.dstCpu) == 0;
     // The first idle CPU of the local group balances (6.6+: preferring one whose whole core is
     // idle), else the group's first CPU.
     const SchedGroup& g = *env.localGroup;
     int idleSmt = -1;
     for (int c = g.first; c < g.first + g.weight; ++c) {
-        if (!env.cpus.test(c) || !m_s.cpuIdle(c))
+        if (!env.cpus.test(c) || !m_ctx.idleCpu(c))
             continue;
         if (!(env.sd->flags & SdShareCpuCapacity) && !coreIdle(c)) {
             if (idleSmt == -1)
@@ -379,11 +396,11 @@ void LoadBalancer::updateSgLbStats(
         sgs.groupUtil += cpuUtil(i);
         sgs.groupRunnable += static_cast<int64_t>(rq.cfs->avg.runnableAvg);
         sgs.sumHNrRunning += rq.cfs->hNrRunnable;
-        const int nr = m_s.nrRunning(i);
+        const int nr = m_ctx.nrRunning(i);
         sgs.sumNrRunning += nr;
         if (nr > 1)
             overloaded = true;
-        if (!nr && m_s.cpuIdle(i))
+        if (!nr && m_ctx.idleCpu(i))
             ++sgs.idleCpus;
         // A misfit task on a CPU of another group (kernel-model.md §8.4).
         if (!local && (env.sd->flags & SdAsymCpuCapacity)
@@ -504,7 +521,8 @@ void LoadBalancer::updateSdLbStats(LbEnv& env, SdLbStats& sds)
     // except in a new-idle balance.
     if (const SchedDomain* llc = m_sd.llc(env.dstCpu);
         env.idle != CpuIdleType::NewlyIdle && llc && llc->weight == env.sd->weight)
-        m_s.updateIdleCpuScan(env.dstCpu, sumUtil);
+        if (m_placement)
+            m_placement->updateIdleCpuScan(env.dstCpu, sumUtil);
     if (!env.parent)
         m_rdOverloaded = overloaded; // the root domain's overload flag
 }
@@ -581,9 +599,9 @@ bool LoadBalancer::taskHot(const SchedEntity& se, LbEnv& env)
     if (env.sd->flags & SdShareCpuCapacity)
         return false; // SMT siblings share the cache
     // CACHE_HOT_BUDDY: the next buddy is hot when the destination has work.
-    if (m_s.nrRunning(env.dstCpu) && se.cfsRq && se.cfsRq->next == &se)
+    if (m_ctx.nrRunning(env.dstCpu) && se.cfsRq && se.cfsRq->next == &se)
         return true;
-    if (!m_s.cookieMatch(se, env.dstCpu))
+    if (!cookieMatch(se, env.dstCpu))
         return true;
     return m_ctx.clock() - se.execStart < kSchedMigrationCostNs;
 }
@@ -596,14 +614,14 @@ bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
         return false;
     if (m_s.throttledPair(se, env.srcCpu, env.dstCpu))
         return false;
-    if (!m_s.taskAllowed(se, env.dstCpu)) {
+    if (!taskAllowed(se, env.dstCpu)) {
         env.flags |= LbfSomePinned;
         if (env.idle == CpuIdleType::NewlyIdle || (env.flags & (LbfDstPinned | LbfActiveLb)))
             return false;
         // Remember another CPU of the local group the task could go to.
         const SchedGroup& g = *env.localGroup;
         for (int c = g.first; c < g.first + g.weight; ++c) {
-            if (env.cpus.test(c) && m_s.taskAllowed(se, c)) {
+            if (env.cpus.test(c) && taskAllowed(se, c)) {
                 env.flags |= LbfDstPinned;
                 env.newDstCpu = c;
                 break;
@@ -628,7 +646,7 @@ int LoadBalancer::detachTasks(LbEnv& env)
     int detached = 0;
     while (!tasks.empty()) {
         // Do not take the last task of an idle balance's source.
-        if (env.idle != CpuIdleType::NotIdle && m_s.nrRunning(env.srcCpu) <= 1)
+        if (env.idle != CpuIdleType::NotIdle && m_ctx.nrRunning(env.srcCpu) <= 1)
             break;
         ++env.loop;
         if (env.loop > env.loopMax)
@@ -712,7 +730,7 @@ bool LoadBalancer::activeBalance(int busiestCpu, int targetCpu, MigrateDetail de
     // first movable task from the tail of cfs_tasks (the preempted one is no longer running).
     if (!m_s.stopperPreempt(busiestCpu))
         return false;
-    if (m_s.nrRunning(busiestCpu) < 1)
+    if (m_ctx.nrRunning(busiestCpu) < 1)
         return false;
     const SchedDomain* sd = m_sd.spanning(targetCpu, busiestCpu);
     if (!sd)
@@ -792,8 +810,8 @@ int LoadBalancer::balanceRq(
         env.srcCpu = busiest;
         env.flags |= LbfAllPinned;
         bool redo = false;
-        if (m_s.nrRunning(busiest) > 1) {
-            env.loopMax = std::min(kSchedNrMigrate, m_s.nrRunning(busiest));
+        if (m_ctx.nrRunning(busiest) > 1) {
+            env.loopMax = std::min(kSchedNrMigrate, m_ctx.nrRunning(busiest));
             for (;;) { // more_balance
                 moved += detachTasks(env);
                 if (env.flags & LbfNeedBreak) {
@@ -844,7 +862,7 @@ int LoadBalancer::balanceRq(
                 ++sd.nrBalanceFailed;
             if (needActiveBalance(env)) {
                 const SchedEntity* curr = m_ctx.rq(env.srcCpu).curr;
-                if (curr && !m_s.taskAllowed(*curr, dstCpu)) {
+                if (curr && !taskAllowed(*curr, dstCpu)) {
                     onePinned = true; // the running task cannot come here
                 } else {
                     env.flags &= ~LbfAllPinned;

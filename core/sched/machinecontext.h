@@ -48,6 +48,10 @@ public:
     /// smp_processor_id() of the running event (the waker's, parent's or timer's CPU), -1 for
     /// none.
     virtual int thisCpu() const = 0;
+    /// rq->nr_running of @p cpu: its tasks of every class, the running one included.
+    virtual int nrRunning(int cpu) const = 0;
+    /// idle_cpu() / available_idle_cpu(): nothing runs on @p cpu and nothing is queued.
+    virtual bool idleCpu(int cpu) const = 0;
     /// preemptible() of @p cpu: neither a non-preemptible section of the kernel-work cost model
     /// nor (under preempt none/voluntary) a kernel section of the running task holds it.
     virtual bool preemptible(int cpu) const = 0;

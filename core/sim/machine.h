@@ -199,14 +199,10 @@ private:
 
     // load balancing (§8.3): BalanceServices of the fair load balancer (machinebalance.cpp)
     int nrRunning(int cpu) const override;
-    bool cpuIdle(int cpu) const override;
-    bool utilEst() const override { return m_features.has(Feature::UtilEst); }
-    bool taskAllowed(const SchedEntity& taskSe, int cpu) const override;
-    bool cookieMatch(const SchedEntity& taskSe, int cpu) const override;
+    bool idleCpu(int cpu) const override;
     bool migratable(const SchedEntity& taskSe) const override;
     bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const override;
     bool stopperPreempt(int cpu) override;
-    void updateIdleCpuScan(int cpu, uint64_t sumUtil) override;
     bool updateBlockedAverages(int cpu) override;
     /// Builds the sched domains and the balancer from the machine description.
     void initBalancer(const Scenario& scenario);

@@ -32,19 +32,9 @@ int Machine::nrRunning(int cpu) const
     return rq.nrRunning + rq.rt.nrQueued;
 }
 
-bool Machine::cpuIdle(int cpu) const
+bool Machine::idleCpu(int cpu) const
 {
     return !m_rqs[static_cast<size_t>(cpu)]->curr && nrRunning(cpu) == 0;
-}
-
-bool Machine::taskAllowed(const SchedEntity& taskSe, int cpu) const
-{
-    return m_tasks[taskSe.task.index()]->cpus.test(cpu);
-}
-
-bool Machine::cookieMatch(const SchedEntity& taskSe, int cpu) const
-{
-    return m_core->cookieFits(*m_tasks[taskSe.task.index()], cpu);
 }
 
 bool Machine::migratable(const SchedEntity& taskSe) const
@@ -90,11 +80,6 @@ bool Machine::updateBlockedAverages(int cpu)
     // Without groups nothing is published: the root queues' averages are not kept up to date
     // here, and the NOHZ stats kicks stop once every CPU reported no blocked load.
     return m_groups.size() > 1 && m_load->updateBlockedAverages(cpu);
-}
-
-void Machine::updateIdleCpuScan(int cpu, uint64_t sumUtil)
-{
-    m_fairSched->placement().updateIdleCpuScan(cpu, sumUtil);
 }
 
 } // namespace schedlab

@@ -114,15 +114,10 @@ public:
         test::FakeMachine::moveQueuedTask(task, dst, reason, detail);
     }
     int nrRunning(int cpu) const override { return nr[static_cast<size_t>(cpu)]; }
-    bool cpuIdle(int cpu) const override
+    bool idleCpu(int cpu) const override
     {
         return nr[static_cast<size_t>(cpu)] == 0 && !rqs[static_cast<size_t>(cpu)]->curr;
     }
-    bool taskAllowed(const SchedEntity& se, int cpu) const override
-    {
-        return task(static_cast<int>(se.task.index())).cpus.test(cpu);
-    }
-    bool cookieMatch(const SchedEntity&, int) const override { return true; }
     bool migratable(const SchedEntity&) const override { return true; }
     bool throttledPair(const SchedEntity&, int, int) const override { return false; }
     /// The stopper preempts the running task (it stays queued) when @c stopperWorks.

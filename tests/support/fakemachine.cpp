@@ -52,6 +52,12 @@ TaskGroup& FakeMachine::addGroup(const std::string& path, int parent)
     return groups.back();
 }
 
+int FakeMachine::nrRunning(int cpu) const
+{
+    const Rq& q = rq(cpu);
+    return q.nrRunning + q.rt.nrQueued;
+}
+
 void FakeMachine::resched(int cpu, bool lazy)
 {
     reschedCpus.push_back(cpu);

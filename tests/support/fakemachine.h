@@ -103,6 +103,9 @@ public:
     const Task& task(int index) const override { return *tasks.at(static_cast<size_t>(index)); }
     const std::vector<TaskGroup>& taskGroups() const override { return groups; }
     int thisCpu() const override { return eventCpu; }
+    /// rq->nr_running from the run queue's counts (fair and RT); a test may override it.
+    int nrRunning(int cpu) const override;
+    bool idleCpu(int cpu) const override { return !rq(cpu).curr && nrRunning(cpu) == 0; }
     bool preemptible(int) const override { return allPreemptible; }
     SchedEntity* pickTask(int cpu) override
     {
