@@ -4,7 +4,7 @@
 // snapshots, task_tick_core() and the core balance (stealing a matching-cookie task into a
 // forced-idle CPU). Only SMT siblings share a core (threads_per_core > 1); with one thread per
 // core the core-wide pick is the per-CPU pick and nothing here runs. The machine is reached
-// through CoreSchedServices (a fake in tests/core/tst_coreunit.cpp).
+// through MachineContext (the FakeMachine in tests/core/tst_coreunit.cpp).
 //
 // Core scheduling covers every class, as in the kernel: RT tasks with a cookie are in the
 // core_tree, each sibling's class pick is its RT pick before its fair pick, and prio_less()

@@ -39,7 +39,7 @@ public:
     bool cookieFits(const Task& task, int cpu) const;
     /// sched_core_enqueue()/dequeue() of an RT task.
     void rtTaskQueued(Task& task, bool enqueued);
-    /// sched_core_enqueue()/dequeue() of a fair task entity (FairHooks::taskQueued).
+    /// sched_core_enqueue()/dequeue() of a fair task entity (FairSchedClass::taskQueued).
     void fairTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
     /// task_tick_core().
     void taskTick(int cpu);

@@ -2,9 +2,10 @@
 // struct sched_class (kernel/sched/sched.h): what every scheduling class offers the core
 // scheduler. The machine (core/sim) keeps the classes in priority order — the fair deadline
 // server, RT, fair, idle — and walks them to pick the next task (__pick_next_task()), dispatches
-// a task's class operations through classOf(task) instead of testing its policy, and gives each
-// class its services (clock, resched, timers, recording) through an interface of its own, so a
-// class can be unit-tested with a fake machine (tests/core/tst_rtunit.cpp, tst_fairformulas.cpp).
+// a task's class operations through classOf(task) instead of testing its policy, and gives every
+// class the same machine context (core/sched/machinecontext.h: clock, resched, timers,
+// recording), so a class can be unit-tested on the tests' FakeMachine
+// (tests/support/fakemachine.h; tests/core/tst_rtunit.cpp, tst_fairformulas.cpp).
 #pragma once
 
 #include <cstdint>
