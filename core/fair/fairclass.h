@@ -86,6 +86,8 @@ public:
 
     FairParams& params() { return m_p; }
     const FairParams& params() const { return m_p; }
+    /// The task groups (the machine's hierarchy; the fair state of each group is the class's).
+    std::vector<TaskGroup>& groups() { return m_groups; }
 
     // --- entity level (§3.6–§5) -------------------------------------------------------------
     void updateCurr(CfsRq& cfsRq);

@@ -72,7 +72,7 @@ public:
     std::string profileName() const { return m_profileName; }
     const FeatureSet& features() const { return m_features; }
     const ProfileChoices& choices() const { return m_choices; }
-    int64_t baseSlice() const { return m_fair->params().baseSlice; }
+    int64_t baseSlice() const { return m_baseSlice; }
     int hz() const { return m_hz; }
     void apply(const Action& action);
     Metrics metrics() const;
@@ -111,8 +111,7 @@ private:
     void armPeriodTimer(int group) override;             ///< start_rt_bandwidth()
     void taskQueued(Task& task, bool enqueued) override; ///< core_tree upkeep for RT tasks
     bool cookieFits(const Task& task, int cpu) const override;
-    void migrate(Task& task, int cpu) override { migrate(task, cpu, MigrateReason::Rt); }
-    void migrate(Task& task, int cpu, MigrateReason reason);
+    void migrate(Task& task, int cpu) override { moveQueuedTask(task, cpu, MigrateReason::Rt); }
     void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
     int taskCount() const override { return static_cast<int>(m_tasks.size()); }
     const std::string& groupPath(int group) const override
@@ -135,7 +134,7 @@ private:
     int eventCpu() const override { return m_eventCpu; }
     void syncEntityLoadAvg(Task& task) override;
     /// task->sched_class: the class of @p task's policy.
-    SchedClass& classOf(const Task& task);
+    SchedClass& classOf(const Task& task) const;
 
 private:
     // construction
@@ -177,18 +176,25 @@ private:
     void moveTask(Task& task, int group) override;
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
-    void migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
+    /// move_queued_task(): @p task, queued and not running, moves to @p cpu.
+    void moveQueuedTask(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
+    /// The stopper preempts @p task, running on @p rq (it stays queued).
+    void stopperPreempt(Rq& rq, Task& task);
+    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class).
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next);
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
     // the classes and units and their services (machineclasses.cpp)
     void initClasses(const Scenario& scenario);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
+    /// The class of a task of @p policy (__setscheduler_class()).
+    SchedClass& classOfPolicy(Policy policy);
+    /// sched_setscheduler() with a change of class; false for a change within the fair class.
     bool changeClass(Task& task, Policy policy);
-    bool rtMoveTask(Task& task, int group);
-    bool rtSetAffinity(Task& task, const CpuSet& cpus);
-    RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
+    /// The classes' cgroup files of @p files written to @p group (@p by: the task writing, empty
+    /// for the scenario); refused writes are findings.
+    RtWalkCount writeClassFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
     // KernelWorkServices (the kernel-work cost model, core/kernel/kernelwork.h)
     KernelSections& sections(int cpu) override { return m_rqs[static_cast<size_t>(cpu)]->sections; }
@@ -294,6 +300,9 @@ private:
     IdleClass m_idle;
     /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
     std::array<SchedClass*, 4> m_classes{};
+    static constexpr size_t kRtClass = 1;   ///< rt_sched_class in m_classes
+    static constexpr size_t kFairClass = 2; ///< fair_sched_class in m_classes
+    int64_t m_baseSlice = 0;                ///< sysctl_sched_base_slice (scaled by CPU count)
     std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTimes() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order

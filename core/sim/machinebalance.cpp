@@ -74,8 +74,10 @@ bool Machine::cookieMatch(const SchedEntity& taskSe, int cpu) const
 
 bool Machine::migratable(const SchedEntity& taskSe) const
 {
-    const Task& task = *m_tasks[taskSe.task.index()];
-    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+    // can_migrate_task() over rq->cfs_tasks: fair tasks only.
+    Task& task = *m_tasks[taskSe.task.index()];
+    return taskSe.onRq && &classOf(task) == m_classes[kFairClass]
+        && task.state == TaskRunState::Runnable && !task.parked;
 }
 
 bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
@@ -94,11 +96,8 @@ void Machine::moveTask(SchedEntity& taskSe, int dstCpu, MigrateReason reason, Mi
     // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
     // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
     Task& task = taskOf(taskSe);
-    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
-    m_fair->dequeueEntities(src, task.se, 0);
-    migrateQueued(task, dstCpu, reason, detail);
+    moveQueuedTask(task, dstCpu, reason, detail);
     Rq& dst = *m_rqs[static_cast<size_t>(dstCpu)];
-    m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
     if (dst.curr)
         wakeupPreempt(dst, task, 0);
     else if (reason != MigrateReason::NewIdle)
@@ -108,21 +107,15 @@ void Machine::moveTask(SchedEntity& taskSe, int dstCpu, MigrateReason reason, Mi
 
 bool Machine::stopperPreempt(int cpu)
 {
-    // The stopper (stop_one_cpu_nowait()) preempts the running fair task; it stays queued.
+    // Active balance: the stopper preempts the running fair task; it stays queued.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr)
         return false;
     Task& task = taskOf(*rq.curr);
-    if (task.isRt() || task.blocking || task.exiting || !preemptible(cpu))
+    if (&classOf(task) != m_classes[kFairClass] || task.blocking || task.exiting
+        || !preemptible(cpu))
         return false; // the stopper waits for preemption to be enabled; not modelled: no move
-    stopRunning(task);
-    m_fair->putPrevTask(rq, task.se);
-    rq.curr = nullptr;
-    rq.stopperRan = true;
-    resched(cpu, false);
-    task.state = TaskRunState::Runnable;
-    ++task.switches;
-    recordSwitch(cpu, &task, nullptr);
+    stopperPreempt(rq, task);
     markWaiting(task, cpu);
     return true;
 }

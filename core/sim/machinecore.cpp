@@ -45,9 +45,7 @@ void Machine::queueCoreBalance(int cpu)
 void Machine::moveQueued(Task& task, int cpu)
 {
     // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
-    m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
-    migrateQueued(task, cpu, MigrateReason::CoreSteal);
-    m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
+    moveQueuedTask(task, cpu, MigrateReason::CoreSteal);
 }
 
 bool Machine::inKernelSection(int cpu)

@@ -192,7 +192,7 @@ void TestRtUnit::bandwidthThrottlesAndRefills()
     rt.enqueueTask(rq, t, 0);
     QCOMPARE(m.armedGroups, std::vector<int>{1}); // start_rt_bandwidth() at enqueue
     m.run(t);
-    rt.setNextTask(rq, t);
+    rt.setNextTask(rq, t, true);
     m.now = 11'000'000;
     rt.updateCurr(rq);
     QCOMPARE(m.executed, int64_t{11'000'000});
