@@ -165,7 +165,6 @@ private:
 
     // 7.3 flat run queue (fairflat.cpp).
     bool flat() const { return m_p.choices->flat; }
-    void updateCurrFlat(CfsRq& cfsRq);
     void enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
     int dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
     void requeueDelayedFlat(CfsRq& root, SchedEntity& se);

@@ -82,6 +82,8 @@ public:
     void postInitTask(Task& task, int cpu) override;
     int64_t hrtickDelay(const Rq& rq) const override;
     SchedGroupOps* groupOps() override { return this; }
+    /// fair_server_pick_task(): pick_task_fair() for the fair deadline server.
+    SchedEntity* serverPickTask(Rq& rq) override { return m_fair.pickTask(rq); }
     /// The class's units: the load balancer, PELT and CFS bandwidth (built by the machine).
     void setUnits(LoadBalancer* balancer, LoadTracker* load, CfsBandwidthControl* bandwidth)
     {

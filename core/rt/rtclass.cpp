@@ -235,7 +235,6 @@ void RtClass::periodTimer(int group)
     // do_sched_rt_period_timer(): per CPU, rt_time −= min(rt_time, runtime); unthrottle when
     // rt_time < runtime; the timer stops when nothing is left to refill (§10.4).
     RtGroup& rg = m_groups[static_cast<size_t>(group)];
-    rg.periodTimer = {};
     bool active = false;
     for (int c = 0; c < m_s.cpuCount() && !rg.cpu.empty(); ++c) {
         const Rq& rq = m_s.runQueue(c);

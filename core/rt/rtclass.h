@@ -18,7 +18,6 @@
 // - RT_RUNTIME_SHARE (runtime borrowing) is off, as in every EEVDF-era kernel.
 #pragma once
 
-#include "core/base/eventid.h"
 #include "core/sched/schedclass.h"
 
 #include <array>
@@ -63,7 +62,6 @@ struct RtGroup
     int64_t periodNs = kRtDefaultPeriodNs;
     std::vector<int> children; ///< in the kernel's list order (newest first)
     std::vector<RtRqBw> cpu;   ///< per CPU; empty until an RT task of the group ran
-    EventId periodTimer;       ///< rt_period_timer while active
 };
 
 /// rq->rt: one CPU's RT run queue, kept as the kernel's struct rt_prio_array: a bitmap of the
@@ -206,6 +204,11 @@ public:
     RtWalkCount writeFiles(
         int group, const CgroupFiles& files, std::vector<std::string>& refused) override;
     bool admits(int group) const override;
+    int64_t groupTimerPeriod(int group) const override
+    {
+        return m_groups[static_cast<size_t>(group)].periodNs;
+    }
+    void groupTimerExpired(int group) override { periodTimer(group); }
 
     std::vector<RtGroup>& groups() { return m_groups; }
     const std::vector<RtGroup>& groups() const { return m_groups; }

@@ -46,6 +46,12 @@ public:
     /// to @p refused ("write V > /g/file: ERRNO (why)"). Returns the RT admission walk.
     virtual RtWalkCount writeFiles(
         int group, const CgroupFiles& files, std::vector<std::string>& refused) = 0;
+    /// The class's period timer of @p group (RT: rt_period_timer, armed by
+    /// start_rt_bandwidth()): its period, and its expiry (do_sched_rt_period_timer()). The
+    /// machine keeps the timer; its callback is set when the class table is built, as the
+    /// kernel's init_rt_bandwidth() sets the hrtimer's function.
+    virtual int64_t groupTimerPeriod(int /*group*/) const { return 0; }
+    virtual void groupTimerExpired(int /*group*/) { }
     /// sched_rt_can_attach(), __sched_setscheduler()'s group test: a task of this class may be
     /// in @p group (the RT class: only where the group has RT runtime).
     virtual bool admits(int /*group*/) const { return true; }
@@ -126,6 +132,9 @@ public:
     /// hrtick_start_fair(): ns until the running task of @p rq should be preempted by the
     /// high-resolution tick, 0 for no hrtick (hrtick_update() arms it for its class only).
     virtual int64_t hrtickDelay(const Rq& /*rq*/) const { return 0; }
+    /// The pick the fair deadline server runs for this class's tasks (fair_server_pick_task(),
+    /// given to dl_server_init()); null for a class the server does not serve.
+    virtual SchedEntity* serverPickTask(Rq& /*rq*/) { return nullptr; }
     /// The class's side of the cpu controller, null if it has no cgroup files.
     virtual SchedGroupOps* groupOps() { return nullptr; }
     /// task_tick(): the periodic tick hit @p curr, which runs on @p rq.

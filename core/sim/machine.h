@@ -126,7 +126,7 @@ private:
     EventId startServerTimer(int cpu, int64_t at) override;
     void cancelTimer(EventId id) override { m_events.cancel(id); }
     bool timerPending(EventId id) const override { return m_events.isPending(id); }
-    SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
+    SchedEntity* pickServed(Rq& rq) override { return m_classes[kFairClass]->serverPickTask(rq); }
     // FairSchedServices
     void serverStart(int cpu) override { m_dlServer->starve(cpu); }
     void removeLoad(Task& task) override { m_load->remove(task.se); }
@@ -302,6 +302,7 @@ private:
     std::array<SchedClass*, 4> m_classes{};
     static constexpr size_t kRtClass = 1;   ///< rt_sched_class in m_classes
     static constexpr size_t kFairClass = 2; ///< fair_sched_class in m_classes
+    std::vector<EventId> m_groupTimers;     ///< per group: the RT class's period timer
     int64_t m_baseSlice = 0;                ///< sysctl_sched_base_slice (scaled by CPU count)
     std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTimes() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)

@@ -99,13 +99,19 @@ EventId Machine::startServerTimer(int cpu, int64_t at)
 
 void Machine::armPeriodTimer(int group)
 {
-    RtGroup& rg = m_rt->group(group);
-    if (m_events.isPending(rg.periodTimer))
+    // start_rt_bandwidth(): the RT class's period timer of @p group, unless it is pending.
+    SchedGroupOps* rt = m_classes[kRtClass]->groupOps();
+    if (m_groupTimers.size() <= static_cast<size_t>(group))
+        m_groupTimers.resize(static_cast<size_t>(group) + 1);
+    EventId& timer = m_groupTimers[static_cast<size_t>(group)];
+    if (m_events.isPending(timer))
         return;
-    rg.periodTimer = m_events.schedule(Nanoseconds(clock() + rg.periodNs), [this, group] {
-        m_eventCpu = -1;
-        m_rt->periodTimer(group);
-    });
+    timer =
+        m_events.schedule(Nanoseconds(clock() + rt->groupTimerPeriod(group)), [this, group, rt] {
+            m_eventCpu = -1;
+            m_groupTimers[static_cast<size_t>(group)] = {};
+            rt->groupTimerExpired(group);
+        });
 }
 
 bool Machine::cookieFits(const Task& task, int cpu) const
