@@ -6,7 +6,7 @@
 #include "core/fair/loadbalance.h"
 #include "core/fair/utilest.h"
 #include "core/fair/weights.h"
-#include "core/scenario/scenario.h"
+#include "core/kernel/cgroupfiles.h"
 #include "core/workload/task.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // The RT class (kernel/sched/rt.c), kernel-model.md §10. Simplifications: core/rt/rtclass.h.
 #include "core/rt/rtclass.h"
 
-#include "core/scenario/scenario.h"
+#include "core/kernel/cgroupfiles.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
 

@@ -4,7 +4,7 @@
 // period timer's refill. Timers, migrations and core-scheduling checks are the machine's,
 // reached through RtServices (a fake in tests/core/tst_rtunit.cpp). Admission control of
 // cpu.rt_runtime_us writes (tg_set_rt_bandwidth) is here too; the cost of its walk is the
-// kernel-work cost model's (core/kernel/kernelwork.h).
+// kernel-work cost model's (core/workload/kernelwork.h).
 //
 // Simplifications (documented in docs/scenarios/rt-group-constraints.md):
 // - One queue per CPU (an rt_prio_array: a list per priority) holds every queued RT task (the

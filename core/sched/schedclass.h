@@ -10,7 +10,7 @@
 // (Task::blocking, Task::exiting), which put_prev and dequeue read.
 #pragma once
 
-#include "core/record/migration.h"
+#include "core/sched/migration.h"
 
 #include <cstdint>
 #include <string>
@@ -24,7 +24,7 @@ struct SchedEntity;
 struct Task;
 
 /// The admission walk of a cpu.rt_* write (tg_rt_schedulable(), tg_has_rt_tasks()), for the
-/// kernel-work cost model (core/kernel/kernelwork.h).
+/// kernel-work cost model (core/workload/kernelwork.h).
 struct RtWalkCount
 {
     int64_t groups = 0;         ///< tg_rt_schedulable() calls

@@ -64,7 +64,7 @@ void Machine::timerWakeUp(int taskIndex, int64_t due)
     const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
     if (irqsOn > clock()) {
         // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled (a
-        // cost-model section, core/kernel/kernelwork.h).
+        // cost-model section, core/workload/kernelwork.h).
         t.timer = m_events.schedule(
             Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
         return;

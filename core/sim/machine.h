@@ -12,21 +12,21 @@
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
 #include "core/fair/loadbalance.h"
-#include "core/kernel/kernelwork.h"
 #include "core/record/invariants.h"
 #include "core/record/machineview.h"
 #include "core/record/metricsbuilder.h"
-#include "core/record/migration.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/domains.h"
 #include "core/sched/idleclass.h"
+#include "core/sched/migration.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/resourceguard.h"
 #include "core/sim/simulation.h"
 #include "core/sim/waitbook.h"
 #include "core/workload/interpreter.h"
+#include "core/workload/kernelwork.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
@@ -88,7 +88,7 @@ public:
     void resched(int cpu, bool lazy) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
-    /// A Migrate record with why the task moved (core/record/migration.h).
+    /// A Migrate record with why the task moved (core/sched/migration.h).
     void recordMigrate(
         const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail = {});
     void sample(const SchedEntity& se) override;
@@ -196,7 +196,7 @@ private:
     /// for the scenario); refused writes are findings.
     RtWalkCount writeClassFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
-    // KernelWorkServices (the kernel-work cost model, core/kernel/kernelwork.h)
+    // KernelWorkServices (the kernel-work cost model, core/workload/kernelwork.h)
     KernelSections& sections(int cpu) override { return m_rqs[static_cast<size_t>(cpu)]->sections; }
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }

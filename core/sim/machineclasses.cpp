@@ -3,7 +3,9 @@
 // priority order, classOf()), the services they call (timers, migrations, core-scheduling
 // checks), the cgroup writes handed to each class, and changes of class (sched_setscheduler).
 // The classes themselves are in core/rt/, core/fair/ and core/sched/.
-#include "core/scenario/jsonvalues.h"
+#include "core/base/enumnames.h"
+#include "core/kernel/cgroupfiles.h"
+#include "core/workload/program.h"
 #include "machine.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The fork of the workload, recording hooks, views; the metrics' and invariant checks' view of
 // the machine (core/record/metricsbuilder.h, invariants.h).
+#include "core/base/limits.h"
 #include "core/base/text.h"
-#include "core/scenario/limits.h"
 #include "machine.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 #include "core/base/prng.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
-#include "core/kernel/kernelwork.h"
+#include "core/workload/kernelwork.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
