@@ -3,7 +3,7 @@
 #include "core/base/time.h"
 #include "core/kernel/runoptions.h"
 #include "core/kernel/variant.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 #include "ui/analysis/inspectordock.h"
 #include "ui/common/headless.h"
 #include "ui/common/savefile.h"

@@ -4,6 +4,7 @@
 #include "cli/importcli.h"
 #include "cli/output.h"
 #include "cli/sweep.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
@@ -13,7 +14,6 @@
 #include "core/record/streamexport.h"
 #include "core/record/traceexport.h"
 #include "core/rtapp/rtapp.h"
-#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 

@@ -2,12 +2,12 @@
 #include "sweep.h"
 
 #include "cli/output.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/variant.h"
 #include "core/record/metrics.h"
-#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 

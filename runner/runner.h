@@ -13,7 +13,7 @@
 
 #include "core/base/prng.h"
 #include "core/kernel/runoptions.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <atomic>
 #include <cstdint>

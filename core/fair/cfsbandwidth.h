@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/fair/fairclass.h"
-#include "core/scenario/scenario.h"
+#include "core/kernel/cgroupfiles.h"
 
 #include <cstdint>
 #include <vector>

@@ -78,6 +78,8 @@ public:
 
     FairParams& params() { return m_p; }
     const FairParams& params() const { return m_p; }
+    /// The task groups (the machine's hierarchy; the fair state of each group is the class's).
+    std::vector<TaskGroup>& groups() { return m_groups; }
 
     // --- entity level (§3.6–§5) -------------------------------------------------------------
     void updateCurr(CfsRq& cfsRq);
@@ -155,7 +157,6 @@ private:
 
     // 7.3 flat run queue (fairflat.cpp).
     bool flat() const { return m_p.choices->flat; }
-    void updateCurrFlat(CfsRq& cfsRq);
     void enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
     int dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
     void requeueDelayedFlat(CfsRq& root, SchedEntity& se);

@@ -123,46 +123,10 @@ void FairClass::reweightLoadOnly(CfsRq& cfsRq, SchedEntity& se, uint64_t weight,
         m_ctx.sample(se);
 }
 
-// 7.3 update_curr(cfs_rq): charges the level's running entity (h_curr) and its bandwidth; only
-// when that entity is the task does its vruntime advance, in rq->cfs, by calc_delta_fair() on
-// h_load. (So update_curr(rq->cfs) with a grouped task running charges only the top-level group
-// entity, as the kernel's pick and yield paths do.)
-void FairClass::updateCurrFlat(CfsRq& cfsRq)
-{
-    SchedEntity* curr = cfsRq.curr;
-    if (!curr)
-        return;
-    const int64_t now = m_ctx.clock();
-    const int64_t delta = now - curr->execStart;
-    if (delta <= 0)
-        return;
-    curr->execStart = now;
-    curr->sumExecRuntime += delta;
-    accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
-    if (!curr->isTask())
-        return;
-    CfsRq& root = eevdfRq(*curr);
-    curr->vruntime +=
-        calcDeltaFair(static_cast<uint64_t>(delta), curr->hLoad, m_p.choices->weightPrecision);
-    const bool resched = updateDeadline(root, *curr);
-    if (m_p.choices->v0 == V0Mode::MinVruntime)
-        root.updateMinVruntime();
-    m_ctx.accountExec(*curr, delta);
-    m_ctx.sample(*curr);
-    if (root.hNrQueued == 1)
-        return;
-    bool doResched = resched;
-    if (!doResched) {
-        if (m_p.traits->resched617)
-            doResched = !isProtected(*curr);
-        else if (m_p.traits->customSlices)
-            doResched = didPreemptShort(root, *curr);
-    }
-    if (doResched) {
-        m_ctx.resched(root.cpu, true);
-        clearBuddies(root, *curr);
-    }
-}
+// 7.3 update_curr(cfs_rq) is FairClass::updateCurr() (fairclass.cpp): it charges the level's
+// running entity (h_curr) and its bandwidth; only when that entity is the task does its vruntime
+// advance, in rq->cfs, by calc_delta_fair() on h_load. (So update_curr(rq->cfs) with a grouped
+// task running charges only the top-level group entity, as the kernel's pick and yield paths do.)
 
 // 7.3 enqueue_task_fair() + enqueue_hierarchy(): every level is updated (entities that were not
 // queued are accounted, the others refresh PELT and shares), the counters go up to the root,
@@ -185,7 +149,7 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        updateCurrFlat(cfsRq);
+        updateCurr(cfsRq);
         if (!se->onRq) {
             // enqueue_entity(): PELT attach, shares before the accounting, no tree.
             updateLoadAvg(cfsRq, *se, true);
@@ -248,7 +212,7 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     if (!taskSe.schedDelayed)
         taskQueued(rq, taskSe, false, flags);
     clearBuddies(root, taskSe);
-    updateCurrFlat(*taskSe.cfsRq);
+    updateCurr(*taskSe.cfsRq);
     updateEntityLag(root, taskSe);
     if (!taskDelayed) {
         const bool delay = taskSleep && !(flags & (DequeueSpecial | DequeueThrottle));
@@ -267,7 +231,7 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        updateCurrFlat(cfsRq);
+        updateCurr(cfsRq);
         if (dequeue) {
             // dequeue_entity(): PELT (detach on migration), accounting, slack, shares.
             updateLoadAvg(cfsRq, *se, true);
@@ -325,7 +289,7 @@ SchedEntity* FairClass::pickTaskFlat(Rq& rq)
         if (!root.hNrQueued)
             return nullptr;
         if (root.taskCurr && root.taskCurr->onRq)
-            updateCurrFlat(root); // root's h_curr: the top-level entity of the running task
+            updateCurr(root); // root's h_curr: the top-level entity of the running task
         if (SchedEntity* se = pickNextEntityFlat(rq, true))
             return se;
     }
@@ -341,7 +305,7 @@ void FairClass::putPrevTaskFlat(Rq& rq, SchedEntity& taskSe, const SchedEntity* 
             break; // shared with next: stays the level's h_curr
         CfsRq& cfsRq = *se->cfsRq;
         if (se->onRq) {
-            updateCurrFlat(cfsRq);
+            updateCurr(cfsRq);
             updateLoadAvg(cfsRq, *se, false);
         }
         cfsRq.curr = nullptr;
@@ -391,7 +355,7 @@ void FairClass::taskTickFlat(Rq& rq)
         return;
     for (SchedEntity* se = taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        updateCurrFlat(cfsRq);
+        updateCurr(cfsRq);
         updateLoadAvg(cfsRq, *se, true);
         updateCfsGroup(*se);
     }

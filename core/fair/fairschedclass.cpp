@@ -6,6 +6,8 @@
 #include "core/fair/loadavg.h"
 #include "core/fair/loadbalance.h"
 #include "core/fair/utilest.h"
+#include "core/fair/weights.h"
+#include "core/kernel/cgroupfiles.h"
 #include "core/rt/dlserver.h"
 #include "core/workload/task.h"
 
@@ -73,10 +75,162 @@ void FairSchedClass::putPrevTask(Rq& rq, Task& prev)
     m_fair.putPrevTask(rq, prev.se);
 }
 
-void FairSchedClass::setNextTask(Rq& rq, Task& next)
+void FairSchedClass::setNextTask(Rq& rq, Task& next, bool first)
 {
-    m_fair.setNextTask(rq, next.se, true);
-    updateMisfitStatus(rq, &next);
+    m_fair.setNextTask(rq, next.se, first);
+    if (first) // __set_next_task_fair()
+        updateMisfitStatus(rq, &next);
+}
+
+// --- __schedule()
+// ---------------------------------------------------------------------------------
+
+bool FairSchedClass::schedulePrev(Rq& rq, Task& prev)
+{
+    if (prev.blocking || prev.exiting) {
+        m_bw->endBoost(prev);
+        // block_task(): dequeue_task_fair(DEQUEUE_SLEEP), which may leave the task delayed (§5.1);
+        // task_dead_fair(): a dead task never stays delayed.
+        const int r = m_fair.dequeueEntities(rq, prev.se, DequeueSleep);
+        if (prev.exiting && r < 0)
+            m_fair.dequeueEntities(rq, prev.se, DequeueSleep | DequeueDelayed);
+    } else {
+        m_bw->checkPrevRuntime(prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+        if (m_bw->shouldPark(prev))
+            m_bw->parkTask(prev); // 6.18+: task work at return to user
+    }
+    return false;
+}
+
+void FairSchedClass::putPrevSetNextTask(Rq& rq, Task* prev, Task& next)
+{
+    if (prev != &next || !prev->se.onRq)
+        m_fair.switchTasks(rq, prev ? &prev->se : nullptr, next.se);
+    if (next.se.groupNode.is_linked()) { // list_move(&se->group_node, &rq->cfs_tasks)
+        next.se.groupNode.unlink();
+        rq.cfsTasks.push_front(next.se);
+    }
+}
+
+bool FairSchedClass::parkPicked(Rq& /*rq*/, Task& next)
+{
+    if (!m_bw->shouldPark(next))
+        return false;
+    m_bw->parkTask(next);
+    return true;
+}
+
+bool FairSchedClass::newIdleBalance(Rq& rq)
+{
+    return m_balancer->newIdle(rq.cpu);
+}
+
+void FairSchedClass::taskDead(Rq& rq, Task& task)
+{
+    if (!task.se.onRq)
+        return;
+    const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
+    if (m_fair.dequeueEntities(rq, task.se, flags) < 0)
+        m_fair.dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
+}
+
+// --- changes of the task
+// --------------------------------------------------------------------------
+
+void FairSchedClass::yieldTask(Rq& rq)
+{
+    m_fair.yieldTask(rq);
+}
+
+void FairSchedClass::reweightTask(Rq& /*rq*/, Task& task)
+{
+    const LoadWeight lw = taskLoadWeight(task.nice, task.se.idlePolicy);
+    m_fair.reweightEntity(*task.se.cfsRq, task.se, lw.weight, lw.invWeight);
+}
+
+void FairSchedClass::prioChanged(Rq& rq, Task& task, int oldNice)
+{
+    if (!task.se.onRq || rq.cfs->eevdfQueued() == 1)
+        return;
+    if (rq.curr == &task.se) {
+        if (task.nice > oldNice)
+            m_ctx.resched(rq.cpu);
+    } else {
+        wakeupPreempt(rq, task, 0); // RT curr: no fair preemption
+    }
+}
+
+void FairSchedClass::postInitTask(Task& task, int cpu)
+{
+    // init_entity_runnable_average() and post_init_entity_util_avg() (§6.6); the kernel tests
+    // sched_class != &fair_sched_class there: only a fair task starts with its weight as load.
+    task.se.avg = PeltAvg{};
+    task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
+    m_load->postInitUtil(task.se, m_placement.archCapacity(cpu));
+    task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
+    task.se.vlag = 0;
+    task.se.relDeadline = false;
+}
+
+int64_t FairSchedClass::hrtickDelay(const Rq& rq) const
+{
+    if (!rq.curr || !m_fair.feature(Feature::HrTick) || rq.cfs->hNrQueued <= 1)
+        return 0;
+    // hrtick_start_fair(): fire when the task's slice is used up. §7.2: 7.x arms the timer for
+    // the real time left to the virtual deadline; earlier kernels for the part of the slice not
+    // yet run since the pick.
+    const SchedEntity& se = *rq.curr;
+    if (!m_traits || m_traits->hrtickFromDeadline)
+        return static_cast<int64_t>(static_cast<Int128>(vdiff(se.deadline, se.vruntime))
+            * static_cast<Int128>((m_fair.params().choices->flat ? se.hLoad : se.load).weight)
+            / kNice0Load);
+    return se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
+}
+
+// --- the cpu controller's fair files
+// --------------------------------------------------------------
+
+uint64_t sharesFromCpuWeight(int cpuWeight)
+{
+    // sched_weight_from_cgroup(): DIV_ROUND_CLOSEST(weight · 1024, 100), then scale_load and
+    // clamp to [MIN_SHARES, MAX_SHARES] scaled (§2.1).
+    const uint64_t unscaled = (static_cast<uint64_t>(cpuWeight) * 1024 + 50) / 100;
+    return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
+}
+
+RtWalkCount FairSchedClass::writeFiles(
+    int group, const CgroupFiles& files, std::vector<std::string>& /*refused*/)
+{
+    TaskGroup& g = m_fair.groups()[static_cast<size_t>(group)];
+    bool sharesChanged = false;
+    if (files.weight && group != 0) {
+        g.cpuWeight = *files.weight;
+        g.shares = sharesFromCpuWeight(*files.weight);
+        sharesChanged = true;
+    }
+    if (files.weightNice && group != 0) {
+        g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
+        sharesChanged = true;
+    }
+    if (files.cpuMax)
+        m_bw->setCpuMax(group, *files.cpuMax);
+    if (files.idle && group != 0) {
+        g.idle = *files.idle;
+        for (auto& se : g.se)
+            se->idlePolicy = g.idle;
+    }
+    if (sharesChanged) {
+        // sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
+        for (auto& groupSe : g.se) {
+            for (SchedEntity* se = groupSe.get(); se; se = se->parent) {
+                if (se->onRq) {
+                    m_load->updateLoadAvg(*se->cfsRq, *se, true);
+                    m_fair.updateCfsGroup(*se);
+                }
+            }
+        }
+    }
+    return {};
 }
 
 void FairSchedClass::taskTick(Rq& rq, Task& curr)
@@ -121,6 +275,11 @@ void FairSchedClass::migrateTaskRq(Task& task, int /*newCpu*/)
 {
     if (m_load)
         m_load->remove(task.se); // remove_entity_load_avg()
+}
+
+int FairSchedClass::affinityCpu(const Task& task, int thisCpu)
+{
+    return m_placement.anyAndDistribute(task.cpus, thisCpu);
 }
 
 void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)

@@ -9,9 +9,9 @@
 #pragma once
 
 #include "core/kernel/profile.h"
-#include "core/record/migration.h"
 #include "core/sched/domains.h"
 #include "core/sched/machinecontext.h"
+#include "core/sched/migration.h"
 
 #include <cstdint>
 #include <vector>

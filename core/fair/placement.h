@@ -12,9 +12,9 @@
 // (SchedDomains, core/sched/domains.h): sd_llc, the domain walk and the groups of find_idlest.
 #pragma once
 
-#include "core/record/migration.h"
 #include "core/sched/domains.h"
 #include "core/sched/machinecontext.h"
+#include "core/sched/migration.h"
 #include "core/sched/topology.h"
 
 #include <cstdint>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "variant.h"
 
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/runoptions.h"
-#include "core/scenario/limits.h"
 
 #include <algorithm>
 #include <cerrno>

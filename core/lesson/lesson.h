@@ -12,8 +12,8 @@
 
 #include "core/base/time.h"
 #include "core/record/recording.h"
-#include "core/scenario/scenario.h"
 #include "core/sim/inspect.h"
+#include "core/sim/scenariospec.h"
 #include "core/sim/simulation.h"
 
 #include <memory>

@@ -22,7 +22,7 @@
 #pragma once
 
 #include "core/kernel/runoptions.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <atomic>
 #include <optional>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // "Why is this task on this CPU?" read back from a recording: the last Migrate record of each
 // task (or its Spawn record when fork balancing placed it), and a sentence for the reason and
-// detail that a Migrate record carries (core/record/migration.h, kernel-model.md §8). Used by
+// detail that a Migrate record carries (core/sched/migration.h, kernel-model.md §8). Used by
 // the GUI's inspector and event log.
 #pragma once
 
-#include "core/record/migration.h"
+#include "core/sched/migration.h"
 
 #include <cstdint>
 #include <string>

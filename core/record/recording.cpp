@@ -2,7 +2,7 @@
 #include "recording.h"
 
 #include "core/base/text.h"
-#include "migration.h"
+#include "core/sched/migration.h"
 
 #include <algorithm>
 #include <string>

@@ -51,7 +51,9 @@ public:
     void enqueueTask(Rq&, Task&, int) override { }
     void dequeueTask(Rq&, Task&, int) override { }
     void putPrevTask(Rq&, Task&) override { }
-    void setNextTask(Rq&, Task&) override { }
+    void setNextTask(Rq&, Task&, bool) override { }
+    bool schedulePrev(Rq&, Task&) override { return true; }
+    int affinityCpu(const Task& task, int) override { return selectTaskRq(task, 0); }
     void taskTick(Rq&, Task&) override { }
     void wakeupPreempt(Rq&, Task&, int) override { }
     int selectTaskRq(const Task& task, int wakeFlags) override;

@@ -4,6 +4,7 @@
 
 #include "core/coresched/corescheduler.h"
 #include "core/fair/taskgroup.h"
+#include "core/kernel/cgroupfiles.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
@@ -31,8 +32,10 @@ void RtClass::armPeriodTimer(int g)
     RtGroup& rg = group(g);
     if (m_ctx.timerPending(rg.periodTimer))
         return;
-    rg.periodTimer =
-        m_ctx.startTimer(m_ctx.clock() + rg.periodNs, -1, [this, g] { periodTimer(g); });
+    rg.periodTimer = m_ctx.startTimer(m_ctx.clock() + rg.periodNs, -1, [this, g] {
+        group(g).periodTimer = {};
+        periodTimer(g);
+    });
 }
 
 bool RtClass::cookieFits(const Task& task, int cpu) const
@@ -210,16 +213,42 @@ void RtClass::switchedTo(Rq& rq, Task& task)
         m_ctx.wakeupPreempt(rq, task);
 }
 
-void RtClass::putPrevTask(Rq& rq, Task& prev)
+void RtClass::putPrevTask(Rq& /*rq*/, Task& prev)
 {
     updateCurrTask(prev);
-    if (prev.blocking || prev.exiting)
-        dequeueTask(rq, prev, 0);
 }
 
-void RtClass::setNextTask(Rq& /*rq*/, Task& next)
+bool RtClass::schedulePrev(Rq& rq, Task& prev)
+{
+    putPrevTask(rq, prev);
+    if (prev.blocking || prev.exiting)
+        dequeueTask(rq, prev, 0); // block_task()
+    return true;
+}
+
+void RtClass::taskDead(Rq& rq, Task& task)
+{
+    dequeueTask(rq, task, 0);
+}
+
+void RtClass::setNextTask(Rq& /*rq*/, Task& next, bool /*first*/)
 {
     next.rtExecStart = m_ctx.clock();
+}
+
+bool RtClass::changeGroupInPlace(Rq& rq, Task& task, int group)
+{
+    if (rq.curr == &task.se)
+        updateCurrTask(task);
+    task.group = group;
+    if (task.rtQueued)
+        m_ctx.resched(task.cpu);
+    return true;
+}
+
+void RtClass::setCpusAllowed(Rq& rq, Task& /*task*/)
+{
+    balance(rq);
 }
 
 void RtClass::periodTimer(int group)
@@ -227,7 +256,6 @@ void RtClass::periodTimer(int group)
     // do_sched_rt_period_timer(): per CPU, rt_time −= min(rt_time, runtime); unthrottle when
     // rt_time < runtime; the timer stops when nothing is left to refill (§10.4).
     RtGroup& rg = m_groups[static_cast<size_t>(group)];
-    rg.periodTimer = {};
     bool active = false;
     for (int c = 0; c < m_ctx.cpuCount() && !rg.cpu.empty(); ++c) {
         const Rq& rq = m_ctx.rq(c);
@@ -247,6 +275,66 @@ void RtClass::periodTimer(int group)
     }
     if (active)
         armPeriodTimer(group);
+}
+
+// --- the cpu controller's RT files (§10.1–§10.3) -------------------------------------------------
+
+namespace {
+
+std::string errnoName(int err)
+{
+    switch (err) {
+    case -EBUSY:
+        return "EBUSY";
+    case -EPERM:
+        return "EPERM";
+    default:
+        return "EINVAL";
+    }
+}
+
+} // namespace
+
+void RtClass::groupCreated(int group, int parent)
+{
+    // alloc_rt_sched_group(): runtime 0, period 1 s (§10.1); the kernel's list order for the
+    // admission walk.
+    m_groups.resize(std::max(m_groups.size(), static_cast<size_t>(group) + 1));
+    m_groups[static_cast<size_t>(parent)].children.push_back(group);
+}
+
+bool RtClass::admits(int group) const
+{
+    // sched_rt_can_attach(): no RT task in a group without RT runtime (the root always has it).
+    return group == 0 || m_groups[static_cast<size_t>(group)].runtimeNs != 0;
+}
+
+RtWalkCount RtClass::writeFiles(
+    int group, const CgroupFiles& files, std::vector<std::string>& refused)
+{
+    RtWalkCount total;
+    const std::string& path = m_ctx.taskGroups()[static_cast<size_t>(group)].path;
+    auto write = [&](const std::string& file, int64_t value, int64_t periodNs, int64_t runtimeNs) {
+        RtWalkCount c;
+        std::string why;
+        const int err = setBandwidth(group, periodNs, runtimeNs, &c, &why);
+        total.groups += c.groups;
+        total.tasks += c.tasks;
+        total.hasRtTaskCalls += c.hasRtTaskCalls;
+        if (err)
+            refused.push_back("write " + std::to_string(value) + " > " + path + "/" + file + ": "
+                + errnoName(err) + " (" + why + ")");
+    };
+    const RtGroup& rg = m_groups[static_cast<size_t>(group)];
+    // sched_group_set_rt_period() keeps the runtime; sched_group_set_rt_runtime() the period.
+    if (files.rtPeriodUs)
+        write("cpu.rt_period_us", *files.rtPeriodUs, *files.rtPeriodUs * 1000, rg.runtimeNs);
+    if (files.rtRuntimeUs) {
+        const int64_t us = *files.rtRuntimeUs;
+        write("cpu.rt_runtime_us", us, m_groups[static_cast<size_t>(group)].periodNs,
+            us < 0 ? kRtRuntimeInf : us * 1000);
+    }
+    return total;
 }
 
 // --- RT group bandwidth: admission (§10.2, §10.3)

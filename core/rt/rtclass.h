@@ -5,7 +5,7 @@
 // MachineContext (tests/support/fakemachine.h in tests/core/tst_rtunit.cpp), the core
 // scheduler's cookies through the CoreScheduler it is given. Admission control of
 // cpu.rt_runtime_us writes (tg_set_rt_bandwidth) is here too; the cost of its walk is the
-// kernel-work cost model's (core/kernel/kernelwork.h).
+// kernel-work cost model's (core/workload/kernelwork.h).
 //
 // Simplifications (documented in docs/scenarios/rt-group-constraints.md):
 // - One queue per CPU (an rt_prio_array: a list per priority) holds every queued RT task (the
@@ -103,12 +103,6 @@ struct RtRq
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.
-struct RtWalkCount
-{
-    int64_t groups = 0;         ///< tg_rt_schedulable() calls
-    int64_t tasks = 0;          ///< threads visited by tg_has_rt_tasks()
-    int64_t hasRtTaskCalls = 0; ///< tg_has_rt_tasks() calls
-};
 
 struct Rq;
 struct SchedEntity;
@@ -119,7 +113,7 @@ struct ProfileChoices;
 
 enum RtEnqueueFlag : int { RtEnqueueHead = 0x1000 }; ///< ENQUEUE_HEAD
 
-class RtClass final : public SchedClass
+class RtClass final : public SchedClass, private SchedGroupOps
 {
 public:
     /// @p hz: CONFIG_HZ (the RR slice is in jiffies); @p fairServer: 6.12+, the root rt_rq is
@@ -136,8 +130,24 @@ public:
     void dequeueTask(Rq& rq, Task& task, int flags) override;
     /// pick_task_rt(); null while the fair server boosts the fair class (it runs above RT).
     SchedEntity* pickTask(Rq& rq) override;
+    /// put_prev_task_rt(): update_curr_rt().
     void putPrevTask(Rq& rq, Task& prev) override;
-    void setNextTask(Rq& rq, Task& next) override;
+    void setNextTask(Rq& rq, Task& next, bool first) override;
+    /// put_prev_task_rt() before the pick (the charge may throttle the group the pick then
+    /// skips), and block_task()'s dequeue of a task that blocks or dies.
+    bool schedulePrev(Rq& rq, Task& prev) override;
+    /// task_dead() of a killed task: it leaves the RT queue.
+    void taskDead(Rq& rq, Task& task) override;
+    bool fairPolicy() const override { return false; }
+    bool placesBlockedOnMaskChange() const override { return true; }
+    int affinityCpu(const Task& task, int /*thisCpu*/) override { return selectTaskRq(task, 0); }
+    /// The model moves an RT task between groups in place: update_curr_rt() of a running task,
+    /// the new group, and a resched of a queued one (the new group may be throttled here, or
+    /// not).
+    bool changeGroupInPlace(Rq& rq, Task& task, int group) override;
+    /// set_cpus_allowed_rt(), model: a waiting task may now be pushed to a newly allowed CPU.
+    void setCpusAllowed(Rq& rq, Task& task) override;
+    SchedGroupOps* groupOps() override { return this; }
     void taskTick(Rq& rq, Task& curr) override;
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
     int selectTaskRq(const Task& task, int wakeFlags) override;
@@ -168,6 +178,12 @@ public:
     /// walk's size (for the cost model) is added to @p count.
     int setBandwidth(
         int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
+
+    // SchedGroupOps: cpu.rt_runtime_us and cpu.rt_period_us (§10.1–§10.3)
+    void groupCreated(int group, int parent) override;
+    RtWalkCount writeFiles(
+        int group, const CgroupFiles& files, std::vector<std::string>& refused) override;
+    bool admits(int group) const override;
 
     std::vector<RtGroup>& groups() { return m_groups; }
     const std::vector<RtGroup>& groups() const { return m_groups; }

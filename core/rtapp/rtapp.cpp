@@ -5,10 +5,10 @@
 #include "rtapp.h"
 
 #include "core/base/cpuset.h"
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/rtapp/lenientjson.h"
 #include "core/scenario/jsonreader.h"
-#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 // rt-app JSON, with warnings for what rt-app cannot express. docs/rtapp.md has the mapping.
 #pragma once
 
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <optional>
 #include <string>

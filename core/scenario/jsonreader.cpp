@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "jsonreader.h"
 
-#include "core/scenario/limits.h"
+#include "core/base/limits.h"
 #include "core/scenario/support.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The diagnostics reader: parses JSON text without trusting it and reads single values with
 // messages in the documented form "FILE: /json/pointer: what was expected (got …)". Knows
-// nothing about scenarios beyond the bounds of core/scenario/limits.h; the scenario reader
+// nothing about scenarios beyond the bounds of core/base/limits.h; the scenario reader
 // (scenarioreader.h) builds on it. Internal to core/scenario (it exposes nlohmann::json).
 #pragma once
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "jsonvalues.h"
 
-#include "core/scenario/limits.h"
+#include "core/base/limits.h"
 
 #include <algorithm>
 #include <array>
@@ -10,14 +10,6 @@
 namespace schedlab {
 
 namespace {
-
-constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
-constexpr std::array<std::string_view, 4> kPreempts{"none", "voluntary", "full", "lazy"};
-constexpr std::array<std::string_view, 3> kScalings{"none", "log", "linear"};
-constexpr std::array<std::string_view, 16> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
-    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write", "suspend", "resume"};
-constexpr std::array<std::string_view, 6> kActions{
-    "feature", "profile", "set", "move", "spawn", "kill"};
 
 constexpr int64_t kCpuMaxMinUs = 1000;
 constexpr int64_t kCpuMaxMaxUs = 1000000;
@@ -53,31 +45,6 @@ bool fail(std::string* error, std::string message)
 }
 
 } // namespace
-
-template <> std::span<const std::string_view> enumNames<Policy>()
-{
-    return kPolicies;
-}
-
-template <> std::span<const std::string_view> enumNames<Preempt>()
-{
-    return kPreempts;
-}
-
-template <> std::span<const std::string_view> enumNames<TunableScaling>()
-{
-    return kScalings;
-}
-
-template <> std::span<const std::string_view> enumNames<Op::Kind>()
-{
-    return kOps;
-}
-
-template <> std::span<const std::string_view> enumNames<Action::Kind>()
-{
-    return kActions;
-}
 
 std::string joinNames(std::span<const std::string_view> names, std::string_view last)
 {
@@ -289,32 +256,6 @@ std::optional<int> TaskNameSet::countOf(std::string_view base) const
 {
     const auto it = m_counted.find(base);
     return it == m_counted.end() ? std::nullopt : std::optional(it->second);
-}
-
-bool cgroupMatches(std::string_view pattern, std::string_view path)
-{
-    // Iterative glob with backtracking to the last '*'.
-    size_t p = 0;
-    size_t s = 0;
-    size_t star = std::string_view::npos;
-    size_t mark = 0;
-    while (s < path.size()) {
-        if (p < pattern.size() && pattern[p] == '*') {
-            star = p++;
-            mark = s;
-        } else if (p < pattern.size() && pattern[p] == path[s]) {
-            ++p;
-            ++s;
-        } else if (star != std::string_view::npos && path[mark] != '/') {
-            p = star + 1;
-            s = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (p < pattern.size() && pattern[p] == '*')
-        ++p;
-    return p == pattern.size();
 }
 
 } // namespace schedlab

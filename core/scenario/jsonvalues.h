@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The text forms of scenario values (scenario-format.md §1) shared by the JSON reader and writer:
-// enum spellings, cpu.max strings and cgroup path syntax. No JSON library here.
+// cpu.max strings, name and cgroup path syntax, task name sets (the enum spellings are declared
+// with the enums, core/base/enumnames.h). No JSON library here.
 #pragma once
 
-#include "core/scenario/scenario.h"
+#include "core/base/enumnames.h"
+#include "core/kernel/cgroupfiles.h"
+#include "core/sim/scenariospec.h"
 
 #include <map>
 #include <optional>
@@ -14,28 +17,6 @@
 #include <vector>
 
 namespace schedlab {
-
-/// Spellings of an enum's values, indexed by the enumerator (declaration order).
-template <typename E> std::span<const std::string_view> enumNames();
-template <> std::span<const std::string_view> enumNames<Policy>();
-template <> std::span<const std::string_view> enumNames<Preempt>();
-template <> std::span<const std::string_view> enumNames<TunableScaling>();
-template <> std::span<const std::string_view> enumNames<Op::Kind>();
-template <> std::span<const std::string_view> enumNames<Action::Kind>();
-
-template <typename E> std::string_view enumName(E value)
-{
-    return enumNames<E>()[static_cast<size_t>(value)];
-}
-
-template <typename E> std::optional<E> enumFromName(std::string_view name)
-{
-    const auto names = enumNames<E>();
-    for (size_t i = 0; i < names.size(); ++i)
-        if (names[i] == name)
-            return static_cast<E>(i);
-    return std::nullopt;
-}
 
 /// "a, b, c or d" for messages.
 std::string joinNames(std::span<const std::string_view> names, std::string_view last = " or ");
@@ -82,9 +63,5 @@ private:
     std::set<std::string, std::less<>> m_plain;
     std::map<std::string, int, std::less<>> m_counted;
 };
-
-/// Shell-style match of a cgroup path against a pattern in which '*' matches any run of
-/// characters except '/' (as `tee /sys/fs/cgroup/cpu/test*/…` expands). No other wildcards.
-bool cgroupMatches(std::string_view pattern, std::string_view path);
 
 } // namespace schedlab

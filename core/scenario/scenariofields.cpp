@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "scenariofields.h"
 
+#include "core/base/limits.h"
 #include "core/kernel/profile.h"
-#include "core/scenario/limits.h"
 #include "core/sched/topology.h"
 
 #include <climits>

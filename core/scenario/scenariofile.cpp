@@ -2,7 +2,7 @@
 // Scenario files on disk: reading a file whole (bounded), and saving atomically through
 // core/base/atomicfile.
 #include "core/base/atomicfile.h"
-#include "core/scenario/limits.h"
+#include "core/base/limits.h"
 #include "core/scenario/scenarioio.h"
 
 #include <cerrno>

@@ -8,7 +8,7 @@
 // scenariofile (reading a file, atomic save through core/base/atomicfile).
 #pragma once
 
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <cstddef>
 #include <optional>

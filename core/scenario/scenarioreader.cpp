@@ -2,9 +2,9 @@
 #include "scenarioreader.h"
 
 #include "core/base/cpuset.h"
+#include "core/base/limits.h"
 #include "core/kernel/costs.h"
 #include "core/kernel/features.h"
-#include "core/scenario/limits.h"
 #include "core/scenario/scenariofields.h"
 
 #include <algorithm>

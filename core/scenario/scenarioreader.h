@@ -5,7 +5,7 @@
 //
 // The reader never throws and never trusts the input: every value is type-checked, every error is
 // collected as "FILE: /json/pointer: what was expected" and reading goes on after a bad field, so
-// one run shows most problems. Every value is bounded (core/scenario/limits.h, docs/limits.md).
+// one run shows most problems. Every value is bounded (core/base/limits.h, docs/limits.md).
 // Recursion follows only loops, kernel sections and forks and is capped at
 // ScenarioLimits::maxProgramNesting. Sections are read in dependency order (machine before
 // cpulists, cgroups before references to them, tasks before actions) regardless of their order

@@ -10,7 +10,7 @@
 // spanning() (the lowest domain containing two CPUs) and the group list of each domain.
 #pragma once
 
-#include "core/record/migration.h"
+#include "core/sched/migration.h"
 #include "core/sched/topology.h"
 
 #include <algorithm>

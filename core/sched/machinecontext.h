@@ -12,8 +12,8 @@
 #pragma once
 
 #include "core/base/eventid.h"
-#include "core/record/migration.h"
 #include "core/record/recording.h"
+#include "core/sched/migration.h"
 
 #include <cstdint>
 #include <functional>

@@ -29,18 +29,8 @@ void Machine::wakeUpNewTask(Task& task)
     attachToCpu(task, cpu);
     task.state = TaskRunState::Runnable;
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    recordSpawn(task, cpu,
-        &cls == m_fairSched.get() ? m_fairSched->lastPlacement() : MigrateDetail{}, parentCpu);
-    // post_init_entity_util_avg() tests sched_class != &fair_sched_class: only a fair task
-    // starts with its full weight as load (init_entity_runnable_average(), §6.6).
-    if (&cls == m_fairSched.get()) {
-        task.se.avg = PeltAvg{};
-        task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
-        m_load->postInitUtil(task.se, m_fairSched->placement().archCapacity(cpu));
-        task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
-        task.se.vlag = 0;
-        task.se.relDeadline = false;
-    }
+    recordSpawn(task, cpu, cls.lastPlacement(), parentCpu);
+    cls.postInitTask(task, cpu); // post_init_entity_util_avg()
     cls.enqueueTask(rq, task, EnqueueInitial);
     markWaiting(task, cpu);
     wakeupPreempt(rq, task, WakeFork); // an idle CPU always reschedules
@@ -74,7 +64,7 @@ void Machine::timerWakeUp(int taskIndex, int64_t due)
     const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
     if (irqsOn > clock()) {
         // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled (a
-        // cost-model section, core/kernel/kernelwork.h).
+        // cost-model section, core/workload/kernelwork.h).
         t.timer = m_events.schedule(
             Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
         return;
@@ -116,8 +106,7 @@ void Machine::tryToWakeUp(Task& task, int wakeFlags)
         attachToCpu(task, cpu);
         flags |= EnqueueMigrated;
         ++task.migrations;
-        recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup,
-            &cls == m_fairSched.get() ? m_fairSched->lastPlacement() : MigrateDetail{});
+        recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup, cls.lastPlacement());
     }
     // ttwu_do_activate(): the idle time that ends feeds rq->avg_idle; rq->idle_stamp is cleared.
     if (const int64_t stamp = m_fairSched->placement().idleStamp(cpu); stamp > 0)
@@ -143,12 +132,7 @@ void Machine::exitTask(Task& task)
     }
     m_events.cancel(task.timer);
     m_bw->unlinkParked(task);
-    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
-    if (task.se.onRq) {
-        const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
-        if (m_fair->dequeueEntities(rq, task.se, flags) < 0)
-            m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
-    }
+    classOf(task).taskDead(rq, task); // killed while not running: it leaves its queue
     endWaiting(task);
     finishExit(task);
 }
@@ -189,15 +173,6 @@ Task* Machine::taskByName(const std::string& name)
 }
 
 // --- the core scheduler -------------------------------------------------------------------------
-
-SchedClass& Machine::classOf(const Task& task)
-{
-    // __setscheduler_class(): rt_prio() → rt_sched_class, else fair_sched_class. The one place
-    // that maps a policy to its class; the kernel paths dispatch through the result.
-    if (task.isRt())
-        return *m_rt;
-    return *m_fairSched;
-}
 
 void Machine::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
@@ -266,79 +241,46 @@ void Machine::startRunning(Task& task)
 
 void Machine::schedule(int cpu)
 {
+    // __schedule(): every class operation goes through the class of the task concerned.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     rq.needResched = false;
     rq.needReschedLazy = false;
-    SchedEntity* prevSe = rq.curr;
-    Task* prev = prevSe ? &taskOf(*prevSe) : nullptr;
+    Task* prev = rq.curr ? &taskOf(*rq.curr) : nullptr;
+    // prev's class blocks it (a task that blocks or dies leaves its queue) and may put it before
+    // the pick; otherwise prev is put after the pick (unput).
+    Task* unput = nullptr;
     if (prev) {
         stopRunning(*prev);
-        // block_task()/put_prev_task() of prev's class. The fair side is open-coded here: its
-        // put_prev_task() is folded into the pick below (put_prev_set_next_task(), putFrom), and
-        // the bandwidth checks of put_prev_entity() and task work run first.
-        if (prev->isRt()) {
-            m_rt->putPrevTask(rq, *prev);
-        } else {
-            if (prev->blocking || prev->exiting)
-                m_bw->endBoost(*prev);
-            if (!prev->blocking && !prev->exiting) {
-                m_bw->checkPrevRuntime(
-                    *prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
-                if (m_bw->shouldPark(*prev))
-                    m_bw->parkTask(*prev); // 6.18+: task work at return to user
-            }
-            if (prev->blocking || prev->exiting) {
-                const int r = m_fair->dequeueEntities(rq, prev->se, DequeueSleep);
-                if (prev->exiting && r < 0) // task_dead_fair(): a dead task never stays delayed
-                    m_fair->dequeueEntities(rq, prev->se, DequeueSleep | DequeueDelayed);
-            }
-        }
+        if (!classOf(*prev).schedulePrev(rq, *prev))
+            unput = prev;
     }
     // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
     // scheduling it is the core-wide pick (core/coresched/).
     m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
-    // put_prev_set_next_task() skips put_prev_task() when prev's class picks prev again (fair).
-    SchedEntity* putFrom = prev && !prev->isRt() ? prevSe : nullptr;
-    bool forcedIdle = false; // core scheduling left this CPU idle with runnable tasks (§11.2)
-    Task* rtNext = nullptr;
-    // Under core scheduling the core-wide pick covers both classes (machinecore.cpp);
-    // otherwise RT first, then fair.
-    auto pick = [&]() -> SchedEntity* {
+    bool forcedIdle = false;    // core scheduling left this CPU idle with runnable tasks (§11.2)
+    auto pick = [&]() -> Task* {
         forcedIdle = false;
         SchedEntity* se = m_core->active() ? m_core->pickNextTask(cpu, forcedIdle) : classPick(cpu);
-        // set_next_task() of next's class: RT's below, fair's through switchTasks().
-        rtNext = se && taskOf(*se).isRt() ? &taskOf(*se) : nullptr;
-        return se;
+        return se ? &taskOf(*se) : nullptr;
     };
-    SchedEntity* next = pick();
-    // 6.18+: a task of a throttled hierarchy picked in user mode returns to user and is parked.
-    while (next && !rtNext && next != prevSe && m_bw->shouldPark(taskOf(*next))) {
-        m_bw->parkTask(taskOf(*next));
-        next = pick();
-    }
-    if (!next && !forcedIdle) {
-        // sched_balance_newidle(): about to go idle, try to pull a task first.
-        if (putFrom) {
-            m_fair->putPrevTask(rq, *putFrom);
-            putFrom = nullptr;
-        }
+    Task* nextTask = pick();
+    // The picked task's class may take it out of the pick (6.18+: parked by the throttle).
+    while (nextTask && nextTask != prev && classOf(*nextTask).parkPicked(rq, *nextTask))
+        nextTask = pick();
+    if (!nextTask && !forcedIdle) {
+        // About to go idle: prev is put, then the classes' balance() may pull a task
+        // (sched_balance_newidle()) and the pick runs again.
+        putPrevSetNextTask(rq, unput, nullptr);
+        unput = nullptr;
         rq.curr = nullptr;
-        if (m_balancer->newIdle(cpu))
-            next = pick();
+        bool pulled = false;
+        for (SchedClass* cls : m_classes)
+            pulled = cls->newIdleBalance(rq) || pulled;
+        if (pulled)
+            nextTask = pick();
     }
-    if (rtNext) {
-        if (putFrom)
-            m_fair->putPrevTask(rq, *putFrom);
-        m_rt->setNextTask(rq, *rtNext);
-        if (rq.nrRunning > 0)
-            m_dlServer->starve(cpu);
-    }
-    if (!rtNext && (next != putFrom || (putFrom && !putFrom->onRq))) {
-        if (next)
-            m_fair->switchTasks(rq, putFrom, *next);
-        else if (putFrom)
-            m_fair->putPrevTask(rq, *putFrom);
-    }
+    putPrevSetNextTask(rq, unput, nextTask);
+    SchedEntity* next = nextTask ? &nextTask->se : nullptr;
     rq.curr = next;
     // From a task or from the stopper to idle.
     const bool wasIdle = !prev && !rq.stopperRan;
@@ -350,13 +292,8 @@ void Machine::schedule(int cpu)
         m_load->cpuBusy(cpu); // the PELT clock runs scaled from here (§6.6)
     }
     rq.stopperRan = false;
-    if (next && !rtNext && next->groupNode.is_linked()) {
-        // pick_next_task_fair(): the picked task moves to the front of rq->cfs_tasks.
-        next->groupNode.unlink();
-        rq.cfsTasks.push_front(*next);
-    }
 
-    if (prev && prev != (next ? &taskOf(*next) : nullptr)) {
+    if (prev && prev != nextTask) {
         ++prev->switches;
         if (prev->exiting) {
             finishExit(*prev);
@@ -381,10 +318,8 @@ void Machine::schedule(int cpu)
             markWaiting(*prev, cpu);
         }
     }
-    Task* nextTask = next ? &taskOf(*next) : nullptr;
-    if (nextTask != prev) {
+    if (nextTask != prev)
         recordSwitch(cpu, prev, nextTask);
-    }
     if (nextTask && (nextTask != prev || nextTask->state != TaskRunState::Running)) {
         endWaiting(*nextTask);
         startRunning(*nextTask);
@@ -401,7 +336,27 @@ void Machine::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
-    m_rt->balance(rq);
+    // The classes' balancing after the switch (the RT push/pull, kernel-model.md §10).
+    for (SchedClass* cls : m_classes)
+        cls->balance(rq);
+}
+
+void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
+{
+    // put_prev_set_next_task(): @p prev (not yet put by its class) is put by its class unless
+    // @p next's class takes over both (the fair class's pick_next_task_fair() walk); then
+    // next's class sets it. A higher class's pick with fair tasks waiting starves the fair
+    // server (dl_server_start() in defer mode).
+    if (prev && (!next || &classOf(*prev) != &classOf(*next))) {
+        classOf(*prev).putPrevTask(rq, *prev);
+        prev = nullptr;
+    }
+    if (!next)
+        return;
+    SchedClass& cls = classOf(*next);
+    cls.putPrevSetNextTask(rq, prev, *next);
+    if (&cls != m_fairSched.get() && rq.nrRunning > 0)
+        m_dlServer->starve(rq.cpu);
 }
 
 void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
@@ -422,28 +377,22 @@ void Machine::armHrtick(Rq& rq)
     EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
     m_events.cancel(ev);
     ev = {};
-    // hrtick_update(): only when the running task's class is fair_sched_class (kernel test).
-    if (!rq.curr || !m_features.has(Feature::HrTick) || rq.cfs->hNrQueued <= 1
-        || taskOf(*rq.curr).isRt())
+    // hrtick_update(): the running task's class arms the high-resolution tick (the fair class's
+    // hrtick_start_fair(), none for the others).
+    if (!rq.curr)
         return;
-    // hrtick_start_fair(): fire when the task's slice is used up.
-    const SchedEntity& se = *rq.curr;
-    // §7.2: 7.x arms the timer for the real time left to the virtual deadline; earlier kernels
-    // for the part of the slice not yet run since the pick.
-    const int64_t delta = m_traits.hrtickFromDeadline
-        ? static_cast<int64_t>(static_cast<Int128>(vdiff(se.deadline, se.vruntime))
-            * static_cast<Int128>((m_choices.flat ? se.hLoad : se.load).weight) / kNice0Load)
-        : se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
+    SchedClass* cls = &classOf(taskOf(*rq.curr));
+    const int64_t delta = cls->hrtickDelay(rq);
     if (delta <= 0)
         return; // the slice is already used up: the tick handles it
     const int cpu = rq.cpu;
-    ev = m_events.schedule(Nanoseconds(clock() + delta), [this, cpu] {
+    ev = m_events.schedule(Nanoseconds(clock() + delta), [this, cpu, cls] {
         m_eventCpu = cpu;
         Rq& r = *m_rqs[static_cast<size_t>(cpu)];
         m_rqs[static_cast<size_t>(cpu)]->hrtick = {};
         if (!r.curr)
             return;
-        m_fairSched->updateCurr(r);
+        cls->updateCurr(r);
         resched(cpu, false); // entity_tick(queued=1): resched_curr
     });
 }
@@ -499,21 +448,23 @@ void Machine::tick(int cpu)
 
 template <typename F> void Machine::changeTask(Task& task, int dequeueFlags, F&& mutate)
 {
+    // The sched_change pattern of the task's class.
+    SchedClass& cls = classOf(task);
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (task.se.schedDelayed) // the core completes a delayed dequeue before a change
-        m_fair->dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
-    const bool queued = task.se.onRq;
+        cls.dequeueTask(rq, task, DequeueSleep | DequeueDelayed);
+    const bool queued = task.se.onRq || task.rtQueued; // task_on_rq_queued()
     const bool running = rq.curr == &task.se;
     if (queued)
-        m_fair->dequeueEntities(rq, task.se, dequeueFlags);
+        cls.dequeueTask(rq, task, dequeueFlags);
     if (running)
-        m_fair->putPrevTask(rq, task.se);
+        cls.putPrevTask(rq, task);
     mutate(rq);
     Rq& nrq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (queued)
-        m_fair->enqueueTask(nrq, task.se, EnqueueRestore);
+        cls.enqueueTask(nrq, task, EnqueueRestore);
     if (running)
-        m_fair->setNextTask(nrq, task.se, false);
+        cls.setNextTask(nrq, task, false);
 }
 
 void Machine::setUserNice(Task& task, int nice)
@@ -521,34 +472,24 @@ void Machine::setUserNice(Task& task, int nice)
     nice = std::clamp(nice, -20, 19);
     if (task.state == TaskRunState::Exited || nice == task.nice)
         return;
-    if (task.isRt()) {    // set_user_nice(): task_has_rt_policy() only records static_prio
-        task.nice = nice; // kept for a later return to SCHED_NORMAL; no effect on RT
+    SchedClass& cls = classOf(task);
+    if (!cls.fairPolicy()) { // set_user_nice(): an RT task only records static_prio, kept for a
+        task.nice = nice;    // later return to SCHED_NORMAL; no effect on RT
         return;
     }
     const int old = task.nice;
-    changeTask(task, DequeueSave, [&](Rq&) {
+    changeTask(task, DequeueSave, [&](Rq& rq) {
         task.nice = nice;
-        if (!task.se.idlePolicy) {
-            const LoadWeight lw = taskLoadWeight(nice, false);
-            m_fair->reweightEntity(*task.se.cfsRq, task.se, lw.weight, lw.invWeight);
-        }
+        if (!task.se.idlePolicy) // set_load_weight(): SCHED_IDLE keeps WEIGHT_IDLEPRIO
+            cls.reweightTask(rq, task);
     });
-    // prio_changed_fair()
-    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-    if (!task.se.onRq || rq.cfs->eevdfQueued() == 1)
-        return;
-    if (rq.curr == &task.se) {
-        if (nice > old)
-            resched(task.cpu, false);
-    } else {
-        wakeupPreempt(rq, task, 0); // RT curr: no fair preemption
-    }
+    cls.prioChanged(*m_rqs[static_cast<size_t>(task.cpu)], task, old);
 }
 
 void Machine::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
     // __setscheduler_params(): a custom slice is set for fair_policy() only (kernel test).
-    if (task.state == TaskRunState::Exited || !m_traits.customSlices || task.isRt())
+    if (task.state == TaskRunState::Exited || !m_traits.customSlices || !classOf(task).fairPolicy())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {
         if (slice) {
@@ -556,7 +497,7 @@ void Machine::setSlice(Task& task, std::optional<Nanoseconds> slice)
             task.se.customSlice = true;
         } else {
             task.se.customSlice = false;
-            task.se.slice = m_fair->params().baseSlice;
+            task.se.slice = m_baseSlice;
         }
     });
 }
@@ -564,85 +505,110 @@ void Machine::setSlice(Task& task, std::optional<Nanoseconds> slice)
 void Machine::setPolicy(Task& task, Policy policy)
 {
     if (task.state == TaskRunState::Exited || changeClass(task, policy))
-        return; // changes from or to SCHED_FIFO/SCHED_RR: machineclasses.cpp
-    changeTask(task, DequeueSave, [&](Rq&) {
+        return; // a change of class: machineclasses.cpp
+    changeTask(task, DequeueSave, [&](Rq& rq) {
         task.policy = policy;
         task.se.batchPolicy = policy == Policy::Batch;
         const bool idle = policy == Policy::Idle;
         if (idle != task.se.idlePolicy) {
             task.se.idlePolicy = idle;
-            const LoadWeight lw = taskLoadWeight(task.nice, idle);
-            m_fair->reweightEntity(*task.se.cfsRq, task.se, lw.weight, lw.invWeight);
+            classOf(task).reweightTask(rq, task); // set_load_weight(p, true)
         }
     });
 }
 
-void Machine::migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
+void Machine::moveQueuedTask(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
 {
-    m_bw->endBoost(task); // the boost belongs to the old CPU's hierarchy
+    // move_queued_task(): deactivate_task() (a non-sleep dequeue keeps the lag and relative
+    // deadline, §8.1), set_task_cpu() (migrate_task_rq()), activate_task() (ENQUEUE_MIGRATED).
+    SchedClass& cls = classOf(task);
     const int from = task.cpu;
-    m_load->remove(task.se);
+    cls.dequeueTask(*m_rqs[static_cast<size_t>(from)], task, 0);
+    m_bw->endBoost(task); // the boost belongs to the old CPU's hierarchy
+    cls.migrateTaskRq(task, cpu);
     attachToCpu(task, cpu);
     ++task.migrations;
     recordMigrate(task.se, from, cpu, reason, detail);
     if (task.waitStart >= 0)
         task.waitCpu = cpu;
+    cls.enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task, EnqueueMigrated);
+}
+
+void Machine::stopperPreempt(Rq& rq, Task& task)
+{
+    // The stopper (stop_one_cpu_nowait(): migration_cpu_stop(), active_load_balance_cpu_stop())
+    // preempts the running task: put_prev_task() of its class; it stays queued.
+    stopRunning(task);
+    classOf(task).putPrevTask(rq, task);
+    rq.curr = nullptr;
+    rq.stopperRan = true;
+    resched(rq.cpu, false);
+    task.state = TaskRunState::Runnable;
+    ++task.switches;
+    recordSwitch(rq.cpu, &task, nullptr);
 }
 
 void Machine::setAffinity(Task& task, const CpuSet& cpus)
 {
-    if (task.state == TaskRunState::Exited || cpus.empty() || rtSetAffinity(task, cpus))
+    if (task.state == TaskRunState::Exited || cpus.empty())
         return;
+    SchedClass& cls = classOf(task);
+    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
     task.cpus = cpus;
-    if (cpus.test(task.cpu))
+    if (cpus.test(task.cpu)) {
+        cls.setCpusAllowed(src, task);
         return;
+    }
     if (task.parked) {
         // A parked task moves to the new CPU's cfs_rq (and its limbo list if throttled there).
         m_bw->unlinkParked(task);
         m_load->remove(task.se);
-        attachToCpu(task, m_fairSched->placement().anyAndDistribute(cpus, m_eventCpu));
+        attachToCpu(task, cls.affinityCpu(task, m_eventCpu));
         m_bw->requeueParked(task);
+        return;
+    }
+    if (!task.se.onRq && !task.rtQueued) {
+        if (task.state == TaskRunState::NotStarted || cls.placesBlockedOnMaskChange())
+            attachToCpu(task, std::max(0, cpus.first()));
         return;
     }
     if (task.state == TaskRunState::Sleeping || task.state == TaskRunState::WaitingChild
         || task.state == TaskRunState::BlockedLock || task.state == TaskRunState::NotStarted) {
         // A blocked task only gets its new mask; it moves when it wakes (select_task_rq). A
         // delayed one is fully dequeued first, as the core does before changing the mask.
-        if (task.se.onRq)
-            m_fair->dequeueEntities(
-                *m_rqs[static_cast<size_t>(task.cpu)], task.se, DequeueSleep | DequeueDelayed);
+        cls.dequeueTask(src, task, DequeueSleep | DequeueDelayed);
         if (task.state == TaskRunState::NotStarted)
             attachToCpu(task, std::max(0, cpus.first()));
         return;
     }
-    // __set_cpus_allowed_ptr(): the new CPU is cpumask_any_and_distribute() of the new mask.
-    const int target = m_fairSched->placement().anyAndDistribute(cpus, m_eventCpu);
-    // A queued or running task moves as in move_queued_task(): a non-sleep dequeue keeps its lag
-    // and relative deadline, the enqueue on the target is a migration (§8.1). A running task is
-    // first preempted by the stopper (put back into its tree), then moved.
-    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
-    if (src.curr == &task.se) {
-        stopRunning(task);
-        m_fair->putPrevTask(src, task.se);
-        src.curr = nullptr;
-        src.stopperRan = true;
-        resched(src.cpu, false);
-        task.state = TaskRunState::Runnable;
-        ++task.switches;
-        recordSwitch(src.cpu, &task, nullptr);
-    }
-    m_fair->dequeueEntities(src, task.se, 0);
-    migrateQueued(task, target, MigrateReason::Affinity);
-    Rq& dst = *m_rqs[static_cast<size_t>(target)];
-    m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
+    // __set_cpus_allowed_ptr(): a running task is first preempted by the stopper (put back into
+    // its queue), then moved as a queued one (move_queued_task()).
+    if (src.curr == &task.se)
+        stopperPreempt(src, task);
+    const int target = cls.affinityCpu(task, m_eventCpu);
+    moveQueuedTask(task, target, MigrateReason::Affinity);
     markWaiting(task, target);
-    wakeupPreempt(dst, task, 0);
+    wakeupPreempt(*m_rqs[static_cast<size_t>(target)], task, 0);
 }
 
 void Machine::moveTask(Task& task, int group)
 {
-    if (task.state == TaskRunState::Exited || group == task.group || rtMoveTask(task, group))
+    if (task.state == TaskRunState::Exited || group == task.group)
         return;
+    SchedClass& cls = classOf(task);
+    if (SchedGroupOps* ops = cls.groupOps(); ops && !ops->admits(group)) {
+        // cpu_cgroup_can_attach() → sched_rt_can_attach(): no RT task into a group without
+        // RT runtime.
+        failedAction("", task.cpu,
+            "move " + task.name + " to " + m_groups[static_cast<size_t>(group)].path
+                + ": EINVAL (the group has cpu.rt_runtime_us 0)");
+        return;
+    }
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (cls.changeGroupInPlace(rq, task, group)) {
+        attachToCpu(task, task.cpu);
+        return;
+    }
     if (task.parked) {
         m_bw->unlinkParked(task);
         m_load->remove(task.se);

@@ -12,21 +12,21 @@
 #include "core/fair/fairschedclass.h"
 #include "core/fair/loadavg.h"
 #include "core/fair/loadbalance.h"
-#include "core/kernel/kernelwork.h"
 #include "core/record/invariants.h"
 #include "core/record/machineview.h"
 #include "core/record/metricsbuilder.h"
-#include "core/record/migration.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/domains.h"
 #include "core/sched/idleclass.h"
+#include "core/sched/migration.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
 #include "core/sim/resourceguard.h"
 #include "core/sim/simulation.h"
 #include "core/sim/waitbook.h"
 #include "core/workload/interpreter.h"
+#include "core/workload/kernelwork.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
@@ -67,7 +67,7 @@ public:
     std::string profileName() const { return m_profileName; }
     const FeatureSet& features() const { return m_features; }
     const ProfileChoices& choices() const { return m_choices; }
-    int64_t baseSlice() const { return m_fair->params().baseSlice; }
+    int64_t baseSlice() const { return m_baseSlice; }
     int hz() const { return m_hz; }
     void apply(const Action& action);
     Metrics metrics() const;
@@ -83,7 +83,7 @@ public:
     void resched(int cpu, bool lazy = false) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
-    /// A Migrate record with why the task moved (core/record/migration.h).
+    /// A Migrate record with why the task moved (core/sched/migration.h).
     void recordMigrate(
         const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail = {});
     void sample(const SchedEntity& se) override;
@@ -104,10 +104,8 @@ private:
     bool timerPending(EventId id) const override { return m_events.isPending(id); }
     Rq& runQueue(int cpu) { return *m_rqs[static_cast<size_t>(cpu)]; }
     Task& taskAt(int index) { return *m_tasks[static_cast<size_t>(index)]; }
-    /// An RT task's push/pull move (move_queued_task_locked() of the RT class).
-    void migrate(Task& task, int cpu, MigrateReason reason);
     /// task->sched_class: the class of @p task's policy.
-    SchedClass& classOf(const Task& task);
+    SchedClass& classOf(const Task& task) const;
 
 private:
     // construction
@@ -149,20 +147,25 @@ private:
     void moveTask(Task& task, int group) override;
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
-    void migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
+    /// The stopper preempts @p task, running on @p rq (it stays queued).
+    void stopperPreempt(Rq& rq, Task& task);
+    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class).
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next);
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
     // the classes and units and their services (machineclasses.cpp)
     void initClasses(const Scenario& scenario);
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags = 0) override;
-    /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
+    /// The class of a task of @p policy (__setscheduler_class()).
+    SchedClass& classOfPolicy(Policy policy);
+    /// sched_setscheduler() with a change of class; false for a change within the fair class.
     bool changeClass(Task& task, Policy policy);
-    bool rtMoveTask(Task& task, int group);
-    bool rtSetAffinity(Task& task, const CpuSet& cpus);
-    RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
+    /// The classes' cgroup files of @p files written to @p group (@p by: the task writing, empty
+    /// for the scenario); refused writes are findings.
+    RtWalkCount writeClassFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
-    // KernelWorkServices (the kernel-work cost model, core/kernel/kernelwork.h)
+    // KernelWorkServices (the kernel-work cost model, core/workload/kernelwork.h)
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
     std::vector<int> groupsMatching(const std::string& pattern) const override;
@@ -183,8 +186,6 @@ private:
     // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
     SchedEntity* classPick(int cpu); ///< the class walk of __pick_next_task()
     SchedEntity* pickTask(int cpu) override { return classPick(cpu); }
-    /// move_queued_task_locked() of a queued fair task (core steal, load balance).
-    void moveQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
     void applyCookieOp(Task& task, const Op& op) override;
     // kernel sections (machinebandwidth.cpp)
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
@@ -247,6 +248,9 @@ private:
     IdleClass m_idle;
     /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
     std::array<SchedClass*, 4> m_classes{};
+    static constexpr size_t kRtClass = 1;   ///< rt_sched_class in m_classes
+    static constexpr size_t kFairClass = 2; ///< fair_sched_class in m_classes
+    int64_t m_baseSlice = 0;                ///< sysctl_sched_base_slice (scaled by CPU count)
     std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTimes() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order

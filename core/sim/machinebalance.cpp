@@ -39,8 +39,10 @@ bool Machine::idleCpu(int cpu) const
 
 bool Machine::migratable(const SchedEntity& taskSe) const
 {
-    const Task& task = *m_tasks[taskSe.task.index()];
-    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+    // can_migrate_task() over rq->cfs_tasks: fair tasks only.
+    Task& task = *m_tasks[taskSe.task.index()];
+    return taskSe.onRq && &classOf(task) == m_classes[kFairClass]
+        && task.state == TaskRunState::Runnable && !task.parked;
 }
 
 bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
@@ -56,21 +58,15 @@ bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) c
 
 bool Machine::stopperPreempt(int cpu)
 {
-    // The stopper (stop_one_cpu_nowait()) preempts the running fair task; it stays queued.
+    // Active balance: the stopper preempts the running fair task; it stays queued.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr)
         return false;
     Task& task = taskOf(*rq.curr);
-    if (task.isRt() || task.blocking || task.exiting || !preemptible(cpu))
+    if (&classOf(task) != m_classes[kFairClass] || task.blocking || task.exiting
+        || !preemptible(cpu))
         return false; // the stopper waits for preemption to be enabled; not modelled: no move
-    stopRunning(task);
-    m_fair->putPrevTask(rq, task.se);
-    rq.curr = nullptr;
-    rq.stopperRan = true;
-    resched(cpu, false);
-    task.state = TaskRunState::Runnable;
-    ++task.switches;
-    recordSwitch(cpu, &task, nullptr);
+    stopperPreempt(rq, task);
     markWaiting(task, cpu);
     return true;
 }

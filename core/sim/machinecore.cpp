@@ -34,12 +34,4 @@ void Machine::applyCookieOp(Task& task, const Op& op)
     }
 }
 
-void Machine::moveQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail)
-{
-    // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
-    m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
-    migrateQueued(task, cpu, reason, detail);
-    m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
-}
-
 } // namespace schedlab

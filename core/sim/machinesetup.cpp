@@ -68,6 +68,7 @@ Machine::Machine(const Scenario& scenario, const RunOptions& options)
     const Nanoseconds normalized = m_baseSliceOverride.value_or(profile->baseSlice);
     params.normalizedBaseSlice = normalized.count();
     params.baseSlice = normalized.count() * sliceFactor(m_scaling, m_cpus);
+    m_baseSlice = params.baseSlice;
     m_fair = std::make_unique<FairClass>(params, *this, m_groups);
 
     initClasses(scenario);
@@ -197,7 +198,7 @@ int Machine::addGroup(const std::string& path, const CgroupFiles& files)
         rq->owner = se.get();
         se->myQ = rq.get();
         se->load = loadWeightOf(kNice0Load); // init_tg_cfs_entry()
-        se->slice = m_fair->params().baseSlice;
+        se->slice = m_baseSlice;
         se->depth = g.depth - 1;
         const TaskGroup& pg = m_groups[static_cast<size_t>(parent)];
         se->cfsRq = parent == 0 ? m_rqs[static_cast<size_t>(c)]->cfs.get()
@@ -208,53 +209,16 @@ int Machine::addGroup(const std::string& path, const CgroupFiles& files)
     }
     m_rec.groupPaths.push_back(path);
     m_groupIndex.emplace(path, g.index);
-    m_rt->groups().emplace_back(); // runtime 0, period 1 s (§10.1)
-    m_rt->group(parent).children.push_back(g.index);
+    for (SchedClass* cls : m_classes) // alloc_rt_sched_group(), …
+        if (SchedGroupOps* ops = cls->groupOps())
+            ops->groupCreated(g.index, parent);
     applyCgroupFiles(g.index, files);
     return g.index;
 }
 
-uint64_t sharesFromCpuWeight(int cpuWeight)
-{
-    // sched_weight_from_cgroup(): DIV_ROUND_CLOSEST(weight · 1024, 100), then scale_load and
-    // clamp to [MIN_SHARES, MAX_SHARES] scaled (§2.1).
-    const uint64_t unscaled = (static_cast<uint64_t>(cpuWeight) * 1024 + 50) / 100;
-    return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
-}
-
 void Machine::applyCgroupFiles(int group, const CgroupFiles& files)
 {
-    if (files.rtRuntimeUs || files.rtPeriodUs)
-        applyRtFiles(group, files, ""); // RT group bandwidth, machineclasses.cpp
-    TaskGroup& g = m_groups[static_cast<size_t>(group)];
-    bool sharesChanged = false;
-    if (files.weight && group != 0) {
-        g.cpuWeight = *files.weight;
-        g.shares = sharesFromCpuWeight(*files.weight);
-        sharesChanged = true;
-    }
-    if (files.weightNice && group != 0) {
-        g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
-        sharesChanged = true;
-    }
-    if (files.cpuMax)
-        m_bw->setCpuMax(group, *files.cpuMax);
-    if (files.idle && group != 0) {
-        g.idle = *files.idle;
-        for (auto& se : g.se)
-            se->idlePolicy = g.idle;
-    }
-    if (sharesChanged && !g.se.empty()) {
-        // sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
-        for (int c = 0; c < m_cpus; ++c) {
-            for (SchedEntity* se = g.se[static_cast<size_t>(c)].get(); se; se = se->parent) {
-                if (se->onRq) {
-                    m_load->updateLoadAvg(*se->cfsRq, *se, true);
-                    m_fair->updateCfsGroup(*se);
-                }
-            }
-        }
-    }
+    writeClassFiles(group, files, ""); // each class its own files (machineclasses.cpp)
 }
 
 void Machine::scheduleActions(const Scenario& scenario)
@@ -294,9 +258,10 @@ Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int par
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
     // sched_fork(): rt_prio() chooses rt_sched_class; __sched_setscheduler() refuses an RT
     // policy in a group without RT runtime. (Kernel tests of the policy, not dispatch.)
-    if (t.isRt() && t.rtPriority == 0)
+    SchedClass& cls = classOf(t);
+    if (!cls.fairPolicy() && t.rtPriority == 0)
         t.rtPriority = 1;
-    if (t.isRt() && t.group != 0 && m_rt->group(t.group).runtimeNs == 0) {
+    if (SchedGroupOps* ops = cls.groupOps(); ops && !ops->admits(t.group)) {
         // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).
         failedAction("", 0,
             "sched_setscheduler(" + name + ", " + (t.policy == Policy::Fifo ? "fifo" : "rr")
@@ -322,7 +287,7 @@ Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int par
         t.se.slice = std::clamp<int64_t>(slice->count(), 100000, 100000000);
         t.se.customSlice = true;
     } else {
-        t.se.slice = m_fair->params().baseSlice;
+        t.se.slice = m_baseSlice;
     }
     t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
     m_guard.taskCreated(name);

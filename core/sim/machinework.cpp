@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The fork of the workload, recording hooks, views; the metrics' and invariant checks' view of
 // the machine (core/record/metricsbuilder.h, invariants.h).
+#include "core/base/limits.h"
 #include "core/base/text.h"
-#include "core/scenario/limits.h"
 #include "machine.h"
 
 #include <algorithm>
@@ -120,7 +120,7 @@ void Machine::accountExec(SchedEntity& taskSe, int64_t delta)
     task.cpuTime += delta;
     // update_curr() of the fair class feeds the fair server (dl_server_update());
     // update_curr_rt() does not. Both classes charge through here.
-    if (!task.isRt())
+    if (&classOf(task) == m_classes[kFairClass])
         m_dlServer->account(task.cpu, delta);
     m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
 }

@@ -2,14 +2,14 @@
 // The resource guards of a run (docs/limits.md). See resourceguard.h.
 #include "core/sim/resourceguard.h"
 
+#include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
 #include "core/fair/cfsrq.h"
 #include "core/fair/taskgroup.h"
 #include "core/rt/rtclass.h"
-#include "core/scenario/limits.h"
-#include "core/scenario/scenario.h"
 #include "core/sched/rq.h"
+#include "core/sim/scenariospec.h"
 #include "core/workload/task.h"
 
 #include <algorithm>

@@ -10,8 +10,8 @@
 #include "core/kernel/runoptions.h"
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
-#include "core/scenario/scenario.h"
 #include "core/sim/inspect.h"
+#include "core/sim/scenariospec.h"
 
 #include <memory>
 #include <string>

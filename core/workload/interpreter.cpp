@@ -5,9 +5,9 @@
 #include "core/base/prng.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
-#include "core/kernel/kernelwork.h"
 #include "core/sched/machinecontext.h"
 #include "core/sched/rq.h"
+#include "core/workload/kernelwork.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 

@@ -4,8 +4,8 @@
 // cookie) from the point it stopped until an op that takes time, blocks or ends the task. What
 // the ops do to the scheduler (set_user_nice, sched_setaffinity, sched_move_task, sched_yield,
 // fork) is the machine's, reached through MachineContext and ProgramServices; the kernel work of
-// forks and cgroup writes is the cost model's (core/kernel/kernelwork.h); mutexes and wait queues
-// are core/workload/mutexes.h.
+// forks and cgroup writes is the cost model's (core/workload/kernelwork.h); mutexes and wait
+// queues are core/workload/mutexes.h.
 #pragma once
 
 #include <cstdint>

@@ -6,8 +6,8 @@
 #include "core/base/cpuset.h"
 #include "core/base/eventid.h"
 #include "core/fair/schedentity.h"
-#include "core/record/migration.h"
-#include "core/scenario/scenario.h"
+#include "core/sched/migration.h"
+#include "core/workload/program.h"
 
 #include <array>
 #include <memory>

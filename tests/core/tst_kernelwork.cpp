@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The kernel-work cost model (core/kernel/kernelwork.*) on its own, behind a fake machine: fork
+// The kernel-work cost model (core/workload/kernelwork.*) on its own, behind a fake machine: fork
 // under tasklist_lock with interrupts off, cgroup writes with the RT admission walk under
 // tasklist_lock (walk_all_tasks) or RCU (patched), sections and the findings they produce
 // (kernel-model.md §10.3). Every expected value is worked out by hand in the comments.
 #include <QObject>
 
 #ifndef Q_MOC_RUN
-#include "core/kernel/kernelwork.h"
 #include "core/record/metrics.h"
 #include "core/rt/rtclass.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
+#include "core/workload/kernelwork.h"
 #include "core/workload/task.h"
 #include "support/fakemachine.h"
 #endif

@@ -144,7 +144,7 @@ void TestRtUnit::bandwidthThrottlesAndRefills()
     // start_rt_bandwidth() at enqueue: group 1's period timer, one period (100 ms) from now.
     QCOMPARE(m.pendingTimers(), std::vector<int64_t>{100'000'000});
     m.run(t);
-    rt.setNextTask(rq, t);
+    rt.setNextTask(rq, t, true);
     m.now = 11'000'000;
     rt.updateCurr(rq);
     QCOMPARE(m.executed, int64_t{11'000'000});

@@ -13,12 +13,12 @@
 #ifndef Q_MOC_RUN
 #include "cli/cli.h"
 #include "cli/sweep.h"
+#include "core/base/limits.h"
 #include "core/fair/taskgroup.h"
 #include "core/record/machineview.h"
 #include "core/record/metrics.h"
 #include "core/record/metricsbuilder.h"
 #include "core/rt/rtclass.h"
-#include "core/scenario/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sched/rq.h"
 #include "core/sim/simulation.h"

@@ -2,7 +2,7 @@
 // core/scenario/scenarioio.h: loading, validating and writing scenario files
 // (scenario-format.md §1). Invalid inputs must give "FILE: /json/pointer: what was expected";
 // valid files must survive load -> save -> load unchanged; no input may crash the reader.
-#include "core/scenario/limits.h"
+#include "core/base/limits.h"
 #include "core/scenario/scenarioio.h"
 #include "core/scenario/support.h"
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "core/base/time.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine tree over hand-made Scenarios: QAbstractItemModelTester on every shape, the exact
 // rows and columns, and a full reset when another scenario is loaded.
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 #include "ui/common/taskpalette.h"
 #include "ui/machine/machinetreemodel.h"
 

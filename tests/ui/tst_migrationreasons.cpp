@@ -2,9 +2,9 @@
 // "Why did this task move?" in the GUI (kernel-model.md §8.2): the event log's lines and tooltips
 // and the inspector's "last move" column say what the Migrate/Spawn records carry (reason,
 // domain, group and migration type, wake path), read from the recording, not recomputed.
-#include "core/record/migration.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
+#include "core/sched/migration.h"
 #include "core/sim/inspect.h"
 #include "core/sim/simulation.h"
 #include "ui/analysis/findingsdock.h"

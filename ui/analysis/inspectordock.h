@@ -9,8 +9,8 @@
 #include "core/base/time.h"
 #include "core/record/moves.h"
 #include "core/record/recording.h"
-#include "core/scenario/scenario.h"
 #include "core/sim/inspect.h"
+#include "core/sim/scenariospec.h"
 #include "core/sim/simulation.h"
 
 #include <QDockWidget>

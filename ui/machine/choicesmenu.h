@@ -5,7 +5,7 @@
 // kernel.overrides and restarts the run, as `--override CHOICE=VALUE` does on the command line.
 #pragma once
 
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <QMenu>
 

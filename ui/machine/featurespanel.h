@@ -5,7 +5,7 @@
 // current time; HZ is a property of the whole run and is emitted separately.
 #pragma once
 
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <QWidget>
 

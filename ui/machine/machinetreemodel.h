@@ -17,7 +17,7 @@
 #pragma once
 
 #include "core/base/time.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <QAbstractItemModel>
 #include <QHash>

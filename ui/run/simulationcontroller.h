@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/base/time.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 #include "core/sim/simulation.h"
 
 #include <QObject>

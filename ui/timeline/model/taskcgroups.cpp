@@ -2,7 +2,7 @@
 #include "ui/timeline/model/taskcgroups.h"
 
 #include "core/record/recording.h"
-#include "core/scenario/scenario.h"
+#include "core/sim/scenariospec.h"
 
 #include <algorithm>
 #include <map>

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// What a scenario file describes (docs/scenario-format.md §1), as plain value types.
-// The JSON mapping is in scenariofields.cpp (one field table per flat struct), read by
-// scenarioreader.cpp and written by scenariowriter.cpp; the simulation builds its state from these
+// What a simulation is built from (docs/scenario-format.md §1), as plain value types: the kernel,
+// the machine, the cgroups, the tasks and their programs (core/workload/program.h), the timed
+// actions. The file format that reads and writes them is core/scenario/ (scenariofields.cpp has
+// the JSON mapping, one field table per flat struct); the simulation builds its state from these
 // structs.
 // Optional fields keep "not given" distinct from "given as the default" so that a load → save →
 // load round trip reproduces the user's file.
 #pragma once
 
+#include "core/base/enumnames.h"
 #include "core/base/time.h"
+#include "core/kernel/cgroupfiles.h"
+#include "core/workload/program.h"
 
 #include <cstdint>
 #include <map>
@@ -16,104 +20,6 @@
 #include <vector>
 
 namespace schedlab {
-
-/// A duration as written: fixed, `"forever"` (only where a run may be endless) or
-/// `{ "uniform": [lo, hi] }` drawn from the scenario's PRNG.
-struct DurationSpec
-{
-    Nanoseconds value{0};             ///< fixed value, or the lower bound of a uniform draw
-    std::optional<Nanoseconds> upper; ///< set for uniform: inclusive upper bound
-    bool endless = false; ///< "forever" (named so that Qt's `forever` macro cannot clash)
-
-    bool isUniform() const { return upper.has_value(); }
-    static DurationSpec fixed(Nanoseconds v) { return {v, std::nullopt, false}; }
-    static DurationSpec uniform(Nanoseconds lo, Nanoseconds hi) { return {lo, hi, false}; }
-    static DurationSpec forEver() { return {Nanoseconds{0}, std::nullopt, true}; }
-    friend bool operator==(const DurationSpec&, const DurationSpec&) = default;
-};
-
-enum class Policy { Normal, Batch, Idle, Fifo, RoundRobin };
-
-/// cpu.max: "QUOTA PERIOD" in µs, or "max PERIOD".
-struct CpuMax
-{
-    std::optional<int64_t> quotaUs; ///< nullopt = max (unlimited)
-    int64_t periodUs = 100000;
-    friend bool operator==(const CpuMax&, const CpuMax&) = default;
-};
-
-/// The cgroup v2 files a scenario can set (used both by `cgroups` and by `set` actions).
-struct CgroupFiles
-{
-    std::optional<int> weight;          ///< cpu.weight 1…10000
-    std::optional<int> weightNice;      ///< cpu.weight.nice -20…19
-    std::optional<CpuMax> cpuMax;       ///< cpu.max
-    std::optional<bool> idle;           ///< cpu.idle
-    std::optional<int64_t> rtRuntimeUs; ///< cpu.rt_runtime_us (-1 = unlimited)
-    std::optional<int64_t> rtPeriodUs;  ///< cpu.rt_period_us
-    friend bool operator==(const CgroupFiles&, const CgroupFiles&) = default;
-};
-
-struct TaskSpec;
-
-/// One program operation (scenario-format.md §1 "Operations").
-struct Op
-{
-    enum class Kind {
-        Run,
-        Sleep,
-        Loop,
-        Yield,
-        Lock,
-        Unlock,
-        Fork,
-        Exit,
-        Nice,
-        Cpus,
-        Cgroup,
-        Cookie,
-        Kernel,
-        Write,
-        Suspend,
-        Resume
-    };
-    /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
-    enum class CookieCmd { Create, ShareTo, ShareFrom };
-    Kind kind = Kind::Run;
-    DurationSpec duration;               ///< Run, Sleep
-    std::vector<Op> body;                ///< Loop; Kernel (the operations run inside the kernel)
-    std::optional<int64_t> count;        ///< Loop: iterations; nullopt = forever
-    std::optional<DurationSpec> forTime; ///< Loop: repeat while less than this has elapsed
-    /// Lock/Unlock: mutex name; Suspend/Resume: wait queue name; Cpus: cpulist; Cgroup: path;
-    /// Cookie: task; Write: path pattern
-    std::string name;
-    CookieCmd cookie = CookieCmd::Create; ///< Cookie
-    std::vector<TaskSpec> fork;           ///< Fork: exactly one child spec (no name)
-    bool wait = false;                    ///< Fork: block until the child exits
-    int nice = 0;                         ///< Nice
-    CgroupFiles files;                    ///< Write: the files written to each matching cgroup
-    friend bool operator==(const Op&, const Op&) = default;
-};
-
-struct TaskSpec
-{
-    std::string name;                  ///< unique; with count N: name-1 … name-N
-    std::optional<int> count;          ///< replicate the task
-    std::optional<std::string> cgroup; ///< default "/"
-    std::optional<std::string> cpus;   ///< cpulist; default all CPUs
-    std::optional<Policy> policy;      ///< default normal
-    std::optional<int> nice;           ///< -20…19
-    std::optional<int> rtPriority;     ///< 1…99
-    std::optional<Nanoseconds> slice;  ///< custom slice, 0.1–100 ms
-    std::optional<uint64_t> cookie;    ///< core-scheduling cookie
-    std::optional<DurationSpec> start; ///< creation time; default 0
-    bool probe = false;
-    /// Stands for a thread of the kernel (rcu_preempt, a kworker): simulated like any task, never
-    /// started by schedlab-run (the real kernel runs its own).
-    bool kernelThread = false;
-    std::vector<Op> program;
-    friend bool operator==(const TaskSpec&, const TaskSpec&) = default;
-};
 
 struct CgroupSpec
 {
@@ -210,5 +116,9 @@ struct Scenario
     Nanoseconds durationOrDefault() const { return duration.value_or(Nanoseconds(10'000'000'000)); }
     friend bool operator==(const Scenario&, const Scenario&) = default;
 };
+
+template <> std::span<const std::string_view> enumNames<Preempt>();
+template <> std::span<const std::string_view> enumNames<TunableScaling>();
+template <> std::span<const std::string_view> enumNames<Action::Kind>();
 
 } // namespace schedlab

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "program.h"
+
+#include <array>
+
+namespace schedlab {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
+constexpr std::array<std::string_view, 16> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
+    "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write", "suspend", "resume"};
+
+} // namespace
+
+template <> std::span<const std::string_view> enumNames<Policy>()
+{
+    return kPolicies;
+}
+
+template <> std::span<const std::string_view> enumNames<Op::Kind>()
+{
+    return kOps;
+}
+
+} // namespace schedlab
