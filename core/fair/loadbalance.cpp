@@ -6,6 +6,7 @@
 #include "core/coresched/corescheduler.h"
 #include "core/fair/pelt.h"
 #include "core/fair/placement.h"
+#include "core/fair/taskgroup.h"
 #include "core/fair/utilest.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
@@ -265,6 +266,24 @@ bool LoadBalancer::taskAllowed(const SchedEntity& taskSe, int cpu) const
 bool LoadBalancer::cookieMatch(const SchedEntity& taskSe, int cpu) const
 {
     return !m_core || m_core->cookieFits(m_ctx.task(static_cast<int>(taskSe.task.index())), cpu);
+}
+
+bool LoadBalancer::migratable(const SchedEntity& taskSe) const
+{
+    // can_migrate_task() over rq->cfs_tasks: fair tasks only.
+    const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
+    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+}
+
+bool LoadBalancer::throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
+{
+    // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
+    const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
+    if (task.group == 0)
+        return false;
+    const TaskGroup& g = m_ctx.taskGroups()[static_cast<size_t>(task.group)];
+    return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
+        || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
 }
 
 int64_t LoadBalancer::jiffies() const
@@ -610,9 +629,9 @@ bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
 {
     // Delayed tasks (model: never moved; the kernel moves them only when balancing load) and
     // tasks caught in a state change stay.
-    if (se.schedDelayed || !m_s.migratable(se))
+    if (se.schedDelayed || !migratable(se))
         return false;
-    if (m_s.throttledPair(se, env.srcCpu, env.dstCpu))
+    if (throttledLbPair(se, env.srcCpu, env.dstCpu))
         return false;
     if (!taskAllowed(se, env.dstCpu)) {
         env.flags |= LbfSomePinned;

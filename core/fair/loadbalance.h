@@ -33,16 +33,12 @@ constexpr int64_t kSchedMigrationCostNs = 500000;
 /// MAX_PINNED_INTERVAL (ms): the back-off limit while every task is pinned.
 constexpr int kMaxPinnedInterval = 512;
 
-/// What the load balancer asks of the machine beyond MachineContext: whether a task may be moved
-/// now, the stopper and the blocked-load update (a fake in tests/core/tst_loadbalance.cpp).
+/// What the load balancer asks of the machine beyond MachineContext: the stopper and the
+/// blocked-load update (a fake in tests/core/tst_loadbalance.cpp).
 class BalanceServices
 {
 public:
     virtual ~BalanceServices() = default;
-    /// Model guard: the task is queued and runnable, not in the middle of a state change.
-    virtual bool migratable(const SchedEntity& taskSe) const = 0;
-    /// throttled_lb_pair(): the task's group is throttled on the source or destination CPU.
-    virtual bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const = 0;
     /// The stopper of @p cpu preempts the running fair task (it stays queued as the first
     /// candidate); false if no fair task runs there.
     virtual bool stopperPreempt(int cpu) = 0;
@@ -234,6 +230,10 @@ private:
     /// sched_core_cookie_match() of the task of @p taskSe on @p cpu (true without core
     /// scheduling).
     bool cookieMatch(const SchedEntity& taskSe, int cpu) const;
+    /// Model guard: a queued, runnable fair task, not in the middle of a state change (parked).
+    bool migratable(const SchedEntity& taskSe) const;
+    /// throttled_lb_pair(): the task's group is throttled on the source or destination CPU.
+    bool throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const;
 };
 
 } // namespace schedlab

@@ -201,8 +201,6 @@ private:
     // load balancing (§8.3): BalanceServices of the fair load balancer (machinebalance.cpp)
     int nrRunning(int cpu) const override;
     bool idleCpu(int cpu) const override;
-    bool migratable(const SchedEntity& taskSe) const override;
-    bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const override;
     bool stopperPreempt(int cpu) override;
     bool updateBlockedAverages(int cpu) override;
     /// Builds the sched domains and the balancer from the machine description.

@@ -37,25 +37,6 @@ bool Machine::idleCpu(int cpu) const
     return !m_rqs[static_cast<size_t>(cpu)]->curr && nrRunning(cpu) == 0;
 }
 
-bool Machine::migratable(const SchedEntity& taskSe) const
-{
-    // can_migrate_task() over rq->cfs_tasks: fair tasks only.
-    Task& task = *m_tasks[taskSe.task.index()];
-    return taskSe.onRq && &classOf(task) == m_classes[kFairClass]
-        && task.state == TaskRunState::Runnable && !task.parked;
-}
-
-bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
-{
-    // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
-    const Task& task = *m_tasks[taskSe.task.index()];
-    if (task.group == 0)
-        return false;
-    const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
-    return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
-        || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
-}
-
 bool Machine::stopperPreempt(int cpu)
 {
     // Active balance: the stopper preempts the running fair task; it stays queued.

@@ -86,7 +86,9 @@ public:
     /// A queued task with load_avg @p load on @p cpu, last run at @p lastRan.
     SchedEntity& addTask(int cpu, uint64_t load, int64_t lastRan, bool running = false)
     {
-        SchedEntity& se = test::FakeMachine::addTask(cpu).se;
+        Task& task = test::FakeMachine::addTask(cpu);
+        task.state = TaskRunState::Runnable; // queued: the balancer may move it
+        SchedEntity& se = task.se;
         Rq& q = rq(cpu);
         se.cfsRq = q.cfs.get();
         se.avg.loadAvg = load;
@@ -118,8 +120,6 @@ public:
     {
         return nr[static_cast<size_t>(cpu)] == 0 && !rqs[static_cast<size_t>(cpu)]->curr;
     }
-    bool migratable(const SchedEntity&) const override { return true; }
-    bool throttledPair(const SchedEntity&, int, int) const override { return false; }
     /// The stopper preempts the running task (it stays queued) when @c stopperWorks.
     bool stopperPreempt(int cpu) override
     {
