@@ -7,8 +7,11 @@
 //
 // What a single class or unit needs of another one is not here: the fair class holds the
 // bandwidth control and the load tracker it calls, the RT class arms its own period timer, the
-// fair server is given the pick it serves (dl_server_init()'s pick_task). Only a few narrow
-// interfaces remain, each beside the unit that calls it and faked by its unit test.
+// fair server is given the pick it serves (dl_server_init()'s pick_task). Three narrow
+// interfaces remain, each beside the one unit that calls it, for what only the machine can do
+// for that unit: BalanceServices (the stopper, the blocked-load update), KernelWorkServices (a
+// section's end, the fork and cgroup writes themselves) and ProgramServices (a program's system
+// calls).
 #pragma once
 
 #include "core/base/eventid.h"
