@@ -273,11 +273,12 @@ void Machine::schedule(int cpu)
         putPrevSetNextTask(rq, unput, nullptr);
         unput = nullptr;
         rq.curr = nullptr;
-        bool pulled = false;
-        for (SchedClass* cls : m_classes)
-            pulled = cls->newIdleBalance(rq) || pulled;
-        if (pulled)
-            nextTask = pick();
+        for (SchedClass* cls : m_classes) { // prev_balance(): the first class that pulls
+            if (cls->newIdleBalance(rq)) {
+                nextTask = pick();
+                break;
+            }
+        }
     }
     putPrevSetNextTask(rq, unput, nextTask);
     SchedEntity* next = nextTask ? &nextTask->se : nullptr;
