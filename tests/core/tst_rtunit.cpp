@@ -2,8 +2,8 @@
 // The RT class (core/rt/rtclass.*) and the fair deadline server (core/rt/dlserver.*) on their
 // own, behind fake machine services: queue order, pick, RT bandwidth throttling and refill,
 // SCHED_RR slices, wakeup preemption, CPU selection and push/pull, the RT class's cgroup files
-// (SchedGroupOps) (kernel-model.md §10). Every
-// expected value is worked out by hand in the comments.
+// (SchedGroupOps; kernel-model.md §10). Every expected value is worked out by hand in the
+// comments.
 #include <QObject>
 
 #ifndef Q_MOC_RUN
