@@ -253,6 +253,11 @@ void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)
     m_s.boostWoken(task);
 }
 
+void FairSchedClass::taskChangeGroup(Task& task)
+{
+    m_s.removeLoad(task);
+}
+
 void FairSchedClass::switchedFrom(Rq& /*rq*/, Task& task)
 {
     m_s.removeLoad(task);

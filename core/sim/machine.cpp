@@ -618,10 +618,11 @@ void Machine::moveTask(Task& task, int group)
         m_bw->requeueParked(task);
         return;
     }
-    // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
-    // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).
+    // sched_move_task(): dequeue (SAVE|MOVE), task_change_group() of the class (the load moves
+    // with the task: detach_task_cfs_rq / attach_task_cfs_rq), set_task_rq(), enqueue
+    // (RESTORE|MOVE).
     changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {
-        m_load->remove(task.se);
+        cls.taskChangeGroup(task);
         task.group = group;
         attachToCpu(task, task.cpu);
     });
