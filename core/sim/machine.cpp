@@ -356,7 +356,7 @@ void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
         return;
     SchedClass& cls = classOf(*next);
     cls.putPrevSetNextTask(rq, prev, *next);
-    if (&cls != m_fairSched.get() && rq.nrRunning > 0)
+    if (&cls != m_classes[kFairClass] && rq.nrRunning > 0)
         m_dlServer->starve(rq.cpu);
 }
 
