@@ -288,6 +288,12 @@ void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)
         m_bw->boostTask(task);
 }
 
+void FairSchedClass::taskChangeGroup(Task& task)
+{
+    if (m_load)
+        m_load->remove(task.se); // detach_task_cfs_rq(): the load leaves the old cfs_rq
+}
+
 void FairSchedClass::switchedFrom(Rq& /*rq*/, Task& task)
 {
     if (m_load)
@@ -301,8 +307,11 @@ void FairSchedClass::switchedTo(Rq& rq, Task& /*task*/)
 
 void FairSchedClass::updateCurr(Rq& rq)
 {
+    // update_curr() at every level of the running fair hierarchy (where the level's entity is
+    // its cfs_rq's curr: not for a running task of another class).
     for (SchedEntity* level = rq.curr; level; level = level->parent)
-        m_fair.updateCurr(*level->cfsRq);
+        if (level->cfsRq && level->cfsRq->curr == level && level->onRq)
+            m_fair.updateCurr(*level->cfsRq);
 }
 
 // --- PlacementServices (kernel-model.md §8.2) ---------------------------------------------------

@@ -89,6 +89,9 @@ public:
     void migrateTaskRq(Task& task, int newCpu) override;
     int affinityCpu(const Task& task, int thisCpu) override;
     void taskWoken(Rq& rq, Task& task) override;
+    /// task_change_group_fair(): detach_task_cfs_rq(), the load leaves the old group's cfs_rq
+    /// (it is attached to the new one at the enqueue).
+    void taskChangeGroup(Task& task) override;
     /// switched_from_fair(): detach_task_cfs_rq(), the task's load leaves the cfs_rq.
     void switchedFrom(Rq& rq, Task& task) override;
     /// switched_to_fair(), model: the task's CPU reschedules.

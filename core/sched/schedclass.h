@@ -117,6 +117,9 @@ public:
     /// itself (the RT model: no requeue); false when the core's sched_change pattern
     /// (dequeue SAVE|MOVE, task_change_group(), enqueue RESTORE|MOVE) does it.
     virtual bool changeGroupInPlace(Rq& /*rq*/, Task& /*task*/, int /*group*/) { return false; }
+    /// task_change_group(): the class's part of sched_move_task() inside the sched_change
+    /// pattern, before the machine's set_task_rq() to the new group.
+    virtual void taskChangeGroup(Task& /*task*/) { }
     /// set_cpus_allowed(): @p task's mask changed and still holds its CPU (@p rq's).
     virtual void setCpusAllowed(Rq& /*rq*/, Task& /*task*/) { }
     /// The class's part of wake_up_new_task() once @p task's CPU is chosen

@@ -273,11 +273,12 @@ void Machine::schedule(int cpu)
         putPrevSetNextTask(rq, unput, nullptr);
         unput = nullptr;
         rq.curr = nullptr;
-        bool pulled = false;
-        for (SchedClass* cls : m_classes)
-            pulled = cls->newIdleBalance(rq) || pulled;
-        if (pulled)
-            nextTask = pick();
+        for (SchedClass* cls : m_classes) { // prev_balance(): the first class that pulls
+            if (cls->newIdleBalance(rq)) {
+                nextTask = pick();
+                break;
+            }
+        }
     }
     putPrevSetNextTask(rq, unput, nextTask);
     SchedEntity* next = nextTask ? &nextTask->se : nullptr;
@@ -355,7 +356,7 @@ void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
         return;
     SchedClass& cls = classOf(*next);
     cls.putPrevSetNextTask(rq, prev, *next);
-    if (&cls != m_fairSched.get() && rq.nrRunning > 0)
+    if (&cls != m_classes[kFairClass] && rq.nrRunning > 0)
         m_dlServer->starve(rq.cpu);
 }
 
@@ -617,10 +618,11 @@ void Machine::moveTask(Task& task, int group)
         m_bw->requeueParked(task);
         return;
     }
-    // sched_move_task(): dequeue (SAVE|MOVE), switch the group, enqueue (RESTORE|MOVE).
-    // The load moves with the task (detach_task_cfs_rq / attach_task_cfs_rq).
+    // sched_move_task(): dequeue (SAVE|MOVE), task_change_group() of the class (the load moves
+    // with the task: detach_task_cfs_rq / attach_task_cfs_rq), set_task_rq(), enqueue
+    // (RESTORE|MOVE).
     changeTask(task, DequeueSave | DequeueMove, [&](Rq&) {
-        m_load->remove(task.se);
+        cls.taskChangeGroup(task);
         task.group = group;
         attachToCpu(task, task.cpu);
     });

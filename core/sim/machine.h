@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine behind Simulation: CPUs with their run queues, task groups, tasks and their
-// programs, the event loop, the recording. Scheduling decisions are the FairClass's; this class
-// provides the kernel's core around it (__schedule, try_to_wake_up, wake_up_new_task, the tick,
-// set_user_nice, sched_move_task, affinity) and the workload interpreter.
+// programs, the event loop, the recording. Scheduling decisions are the classes'; this class
+// provides the kernel's core around them (__schedule, try_to_wake_up, wake_up_new_task, the tick,
+// set_user_nice, sched_move_task, affinity), reaching a class only through its SchedClass
+// operations (core/sched/schedclass.h; the class table in machineclasses.cpp), and the workload
+// interpreter. Construction is machinesetup.cpp, the resource guards ResourceGuard, the busy/wait
+// books WaitBook.
 #pragma once
 
 #include "core/base/prng.h"

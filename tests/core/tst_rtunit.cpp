@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The RT class (core/rt/rtclass.*) and the fair deadline server (core/rt/dlserver.*) on their
 // own, on the tests' FakeMachine (tests/support/fakemachine.h): queue order, pick, RT bandwidth
-// throttling and refill, SCHED_RR slices, wakeup preemption, CPU selection and push/pull
-// (kernel-model.md §10). Every expected value is worked out by hand in the comments.
+// throttling and refill, SCHED_RR slices, wakeup preemption, CPU selection and push/pull, the RT
+// class's cgroup files (SchedGroupOps; kernel-model.md §10). Every expected value is worked out
+// by hand in the comments.
 #include <QObject>
 
 #ifndef Q_MOC_RUN
+#include "core/kernel/cgroupfiles.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/rq.h"
@@ -36,6 +38,7 @@ private Q_SLOTS:
     void fairServerDefersThenBoosts();
     void admissionControl_data();
     void admissionControl();
+    void groupFiles();
 };
 
 namespace {
@@ -377,6 +380,54 @@ void TestRtUnit::admissionControl()
     QCOMPARE(count.tasks, int64_t{tasksVisited});
     QCOMPARE(count.hasRtTaskCalls, int64_t{hasRtCalls});
     QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+}
+
+void TestRtUnit::groupFiles()
+{
+    // The RT class's side of the cpu controller (SchedGroupOps), as the machine uses it: the
+    // groups the machine creates, the RT files it hands over, the attach test. Same numbers as
+    // admissionControl(): /a at 500 ms / 1 s passes, /b at 500 ms too exceeds the root's
+    // 996147 and is refused with -EINVAL, named like the shell's write.
+    FakeMachine m(1);
+    m.addGroup("/a");
+    m.addGroup("/b");
+    RtClass rt(m, 1000, false);
+    m.sched = &rt;
+    SchedGroupOps& ops = *static_cast<SchedClass&>(rt).groupOps();
+    ops.groupCreated(1, 0);
+    ops.groupCreated(2, 0);
+    QCOMPARE(rt.groups().size(), size_t{3});
+    QCOMPARE(rt.group(0).children, (std::vector<int>{1, 2}));
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{0}); // a new group has no RT runtime (§10.1)
+    QVERIFY(ops.admits(0));                      // the root always has RT runtime
+    QVERIFY(!ops.admits(1));
+    std::vector<std::string> refused;
+    CgroupFiles half;
+    half.rtRuntimeUs = 500'000; // µs
+    const RtWalkCount walk = ops.writeFiles(1, half, refused);
+    QVERIFY(refused.empty());
+    QCOMPARE(walk.groups, int64_t{3}); // root, /b, /a
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+    QVERIFY(ops.admits(1));
+    ops.writeFiles(2, half, refused);
+    QCOMPARE(refused,
+        (std::vector<std::string>{"write 500000 > /b/cpu.rt_runtime_us: EINVAL (/: the "
+                                  "children's runtimes exceed the group's)"}));
+    QVERIFY(!ops.admits(2));
+    // cpu.rt_period_us keeps the runtime: /a at 500 ms / 2 s (ratio 262144) still fits.
+    CgroupFiles period;
+    period.rtPeriodUs = 2'000'000;
+    refused.clear();
+    ops.writeFiles(1, period, refused);
+    QVERIFY(refused.empty());
+    QCOMPARE(rt.group(1).periodNs, int64_t{2'000'000'000});
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+    // Files of another class are not the RT class's: nothing is written or refused.
+    CgroupFiles weight;
+    weight.weight = 200;
+    const RtWalkCount none = ops.writeFiles(1, weight, refused);
+    QVERIFY(refused.empty());
+    QCOMPARE(none.groups, int64_t{0});
 }
 
 QTEST_GUILESS_MAIN(TestRtUnit)
