@@ -201,7 +201,8 @@ private:
     void wakeUp(Task& task) override { tryToWakeUp(task); }
     void programError(const Task& task, const std::string& what) override;
 
-    // load balancing (§8.3): BalanceServices of the fair load balancer (machinebalance.cpp)
+    // load balancing (§8.3, machinebalance.cpp): rq->nr_running and idle_cpu() of the machine
+    // context, and the BalanceServices of the fair load balancer
     int nrRunning(int cpu) const override;
     bool idleCpu(int cpu) const override;
     bool stopperPreempt(int cpu) override;
