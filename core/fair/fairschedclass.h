@@ -62,6 +62,8 @@ public:
     bool parkPicked(Rq& rq, Task& next) override;
     /// balance_fair(): sched_balance_newidle() (core/fair/loadbalance.h).
     bool newIdleBalance(Rq& rq) override;
+    void cpuIdleChanged(Rq& rq, bool idle) override;
+    void wokenOnCpu(Rq& rq) override;
     /// task_dead_fair(): a killed task is dequeued as a sleeping one, never left delayed.
     void taskDead(Rq& rq, Task& task) override;
     /// yield_task_fair().

@@ -92,6 +92,13 @@ public:
     /// balance() before going idle: the class may pull work to @p rq (balance_fair():
     /// sched_balance_newidle()); true when it did and the pick should run again.
     virtual bool newIdleBalance(Rq& /*rq*/) { return false; }
+    /// The CPU of @p rq switched to idle (@p idle) or back to a task: the class's state that
+    /// follows (set_next_task_idle()'s update_idle_core(), do_idle()'s NOHZ entry,
+    /// update_idle_rq_clock_pelt(); the PELT clock runs again when the CPU is busy).
+    virtual void cpuIdleChanged(Rq& /*rq*/, bool /*idle*/) { }
+    /// ttwu_do_activate() on @p rq: the idle time that ends feeds rq->avg_idle and
+    /// rq->idle_stamp is cleared (kept by the fair class's new-idle balance in the model).
+    virtual void wokenOnCpu(Rq& /*rq*/) { }
     /// task_dead() of a task killed while not running: it leaves its queue for good (the
     /// dequeue of a sleeping task, a delayed one completed).
     virtual void taskDead(Rq& /*rq*/, Task& /*task*/) { }

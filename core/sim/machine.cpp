@@ -109,10 +109,9 @@ void Machine::tryToWakeUp(Task& task, int wakeFlags)
         recordMigrate(task.se, prev, cpu, MigrateReason::Wakeup, cls.lastPlacement());
     }
     // ttwu_do_activate(): the idle time that ends feeds rq->avg_idle; rq->idle_stamp is cleared.
-    if (const int64_t stamp = m_fairSched->placement().idleStamp(cpu); stamp > 0)
-        m_balancer->idleEnded(cpu, clock() - stamp);
-    m_fairSched->placement().taskWokenOn(cpu);
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    for (SchedClass* c : m_classes)
+        c->wokenOnCpu(rq);
     cls.enqueueTask(rq, task, flags);
     record(RecordKind::Wakeup, task.se, cpu, 0, 0);
     markWaiting(task, cpu);
@@ -283,15 +282,11 @@ void Machine::schedule(int cpu)
     putPrevSetNextTask(rq, unput, nextTask);
     SchedEntity* next = nextTask ? &nextTask->se : nullptr;
     rq.curr = next;
-    // From a task or from the stopper to idle.
+    // From a task or from the stopper to idle, or from idle to a task: the classes follow.
     const bool wasIdle = !prev && !rq.stopperRan;
-    if (!next && !wasIdle) {
-        m_load->cpuIdle(cpu);                                  // update_idle_rq_clock_pelt()
-        m_fairSched->placement().cpuEnteredIdle(cpu, clock()); // idle_stamp, update_idle_core()
-        m_balancer->cpuEnteredIdle(cpu); // do_idle(): NOHZ stats, the tick stops
-    } else if (next && wasIdle) {
-        m_load->cpuBusy(cpu); // the PELT clock runs scaled from here (§6.6)
-    }
+    if (const bool idle = !next; idle != wasIdle)
+        for (SchedClass* cls : m_classes)
+            cls->cpuIdleChanged(rq, idle);
     rq.stopperRan = false;
 
     if (prev && prev != nextTask) {
