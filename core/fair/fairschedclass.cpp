@@ -131,15 +131,15 @@ void FairSchedClass::cpuIdleChanged(Rq& rq, bool idle)
         m_load->cpuBusy(rq.cpu); // the PELT clock runs scaled from here (§6.6)
         return;
     }
-    m_load->cpuIdle(rq.cpu);                         // update_idle_rq_clock_pelt()
-    m_placement.cpuEnteredIdle(rq.cpu, m_s.clock()); // idle_stamp, update_idle_core()
-    m_balancer->cpuEnteredIdle(rq.cpu);              // do_idle(): NOHZ stats, the tick stops
+    m_load->cpuIdle(rq.cpu);                           // update_idle_rq_clock_pelt()
+    m_placement.cpuEnteredIdle(rq.cpu, m_ctx.clock()); // idle_stamp, update_idle_core()
+    m_balancer->cpuEnteredIdle(rq.cpu);                // do_idle(): NOHZ stats, the tick stops
 }
 
 void FairSchedClass::wokenOnCpu(Rq& rq)
 {
     if (const int64_t stamp = m_placement.idleStamp(rq.cpu); stamp > 0)
-        m_balancer->idleEnded(rq.cpu, m_s.clock() - stamp);
+        m_balancer->idleEnded(rq.cpu, m_ctx.clock() - stamp);
     m_placement.taskWokenOn(rq.cpu);
 }
 
