@@ -85,7 +85,6 @@ struct CsvTable
     std::vector<std::vector<std::string>> rows;
 };
 bool parseCsv(const std::string& text, CsvTable& table, std::string* error);
-std::string csvField(const std::string& field);
 
 /// `schedlab-cli sweep …` and `schedlab-cli sweep-merge A.csv B.csv … --out all.csv`; exit codes
 /// as schedlab-cli (0 ok, 2 bad input, 3/4 some run stopped by a guard / broke an invariant, the

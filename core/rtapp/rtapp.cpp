@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// rt-app JSON ⇄ scenario (docs/rtapp.md): the import; the export is rtappexport.cpp. rt-app's
-// grammar is doc/tutorial.txt of rt-app; its events are matched by key prefix ("run0", "sleep1" …),
-// so the longest known event name wins
+// rt-app JSON -> scenario (docs/rtapp.md); the export is in rtappexport.cpp. rt-app's grammar is
+// doc/tutorial.txt of rt-app; its events are matched by key prefix ("run0", "sleep1" …), so the
+// longest known event name wins
 // ("runtime2" is a runtime, not a run).
 #include "rtapp.h"
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Scenario → rt-app JSON (docs/rtapp.md): the export half of rtapp.h; the import is rtapp.cpp.
+// scenario -> rt-app JSON (docs/rtapp.md, "Export"); the import is in rtapp.cpp.
 #include "core/base/cpuset.h"
 #include "core/base/limits.h"
 #include "core/base/text.h"
+#include "core/scenario/jsonreader.h"
+#include "core/scenario/scenarioio.h"
 #include "rtapp.h"
 
 #include <nlohmann/json.hpp>
@@ -11,13 +13,14 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <string>
+#include <unordered_map>
 #include <utility>
-#include <vector>
 
 namespace schedlab::rtapp {
 
 namespace {
+
+using scenariojson::child;
 
 class Exporter
 {
