@@ -102,16 +102,16 @@ bool bitSet(const RtRq& q, int rtPriority)
     return (q.bitmap[static_cast<size_t>(i / 64)] >> (i % 64)) & 1U;
 }
 
-/// A metrics view of @p groups groups in a chain (/g1/g2/…), no CPU, no task; it counts how often
+/// A metrics view of @p depth groups in a chain (/g1/g2/…), no CPU, no task; it counts how often
 /// the group CPU times are asked for.
 class ChainView final : public FakeMachine
 {
 public:
-    explicit ChainView(int groups)
+    explicit ChainView(int depth)
         : FakeMachine(0)
     {
         now = 1000;
-        for (int g = 1; g <= groups; ++g)
+        for (int g = 1; g <= depth; ++g)
             addGroup("/g" + std::to_string(g), g - 1);
     }
     std::vector<int64_t> groupCpuTimes() const override
