@@ -106,14 +106,13 @@ foreach(file IN LISTS all_files)
             list(LENGTH newlines number)
             math(EXPR number "${number} + 1")
             string(REPLACE ";" ", " allowed "${uses_${layer}}")
-            list(APPEND bad "${file}:${number}: ${layer} includes ${target} (${target_layer}); "
-                "${layer} may include only: ${allowed}\n")
+            string(APPEND bad "${file}:${number}: ${layer} includes ${target} (${target_layer}), "
+                "but ${layer} may include only: ${allowed}\n")
         endif()
     endforeach()
 endforeach()
 
 if(bad)
-    string(REPLACE ";" "" bad "${bad}")
     message(FATAL_ERROR "A lower layer includes a higher one (tests/layers.cmake has the map):\n"
         "${bad}")
 endif()
