@@ -99,6 +99,16 @@ bool openLesson(schedlab::ui::MainWindow& window, const QCommandLineParser& p)
     return true;
 }
 
+/// --dpi's value: a whole number from 24 to 1200 (as schedlab-cli capture's).
+std::optional<int> dpiArg(const QString& text)
+{
+    bool ok = false;
+    const int dpi = text.toInt(&ok);
+    if (!ok || dpi < 24 || dpi > 1200)
+        return std::nullopt;
+    return dpi;
+}
+
 /// --screenshot: drive the window without a user (for the pictures in docs/), grab it, exit.
 /// Headless: never a dialog; every problem is a line on stderr and exit code 2.
 int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, const QString& file)
@@ -123,6 +133,29 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
                      .arg(out, ui::reasonOf(picturePath, picture.error())));
         return kExitBadInput;
     }
+    QSize size(1500, 950);
+    if (p.isSet(QStringLiteral("size"))) {
+        const QStringList wh = p.value(QStringLiteral("size")).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        size = QSize(wh.value(0).toInt(&okW), wh.value(1).toInt(&okH));
+        if (wh.size() != 2 || !okW || !okH || size.width() < 480 || size.height() < 320
+            || size.width() > 10000 || size.height() > 10000) {
+            complain(QStringLiteral("--size: expected WxH in pixels, 480x320 to 10000x10000, "
+                                    "e.g. 1600x900, got \"%1\"")
+                         .arg(p.value(QStringLiteral("size"))));
+            return kExitBadInput;
+        }
+    }
+    int dpi = 96;
+    if (p.isSet(QStringLiteral("dpi"))) {
+        const auto d = dpiArg(p.value(QStringLiteral("dpi")));
+        if (!d) {
+            complain(QStringLiteral("--dpi: expected a whole number from 24 to 1200, got \"%1\"")
+                         .arg(p.value(QStringLiteral("dpi"))));
+            return kExitBadInput;
+        }
+        dpi = *d;
+    }
     const auto at = msArg(QStringLiteral("at"), p.value(QStringLiteral("at")));
     const auto editAt = msArg(QStringLiteral("edit-at"), p.value(QStringLiteral("edit-at")));
     if (!at || !editAt)
@@ -130,7 +163,7 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
 
     if (p.isSet(QStringLiteral("lesson"))) {
         // A lesson at a step (docs/lessons.md): the panel runs the window to the step.
-        window.resize(1280, 800);
+        window.resize(p.isSet(QStringLiteral("size")) ? size : QSize(1280, 800));
         window.show();
         if (!openLesson(window, p))
             return kExitBadInput;
@@ -177,7 +210,7 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
             if (!window.openScenario(edited, file.isEmpty() ? QStringLiteral("default") : file))
                 return kExitBadInput;
         }
-        window.resize(1500, 950);
+        window.resize(size);
         window.show();
     }
     auto* c = window.controller();
@@ -256,7 +289,11 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
         buffer.open(QIODevice::WriteOnly);
         QImageWriter writer(&buffer, format);
         QString why;
-        if (!writer.write(window.grab().toImage())) {
+        QImage image = window.grab().toImage();
+        const int dotsPerMeter = static_cast<int>(dpi / 0.0254);
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
+        if (!writer.write(image)) {
             why = writer.errorString();
         } else {
             picture.stream().write(bytes.constData(), bytes.size());
@@ -298,6 +335,18 @@ int main(int argc, char* argv[])
         qputenv("QT_QPA_PLATFORM", "offscreen");
     if (headlessOption)
         schedlab::ui::quietHeadlessNotes();
+    // --dpi N: the whole window drawn at N / 96 device pixels per layout pixel (as the captures
+    // are), set before the application exists; the value is checked after parsing.
+    for (int i = 1; i < argc; ++i) {
+        const char* value = nullptr;
+        if (std::strcmp(argv[i], "--dpi") == 0 && i + 1 < argc)
+            value = argv[i + 1];
+        else if (std::strncmp(argv[i], "--dpi=", 6) == 0)
+            value = argv[i] + 6;
+        if (const auto dpi = value ? dpiArg(QString::fromLocal8Bit(value)) : std::nullopt;
+            dpi && *dpi != 96 && qEnvironmentVariableIsEmpty("QT_SCALE_FACTOR"))
+            qputenv("QT_SCALE_FACTOR", QByteArray::number(*dpi / 96.0, 'g', 6));
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("schedlab"));
     QApplication::setOrganizationName(QStringLiteral("schedlab"));
@@ -349,6 +398,14 @@ int main(int argc, char* argv[])
             QStringLiteral("With --screenshot: CGROUP=W, the cgroup's cpu.weight from t = 0 (as "
                            "schedlab-cli capture); repeatable."),
             QStringLiteral("cgroup=w")},
+        {QStringLiteral("size"),
+            QStringLiteral("With --screenshot: the window's size WxH in pixels at 96 dpi "
+                           "(default 1500x950; the window's minimum size if larger)."),
+            QStringLiteral("WxH")},
+        {QStringLiteral("dpi"),
+            QStringLiteral("With --screenshot: the picture's resolution N (default 96): WxH * "
+                           "N/96 pixels, everything drawn at that scale, as schedlab-cli capture."),
+            QStringLiteral("N")},
         {QStringLiteral("dark"), QStringLiteral("Use a dark palette (Fusion style).")},
         {QStringLiteral("lesson"),
             QStringLiteral("Open a lesson (Help > Lessons): its file, id or number (\"03\")."),
@@ -365,7 +422,7 @@ int main(int argc, char* argv[])
     // Options that only mean something for a screenshot are an error without one, not ignored.
     if (!parser.isSet(QStringLiteral("screenshot"))) {
         for (const char* o : {"at", "move", "edit-at", "select", "view", "cursor", "feature",
-                 "profile", "override", "set", "weight"}) {
+                 "profile", "override", "set", "weight", "size", "dpi"}) {
             if (parser.isSet(QString::fromLatin1(o))) {
                 complain(QStringLiteral("--%1 needs --screenshot").arg(QString::fromLatin1(o)));
                 return kExitBadInput;

@@ -122,6 +122,15 @@ std::string vrel(int64_t d)
     return buf;
 }
 
+/// An absolute vruntime in ms, exact to the nanosecond (as the inspector's header prints V).
+std::string vtime(uint64_t v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%llu.%06llu ms", static_cast<unsigned long long>(v / 1000000),
+        static_cast<unsigned long long>(v % 1000000));
+    return buf;
+}
+
 std::string ms(int64_t d)
 {
     char buf[64];
@@ -206,8 +215,7 @@ PickExplanation explainPick(
         return e;
     }
     const std::string chosenName = name(*e.chosen);
-    L.push_back("V = " + std::to_string(V)
-        + " (weighted mean of the queued vruntimes), v0 = " + std::to_string(e.v0)
+    L.push_back("V = " + vtime(V) + " (weighted mean of the queued vruntimes), v0 = " + vtime(e.v0)
         + "; an entity is eligible when its vruntime is at most V (lag " + "≥ 0).");
     {
         std::string el = "Eligible: ";

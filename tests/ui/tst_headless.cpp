@@ -142,8 +142,8 @@ private Q_SLOTS:
         QVERIFY(help.finished);
         QCOMPARE(help.exitCode, 0);
         QVERIFY2(help.out.contains(QStringLiteral("--screenshot")), qPrintable(help.err));
-        for (const char* o :
-            {"--move", "--feature", "--profile", "--override", "--set", "--weight"})
+        for (const char* o : {"--move", "--feature", "--profile", "--override", "--set", "--weight",
+                 "--size", "--dpi"})
             QVERIFY2(help.out.contains(QString::fromLatin1(o)), o);
         const Run version = run({QStringLiteral("--version")}, env);
         QVERIFY(version.finished);
@@ -179,6 +179,31 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QImage picture(out);
         QCOMPARE(picture.size(), QSize(1500, 950));
+    }
+
+    // --size sets the window's size in pixels at 96 dpi, --dpi the picture's resolution: at
+    // 192 dpi a 1300x850 window is 2600x1700 pixels, 192 / 0.0254 = 7559 dots per metre.
+    void screenshotSizeAndDpi()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("sized.png"));
+        const Run r = run({QStringLiteral("--screenshot"), out,
+            m_dir.filePath(QStringLiteral("tiny.json")), QStringLiteral("--size"),
+            QStringLiteral("1300x850"), QStringLiteral("--dpi"), QStringLiteral("192")});
+        QVERIFY(r.finished);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QImage picture(out);
+        QCOMPARE(picture.size(), QSize(2600, 1700));
+        QCOMPARE(picture.dotsPerMeterX(), 7559);
+        for (const QStringList& bad : {QStringList{QStringLiteral("--size"), QStringLiteral("9x9")},
+                 QStringList{QStringLiteral("--size"), QStringLiteral("1300")},
+                 QStringList{QStringLiteral("--dpi"), QStringLiteral("2000")}}) {
+            const Run b = run(QStringList{QStringLiteral("--screenshot"), out,
+                                  m_dir.filePath(QStringLiteral("tiny.json"))}
+                + bad);
+            QVERIFY(b.finished);
+            QCOMPARE(b.exitCode, 2);
+            QVERIFY2(b.err.contains(bad.first() + QStringLiteral(": expected")), qPrintable(b.err));
+        }
     }
 
     // --set, --weight, --profile and --override change the run the picture shows: the same

@@ -124,6 +124,8 @@ private Q_SLOTS:
     void binSharesAreExact();
     void stackWithinOnePixel();
     void oneStackOrderAcrossColumns();
+    void vruntimePaneAgainstOwnQueue();
+    void vruntimePaneComparesQueues();
     void pictureMatchesData_data();
     void pictureMatchesData();
     void seriesPointsAreSamples();
@@ -281,6 +283,86 @@ void TestLaneTruth::oneStackOrderAcrossColumns()
                         QStringLiteral("piece %1 rows, share %2").arg(p.top - p.bottom).arg(rows)));
             }
         }
+    }
+}
+
+void TestLaneTruth::vruntimePaneAgainstOwnQueue()
+{
+    // By hand: v − V and deadline − V of each queued sample; nothing while dequeued; a break
+    // after a dequeued stretch and at a migration; wrap-safe.
+    const auto sample = [](int64_t t, uint64_t v, uint64_t d, uint64_t avg, bool queued,
+                            uint16_t cpu) {
+        EntitySample s;
+        s.time = Nanoseconds{t};
+        s.vruntime = v;
+        s.deadline = d;
+        s.avgVruntime = avg;
+        s.flags = queued ? Record::kQueued : 0;
+        s.cpu = cpu;
+        return s;
+    };
+    const std::vector<EntitySample> samples{sample(10, 1000, 4000, 400, true, 0),
+        sample(20, 1500, 4000, 900, false, 0), sample(30, 2000, 5000, 2500, true, 0),
+        sample(40, 100, 300, 50, true, 1), sample(50, 5, 105, ~uint64_t{0} - 4, true, 1)};
+    const QueueRelativeLines lines = relativeToQueue(samples);
+    const std::vector<LinePoint> v{{Nanoseconds{10}, 600, false}, {Nanoseconds{30}, -500, true},
+        {Nanoseconds{40}, 50, true}, {Nanoseconds{50}, 10, false}};
+    const std::vector<LinePoint> d{{Nanoseconds{10}, 3600, false}, {Nanoseconds{30}, 2500, true},
+        {Nanoseconds{40}, 250, true}, {Nanoseconds{50}, 110, false}};
+    QCOMPARE(lines.vruntime, v);
+    QCOMPARE(lines.deadline, d);
+}
+
+void TestLaneTruth::vruntimePaneComparesQueues()
+{
+    // The seed scenario on 6.13: root-spin on the root cfs_rq, test-spin on /testgroup's. Their
+    // raw vruntimes are in unrelated frames (seconds apart); the pane's v − V of the own cfs_rq
+    // puts both within their lag clamp of 0, and each drawn point is one recorded sample's
+    // vruntime − avg_vruntime.
+    LoadResult loaded =
+        loadScenarioFile(SCHEDLAB_SOURCE_DIR "/scenarios/cgroup-weight-starvation.json");
+    QVERIFY(loaded.ok());
+    RunOptions options;
+    options.profile = "6.13";
+    Simulation sim(*loaded.scenario, options);
+    sim.runUntil(Nanoseconds{2'000'000'000});
+    const Recording& rec = sim.recording();
+    const auto indexOf = [&](const char* name) {
+        return static_cast<int>(
+            std::find(rec.taskNames.begin(), rec.taskNames.end(), name) - rec.taskNames.begin());
+    };
+    const int root = indexOf("root-spin");
+    const int test = indexOf("test-spin");
+    QVERIFY(root < static_cast<int>(rec.taskNames.size()));
+    QVERIFY(test < static_cast<int>(rec.taskNames.size()));
+    // The last queued sample of each: raw vruntimes more than a second apart.
+    const Record* last[2] = {nullptr, nullptr};
+    for (const Record& r : rec.records())
+        if (r.kind == RecordKind::Sample && r.entity.isTask() && (r.flags & Record::kQueued))
+            for (int k = 0; k < 2; ++k)
+                if (r.entity.taskIndex() == (k == 0 ? root : test))
+                    last[k] = &r;
+    QVERIFY(last[0] && last[1]);
+    const auto raw =
+        static_cast<int64_t>(last[1]->payload.sample.vruntime - last[0]->payload.sample.vruntime);
+    QVERIFY2(std::abs(raw) > 1'000'000'000, qPrintable(QString::number(raw)));
+
+    SampleIndex index;
+    index.update(rec);
+    for (int k = 0; k < 2; ++k) {
+        const int task = k == 0 ? root : test;
+        const auto series = index.series(rec, task, Nanoseconds{0}, Nanoseconds{2'000'000'000});
+        const QueueRelativeLines lines = relativeToQueue(series);
+        QVERIFY(!lines.vruntime.empty());
+        for (const LinePoint& p : lines.vruntime)
+            // Within 50 ms of its queue's V (the lag clamp of a nice-0 task is a few ms).
+            QVERIFY2(std::abs(p.value) < 50'000'000, qPrintable(QString::number(p.value)));
+        // The last queued sample, by hand from the record's fields.
+        const Record& r = *last[k];
+        const int64_t want = static_cast<int64_t>(r.payload.sample.vruntime)
+            - static_cast<int64_t>(r.payload.sample.avgVruntime);
+        QCOMPARE(lines.vruntime.back().time, Nanoseconds{r.time});
+        QCOMPARE(lines.vruntime.back().value, want);
     }
 }
 

@@ -7,17 +7,15 @@
 #include "ui/common/format.h"
 #include "ui/timeline/timelineview.h"
 
-#include <QCoreApplication>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 namespace schedlab::ui {
@@ -59,7 +57,7 @@ CompareView::CompareView(QWidget* parent)
     l->addLayout(bar);
     m_status->setWordWrap(true);
     l->addWidget(m_status);
-    auto* split = new QSplitter(Qt::Vertical);
+    auto* split = m_split = new QSplitter(Qt::Vertical);
     for (auto [label, view] :
         {std::pair{m_baseLabel, m_base}, std::pair{m_variantLabel, m_variant}}) {
         auto* box = new QWidget;
@@ -75,9 +73,9 @@ CompareView::CompareView(QWidget* parent)
     m_table->verticalHeader()->hide();
     split->addWidget(m_table);
     // The two timelines get most of the height (their lanes at least 12 px a CPU); the
-    // metrics table the rest.
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 4);
+    // metrics table the rest, up to a third (fitTable()).
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 2);
     split->setStretchFactor(2, 1);
     l->addWidget(split, 1);
     resize(1400, 1000);
@@ -110,7 +108,7 @@ CompareView::CompareView(QWidget* parent)
 
 CompareView::~CompareView()
 {
-    ++m_generation;
+    m_job.cancel();
     m_base->setRecording(nullptr, Nanoseconds{0});
     m_variant->setRecording(nullptr, Nanoseconds{0});
 }
@@ -181,38 +179,36 @@ std::shared_ptr<CompareView::Runs> CompareView::run(const Scenario& base, const 
 
 void CompareView::compare(const QString& spec)
 {
-    const quint64 generation = ++m_generation;
     m_status->setText(tr("Running both…"));
     m_go->setEnabled(false);
-    QPointer<CompareView> self(this);
     const Scenario scenario = m_scenario;
     const RunOptions options = m_options;
     const QString task = m_task;
-    QThread* worker = QThread::create([self, scenario, options, spec, generation, task] {
+    struct Result
+    {
+        std::shared_ptr<Runs> runs;
         QString error;
-        auto runs = run(scenario, options, spec, &error, task);
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, runs, error, generation] {
-                if (!self || generation != self->m_generation)
-                    return;
-                self->m_go->setEnabled(true);
-                if (!runs) {
-                    self->m_status->setText(tr("Cannot compare: %1").arg(error));
-                    Q_EMIT self->finished(false);
-                    return;
-                }
-                self->showRuns(runs);
-            },
-            Qt::QueuedConnection);
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start(QThread::LowPriority);
+    };
+    m_job.start(
+        [scenario, options, spec, task] {
+            Result r;
+            r.runs = run(scenario, options, spec, &r.error, task);
+            return r;
+        },
+        [this](const Result& r) {
+            m_go->setEnabled(true);
+            if (!r.runs) {
+                m_status->setText(tr("Cannot compare: %1").arg(r.error));
+                Q_EMIT finished(false);
+                return;
+            }
+            showRuns(r.runs);
+        });
 }
 
 bool CompareView::compareNow(const QString& spec, QString* error)
 {
-    ++m_generation;
+    m_job.cancel(); // a background comparison still running is dropped
     QString message;
     auto runs = run(m_scenario, m_options, spec, &message, m_task);
     if (!runs) {
@@ -259,6 +255,7 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
         for (int c = 1; c < 4; ++c)
             m_table->item(row, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     }
+    fitTable();
     m_status->setText(
         tr("%1 differing metric(s). Drag or zoom either timeline; the other follows.")
             .arg(std::count_if(m_rows.begin(), m_rows.end(),
@@ -269,6 +266,38 @@ void CompareView::showRuns(std::shared_ptr<Runs> runs)
     if (!m_runs->noChange.isEmpty())
         Q_EMIT nothingChanged(m_runs->noChange);
     Q_EMIT finished(true);
+}
+
+int CompareView::tableHeightFor(int rows) const
+{
+    return m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
+        + rows * m_table->verticalHeader()->defaultSectionSize()
+        + m_table->horizontalScrollBar()->sizeHint().height(); // room for one, if it shows
+}
+
+void CompareView::fitTable()
+{
+    // The table as high as its rows need (at least 8 rows' worth), at most a third of the
+    // splitter; the timelines share the rest equally.
+    const int total = m_split->height() - 2 * m_split->handleWidth();
+    if (total <= 0)
+        return;
+    // Neither timeline below its minimum (its panes' room), which caps the table first.
+    const int timelines = m_split->widget(0)->minimumSizeHint().height()
+        + m_split->widget(1)->minimumSizeHint().height();
+    const int table =
+        std::min({tableHeightFor(std::max(m_table->rowCount(), 8)), total / 3, total - timelines});
+    const int each = (total - table) / 2;
+    m_split->setSizes({each, total - table - each, table});
+}
+
+void CompareView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_fitted) {
+        m_fitted = true;
+        fitTable();
+    }
 }
 
 QString CompareView::statusText() const

@@ -8,6 +8,7 @@
 #include "core/record/metricsdiff.h"
 #include "core/sim/scenariospec.h"
 #include "core/sim/simulation.h"
+#include "ui/common/background.h"
 
 #include <QWidget>
 
@@ -16,6 +17,7 @@
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSplitter;
 class QTableWidget;
 
 namespace schedlab::ui {
@@ -43,6 +45,8 @@ public:
     TimelineView* baseTimeline() const { return m_base; }
     TimelineView* variantTimeline() const { return m_variant; }
     QTableWidget* table() const { return m_table; }
+    /// Height the metrics table needs to show @p rows rows (header, frame and a scroll bar).
+    int tableHeightFor(int rows) const;
     const std::vector<MetricDiffRow>& rows() const { return m_rows; }
 
 Q_SIGNALS:
@@ -55,13 +59,22 @@ private:
     static std::shared_ptr<Runs> run(const Scenario& base, const RunOptions& options,
         const QString& spec, QString* error, const QString& task = {});
     void showRuns(std::shared_ptr<Runs> runs);
+    /// Splitter sizes: the table as high as its rows need, up to a third of the height.
+    void fitTable();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    QSplitter* m_split = nullptr;
+    bool m_fitted = false; ///< sized once when first shown (then the user's splitter rules)
 
     Scenario m_scenario;
     RunOptions m_options;
     QString m_task;
     std::shared_ptr<Runs> m_runs;
     std::vector<MetricDiffRow> m_rows;
-    quint64 m_generation = 0;
+    BackgroundJob m_job{this}; ///< the comparison in flight
     bool m_syncing = false;
     QLineEdit* m_spec;
     QPushButton* m_go;

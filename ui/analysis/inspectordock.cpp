@@ -4,13 +4,10 @@
 #include "ui/common/format.h"
 #include "ui/common/taskpalette.h"
 
-#include <QCoreApplication>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QSplitter>
 #include <QTextBrowser>
-#include <QThread>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -87,17 +84,14 @@ InspectorDock::InspectorDock(QWidget* parent)
         [this](QTreeWidgetItem* item) { showExplanation(item); });
 }
 
-InspectorDock::~InspectorDock()
-{
-    ++m_generation; // results still in flight are dropped (QPointer guards the dock)
-}
+InspectorDock::~InspectorDock() = default; // results still in flight are dropped
 
 void InspectorDock::setScenario(const Scenario& scenario, const RunOptions& options)
 {
     m_scenario = std::make_shared<const Scenario>(scenario);
     setNote(QString());
     m_options = options;
-    ++m_generation;
+    m_job.cancel();
     m_tree->clear();
     m_text->clear();
 }
@@ -106,38 +100,31 @@ void InspectorDock::inspectAt(Nanoseconds t)
 {
     if (!m_scenario)
         return;
-    const quint64 generation = ++m_generation;
-    ++m_pending;
     m_header->setText(tr("Inspecting t = %1 …").arg(formatTime(t)));
-    QPointer<InspectorDock> self(this);
     auto scenario = m_scenario;
     auto options = m_options;
-    QThread* worker = QThread::create([self, scenario, options, t, generation] {
-        auto result = std::make_shared<Inspection>();
+    struct Result
+    {
+        Inspection inspection;
         QString error;
-        try {
-            *result = schedlab::inspectAt(*scenario, options, t);
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, result, error, generation] {
-                if (!self)
-                    return;
-                --self->m_pending;
-                if (generation != self->m_generation)
-                    return; // a newer request is on its way
-                if (!error.isEmpty()) {
-                    self->m_header->setText(tr("Cannot inspect: %1").arg(error));
-                    return;
-                }
-                self->showInspection(*result);
-            },
-            Qt::QueuedConnection);
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start(QThread::LowPriority);
+    };
+    m_job.start(
+        [scenario, options, t] {
+            Result r;
+            try {
+                r.inspection = schedlab::inspectAt(*scenario, options, t);
+            } catch (const std::exception& e) {
+                r.error = QString::fromUtf8(e.what());
+            }
+            return r;
+        },
+        [this](const Result& r) {
+            if (!r.error.isEmpty()) {
+                m_header->setText(tr("Cannot inspect: %1").arg(r.error));
+                return;
+            }
+            showInspection(r.inspection);
+        });
 }
 
 void InspectorDock::showInspection(const Inspection& in)

@@ -12,6 +12,7 @@
 #include "core/sim/inspect.h"
 #include "core/sim/scenariospec.h"
 #include "core/sim/simulation.h"
+#include "ui/common/background.h"
 
 #include <QDockWidget>
 
@@ -40,7 +41,7 @@ public:
     /// The recording of the run shown: each task row says why the task is on its CPU (its last
     /// Migrate or Spawn record up to the inspected time, core/record/moves.h). Null: not shown.
     void setRecording(const Recording* recording) { m_recording = recording; }
-    bool busy() const { return m_pending > 0; }
+    bool busy() const { return m_job.busy(); }
 
     QTreeWidget* tree() const { return m_tree; }
     QString explanationText() const;
@@ -73,8 +74,7 @@ private:
     bool m_concealPicks = false;
     std::string m_concealEntity; ///< a name, "/group@cpu" or "/group" (every CPU)
     std::vector<std::string> m_concealColumns;
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    BackgroundJob m_job{this}; ///< the inspection in flight
     QLabel* m_header;
     QLabel* m_note;
     QTreeWidget* m_tree;

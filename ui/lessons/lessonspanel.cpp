@@ -3,14 +3,13 @@
 
 #include "core/lesson/lesson.h"
 #include "ui/analysis/inspectordock.h"
+#include "ui/lessons/lessonhost.h"
 #include "ui/lessons/lessonlistmodel.h"
 #include "ui/machine/machinetreemodel.h"
 #include "ui/run/simulationcontroller.h"
 #include "ui/timeline/timelineview.h"
-#include "ui/window/mainwindow.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -21,14 +20,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QMainWindow>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextBrowser>
-#include <QThread>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -43,9 +41,9 @@ QString q(const std::string& s)
 }
 } // namespace
 
-LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
-    : QDockWidget(tr("Lessons"), window)
-    , m_window(window)
+LessonsPanel::LessonsPanel(LessonHost* host, const QString& directory)
+    : QDockWidget(tr("Lessons"), host->lessonWindow())
+    , m_host(host)
     , m_model(new LessonListModel(this))
 {
     setObjectName(QStringLiteral("lessonsDock"));
@@ -134,16 +132,16 @@ LessonsPanel::LessonsPanel(MainWindow* window, const QString& directory)
     connect(m_no, &QPushButton::clicked, this, [this] { submitAnswer(QStringLiteral("no")); });
     // "Which task is picked next?" is answered by a click in the machine tree or on the lanes
     // (user clicks only: the panel's own focus selection does not answer).
-    connect(m_window->machineTree(), &QTreeView::clicked, this, [this](const QModelIndex& index) {
+    connect(m_host->machineTree(), &QTreeView::clicked, this, [this](const QModelIndex& index) {
         pickClicked(index.data(MachineTreeModel::TaskNameRole).toString());
     });
-    connect(m_window->timeline(), &TimelineView::taskClicked, this, &LessonsPanel::pickClicked);
-    connect(m_window->controller(), &SimulationController::seekFinished, this, [this] {
+    connect(m_host->timeline(), &TimelineView::taskClicked, this, &LessonsPanel::pickClicked);
+    connect(m_host->controller(), &SimulationController::seekFinished, this, [this] {
         if (m_waitingForWindow)
             onWindowAtStep();
     });
     // Another scenario opened by the user: the next step reopens the lesson's.
-    connect(m_window, &MainWindow::scenarioLoaded, this, [this] { m_scenarioInWindow = false; });
+    m_host->onScenarioLoaded(this, [this] { m_scenarioInWindow = false; });
     updateButtons();
 }
 
@@ -175,23 +173,24 @@ bool LessonsPanel::openLesson(int row, int step)
     }
     m_row = row;
     m_list->setCurrentIndex(m_model->index(row));
-    if (!m_sized && m_window->dockWidgetArea(this) != Qt::NoDockWidgetArea && !isFloating()) {
+    QMainWindow* window = m_host->lessonWindow();
+    if (!m_sized && window->dockWidgetArea(this) != Qt::NoDockWidgetArea && !isFloating()) {
         // At the default window size the dock shares its column with the machine tree: give
         // the lesson most of the height and enough width that no line of text is cut.
         m_sized = true;
         // The left column reaches the bottom of the window (the log and findings docks give way
         // to it there), and the machine tree above the lesson keeps a few rows.
-        m_window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
-        m_window->resizeDocks({this}, {std::max(width(), 470)}, Qt::Horizontal);
+        window->setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+        window->resizeDocks({this}, {std::max(width(), 470)}, Qt::Horizontal);
         QList<QDockWidget*> column{this};
-        QList<int> heights{m_window->height() * 3 / 4};
-        if (auto* machine = m_window->findChild<QDockWidget*>(QStringLiteral("machineDock"));
-            machine && m_window->dockWidgetArea(machine) == m_window->dockWidgetArea(this)
+        QList<int> heights{window->height() * 3 / 4};
+        if (auto* machine = m_host->lessonPane(LessonPane::MachineTree); machine
+            && window->dockWidgetArea(machine) == window->dockWidgetArea(this)
             && !machine->isFloating()) {
             column.prepend(machine);
-            heights.prepend(m_window->height() / 6);
+            heights.prepend(window->height() / 6);
         }
-        m_window->resizeDocks(column, heights, Qt::Vertical);
+        window->resizeDocks(column, heights, Qt::Vertical);
     }
     m_run = std::make_shared<lesson::LessonRun>(*l);
     m_scenarioInWindow = false;
@@ -222,44 +221,40 @@ void LessonsPanel::showStep(int step)
     m_computing = true;
     updateButtons();
     // The model side runs off the GUI thread: a step of a long scenario re-runs it to the stop.
-    const quint64 generation = ++m_generation;
-    QPointer<LessonsPanel> self(this);
     auto run = m_run;
-    QThread* worker = QThread::create([self, run, step, generation] {
-        std::string error;
+    struct Result
+    {
         QString text;
         QStringList highlights;
         Nanoseconds stop{0};
-        if (auto t = run->stopTime(static_cast<size_t>(step), &error)) {
-            stop = *t;
-            std::string intro;
-            if (step == 0 && !run->lesson().intro.empty())
-                intro = run->lesson().intro + "\n\n---\n\n";
-            if (auto md = run->renderText(static_cast<size_t>(step), &error))
-                text = q(intro + *md);
-            for (const std::string& h : run->highlights(static_cast<size_t>(step), &error))
-                highlights << q(h);
-            if (run->lesson().steps[static_cast<size_t>(step)].question)
-                run->modelAnswer(static_cast<size_t>(step), &error); // computed here, not later
-        }
-        const QString err = q(error);
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, step, generation, text, highlights, stop, err] {
-                if (self)
-                    self->onStepComputed(step, generation, text, highlights, stop, err);
-            },
-            Qt::QueuedConnection);
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start(QThread::LowPriority);
+        QString error;
+    };
+    m_job.start(
+        [run, step] {
+            std::string error;
+            Result r;
+            if (auto t = run->stopTime(static_cast<size_t>(step), &error)) {
+                r.stop = *t;
+                std::string intro;
+                if (step == 0 && !run->lesson().intro.empty())
+                    intro = run->lesson().intro + "\n\n---\n\n";
+                if (auto md = run->renderText(static_cast<size_t>(step), &error))
+                    r.text = q(intro + *md);
+                for (const std::string& h : run->highlights(static_cast<size_t>(step), &error))
+                    r.highlights << q(h);
+                if (run->lesson().steps[static_cast<size_t>(step)].question)
+                    run->modelAnswer(static_cast<size_t>(step), &error); // computed here, not later
+            }
+            r.error = q(error);
+            return r;
+        },
+        [this, step](
+            const Result& r) { onStepComputed(step, r.text, r.highlights, r.stop, r.error); });
 }
 
-void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& text,
-    const QStringList& highlights, Nanoseconds stop, const QString& error)
+void LessonsPanel::onStepComputed(int step, const QString& text, const QStringList& highlights,
+    Nanoseconds stop, const QString& error)
 {
-    if (generation != m_generation)
-        return; // the student moved on meanwhile
     m_computing = false;
     if (!error.isEmpty()) {
         m_error = error;
@@ -293,7 +288,7 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
     if (!m_scenarioInWindow) {
         const lesson::Lesson& l = m_run->lesson();
         const QString name = l.scenarioFile.empty() ? q(l.title) : q(l.scenarioFile);
-        if (!m_window->openScenario(l.scenario, name)) {
+        if (!m_host->openScenario(l.scenario, name)) {
             m_waitingForWindow = false;
             m_error = tr("the window refused the lesson's scenario");
             updateButtons();
@@ -301,7 +296,7 @@ void LessonsPanel::onStepComputed(int step, quint64 generation, const QString& t
         }
         m_scenarioInWindow = true;
     }
-    SimulationController* c = m_window->controller();
+    SimulationController* c = m_host->controller();
     if (c->now() == stop && !c->isSeeking()) {
         onWindowAtStep();
     } else {
@@ -319,9 +314,9 @@ void LessonsPanel::onWindowAtStep()
     const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
     if (s.question) {
         const lesson::Concealed c = lesson::concealedBy(*s.question);
-        m_window->inspector()->setConcealed(c.columns, c.entity, c.picks);
+        m_host->inspector()->setConcealed(c.columns, c.entity, c.picks);
     } else {
-        m_window->inspector()->clearConcealed();
+        m_host->inspector()->clearConcealed();
     }
     applyFocus();
     updateButtons();
@@ -332,8 +327,8 @@ void LessonsPanel::applyFocus()
 {
     const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
     // Focus entities: selected in the machine tree (the timeline plots the selected tasks).
-    MachineTreeModel* model = m_window->machineTreeModel();
-    QItemSelectionModel* selection = m_window->machineTree()->selectionModel();
+    MachineTreeModel* model = m_host->machineTreeModel();
+    QItemSelectionModel* selection = m_host->machineTree()->selectionModel();
     if (!s.focus.empty()) {
         selection->clearSelection();
         for (const std::string& name : s.focus) {
@@ -344,7 +339,7 @@ void LessonsPanel::applyFocus()
                 selection->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
         }
     }
-    TimelineView* timeline = m_window->timeline();
+    TimelineView* timeline = m_host->timeline();
     if (s.view)
         timeline->setViewRange(s.view->first, s.view->second);
     else // the last 50 ms before the stop
@@ -352,19 +347,20 @@ void LessonsPanel::applyFocus()
             std::max(m_stop, Nanoseconds{1'000'000}) + Nanoseconds{2'000'000});
     timeline->setCursorTime(m_stop);
     // The Inspector shows the same state the lesson's answers come from.
-    m_window->inspector()->inspectAt(m_stop);
+    m_host->inspector()->inspectAt(m_stop);
     for (const std::string& pane : s.panes) {
-        QDockWidget* dock = nullptr;
+        std::optional<LessonPane> which;
         if (pane == "inspector")
-            dock = m_window->inspector();
+            which = LessonPane::Inspector;
         else if (pane == "tree")
-            dock = m_window->findChild<QDockWidget*>(QStringLiteral("machineDock"));
+            which = LessonPane::MachineTree;
         else if (pane == "log")
-            dock = m_window->findChild<QDockWidget*>(QStringLiteral("logDock"));
+            which = LessonPane::Log;
         else if (pane == "features")
-            dock = m_window->findChild<QDockWidget*>(QStringLiteral("featuresDock"));
+            which = LessonPane::Features;
         else if (pane == "findings")
-            dock = m_window->findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+            which = LessonPane::Findings;
+        QDockWidget* dock = which ? m_host->lessonPane(*which) : nullptr;
         if (dock) {
             dock->show();
             dock->raise();
@@ -407,7 +403,7 @@ bool LessonsPanel::submitAnswer(const QString& answer)
     }
     m_verdict->setHtml(html);
     m_verdict->setVisible(true);
-    m_window->inspector()->clearConcealed(); // answered: the state is the student's to read
+    m_host->inspector()->clearConcealed(); // answered: the state is the student's to read
     if (verdict->correct) {
         const auto& s = m_run->lesson().steps[static_cast<size_t>(m_step)];
         m_model->markSolved(
@@ -424,8 +420,8 @@ void LessonsPanel::tryItYourself()
     // The scenario is already open at this step; from now on it is the student's: the next
     // step of the lesson reopens the lesson's own scenario.
     m_scenarioInWindow = false;
-    m_window->controller()->pause();
-    m_window->inspector()->clearConcealed();
+    m_host->controller()->pause();
+    m_host->inspector()->clearConcealed();
     m_verdict->setPlainText(
         tr("The scenario is yours at t = %1: play, rewind, edit the machine tree, change the "
            "kernel profile or features. Back or Next returns to the lesson.")
@@ -435,8 +431,8 @@ void LessonsPanel::tryItYourself()
 
 bool LessonsPanel::isBusy() const
 {
-    return m_computing || m_waitingForWindow || m_window->controller()->isSeeking()
-        || m_window->inspector()->busy();
+    return m_computing || m_waitingForWindow || m_host->controller()->isSeeking()
+        || m_host->inspector()->busy();
 }
 
 void LessonsPanel::updateButtons()
@@ -455,7 +451,7 @@ int LessonsPanel::draftSteps() const
 bool LessonsPanel::addDraftStep(const QString& id, const QString& title, const QString& text,
     const std::optional<lesson::Question>& question, QString* error)
 {
-    const Scenario& scenario = m_window->scenario();
+    const Scenario& scenario = m_host->scenario();
     if (m_draft && m_draft->scenario.name != scenario.name) {
         if (error)
             *error =
@@ -463,7 +459,7 @@ bool LessonsPanel::addDraftStep(const QString& id, const QString& title, const Q
         return false;
     }
     std::vector<std::string> focus;
-    const auto rows = m_window->machineTree()->selectionModel()->selectedRows();
+    const auto rows = m_host->machineTree()->selectionModel()->selectedRows();
     for (const QModelIndex& i : rows) {
         QString name = i.data(MachineTreeModel::TaskNameRole).toString();
         if (name.isEmpty())
@@ -472,9 +468,9 @@ bool LessonsPanel::addDraftStep(const QString& id, const QString& title, const Q
             && std::find(focus.begin(), focus.end(), name.toStdString()) == focus.end())
             focus.push_back(name.toStdString());
     }
-    TimelineView* t = m_window->timeline();
+    TimelineView* t = m_host->timeline();
     std::string why;
-    auto step = lesson::captureStep(scenario, m_window->controller()->now(), id.toStdString(),
+    auto step = lesson::captureStep(scenario, m_host->controller()->now(), id.toStdString(),
         title.toStdString(), text.toStdString(), focus,
         std::make_pair(t->viewStart(), t->viewEnd()), question, &why);
     if (!step) {
@@ -527,7 +523,7 @@ void LessonsPanel::newStepDialog()
 {
     QDialog dialog(this);
     dialog.setWindowTitle(
-        tr("New lesson step at t = %1").arg(q(formatDurationHuman(m_window->controller()->now()))));
+        tr("New lesson step at t = %1").arg(q(formatDurationHuman(m_host->controller()->now()))));
     auto* form = new QFormLayout(&dialog);
     auto* id = new QLineEdit(QStringLiteral("step-%1").arg(draftSteps() + 1));
     auto* title = new QLineEdit;
@@ -539,8 +535,8 @@ void LessonsPanel::newStepDialog()
         tr("is it eligible (eligible)"), tr("a number the inspector shows (number)")});
     auto* entity = new QComboBox;
     entity->setEditable(true);
-    for (const TaskView& tv : m_window->controller()->simulation()
-            ? m_window->controller()->simulation()->tasks()
+    for (const TaskView& tv : m_host->controller()->simulation()
+            ? m_host->controller()->simulation()->tasks()
             : std::vector<TaskView>{})
         entity->addItem(q(tv.name));
     auto* quantity = new QComboBox;

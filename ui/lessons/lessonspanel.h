@@ -9,6 +9,7 @@
 
 #include "core/base/time.h"
 #include "core/lesson/lesson.h"
+#include "ui/common/background.h"
 
 #include <QDockWidget>
 
@@ -24,14 +25,15 @@ class QTextBrowser;
 namespace schedlab::ui {
 
 class LessonListModel;
-class MainWindow;
+class LessonHost;
 
 class LessonsPanel : public QDockWidget
 {
     Q_OBJECT
 public:
-    /// Lessons from @p directory (lessonsDirectory() when empty).
-    explicit LessonsPanel(MainWindow* window, const QString& directory = QString());
+    /// Lessons from @p directory (lessonsDirectory() when empty), taught in @p host's window
+    /// (ui/lessons/lessonhost.h), which the panel docks in.
+    explicit LessonsPanel(LessonHost* host, const QString& directory = QString());
     ~LessonsPanel() override;
 
     LessonListModel* listModel() const { return m_model; }
@@ -82,14 +84,14 @@ Q_SIGNALS:
     void answerChecked(bool correct);
 
 private:
-    void onStepComputed(int step, quint64 generation, const QString& text,
-        const QStringList& highlights, Nanoseconds stop, const QString& error);
+    void onStepComputed(int step, const QString& text, const QStringList& highlights,
+        Nanoseconds stop, const QString& error);
     void onWindowAtStep();
     void applyFocus();
     void updateButtons();
     void pickClicked(const QString& name);
 
-    MainWindow* m_window;
+    LessonHost* m_host;
     LessonListModel* m_model;
     QListView* m_list;
     QLabel* m_header;
@@ -108,7 +110,7 @@ private:
     std::shared_ptr<lesson::Lesson> m_draft; ///< the lesson being written, or null
     int m_row = -1;
     int m_step = -1;
-    quint64 m_generation = 0;
+    BackgroundJob m_job{this}; ///< the step being worked out
     bool m_computing = false;
     bool m_waitingForWindow = false;
     bool m_scenarioInWindow = false;

@@ -5,9 +5,6 @@
 #include "core/scenario/jsonvalues.h"
 #include "ui/run/simulationcontroller.h"
 
-#include <QCoreApplication>
-#include <QPointer>
-#include <QThread>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -162,50 +159,33 @@ bool ScenarioEditor::submit(Action action, const QString& description)
     return true;
 }
 
-ScenarioEditor::~ScenarioEditor()
-{
-    if (m_cancel)
-        *m_cancel = true;
-    for (const QPointer<QThread>& w : m_workers)
-        if (w)
-            w->wait();
-}
+ScenarioEditor::~ScenarioEditor() =
+    default; // the check in flight is told to stop, its answer dropped
 
 void ScenarioEditor::staleCheck()
 {
-    ++m_generation;
-    if (m_cancel)
-        *m_cancel = true;
+    m_check.cancel();
 }
 
 void ScenarioEditor::checkEdit(const Scenario& before, const Scenario& after, const Action& action)
 {
-    const quint64 generation = m_generation;
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    m_cancel = cancel;
     const RunOptions options = m_controller->runOptions();
-    QPointer<ScenarioEditor> self(this);
     // Two (PLACE_LAG: three) full runs: never on the GUI thread.
-    QThread* worker = QThread::create([self, before, after, options, action, generation, cancel] {
-        const auto n =
-            lesson::whyEditChangedNothing(before, after, options, action, nullptr, cancel.get());
-        QStringList lines;
-        if (n)
-            for (const std::string& line : n->lines)
-                lines << QString::fromStdString(line);
-        const qint64 at = action.at.count();
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, lines, generation, at] {
-            if (!self || generation != self->m_generation)
-                return;
+    m_check.start(
+        [before, after, options, action](const std::atomic<bool>& stop) {
+            const auto n =
+                lesson::whyEditChangedNothing(before, after, options, action, nullptr, &stop);
+            QStringList lines;
+            if (n)
+                for (const std::string& line : n->lines)
+                    lines << QString::fromStdString(line);
+            return lines;
+        },
+        [this, at = action.at.count()](const QStringList& lines) {
             if (!lines.isEmpty())
-                Q_EMIT self->editChangedNothing(lines, at);
-            Q_EMIT self->editChecked(!lines.isEmpty());
+                Q_EMIT editChangedNothing(lines, at);
+            Q_EMIT editChecked(!lines.isEmpty());
         });
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    std::erase_if(m_workers, [](const QPointer<QThread>& w) { return w.isNull(); });
-    m_workers.emplace_back(worker);
-    worker->start(QThread::LowPriority);
 }
 
 bool ScenarioEditor::addCgroup(const std::string& path)

@@ -12,11 +12,10 @@
 
 #include "core/base/time.h"
 #include "core/sim/scenariospec.h"
+#include "ui/common/background.h"
 
 #include <QObject>
-#include <QPointer>
 #include <QString>
-#include <QThread>
 
 #include <atomic>
 #include <memory>
@@ -39,7 +38,7 @@ class ScenarioEditor : public QObject
     Q_OBJECT
 public:
     ScenarioEditor(SimulationController* controller, QObject* parent = nullptr);
-    /// Stops the check of the last edit (if any) and waits for its worker thread.
+    /// Tells the check of the last edit (if any) to stop; the GUI does not wait for it.
     ~ScenarioEditor() override;
 
     /// The scenario edits go to (owned by the caller, outlives the editor or is replaced).
@@ -97,9 +96,8 @@ private:
     /// Bumps the generation (a pending answer is dropped) and cancels the running check.
     void staleCheck();
 
-    quint64 m_generation = 0; ///< bumped by every change; stale checks are dropped
-    std::shared_ptr<std::atomic<bool>> m_cancel; ///< of the running check
-    std::vector<QPointer<QThread>> m_workers;    ///< checks not yet known to be finished
+    /// The check of the last edit; every change makes it stale (its answer is dropped).
+    BackgroundJob m_check{this};
 };
 
 } // namespace schedlab::ui

@@ -100,7 +100,7 @@ void MainWindow::createEditing()
             m_editor->submit(action, description);
         });
     connect(m_features, &FeaturesPanel::hzRequested, m_editor, &ScenarioEditor::setHz);
-    auto* dock = new QDockWidget(tr("Features and profile"), this);
+    auto* dock = m_featuresDock = new QDockWidget(tr("Features and profile"), this);
     dock->setObjectName(QStringLiteral("featuresDock"));
     dock->setWidget(m_features);
     addDockWidget(Qt::LeftDockWidgetArea, dock);

@@ -117,7 +117,7 @@ void MainWindow::createDocks()
     connect(m_treeModel, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
     connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
         &MainWindow::onSelectionChanged);
-    auto* treeDock = new QDockWidget(tr("Machine"), this);
+    auto* treeDock = m_machineDock = new QDockWidget(tr("Machine"), this);
     treeDock->setObjectName(QStringLiteral("machineDock"));
     treeDock->setWidget(m_tree);
     treeDock->setMinimumWidth(220);
@@ -127,7 +127,7 @@ void MainWindow::createDocks()
     m_log = new QPlainTextEdit;
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
-    auto* logDock = new QDockWidget(tr("Log"), this);
+    auto* logDock = m_logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName(QStringLiteral("logDock"));
     logDock->setWidget(m_log);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
@@ -659,6 +659,28 @@ void MainWindow::closeEvent(QCloseEvent* event)
 InspectorDock* MainWindow::inspector() const
 {
     return m_analysis->inspector();
+}
+
+QDockWidget* MainWindow::lessonPane(LessonPane pane) const
+{
+    switch (pane) {
+    case LessonPane::Inspector:
+        return inspector();
+    case LessonPane::MachineTree:
+        return m_machineDock;
+    case LessonPane::Log:
+        return m_logDock;
+    case LessonPane::Features:
+        return m_featuresDock;
+    case LessonPane::Findings:
+        return findings();
+    }
+    return nullptr;
+}
+
+void MainWindow::onScenarioLoaded(QObject* context, std::function<void()> f)
+{
+    connect(this, &MainWindow::scenarioLoaded, context, [f = std::move(f)] { f(); });
 }
 
 FindingsDock* MainWindow::findings() const

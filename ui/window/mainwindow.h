@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "ui/lessons/lessonhost.h"
 #include "ui/window/recentfiles.h"
 
 #include <QMainWindow>
@@ -38,7 +39,7 @@ class SimulationController;
 class TimelineView;
 class TransportBar;
 
-class MainWindow : public QMainWindow
+class MainWindow : public QMainWindow, public LessonHost
 {
     Q_OBJECT
 public:
@@ -52,9 +53,13 @@ public:
     bool openFile(const QString& path);
     /// Opens a scenario that is not a file of its own (a lesson's), named @p name in the title
     /// and the log; saving it asks for a file. False (errors reported) when it cannot run.
-    bool openScenario(const Scenario& scenario, const QString& name);
+    bool openScenario(const Scenario& scenario, const QString& name) override;
     /// Help > Lessons (ui/lessons/lessonspanel.h), created on first use and shown.
     LessonsPanel* lessons();
+    // The lessons panel's host (ui/lessons/lessonhost.h).
+    QMainWindow* lessonWindow() override { return this; }
+    QDockWidget* lessonPane(LessonPane pane) const override;
+    void onScenarioLoaded(QObject* context, std::function<void()> f) override;
     /// Writes the current scenario to @p path, whole or not at all (ui/common/savefile.h). A
     /// device or FIFO is written in place and does not become the document's file.
     bool saveFile(const QString& path);
@@ -68,19 +73,19 @@ public:
     bool isHeadless() const { return m_headless; }
     int errorCount() const { return m_errorCount; }
 
-    const Scenario& scenario() const { return *m_scenario; }
+    const Scenario& scenario() const override { return *m_scenario; }
     QString currentFile() const { return m_path; }
-    MachineTreeModel* machineTreeModel() const { return m_treeModel; }
-    QTreeView* machineTree() const { return m_tree; }
-    SimulationController* controller() const { return m_controller; }
-    TimelineView* timeline() const { return m_timeline; }
+    MachineTreeModel* machineTreeModel() const override { return m_treeModel; }
+    QTreeView* machineTree() const override { return m_tree; }
+    SimulationController* controller() const override { return m_controller; }
+    TimelineView* timeline() const override { return m_timeline; }
     ScenarioEditor* editor() const { return m_editor; }
     FeaturesPanel* featuresPanel() const { return m_features; }
     QString logText() const;
     QString statusText() const; ///< the permanent status bar fields, " | "-separated
     RecentFiles& recentFiles() { return m_recent; }
     // Analysis and sharing (AnalysisDocks).
-    InspectorDock* inspector() const;
+    InspectorDock* inspector() const override;
     FindingsDock* findings() const;
     ExportMenu* exportMenu() const;
     /// The bar above the timeline that tells about the file changing on disk.
@@ -147,6 +152,9 @@ private:
     SimulationController* m_controller;
     MachineTreeModel* m_treeModel;
     QTreeView* m_tree = nullptr;
+    QDockWidget* m_machineDock = nullptr;
+    QDockWidget* m_logDock = nullptr;
+    QDockWidget* m_featuresDock = nullptr;
     TimelineView* m_timeline;
     QPlainTextEdit* m_log = nullptr;
     TransportBar* m_transport = nullptr;

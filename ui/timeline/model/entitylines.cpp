@@ -77,4 +77,33 @@ EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t refer
     return out;
 }
 
+QueueRelativeLines relativeToQueue(const std::vector<EntitySample>& samples)
+{
+    QueueRelativeLines out;
+    out.vruntime.reserve(samples.size());
+    out.deadline.reserve(samples.size());
+    bool drawn = false; // the previous sample was queued (a point of the line)
+    for (size_t k = 0; k < samples.size(); ++k) {
+        const EntitySample& s = samples[k];
+        const bool moved =
+            k > 0 && (samples[k - 1].cpu != s.cpu || samples[k - 1].group != s.group);
+        if (!(s.flags & Record::kQueued)) {
+            drawn = false;
+            continue;
+        }
+        const bool breakBefore = !drawn || moved;
+        // Signed distances: wrap-safe like the rest of the pane.
+        out.vruntime.push_back(
+            {s.time, static_cast<int64_t>(s.vruntime - s.avgVruntime), breakBefore});
+        out.deadline.push_back(
+            {s.time, static_cast<int64_t>(s.deadline - s.avgVruntime), breakBefore});
+        drawn = true;
+    }
+    // The first point of a line has nothing to break from.
+    for (auto* line : {&out.vruntime, &out.deadline})
+        if (!line->empty())
+            line->front().breakBefore = false;
+    return out;
+}
+
 } // namespace schedlab::ui

@@ -64,4 +64,19 @@ using QueueV = std::function<std::vector<std::pair<Nanoseconds, uint64_t>>(
 EntityLines entityLines(const std::vector<EntitySample>& samples, uint64_t reference,
     Nanoseconds until, const QueueV& queueV = {});
 
+/// The vruntime pane's lines on an axis that compares entities of different cfs_rq's: each
+/// queued sample's v − V and deadline − V, with V the V of the cfs_rq the entity is queued on
+/// (EntitySample::avgVruntime, recorded in the same sample). Raw vruntimes of two cfs_rq's are
+/// in unrelated frames (a task in a cgroup and one in the root differ by whatever the two
+/// queues' histories were); v − V is the negated lag, the same frame for every queue. Joined
+/// straight between samples (V and v are piecewise linear: a chord); not drawn while the
+/// entity is dequeued (it is on no queue) and broken where it changes cfs_rq (a migration or a
+/// cgroup move). Across left-out (decimated) samples the line joins straight, like the others.
+struct QueueRelativeLines
+{
+    std::vector<LinePoint> vruntime; ///< v − V of the own cfs_rq
+    std::vector<LinePoint> deadline; ///< deadline − V of the own cfs_rq
+};
+QueueRelativeLines relativeToQueue(const std::vector<EntitySample>& samples);
+
 } // namespace schedlab::ui

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// TimelineView's entity line panes: v − V and deadline − V (per entity's own cfs_rq), lag with
+// its eligibility shading and clamp band, and the group entities' weights — series read from
+// the recording, decimated for the panes' pixel columns (envelope.h) and handed to QCustomPlot.
+// The lanes, axes, markers and mouse are timelineview.cpp's.
+#include "core/record/recording.h"
+#include "ui/common/format.h"
+#include "ui/common/taskpalette.h"
+#include "ui/timeline/cpulanesplottable.h"
+#include "ui/timeline/model/entitylines.h"
+#include "ui/timeline/model/envelope.h"
+#include "ui/timeline/timelineplot.h"
+#include "ui/timeline/timelineview.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace schedlab::ui {
+
+namespace {
+constexpr int kAutoPlotMaxTasks = 8;
+// Level of detail: deadline and lag lines only for the first few selected tasks (a hundred
+// overlapping lag lines are unreadable and cost most of a redraw); vruntime for all.
+constexpr int kDetailTasks = 8;
+
+/// Fits a value axis to the points of its visible graphs inside the time window (the samples
+/// just beyond the window's edges, kept so lines reach them, may be far off); all points when
+/// none is inside.
+void rescaleToWindow(QCPAxis* valueAxis)
+{
+    bool any = false;
+    QCPRange range;
+    for (QCPGraph* g : valueAxis->graphs()) {
+        if (!g->visible())
+            continue;
+        bool found = false;
+        const QCPRange r = g->getValueRange(found, QCP::sdBoth, g->keyAxis()->range());
+        if (!found)
+            continue;
+        range = any ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+        any = true;
+    }
+    if (!any) {
+        valueAxis->rescale(true);
+        return;
+    }
+    if (range.size() <= 0) { // a flat line: centred in a range QCPAxis accepts
+        const double half = std::max(1.0, std::abs(range.lower) * 0.05);
+        range = QCPRange(range.lower - half, range.upper + half);
+    }
+    valueAxis->setRange(range);
+}
+
+/// A line as the graph draws it (time in ms, value · @p scale); NaN before a break: QCustomPlot
+/// does not join across it.
+QVector<QCPGraphData> toGraph(const std::vector<LinePoint>& line, double scale = 1e-6)
+{
+    QVector<QCPGraphData> points;
+    points.reserve(static_cast<qsizetype>(line.size()));
+    for (const LinePoint& p : line) {
+        if (p.breakBefore)
+            points.append({nsToMs(p.time), std::numeric_limits<double>::quiet_NaN()});
+        points.append({nsToMs(p.time), static_cast<double>(p.value) * scale});
+    }
+    return points;
+}
+
+/// QCustomPlot draws a smoothed graph half a pixel down and right in a raster (its strokes on
+/// pixel centres) but not in a vector device; this one is drawn there too, so an SVG or PDF
+/// rasterized at the PNG's resolution puts each line on the PNG's pixels.
+class SeriesGraph : public QCPGraph
+{
+public:
+    using QCPGraph::QCPGraph;
+
+protected:
+    void draw(QCPPainter* painter) override
+    {
+        const bool shift = painter->modes().testFlag(QCPPainter::pmVectorized) && antialiased();
+        if (shift)
+            painter->translate(0.5, 0.5);
+        QCPGraph::draw(painter);
+        if (shift)
+            painter->translate(-0.5, -0.5);
+    }
+};
+
+/// A graph drawing exactly the points it is given: QCustomPlot's own adaptive sampling (a
+/// second decimation, which also joins across the NaN of a break) is off; envelope() has
+/// already left at most four points per pixel column.
+QCPGraph* addSeries(QCustomPlot* /*plot: the axes' own*/, QCPAxis* key, QCPAxis* value)
+{
+    QCPGraph* g = new SeriesGraph(key, value);
+    g->setAdaptiveSampling(false);
+    return g;
+}
+
+/// Group-entity weight lines: colour by group, dash pattern by CPU.
+Qt::PenStyle cpuPenStyle(EntityRef e)
+{
+    return static_cast<Qt::PenStyle>(Qt::SolidLine + e.groupCpu() % 5);
+}
+
+} // namespace
+
+double TimelineView::lagLimit(uint32_t weight) const
+{
+    // docs/kernel-model.md §4.1 step 3: limit = calc_delta_fair(X, se), X per profile. Display only
+    // (floating point is fine here): calc_delta_fair(X) = X · NICE_0_LOAD / w, scaled weights.
+    const double slice = static_cast<double>(m_baseSlice.count());
+    const double tick = static_cast<double>(m_tick.count());
+    const double x = m_clampRule == LagClamp::OwnSlice ? std::max(2.0 * slice, tick) : slice + tick;
+    constexpr double kNice0Load = 1024.0 * 1024.0;
+    return weight == 0 ? 0.0 : x * kNice0Load / static_cast<double>(weight);
+}
+
+void TimelineView::refreshWeights()
+{
+    constexpr size_t kMaxGroupEntities = 16;
+    std::vector<int32_t> keys;
+    if (m_recording) {
+        const auto& all = m_samples.groupEntities();
+        keys.assign(all.begin(),
+            all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), kMaxGroupEntities)));
+    }
+    auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("weightLegend"));
+    if (keys != m_weightKeys) {
+        for (QCPGraph* g : m_weightGraphs) {
+            // A plottable only leaves the plot's own legend when deleted: leave this one first.
+            if (legend)
+                g->removeFromLegend(legend);
+            m_plot->removeGraph(g);
+        }
+        m_weightGraphs.clear();
+        for (const int32_t raw : keys) {
+            const EntityRef e{raw};
+            QCPGraph* g = addSeries(
+                m_plot, m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
+            // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
+            // CPU as well.
+            QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
+            pen.setStyle(cpuPenStyle(e));
+            g->setPen(pen);
+            g->setName(QString::fromStdString(entityName(e, *m_recording)));
+            g->removeFromLegend();
+            if (legend)
+                g->addToLegend(legend);
+            m_weightGraphs.push_back(g);
+        }
+        m_weightKeys = keys;
+        m_weightDrawnFor = {};
+    }
+    if (legend)
+        legend->setVisible(!m_weightGraphs.empty());
+    showWeightPane(!m_weightGraphs.empty());
+    if (!m_recording || m_weightGraphs.empty())
+        return;
+    const Nanoseconds from = viewStart();
+    const Nanoseconds to = viewEnd();
+    const int bins = columns();
+    const std::array<int64_t, 5> drawnFor{from.count(), to.count(), bins, m_now.count(),
+        static_cast<int64_t>(m_samples.consumedRecords())};
+    if (drawnFor == m_weightDrawnFor)
+        return; // the same lines as drawn
+    m_weightDrawnFor = drawnFor;
+    int points = 0;
+    for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
+        // The weight holds between samples (it changes only where update_cfs_group() records
+        // one): a step line, drawn to the present.
+        std::vector<LinePoint> steps;
+        for (const EntitySample& s : m_samples.groupSeries(
+                 *m_recording, m_weightKeys[i], from, to, bins, SampleIndex::KeepWeight))
+            steps.push_back({s.time, static_cast<int64_t>(s.weight)});
+        m_weightGraphs[i]->data()->set(
+            toGraph(envelope(heldLine(steps, std::min(m_now, to)), from, to, bins),
+                1.0 / 1024.0), // scale_load_down
+            true);
+        points = std::max(points, m_weightGraphs[i]->dataCount());
+    }
+    // Level of detail in painting: dash patterns (one per CPU) and antialiasing only while the
+    // lines are sparse; Qt's stroker makes dense dashed or smooth polylines costly.
+    const bool dense = points > m_weightRect->width() / 4;
+    for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
+        QPen pen = m_weightGraphs[i]->pen();
+        pen.setStyle(dense ? Qt::SolidLine : cpuPenStyle(EntityRef{m_weightKeys[i]}));
+        pen.setWidthF(dense ? 1.0 : 1.5);
+        m_weightGraphs[i]->setPen(pen);
+        m_weightGraphs[i]->setAntialiased(!dense);
+    }
+    rescaleToWindow(m_weightRect->axis(QCPAxis::atLeft));
+    m_weightRect->axis(QCPAxis::atLeft)->scaleRange(1.15);
+}
+
+void TimelineView::refreshVruntime()
+{
+    // The columns every series below is decimated for (also when none is plotted: the layout
+    // hook then has nothing to redo).
+    m_dataColumns = columns();
+    refreshWeights();
+    QVector<int> tasks = m_selected;
+    if (tasks.isEmpty() && m_recording) {
+        const int known = static_cast<int>(m_recording->taskNames.size());
+        if (known <= kAutoPlotMaxTasks)
+            for (int t = 0; t < known; ++t)
+                tasks << t;
+    }
+
+    QCPAxis* vKey = m_vruntimeRect->axis(QCPAxis::atBottom);
+    QCPAxis* vValue = m_vruntimeRect->axis(QCPAxis::atLeft);
+    QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
+    QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
+    if (!m_avgGraph) {
+        m_bandUpper = addSeries(m_plot, lKey, lValue);
+        m_bandLower = addSeries(m_plot, lKey, lValue);
+        const QColor band(0x90, 0x90, 0x90, 60);
+        m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
+        m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
+        m_bandUpper->setBrush(band);
+        m_bandUpper->setChannelFillGraph(m_bandLower);
+        m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
+        m_bandLower->removeFromLegend();
+        m_bandUpper->removeFromLegend();
+        m_avgGraph = addSeries(m_plot, vKey, vValue);
+        m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
+        m_avgGraph->removeFromLegend();
+    }
+    if (tasks != m_plotted) {
+        // Level of detail in painting: past a few series, thin solid pens without
+        // antialiasing (Qt's stroker makes wide, dashed or antialiased polylines costly).
+        const bool many = tasks.size() > kAutoPlotMaxTasks;
+        const qreal width = many ? 1.0 : 2.0;
+        for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs}) {
+            for (QCPGraph* g : *list)
+                m_plot->removeGraph(g);
+            list->clear();
+        }
+        for (const int task : tasks) {
+            QCPGraph* g = addSeries(m_plot, vKey, vValue);
+            g->setPen(QPen(taskColor(task), width));
+            g->setName(taskName(task));
+            m_graphs.push_back(g);
+            QCPGraph* d = addSeries(m_plot, vKey, vValue);
+            QColor light = taskColor(task);
+            light.setAlpha(150);
+            d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
+            d->removeFromLegend();
+            m_deadlineGraphs.push_back(d);
+            QCPGraph* l = addSeries(m_plot, lKey, lValue);
+            l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
+            l->removeFromLegend();
+            m_lagGraphs.push_back(l);
+        }
+        m_plotted = tasks;
+    }
+    m_hint->setVisible(m_hints && m_graphs.empty());
+    m_plot->legend->setVisible(!m_graphs.empty());
+    if (!m_recording || m_graphs.empty()) {
+        for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
+            g->data()->clear();
+        return;
+    }
+
+    // vruntime is an unsigned counter that may start near 2^64 (the kernel's initial
+    // min_vruntime); plot differences to the first sample so wrap-around cannot show.
+    uint64_t reference = 0;
+    bool haveReference = false;
+    for (const Record& r : m_recording->records()) {
+        if (r.kind == RecordKind::Sample && r.entity.isTask()) {
+            reference = r.payload.sample.vruntime;
+            haveReference = true;
+            break;
+        }
+    }
+    const Nanoseconds from = viewStart();
+    const Nanoseconds to = viewEnd();
+    // Level of detail: the pane's pixel columns (envelope.h), for the samples and the lines.
+    const int bins = columns();
+    m_dataColumns = bins;
+    const Nanoseconds until = std::min(m_now, to);
+    bool any = false;
+    for (size_t i = 0; i < m_graphs.size(); ++i) {
+        const bool detail = i < static_cast<size_t>(kDetailTasks);
+        auto series =
+            m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
+                // v − V is −vlag while queued: keeping lag extremes keeps the pane's.
+                SampleIndex::KeepVruntime | SampleIndex::KeepLag | SampleIndex::KeepAvg
+                    | (detail ? SampleIndex::KeepDeadline : 0u)
+                    | (i == 0 ? SampleIndex::KeepWeight : 0u),
+                m_taskMoves ? m_taskMoves(*m_recording, m_plotted[static_cast<int>(i)])
+                            : std::vector<Nanoseconds>{});
+        // Between samples each quantity holds or moves as entitylines.h describes; a waiting
+        // task's lag follows the V its cfs_rq's other entities report.
+        const int task = m_plotted[static_cast<int>(i)];
+        QueueV queueV;
+        if (detail && m_taskCgroups) {
+            queueV = [&, task](const EntitySample& w, Nanoseconds end) {
+                const int group = m_taskCgroups(*m_recording, task, w.time);
+                const Nanoseconds a = std::max(w.time, from - Nanoseconds{1});
+                const Nanoseconds b = std::min(end, to + Nanoseconds{1});
+                if (group < 0 || b <= a)
+                    return std::vector<std::pair<Nanoseconds, uint64_t>>{};
+                const uint16_t cpu = w.cpu;
+                const auto onQueue = [&](const Record& r) {
+                    if (r.cpu != cpu)
+                        return false;
+                    if (r.entity.isTask())
+                        return r.entity.taskIndex() != task
+                            && m_taskCgroups(
+                                   *m_recording, r.entity.taskIndex(), Nanoseconds{r.time})
+                            == group;
+                    return r.entity.isGroup()
+                        && parentGroup(*m_recording, r.entity.groupIndex()) == group;
+                };
+                // About two V points per pixel column of the wait (then decimated with the
+                // rest of the line).
+                const int points = static_cast<int>(std::max<int64_t>(
+                    2, (b - a).count() * 2 * bins / std::max<int64_t>(1, (to - from).count())));
+                return m_samples.queueV(*m_recording, cpu, a, b, points, onQueue);
+            };
+        }
+        if (m_taskCgroups) {
+            // A move dequeues from the old cgroup's queue and enqueues on the new one at the
+            // same instant: a dequeued sample at the move's time still belongs to the old one.
+            for (EntitySample& s : series) {
+                const bool queued = s.flags & Record::kQueued;
+                s.group = static_cast<int16_t>(
+                    m_taskCgroups(*m_recording, task, queued ? s.time : s.time - Nanoseconds{1}));
+            }
+        }
+        const EntityLines lines = entityLines(series, reference, until, queueV);
+        // Every line through the one decimation: clipped to the window, first, last, lowest
+        // and highest point per pixel column.
+        const auto drawn = [&](const std::vector<LinePoint>& line) {
+            return envelope(line, from, to, bins);
+        };
+        // The vruntime pane: v − V and deadline − V of the entity's own cfs_rq, comparable
+        // across cfs_rq's (raw vruntimes of two queues are in unrelated frames).
+        const QueueRelativeLines relative = relativeToQueue(series);
+        const QVector<QCPGraphData> values = toGraph(drawn(relative.vruntime));
+        if (i == 0) {
+            // V itself is the pane's zero (each entity's own V): no line of its own. The clamp
+            // band at the first task's weight (the limit falls as the weight rises: the
+            // weight's envelope is the band's).
+            m_avgGraph->data()->clear();
+            QVector<QCPGraphData> upper, lower;
+            for (const LinePoint& p : drawn(lines.weight)) {
+                const double limit = lagLimit(static_cast<uint32_t>(p.value)) / 1e6;
+                upper.append({nsToMs(p.time), limit});
+                lower.append({nsToMs(p.time), -limit});
+            }
+            m_bandUpper->data()->set(upper, true);
+            m_bandLower->data()->set(lower, true);
+        }
+        any = any || !values.isEmpty();
+        m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
+        m_graphs[i]->data()->set(values, true);
+        m_deadlineGraphs[i]->setVisible(detail);
+        m_lagGraphs[i]->setVisible(detail);
+        if (detail) {
+            m_deadlineGraphs[i]->data()->set(toGraph(drawn(relative.deadline)), true);
+            m_lagGraphs[i]->data()->set(toGraph(drawn(lines.lag)), true);
+        }
+    }
+    // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
+    // pens; Qt's stroker makes wide or dashed polylines costly. The entities' lines stay smooth
+    // at every density: unsmoothed, a dense zigzag's segments are rounded to whole pixel
+    // columns (two in one column, none in the next: stripes that are not in the data), and
+    // they would differ from the same lines in an SVG or PDF, which have no pixels to round to.
+    int points = 0;
+    for (const QCPGraph* g : m_graphs)
+        points = std::max(points, g->dataCount());
+    const bool dense = m_graphs.size() > static_cast<size_t>(kAutoPlotMaxTasks)
+        || points > m_vruntimeRect->width() / 2;
+    for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
+        g->setAntialiased(!dense);
+    for (size_t i = 0; i < m_graphs.size(); ++i) {
+        for (QCPGraph* g : {m_graphs[i], m_deadlineGraphs[i], m_lagGraphs[i]})
+            g->setAntialiased(true); // thin and solid when dense, which Qt draws fast smoothed
+        const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
+        QColor light = c;
+        light.setAlpha(150);
+        m_graphs[i]->setPen(QPen(c, dense ? 1.0 : 2.0));
+        m_deadlineGraphs[i]->setPen(QPen(light, 1, dense ? Qt::SolidLine : Qt::DashLine));
+        m_lagGraphs[i]->setPen(QPen(c, dense ? 1.0 : 1.5));
+    }
+    if (any && haveReference) {
+        rescaleToWindow(vValue);
+        rescaleToWindow(lValue);
+    }
+    for (QCPAxis* axis : {vValue, lValue}) {
+        const QCPRange v = axis->range();
+        if (v.size() < 1e-6)
+            axis->setRange(v.lower - 1, v.upper + 1);
+        else
+            axis->scaleRange(1.1, v.center());
+    }
+}
+
+} // namespace schedlab::ui
