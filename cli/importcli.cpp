@@ -2,6 +2,7 @@
 #include "importcli.h"
 
 #include "cli/output.h"
+#include "core/base/args.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
 #include "core/import/ftrace.h"
@@ -109,34 +110,33 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
     std::string metricsOut;
     std::string recordsOut;
     bool quiet = false;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
+    ArgReader ar(args, 1);
+    while (ar.next()) {
         auto value = [&](std::string& v) {
-            if (i + 1 >= args.size()) {
-                err << "import: " << a << " needs a value\n";
+            if (!ar.value(v)) {
+                err << "import: " << ar.error() << "\n";
                 return false;
             }
-            v = args[++i];
             return true;
         };
-        if (a == "--metrics") {
+        if (ar.option("--metrics")) {
             if (!value(metricsOut))
                 return kExitBadInput;
-        } else if (a == "--records") {
+        } else if (ar.option("--records")) {
             if (!value(recordsOut))
                 return kExitBadInput;
-        } else if (a == "--names") {
+        } else if (ar.option("--names")) {
             if (!value(namesFile))
                 return kExitBadInput;
-        } else if (a == "--quiet") {
+        } else if (ar.flag("--quiet")) {
             quiet = true;
-        } else if (!a.empty() && a[0] == '-' && a != "-") {
-            err << "import: unknown option " << printable(a) << " (see --help)\n";
+        } else if (ar.isOption()) {
+            err << "import: unknown option " << printable(ar.word()) << " (see --help)\n";
             return kExitBadInput;
         } else if (trace.empty()) {
-            trace = a;
+            trace = ar.word();
         } else {
-            err << "import: unexpected argument \"" << printable(a) << "\"\n";
+            err << "import: unexpected argument \"" << printable(ar.word()) << "\"\n";
             return kExitBadInput;
         }
     }
@@ -180,21 +180,23 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
 bool takeRealOptions(std::vector<std::string>& args, RealOptions& options, std::string* error)
 {
     std::vector<std::string> kept;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--force") {
-            options.force = true;
-            continue;
+    ArgReader ar(args);
+    bool endSeen = false;
+    while (ar.next()) {
+        if (ar.endOfOptions() && !endSeen) {
+            kept.push_back("--"); // the words after it are the command's, not ours
+            endSeen = true;
         }
-        if (args[i] == "--real" || args[i] == "--names") {
-            if (i + 1 >= args.size()) {
-                *error = args[i] + " needs a value";
+        if (ar.flag("--force")) {
+            options.force = true;
+        } else if (ar.option("--real") || ar.option("--names")) {
+            if (!ar.value(ar.option("--real") ? options.trace : options.names)) {
+                *error = ar.error();
                 return false;
             }
-            (args[i] == "--real" ? options.trace : options.names) = args[i + 1];
-            ++i;
-            continue;
+        } else {
+            kept.push_back(ar.word());
         }
-        kept.push_back(args[i]);
     }
     args.swap(kept);
     return true;

@@ -2,6 +2,7 @@
 #include "sweep.h"
 
 #include "cli/output.h"
+#include "core/base/args.h"
 #include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/features.h"
@@ -195,8 +196,9 @@ bool applyToOptions(
         return applyOverrideSpec(param.key + "=" + value, options, error);
     case Param::Kind::RunOption: {
         const std::vector<std::string> args{"--" + param.key, value};
-        size_t i = 0;
-        return parseRunOption(args, i, options, error) == 1;
+        ArgReader ar(args);
+        ar.next();
+        return parseRunOption(ar, options, error) == 1;
     }
     case Param::Kind::Pointer:
         break;
@@ -338,17 +340,6 @@ bool programForks(const std::vector<Op>& ops)
 {
     return std::any_of(ops.begin(), ops.end(),
         [](const Op& op) { return op.kind == Op::Kind::Fork || programForks(op.body); });
-}
-
-// Forked children are named PARENT.N (PARENT.N.M for theirs): their root is the longest listed
-// name that, followed by '.', starts the child's name (as the run summary folds them).
-std::string forkRoot(const std::string& name, const std::set<std::string>& listed)
-{
-    std::string best;
-    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
-        if (listed.contains(name.substr(0, dot)))
-            best = name.substr(0, dot);
-    return best;
 }
 
 std::string fixed6(double v)
@@ -559,23 +550,23 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
     size_t jobs = std::max(1u, std::thread::hardware_concurrency());
     Shard shard;
     bool quiet = false;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        std::string error;
-        const bool hasValue = i + 1 < args.size();
-        if (const int r = parseRunOption(args, i, base, &error); r != 0) {
-            if (r < 0) {
+    ArgReader ar(args, 1);
+    while (ar.next()) {
+        const std::string a = ar.name();
+        std::string error, v;
+        if (const int rc = parseRunOption(ar, base, &error); rc != 0) {
+            if (rc < 0) {
                 err << "sweep: " << error << "\n";
                 return kExitBadInput;
             }
-        } else if ((a == "--param" || a == "--out" || a == "--seeds" || a == "--jobs"
-                       || a == "--shard")
-            && !hasValue) {
-            err << "sweep: " << a << " needs a value\n";
+        } else if ((ar.option("--param") || ar.option("--out") || ar.option("--seeds")
+                       || ar.option("--jobs") || ar.option("--shard"))
+            && !ar.value(v)) {
+            err << "sweep: " << ar.error() << "\n";
             return kExitBadInput;
-        } else if (a == "--param") {
+        } else if (ar.option("--param")) {
             Param p;
-            if (!parseParam(args[++i], p, &error)) {
+            if (!parseParam(v, p, &error)) {
                 err << "sweep: " << error << "\n";
                 return kExitBadInput;
             }
@@ -585,33 +576,33 @@ int runSweepCli(const std::vector<std::string>& args, std::ostream& out, std::os
                     return kExitBadInput;
                 }
             grid.params.push_back(std::move(p));
-        } else if (a == "--out") {
-            outPath = args[++i];
-        } else if (a == "--seeds" || a == "--jobs") {
+        } else if (ar.option("--out")) {
+            outPath = v;
+        } else if (ar.option("--seeds") || ar.option("--jobs")) {
             uint64_t n = 0;
-            if (!parseSeed(args[++i], n) || n == 0 || n > 100'000) {
-                err << "sweep: " << a << " expects a number in 1…100000, got \""
-                    << printable(args[i]) << "\"\n";
+            if (!parseSeed(v, n) || n == 0 || n > 100'000) {
+                err << "sweep: " << a << " expects a number in 1…100000, got \"" << printable(v)
+                    << "\"\n";
                 return kExitBadInput;
             }
             if (a == "--seeds")
                 seedCount = n;
             else
                 jobs = static_cast<size_t>(n);
-        } else if (a == "--shard") {
-            if (!parseShard(args[++i], shard, &error)) {
+        } else if (ar.option("--shard")) {
+            if (!parseShard(v, shard, &error)) {
                 err << "sweep: " << error << "\n";
                 return kExitBadInput;
             }
-        } else if (a == "--quiet") {
+        } else if (ar.flag("--quiet")) {
             quiet = true;
-        } else if (!a.empty() && a[0] == '-') {
-            err << "sweep: unknown option " << printable(a) << " or missing value\n" << kUsage;
+        } else if (ar.isOption()) {
+            err << "sweep: unknown option " << printable(ar.word()) << "\n" << kUsage;
             return kExitBadInput;
         } else if (file.empty()) {
-            file = a;
+            file = ar.word();
         } else {
-            err << "sweep: unexpected argument \"" << printable(a) << "\"\n";
+            err << "sweep: unexpected argument \"" << printable(ar.word()) << "\"\n";
             return kExitBadInput;
         }
     }

@@ -3,8 +3,8 @@
 // [--jobs N] [--shard i/n] --out results.csv` runs the cartesian product of the parameters' values
 // times the seeds on local threads and writes one CSV, a row per run in grid order (the bytes do
 // not depend on --jobs or on completion order); `sweep-merge` joins the CSVs of the shards. The
-// CSV is read and written with core/base/csv.h; the plot of a column against a parameter is drawn
-// by the drawing library schedlab_plot (ui/export/sweepplot.h).
+// CSV is read with core/base/csv.h; the plot of a column against a parameter is drawn by the
+// drawing library schedlab_plot (ui/export/sweepplot.h).
 #pragma once
 
 #include "core/base/csv.h"

@@ -4,6 +4,7 @@
 // has no negative time, wait or CPU time, no task busier than the traced span, no CPU busier
 // than the span, and records in time order on CPUs it knows.
 #include "core/import/ftrace.h"
+#include "harness.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -12,33 +13,14 @@
 #include <string>
 
 using namespace schedlab;
-
-namespace {
-
-[[noreturn]] void fail(const char* what, const std::string& detail)
-{
-    std::fprintf(stderr, "fuzz_ftrace_import: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
-
-void checkLines(const std::vector<std::string>& lines)
-{
-    for (const std::string& line : lines) {
-        if (!line.starts_with("fuzz.txt:"))
-            fail("a message does not start with the file name", line);
-        if (line.find('\n') != std::string::npos)
-            fail("a message spans lines", line);
-    }
-}
-
-} // namespace
+using fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+    std::istringstream in(fuzz::inputText(data, size));
     const TraceImport r = importFtrace(in, "fuzz.txt");
-    checkLines(r.errors);
-    checkLines(r.warnings);
+    fuzz::checkLines(r.errors, "fuzz.txt");
+    fuzz::checkLines(r.warnings, "fuzz.txt");
     if (!r.ok())
         return 0;
     const Metrics& m = r.metrics;

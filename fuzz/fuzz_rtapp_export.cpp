@@ -6,6 +6,7 @@
 #include "core/rtapp/lenientjson.h"
 #include "core/rtapp/rtapp.h"
 #include "core/scenario/scenarioio.h"
+#include "harness.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -13,20 +14,11 @@
 #include <string>
 
 using namespace schedlab;
-
-namespace {
-
-[[noreturn]] void fail(const char* what, const std::string& detail)
-{
-    std::fprintf(stderr, "fuzz_rtapp_export: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
-
-} // namespace
+using fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    const std::string text(reinterpret_cast<const char*>(data), size);
+    const std::string text = fuzz::inputText(data, size);
     const LoadResult loaded = parseScenario(text, "fuzz.json");
     if (!loaded.ok())
         return 0;

@@ -5,6 +5,7 @@
 #include "core/rtapp/lenientjson.h"
 #include "core/rtapp/rtapp.h"
 #include "core/scenario/scenarioio.h"
+#include "harness.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -12,32 +13,16 @@
 #include <string>
 
 using namespace schedlab;
-
-namespace {
-
-[[noreturn]] void fail(const char* what, const std::string& detail)
-{
-    std::fprintf(stderr, "fuzz_rtapp_import: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
-
-void checkLines(const std::vector<std::string>& lines)
-{
-    for (const std::string& line : lines) {
-        // Keys are quoted as written (the CLI and the GUI print messages through printable()).
-        if (!line.starts_with("fuzz.json:"))
-            fail("a message does not start with the file name", line);
-    }
-}
-
-} // namespace
+using fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    const std::string text(reinterpret_cast<const char*>(data), size);
+    const std::string text = fuzz::inputText(data, size);
     const rtapp::ImportResult r = rtapp::importRtApp(text, "fuzz.json");
-    checkLines(r.errors);
-    checkLines(r.warnings);
+    // Keys are quoted as written, line breaks included (the CLI and the GUI print messages
+    // through printable()): only the file name is checked.
+    fuzz::checkLines(r.errors, "fuzz.json", false);
+    fuzz::checkLines(r.warnings, "fuzz.json", false);
     if (r.ok() != r.errors.empty())
         fail("ok() disagrees with the error list", r.errors.empty() ? "" : r.errors[0]);
     if (!r.ok())

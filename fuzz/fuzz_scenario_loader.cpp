@@ -3,6 +3,7 @@
 // Every answer is either a scenario or errors in the documented one-line form; an accepted
 // scenario is written, read back and written again, and must come back equal and identical.
 #include "core/scenario/scenarioio.h"
+#include "harness.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -10,14 +11,9 @@
 #include <string>
 
 using namespace schedlab;
+using fuzz::fail;
 
 namespace {
-
-[[noreturn]] void fail(const char* what, const std::string& detail)
-{
-    std::fprintf(stderr, "fuzz_scenario_loader: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
 
 void checkMessages(const LoadResult& result, const std::string& file)
 {
@@ -36,7 +32,7 @@ void checkMessages(const LoadResult& result, const std::string& file)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    const std::string text(reinterpret_cast<const char*>(data), size);
+    const std::string text = fuzz::inputText(data, size);
     const LoadResult first = parseScenario(text, "fuzz.json");
     checkMessages(first, "fuzz.json");
     if (!first.ok())

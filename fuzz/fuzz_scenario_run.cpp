@@ -7,6 +7,7 @@
 // containing the text of SCHEDLAB_FUZZ_IGNORE (a known bug) are then skipped.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "harness.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <string>
 
 using namespace schedlab;
+using fuzz::fail;
 
 namespace {
 
@@ -30,17 +32,11 @@ const std::string kIgnore = [] {
     return value ? std::string(value) : std::string();
 }();
 
-[[noreturn]] void fail(const char* what, const std::string& detail)
-{
-    std::fprintf(stderr, "fuzz_scenario_run: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    const std::string text(reinterpret_cast<const char*>(data), size);
+    const std::string text = fuzz::inputText(data, size);
     const LoadResult loaded = parseScenario(text, "fuzz.json");
     if (!loaded.ok())
         return 0;

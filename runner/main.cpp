@@ -2,16 +2,20 @@
 // schedlab-run SCENARIO [--trace OUT] [--names OUT] [--no-trace] [--duration D]
 //              [--cgroup-base DIR] [--adopt] [--journal FILE] [--limit NAME=N] [--check]
 // schedlab-run --restore JOURNAL
+#include "core/base/args.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
 #include "core/scenario/scenarioio.h"
 #include "runner.h"
 #include "system.h"
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -21,6 +25,8 @@ void usage(std::ostream& out)
            " - run a schedlab scenario on the running Linux kernel (as root)\n\n"
            "Usage: schedlab-run SCENARIO [options]\n"
            "       schedlab-run --restore JOURNAL\n"
+           "  (a value follows its option or is joined with '=', --trace=OUT; \"--\" ends the\n"
+           "  options)\n"
            "  --trace OUT        write the scheduler trace (ftrace text) to OUT\n"
            "                     (default schedlab-trace.txt); import it with\n"
            "                     schedlab-cli import OUT or compare SCENARIO --real OUT\n"
@@ -67,34 +73,34 @@ int main(int argc, char* argv[])
     config.traceOut = "schedlab-trace.txt";
     bool check = false;
     std::string restore;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << "schedlab-run: " << a << " needs a value\n";
-                std::exit(2);
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    // The options whose value is kept as given (the last one wins); --limit and --duration
+    // take a value too and are checked where they are read.
+    const std::pair<const char*, std::string*> kept[] = {{"--trace", &config.traceOut},
+        {"--names", &config.namesOut}, {"--cgroup-base", &config.cgroupBase},
+        {"--journal", &config.journal}, {"--restore", &restore}};
+    ArgReader ar(args);
+    while (ar.next()) {
+        const std::string& a = ar.word();
+        const auto keep = std::find_if(
+            std::begin(kept), std::end(kept), [&](const auto& k) { return ar.option(k.first); });
+        std::string v;
+        if (keep != std::end(kept) || ar.option("--limit") || ar.option("--duration")) {
+            if (!ar.value(v)) {
+                std::cerr << "schedlab-run: " << ar.error() << "\n";
+                return 2;
             }
-            return argv[++i];
-        };
-        if (a == "--help" || a == "-h") {
+        }
+        if (keep != std::end(kept)) {
+            *keep->second = v;
+        } else if (ar.flag("--help") || ar.flag("-h")) {
             usage(std::cout);
             return 0;
-        } else if (a == "--trace") {
-            config.traceOut = value();
-        } else if (a == "--names") {
-            config.namesOut = value();
-        } else if (a == "--no-trace") {
+        } else if (ar.flag("--no-trace")) {
             config.traceOut.clear();
-        } else if (a == "--cgroup-base") {
-            config.cgroupBase = value();
-        } else if (a == "--adopt") {
+        } else if (ar.flag("--adopt")) {
             config.adopt = true;
-        } else if (a == "--journal") {
-            config.journal = value();
-        } else if (a == "--restore") {
-            restore = value();
-        } else if (a == "--limit") {
-            const std::string v = value();
+        } else if (ar.option("--limit")) {
             const size_t eq = v.find('=');
             const std::string name = v.substr(0, eq);
             int64_t n = 0;
@@ -113,10 +119,9 @@ int main(int argc, char* argv[])
                           << ": expected live-tasks=N (1..10^7) or tasks=N (1..10^8)\n";
                 return 2;
             }
-        } else if (a == "--check") {
+        } else if (ar.flag("--check")) {
             check = true;
-        } else if (a == "--duration") {
-            const std::string v = value();
+        } else if (ar.option("--duration")) {
             std::string error;
             const auto d = parseDuration(v, &error);
             if (!d || d->count() <= 0) {
@@ -125,7 +130,7 @@ int main(int argc, char* argv[])
                 return 2;
             }
             config.durationNs = d->count();
-        } else if (!a.empty() && a[0] == '-') {
+        } else if (ar.isOption()) {
             std::cerr << "schedlab-run: unknown option " << printable(a) << "\n";
             usage(std::cerr);
             return 2;

@@ -8,6 +8,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace schedlab::runner {
@@ -72,6 +73,9 @@ struct SystemPlan
 SystemPlan planSystem(const Scenario& scenario, const Plan& plan, const RunConfig& config);
 /// The plan as --check prints it: one line per change, "  mkdir DIR", "  write FILE VALUE" …
 void printSystemPlan(const SystemPlan& plan, std::ostream& out);
+
+/// The cgroup files of @p f as (file, value) pairs, in the order they are written.
+std::vector<std::pair<std::string, std::string>> cgroupFileValues(const CgroupFiles& f);
 
 /// Where cgroup2 is mounted ("" if nowhere).
 std::string cgroup2Mount();

@@ -5,19 +5,6 @@
 
 namespace schedlab {
 
-std::string csvField(const std::string& field)
-{
-    if (field.find_first_of(",\"\r\n") == std::string::npos)
-        return field;
-    std::string q = "\"";
-    for (char c : field) {
-        if (c == '"')
-            q += '"';
-        q += c;
-    }
-    return q + "\"";
-}
-
 bool parseCsv(const std::string& text, CsvTable& table, std::string* error)
 {
     table = {};

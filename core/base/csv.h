@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// CSV text (RFC 4180): a table read from a file, a field written into one. Used by the sweep
-// results (cli/sweep.h) and their plots (ui/export/sweepplot.h).
+// CSV text (RFC 4180) read into a table (a field is written by csvField(), core/base/text.h).
+// Used by the sweep results (cli/sweep.h) and their plots (ui/export/sweepplot.h).
 #pragma once
 
 #include <string>
@@ -15,6 +15,5 @@ struct CsvTable
     std::vector<std::vector<std::string>> rows;
 };
 bool parseCsv(const std::string& text, CsvTable& table, std::string* error);
-std::string csvField(const std::string& field);
 
 } // namespace schedlab

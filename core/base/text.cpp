@@ -95,4 +95,17 @@ size_t invalidUtf8At(std::string_view text)
     return std::string_view::npos;
 }
 
+std::string csvField(std::string_view field)
+{
+    if (field.find_first_of(",\"\r\n") == std::string_view::npos)
+        return std::string(field);
+    std::string q = "\"";
+    for (char c : field) {
+        if (c == '"')
+            q += '"';
+        q += c;
+    }
+    return q + "\"";
+}
+
 } // namespace schedlab

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Names from scenario files on their way to a terminal, a log or a one-line-per-record file.
+// Names from scenario files on their way to a terminal, a log, a one-line-per-record file or a
+// CSV field.
 #pragma once
 
 #include <string>
@@ -15,5 +16,10 @@ std::string printable(std::string_view text);
 
 /// Offset of the first byte of @p text that is not part of well-formed UTF-8, or npos.
 size_t invalidUtf8At(std::string_view text);
+
+/// One CSV field as RFC 4180 writes it: as it is, or in double quotes with every '"' doubled when
+/// it holds a comma, a double quote, a carriage return or a line feed (a bare '\r' would end the
+/// record for readers that accept CR line ends). The sweep CSV and the stream exports use it.
+std::string csvField(std::string_view field);
 
 } // namespace schedlab

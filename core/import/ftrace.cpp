@@ -15,6 +15,7 @@
 // do not matter, and comm values may contain spaces.
 #include "ftrace.h"
 
+#include "core/base/percentile.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
 
@@ -184,15 +185,6 @@ std::string cpuRange(string_view what, int64_t cpu)
 {
     return std::string(what) + " " + std::to_string(cpu) + " out of range (CPUs are 0-"
         + std::to_string(kTraceMaxCpus - 1) + ", docs/real-kernels.md)";
-}
-
-int64_t nearestRank(std::vector<int64_t> values, int pct)
-{
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const size_t rank = (values.size() * static_cast<size_t>(pct) + 99) / 100;
-    return values[std::max<size_t>(rank, 1) - 1];
 }
 
 class Importer
@@ -861,8 +853,8 @@ TraceImport Importer::finish()
         if (ti.waitStart >= 0)
             waits.push_back(end - ti.waitStart);
         tm.waitMaxNs = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
-        tm.waitP50Ns = nearestRank(waits, 50);
-        tm.waitP99Ns = nearestRank(waits, 99);
+        tm.waitP50Ns = nearestRankPercentile(waits, 50);
+        tm.waitP99Ns = nearestRankPercentile(waits, 99);
         tm.switches = ti.switches;
         tm.migrations = ti.migrations;
         tm.exitedAtNs = ti.exitedAt;

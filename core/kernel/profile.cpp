@@ -29,14 +29,37 @@ std::vector<KernelProfile> buildProfiles()
                       "reference, no reweight correction of on-rq entities, no delayed dequeue, "
                       "RUN_TO_PARITY via the vlag==deadline hack, yield pushes the deadline.";
     p66.baseSlice = Nanoseconds(750000);
-    p66.choices = {TreeKey::Vruntime, V0Mode::MinVruntime, WeightPrecision::ScaledDown,
-        LagClamp::OwnSlice, ReweightRule::KeepVruntime, DelayRules::None, Protection::DeadlineHack,
-        YieldRule::DeadlineBump, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
-        false};
-    p66.traits = {false, false, false, false, false, false, false, true, false};
-    p66.traits.fairDeadlineServer = false; // the fair dl_server arrived in 6.12 (§10.4)
-    p66.traits.misfitFittingCpu = false;   // max_allowed_capacity arrived in 6.10 (§8.4)
-    p66.traits.tgLoadAvgRatelimit = false; // the 1 ms rate limit arrived in 6.7 (§6.3)
+    p66.choices = {
+        .treeKey = TreeKey::Vruntime,
+        .v0 = V0Mode::MinVruntime,
+        .weightPrecision = WeightPrecision::ScaledDown,
+        .lagClamp = LagClamp::OwnSlice,
+        .reweight = ReweightRule::KeepVruntime,
+        .delayRules = DelayRules::None,
+        .protection = Protection::DeadlineHack,
+        .yield = YieldRule::DeadlineBump,
+        .throttle = ThrottleModel::Group,
+        .boostThrottledOnWakeup = false,
+        .rtConstraintCheck = RtConstraintCheck::Patched,
+        .flat = false,
+        .emptyGroupKeepWeight = false,
+        .groupShares = GroupShares::Smp,
+    };
+    p66.traits = {
+        .customSlices = false,
+        .placeLagSkipZero = false,
+        .wakeupPreempt619 = false,
+        .resched617 = false,
+        .pickBuddy = false,
+        .pickBuddyNeedsProtect = false,
+        .relDeadlineUngated = false,
+        .pick66 = true,
+        .buddyInPickEevdf = false,
+        .hrtickFromDeadline = false,
+        .fairDeadlineServer = false, // the fair dl_server arrived in 6.12 (§10.4)
+        .misfitFittingCpu = false,   // max_allowed_capacity arrived in 6.10 (§8.4)
+        .tgLoadAvgRatelimit = false, // the 1 ms rate limit arrived in 6.7 (§6.3)
+    };
     p66.features = features(
         {F::PlaceLag, F::PlaceDeadlineInitial, F::RunToParity, F::WakeupPreemption, F::UtilEst});
     out.push_back(p66);
@@ -48,11 +71,37 @@ std::vector<KernelProfile> buildProfiles()
                        "custom slices, PREEMPT_SHORT; stable backports: zero_vruntime, "
                        "PICK_BUDDY, forfeit-on-yield, 0.70 ms slice, empty groups keep weight.";
     p612.baseSlice = Nanoseconds(700000);
-    p612.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeEnqueue, WeightPrecision::ScaledDown,
-        LagClamp::OwnSlice, ReweightRule::Eevdf, DelayRules::V612, Protection::DeadlineHack,
-        YieldRule::ForfeitEligible, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
-        true};
-    p612.traits = {true, false, false, false, true, false, false, false, false};
+    p612.choices = {
+        .treeKey = TreeKey::Deadline,
+        .v0 = V0Mode::ZeroVruntimeEnqueue,
+        .weightPrecision = WeightPrecision::ScaledDown,
+        .lagClamp = LagClamp::OwnSlice,
+        .reweight = ReweightRule::Eevdf,
+        .delayRules = DelayRules::V612,
+        .protection = Protection::DeadlineHack,
+        .yield = YieldRule::ForfeitEligible,
+        .throttle = ThrottleModel::Group,
+        .boostThrottledOnWakeup = false,
+        .rtConstraintCheck = RtConstraintCheck::Patched,
+        .flat = false,
+        .emptyGroupKeepWeight = true,
+        .groupShares = GroupShares::Smp,
+    };
+    p612.traits = {
+        .customSlices = true,
+        .placeLagSkipZero = false,
+        .wakeupPreempt619 = false,
+        .resched617 = false,
+        .pickBuddy = true,
+        .pickBuddyNeedsProtect = false,
+        .relDeadlineUngated = false,
+        .pick66 = false,
+        .buddyInPickEevdf = false,
+        .hrtickFromDeadline = false,
+        .fairDeadlineServer = true,
+        .misfitFittingCpu = true,
+        .tgLoadAvgRatelimit = true,
+    };
     p612.features = features(
         {F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity, F::PreemptShort,
             F::PickBuddy, F::DelayDequeue, F::DelayZero, F::WakeupPreemption, F::UtilEst});
@@ -65,11 +114,37 @@ std::vector<KernelProfile> buildProfiles()
                        "place_entity() (lag inflated again for curr) -- the cgroup weight "
                        "starvation bug. Group entities of empty groups keep their weight.";
     p613.baseSlice = Nanoseconds(700000);
-    p613.choices = {TreeKey::Deadline, V0Mode::MinVruntime, WeightPrecision::ScaledDown,
-        LagClamp::OwnSlice, ReweightRule::Place, DelayRules::V612, Protection::DeadlineHack,
-        YieldRule::DeadlineBump, ThrottleModel::Group, false, RtConstraintCheck::Patched, false,
-        true};
-    p613.traits = {true, true, false, false, true, false, true, false, true};
+    p613.choices = {
+        .treeKey = TreeKey::Deadline,
+        .v0 = V0Mode::MinVruntime,
+        .weightPrecision = WeightPrecision::ScaledDown,
+        .lagClamp = LagClamp::OwnSlice,
+        .reweight = ReweightRule::Place,
+        .delayRules = DelayRules::V612,
+        .protection = Protection::DeadlineHack,
+        .yield = YieldRule::DeadlineBump,
+        .throttle = ThrottleModel::Group,
+        .boostThrottledOnWakeup = false,
+        .rtConstraintCheck = RtConstraintCheck::Patched,
+        .flat = false,
+        .emptyGroupKeepWeight = true,
+        .groupShares = GroupShares::Smp,
+    };
+    p613.traits = {
+        .customSlices = true,
+        .placeLagSkipZero = true,
+        .wakeupPreempt619 = false,
+        .resched617 = false,
+        .pickBuddy = true,
+        .pickBuddyNeedsProtect = false,
+        .relDeadlineUngated = true,
+        .pick66 = false,
+        .buddyInPickEevdf = true,
+        .hrtickFromDeadline = false,
+        .fairDeadlineServer = true,
+        .misfitFittingCpu = true,
+        .tgLoadAvgRatelimit = true,
+    };
     p613.features = p612.features;
     out.push_back(p613);
 
@@ -80,12 +155,37 @@ std::vector<KernelProfile> buildProfiles()
                       "avg_vruntime(), lag clamp max_slice+tick, separate vprot, forfeit on "
                       "yield, task-based CFS throttling.";
     p70.baseSlice = Nanoseconds(700000);
-    p70.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeAvg, WeightPrecision::ScaledDown,
-        LagClamp::MaxSliceTick, ReweightRule::Place, DelayRules::V612, Protection::Vprot,
-        YieldRule::ForfeitEligible, ThrottleModel::Task, false, RtConstraintCheck::Patched, false,
-        true};
-    p70.traits = {true, true, true, true, true, true, true, false, true};
-    p70.traits.hrtickFromDeadline = true;
+    p70.choices = {
+        .treeKey = TreeKey::Deadline,
+        .v0 = V0Mode::ZeroVruntimeAvg,
+        .weightPrecision = WeightPrecision::ScaledDown,
+        .lagClamp = LagClamp::MaxSliceTick,
+        .reweight = ReweightRule::Place,
+        .delayRules = DelayRules::V612,
+        .protection = Protection::Vprot,
+        .yield = YieldRule::ForfeitEligible,
+        .throttle = ThrottleModel::Task,
+        .boostThrottledOnWakeup = false,
+        .rtConstraintCheck = RtConstraintCheck::Patched,
+        .flat = false,
+        .emptyGroupKeepWeight = true,
+        .groupShares = GroupShares::Smp,
+    };
+    p70.traits = {
+        .customSlices = true,
+        .placeLagSkipZero = true,
+        .wakeupPreempt619 = true,
+        .resched617 = true,
+        .pickBuddy = true,
+        .pickBuddyNeedsProtect = true,
+        .relDeadlineUngated = true,
+        .pick66 = false,
+        .buddyInPickEevdf = true,
+        .hrtickFromDeadline = true,
+        .fairDeadlineServer = true,
+        .misfitFittingCpu = true,
+        .tgLoadAvgRatelimit = true,
+    };
     p70.features = p612.features;
     out.push_back(p70);
 
@@ -96,12 +196,37 @@ std::vector<KernelProfile> buildProfiles()
                       "exact calc_delta, int128 eligibility, delayed entities keep their "
                       "saved negative lag (7.2 rules).";
     p71.baseSlice = Nanoseconds(700000);
-    p71.choices = {TreeKey::Deadline, V0Mode::ZeroVruntimeAvg, WeightPrecision::Full,
-        LagClamp::MaxSliceTick, ReweightRule::Rescale, DelayRules::V72, Protection::Vprot,
-        YieldRule::ForfeitEligible, ThrottleModel::Task, false, RtConstraintCheck::Patched, false,
-        true};
-    p71.traits = {true, true, true, true, true, true, false, false, true};
-    p71.traits.hrtickFromDeadline = true;
+    p71.choices = {
+        .treeKey = TreeKey::Deadline,
+        .v0 = V0Mode::ZeroVruntimeAvg,
+        .weightPrecision = WeightPrecision::Full,
+        .lagClamp = LagClamp::MaxSliceTick,
+        .reweight = ReweightRule::Rescale,
+        .delayRules = DelayRules::V72,
+        .protection = Protection::Vprot,
+        .yield = YieldRule::ForfeitEligible,
+        .throttle = ThrottleModel::Task,
+        .boostThrottledOnWakeup = false,
+        .rtConstraintCheck = RtConstraintCheck::Patched,
+        .flat = false,
+        .emptyGroupKeepWeight = true,
+        .groupShares = GroupShares::Smp,
+    };
+    p71.traits = {
+        .customSlices = true,
+        .placeLagSkipZero = true,
+        .wakeupPreempt619 = true,
+        .resched617 = true,
+        .pickBuddy = true,
+        .pickBuddyNeedsProtect = true,
+        .relDeadlineUngated = false,
+        .pick66 = false,
+        .buddyInPickEevdf = true,
+        .hrtickFromDeadline = true,
+        .fairDeadlineServer = true,
+        .misfitFittingCpu = true,
+        .tgLoadAvgRatelimit = true,
+    };
     p71.features = p612.features;
     out.push_back(p71);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "variant.h"
 
+#include "core/base/args.h"
 #include "core/base/limits.h"
 #include "core/base/text.h"
 #include "core/kernel/features.h"
@@ -133,20 +134,19 @@ bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* er
     return true;
 }
 
-int parseRunOption(
-    const std::vector<std::string>& args, size_t& i, RunOptions& options, std::string* error)
+int parseRunOption(ArgReader& args, RunOptions& options, std::string* error)
 {
-    const std::string& a = args[i];
     static const char* const kOptions[] = {
         "--profile", "--feature", "--override", "--duration", "--watchdog", "--seed", "--limit"};
-    if (std::none_of(
-            std::begin(kOptions), std::end(kOptions), [&](const char* o) { return a == o; }))
+    if (std::none_of(std::begin(kOptions), std::end(kOptions),
+            [&](const char* o) { return args.option(o); }))
         return 0;
-    if (i + 1 >= args.size()) {
-        *error = a + " needs a value";
+    const std::string a = args.name();
+    std::string v;
+    if (!args.value(v)) {
+        *error = args.error();
         return -1;
     }
-    const std::string v = args[++i];
     if (a == "--profile") {
         if (!applyProfileName(v, options, error))
             return -1;

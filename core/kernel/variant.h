@@ -12,6 +12,8 @@
 
 namespace schedlab {
 
+class ArgReader;
+
 struct RunOptions;
 struct ResourceLimits;
 
@@ -33,11 +35,10 @@ bool applyVariant(const std::string& spec, RunOptions& options, std::string* err
 /// "--limit NAME=N": one resource guard (docs/limits.md), lowered or raised within a sane range.
 bool parseLimit(const std::string& spec, ResourceLimits& limits, std::string* error);
 
-/// Parses args[i] when it is an option that shapes a run (--profile, --feature, --override,
-/// --duration, --seed, --watchdog, --limit; see schedlab-cli --help) and advances i past its value.
-/// Returns 1 when parsed, 0 when args[i] is not such an option, -1 on a bad value (*error says
-/// why). Used by every command that runs a scenario (run, compare, capture).
-int parseRunOption(
-    const std::vector<std::string>& args, size_t& i, RunOptions& options, std::string* error);
+/// Parses the reader's current word when it is an option that shapes a run (--profile, --feature,
+/// --override, --duration, --seed, --watchdog, --limit; see schedlab-cli --help), taking its value.
+/// Returns 1 when parsed, 0 when the word is not such an option, -1 on a missing or bad value
+/// (*error says why). Used by every command that runs a scenario (run, compare, sweep, capture).
+int parseRunOption(ArgReader& args, RunOptions& options, std::string* error);
 
 } // namespace schedlab

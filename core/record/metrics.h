@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,12 @@ struct Metrics
     std::vector<Finding> findings;
     RunStats run;
 };
+
+/// The task a forked child's row folds into. Forked children are named PARENT.N (PARENT.N.M for
+/// theirs): the root is the longest name of @p listed (the scenario's own tasks) that, followed by
+/// '.', starts @p name; with none, the part of @p name before its first '.' (the whole name
+/// without one). The run summary, compare and the sweep CSV fold with it.
+std::string forkRoot(const std::string& name, const std::set<std::string>& listed);
 
 /// JSON text of scenario-format.md §3 (2-space indentation, trailing newline).
 std::string metricsToJson(const Metrics& m);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "metricsbuilder.h"
 
+#include "core/base/percentile.h"
 #include "core/fair/taskgroup.h"
 #include "core/record/machineview.h"
 #include "core/sched/rq.h"
@@ -10,14 +11,16 @@
 
 namespace schedlab {
 
-int64_t percentile(std::vector<int64_t> values, int pct)
+std::string forkRoot(const std::string& name, const std::set<std::string>& listed)
 {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    // Nearest-rank: the smallest value with at least pct % of the values at or below it.
-    const size_t rank = (values.size() * static_cast<size_t>(pct) + 99) / 100;
-    return values[std::max<size_t>(rank, 1) - 1];
+    std::string best;
+    for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+        if (listed.contains(name.substr(0, dot)))
+            best = name.substr(0, dot);
+    if (!best.empty())
+        return best;
+    const size_t dot = name.find('.');
+    return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
 void addMachineMetrics(
@@ -37,8 +40,8 @@ void addMachineMetrics(
         if (t->waitStart >= 0)
             waits.push_back(now - t->waitStart); // still waiting at the end of the run
         tm.waitMaxNs = waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end());
-        tm.waitP50Ns = percentile(waits, 50);
-        tm.waitP99Ns = percentile(waits, 99);
+        tm.waitP50Ns = nearestRankPercentile(waits, 50);
+        tm.waitP99Ns = nearestRankPercentile(waits, 99);
         tm.switches = t->switches;
         tm.migrations = t->migrations;
         for (size_t r = 0; r < t->migrationsByReason.size(); ++r)

@@ -24,9 +24,6 @@ struct RunFindings
     const std::vector<std::string>* violations = nullptr;
 };
 
-/// Nearest-rank percentile: the smallest value with at least @p pct % of @p values at or below.
-int64_t percentile(std::vector<int64_t> values, int pct);
-
 /// Adds the machine's measurements to @p m (whose identification — scenario, profile, features,
 /// seed, overrides — and recording counters the caller fills): tasks still waiting longer than
 /// @p watchdogThresholdNs become "starvation" findings.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "streamexport.h"
 
+#include "core/base/text.h"
+
 #include <queue>
 
 #include <nlohmann/json.hpp>
@@ -31,19 +33,6 @@ int pidOf(EntityRef e)
 {
     return e.isTask() ? kTaskPidBase + e.taskIndex()
                       : kGroupPidBase + e.groupIndex() * 1000 + e.groupCpu();
-}
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
 }
 
 bool inWindow(const Record& r, const ExportWindow& w)
@@ -293,10 +282,14 @@ void SliceSorter::finish(
 
 // ---- RecordsTextWriter ----
 
-RecordsTextWriter::RecordsTextWriter(std::ostream& out, ExportWindow window, EntitySelection only)
+WindowedTextWriter::WindowedTextWriter(std::ostream& out, ExportWindow window, EntitySelection only)
     : m_out(out)
     , m_window(window)
     , m_only(std::move(only))
+{ }
+
+RecordsTextWriter::RecordsTextWriter(std::ostream& out, ExportWindow window, EntitySelection only)
+    : WindowedTextWriter(out, window, std::move(only))
 { }
 
 void RecordsTextWriter::consume(const Record* records, size_t count, const Recording& names)
@@ -327,9 +320,7 @@ void RecordsTextWriter::finish(const Recording&, Nanoseconds)
 // ---- SamplesCsvWriter ----
 
 SamplesCsvWriter::SamplesCsvWriter(std::ostream& out, ExportWindow window, EntitySelection only)
-    : m_out(out)
-    , m_window(window)
-    , m_only(std::move(only))
+    : WindowedTextWriter(out, window, std::move(only))
 {
     m_out += "time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,"
              "delayed\n";
@@ -361,9 +352,7 @@ void SamplesCsvWriter::finish(const Recording&, Nanoseconds)
 // ---- SlicesCsvWriter ----
 
 SlicesCsvWriter::SlicesCsvWriter(std::ostream& out, ExportWindow window, EntitySelection only)
-    : m_out(out)
-    , m_window(window)
-    , m_only(std::move(only))
+    : WindowedTextWriter(out, window, std::move(only))
     , m_slices(window, &m_only)
 { }
 
@@ -387,9 +376,7 @@ void SlicesCsvWriter::finish(const Recording& names, Nanoseconds end)
 
 ChromeTraceWriter::ChromeTraceWriter(
     std::ostream& out, ExportWindow window, EntitySelection only, std::string title)
-    : m_out(out)
-    , m_window(window)
-    , m_only(std::move(only))
+    : WindowedTextWriter(out, window, std::move(only))
     , m_title(std::move(title))
     , m_slices(window, &m_only)
 { }

@@ -162,39 +162,41 @@ private:
     size_t m_peak = 0;
 };
 
+/// What every text export below shares: the text it writes to @p out, the time window it keeps
+/// and the entities it is about. peakMemory() is the text buffer's; writers holding more add it.
+class WindowedTextWriter : public ExportWriter
+{
+public:
+    size_t peakMemory() const override { return m_out.peakBytes(); }
+
+protected:
+    WindowedTextWriter(std::ostream& out, ExportWindow window, EntitySelection only);
+    TextOut m_out;
+    ExportWindow m_window;
+    EntitySelection m_only;
+};
+
 /// --records: formatRecord() lines. With a window, the records inside it; with entities, the
 /// records about them (a switch when either task is selected; feature toggles are dropped).
-class RecordsTextWriter : public ExportWriter
+class RecordsTextWriter : public WindowedTextWriter
 {
 public:
     RecordsTextWriter(std::ostream& out, ExportWindow window = {}, EntitySelection only = {});
     void consume(const Record* records, size_t count, const Recording& names) override;
     void finish(const Recording& names, Nanoseconds end) override;
-    size_t peakMemory() const override { return m_out.peakBytes(); }
-
-private:
-    TextOut m_out;
-    ExportWindow m_window;
-    EntitySelection m_only;
 };
 
 /// samples.csv (writeSamplesCsv()).
-class SamplesCsvWriter : public ExportWriter
+class SamplesCsvWriter : public WindowedTextWriter
 {
 public:
     SamplesCsvWriter(std::ostream& out, ExportWindow window = {}, EntitySelection only = {});
     void consume(const Record* records, size_t count, const Recording& names) override;
     void finish(const Recording& names, Nanoseconds end) override;
-    size_t peakMemory() const override { return m_out.peakBytes(); }
-
-private:
-    TextOut m_out;
-    ExportWindow m_window;
-    EntitySelection m_only;
 };
 
 /// slices.csv (writeSlicesCsv()).
-class SlicesCsvWriter : public ExportWriter
+class SlicesCsvWriter : public WindowedTextWriter
 {
 public:
     SlicesCsvWriter(std::ostream& out, ExportWindow window = {}, EntitySelection only = {});
@@ -203,16 +205,13 @@ public:
     size_t peakMemory() const override { return m_out.peakBytes() + m_slices.peakMemory(); }
 
 private:
-    TextOut m_out;
-    ExportWindow m_window;
-    EntitySelection m_only;
     SliceSorter m_slices;
 };
 
 /// The Perfetto trace (writeChromeTrace()). Samples in the window go to a spool file in order
 /// (the counters come after the slices in the file); the last sample of each entity before the
 /// window is kept in memory.
-class ChromeTraceWriter : public ExportWriter
+class ChromeTraceWriter : public WindowedTextWriter
 {
 public:
     ChromeTraceWriter(std::ostream& out, ExportWindow window = {}, EntitySelection only = {},
@@ -223,9 +222,6 @@ public:
 
 private:
     void spool(const Record& r, int64_t at);
-    TextOut m_out;
-    ExportWindow m_window;
-    EntitySelection m_only;
     std::string m_title;
     SliceSorter m_slices;
     std::map<int32_t, std::optional<Record>> m_before; ///< entity: last sample before the window

@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "core/base/text.h"
 #include "support/clirun.h"
+#include "support/devnodes.h"
 
 #include <QDir>
 #include <QFile>
@@ -67,28 +68,8 @@ QStringList entries(const QString& dir)
         QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
 }
 
-/// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
-/// permitted (not root, a container without CAP_MKNOD) or the node cannot be opened (a nodev
-/// mount, a device cgroup).
-bool makeCharDevice(const std::string& path, unsigned minor)
-{
-    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0)
-        return false;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::close(fd);
-        return true;
-    }
-    ::unlink(path.c_str());
-    return false;
-}
-
-bool isCharDevice(const std::string& path, unsigned minor)
-{
-    struct stat st = {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1
-        && minor(st.st_rdev) == minor;
-}
+using schedlab::test::isCharDevice;
+using schedlab::test::makeCharDevice;
 
 mode_t typeOf(const std::string& path)
 {
@@ -107,6 +88,7 @@ private Q_SLOTS:
     void seedRange();
     void durationRange_data();
     void durationRange();
+    void commandLineConventions();
     void missingDirectory_data();
     void missingDirectory();
     void outputIsADirectory();
@@ -196,6 +178,33 @@ void TestCli::durationRange()
     QCOMPARE(r.code, code);
     if (code == 2)
         QVERIFY2(contains(r.err, option.toStdString()), r.err.c_str());
+}
+
+void TestCli::commandLineConventions()
+{
+    // The forms every command reads through core/base/args.h, end to end in run, sweep, import
+    // and export-rtapp: "OPT needs a value" and exit 2, --opt=value, "--" before a FILE.
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"run", kHogs, "--metrics"}, {"run", kHogs, "--seed="}, {"sweep", kHogs, "--out"},
+             {"import", "--names"}, {"export-rtapp", kHogs, "--out"}}) {
+        const Result r = cli(args);
+        QCOMPARE(r.code, 2);
+        const std::string option = args.back().substr(0, args.back().find('='));
+        QVERIFY2(contains(r.err, option + " needs a value"), r.err.c_str());
+    }
+    // --duration=1ms is --duration 1ms: the metrics say 1 ms simulated.
+    const Result eq = cli({"run", kHogs, "--duration=1ms", "--metrics=-"});
+    QCOMPARE(eq.code, 0);
+    QVERIFY2(contains(eq.out, "\"duration_ns\": 1000000"), eq.out.c_str());
+    // A flag does not take a value: --quiet=1 is an unknown option.
+    const Result flag = cli({"run", kHogs, "--quiet=1"});
+    QCOMPARE(flag.code, 2);
+    QVERIFY2(contains(flag.err, "unknown option --quiet=1"), flag.err.c_str());
+    // After "--" a word starting with '-' is the FILE (which does not exist here).
+    const Result end = cli({"run", "--duration", "1ms", "--", "-no-such.json"});
+    QCOMPARE(end.code, 2);
+    QVERIFY2(contains(end.err, "-no-such.json: cannot"), end.err.c_str());
+    QVERIFY2(!contains(end.err, "unknown option"), end.err.c_str());
 }
 
 void TestCli::missingDirectory_data()

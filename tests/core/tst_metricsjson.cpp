@@ -24,6 +24,7 @@ private Q_SLOTS:
     void deterministic();
     void oddValues();
     void bandwidthAndLockKeys();
+    void forkRootFolds();
 };
 
 namespace {
@@ -295,6 +296,24 @@ void TestMetricsJson::bandwidthAndLockKeys()
     QCOMPARE(root["cgroups"][0]["nr_periods"].get<int64_t>(), int64_t{3});
     QCOMPARE(root["cgroups"][0]["nr_throttled"].get<int64_t>(), int64_t{2});
     QVERIFY(keysOf(root["cgroups"][1]) == (Keys{"path", "cpu_time_ns", "throttled_ns"}));
+}
+
+void TestMetricsJson::forkRootFolds()
+{
+    // Children are named PARENT.N, grandchildren PARENT.N.M (core/sim/machinework.cpp).
+    const std::set<std::string> listed{"web", "web.api", "db"};
+    QCOMPARE(forkRoot("db.1", listed), std::string("db"));
+    QCOMPARE(forkRoot("db.1.4", listed), std::string("db"));
+    // The longest listed prefix wins: a child of the listed task "web.api" folds into it.
+    QCOMPARE(forkRoot("web.api.2", listed), std::string("web.api"));
+    QCOMPARE(forkRoot("web.3", listed), std::string("web"));
+    // A prefix counts only up to a '.': "webby.1" is not a child of "web".
+    QCOMPARE(forkRoot("webby.1", listed), std::string("webby"));
+    // No listed prefix: up to the first '.', or the whole name without one.
+    QCOMPARE(forkRoot("x.1.2", listed), std::string("x"));
+    QCOMPARE(forkRoot("lonely", listed), std::string("lonely"));
+    // A listed name itself (no '.' after it) is not folded into anything else.
+    QCOMPARE(forkRoot("web", listed), std::string("web"));
 }
 
 QTEST_APPLESS_MAIN(TestMetricsJson)

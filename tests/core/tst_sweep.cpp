@@ -4,6 +4,7 @@
 // bytes independent of --jobs, merged shards equal to the unsharded file, clear errors for bad
 // parameters. Tiny scenarios and short runs; nothing depends on the wall clock.
 #include "cli/sweep.h"
+#include "core/base/text.h"
 #include "support/clirun.h"
 
 #include <QFile>
@@ -193,6 +194,22 @@ void TestSweep::csvQuoting()
     QCOMPARE(csvField("plain"), std::string("plain"));
     QCOMPARE(csvField("a,b"), std::string("\"a,b\""));
     QCOMPARE(csvField("say \"hi\""), std::string("\"say \"\"hi\"\"\""));
+    // RFC 4180: a field with a line break is quoted, a bare CR as much as LF or CRLF (a reader
+    // that accepts CR line ends would otherwise start a new record inside the field).
+    QCOMPARE(csvField("a\rb"), std::string("\"a\rb\""));
+    QCOMPARE(csvField("a\nb"), std::string("\"a\nb\""));
+    QCOMPARE(csvField("a\r\nb"), std::string("\"a\r\nb\""));
+    QCOMPARE(csvField(""), std::string());
+    {
+        // Written fields read back as they were, the CR inside the quotes included.
+        CsvTable back;
+        std::string why;
+        QVERIFY(parseCsv(csvField("k") + "," + csvField("v") + "\n" + csvField("x\ry") + ","
+                + csvField("q\"\n,") + "\n",
+            back, &why));
+        QCOMPARE(back.rows.size(), size_t(1));
+        QCOMPARE(back.rows[0], (std::vector<std::string>{"x\ry", "q\"\n,"}));
+    }
     CsvTable t;
     std::string error;
     QVERIFY(parseCsv("x,y\r\n\"a,b\",\"c\"\"d\"\n1,\n", t, &error));

@@ -107,39 +107,20 @@ public:
     /// the one inserted first (the deadline tree puts equal keys to the right).
     const SchedEntity* pickByDeadline(uint64_t v0) const
     {
-        const Entry* best = nullptr;
-        Int128 num;
-        Int128 den;
-        sums(v0, num, den);
-        for (const Entry& e : m_entries) {
-            if (!eligible(e.se->vruntime, v0, num, den))
-                continue;
-            if (!best || before(e.se->deadline, e.seq, best->se->deadline, best->seq))
-                best = &e;
-        }
-        return best ? best->se : nullptr;
+        return bestEligible(v0, [](const Entry& e, const Entry& best) {
+            return before(e.se->deadline, e.seq, best.se->deadline, best.seq);
+        });
     }
 
     /// 6.6 pick over the tree: among the eligible entities the smallest deadline; ties go to the
     /// smaller vruntime, then to the one inserted first.
     const SchedEntity* pickEligiblePrefix(uint64_t v0) const
     {
-        const Entry* best = nullptr;
-        Int128 num;
-        Int128 den;
-        sums(v0, num, den);
-        for (const Entry& e : m_entries) {
-            if (!eligible(e.se->vruntime, v0, num, den))
-                continue;
-            if (!best) {
-                best = &e;
-                continue;
-            }
-            const int64_t dd = static_cast<int64_t>(e.se->deadline - best->se->deadline);
-            if (dd < 0 || (dd == 0 && before(e.se->vruntime, e.seq, best->se->vruntime, best->seq)))
-                best = &e;
-        }
-        return best ? best->se : nullptr;
+        return bestEligible(v0, [](const Entry& e, const Entry& best) {
+            const int64_t dd = static_cast<int64_t>(e.se->deadline - best.se->deadline);
+            return dd < 0
+                || (dd == 0 && before(e.se->vruntime, e.seq, best.se->vruntime, best.seq));
+        });
     }
 
     /// Tree entities sorted by (deadline, insertion) — the in-order walk of the deadline tree.
@@ -153,6 +134,19 @@ public:
     int64_t maxSlice() const { return sliceExtreme(false); }
 
 private:
+    /// The eligible tree entity that @p better puts first (nullptr when none is eligible).
+    template <typename Better> const SchedEntity* bestEligible(uint64_t v0, Better better) const
+    {
+        const Entry* best = nullptr;
+        Int128 num;
+        Int128 den;
+        sums(v0, num, den);
+        for (const Entry& e : m_entries)
+            if (eligible(e.se->vruntime, v0, num, den) && (!best || better(e, *best)))
+                best = &e;
+        return best ? best->se : nullptr;
+    }
+
     static bool before(uint64_t a, uint64_t seqA, uint64_t b, uint64_t seqB)
     {
         const auto d = static_cast<int64_t>(a - b);

@@ -11,6 +11,9 @@
 // for file notifications are bounded by QTRY timeouts only; nothing measures time.
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "support/clirun.h"
+#include "support/devnodes.h"
+#include "support/guiprocess.h"
 #include "ui/analysis/findingsdock.h"
 #include "ui/common/savefile.h"
 #include "ui/export/capture.h"
@@ -123,28 +126,14 @@ private:
     void (*m_handler)(int) = nullptr;
 };
 
-/// A private character device node (1, minor): 3 is null, 7 is full. False where mknod is not
-/// permitted (not root, a container without CAP_MKNOD) or the node cannot be opened (a nodev
-/// mount, a device cgroup).
 bool makeCharDevice(const QString& path, unsigned minor)
 {
-    const QByteArray p = QFile::encodeName(path);
-    if (::mknod(p.constData(), S_IFCHR | 0666, makedev(1, minor)) != 0)
-        return false;
-    const int fd = ::open(p.constData(), O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::close(fd);
-        return true;
-    }
-    ::unlink(p.constData());
-    return false;
+    return schedlab::test::makeCharDevice(QFile::encodeName(path).toStdString(), minor);
 }
 
 bool isCharDevice(const QString& path, unsigned minor)
 {
-    struct stat st = {};
-    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISCHR(st.st_mode)
-        && major(st.st_rdev) == 1 && minor(st.st_rdev) == minor;
+    return schedlab::test::isCharDevice(QFile::encodeName(path).toStdString(), minor);
 }
 
 bool isFifo(const QString& path)
@@ -198,58 +187,25 @@ private:
     std::thread m_thread;
 };
 
-struct CliResult
-{
-    int code = -1;
-    std::string out, err;
-};
+using schedlab::test::CliResult;
 
 CliResult capture(const std::vector<std::string>& args)
 {
-    std::ostringstream out, err;
-    CliResult r;
-    r.code = schedlab::ui::runCaptureCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return schedlab::test::runCaptured(schedlab::ui::runCaptureCli, args);
 }
 
 CliResult plotSweep(const std::vector<std::string>& args)
 {
-    std::ostringstream out, err;
-    CliResult r;
-    r.code = schedlab::ui::runSweepPlotCli(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
+    return schedlab::test::runCaptured(schedlab::ui::runSweepPlotCli, args);
 }
 
 /// `schedlab --screenshot ARGS…` (offscreen, its settings in @p config).
-struct GuiRun
+schedlab::test::GuiRun runGui(const QStringList& args, const QString& config)
 {
-    bool finished = false;
-    int exitCode = -1;
-    QString err;
-};
-
-GuiRun runGui(const QStringList& args, const QString& config)
-{
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), config);
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(SCHEDLAB_GUI), args);
-    GuiRun r;
-    r.finished = p.waitForStarted(kUpperBoundMs) && p.waitForFinished(kUpperBoundMs);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished(kUpperBoundMs);
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.err = QString::fromLocal8Bit(p.readAllStandardError());
-    return r;
+    return schedlab::test::runGuiProcess(args, env, kUpperBoundMs);
 }
 
 } // namespace
@@ -685,7 +641,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(victim, link));
 
         // Through a link out of its folder: refused before anything runs, the target unchanged.
-        GuiRun r = runGui({QStringLiteral("--screenshot"), link, scenario}, config.path());
+        auto r = runGui({QStringLiteral("--screenshot"), link, scenario}, config.path());
         QVERIFY2(r.finished, "schedlab did not exit");
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(link + QStringLiteral(": cannot write: is a symbolic link to ")),

@@ -3,6 +3,8 @@
 // waits on a dialog: a missing, malformed or invalid scenario, an output it cannot write and bad
 // option values are one message on stderr and exit code 2; a good run writes the picture
 // atomically. Timeouts are upper bounds only (a hang fails instead of blocking the suite).
+#include "support/guiprocess.h"
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -21,13 +23,7 @@ const char* const kTiny = R"({ "schedlab": 1, "name": "tiny", "duration": "20ms"
   "machine": { "cpus": 1 },
   "tasks": [ { "name": "hog", "count": 2, "program": [ { "run": "forever" } ] } ] })";
 
-struct Run
-{
-    bool finished = false;
-    int exitCode = -1;
-    QString err;
-    QString out;
-};
+using Run = schedlab::test::GuiRun;
 
 } // namespace
 
@@ -298,20 +294,7 @@ private:
 
     Run run(const QStringList& args, const QProcessEnvironment& env)
     {
-        QProcess p;
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(SCHEDLAB_GUI), args);
-        Run r;
-        r.finished = p.waitForStarted(kUpperBoundMs) && p.waitForFinished(kUpperBoundMs);
-        if (!r.finished) {
-            p.kill();
-            p.waitForFinished(kUpperBoundMs);
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.err = QString::fromLocal8Bit(p.readAllStandardError());
-        r.out = QString::fromLocal8Bit(p.readAllStandardOutput());
-        return r;
+        return schedlab::test::runGuiProcess(args, env, kUpperBoundMs);
     }
 
     QTemporaryDir m_dir;

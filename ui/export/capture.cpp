@@ -2,6 +2,7 @@
 #include "ui/export/capture.h"
 
 #include "cli/output.h"
+#include "core/base/args.h"
 #include "core/base/atomicfile.h"
 #include "core/base/text.h"
 #include "core/kernel/features.h"
@@ -290,24 +291,24 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
     QSize size(1200, 700);
     int dpi = 96;
     RunOptions options;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
+    ArgReader ar(args, 1);
+    while (ar.next()) {
+        const std::string a = ar.name();
         auto value = [&](std::string& v) {
-            if (i + 1 >= args.size()) {
-                err << "capture: " << a << " needs a value\n";
+            if (!ar.value(v)) {
+                err << "capture: " << ar.error() << "\n";
                 return false;
             }
-            v = args[++i];
             return true;
         };
         std::string v, error;
-        if (const int r = parseRunOption(args, i, options, &error); r != 0) {
+        if (const int rc = parseRunOption(ar, options, &error); rc != 0) {
             // --profile, --feature, --override, --duration, --seed, --watchdog, --limit
-            if (r < 0) {
+            if (rc < 0) {
                 err << "capture: " << error << "\n";
                 return kBad;
             }
-        } else if (a == "--from" || a == "--to") {
+        } else if (ar.option("--from") || ar.option("--to")) {
             if (!value(v))
                 return kBad;
             const auto d =
@@ -316,17 +317,17 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: " << a << ": " << error << "\n";
                 return kBad;
             }
-            (a == "--from" ? from : to) = *d;
-        } else if (a == "--out") {
+            (ar.option("--from") ? from : to) = *d;
+        } else if (ar.option("--out")) {
             if (!value(outPath))
                 return kBad;
-        } else if (a == "--entities") {
+        } else if (ar.option("--entities")) {
             if (!value(entities))
                 return kBad;
-        } else if (a == "--title") {
+        } else if (ar.option("--title")) {
             if (!value(title))
                 return kBad;
-        } else if (a == "--size") {
+        } else if (ar.option("--size")) {
             if (!value(v))
                 return kBad;
             const QStringList wh = QString::fromStdString(v).split(QLatin1Char('x'));
@@ -337,12 +338,12 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: --size expects WxH, e.g. 1600x900, got \"" << v << "\"\n";
                 return kBad;
             }
-        } else if (a == "--set" || a == "--weight") {
+        } else if (ar.option("--set") || ar.option("--weight")) {
             // --set TASK.nice=N, --weight CGROUP=W: the scenario as edited at t = 0.
             if (!value(v))
                 return kBad;
-            (a == "--set" ? sets : weights).push_back(v);
-        } else if (a == "--dpi") {
+            (ar.option("--set") ? sets : weights).push_back(v);
+        } else if (ar.option("--dpi")) {
             if (!value(v))
                 return kBad;
             bool ok = false;
@@ -351,13 +352,13 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "capture: --dpi expects a number, got \"" << v << "\"\n";
                 return kBad;
             }
-        } else if (!a.empty() && a[0] == '-') {
-            err << "capture: unknown option " << a << " (see --help)\n";
+        } else if (ar.isOption()) {
+            err << "capture: unknown option " << ar.word() << " (see --help)\n";
             return kBad;
         } else if (file.empty()) {
-            file = a;
+            file = ar.word();
         } else {
-            err << "capture: unexpected argument \"" << a << "\"\n";
+            err << "capture: unexpected argument \"" << ar.word() << "\"\n";
             return kBad;
         }
     }

@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "core/base/args.h"
 #include "core/base/csv.h"
 #include "core/base/time.h"
 #include "core/kernel/runoptions.h"
@@ -263,15 +264,16 @@ namespace {
 std::string sweepScenario(const std::vector<std::string>& args)
 {
     RunOptions ignored;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        std::string error;
-        if (parseRunOption(args, i, ignored, &error) != 0)
-            continue; // --profile NAME, --seed N, … (i is past the value)
-        if (a == "--param" || a == "--out" || a == "--seeds" || a == "--jobs" || a == "--shard")
-            ++i;
-        else if (!a.empty() && a[0] != '-')
-            return a;
+    ArgReader ar(args, 1);
+    while (ar.next()) {
+        std::string error, v;
+        if (parseRunOption(ar, ignored, &error) != 0)
+            continue; // --profile NAME, --seed N, … (its value taken)
+        if (ar.option("--param") || ar.option("--out") || ar.option("--seeds")
+            || ar.option("--jobs") || ar.option("--shard"))
+            ar.value(v);
+        else if (!ar.isOption())
+            return ar.word();
     }
     return {};
 }
@@ -284,7 +286,13 @@ bool sweepPlotWanted(const std::vector<std::string>& args)
         return false;
     if (args.front() == "plot-sweep")
         return true;
-    return args.front() == "sweep" && std::find(args.begin(), args.end(), "--plot") != args.end();
+    if (args.front() != "sweep")
+        return false;
+    ArgReader ar(args, 1);
+    while (ar.next())
+        if (ar.option("--plot"))
+            return true;
+    return false;
 }
 
 int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -295,28 +303,40 @@ int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std
     SweepPlotOptions o;
     std::string plotOut, csvIn, csvOut;
     std::vector<std::string> rest; // the sweep's own arguments
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const bool plotOption = a == "--plot" || a == "--x" || a == "--series" || a == "--plot-out"
-            || a == "--size" || a == "--dpi" || a == "--title" || (plotOnly && a == "--out");
-        if (i == 0 || !plotOption) {
-            if (a == "--out" && i + 1 < args.size())
-                csvOut = args[i + 1];
-            if (plotOnly && i > 0) {
-                if (!csvIn.empty() || a.starts_with("-")) {
-                    err << "plot-sweep: unexpected argument \"" << a << "\"\n";
+    if (!args.empty())
+        rest.push_back(args.front());
+    ArgReader ar(args, 1);
+    bool endSeen = false;
+    while (ar.next()) {
+        if (ar.endOfOptions() && !endSeen) {
+            rest.push_back("--"); // the sweep's words after it stay positional
+            endSeen = true;
+        }
+        const bool plotOption = ar.option("--plot") || ar.option("--x") || ar.option("--series")
+            || ar.option("--plot-out") || ar.option("--size") || ar.option("--dpi")
+            || ar.option("--title") || (plotOnly && ar.option("--out"));
+        if (!plotOption) {
+            if (plotOnly) {
+                if (!csvIn.empty() || (!endSeen && ar.word().starts_with("-"))) {
+                    err << "plot-sweep: unexpected argument \"" << ar.word() << "\"\n";
                     return kBad;
                 }
-                csvIn = a;
+                csvIn = ar.word();
             }
-            rest.push_back(a);
+            rest.push_back(ar.word());
+            if (ar.option("--out") && ar.hasValue()) { // the sweep's CSV, handed on as well
+                ar.value(csvOut);
+                if (ar.word() == "--out")
+                    rest.push_back(csvOut);
+            }
             continue;
         }
-        if (i + 1 >= args.size()) {
-            err << cmd << ": " << a << " needs a value\n";
+        const std::string a = ar.name();
+        std::string v;
+        if (!ar.value(v)) {
+            err << cmd << ": " << ar.error() << "\n";
             return kBad;
         }
-        const std::string v = args[++i];
         if (a == "--plot")
             o.metric = v;
         else if (a == "--x")
