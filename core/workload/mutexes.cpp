@@ -7,6 +7,8 @@
 // suspended, and is lost when none is.
 #include "core/workload/mutexes.h"
 
+#include "core/sched/machinecontext.h"
+#include "core/workload/interpreter.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -14,8 +16,9 @@
 
 namespace schedlab {
 
-Mutexes::Mutexes(MutexServices& services)
-    : m_s(services)
+Mutexes::Mutexes(MachineContext& ctx, ProgramServices& program)
+    : m_ctx(ctx)
+    , m_s(program)
 { }
 
 bool Mutexes::lock(Task& task, const std::string& name)
@@ -35,9 +38,9 @@ bool Mutexes::lock(Task& task, const std::string& name)
     }
     m.waiters.push_back(task.index);
     task.lockWaiting = name;
-    task.lockWaitStart = m_s.clock();
+    task.lockWaitStart = m_ctx.clock();
     task.blocking = true;
-    m_s.resched(task.cpu);
+    m_ctx.resched(task.cpu);
     return false;
 }
 
@@ -54,11 +57,11 @@ void Mutexes::unlock(Task& task, const std::string& name)
         m.owner = -1;
         return;
     }
-    Task& waiter = m_s.taskAt(m.waiters.front());
+    Task& waiter = m_ctx.task(m.waiters.front());
     m.waiters.erase(m.waiters.begin());
     m.owner = waiter.index; // hand-off to the first waiter
     waiter.held.push_back(name);
-    waiter.lockWaitNs += m_s.clock() - waiter.lockWaitStart;
+    waiter.lockWaitNs += m_ctx.clock() - waiter.lockWaitStart;
     waiter.lockWaitStart = -1;
     waiter.lockWaiting.clear();
     release(waiter);
@@ -70,7 +73,7 @@ void Mutexes::release(Task& waiter)
         waiter.blocking = false; // has not left the CPU yet: it simply continues
         return;
     }
-    m_s.wakeUp(waiter);
+    m_ctx.wakeUp(waiter);
 }
 
 void Mutexes::suspend(Task& task, const std::string& name)
@@ -78,7 +81,7 @@ void Mutexes::suspend(Task& task, const std::string& name)
     m_waitQueues[name].push_back(task.index);
     task.suspendedOn = name;
     task.blocking = true;
-    m_s.resched(task.cpu);
+    m_ctx.resched(task.cpu);
 }
 
 void Mutexes::resume(const std::string& name)
@@ -88,7 +91,7 @@ void Mutexes::resume(const std::string& name)
         return;
     const std::vector<int> waiters = std::exchange(it->second, {});
     for (const int index : waiters) {
-        Task& waiter = m_s.taskAt(index);
+        Task& waiter = m_ctx.task(index);
         waiter.suspendedOn.clear();
         release(waiter);
     }
