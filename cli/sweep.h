@@ -3,9 +3,11 @@
 // [--jobs N] [--shard i/n] --out results.csv` runs the cartesian product of the parameters' values
 // times the seeds on local threads and writes one CSV, a row per run in grid order (the bytes do
 // not depend on --jobs or on completion order); `sweep-merge` joins the CSVs of the shards. The
-// plot of a column against a parameter is drawn by the GUI library (ui/export/sweepplot.h).
+// CSV is read with core/base/csv.h; the plot of a column against a parameter is drawn by the
+// drawing library schedlab_plot (ui/export/sweepplot.h).
 #pragma once
 
+#include "core/base/csv.h"
 #include "core/kernel/runoptions.h"
 
 #include <cstddef>
@@ -77,14 +79,6 @@ struct Shard
 bool parseShard(const std::string& text, Shard& shard, std::string* error);
 /// The runs of @p shard in a grid of @p runs runs, in grid order.
 std::vector<size_t> shardRuns(size_t runs, const Shard& shard);
-
-/// A CSV file (RFC 4180: quoted fields, doubled quotes, CRLF or LF).
-struct CsvTable
-{
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
-};
-bool parseCsv(const std::string& text, CsvTable& table, std::string* error);
 
 /// `schedlab-cli sweep …` and `schedlab-cli sweep-merge A.csv B.csv … --out all.csv`; exit codes
 /// as schedlab-cli (0 ok, 2 bad input, 3/4 some run stopped by a guard / broke an invariant, the

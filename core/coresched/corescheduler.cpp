@@ -4,7 +4,7 @@
 // snapshots, task_tick_core() and the core balance (stealing a matching-cookie task into a
 // forced-idle CPU). Only SMT siblings share a core (threads_per_core > 1); with one thread per
 // core the core-wide pick is the per-CPU pick and nothing here runs. The machine is reached
-// through CoreSchedServices (a fake in tests/core/tst_coreunit.cpp).
+// through MachineContext (the FakeMachine in tests/core/tst_coreunit.cpp).
 //
 // Core scheduling covers every class, as in the kernel: RT tasks with a cookie are in the
 // core_tree, each sibling's class pick is its RT pick before its fair pick, and prio_less()
@@ -25,8 +25,8 @@
 
 namespace schedlab {
 
-CoreScheduler::CoreScheduler(CoreSchedServices& services, CpuTopology topology)
-    : m_s(services)
+CoreScheduler::CoreScheduler(MachineContext& ctx, CpuTopology topology)
+    : m_ctx(ctx)
     , m_topo(topology)
 { }
 
@@ -42,12 +42,12 @@ void CoreScheduler::enable()
     const int cores = (m_topo.cpus + m_topo.threadsPerCore - 1) / m_topo.threadsPerCore;
     m_cores.assign(static_cast<size_t>(cores), CoreState{});
     for (int c = 0; c < m_topo.cpus; ++c)
-        m_s.runQueue(c).core = CoreRqState{};
+        m_ctx.rq(c).core = CoreRqState{};
 }
 
 uint64_t CoreScheduler::cookieOf(const SchedEntity* se)
 {
-    return se ? m_s.taskAt(se->task.value).cookie : 0; // the idle task is untagged
+    return se ? m_ctx.task(se->task.value).cookie : 0; // the idle task is untagged
 }
 
 void CoreScheduler::setCookie(Task& task, uint64_t cookie)
@@ -72,8 +72,8 @@ void CoreScheduler::setCookie(Task& task, uint64_t cookie)
         ++m_cores[static_cast<size_t>(m_topo.coreOf(cpu))].taskSeq;
         coreTreeInsert(cpu, task.se);
     }
-    if (m_s.runQueue(cpu).curr == &task.se)
-        m_s.resched(cpu);
+    if (m_ctx.rq(cpu).curr == &task.se)
+        m_ctx.resched(cpu);
 }
 
 // --- core_tree ---------------------------------------------------------------------------------
@@ -82,7 +82,7 @@ void CoreScheduler::coreTreeInsert(int cpu, SchedEntity& se)
 {
     // __sched_core_less(): by cookie, then highest priority first (prio_less with the core's
     // current forced-idle state). The position is fixed at insertion, as in the rbtree.
-    auto& tree = m_s.runQueue(cpu).core.tree;
+    auto& tree = m_ctx.rq(cpu).core.tree;
     const uint64_t cookie = cookieOf(&se);
     const bool inFi = m_cores[static_cast<size_t>(m_topo.coreOf(cpu))].forceIdleCount > 0;
     auto it = tree.begin();
@@ -97,7 +97,7 @@ void CoreScheduler::coreTreeInsert(int cpu, SchedEntity& se)
 
 bool CoreScheduler::coreTreeErase(int cpu, const SchedEntity& se)
 {
-    auto& tree = m_s.runQueue(cpu).core.tree;
+    auto& tree = m_ctx.rq(cpu).core.tree;
     const auto it = std::find(tree.begin(), tree.end(), &se);
     if (it == tree.end())
         return false;
@@ -108,10 +108,27 @@ bool CoreScheduler::coreTreeErase(int cpu, const SchedEntity& se)
 SchedEntity* CoreScheduler::coreFind(int cpu, uint64_t cookie)
 {
     // sched_core_find(): the leftmost task with this cookie.
-    for (SchedEntity* se : m_s.runQueue(cpu).core.tree)
+    for (SchedEntity* se : m_ctx.rq(cpu).core.tree)
         if (cookieOf(se) == cookie)
             return se;
     return nullptr;
+}
+
+bool CoreScheduler::cookieFits(const Task& task, int cpu) const
+{
+    // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
+    // at no cost, so under core scheduling it only moves a task to a core whose current cookie
+    // it has, or whose siblings are all idle. (The kernel's push/pull has no such check; its
+    // moves cost time, so a bounce ends; at zero cost one could repeat for ever at one instant.)
+    if (!active())
+        return true;
+    if (task.cookie == m_cores[static_cast<size_t>(m_topo.coreOf(cpu))].cookie)
+        return true;
+    const int first = m_topo.coreFirst(cpu);
+    for (int i = first; i < std::min(first + m_topo.threadsPerCore, m_topo.cpus); ++i)
+        if (m_ctx.rq(i).curr)
+            return false;
+    return true;
 }
 
 void CoreScheduler::rtTaskQueued(Task& task, bool enqueued)
@@ -128,7 +145,7 @@ void CoreScheduler::rtTaskQueued(Task& task, bool enqueued)
 
 int CoreScheduler::runnableOn(int cpu)
 {
-    return m_s.runQueue(cpu).nrRunning + m_s.runQueue(cpu).rt.nrQueued;
+    return m_ctx.rq(cpu).nrRunning + m_ctx.rq(cpu).rt.nrQueued;
 }
 
 void CoreScheduler::fairTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
@@ -147,7 +164,7 @@ void CoreScheduler::fairTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, i
     }
     // The last task leaves a forced-idle CPU: schedule to end the forced idle.
     if (!(flags & DequeueSave) && runnableOn(rq.cpu) == 1 && core.forceIdleCount && !rq.curr)
-        m_s.resched(rq.cpu);
+        m_ctx.resched(rq.cpu);
 }
 
 // --- prio_less (§11.3) -------------------------------------------------------------------------
@@ -174,8 +191,8 @@ bool CoreScheduler::cfsPrioLess(const SchedEntity& a, const SchedEntity& b, bool
     if (a.cfsRq->flat()) {
         // 7.3 (kernel-model.md §6.1): both tasks compete in their CPU's rq->cfs; compare there,
         // with the snapshots the core-wide pick last took (task_vruntime_update()).
-        const CfsRq& ra = *m_s.runQueue(a.cfsRq->cpu).cfs;
-        const CfsRq& rb = *m_s.runQueue(b.cfsRq->cpu).cfs;
+        const CfsRq& ra = *m_ctx.rq(a.cfsRq->cpu).cfs;
+        const CfsRq& rb = *m_ctx.rq(b.cfsRq->cpu).cfs;
         return vdiff(a.vruntime, b.vruntime) + vdiff(rb.v0Fi, ra.v0Fi) > 0;
     }
     const SchedEntity* sea = &a;
@@ -202,7 +219,7 @@ int CoreScheduler::corePrio(const SchedEntity& se)
     // every fair task MAX_RT_PRIO + MAX_NICE.
     constexpr int kMaxRtPrio = 100;
     constexpr int kMaxNice = 19;
-    const Task& t = m_s.taskAt(se.task.value);
+    const Task& t = m_ctx.task(se.task.value);
     return t.isRt() ? kMaxRtPrio - 1 - t.rtPriority : kMaxRtPrio + kMaxNice;
 }
 
@@ -219,7 +236,7 @@ bool CoreScheduler::corePrioLess(const SchedEntity* a, const SchedEntity* b, boo
     const int pb = corePrio(*b);
     if (pa != pb)
         return pa > pb;
-    if (m_s.taskAt(a->task.value).isRt())
+    if (m_ctx.task(a->task.value).isRt())
         return false;
     return cfsPrioLess(*a, *b, inFi);
 }
@@ -229,7 +246,7 @@ bool CoreScheduler::corePrioLess(const SchedEntity* a, const SchedEntity* b, boo
 SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
 {
     CoreState& core = m_cores[static_cast<size_t>(m_topo.coreOf(cpu))];
-    CoreRqState& crq = m_s.runQueue(cpu).core;
+    CoreRqState& crq = m_ctx.rq(cpu).core;
 
     // Step 1: a sibling's selection for this CPU that is still current.
     if (core.pickSeq == core.taskSeq && core.pickSeq != crq.schedSeq && crq.pickValid) {
@@ -256,11 +273,11 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
 
     // Step 2: no cookie on the core: the per-CPU pick, if it is untagged.
     if (!needSync) {
-        SchedEntity* next = m_s.classPick(cpu);
+        SchedEntity* next = m_ctx.pickTask(cpu);
         if (!cookieOf(next)) {
             crq.pickValid = false;
             crq.pick = nullptr;
-            if (next && !m_s.taskAt(next->task.value).isRt())
+            if (next && !m_ctx.task(next->task.value).isRt())
                 seFiUpdate(*next, core.forceIdleSeq, false); // task_vruntime_update()
             accountForcedIdle(cpu, false);
             return next;
@@ -278,7 +295,7 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
     std::vector<SchedEntity*> picks(siblings.size(), nullptr);
     int maxIdx = -1;
     for (size_t k = 0; k < siblings.size(); ++k) {
-        picks[k] = m_s.classPick(siblings[k]);
+        picks[k] = m_ctx.pickTask(siblings[k]);
         if (maxIdx < 0 || corePrioLess(picks[static_cast<size_t>(maxIdx)], picks[k], fiBefore))
             maxIdx = static_cast<int>(k);
     }
@@ -312,13 +329,13 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
     SchedEntity* next = nullptr;
     for (size_t k = 0; k < siblings.size(); ++k) {
         const int i = siblings[k];
-        Rq& rqi = m_s.runQueue(i);
-        CoreRqState& ci = m_s.runQueue(i).core;
+        Rq& rqi = m_ctx.rq(i);
+        CoreRqState& ci = m_ctx.rq(i).core;
         SchedEntity* p = picks[k];
-        if (p && !(fiBefore && inFi) && !m_s.taskAt(p->task.value).isRt())
+        if (p && !(fiBefore && inFi) && !m_ctx.task(p->task.value).isRt())
             seFiUpdate(*p, core.forceIdleSeq, inFi);
         if (p)
-            m_s.taskAt(p->task.value).coreOccupation = occupation;
+            m_ctx.task(p->task.value).coreOccupation = occupation;
         else
             ci.idleOccupation = occupation;
         accountForcedIdle(i, !p && runnableOn(i) > 0);
@@ -335,7 +352,7 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
         }
         ci.pickValid = true;
         ci.pick = p;
-        m_s.resched(i); // the IPI
+        m_ctx.resched(i); // the IPI
     }
     forcedIdle = !next && runnableOn(cpu) > 0;
     if (forcedIdle && core.cookie)
@@ -345,11 +362,11 @@ SchedEntity* CoreScheduler::pickNextTask(int cpu, bool& forcedIdle)
 
 void CoreScheduler::accountForcedIdle(int cpu, bool forced)
 {
-    CoreRqState& c = m_s.runQueue(cpu).core;
+    CoreRqState& c = m_ctx.rq(cpu).core;
     if (forced && c.forcedIdleSince < 0) {
-        c.forcedIdleSince = m_s.clock();
+        c.forcedIdleSince = m_ctx.clock();
     } else if (!forced && c.forcedIdleSince >= 0) {
-        c.forcedIdleNs += m_s.clock() - c.forcedIdleSince;
+        c.forcedIdleNs += m_ctx.clock() - c.forcedIdleSince;
         c.forcedIdleSince = -1;
     }
 }
@@ -364,22 +381,23 @@ void CoreScheduler::taskTick(int cpu)
     // queue of at least MIN_NR_TASKS_DURING_FORCEIDLE = 2 tasks, so the task's share of its
     // slice is used up at half of it (__entity_slice_used(se, 2)).
     constexpr int64_t kMinNrTasksDuringForceIdle = 2;
-    Rq& rq = m_s.runQueue(cpu);
+    Rq& rq = m_ctx.rq(cpu);
     const CoreState& core = m_cores[static_cast<size_t>(m_topo.coreOf(cpu))];
     if (!rq.curr || !core.forceIdleCount || rq.cfs->eevdfQueued() != 1
-        || m_s.taskAt(rq.curr->task.value).isRt())
+        || m_ctx.task(rq.curr->task.value).isRt())
         return;
     const SchedEntity& se = *rq.curr;
     if ((se.sumExecRuntime - se.prevSumExecRuntime) * kMinNrTasksDuringForceIdle > se.slice)
-        m_s.resched(cpu);
+        m_ctx.resched(cpu);
 }
 
 // --- core balance ------------------------------------------------------------------------------
 
 void CoreScheduler::queueBalance(int cpu)
 {
-    // queue_core_balance(): sched_core_balance() runs as a callback after the switch.
-    m_s.queueCoreBalance(cpu);
+    // queue_core_balance() → queue_balance_callback(): sched_core_balance() runs as a
+    // callback after the current switch (an event at the same instant, on @p cpu).
+    m_ctx.startTimer(m_ctx.clock(), cpu, [this, cpu] { balance(cpu); });
 }
 
 void CoreScheduler::balance(int c)
@@ -395,7 +413,7 @@ void CoreScheduler::balance(int c)
             if ((pass == 0 && !sibling)
                 || (pass == 1 && (sibling || m_topo.llcOf(i) != m_topo.llcOf(c))))
                 continue;
-            if (m_s.runQueue(c).needResched)
+            if (m_ctx.rq(c).needResched)
                 return;
             if (tryStealCookie(c, i))
                 return;
@@ -405,17 +423,17 @@ void CoreScheduler::balance(int c)
 
 bool CoreScheduler::tryStealCookie(int dst, int src)
 {
-    Rq& dstRq = m_s.runQueue(dst);
+    Rq& dstRq = m_ctx.rq(dst);
     const uint64_t cookie = m_cores[static_cast<size_t>(m_topo.coreOf(dst))].cookie;
     if (!cookie || dstRq.curr)
         return false;
-    Rq& srcRq = m_s.runQueue(src);
-    const CoreRqState& srcCore = m_s.runQueue(src).core;
-    const int idleOccupation = m_s.runQueue(dst).core.idleOccupation;
+    Rq& srcRq = m_ctx.rq(src);
+    const CoreRqState& srcCore = m_ctx.rq(src).core;
+    const int idleOccupation = m_ctx.rq(dst).core.idleOccupation;
     for (SchedEntity* se : srcCore.tree) {
         if (cookieOf(se) != cookie)
             continue;
-        Task& p = m_s.taskAt(se->task.value);
+        Task& p = m_ctx.task(se->task.value);
         if (p.isRt())
             continue; // (the kernel also moves RT tasks; the model steals fair ones)
         if ((srcCore.pickValid && srcCore.pick == se) || srcRq.curr == se)
@@ -427,8 +445,8 @@ bool CoreScheduler::tryStealCookie(int dst, int src)
         if (p.coreOccupation > idleOccupation)
             continue;
         // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
-        m_s.moveQueued(p, dst);
-        m_s.resched(dst);
+        m_ctx.moveQueuedTask(p, dst, MigrateReason::CoreSteal);
+        m_ctx.resched(dst);
         return true;
     }
     return false;
@@ -447,10 +465,11 @@ std::string CoreScheduler::checkInvariants()
     for (int first = 0; first < m_topo.cpus; first += m_topo.threadsPerCore) {
         const SchedEntity* seen = nullptr;
         for (int i = first; i < std::min(first + m_topo.threadsPerCore, m_topo.cpus); ++i) {
-            const Rq& rq = m_s.runQueue(i);
+            const Rq& rq = m_ctx.rq(i);
             const SchedEntity* curr = rq.curr;
             // (A section that ends now still holds until its end event has run.)
-            const bool inSection = m_s.inKernelSection(i);
+            const bool inSection =
+                !m_ctx.preemptible(i) || m_ctx.timerPending(m_ctx.rq(i).sections.end);
             if (!curr || (rq.needResched && inSection))
                 continue;
             if (seen && cookieOf(seen) != cookieOf(curr))

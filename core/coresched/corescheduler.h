@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Core scheduling (CONFIG_SCHED_CORE, kernel/sched/core.c, kernel-model.md §11): cookies, the
 // per-CPU core_tree, the core-wide pick with forced idle, prio_less()/cfs_prio_less(),
-// task_tick_core() and the core balance. The machine is reached through CoreSchedServices.
+// task_tick_core() and the core balance. The machine is reached through MachineContext.
 #pragma once
 
 #include "core/coresched/coresched.h"
+#include "core/sched/machinecontext.h"
 #include "core/sched/topology.h"
 
 #include <cstdint>
@@ -17,29 +18,10 @@ struct Rq;
 struct SchedEntity;
 struct Task;
 
-/// The machine-side services core scheduling calls.
-class CoreSchedServices
-{
-public:
-    virtual ~CoreSchedServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
-    virtual Task& taskAt(int index) = 0;
-    virtual void resched(int cpu) = 0;
-    /// The per-CPU class walk (pick_task() of the highest class with a task).
-    virtual SchedEntity* classPick(int cpu) = 0;
-    /// Runs CoreScheduler::balance(@p cpu) as a callback after the current switch.
-    virtual void queueCoreBalance(int cpu) = 0;
-    /// move_queued_task_locked() of a queued fair task to @p cpu (a migration).
-    virtual void moveQueued(Task& task, int cpu) = 0;
-    /// @p cpu is in a non-preemptible kernel section (its task keeps the CPU until it ends).
-    virtual bool inKernelSection(int cpu) = 0;
-};
-
 class CoreScheduler
 {
 public:
-    CoreScheduler(CoreSchedServices& services, CpuTopology topology);
+    CoreScheduler(MachineContext& ctx, CpuTopology topology);
 
     /// sched_core_enabled() with SMT: the core-wide pick is in use.
     bool active() const { return m_enabled && m_topo.threadsPerCore > 1; }
@@ -52,9 +34,12 @@ public:
     /// pick_next_task() with core scheduling: the core-wide pick over every class.
     /// @p forcedIdle is set when the CPU is left idle although it has runnable tasks.
     SchedEntity* pickNextTask(int cpu, bool& forcedIdle);
+    /// Under core scheduling, may @p task be moved to @p cpu: the core's cookie is the task's, or
+    /// every SMT sibling is idle (the RT balance's check, docs: RT balance simplification).
+    bool cookieFits(const Task& task, int cpu) const;
     /// sched_core_enqueue()/dequeue() of an RT task.
     void rtTaskQueued(Task& task, bool enqueued);
-    /// sched_core_enqueue()/dequeue() of a fair task entity (FairHooks::taskQueued).
+    /// sched_core_enqueue()/dequeue() of a fair task entity (FairSchedClass::taskQueued).
     void fairTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
     /// task_tick_core().
     void taskTick(int cpu);
@@ -79,7 +64,7 @@ private:
     bool tryStealCookie(int dst, int src);
     void accountForcedIdle(int cpu, bool forced);
 
-    CoreSchedServices& m_s;
+    MachineContext& m_ctx;
     CpuTopology m_topo;
     bool m_enabled = false;         ///< sched_core_enabled(): some task has had a cookie
     std::vector<CoreState> m_cores; ///< per core (rq->core)

@@ -46,9 +46,9 @@
 
 namespace schedlab {
 
-CfsBandwidthControl::CfsBandwidthControl(CfsBandwidthServices& services, FairClass& fair,
+CfsBandwidthControl::CfsBandwidthControl(MachineContext& ctx, FairClass& fair,
     std::vector<TaskGroup>& groups, const ProfileChoices& choices)
-    : m_s(services)
+    : m_ctx(ctx)
     , m_fair(fair)
     , m_groups(groups)
     , m_choices(choices)
@@ -119,7 +119,7 @@ void CfsBandwidthControl::accountRuntime(CfsRq& cfsRq, int64_t delta)
     if (cfsRq.boostPick)
         return; // boosted: runs on credit until the boosted task leaves the kernel
     if (m_choices.throttle == ThrottleModel::Group)
-        m_s.resched(cfsRq.cpu); // throttled at the pick (check_cfs_rq_runtime)
+        m_ctx.resched(cfsRq.cpu); // throttled at the pick (check_cfs_rq_runtime)
     else
         throttle(cfsRq); // 6.18+: at once; tasks are parked at return to user
 }
@@ -132,8 +132,8 @@ bool CfsBandwidthControl::checkRuntime(CfsRq& cfsRq)
     if (cfsRq.throttled) {
         if (!cfsRq.throttleDequeued) {
             // Throttled under the task model before a switch to the group model: dequeue now.
-            cfsRq.throttledClock = cfsRq.throttledClock < 0 ? m_s.clock() : cfsRq.throttledClock;
-            m_fair.throttleDequeue(m_s.runQueue(cfsRq.cpu), cfsRq);
+            cfsRq.throttledClock = cfsRq.throttledClock < 0 ? m_ctx.clock() : cfsRq.throttledClock;
+            m_fair.throttleDequeue(m_ctx.rq(cfsRq.cpu), cfsRq);
         }
         return true;
     }
@@ -191,16 +191,16 @@ bool CfsBandwidthControl::throttle(CfsRq& cfsRq)
     b.throttledList.push_back(&cfsRq);
     cfsRq.throttled = true;
     forSubtree(cfsRq.groupIndex, cfsRq.cpu, [](CfsRq& c) { ++c.throttleCount; });
-    m_s.record(RecordKind::Throttle, *cfsRq.owner, cfsRq.runtimeRemaining, 0, 0);
-    Rq& rq = m_s.runQueue(cfsRq.cpu);
+    m_ctx.record(RecordKind::Throttle, *cfsRq.owner, cfsRq.runtimeRemaining, 0, 0);
+    Rq& rq = m_ctx.rq(cfsRq.cpu);
     if (m_choices.throttle == ThrottleModel::Group) {
-        cfsRq.throttledClock = m_s.clock();
+        cfsRq.throttledClock = m_ctx.clock();
         m_fair.throttleDequeue(rq, cfsRq);
     } else if (rq.curr) {
         // 6.18+: task work on the running task; it is parked when it returns to user mode.
         for (SchedEntity* se = rq.curr; se; se = se->parent)
             if (se->cfsRq == &cfsRq) {
-                m_s.resched(cfsRq.cpu);
+                m_ctx.resched(cfsRq.cpu);
                 break;
             }
     }
@@ -216,7 +216,7 @@ void CfsBandwidthControl::unthrottle(CfsRq& cfsRq, bool boost)
     CfsBandwidth& b = m_groups[static_cast<size_t>(cfsRq.groupIndex)].bandwidth;
     cfsRq.throttled = false;
     if (cfsRq.throttledClock >= 0) {
-        b.throttledTime += m_s.clock() - cfsRq.throttledClock;
+        b.throttledTime += m_ctx.clock() - cfsRq.throttledClock;
         cfsRq.throttledClock = -1;
     }
     std::erase(b.throttledList, &cfsRq);
@@ -225,8 +225,8 @@ void CfsBandwidthControl::unthrottle(CfsRq& cfsRq, bool boost)
         if (--c.throttleCount == 0 && !c.limbo.empty())
             thawed.push_back(&c);
     });
-    m_s.record(RecordKind::Unthrottle, *cfsRq.owner, cfsRq.runtimeRemaining, boost ? 1 : 0, 0);
-    Rq& rq = m_s.runQueue(cfsRq.cpu);
+    m_ctx.record(RecordKind::Unthrottle, *cfsRq.owner, cfsRq.runtimeRemaining, boost ? 1 : 0, 0);
+    Rq& rq = m_ctx.rq(cfsRq.cpu);
     if (cfsRq.throttleDequeued)
         m_fair.unthrottleEnqueue(rq, cfsRq);
     // 6.18+: the limbo tasks come back with ENQUEUE_WAKEUP, most recently parked first.
@@ -234,14 +234,14 @@ void CfsBandwidthControl::unthrottle(CfsRq& cfsRq, bool boost)
         std::vector<int> limbo;
         limbo.swap(c->limbo);
         for (auto it = limbo.rbegin(); it != limbo.rend(); ++it) {
-            Task& t = m_s.taskAt(*it);
+            Task& t = m_ctx.task(*it);
             t.parked = false;
             m_fair.enqueueTask(rq, t.se, EnqueueWakeup);
-            m_s.record(RecordKind::Wakeup, t.se, t.cpu, 2, 0);
+            m_ctx.record(RecordKind::Wakeup, t.se, t.cpu, 2, 0);
         }
     }
     if (!rq.curr && rq.cfs->nrQueued)
-        m_s.resched(rq.cpu); // kick the idle CPU
+        m_ctx.resched(rq.cpu); // kick the idle CPU
 }
 
 void CfsBandwidthControl::checkPrevRuntime(Task& prev)
@@ -263,14 +263,25 @@ void CfsBandwidthControl::checkPrevRuntime(Task& prev)
 // --- timers (§9.3)
 // --------------------------------------------------------------------------------
 
+void CfsBandwidthControl::startTimer(int group, int64_t at, bool slack)
+{
+    m_ctx.startTimer(at, -1, [this, group, slack] {
+        if (slack)
+            slackTimer(group);
+        else
+            periodTimer(group);
+    });
+}
+
 void CfsBandwidthControl::startPeriodTimer(int group)
 {
     CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
     if (b.periodActive || !b.limited())
         return;
     b.periodActive = true;
-    b.periodExpires = (m_s.clock() / b.period + 1) * b.period; // hrtimer_forward_now() on the grid
-    m_s.startBandwidthTimer(group, b.periodExpires, false);
+    b.periodExpires =
+        (m_ctx.clock() / b.period + 1) * b.period; // hrtimer_forward_now() on the grid
+    startTimer(group, b.periodExpires, false);
 }
 
 void CfsBandwidthControl::periodTimer(int group)
@@ -298,7 +309,7 @@ void CfsBandwidthControl::periodTimer(int group)
         b.idle = false;
     }
     b.periodExpires += b.period;
-    m_s.startBandwidthTimer(group, b.periodExpires, false);
+    startTimer(group, b.periodExpires, false);
 }
 
 void CfsBandwidthControl::distributeRuntime(int group)
@@ -323,19 +334,19 @@ void CfsBandwidthControl::startSlackTimer(int group)
     CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
     // runtime_refresh_within(slack period + min expiration): a refresh is near anyway.
     if (!b.periodActive
-        || b.periodExpires - m_s.clock() < kCfsSlackPeriodNs + kMinBandwidthExpirationNs)
+        || b.periodExpires - m_ctx.clock() < kCfsSlackPeriodNs + kMinBandwidthExpirationNs)
         return;
     if (b.slackStarted)
         return;
     b.slackStarted = true;
-    m_s.startBandwidthTimer(group, m_s.clock() + kCfsSlackPeriodNs, true);
+    startTimer(group, m_ctx.clock() + kCfsSlackPeriodNs, true);
 }
 
 void CfsBandwidthControl::slackTimer(int group)
 {
     CfsBandwidth& b = m_groups[static_cast<size_t>(group)].bandwidth;
     b.slackStarted = false;
-    if (!b.periodActive || b.periodExpires - m_s.clock() < kMinBandwidthExpirationNs)
+    if (!b.periodActive || b.periodExpires - m_ctx.clock() < kMinBandwidthExpirationNs)
         return;
     if (!b.limited() || b.runtime <= kCfsBandwidthSliceNs)
         return;
@@ -353,14 +364,14 @@ bool CfsBandwidthControl::shouldPark(const Task& task) const
 
 void CfsBandwidthControl::parkTask(Task& task)
 {
-    Rq& rq = m_s.runQueue(task.cpu);
+    Rq& rq = m_ctx.rq(task.cpu);
     m_fair.dequeueEntities(rq, task.se, DequeueSleep | DequeueThrottle);
     task.parked = true;
     task.se.cfsRq->limbo.push_back(task.index);
     for (SchedEntity* se = &task.se; se; se = se->parent) // record_throttle_clock()
         if (se->cfsRq->throttled && se->cfsRq->throttledClock < 0)
-            se->cfsRq->throttledClock = m_s.clock();
-    m_s.record(RecordKind::Park, task.se, 0, 0, 0);
+            se->cfsRq->throttledClock = m_ctx.clock();
+    m_ctx.record(RecordKind::Park, task.se, 0, 0, 0);
 }
 
 void CfsBandwidthControl::unlinkParked(Task& task)
@@ -378,9 +389,9 @@ void CfsBandwidthControl::requeueParked(Task& task)
         task.parked = true;
         return;
     }
-    Rq& rq = m_s.runQueue(task.cpu);
+    Rq& rq = m_ctx.rq(task.cpu);
     m_fair.enqueueTask(rq, task.se, EnqueueWakeup);
-    m_s.wakeupPreempt(rq, task);
+    m_ctx.wakeupPreempt(rq, task);
 }
 
 // --- boost_throttled_on_wakeup (§9.4, a what-if) -------------------------------------------------
@@ -416,7 +427,7 @@ void CfsBandwidthControl::endBoost(Task& task)
     for (SchedEntity* se = &task.se; se; se = se->parent)
         if (se->cfsRq->boostPick == se)
             se->cfsRq->boostPick = nullptr;
-    m_s.resched(task.cpu); // the pick re-checks the (still owed) runtime
+    m_ctx.resched(task.cpu); // the pick re-checks the (still owed) runtime
 }
 
 } // namespace schedlab

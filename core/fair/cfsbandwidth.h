@@ -13,34 +13,16 @@ namespace schedlab {
 
 struct Task;
 
-/// The machine-side services of bandwidth control.
-class CfsBandwidthServices
-{
-public:
-    virtual ~CfsBandwidthServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
-    virtual Task& taskAt(int index) = 0;
-    virtual void resched(int cpu) = 0;
-    virtual void record(
-        RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0) = 0;
-    /// wakeup_preempt() through the machine's class dispatch (a parked task requeued).
-    virtual void wakeupPreempt(Rq& rq, Task& task) = 0;
-    /// Arms @p group's period timer (@p slack false) or slack timer at @p at; it calls
-    /// CfsBandwidthControl::periodTimer() / slackTimer().
-    virtual void startBandwidthTimer(int group, int64_t at, bool slack) = 0;
-};
-
 class CfsBandwidthControl
 {
 public:
-    CfsBandwidthControl(CfsBandwidthServices& services, FairClass& fair,
-        std::vector<TaskGroup>& groups, const ProfileChoices& choices);
+    CfsBandwidthControl(MachineContext& ctx, FairClass& fair, std::vector<TaskGroup>& groups,
+        const ProfileChoices& choices);
 
     /// tg_set_cfs_bandwidth(): a cpu.max write to @p group.
     void setCpuMax(int group, const CpuMax& max);
 
-    // The FairHooks of bandwidth (§9.2).
+    // The fair class's calls (§9.2).
     void accountRuntime(CfsRq& cfsRq, int64_t delta); ///< account_cfs_rq_runtime()
     bool checkRuntime(CfsRq& cfsRq);                  ///< check_cfs_rq_runtime()
     void checkEnqueueThrottle(CfsRq& cfsRq);          ///< check_enqueue_throttle()
@@ -62,6 +44,8 @@ public:
     void slackTimer(int group);  ///< sched_cfs_slack_timer()
 
 private:
+    /// Arms @p group's period timer (@p slack false) or slack timer at @p at (a global timer).
+    void startTimer(int group, int64_t at, bool slack);
     bool assignRuntime(CfsRq& cfsRq, int64_t target);
     bool throttle(CfsRq& cfsRq);
     void unthrottle(CfsRq& cfsRq, bool boost);
@@ -71,7 +55,7 @@ private:
     /// walk_tg_tree_from(): @p f on the cfs_rq of @p group and of every descendant on @p cpu.
     template <typename F> void forSubtree(int group, int cpu, F&& f);
 
-    CfsBandwidthServices& m_s;
+    MachineContext& m_ctx;
     FairClass& m_fair;
     std::vector<TaskGroup>& m_groups;
     const ProfileChoices& m_choices;

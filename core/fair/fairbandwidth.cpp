@@ -39,7 +39,7 @@ void FairClass::throttleDequeue(Rq& rq, CfsRq& cfsRq)
         CfsRq& qcfsRq = *se->cfsRq;
         if (!se->onRq)
             return;
-        m_hooks.updateLoadAvg(qcfsRq, *se, false);
+        updateLoadAvg(qcfsRq, *se, false);
         qcfsRq.hNrQueued -= queuedDelta;
         qcfsRq.hNrRunnable -= runnableDelta;
         qcfsRq.hNrIdle -= idleDelta;
@@ -73,7 +73,7 @@ void FairClass::unthrottleEnqueue(Rq& rq, CfsRq& cfsRq)
     }
     for (; se; se = se->parent) {
         CfsRq& qcfsRq = *se->cfsRq;
-        m_hooks.updateLoadAvg(qcfsRq, *se, true);
+        updateLoadAvg(qcfsRq, *se, true);
         updateCfsGroup(*se);
         qcfsRq.hNrQueued += queuedDelta;
         qcfsRq.hNrRunnable += runnableDelta;

@@ -2,17 +2,54 @@
 // The fair class, kernel-model.md §3–§7. Section references name where each rule is specified.
 #include "fairclass.h"
 
+#include "core/fair/cfsbandwidth.h"
+#include "core/fair/loadavg.h"
 #include "muldiv.h"
 
 #include <algorithm>
 
 namespace schedlab {
 
-FairClass::FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>& groups)
+FairClass::FairClass(FairParams params, MachineContext& ctx, std::vector<TaskGroup>& groups)
     : m_p(params)
-    , m_hooks(hooks)
+    , m_ctx(ctx)
     , m_groups(groups)
 { }
+
+void FairClass::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
+{
+    if (m_load)
+        m_load->updateLoadAvg(cfsRq, se, updateTg);
+}
+
+void FairClass::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
+{
+    if (m_hooks)
+        m_hooks->taskQueued(rq, taskSe, enqueued, flags);
+}
+
+void FairClass::accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta)
+{
+    if (m_bw)
+        m_bw->accountRuntime(cfsRq, delta);
+}
+
+bool FairClass::checkCfsRqRuntime(CfsRq& cfsRq)
+{
+    return m_bw && m_bw->checkRuntime(cfsRq);
+}
+
+void FairClass::checkEnqueueThrottle(CfsRq& cfsRq)
+{
+    if (m_bw)
+        m_bw->checkEnqueueThrottle(cfsRq);
+}
+
+void FairClass::returnCfsRqRuntime(CfsRq& cfsRq)
+{
+    if (m_bw)
+        m_bw->returnRuntime(cfsRq);
+}
 
 uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
 {
@@ -23,40 +60,46 @@ uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
 
 void FairClass::updateCurr(CfsRq& cfsRq)
 {
-    if (flat()) {
-        updateCurrFlat(cfsRq);
-        return;
-    }
+    // update_curr(): one function for both run-queue layouts. With a flat run queue (7.3, §6.1)
+    // every level is charged for bandwidth, but only a task has EEVDF state: its vruntime
+    // advances at its h_load in rq->cfs.
     SchedEntity* curr = cfsRq.curr;
     if (!curr)
         return;
-    const int64_t now = m_hooks.clock();
+    const int64_t now = m_ctx.clock();
     const int64_t delta = now - curr->execStart;
     if (delta <= 0)
         return;
     curr->execStart = now;
     curr->sumExecRuntime += delta;
+    if (flat()) {
+        accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
+        if (!curr->isTask())
+            return;
+    }
+    CfsRq& q = flat() ? eevdfRq(*curr) : cfsRq; // the queue curr's EEVDF runs in
     curr->vruntime +=
-        calcDeltaFair(static_cast<uint64_t>(delta), curr->load, m_p.choices->weightPrecision);
-    const bool resched = updateDeadline(cfsRq, *curr);
+        calcDeltaFair(static_cast<uint64_t>(delta), eevdfLoad(*curr), m_p.choices->weightPrecision);
+    const bool resched = updateDeadline(q, *curr);
     if (m_p.choices->v0 == V0Mode::MinVruntime)
-        cfsRq.updateMinVruntime();
+        q.updateMinVruntime();
     if (curr->isTask())
-        m_hooks.accountExec(*curr, delta);
-    m_hooks.accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
-    m_hooks.sample(*curr);
-    if (cfsRq.nrQueued == 1)
+        m_ctx.accountExec(*curr, delta);
+    if (!flat())
+        accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
+    m_ctx.sample(*curr);
+    if ((flat() ? q.hNrQueued : q.nrQueued) == 1)
         return;
     bool doResched = resched;
     if (!doResched) {
         if (m_p.traits->resched617)
             doResched = !isProtected(*curr); // 6.17+: end of a protected period
         else if (m_p.traits->customSlices)
-            doResched = didPreemptShort(cfsRq, *curr); // 6.12–6.16 PREEMPT_SHORT
+            doResched = didPreemptShort(q, *curr); // 6.12–6.16 PREEMPT_SHORT
     }
     if (doResched) {
-        m_hooks.resched(cfsRq.cpu, true);
-        clearBuddies(cfsRq, *curr);
+        m_ctx.resched(q.cpu, true);
+        clearBuddies(q, *curr);
     }
 }
 
@@ -68,7 +111,7 @@ bool FairClass::updateDeadline(CfsRq& cfsRq, SchedEntity& se)
         se.slice = m_p.baseSlice; // sysctl changes take effect at renewal
     // d := v + vslice — from the current vruntime, missed periods are not caught up (§3.8).
     se.deadline = se.vruntime + vslice(se.slice, se);
-    m_hooks.record(RecordKind::DeadlineRenew, se, static_cast<int64_t>(se.deadline), se.slice);
+    m_ctx.record(RecordKind::DeadlineRenew, se, static_cast<int64_t>(se.deadline), se.slice);
     if (m_p.choices->v0 == V0Mode::ZeroVruntimeAvg)
         cfsRq.avgVruntime(); // 7.0+: moves zero_vruntime
     return true;
@@ -130,7 +173,7 @@ void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
         lag = mulDivS128(se.vlag, load + w, load);
     }
     se.vruntime = v - static_cast<uint64_t>(lag);
-    m_hooks.record(RecordKind::Place, se, static_cast<int64_t>(v), lag, se.vlag);
+    m_ctx.record(RecordKind::Place, se, static_cast<int64_t>(v), lag, se.vlag);
     if (se.relDeadline && (feature(Feature::PlaceRelDeadline) || m_p.traits->relDeadlineUngated)) {
         se.deadline += se.vruntime; // relative deadline kept across the move (PLACE_REL_DEADLINE)
         se.relDeadline = false;
@@ -161,7 +204,7 @@ void FairClass::enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
     if (isCurr)
         placeEntity(cfsRq, se, flags); // before update_curr, so V does not contain it
     updateCurr(cfsRq);
-    m_hooks.updateLoadAvg(cfsRq, se, true);
+    updateLoadAvg(cfsRq, se, true);
     updateCfsGroup(se); // group weight refresh before placement
     if (!isCurr)
         placeEntity(cfsRq, se, flags);
@@ -170,9 +213,9 @@ void FairClass::enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
         cfsRq.enqueueTree(se);
     se.onRq = true;
     if (cfsRq.nrQueued == 1)
-        m_hooks.checkEnqueueThrottle(cfsRq); // §9.2 step 4
-    m_hooks.record(RecordKind::Enqueue, se, flags);
-    m_hooks.sample(se);
+        checkEnqueueThrottle(cfsRq); // §9.2 step 4
+    m_ctx.record(RecordKind::Enqueue, se, flags);
+    m_ctx.sample(se);
 }
 
 bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
@@ -187,14 +230,14 @@ bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
             && !cfsRq.entityEligible(se)) {
             if (m_p.choices->delayRules == DelayRules::V72)
                 updateEntityLag(cfsRq, se); // 7.2: save the (negative) lag now
-            m_hooks.updateLoadAvg(cfsRq, se, false);
+            updateLoadAvg(cfsRq, se, false);
             setDelayed(se);
-            m_hooks.record(RecordKind::Delay, se);
-            m_hooks.sample(se);
+            m_ctx.record(RecordKind::Delay, se);
+            m_ctx.sample(se);
             return false;
         }
     }
-    m_hooks.updateLoadAvg(cfsRq, se, true);
+    updateLoadAvg(cfsRq, se, true);
     updateEntityLag(cfsRq, se);
     if (feature(Feature::PlaceRelDeadline) && !sleep) {
         se.deadline -= se.vruntime; // keep a relative deadline across migration/save-restore
@@ -215,9 +258,9 @@ bool FairClass::dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
             && se.vlag > 0)
             se.vlag = 0;
     }
-    m_hooks.returnCfsRqRuntime(cfsRq); // §9.3 slack: return excess runtime on last dequeue
-    m_hooks.record(RecordKind::Dequeue, se, flags);
-    m_hooks.sample(se);
+    returnCfsRqRuntime(cfsRq); // §9.3 slack: return excess runtime on last dequeue
+    m_ctx.record(RecordKind::Dequeue, se, flags);
+    m_ctx.sample(se);
     return true;
 }
 
@@ -273,10 +316,10 @@ void FairClass::requeueDelayedEntity(SchedEntity& se)
             cfsRq.enqueueTree(se);
         ++cfsRq.nrQueued;
     }
-    m_hooks.updateLoadAvg(cfsRq, se, false);
+    updateLoadAvg(cfsRq, se, false);
     clearDelayed(se);
-    m_hooks.record(RecordKind::Enqueue, se, EnqueueDelayed);
-    m_hooks.sample(se);
+    m_ctx.record(RecordKind::Enqueue, se, EnqueueDelayed);
+    m_ctx.sample(se);
 }
 
 // --- §6.4 reweight_entity -------------------------------------------------------------------
@@ -353,8 +396,7 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
     se.load = LoadWeight{weight, invWeight}; // tasks: sched_prio_to_wmult; groups: lazily
     if (se.peltAttached)
         peltReweight(cfsRq.avg, se.avg, scaleLoadDown(old), scaleLoadDown(weight));
-    m_hooks.record(
-        RecordKind::Reweight, se, static_cast<int64_t>(old), static_cast<int64_t>(weight));
+    m_ctx.record(RecordKind::Reweight, se, static_cast<int64_t>(old), static_cast<int64_t>(weight));
 
     if (se.onRq) {
         switch (rule) {
@@ -381,7 +423,7 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
         if (m_p.choices->v0 == V0Mode::MinVruntime && rule != ReweightRule::KeepVruntime)
             cfsRq.updateMinVruntime();
     }
-    m_hooks.sample(se);
+    m_ctx.sample(se);
 }
 
 // --- §3.7 protection --------------------------------------------------------------------------
@@ -528,15 +570,15 @@ void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
     if (se.onRq) {
         cfsRq.dequeueTree(se); // curr is never in the tree
         // PELT with UPDATE_TG (§7.3); put_prev_entity() updates without it.
-        m_hooks.updateLoadAvg(cfsRq, se, true);
+        updateLoadAvg(cfsRq, se, true);
         // 6.6–6.19: protection set at every set_next; 7.0+: only at a genuine pick.
         if (first || m_p.choices->protection != Protection::Vprot)
             setProtectSlice(cfsRq, se);
     }
     cfsRq.curr = &se;
     se.prevSumExecRuntime = se.sumExecRuntime;
-    se.execStart = m_hooks.clock();
-    m_hooks.sample(se);
+    se.execStart = m_ctx.clock();
+    m_ctx.sample(se);
 }
 
 void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
@@ -545,10 +587,10 @@ void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
         updateCurr(cfsRq);
     if (se.onRq) {
         cfsRq.enqueueTree(se); // while curr still points to se (6.19 double count, §3.2)
-        m_hooks.updateLoadAvg(cfsRq, se, false);
+        updateLoadAvg(cfsRq, se, false);
     }
     cfsRq.curr = nullptr;
-    m_hooks.sample(se);
+    m_ctx.sample(se);
 }
 
 // --- §6.5 hierarchy ---------------------------------------------------------------------------
@@ -561,7 +603,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
     }
     if (flags & EnqueueDelayed) {
         requeueDelayedEntity(taskSe);
-        m_hooks.taskQueued(rq, taskSe, true, flags);
+        taskQueued(rq, taskSe, true, flags);
         return;
     }
     const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
@@ -589,7 +631,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
     }
     for (; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateLoadAvg(cfsRq, *se, true);
         updateCfsGroup(*se);
         if (m_p.traits->customSlices && slice) {
             cfsRq.setSlice(*se, slice);
@@ -603,7 +645,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
             return;
     }
     ++rq.nrRunning;
-    m_hooks.taskQueued(rq, taskSe, true, flags);
+    taskQueued(rq, taskSe, true, flags);
 }
 
 int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
@@ -618,7 +660,7 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
     int64_t slice = 0;
     const bool isTask = start.isTask();
     if (isTask && !start.schedDelayed)
-        m_hooks.taskQueued(rq, start, false, flags);
+        taskQueued(rq, start, false, flags);
     if (isTask) {
         hNrQueued = 1;
         hNrIdle = start.idlePolicy ? 1 : 0;
@@ -657,7 +699,7 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
     }
     for (; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateLoadAvg(cfsRq, *se, true);
         updateCfsGroup(*se);
         if (m_p.traits->customSlices && slice && slice != CfsRq::kNoSlice) {
             cfsRq.setSlice(*se, slice);
@@ -686,7 +728,7 @@ SchedEntity* FairClass::pickTask(Rq& rq)
         do {
             if (cfsRq->curr && cfsRq->curr->onRq)
                 updateCurr(*cfsRq);
-            if (m_hooks.checkCfsRqRuntime(*cfsRq)) {
+            if (checkCfsRqRuntime(*cfsRq)) {
                 se = nullptr; // ≤6.17: throttled on the way down; pick again from the root
                 break;
             }
@@ -761,7 +803,7 @@ void FairClass::taskTick(Rq& rq)
     for (SchedEntity* se = rq.curr; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
         updateCurr(cfsRq);
-        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateLoadAvg(cfsRq, *se, true);
         updateCfsGroup(*se); // every level of the running hierarchy, every tick
     }
 }
@@ -796,8 +838,8 @@ void FairClass::yieldTask(Rq& rq)
     }
     if (m_p.choices->v0 == V0Mode::MinVruntime)
         cfsRq.updateMinVruntime();
-    m_hooks.record(RecordKind::Yield, *se);
-    m_hooks.sample(*se);
+    m_ctx.record(RecordKind::Yield, *se);
+    m_ctx.sample(*se);
 }
 
 // --- §7.1 wakeup preemption ---------------------------------------------------------------------
@@ -806,7 +848,7 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
 {
     SchedEntity* se = rq.curr;
     if (!se) {
-        m_hooks.resched(rq.cpu, false); // idle always yields to a fair task
+        m_ctx.resched(rq.cpu, false); // idle always yields to a fair task
         return true;
     }
     if (se == &wakee)
@@ -821,7 +863,7 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
     if (!feature(Feature::WakeupPreemption))
         return false;
     auto preempt = [&] {
-        m_hooks.resched(rq.cpu, true);
+        m_ctx.resched(rq.cpu, true);
         return true;
     };
     if (se->idlePolicy && !wakee.idlePolicy)

@@ -3,15 +3,17 @@
 // cfs_rq's of each CPU. Every version-dependent step reads the profile's choices/traits and the
 // sched features; nothing here knows profile names.
 //
-// The class mutates Rq/CfsRq/SchedEntity state only. Everything outside the scheduler (clock,
-// recording, task accounting, rescheduling the CPU, PELT-driven group shares) goes through
-// FairHooks, implemented by the simulation.
+// The class mutates Rq/CfsRq/SchedEntity state only. The machine (clock, recording, task
+// accounting, rescheduling the CPU) is reached through MachineContext; PELT (LoadTracker) and
+// CFS bandwidth (CfsBandwidthControl) are called directly; FairHooks is the task-level part of
+// enqueue_task()/dequeue_task() (FairSchedClass).
 #pragma once
 
 #include "core/fair/pickexplain.h"
 #include "core/fair/taskgroup.h"
 #include "core/kernel/profile.h"
 #include "core/record/recording.h"
+#include "core/sched/machinecontext.h"
 #include "core/sched/rq.h"
 
 #include <vector>
@@ -39,35 +41,19 @@ enum DequeueFlag : int {
 /// wake_flags (WF_*): the path that asks select_task_rq() and wakeup_preempt().
 enum WakeFlag : int { WakeFork = 0x01, WakeSync = 0x02, WakeTtwu = 0x04, WakeExec = 0x08 };
 
-/// The machine-side services the fair class calls.
+/// The task-level part of enqueue_task()/dequeue_task() of a fair task entity
+/// (sched_core_enqueue/dequeue, util_est, rq->cfs_tasks and the root domain's overload flag),
+/// served by FairSchedClass; not called for the final dequeue of a delayed task, which left at
+/// its sleep dequeue. Unit tests of the entity level leave it unset.
 class FairHooks
 {
 public:
     virtual ~FairHooks() = default;
-    virtual int64_t clock() const = 0;                                ///< rq_clock_task (ns)
-    virtual void resched(int cpu, bool lazy) = 0;                     ///< resched_curr(_lazy)
-    virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0; ///< task CPU time
-    virtual void record(
-        RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0) = 0;
-    virtual void sample(const SchedEntity& se) = 0; ///< entity state after a change
-    /// PELT update of an entity and its cfs_rq (update_load_avg); @p updateTg publishes
-    /// tg->load_avg (UPDATE_TG).
-    virtual void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) = 0;
-    /// enqueue_task()/dequeue_task() of a task entity (sched_core_enqueue/dequeue); not called
-    /// for the final dequeue of a delayed task, which left at its sleep dequeue.
-    virtual void taskQueued(Rq& /*rq*/, SchedEntity& /*taskSe*/, bool /*enqueued*/, int /*flags*/)
-    { }
-
-    // CFS bandwidth (§9); no-ops without cpu.max.
-    /// account_cfs_rq_runtime(): @p delta ns ran on @p cfsRq (every level of update_curr).
-    virtual void accountCfsRqRuntime(CfsRq&, int64_t) { }
-    /// check_cfs_rq_runtime() (≤6.17 pick path): true if @p cfsRq is (now) throttled.
-    virtual bool checkCfsRqRuntime(CfsRq&) { return false; }
-    /// check_enqueue_throttle(): first entity enqueued on @p cfsRq.
-    virtual void checkEnqueueThrottle(CfsRq&) { }
-    /// return_cfs_rq_runtime(): an entity left @p cfsRq (slack goes back when it is empty).
-    virtual void returnCfsRqRuntime(CfsRq&) { }
+    virtual void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) = 0;
 };
+
+class CfsBandwidthControl;
+class LoadTracker;
 
 struct FairParams
 {
@@ -82,10 +68,18 @@ struct FairParams
 class FairClass
 {
 public:
-    FairClass(FairParams params, FairHooks& hooks, std::vector<TaskGroup>& groups);
+    FairClass(FairParams params, MachineContext& ctx, std::vector<TaskGroup>& groups);
+    /// The units the class calls: the task-level enqueue/dequeue part, PELT load tracking
+    /// (update_load_avg()) and CFS bandwidth control (§9); each may be left unset (null) in a
+    /// unit test, its calls are then no-ops.
+    void setHooks(FairHooks* hooks) { m_hooks = hooks; }
+    void setLoadTracker(LoadTracker* load) { m_load = load; }
+    void setBandwidth(CfsBandwidthControl* bw) { m_bw = bw; }
 
     FairParams& params() { return m_p; }
     const FairParams& params() const { return m_p; }
+    /// The task groups (the machine's hierarchy; the fair state of each group is the class's).
+    std::vector<TaskGroup>& groups() { return m_groups; }
 
     // --- entity level (§3.6–§5) -------------------------------------------------------------
     void updateCurr(CfsRq& cfsRq);
@@ -163,7 +157,6 @@ private:
 
     // 7.3 flat run queue (fairflat.cpp).
     bool flat() const { return m_p.choices->flat; }
-    void updateCurrFlat(CfsRq& cfsRq);
     void enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
     int dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags);
     void requeueDelayedFlat(CfsRq& root, SchedEntity& se);
@@ -174,8 +167,20 @@ private:
     void taskTickFlat(Rq& rq);
     void reweightLoadOnly(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight);
 
+    // The calls into the units set above (no-ops while unset).
+    /// update_load_avg() of @p se and @p cfsRq; @p updateTg publishes tg->load_avg (UPDATE_TG).
+    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg);
+    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
+    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta); ///< account_cfs_rq_runtime()
+    bool checkCfsRqRuntime(CfsRq& cfsRq);                  ///< check_cfs_rq_runtime() (≤6.17)
+    void checkEnqueueThrottle(CfsRq& cfsRq);               ///< check_enqueue_throttle()
+    void returnCfsRqRuntime(CfsRq& cfsRq);                 ///< return_cfs_rq_runtime()
+
     FairParams m_p;
-    FairHooks& m_hooks;
+    MachineContext& m_ctx;
+    FairHooks* m_hooks = nullptr;
+    LoadTracker* m_load = nullptr;
+    CfsBandwidthControl* m_bw = nullptr;
     std::vector<TaskGroup>& m_groups;
 };
 

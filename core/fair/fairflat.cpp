@@ -118,52 +118,15 @@ void FairClass::reweightLoadOnly(CfsRq& cfsRq, SchedEntity& se, uint64_t weight,
         peltReweight(cfsRq.avg, se.avg, scaleLoadDown(old), scaleLoadDown(weight));
     if (se.onRq)
         cfsRq.loadWeight += weight;
-    m_hooks.record(
-        RecordKind::Reweight, se, static_cast<int64_t>(old), static_cast<int64_t>(weight));
+    m_ctx.record(RecordKind::Reweight, se, static_cast<int64_t>(old), static_cast<int64_t>(weight));
     if (se.isTask())
-        m_hooks.sample(se);
+        m_ctx.sample(se);
 }
 
-// 7.3 update_curr(cfs_rq): charges the level's running entity (h_curr) and its bandwidth; only
-// when that entity is the task does its vruntime advance, in rq->cfs, by calc_delta_fair() on
-// h_load. (So update_curr(rq->cfs) with a grouped task running charges only the top-level group
-// entity, as the kernel's pick and yield paths do.)
-void FairClass::updateCurrFlat(CfsRq& cfsRq)
-{
-    SchedEntity* curr = cfsRq.curr;
-    if (!curr)
-        return;
-    const int64_t now = m_hooks.clock();
-    const int64_t delta = now - curr->execStart;
-    if (delta <= 0)
-        return;
-    curr->execStart = now;
-    curr->sumExecRuntime += delta;
-    m_hooks.accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
-    if (!curr->isTask())
-        return;
-    CfsRq& root = eevdfRq(*curr);
-    curr->vruntime +=
-        calcDeltaFair(static_cast<uint64_t>(delta), curr->hLoad, m_p.choices->weightPrecision);
-    const bool resched = updateDeadline(root, *curr);
-    if (m_p.choices->v0 == V0Mode::MinVruntime)
-        root.updateMinVruntime();
-    m_hooks.accountExec(*curr, delta);
-    m_hooks.sample(*curr);
-    if (root.hNrQueued == 1)
-        return;
-    bool doResched = resched;
-    if (!doResched) {
-        if (m_p.traits->resched617)
-            doResched = !isProtected(*curr);
-        else if (m_p.traits->customSlices)
-            doResched = didPreemptShort(root, *curr);
-    }
-    if (doResched) {
-        m_hooks.resched(root.cpu, true);
-        clearBuddies(root, *curr);
-    }
-}
+// 7.3 update_curr(cfs_rq) is FairClass::updateCurr() (fairclass.cpp): it charges the level's
+// running entity (h_curr) and its bandwidth; only when that entity is the task does its vruntime
+// advance, in rq->cfs, by calc_delta_fair() on h_load. (So update_curr(rq->cfs) with a grouped
+// task running charges only the top-level group entity, as the kernel's pick and yield paths do.)
 
 // 7.3 enqueue_task_fair() + enqueue_hierarchy(): every level is updated (entities that were not
 // queued are accounted, the others refresh PELT and shares), the counters go up to the root,
@@ -174,7 +137,7 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     CfsRq& root = *rq.cfs;
     if (flags & EnqueueDelayed) {
         requeueDelayedFlat(root, taskSe);
-        m_hooks.taskQueued(rq, taskSe, true, flags);
+        taskQueued(rq, taskSe, true, flags);
         return;
     }
     if (!taskSe.hLoad.weight)
@@ -186,18 +149,18 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        updateCurrFlat(cfsRq);
+        updateCurr(cfsRq);
         if (!se->onRq) {
             // enqueue_entity(): PELT attach, shares before the accounting, no tree.
-            m_hooks.updateLoadAvg(cfsRq, *se, true);
+            updateLoadAvg(cfsRq, *se, true);
             updateCfsGroup(*se);
             accountEnqueue(cfsRq, *se);
             se->onRq = true;
             if (cfsRq.nrQueued == 1)
-                m_hooks.checkEnqueueThrottle(cfsRq); // §9.2 step 4
-            m_hooks.record(RecordKind::Enqueue, *se, levelFlags);
+                checkEnqueueThrottle(cfsRq); // §9.2 step 4
+            m_ctx.record(RecordKind::Enqueue, *se, levelFlags);
         } else {
-            m_hooks.updateLoadAvg(cfsRq, *se, true);
+            updateLoadAvg(cfsRq, *se, true);
             updateCfsGroup(*se);
         }
         ++cfsRq.hNrQueued;
@@ -213,8 +176,8 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
         root.enqueueTree(taskSe);
     }
     ++rq.nrRunning;
-    m_hooks.sample(taskSe);
-    m_hooks.taskQueued(rq, taskSe, true, flags);
+    m_ctx.sample(taskSe);
+    taskQueued(rq, taskSe, true, flags);
 }
 
 // 7.3 requeue_delayed_entity() on rq->cfs: the 7.2 lag rules decide whether to place again.
@@ -230,10 +193,10 @@ void FairClass::requeueDelayedFlat(CfsRq& root, SchedEntity& se)
             root.enqueueTree(se);
         ++root.hNrQueued;
     }
-    m_hooks.updateLoadAvg(*se.cfsRq, se, false);
+    updateLoadAvg(*se.cfsRq, se, false);
     clearDelayed(se);
-    m_hooks.record(RecordKind::Enqueue, se, EnqueueDelayed);
-    m_hooks.sample(se);
+    m_ctx.record(RecordKind::Enqueue, se, EnqueueDelayed);
+    m_ctx.sample(se);
 }
 
 // 7.3 __dequeue_task() + dequeue_hierarchy(): the lag is saved in rq->cfs first; an ineligible
@@ -247,18 +210,18 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     const bool taskSleep = flags & DequeueSleep;
     const bool taskDelayed = flags & DequeueDelayed;
     if (!taskSe.schedDelayed)
-        m_hooks.taskQueued(rq, taskSe, false, flags);
+        taskQueued(rq, taskSe, false, flags);
     clearBuddies(root, taskSe);
-    updateCurrFlat(*taskSe.cfsRq);
+    updateCurr(*taskSe.cfsRq);
     updateEntityLag(root, taskSe);
     if (!taskDelayed) {
         const bool delay = taskSleep && !(flags & (DequeueSpecial | DequeueThrottle));
         if (m_p.choices->delayRules != DelayRules::None && feature(Feature::DelayDequeue) && delay
             && !root.entityEligible(taskSe)) {
-            m_hooks.updateLoadAvg(*taskSe.cfsRq, taskSe, false);
+            updateLoadAvg(*taskSe.cfsRq, taskSe, false);
             setDelayed(taskSe);
-            m_hooks.record(RecordKind::Delay, taskSe);
-            m_hooks.sample(taskSe);
+            m_ctx.record(RecordKind::Delay, taskSe);
+            m_ctx.sample(taskSe);
             return -1;
         }
     }
@@ -268,20 +231,20 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        updateCurrFlat(cfsRq);
+        updateCurr(cfsRq);
         if (dequeue) {
             // dequeue_entity(): PELT (detach on migration), accounting, slack, shares.
-            m_hooks.updateLoadAvg(cfsRq, *se, true);
+            updateLoadAvg(cfsRq, *se, true);
             se->onRq = false;
             accountDequeue(cfsRq, *se);
-            m_hooks.returnCfsRqRuntime(cfsRq); // §9.3 slack on the last dequeue
+            returnCfsRqRuntime(cfsRq); // §9.3 slack on the last dequeue
             updateCfsGroup(*se);
             if (se != &taskSe)
-                m_hooks.record(RecordKind::Dequeue, *se, levelFlags);
+                m_ctx.record(RecordKind::Dequeue, *se, levelFlags);
             if (cfsRq.loadWeight)
                 dequeue = false; // the parent keeps other entities
         } else {
-            m_hooks.updateLoadAvg(cfsRq, *se, true);
+            updateLoadAvg(cfsRq, *se, true);
             updateCfsGroup(*se);
         }
         cfsRq.hNrRunnable -= hNrRunnable;
@@ -302,8 +265,8 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     if (m_p.choices->v0 == V0Mode::MinVruntime
         && (flags & (DequeueSave | DequeueMove)) != DequeueSave)
         root.updateMinVruntime();
-    m_hooks.record(RecordKind::Dequeue, taskSe, flags);
-    m_hooks.sample(taskSe);
+    m_ctx.record(RecordKind::Dequeue, taskSe, flags);
+    m_ctx.sample(taskSe);
     return 1;
 }
 
@@ -326,7 +289,7 @@ SchedEntity* FairClass::pickTaskFlat(Rq& rq)
         if (!root.hNrQueued)
             return nullptr;
         if (root.taskCurr && root.taskCurr->onRq)
-            updateCurrFlat(root); // root's h_curr: the top-level entity of the running task
+            updateCurr(root); // root's h_curr: the top-level entity of the running task
         if (SchedEntity* se = pickNextEntityFlat(rq, true))
             return se;
     }
@@ -342,8 +305,8 @@ void FairClass::putPrevTaskFlat(Rq& rq, SchedEntity& taskSe, const SchedEntity* 
             break; // shared with next: stays the level's h_curr
         CfsRq& cfsRq = *se->cfsRq;
         if (se->onRq) {
-            updateCurrFlat(cfsRq);
-            m_hooks.updateLoadAvg(cfsRq, *se, false);
+            updateCurr(cfsRq);
+            updateLoadAvg(cfsRq, *se, false);
         }
         cfsRq.curr = nullptr;
     }
@@ -351,7 +314,7 @@ void FairClass::putPrevTaskFlat(Rq& rq, SchedEntity& taskSe, const SchedEntity* 
     root.taskCurr = nullptr;
     if (taskSe.onRq)
         root.enqueueTree(taskSe);
-    m_hooks.sample(taskSe);
+    m_ctx.sample(taskSe);
 }
 
 // 7.3 set_next_task_fair(): out of the tree, set_next_entity() on each level that has no h_curr
@@ -368,10 +331,10 @@ void FairClass::setNextTaskFlat(Rq& rq, SchedEntity& taskSe, bool first)
         CfsRq& cfsRq = *se->cfsRq;
         if (!first || !cfsRq.curr) {
             if (se->onRq)
-                m_hooks.updateLoadAvg(cfsRq, *se, true); // with UPDATE_TG (§7.3)
+                updateLoadAvg(cfsRq, *se, true); // with UPDATE_TG (§7.3)
             cfsRq.curr = se;
             se->prevSumExecRuntime = se->sumExecRuntime;
-            se->execStart = m_hooks.clock();
+            se->execStart = m_ctx.clock();
         }
     }
     root.taskCurr = &taskSe;
@@ -380,7 +343,7 @@ void FairClass::setNextTaskFlat(Rq& rq, SchedEntity& taskSe, bool first)
         if (first)
             setProtectSlice(root, taskSe);
     }
-    m_hooks.sample(taskSe);
+    m_ctx.sample(taskSe);
 }
 
 // 7.3 task_tick_fair(): entity_tick() at every level (update_curr, PELT with UPDATE_TG, shares),
@@ -392,8 +355,8 @@ void FairClass::taskTickFlat(Rq& rq)
         return;
     for (SchedEntity* se = taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
-        updateCurrFlat(cfsRq);
-        m_hooks.updateLoadAvg(cfsRq, *se, true);
+        updateCurr(cfsRq);
+        updateLoadAvg(cfsRq, *se, true);
         updateCfsGroup(*se);
     }
     reweightEevdf(*rq.cfs, *taskSe, hierarchicalWeight(*taskSe), taskSe->onRq);

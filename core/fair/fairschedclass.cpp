@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "core/fair/fairschedclass.h"
 
+#include "core/coresched/corescheduler.h"
+#include "core/fair/cfsbandwidth.h"
+#include "core/fair/loadavg.h"
 #include "core/fair/loadbalance.h"
 #include "core/fair/utilest.h"
+#include "core/fair/weights.h"
+#include "core/kernel/cgroupfiles.h"
+#include "core/rt/dlserver.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -11,14 +17,43 @@
 namespace schedlab {
 
 FairSchedClass::FairSchedClass(
-    FairClass& fair, FairSchedServices& services, const SchedDomains& domains, int hz)
+    FairClass& fair, MachineContext& ctx, const SchedDomains& domains, int hz)
     : m_fair(fair)
-    , m_s(services)
+    , m_ctx(ctx)
     , m_domains(domains)
     , m_topo(domains.topology())
     , m_hz(hz)
-    , m_placement(*this, domains, hz)
-{ }
+    , m_placement(ctx, *this, domains, hz)
+{
+    m_fair.setHooks(this);
+}
+
+void FairSchedClass::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
+{
+    if (m_core)
+        m_core->fairTaskQueued(rq, taskSe, enqueued, flags);
+    // util_est_enqueue() / util_est_dequeue() + util_est_update() of enqueue_task_fair() and
+    // dequeue_task_fair() (kernel-model.md §6.8): a delayed task's estimate left the sum when
+    // it went to sleep and comes back when it is woken.
+    if (m_fair.feature(Feature::UtilEst)) {
+        if (enqueued) {
+            utilEstEnqueue(*rq.cfs, taskSe);
+        } else {
+            utilEstDequeue(*rq.cfs, taskSe);
+            utilEstUpdate(taskSe, flags & DequeueSleep, m_topo.capacityOf(rq.cpu));
+        }
+    }
+    if (!enqueued)
+        return; // the final dequeue unlinks it (FairClass::dequeueEntities)
+    // account_entity_enqueue(): list_add() at the head; a delayed task requeued in place keeps
+    // its position (it never left the list).
+    if (!(flags & EnqueueDelayed) || !taskSe.groupNode.is_linked()) {
+        taskSe.groupNode.unlink();
+        rq.cfsTasks.push_front(taskSe);
+    }
+    if (m_ctx.nrRunning(rq.cpu) >= 2 && m_balancer)
+        m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
+}
 
 void FairSchedClass::enqueueTask(Rq& rq, Task& task, int flags)
 {
@@ -40,17 +75,188 @@ void FairSchedClass::putPrevTask(Rq& rq, Task& prev)
     m_fair.putPrevTask(rq, prev.se);
 }
 
-void FairSchedClass::setNextTask(Rq& rq, Task& next)
+void FairSchedClass::setNextTask(Rq& rq, Task& next, bool first)
 {
-    m_fair.setNextTask(rq, next.se, true);
-    updateMisfitStatus(rq, &next);
+    m_fair.setNextTask(rq, next.se, first);
+    if (first) // __set_next_task_fair()
+        updateMisfitStatus(rq, &next);
+}
+
+// --- __schedule()
+// ---------------------------------------------------------------------------------
+
+bool FairSchedClass::schedulePrev(Rq& rq, Task& prev)
+{
+    if (prev.blocking || prev.exiting) {
+        m_bw->endBoost(prev);
+        // block_task(): dequeue_task_fair(DEQUEUE_SLEEP), which may leave the task delayed (§5.1);
+        // task_dead_fair(): a dead task never stays delayed.
+        const int r = m_fair.dequeueEntities(rq, prev.se, DequeueSleep);
+        if (prev.exiting && r < 0)
+            m_fair.dequeueEntities(rq, prev.se, DequeueSleep | DequeueDelayed);
+    } else {
+        m_bw->checkPrevRuntime(prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+        if (m_bw->shouldPark(prev))
+            m_bw->parkTask(prev); // 6.18+: task work at return to user
+    }
+    return false;
+}
+
+void FairSchedClass::putPrevSetNextTask(Rq& rq, Task* prev, Task& next)
+{
+    if (prev != &next || !prev->se.onRq)
+        m_fair.switchTasks(rq, prev ? &prev->se : nullptr, next.se);
+    if (next.se.groupNode.is_linked()) { // list_move(&se->group_node, &rq->cfs_tasks)
+        next.se.groupNode.unlink();
+        rq.cfsTasks.push_front(next.se);
+    }
+}
+
+bool FairSchedClass::parkPicked(Rq& /*rq*/, Task& next)
+{
+    if (!m_bw->shouldPark(next))
+        return false;
+    m_bw->parkTask(next);
+    return true;
+}
+
+bool FairSchedClass::newIdleBalance(Rq& rq)
+{
+    return m_balancer->newIdle(rq.cpu);
+}
+
+void FairSchedClass::cpuIdleChanged(Rq& rq, bool idle)
+{
+    if (!idle) {
+        m_load->cpuBusy(rq.cpu); // the PELT clock runs scaled from here (§6.6)
+        return;
+    }
+    m_load->cpuIdle(rq.cpu);                           // update_idle_rq_clock_pelt()
+    m_placement.cpuEnteredIdle(rq.cpu, m_ctx.clock()); // idle_stamp, update_idle_core()
+    m_balancer->cpuEnteredIdle(rq.cpu);                // do_idle(): NOHZ stats, the tick stops
+}
+
+void FairSchedClass::wokenOnCpu(Rq& rq)
+{
+    if (const int64_t stamp = m_placement.idleStamp(rq.cpu); stamp > 0)
+        m_balancer->idleEnded(rq.cpu, m_ctx.clock() - stamp);
+    m_placement.taskWokenOn(rq.cpu);
+}
+
+void FairSchedClass::taskDead(Rq& rq, Task& task)
+{
+    if (!task.se.onRq)
+        return;
+    const int flags = task.se.schedDelayed ? DequeueSleep | DequeueDelayed : DequeueSleep;
+    if (m_fair.dequeueEntities(rq, task.se, flags) < 0)
+        m_fair.dequeueEntities(rq, task.se, DequeueSleep | DequeueDelayed);
+}
+
+// --- changes of the task
+// --------------------------------------------------------------------------
+
+void FairSchedClass::yieldTask(Rq& rq)
+{
+    m_fair.yieldTask(rq);
+}
+
+void FairSchedClass::reweightTask(Rq& /*rq*/, Task& task)
+{
+    const LoadWeight lw = taskLoadWeight(task.nice, task.se.idlePolicy);
+    m_fair.reweightEntity(*task.se.cfsRq, task.se, lw.weight, lw.invWeight);
+}
+
+void FairSchedClass::prioChanged(Rq& rq, Task& task, int oldNice)
+{
+    if (!task.se.onRq || rq.cfs->eevdfQueued() == 1)
+        return;
+    if (rq.curr == &task.se) {
+        if (task.nice > oldNice)
+            m_ctx.resched(rq.cpu);
+    } else {
+        wakeupPreempt(rq, task, 0); // RT curr: no fair preemption
+    }
+}
+
+void FairSchedClass::postInitTask(Task& task, int cpu)
+{
+    // init_entity_runnable_average() and post_init_entity_util_avg() (§6.6); the kernel tests
+    // sched_class != &fair_sched_class there: only a fair task starts with its weight as load.
+    task.se.avg = PeltAvg{};
+    task.se.avg.loadAvg = scaleLoadDown(task.se.load.weight);
+    m_load->postInitUtil(task.se, m_placement.archCapacity(cpu));
+    task.se.peltAttached = false; // attached to the chosen CPU's cfs_rq at enqueue
+    task.se.vlag = 0;
+    task.se.relDeadline = false;
+}
+
+int64_t FairSchedClass::hrtickDelay(const Rq& rq) const
+{
+    if (!rq.curr || !m_fair.feature(Feature::HrTick) || rq.cfs->hNrQueued <= 1)
+        return 0;
+    // hrtick_start_fair(): fire when the task's slice is used up. §7.2: 7.x arms the timer for
+    // the real time left to the virtual deadline; earlier kernels for the part of the slice not
+    // yet run since the pick.
+    const SchedEntity& se = *rq.curr;
+    if (!m_traits || m_traits->hrtickFromDeadline)
+        return static_cast<int64_t>(static_cast<Int128>(vdiff(se.deadline, se.vruntime))
+            * static_cast<Int128>((m_fair.params().choices->flat ? se.hLoad : se.load).weight)
+            / kNice0Load);
+    return se.slice - (se.sumExecRuntime - se.prevSumExecRuntime);
+}
+
+// --- the cpu controller's fair files
+// --------------------------------------------------------------
+
+uint64_t sharesFromCpuWeight(int cpuWeight)
+{
+    // sched_weight_from_cgroup(): DIV_ROUND_CLOSEST(weight · 1024, 100), then scale_load and
+    // clamp to [MIN_SHARES, MAX_SHARES] scaled (§2.1).
+    const uint64_t unscaled = (static_cast<uint64_t>(cpuWeight) * 1024 + 50) / 100;
+    return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
+}
+
+RtWalkCount FairSchedClass::writeFiles(
+    int group, const CgroupFiles& files, std::vector<std::string>& /*refused*/)
+{
+    TaskGroup& g = m_fair.groups()[static_cast<size_t>(group)];
+    bool sharesChanged = false;
+    if (files.weight && group != 0) {
+        g.cpuWeight = *files.weight;
+        g.shares = sharesFromCpuWeight(*files.weight);
+        sharesChanged = true;
+    }
+    if (files.weightNice && group != 0) {
+        g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
+        sharesChanged = true;
+    }
+    if (files.cpuMax)
+        m_bw->setCpuMax(group, *files.cpuMax);
+    if (files.idle && group != 0) {
+        g.idle = *files.idle;
+        for (auto& se : g.se)
+            se->idlePolicy = g.idle;
+    }
+    if (sharesChanged) {
+        // sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
+        for (auto& groupSe : g.se) {
+            for (SchedEntity* se = groupSe.get(); se; se = se->parent) {
+                if (se->onRq) {
+                    m_load->updateLoadAvg(*se->cfsRq, *se, true);
+                    m_fair.updateCfsGroup(*se);
+                }
+            }
+        }
+    }
+    return {};
 }
 
 void FairSchedClass::taskTick(Rq& rq, Task& curr)
 {
     m_fair.taskTick(rq);
     updateMisfitStatus(rq, &curr);
-    m_s.taskTickCore(rq.cpu);
+    if (m_core)
+        m_core->taskTick(rq.cpu); // task_tick_core()
 }
 
 void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
@@ -75,8 +281,9 @@ void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
 
 void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
-    if (rq.curr && m_s.taskAt(rq.curr->task.value).isRt()) {
-        m_s.serverStart(rq.cpu); // dl_server_start() when fair work arrives under RT
+    if (rq.curr && m_ctx.task(rq.curr->task.value).isRt()) {
+        if (m_server)
+            m_server->starve(rq.cpu); // dl_server_start() when fair work arrives under RT
         return; // a fair task never preempts an RT one (the fair server has its own timer)
     }
     m_fair.checkPreemptWakeup(rq, task.se, wakeFlags);
@@ -84,65 +291,70 @@ void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 
 void FairSchedClass::migrateTaskRq(Task& task, int /*newCpu*/)
 {
-    m_s.removeLoad(task);
+    if (m_load)
+        m_load->remove(task.se); // remove_entity_load_avg()
+}
+
+int FairSchedClass::affinityCpu(const Task& task, int thisCpu)
+{
+    return m_placement.anyAndDistribute(task.cpus, thisCpu);
 }
 
 void FairSchedClass::taskWoken(Rq& /*rq*/, Task& task)
 {
-    m_s.boostWoken(task);
+    if (m_bw)
+        m_bw->boostTask(task);
+}
+
+void FairSchedClass::taskChangeGroup(Task& task)
+{
+    if (m_load)
+        m_load->remove(task.se); // detach_task_cfs_rq(): the load leaves the old cfs_rq
 }
 
 void FairSchedClass::switchedFrom(Rq& /*rq*/, Task& task)
 {
-    m_s.removeLoad(task);
+    if (m_load)
+        m_load->remove(task.se); // remove_entity_load_avg()
 }
 
 void FairSchedClass::switchedTo(Rq& rq, Task& /*task*/)
 {
-    m_s.resched(rq.cpu);
+    m_ctx.resched(rq.cpu);
 }
 
 void FairSchedClass::updateCurr(Rq& rq)
 {
+    // update_curr() at every level of the running fair hierarchy (where the level's entity is
+    // its cfs_rq's curr: not for a running task of another class).
     for (SchedEntity* level = rq.curr; level; level = level->parent)
-        m_fair.updateCurr(*level->cfsRq);
+        if (level->cfsRq && level->cfsRq->curr == level && level->onRq)
+            m_fair.updateCurr(*level->cfsRq);
 }
 
 // --- PlacementServices (kernel-model.md §8.2) ---------------------------------------------------
 
-int FairSchedClass::nrRunning(int cpu) const
-{
-    // rq->nr_running: the fair tasks (delayed ones included) and the RT ones.
-    const Rq& rq = m_s.runQueue(cpu);
-    return rq.nrRunning + rq.rt.nrQueued;
-}
-
-bool FairSchedClass::idleCpu(int cpu) const
-{
-    return m_s.runQueue(cpu).curr == nullptr && nrRunning(cpu) == 0;
-}
-
 bool FairSchedClass::schedIdleCpu(int cpu) const
 {
-    const int n = nrRunning(cpu);
-    return n > 0 && n == m_s.runQueue(cpu).cfs->hNrIdle;
+    const int n = m_ctx.nrRunning(cpu);
+    return n > 0 && n == m_ctx.rq(cpu).cfs->hNrIdle;
 }
 
 int FairSchedClass::nrDelayed(int cpu) const
 {
-    const CfsRq& cfs = *m_s.runQueue(cpu).cfs;
+    const CfsRq& cfs = *m_ctx.rq(cpu).cfs;
     return cfs.hNrQueued - cfs.hNrRunnable;
 }
 
 uint64_t FairSchedClass::cpuLoad(int cpu) const
 {
-    return m_s.runQueue(cpu).cfs->avg.loadAvg;
+    return m_ctx.rq(cpu).cfs->avg.loadAvg;
 }
 
 uint64_t FairSchedClass::cpuUtil(int cpu) const
 {
     return cfsCpuUtil(
-        m_s.runQueue(cpu).cfs->avg, m_fair.feature(Feature::UtilEst), m_topo.capacityOf(cpu));
+        m_ctx.rq(cpu).cfs->avg, m_fair.feature(Feature::UtilEst), m_topo.capacityOf(cpu));
 }
 
 uint64_t FairSchedClass::taskUtil(const Task& p) const
@@ -152,14 +364,14 @@ uint64_t FairSchedClass::taskUtil(const Task& p) const
 
 uint64_t FairSchedClass::cpuRunnable(int cpu) const
 {
-    return m_s.runQueue(cpu).cfs->avg.runnableAvg;
+    return m_ctx.rq(cpu).cfs->avg.runnableAvg;
 }
 
 uint64_t FairSchedClass::taskHLoad(int task) const
 {
     // task_h_load(): the root cfs_rq's load handed down the hierarchy in proportion to each
     // group entity's load (update_cfs_rq_h_load(), computed afresh instead of once a jiffy).
-    const SchedEntity& se = m_s.taskAt(task).se;
+    const SchedEntity& se = m_ctx.task(task).se;
     if (!se.cfsRq)
         return se.avg.loadAvg;
     std::vector<const SchedEntity*> chain; // the group entities above the task, lowest first
@@ -178,16 +390,16 @@ int FairSchedClass::selectTaskRq(const Task& task, int wakeFlags)
 {
     WakeContext ctx;
     ctx.flags = wakeFlags;
-    const int event = m_s.eventCpu();
+    const int event = m_ctx.thisCpu();
     ctx.thisCpu =
         event >= 0 && event < m_topo.cpus ? event : std::clamp(task.cpu, 0, m_topo.cpus - 1);
-    const SchedEntity* curr = m_s.runQueue(ctx.thisCpu).curr;
+    const SchedEntity* curr = m_ctx.rq(ctx.thisCpu).curr;
     ctx.waker = curr && curr != &task.se ? static_cast<int>(curr->task.value) : -1;
-    ctx.jiffies = m_s.clock() * m_hz / 1000000000;
+    ctx.jiffies = m_ctx.clock() * m_hz / 1000000000;
     // select_idle_sibling() on a machine of differing capacities brings the waking task's
     // utilization up to date before it checks where the task fits (kernel-model.md §8.4).
-    if ((wakeFlags & WakeTtwu) && m_domains.asymCapacity())
-        m_s.syncEntityLoadAvg(m_s.taskAt(task.index));
+    if ((wakeFlags & WakeTtwu) && m_domains.asymCapacity() && m_load)
+        m_load->syncEntityLoadAvg(m_ctx.task(task.index).se); // sync_entity_load_avg()
     const PlacementResult r = m_placement.selectTaskRq(task, ctx);
     m_lastPlacement = r.detail;
     return r.cpu;

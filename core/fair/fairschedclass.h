@@ -11,46 +11,73 @@
 
 namespace schedlab {
 
-/// The machine-side services of the class-level fair operations (FairHooks serve FairClass).
-class FairSchedServices
-{
-public:
-    virtual ~FairSchedServices() = default;
-    virtual Rq& runQueue(int cpu) = 0;
-    virtual Task& taskAt(int index) = 0;
-    /// dl_server_start(): fair work arrived on @p cpu while a higher class runs.
-    virtual void serverStart(int cpu) = 0;
-    virtual void resched(int cpu) = 0; ///< resched_curr()
-    /// migrate_task_rq_fair(): the load of @p task leaves its old CPU.
-    virtual void removeLoad(Task& task) = 0;
-    /// A task woken inside a kernel section is lifted out of its throttled hierarchy
-    /// (CfsBandwidthControl::boostTask).
-    virtual void boostWoken(Task& task) = 0;
-    /// task_tick_core(): core scheduling's part of the tick (forced-idle accounting).
-    virtual void taskTickCore(int /*cpu*/) { }
-    virtual int64_t clock() const = 0;
-    /// smp_processor_id() of the running event (the waker's or parent's CPU), -1 for none.
-    virtual int eventCpu() const = 0;
-    /// sync_entity_load_avg() of a waking task (its averages decayed to its cfs_rq's last
-    /// update).
-    virtual void syncEntityLoadAvg(Task& /*task*/) { }
-};
+class CfsBandwidthControl;
+class CoreScheduler;
+class DlServerClass;
+class LoadBalancer;
+class LoadTracker;
 
-class FairSchedClass final : public SchedClass, private PlacementServices
+class FairSchedClass final : public SchedClass,
+                             private FairHooks,
+                             private PlacementServices,
+                             private SchedGroupOps
 {
 public:
     /// @p domains: the machine's sched domains (shared with the load balancer; must outlive
     /// the class).
-    FairSchedClass(
-        FairClass& fair, FairSchedServices& services, const SchedDomains& domains, int hz);
+    FairSchedClass(FairClass& fair, MachineContext& ctx, const SchedDomains& domains, int hz);
+    /// The units the class calls: the fair server (dl_server_start()), PELT load tracking
+    /// (remove_entity_load_avg(), sync_entity_load_avg()), CFS bandwidth (the wakeup boost) and
+    /// core scheduling (task_tick_core(), sched_core_enqueue()) and the load balancer (the
+    /// root domain's overload flag); each may be null in a unit test (no call then).
+    void setUnits(DlServerClass* server, LoadTracker* load, CfsBandwidthControl* bw,
+        CoreScheduler* core, LoadBalancer* balancer)
+    {
+        m_server = server;
+        m_load = load;
+        m_bw = bw;
+        m_core = core;
+        m_balancer = balancer;
+    }
 
     const char* name() const override { return "fair"; }
     void enqueueTask(Rq& rq, Task& task, int flags) override;
     void dequeueTask(Rq& rq, Task& task, int flags) override;
     /// pick_task_fair(); null while the fair server boosts (it picked through the server).
     SchedEntity* pickTask(Rq& rq) override;
+    /// put_prev_task_fair(): put_prev_entity() on every level.
     void putPrevTask(Rq& rq, Task& prev) override;
-    void setNextTask(Rq& rq, Task& next) override;
+    /// set_next_task_fair(); with @p first (a pick) also update_misfit_status().
+    void setNextTask(Rq& rq, Task& next, bool first) override;
+    /// Before the pick: block_task()'s dequeue_task_fair(DEQUEUE_SLEEP) (and task_dead_fair()'s
+    /// completion of a delayed dequeue) of a task that blocks or dies; for one that stays, the
+    /// ≤6.17 runtime check of put_prev_entity() and the 6.18+ throttle task work. Returns false:
+    /// put_prev_task_fair() waits for the pick.
+    bool schedulePrev(Rq& rq, Task& prev) override;
+    /// pick_next_task_fair()'s put/set: only the levels where @p prev and @p next differ
+    /// (is_same_group()), nothing when prev is picked again; set_next_task_fair() moves the
+    /// picked task to the front of rq->cfs_tasks.
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task& next) override;
+    /// 6.18+ task-based throttle: a task of a throttled hierarchy picked in user mode is parked.
+    bool parkPicked(Rq& rq, Task& next) override;
+    /// balance_fair(): sched_balance_newidle() (core/fair/loadbalance.h).
+    bool newIdleBalance(Rq& rq) override;
+    void cpuIdleChanged(Rq& rq, bool idle) override;
+    void wokenOnCpu(Rq& rq) override;
+    /// task_dead_fair(): a killed task is dequeued as a sleeping one, never left delayed.
+    void taskDead(Rq& rq, Task& task) override;
+    /// yield_task_fair().
+    void yieldTask(Rq& rq) override;
+    /// reweight_task_fair(): reweight_entity() to the weight of the task's nice and policy.
+    void reweightTask(Rq& rq, Task& task) override;
+    /// prio_changed_fair().
+    void prioChanged(Rq& rq, Task& task, int oldNice) override;
+    /// post_init_entity_util_avg(): a new fair task starts with its full weight as load.
+    void postInitTask(Task& task, int cpu) override;
+    int64_t hrtickDelay(const Rq& rq) const override;
+    SchedGroupOps* groupOps() override { return this; }
+    /// fair_server_pick_task(): pick_task_fair() for the fair deadline server.
+    SchedEntity* serverPickTask(Rq& rq) override { return m_fair.pickTask(rq); }
     void taskTick(Rq& rq, Task& curr) override;
     /// check_preempt_wakeup_fair(); under a higher class's task the server is started instead.
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
@@ -58,10 +85,15 @@ public:
     /// wakeup, find_idlest for fork and exec. The step taken is kept for lastPlacement().
     int selectTaskRq(const Task& task, int wakeFlags) override;
     /// Why the last selectTaskRq() chose its CPU (domain level, wake path).
-    MigrateDetail lastPlacement() const { return m_lastPlacement; }
+    MigrateDetail lastPlacement() const override { return m_lastPlacement; }
     Placement& placement() { return m_placement; }
+    /// migrate_task_rq_fair(): the task's load leaves its old CPU.
     void migrateTaskRq(Task& task, int newCpu) override;
+    int affinityCpu(const Task& task, int thisCpu) override;
     void taskWoken(Rq& rq, Task& task) override;
+    /// task_change_group_fair(): detach_task_cfs_rq(), the load leaves the old group's cfs_rq
+    /// (it is attached to the new one at the enqueue).
+    void taskChangeGroup(Task& task) override;
     /// switched_from_fair(): detach_task_cfs_rq(), the task's load leaves the cfs_rq.
     void switchedFrom(Rq& rq, Task& task) override;
     /// switched_to_fair(), model: the task's CPU reschedules.
@@ -75,10 +107,16 @@ public:
     void updateMisfitStatus(Rq& rq, const Task* curr);
 
 private:
+    /// FairHooks: sched_core_enqueue()/dequeue(), util_est_enqueue()/dequeue()/update(),
+    /// account_entity_enqueue()'s rq->cfs_tasks and add_nr_running()'s set_rd_overloaded().
+    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
+    // SchedGroupOps: cpu.weight, cpu.weight.nice (sched_group_set_shares()), cpu.max
+    // (tg_set_cfs_bandwidth()), cpu.idle (sched_group_set_idle())
+    RtWalkCount writeFiles(
+        int group, const CgroupFiles& files, std::vector<std::string>& refused) override;
+
     // PlacementServices over the run queues
-    bool idleCpu(int cpu) const override;
     bool schedIdleCpu(int cpu) const override;
-    int nrRunning(int cpu) const override;
     int nrDelayed(int cpu) const override;
     uint64_t cpuLoad(int cpu) const override;
     uint64_t cpuUtil(int cpu) const override;
@@ -87,7 +125,12 @@ private:
     uint64_t taskHLoad(int task) const override;
 
     FairClass& m_fair;
-    FairSchedServices& m_s;
+    MachineContext& m_ctx;
+    DlServerClass* m_server = nullptr;
+    LoadTracker* m_load = nullptr;
+    CfsBandwidthControl* m_bw = nullptr;
+    CoreScheduler* m_core = nullptr;
+    LoadBalancer* m_balancer = nullptr;
     const SchedDomains& m_domains;
     const ProfileTraits* m_traits = nullptr;
     CpuTopology m_topo;

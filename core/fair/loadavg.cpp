@@ -15,8 +15,8 @@
 namespace schedlab {
 
 LoadTracker::LoadTracker(
-    LoadServices& services, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs)
-    : m_s(services)
+    MachineContext& ctx, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs)
+    : m_ctx(ctx)
     , m_groups(groups)
     , m_cpus(cpus)
     , m_tickNs(tickNs)
@@ -39,7 +39,7 @@ uint64_t LoadTracker::peltClock(int cpu) const
     // so a task accrues utilization by the work it does; an idle CPU's clock catches up with
     // clock_task. Kept lazily here: one scaling of the whole busy stretch instead of one per
     // rq clock update (a few ns of rounding).
-    const int64_t now = m_s.clock();
+    const int64_t now = m_ctx.clock();
     const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
     int64_t clock = now;
     if (pc.busySince >= 0 && static_cast<size_t>(cpu) < m_capacity.size())
@@ -51,7 +51,7 @@ void LoadTracker::cpuBusy(int cpu)
 {
     PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
     if (pc.busySince < 0)
-        pc.busySince = m_s.clock();
+        pc.busySince = m_ctx.clock();
 }
 
 void LoadTracker::cpuIdle(int cpu)
@@ -61,10 +61,10 @@ void LoadTracker::cpuIdle(int cpu)
     PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
     if (pc.busySince < 0)
         return;
-    const int64_t now = m_s.clock();
+    const int64_t now = m_ctx.clock();
     const int64_t clockPelt = static_cast<int64_t>(peltClock(cpu)) + pc.lostIdleTime;
     constexpr uint64_t divider = (uint64_t{kPeltMinDivider} << kSchedCapacityShift) - kLoadAvgMax;
-    if (m_s.runQueue(cpu).cfs->avg.utilSum >= divider)
+    if (m_ctx.rq(cpu).cfs->avg.utilSum >= divider)
         pc.lostIdleTime += now - clockPelt;
     pc.busySince = -1;
 }
@@ -266,7 +266,7 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
 {
     if (cfsRq.groupIndex == 0)
         return;
-    const int64_t now = m_s.clock();
+    const int64_t now = m_ctx.clock();
     const bool ratelimit = !m_traits || m_traits->tgLoadAvgRatelimit;
     if (ratelimit && cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
         return;
@@ -294,7 +294,7 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
 void LoadTracker::addLeaf(CfsRq& cfsRq)
 {
     cfsRq.onLeafList = true;
-    auto& leaves = m_s.runQueue(cfsRq.cpu).leafGroups;
+    auto& leaves = m_ctx.rq(cfsRq.cpu).leafGroups;
     leaves.insert(
         std::lower_bound(leaves.begin(), leaves.end(), cfsRq.groupIndex, std::greater<>()),
         cfsRq.groupIndex);
@@ -330,13 +330,13 @@ bool LoadTracker::updateBlockedAverages(int cpu)
 {
     // update_blocked_load_tick(): the jiffy of this update (update_nohz_stats() skips a CPU
     // updated in the same jiffy).
-    m_s.runQueue(cpu).lastBlockedUpdate = m_s.clock() / m_tickNs;
+    m_ctx.rq(cpu).lastBlockedUpdate = m_ctx.clock() / m_tickNs;
     bool blocked = false; // cfs_rq_has_blocked() of any cfs_rq visited: !done
     // update_blocked_averages(): decay every group cfs_rq of this CPU (leaves first) and publish
     // the result in tg->load_avg; then the root cfs_rq.
     // Only the group cfs_rq's on this CPU's leaf list are visited (leaves first: descending group
     // index, children are created after their parents), like rq->leaf_cfs_rq_list.
-    auto& leaves = m_s.runQueue(cpu).leafGroups;
+    auto& leaves = m_ctx.rq(cpu).leafGroups;
     size_t kept = 0;
     for (size_t i = 0; i < leaves.size(); ++i) {
         const int group = leaves[i];
@@ -366,7 +366,7 @@ bool LoadTracker::updateBlockedAverages(int cpu)
         blocked = blocked || rq.avg.loadAvg || rq.avg.utilAvg;
     }
     leaves.resize(kept);
-    CfsRq& root = *m_s.runQueue(cpu).cfs;
+    CfsRq& root = *m_ctx.rq(cpu).cfs;
     updateCfsRqLoad(root);
     return blocked || root.avg.loadAvg || root.avg.utilAvg;
 }

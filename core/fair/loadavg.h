@@ -6,6 +6,7 @@
 #include "core/fair/cfsrq.h"
 #include "core/fair/taskgroup.h"
 #include "core/kernel/profile.h"
+#include "core/sched/machinecontext.h"
 
 #include <cstdint>
 #include <vector>
@@ -15,19 +16,10 @@ namespace schedlab {
 struct Rq;
 struct SchedEntity;
 
-/// The machine-side services of load tracking.
-class LoadServices
-{
-public:
-    virtual ~LoadServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
-};
-
 class LoadTracker
 {
 public:
-    LoadTracker(LoadServices& services, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs);
+    LoadTracker(MachineContext& ctx, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs);
 
     /// update_load_avg() of @p se and its @p cfsRq (DO_ATTACH; UPDATE_TG with @p updateTg).
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg);
@@ -73,7 +65,7 @@ private:
     /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq.
     bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se);
 
-    LoadServices& m_s;
+    MachineContext& m_ctx;
     std::vector<TaskGroup>& m_groups;
     int m_cpus = 1;
     int64_t m_tickNs = 1000000;

@@ -3,9 +3,13 @@
 #include "core/fair/loadbalance.h"
 
 #include "core/base/cpuset.h"
+#include "core/coresched/corescheduler.h"
 #include "core/fair/pelt.h"
+#include "core/fair/placement.h"
+#include "core/fair/taskgroup.h"
 #include "core/fair/utilest.h"
 #include "core/sched/rq.h"
+#include "core/workload/task.h"
 
 #include <algorithm>
 #include <climits>
@@ -235,8 +239,10 @@ struct LoadBalancer::LbEnv
     }
 };
 
-LoadBalancer::LoadBalancer(BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs)
-    : m_s(services)
+LoadBalancer::LoadBalancer(
+    MachineContext& ctx, BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs)
+    : m_ctx(ctx)
+    , m_s(services)
     , m_sd(domains)
     , m_hz(hz)
     , m_tickNs(tickNs)
@@ -247,18 +253,56 @@ LoadBalancer::LoadBalancer(BalanceServices& services, SchedDomains& domains, int
     , m_avgIdle(static_cast<size_t>(domains.cpus()), 2 * kSchedMigrationCostNs)
 { }
 
-namespace {
+bool LoadBalancer::utilEst() const
+{
+    return m_features && m_features->has(Feature::UtilEst);
+}
 
-// nohz_flags() of the idle load balancer's kick (kernel-model.md §6.6).
-constexpr unsigned kNohzStatsKick = 1u << 0;
-constexpr unsigned kNohzBalanceKick = 1u << 1;
-constexpr unsigned kNohzNextKick = 1u << 2; ///< only nohz.next_balance is recomputed
+bool LoadBalancer::taskAllowed(const SchedEntity& taskSe, int cpu) const
+{
+    return m_ctx.task(static_cast<int>(taskSe.task.index())).cpus.test(cpu);
+}
 
-} // namespace
+bool LoadBalancer::cookieMatch(const SchedEntity& taskSe, int cpu) const
+{
+    return !m_core || m_core->cookieFits(m_ctx.task(static_cast<int>(taskSe.task.index())), cpu);
+}
+
+bool LoadBalancer::migratable(const SchedEntity& taskSe) const
+{
+    // can_migrate_task() over rq->cfs_tasks: fair tasks only.
+    const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
+    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+}
+
+bool LoadBalancer::throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
+{
+    // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
+    const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
+    if (task.group == 0)
+        return false;
+    const TaskGroup& g = m_ctx.taskGroups()[static_cast<size_t>(task.group)];
+    return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
+        || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
+}
 
 int64_t LoadBalancer::jiffies() const
 {
-    return m_s.clock() / m_tickNs;
+    return m_ctx.clock() / m_tickNs;
+}
+
+void LoadBalancer::moveTask(SchedEntity& se, int dstCpu, MigrateReason reason, MigrateDetail detail)
+{
+    // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
+    // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
+    Task& task = m_ctx.task(static_cast<int>(se.task.index()));
+    m_ctx.moveQueuedTask(task, dstCpu, reason, detail);
+    Rq& dst = m_ctx.rq(dstCpu);
+    if (dst.curr)
+        m_ctx.wakeupPreempt(dst, task);
+    else if (reason != MigrateReason::NewIdle)
+        m_ctx.resched(dstCpu); // an idle CPU balanced by the NOHZ balancer wakes up
+    // (a new-idle destination is in schedule() and picks right after the pull)
 }
 
 int64_t LoadBalancer::balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy) const
@@ -275,25 +319,25 @@ int64_t LoadBalancer::balanceIntervalJiffies(const SchedDomain& sd, bool cpuBusy
 
 int64_t LoadBalancer::cpuLoad(int cpu)
 {
-    return static_cast<int64_t>(m_s.runQueue(cpu).cfs->avg.loadAvg); // cfs_rq_load_avg()
+    return static_cast<int64_t>(m_ctx.rq(cpu).cfs->avg.loadAvg); // cfs_rq_load_avg()
 }
 
 int64_t LoadBalancer::cpuUtil(int cpu)
 {
     return static_cast<int64_t>(
-        cfsCpuUtil(m_s.runQueue(cpu).cfs->avg, m_s.utilEst(), m_sd.topology().capacityOf(cpu)));
+        cfsCpuUtil(m_ctx.rq(cpu).cfs->avg, utilEst(), m_sd.topology().capacityOf(cpu)));
 }
 
 int64_t LoadBalancer::taskUtil(const SchedEntity& se) const
 {
-    return static_cast<int64_t>(cfsTaskUtil(se, m_s.utilEst()));
+    return static_cast<int64_t>(cfsTaskUtil(se, utilEst()));
 }
 
 bool LoadBalancer::coreIdle(int cpu) const
 {
     const CpuTopology& t = m_sd.topology();
     for (int c = t.coreFirst(cpu); c < t.coreFirst(cpu) + t.coreSize(cpu); ++c)
-        if (c != cpu && !m_s.cpuIdle(c))
+        if (c != cpu && !m_ctx.idleCpu(c))
             return false;
     return true;
 }
@@ -334,69 +378,18 @@ int64_t LoadBalancer::taskHLoad(const SchedEntity& taskSe)
     return static_cast<int64_t>(taskSe.avg.loadAvg * hLoad / (taskSe.cfsRq->avg.loadAvg + 1));
 }
 
-void LoadBalancer::tick(int cpu)
-{
-    // sched_balance_trigger(): the SCHED_SOFTIRQ when rq->next_balance is due.
-    if (m_sd.domains(cpu).empty())
-        return;
-    if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)]) {
-        // sched_balance_softirq(): the CPU's blocked averages, then its domains (§6.6).
-        updateBlocked(cpu);
-        balanceDomains(cpu, m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle,
-            MigrateReason::Periodic);
-    }
-    nohzBalancerKick(cpu);
-}
-
-void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reason)
-{
-    // sched_balance_domains()
-    const Rq& rq = m_s.runQueue(cpu);
-    auto schedIdle = [&] {
-        const int nr = m_s.nrRunning(cpu);
-        return nr > 0 && nr == rq.cfs->hNrIdle;
-    };
-    bool busy = idle != CpuIdleType::Idle && !schedIdle();
-    bool continueBalancing = true;
-    const int64_t now = jiffies();
-    int64_t nextBalance = now + 60 * int64_t{m_hz};
-    bool update = false;
-    auto& domains = m_sd.domains(cpu);
-    for (size_t level = 0; level < domains.size(); ++level) {
-        SchedDomain& sd = domains[level];
-        if (!continueBalancing)
-            break;
-        int64_t interval = balanceIntervalJiffies(sd, busy);
-        if (now >= sd.lastBalance + interval) {
-            if (balanceRq(cpu, static_cast<int>(level), idle, reason, &continueBalancing)) {
-                // We pulled: we may be busy now.
-                idle = m_s.cpuIdle(cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
-                busy = idle != CpuIdleType::Idle && !schedIdle();
-            }
-            sd.lastBalance = now;
-            interval = balanceIntervalJiffies(sd, busy);
-        }
-        if (nextBalance > sd.lastBalance + interval) {
-            nextBalance = sd.lastBalance + interval;
-            update = true;
-        }
-    }
-    if (update)
-        m_nextBalance[static_cast<size_t>(cpu)] = nextBalance;
-}
-
 bool LoadBalancer::shouldWeBalance(LbEnv& env)
 {
     if (!env.cpus.test(env.dstCpu))
         return false;
     if (env.idle == CpuIdleType::NewlyIdle)
-        return m_s.nrRunning(env.dstCpu) == 0;
+        return m_ctx.nrRunning(env.dstCpu) == 0;
     // The first idle CPU of the local group balances (6.6+: preferring one whose whole core is
     // idle), else the group's first CPU.
     const SchedGroup& g = *env.localGroup;
     int idleSmt = -1;
     for (int c = g.first; c < g.first + g.weight; ++c) {
-        if (!env.cpus.test(c) || !m_s.cpuIdle(c))
+        if (!env.cpus.test(c) || !m_ctx.idleCpu(c))
             continue;
         if (!(env.sd->flags & SdShareCpuCapacity) && !coreIdle(c)) {
             if (idleSmt == -1)
@@ -417,16 +410,16 @@ void LoadBalancer::updateSgLbStats(
     for (int i = group.first; i < group.first + group.weight; ++i) {
         if (!env.cpus.test(i))
             continue;
-        const Rq& rq = m_s.runQueue(i);
+        const Rq& rq = m_ctx.rq(i);
         sgs.groupLoad += cpuLoad(i);
         sgs.groupUtil += cpuUtil(i);
         sgs.groupRunnable += static_cast<int64_t>(rq.cfs->avg.runnableAvg);
         sgs.sumHNrRunning += rq.cfs->hNrRunnable;
-        const int nr = m_s.nrRunning(i);
+        const int nr = m_ctx.nrRunning(i);
         sgs.sumNrRunning += nr;
         if (nr > 1)
             overloaded = true;
-        if (!nr && m_s.cpuIdle(i))
+        if (!nr && m_ctx.idleCpu(i))
             ++sgs.idleCpus;
         // A misfit task on a CPU of another group (kernel-model.md §8.4).
         if (!local && (env.sd->flags & SdAsymCpuCapacity)
@@ -547,7 +540,8 @@ void LoadBalancer::updateSdLbStats(LbEnv& env, SdLbStats& sds)
     // except in a new-idle balance.
     if (const SchedDomain* llc = m_sd.llc(env.dstCpu);
         env.idle != CpuIdleType::NewlyIdle && llc && llc->weight == env.sd->weight)
-        m_s.updateIdleCpuScan(env.dstCpu, sumUtil);
+        if (m_placement)
+            m_placement->updateIdleCpuScan(env.dstCpu, sumUtil);
     if (!env.parent)
         m_rdOverloaded = overloaded; // the root domain's overload flag
 }
@@ -564,7 +558,7 @@ int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
     for (int i = group.first; i < group.first + group.weight; ++i) {
         if (!env.cpus.test(i))
             continue;
-        const int nr = m_s.runQueue(i).cfs->hNrRunnable;
+        const int nr = m_ctx.rq(i).cfs->hNrRunnable;
         if (!nr)
             continue;
         const int64_t capacity = topo.capacityOf(i);
@@ -603,7 +597,7 @@ int LoadBalancer::findSrcRq(LbEnv& env, const SchedGroup& group)
             break;
         case MigrationType::Misfit: {
             // The biggest misfit task.
-            const int64_t misfit = m_s.runQueue(i).misfitTaskLoad;
+            const int64_t misfit = m_ctx.rq(i).misfitTaskLoad;
             if (misfit > busiestLoad) {
                 busiestLoad = misfit;
                 busiest = i;
@@ -624,29 +618,29 @@ bool LoadBalancer::taskHot(const SchedEntity& se, LbEnv& env)
     if (env.sd->flags & SdShareCpuCapacity)
         return false; // SMT siblings share the cache
     // CACHE_HOT_BUDDY: the next buddy is hot when the destination has work.
-    if (m_s.nrRunning(env.dstCpu) && se.cfsRq && se.cfsRq->next == &se)
+    if (m_ctx.nrRunning(env.dstCpu) && se.cfsRq && se.cfsRq->next == &se)
         return true;
-    if (!m_s.cookieMatch(se, env.dstCpu))
+    if (!cookieMatch(se, env.dstCpu))
         return true;
-    return m_s.clock() - se.execStart < kSchedMigrationCostNs;
+    return m_ctx.clock() - se.execStart < kSchedMigrationCostNs;
 }
 
 bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
 {
     // Delayed tasks (model: never moved; the kernel moves them only when balancing load) and
     // tasks caught in a state change stay.
-    if (se.schedDelayed || !m_s.migratable(se))
+    if (se.schedDelayed || !migratable(se))
         return false;
-    if (m_s.throttledPair(se, env.srcCpu, env.dstCpu))
+    if (throttledLbPair(se, env.srcCpu, env.dstCpu))
         return false;
-    if (!m_s.taskAllowed(se, env.dstCpu)) {
+    if (!taskAllowed(se, env.dstCpu)) {
         env.flags |= LbfSomePinned;
         if (env.idle == CpuIdleType::NewlyIdle || (env.flags & (LbfDstPinned | LbfActiveLb)))
             return false;
         // Remember another CPU of the local group the task could go to.
         const SchedGroup& g = *env.localGroup;
         for (int c = g.first; c < g.first + g.weight; ++c) {
-            if (env.cpus.test(c) && m_s.taskAllowed(se, c)) {
+            if (env.cpus.test(c) && taskAllowed(se, c)) {
                 env.flags |= LbfDstPinned;
                 env.newDstCpu = c;
                 break;
@@ -655,7 +649,7 @@ bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
         return false;
     }
     env.flags &= ~LbfAllPinned; // at least one task may run on dst_cpu
-    if (m_s.runQueue(env.srcCpu).curr == &se)
+    if (m_ctx.rq(env.srcCpu).curr == &se)
         return false; // running
     if (env.flags & LbfActiveLb)
         return true;
@@ -664,14 +658,14 @@ bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
 
 int LoadBalancer::detachTasks(LbEnv& env)
 {
-    Rq& src = m_s.runQueue(env.srcCpu);
+    Rq& src = m_ctx.rq(env.srcCpu);
     auto& tasks = src.cfsTasks;
     if (env.imbalance <= 0)
         return 0;
     int detached = 0;
     while (!tasks.empty()) {
         // Do not take the last task of an idle balance's source.
-        if (env.idle != CpuIdleType::NotIdle && m_s.nrRunning(env.srcCpu) <= 1)
+        if (env.idle != CpuIdleType::NotIdle && m_ctx.nrRunning(env.srcCpu) <= 1)
             break;
         ++env.loop;
         if (env.loop > env.loopMax)
@@ -724,7 +718,7 @@ int LoadBalancer::detachTasks(LbEnv& env)
             tasks.push_front(se);
             continue;
         }
-        m_s.moveTask(se, env.dstCpu, env.reason, env.detail());
+        moveTask(se, env.dstCpu, env.reason, env.detail());
         ++detached;
         // CONFIG_PREEMPTION: a new-idle balance stops after one task.
         if (env.idle == CpuIdleType::NewlyIdle)
@@ -755,7 +749,7 @@ bool LoadBalancer::activeBalance(int busiestCpu, int targetCpu, MigrateDetail de
     // first movable task from the tail of cfs_tasks (the preempted one is no longer running).
     if (!m_s.stopperPreempt(busiestCpu))
         return false;
-    if (m_s.nrRunning(busiestCpu) < 1)
+    if (m_ctx.nrRunning(busiestCpu) < 1)
         return false;
     const SchedDomain* sd = m_sd.spanning(targetCpu, busiestCpu);
     if (!sd)
@@ -768,12 +762,12 @@ bool LoadBalancer::activeBalance(int busiestCpu, int targetCpu, MigrateDetail de
     env.flags = LbfActiveLb;
     env.localGroup = &m_sd.group(sd->groups.front());
     env.cpus = CpuSet::all(m_sd.cpus());
-    auto& tasks = m_s.runQueue(busiestCpu).cfsTasks;
+    auto& tasks = m_ctx.rq(busiestCpu).cfsTasks;
     for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
         SchedEntity& se = *it;
         if (!canMigrateTask(se, env))
             continue;
-        m_s.moveTask(se, targetCpu, MigrateReason::Active, detail);
+        moveTask(se, targetCpu, MigrateReason::Active, detail);
         return true;
     }
     return false;
@@ -835,8 +829,8 @@ int LoadBalancer::balanceRq(
         env.srcCpu = busiest;
         env.flags |= LbfAllPinned;
         bool redo = false;
-        if (m_s.nrRunning(busiest) > 1) {
-            env.loopMax = std::min(kSchedNrMigrate, m_s.nrRunning(busiest));
+        if (m_ctx.nrRunning(busiest) > 1) {
+            env.loopMax = std::min(kSchedNrMigrate, m_ctx.nrRunning(busiest));
             for (;;) { // more_balance
                 moved += detachTasks(env);
                 if (env.flags & LbfNeedBreak) {
@@ -886,8 +880,8 @@ int LoadBalancer::balanceRq(
                 && !(env.type == MigrationType::Misfit && misfitFittingCpu()))
                 ++sd.nrBalanceFailed;
             if (needActiveBalance(env)) {
-                const SchedEntity* curr = m_s.runQueue(env.srcCpu).curr;
-                if (curr && !m_s.taskAllowed(*curr, dstCpu)) {
+                const SchedEntity* curr = m_ctx.rq(env.srcCpu).curr;
+                if (curr && !taskAllowed(*curr, dstCpu)) {
                     onePinned = true; // the running task cannot come here
                 } else {
                     env.flags &= ~LbfAllPinned;
@@ -916,211 +910,6 @@ int LoadBalancer::balanceRq(
         || sd.balanceInterval < sd.maxInterval)
         sd.balanceInterval *= 2;
     return 0;
-}
-
-bool LoadBalancer::newIdle(int cpu)
-{
-    // sched_balance_newidle()
-    auto& domains = m_sd.domains(cpu);
-    if (domains.empty()) {
-        // One CPU: no domain to walk, but once two tasks were runnable (rd->overloaded is
-        // never cleared without a balance) the blocked averages are still updated (§6.6).
-        if (m_rdOverloaded)
-            m_s.updateBlockedAverages(cpu);
-        return false;
-    }
-    if (m_sd.asymCapacity())
-        m_s.runQueue(cpu).misfitTaskLoad = 0; // update_misfit_status(NULL): going idle
-    const int64_t now = jiffies();
-    int64_t nextBalance = now + m_hz;
-    auto updateNext = [&](const SchedDomain& sd) {
-        nextBalance = std::min(nextBalance, sd.lastBalance + balanceIntervalJiffies(sd, false));
-    };
-    int pulled = 0;
-    // Only when some CPU has more than one task (rd->overloaded). The avg_idle gates against
-    // max_newidle_lb_cost always pass: balancing costs no simulated time here, so the cost
-    // stays 0 (§8.3).
-    if (!m_rdOverloaded) {
-        updateNext(domains.front());
-    } else {
-        // before the domain walk, as the kernel does
-        updateBlocked(cpu);
-        bool continueBalancing = true;
-        for (size_t level = 0; level < domains.size(); ++level) {
-            const SchedDomain& sd = domains[level];
-            updateNext(sd);
-            if (sd.flags & SdBalanceNewidle)
-                pulled = balanceRq(cpu, static_cast<int>(level), CpuIdleType::NewlyIdle,
-                    MigrateReason::NewIdle, &continueBalancing);
-            if (pulled || !continueBalancing)
-                break;
-        }
-    }
-    int64_t& next = m_nextBalance[static_cast<size_t>(cpu)];
-    if (next > nextBalance)
-        next = nextBalance;
-    // nohz_newidle_balance(): a CPU that expects to stay idle a while (avg_idle of at least
-    // sysctl_sched_migration_cost) updates the idle CPUs' blocked load before it idles, when the
-    // NOHZ stats period is due (§6.6).
-    if (!pulled && m_avgIdle[static_cast<size_t>(cpu)] >= kSchedMigrationCostNs && m_nohzHasBlocked
-        && now >= m_nohzNextBlocked)
-        m_newIlbKick[static_cast<size_t>(cpu)] = 1;
-    return pulled > 0;
-}
-
-void LoadBalancer::cpuEnteredIdle(int cpu)
-{
-    const auto c = static_cast<size_t>(cpu);
-    if (m_newIlbKick[c]) {
-        // nohz_run_idle_balance(): the stats update the new-idle balance asked for.
-        m_newIlbKick[c] = 0;
-        nohzIdleBalance(cpu, kNohzStatsKick);
-    }
-    // nohz_balance_enter_idle(): the tick stops; the CPU joins nohz.idle_cpus_mask and is assumed
-    // to have blocked load.
-    m_hasBlockedLoad[c] = 1;
-    if (!m_tickStopped[c] && !m_sd.domains(cpu).empty()) { // not on_null_domain()
-        m_tickStopped[c] = 1;
-        m_nohzNeedsUpdate = true; // nohz.next_balance must take this CPU's into account
-    }
-    if (m_tickStopped[c])
-        m_nohzHasBlocked = true;
-}
-
-void LoadBalancer::idleEnded(int cpu, int64_t idleNs)
-{
-    // update_avg() in ttwu_do_activate(), capped at 2 · max_idle_balance_cost; that cost stays at
-    // its floor sysctl_sched_migration_cost because balancing costs no simulated time (§8.3).
-    int64_t& avg = m_avgIdle[static_cast<size_t>(cpu)];
-    avg += (idleNs - avg) / 8;
-    avg = std::min(avg, 2 * kSchedMigrationCostNs);
-}
-
-void LoadBalancer::nohzBalancerKick(int cpu)
-{
-    // nohz_balancer_kick() from the tick of busy @p cpu; nohz_balance_exit_idle() first: the
-    // CPU's tick runs again.
-    m_tickStopped[static_cast<size_t>(cpu)] = 0;
-    if (std::find(m_tickStopped.begin(), m_tickStopped.end(), 1) == m_tickStopped.end())
-        return; // nohz.nr_cpus == 0
-    const int64_t now = jiffies();
-    // NOHZ_STATS_KICK once nohz.next_blocked has passed and some idle CPU has blocked load;
-    // NOHZ_NEXT_KICK after a CPU stopped its tick, so nohz.next_balance is recomputed.
-    const unsigned next = m_nohzNeedsUpdate ? kNohzNextKick : 0;
-    const unsigned stats = m_nohzHasBlocked && now > m_nohzNextBlocked ? kNohzStatsKick : 0;
-    if (now < m_nohzNextBalance) {
-        if (stats | next)
-            kickIlb(cpu, stats | next);
-        return;
-    }
-    bool kick = m_s.nrRunning(cpu) >= 2;
-    if (const SchedDomain* sd = m_sd.asymPackingDomain(cpu); !kick && sd) {
-        // An idle CPU of higher priority (with its whole core idle on SMT) may take this
-        // CPU's work (§8.5).
-        for (int c = sd->first; c < sd->first + sd->weight && !kick; ++c)
-            kick = c != cpu && m_s.cpuIdle(c) && schedAsym(*sd, c, cpu);
-    }
-    if (!kick && m_sd.asymCapacityDomain(cpu)) {
-        // check_misfit_status(): a misfit task may find a bigger CPU (before 6.10 only when this
-        // CPU is not of the biggest capacity). The LLC rule does not apply (kernel-model.md §8.4).
-        const int64_t misfit = m_s.runQueue(cpu).misfitTaskLoad;
-        kick =
-            misfit && (misfitFittingCpu() || m_sd.topology().capacityOf(cpu) < m_sd.maxCapacity());
-    } else if (!kick) {
-        // More than one busy CPU in the LLC: an idle one may take a task.
-        if (const SchedDomain* llc = m_sd.llc(cpu)) {
-            int busy = 0;
-            for (int c = llc->first; c < llc->first + llc->weight && busy < 2; ++c)
-                if (!m_s.cpuIdle(c))
-                    ++busy;
-            kick = busy > 1;
-        }
-    }
-    if (kick || stats || next)
-        kickIlb(cpu, (kick ? kNohzStatsKick | kNohzBalanceKick : stats) | next);
-}
-
-void LoadBalancer::kickIlb(int cpu, unsigned flags)
-{
-    // kick_ilb(): a balance kick pushes nohz.next_balance one jiffy on (with no idle CPU, look
-    // again next jiffy); find_new_ilb(): the first idle CPU with its tick stopped does the work
-    // for every idle CPU.
-    if (flags & kNohzBalanceKick)
-        m_nohzNextBalance = jiffies() + 1;
-    for (int c = 0; c < m_sd.cpus(); ++c)
-        if (c != cpu && m_tickStopped[static_cast<size_t>(c)] && m_s.cpuIdle(c)) {
-            nohzIdleBalance(c, flags);
-            return;
-        }
-}
-
-bool LoadBalancer::updateNohzStats(int cpu)
-{
-    // update_nohz_stats(): at most once per jiffy, and only while the CPU has blocked load.
-    const auto c = static_cast<size_t>(cpu);
-    if (!m_hasBlockedLoad[c])
-        return false;
-    if (jiffies() <= m_s.runQueue(cpu).lastBlockedUpdate)
-        return true;
-    return updateBlocked(cpu);
-}
-
-bool LoadBalancer::updateBlocked(int cpu)
-{
-    // sched_balance_update_blocked_averages(), then update_blocked_load_status(): the flag is
-    // cleared once nothing is left to decay (it is set again when the CPU enters idle).
-    auto& flag = m_hasBlockedLoad[static_cast<size_t>(cpu)];
-    if (!m_s.updateBlockedAverages(cpu))
-        flag = 0;
-    return flag;
-}
-
-int64_t LoadBalancer::msecsToJiffies(int64_t ms) const
-{
-    return (ms * m_hz + 999) / 1000; // msecs_to_jiffies() rounds up
-}
-
-void LoadBalancer::nohzIdleBalance(int ilbCpu, unsigned flags)
-{
-    // _nohz_idle_balance(): every idle CPU of nohz.idle_cpus_mask, starting after the ILB CPU and
-    // ending with it; stop when the ILB CPU itself got work. NOHZ_STATS_KICK decays their
-    // blocked load (§6.6), NOHZ_BALANCE_KICK balances those whose next_balance is due.
-    const int n = m_sd.cpus();
-    const int64_t now = jiffies();
-    int64_t nextBalance = now + 60 * int64_t{m_hz};
-    bool update = false;
-    bool hasBlocked = false;
-    if (flags & kNohzStatsKick)
-        m_nohzHasBlocked = false;
-    if (flags & kNohzNextKick)
-        m_nohzNeedsUpdate = false;
-    for (int k = 1; k <= n; ++k) {
-        const int c = (ilbCpu + k) % n;
-        if (!m_tickStopped[static_cast<size_t>(c)] || !m_s.cpuIdle(c))
-            continue;
-        if (c != ilbCpu && !m_s.cpuIdle(ilbCpu)) {
-            // need_resched() on the ILB CPU: the next kick does the rest.
-            if (flags & kNohzStatsKick)
-                m_nohzHasBlocked = true;
-            if (flags & kNohzNextKick)
-                m_nohzNeedsUpdate = true;
-            return;
-        }
-        if (flags & kNohzStatsKick)
-            hasBlocked = updateNohzStats(c) || hasBlocked;
-        if ((flags & kNohzBalanceKick) && now >= m_nextBalance[static_cast<size_t>(c)])
-            balanceDomains(c, CpuIdleType::Idle, MigrateReason::NohzIdle);
-        if (nextBalance > m_nextBalance[static_cast<size_t>(c)]) {
-            nextBalance = m_nextBalance[static_cast<size_t>(c)];
-            update = true;
-        }
-    }
-    if (update)
-        m_nohzNextBalance = nextBalance;
-    if (flags & kNohzStatsKick)
-        m_nohzNextBlocked = now + msecsToJiffies(kLoadAvgPeriod); // LOAD_AVG_PERIOD ms
-    if (hasBlocked)
-        m_nohzHasBlocked = true;
 }
 
 } // namespace schedlab

@@ -10,6 +10,7 @@
 
 #include "core/kernel/profile.h"
 #include "core/sched/domains.h"
+#include "core/sched/machinecontext.h"
 #include "core/sched/migration.h"
 
 #include <cstdint>
@@ -17,6 +18,8 @@
 
 namespace schedlab {
 
+class CoreScheduler;
+class Placement;
 struct Rq;
 struct SchedEntity;
 
@@ -30,41 +33,15 @@ constexpr int64_t kSchedMigrationCostNs = 500000;
 /// MAX_PINNED_INTERVAL (ms): the back-off limit while every task is pinned.
 constexpr int kMaxPinnedInterval = 512;
 
-/// The machine-side services of the load balancer.
+/// What the load balancer asks of the machine beyond MachineContext: the stopper and the
+/// blocked-load update (a fake in tests/core/tst_loadbalance.cpp).
 class BalanceServices
 {
 public:
     virtual ~BalanceServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
-    /// rq->nr_running: the tasks of every class on @p cpu, the running one included.
-    virtual int nrRunning(int cpu) const = 0;
-    /// idle_cpu(): nothing runs and nothing is queued.
-    virtual bool cpuIdle(int cpu) const = 0;
-    /// sched_feat(UTIL_EST): utilizations count the tasks' estimates (§6.8).
-    virtual bool utilEst() const { return false; }
-    /// The task of @p taskSe may run on @p cpu (p->cpus_ptr).
-    virtual bool taskAllowed(const SchedEntity& taskSe, int cpu) const = 0;
-    /// sched_core_cookie_match() of the task on @p cpu (true without core scheduling).
-    virtual bool cookieMatch(const SchedEntity& taskSe, int cpu) const = 0;
-    /// Model guard: the task is queued and runnable, not in the middle of a state change.
-    virtual bool migratable(const SchedEntity& taskSe) const = 0;
-    /// throttled_lb_pair(): the task's group is throttled on the source or destination CPU.
-    virtual bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const = 0;
-    /// detach_task() + attach_task(): a non-sleep dequeue, the move, an ENQUEUE_MIGRATED
-    /// enqueue and wakeup_preempt() on @p dstCpu, recorded as a migration.
-    virtual void moveTask(
-        SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) = 0;
     /// The stopper of @p cpu preempts the running fair task (it stays queued as the first
     /// candidate); false if no fair task runs there.
     virtual bool stopperPreempt(int cpu) = 0;
-    /// update_idle_cpu_scan(): SIS_UTIL's nr_idle_scan of @p cpu's LLC from the summed
-    /// cpu_util_cfs() of the LLC level (placement's state; nothing for a machine without it).
-    virtual void updateIdleCpuScan(int cpu, uint64_t sumUtil)
-    {
-        (void)cpu;
-        (void)sumUtil;
-    }
     /// sched_balance_update_blocked_averages(): decay and publish @p cpu's blocked load
     /// (nothing for a machine without group load tracking); true while blocked load is left
     /// (rq->has_blocked_load).
@@ -146,7 +123,8 @@ inline int64_t shrBound(int64_t val, int shift)
 class LoadBalancer
 {
 public:
-    LoadBalancer(BalanceServices& services, SchedDomains& domains, int hz, int64_t tickNs);
+    LoadBalancer(MachineContext& ctx, BalanceServices& services, SchedDomains& domains, int hz,
+        int64_t tickNs);
 
     /// sched_balance_trigger() from the tick of busy @p cpu: the periodic balance of its domains
     /// when rq->next_balance is due, then nohz_balancer_kick() (the idle balance of idle CPUs).
@@ -166,6 +144,15 @@ public:
     /// The profile's traits, read at each use (the profile may change during a run); null:
     /// the newest kernels' rules.
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
+    /// The units the balancer reads: the sched features (UTIL_EST, read at each use), core
+    /// scheduling (sched_core_cookie_match()) and the fair class's placement (SIS_UTIL's
+    /// update_idle_cpu_scan()); each may be null (no UTIL_EST, every cookie matches, no scan).
+    void setUnits(const FeatureSet* features, const CoreScheduler* core, Placement* placement)
+    {
+        m_features = features;
+        m_core = core;
+        m_placement = placement;
+    }
 
     /// sched_balance_domains() of @p cpu (tests call it directly).
     void balanceDomains(int cpu, CpuIdleType idle, MigrateReason reason);
@@ -213,6 +200,11 @@ private:
     bool schedAsym(const SchedDomain& sd, int dstCpu, int srcCpu) const;
     bool misfitFittingCpu() const { return !m_traits || m_traits->misfitFittingCpu; }
 
+    /// detach_task() + attach_task(): MachineContext::moveQueuedTask() and wakeup_preempt() on
+    /// @p dstCpu (an idle destination is rescheduled, except a new-idle one: it is picking).
+    void moveTask(SchedEntity& se, int dstCpu, MigrateReason reason, MigrateDetail detail);
+
+    MachineContext& m_ctx;
     BalanceServices& m_s;
     SchedDomains& m_sd;
     int m_hz = 1000;
@@ -228,6 +220,20 @@ private:
     std::vector<uint8_t> m_newIlbKick;     ///< NOHZ_NEWILB_KICK set by the new-idle balance
     std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)
     const ProfileTraits* m_traits = nullptr;
+    const FeatureSet* m_features = nullptr;
+    const CoreScheduler* m_core = nullptr;
+    Placement* m_placement = nullptr;
+    /// sched_feat(UTIL_EST): utilizations count the tasks' estimates (§6.8).
+    bool utilEst() const;
+    /// p->cpus_ptr of the task of @p taskSe allows @p cpu.
+    bool taskAllowed(const SchedEntity& taskSe, int cpu) const;
+    /// sched_core_cookie_match() of the task of @p taskSe on @p cpu (true without core
+    /// scheduling).
+    bool cookieMatch(const SchedEntity& taskSe, int cpu) const;
+    /// Model guard: a queued, runnable fair task, not in the middle of a state change (parked).
+    bool migratable(const SchedEntity& taskSe) const;
+    /// throttled_lb_pair(): the task's group is throttled on the source or destination CPU.
+    bool throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const;
 };
 
 } // namespace schedlab

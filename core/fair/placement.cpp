@@ -65,16 +65,20 @@ bool pickIdlest(const GroupStats& idlest, const GroupStats& s)
 }
 } // namespace
 
-Placement::Placement(const PlacementServices& services, const SchedDomains& domains, int hz)
-    : m_s(services)
+Placement::Placement(const MachineContext& ctx, const PlacementServices& services,
+    const SchedDomains& domains, int hz)
+    : m_ctx(ctx)
+    , m_s(services)
     , m_sd(&domains)
     , m_hz(hz)
 {
     init();
 }
 
-Placement::Placement(const PlacementServices& services, const CpuTopology& topology, int hz)
-    : m_s(services)
+Placement::Placement(const MachineContext& ctx, const PlacementServices& services,
+    const CpuTopology& topology, int hz)
+    : m_ctx(ctx)
+    , m_s(services)
     , m_ownDomains(std::make_unique<SchedDomains>(topology))
     , m_sd(m_ownDomains.get())
     , m_hz(hz)
@@ -248,15 +252,15 @@ int Placement::wakeAffine(
 int Placement::wakeAffineIdle(int thisCpu, int prevCpu, bool sync)
 {
     // An idle waker CPU means an interrupt woke the task: move only within the cache.
-    if (m_s.idleCpu(thisCpu) && sharesCache(thisCpu, prevCpu))
-        return m_s.idleCpu(prevCpu) ? prevCpu : thisCpu;
+    if (m_ctx.idleCpu(thisCpu) && sharesCache(thisCpu, prevCpu))
+        return m_ctx.idleCpu(prevCpu) ? prevCpu : thisCpu;
     if (sync) {
         const int running =
-            m_s.nrRunning(thisCpu) - (syncDiscountsDelayed ? m_s.nrDelayed(thisCpu) : 0);
+            m_ctx.nrRunning(thisCpu) - (syncDiscountsDelayed ? m_s.nrDelayed(thisCpu) : 0);
         if (running == 1)
             return thisCpu; // the waker is about to sleep: its CPU frees up
     }
-    if (m_s.idleCpu(prevCpu))
+    if (m_ctx.idleCpu(prevCpu))
         return prevCpu;
     return -1;
 }
@@ -287,7 +291,7 @@ int Placement::wakeAffineWeight(
 
 bool Placement::idleOrSchedIdle(int cpu) const
 {
-    return m_s.idleCpu(cpu) || m_s.schedIdleCpu(cpu);
+    return m_ctx.idleCpu(cpu) || m_s.schedIdleCpu(cpu);
 }
 
 bool Placement::asymFits(const Task& p, int cpu) const
@@ -417,7 +421,7 @@ int Placement::selectIdleCore(const Task& /*p*/, int core, std::vector<bool>& cp
     const int end = first + topo().coreSize(core);
     bool idle = true;
     for (int c = first; c < end; ++c) {
-        if (!m_s.idleCpu(c)) {
+        if (!m_ctx.idleCpu(c)) {
             idle = false;
             if (idleCpu == -1) {
                 if (m_s.schedIdleCpu(c) && cpus[static_cast<size_t>(c)]) {
@@ -500,9 +504,9 @@ const SchedGroup* Placement::findDstGroup(const SchedDomain& sd, const Task& p, 
             s.load += m_s.cpuLoad(c);
             s.util += m_s.cpuUtil(c);
             s.runnable += m_s.cpuRunnable(c);
-            const int nr = m_s.nrRunning(c);
+            const int nr = m_ctx.nrRunning(c);
             s.sumNrRunning += nr;
-            if (nr == 0 && m_s.idleCpu(c))
+            if (nr == 0 && m_ctx.idleCpu(c))
                 ++s.idleCpus;
             s.maxCapacity = std::max(s.maxCapacity, capacity(c));
         }
@@ -571,7 +575,7 @@ int Placement::findDstGroupCpu(const SchedGroup& group, const Task& p, int thisC
             continue;
         if (m_s.schedIdleCpu(c))
             return c;
-        if (m_s.idleCpu(c)) {
+        if (m_ctx.idleCpu(c)) {
             // No cpuidle states modelled: the most recently idled CPU (its cache is warmest).
             const int64_t stamp = m_idleStamp[static_cast<size_t>(c)];
             if (stamp > latestIdle) {
@@ -613,7 +617,7 @@ void Placement::cpuEnteredIdle(int cpu, int64_t now)
     // update_idle_core(): a CPU entering idle with all its siblings idle sets the LLC's hint.
     const int first = topo().coreFirst(cpu);
     for (int c = first; c < first + topo().coreSize(cpu); ++c)
-        if (c != cpu && !m_s.idleCpu(c))
+        if (c != cpu && !m_ctx.idleCpu(c))
             return;
     llc(cpu).hasIdleCores = true;
 }

@@ -6,12 +6,14 @@
 // LLC's has_idle_cores hint) for wakeups, and sched_balance_find_dst_cpu() (find the idlest group,
 // then the idlest CPU, level by level) for fork and exec.
 //
-// The machine is seen only through PlacementServices, so the decisions can be unit-tested with a
+// The machine is seen only through MachineContext (nr_running, idle_cpu()) and PlacementServices
+// (the fair class's load and utilization figures), so the decisions can be unit-tested with a
 // fake machine (tests/core/tst_placement.cpp). The sched domains are the load balancer's
 // (SchedDomains, core/sched/domains.h): sd_llc, the domain walk and the groups of find_idlest.
 #pragma once
 
 #include "core/sched/domains.h"
+#include "core/sched/machinecontext.h"
 #include "core/sched/migration.h"
 #include "core/sched/topology.h"
 
@@ -29,12 +31,8 @@ class PlacementServices
 {
 public:
     virtual ~PlacementServices() = default;
-    /// available_idle_cpu(): the CPU runs its idle task and has nothing queued.
-    virtual bool idleCpu(int cpu) const = 0;
     /// sched_idle_cpu(): everything runnable on the CPU is SCHED_IDLE.
     virtual bool schedIdleCpu(int cpu) const = 0;
-    /// rq->nr_running (every class).
-    virtual int nrRunning(int cpu) const = 0;
     /// Delayed-dequeue tasks counted in nr_running (cfs_h_nr_delayed()).
     virtual int nrDelayed(int cpu) const = 0;
     /// cpu_load(): load_avg of the CPU's root cfs_rq.
@@ -69,9 +67,11 @@ class Placement
 {
 public:
     /// Placement over the machine's sched domains (shared with the load balancer).
-    Placement(const PlacementServices& services, const SchedDomains& domains, int hz);
+    Placement(const MachineContext& ctx, const PlacementServices& services,
+        const SchedDomains& domains, int hz);
     /// Placement with sched domains of its own built from @p topology (unit tests).
-    Placement(const PlacementServices& services, const CpuTopology& topology, int hz);
+    Placement(const MachineContext& ctx, const PlacementServices& services,
+        const CpuTopology& topology, int hz);
 
     /// select_task_rq() of a fair task: select_task_rq_fair() when more than one CPU is allowed,
     /// then the fallback to an allowed CPU (select_fallback_rq()).
@@ -148,6 +148,7 @@ private:
     void init();
     const CpuTopology& topo() const { return m_sd->topology(); }
 
+    const MachineContext& m_ctx;
     const PlacementServices& m_s;
     std::unique_ptr<SchedDomains> m_ownDomains; ///< built from a topology (unit tests)
     const SchedDomains* m_sd = nullptr;

@@ -42,7 +42,7 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
     std::map<const CfsRq*, std::pair<int, int>> counts; // h_nr_queued, h_nr_runnable
     std::vector<int> perCpu(static_cast<size_t>(cpus), 0);
     for (int i = 0; i < machine.taskCount(); ++i) {
-        const Task* t = &machine.taskView(i);
+        const Task* t = &machine.task(i);
         if (!t->se.onRq)
             continue;
         if (t->se.cfsRq->cpu != t->cpu)
@@ -89,7 +89,7 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
             report(where + ": sum of w*lag is not within rounding of 0");
     };
     for (int c = 0; c < cpus; ++c) {
-        const Rq& rq = machine.cpuRq(c);
+        const Rq& rq = machine.rq(c);
         check(*rq.cfs, "cpu" + std::to_string(c) + " /");
         if (rq.nrRunning != perCpu[static_cast<size_t>(c)])
             report("cpu" + std::to_string(c) + ": nr_running " + std::to_string(rq.nrRunning)

@@ -30,7 +30,7 @@ void addMachineMetrics(
     const std::vector<TaskGroup>& groups = machine.taskGroups();
     m.durationNs = now;
     for (int i = 0; i < machine.taskCount(); ++i) {
-        const Task* t = &machine.taskView(i);
+        const Task* t = &machine.task(i);
         TaskMetrics tm;
         tm.name = t->name;
         tm.cgroup = groups[static_cast<size_t>(t->group)].path;
@@ -96,11 +96,11 @@ void addMachineMetrics(
         m.cgroups.push_back(std::move(cm));
     }
     for (int c = 0; c < machine.cpuCount(); ++c) {
-        int64_t busy = machine.cpuRq(c).busyNs;
-        if (machine.cpuRq(c).busySince >= 0)
-            busy += now - machine.cpuRq(c).busySince;
+        int64_t busy = machine.rq(c).busyNs;
+        if (machine.rq(c).busySince >= 0)
+            busy += now - machine.rq(c).busySince;
         int64_t forcedIdle = 0;
-        const CoreRqState& cr = machine.cpuRq(c).core;
+        const CoreRqState& cr = machine.rq(c).core;
         forcedIdle = cr.forcedIdleNs + (cr.forcedIdleSince >= 0 ? now - cr.forcedIdleSince : 0);
         m.cpus.push_back({c, busy, forcedIdle});
     }

@@ -9,14 +9,15 @@
 
 namespace schedlab {
 
-DlServerClass::DlServerClass(DlServerServices& services, bool enabled)
-    : m_s(services)
+DlServerClass::DlServerClass(MachineContext& ctx, bool enabled, PickFn pick)
+    : m_ctx(ctx)
+    , m_pick(std::move(pick))
     , m_enabled(enabled)
 { }
 
 SchedEntity* DlServerClass::pickTask(Rq& rq)
 {
-    return rq.fairServer.running ? m_s.pickServed(rq) : nullptr;
+    return rq.fairServer.running ? m_pick(rq) : nullptr;
 }
 
 int DlServerClass::selectTaskRq(const Task& task, int /*wakeFlags*/)
@@ -32,8 +33,8 @@ void DlServerClass::stopIfIdle(Rq& rq)
 
 bool DlServerClass::starved(int cpu)
 {
-    const Rq& rq = m_s.runQueue(cpu);
-    return rq.nrRunning > 0 && rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
+    const Rq& rq = m_ctx.rq(cpu);
+    return rq.nrRunning > 0 && rq.curr && m_ctx.task(rq.curr->task.value).isRt();
 }
 
 void DlServerClass::starve(int cpu)
@@ -43,29 +44,29 @@ void DlServerClass::starve(int cpu)
     // at period end − budget left: only fair tasks that are still starved then get boosted.
     if (!m_enabled)
         return;
-    DlServer& rc = m_s.runQueue(cpu).fairServer;
-    const int64_t now = m_s.clock();
+    DlServer& rc = m_ctx.rq(cpu).fairServer;
+    const int64_t now = m_ctx.clock();
     if (rc.periodEnd < 0 || now >= rc.periodEnd) {
         rc.periodEnd = now + kFairServerPeriodNs;
         rc.runtime = kFairServerRuntimeNs;
         rc.running = false;
-        m_s.cancelTimer(rc.timer);
+        m_ctx.cancelTimer(rc.timer);
         rc.timer = {};
     }
-    if (m_s.timerPending(rc.timer) || rc.runtime <= 0)
+    if (m_ctx.timerPending(rc.timer) || rc.runtime <= 0)
         return;
-    rc.timer = m_s.startServerTimer(cpu, std::max(now, rc.periodEnd - rc.runtime));
+    rc.timer = startTimer(cpu, std::max(now, rc.periodEnd - rc.runtime));
 }
 
 void DlServerClass::timer(int cpu)
 {
-    DlServer& rc = m_s.runQueue(cpu).fairServer;
+    DlServer& rc = m_ctx.rq(cpu).fairServer;
     rc.timer = {};
     const bool isStarved = starved(cpu);
-    if (m_s.clock() >= rc.periodEnd) {
+    if (m_ctx.clock() >= rc.periodEnd) {
         // Replenishment: a new period; defer again if the fair tasks are still starved.
         if (rc.running)
-            m_s.resched(cpu); // the boost ends: RT runs again
+            m_ctx.resched(cpu); // the boost ends: RT runs again
         rc.running = false;
         rc.periodEnd = -1;
         if (isStarved)
@@ -74,9 +75,9 @@ void DlServerClass::timer(int cpu)
     }
     if (isStarved && rc.runtime > 0) {
         rc.running = true; // the server runs its fair tasks ahead of RT
-        m_s.resched(cpu);
+        m_ctx.resched(cpu);
     }
-    rc.timer = m_s.startServerTimer(cpu, rc.periodEnd);
+    rc.timer = startTimer(cpu, rc.periodEnd);
 }
 
 void DlServerClass::account(int cpu, int64_t delta)
@@ -84,13 +85,13 @@ void DlServerClass::account(int cpu, int64_t delta)
     // dl_server_update(): fair execution consumes the server's budget within its period.
     if (!m_enabled)
         return;
-    DlServer& rc = m_s.runQueue(cpu).fairServer;
-    if (rc.periodEnd < 0 || m_s.clock() > rc.periodEnd)
+    DlServer& rc = m_ctx.rq(cpu).fairServer;
+    if (rc.periodEnd < 0 || m_ctx.clock() > rc.periodEnd)
         return;
     rc.runtime = std::max<int64_t>(0, rc.runtime - delta);
     if (rc.running && rc.runtime == 0) {
         rc.running = false;
-        m_s.resched(cpu);
+        m_ctx.resched(cpu);
     }
 }
 

@@ -8,9 +8,11 @@
 #pragma once
 
 #include "core/base/eventid.h"
+#include "core/sched/machinecontext.h"
 #include "core/sched/schedclass.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace schedlab {
 
@@ -26,28 +28,13 @@ struct DlServer
     EventId timer;          ///< zero-laxity (defer) timer or replenishment
 };
 
-/// The machine-side services the server calls.
-class DlServerServices
-{
-public:
-    virtual ~DlServerServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
-    virtual Task& taskAt(int index) = 0;
-    virtual void resched(int cpu) = 0;
-    /// Arms the server timer of @p cpu at @p at; it calls DlServerClass::timer(cpu).
-    virtual EventId startServerTimer(int cpu, int64_t at) = 0;
-    virtual void cancelTimer(EventId id) = 0;
-    virtual bool timerPending(EventId id) const = 0;
-    /// The served class's pick (pick_task_fair()).
-    virtual SchedEntity* pickServed(Rq& rq) = 0;
-};
-
 class DlServerClass final : public SchedClass
 {
 public:
+    /// pick_task of dl_server_init(): the served class's pick (pick_task_fair()).
+    using PickFn = std::function<SchedEntity*(Rq&)>;
     /// @p enabled: the profile has the server (6.12+); otherwise every call is a no-op.
-    DlServerClass(DlServerServices& services, bool enabled);
+    DlServerClass(MachineContext& ctx, bool enabled, PickFn pick);
 
     /// dl_server_start() in defer mode: fair tasks of @p cpu are runnable but RT was picked.
     void starve(int cpu);
@@ -64,7 +51,9 @@ public:
     void enqueueTask(Rq&, Task&, int) override { }
     void dequeueTask(Rq&, Task&, int) override { }
     void putPrevTask(Rq&, Task&) override { }
-    void setNextTask(Rq&, Task&) override { }
+    void setNextTask(Rq&, Task&, bool) override { }
+    bool schedulePrev(Rq&, Task&) override { return true; }
+    int affinityCpu(const Task& task, int) override { return selectTaskRq(task, 0); }
     void taskTick(Rq&, Task&) override { }
     void wakeupPreempt(Rq&, Task&, int) override { }
     int selectTaskRq(const Task& task, int wakeFlags) override;
@@ -73,8 +62,14 @@ public:
 
 private:
     bool starved(int cpu);
+    /// Arms the zero-laxity / replenishment timer of @p cpu at @p at.
+    EventId startTimer(int cpu, int64_t at)
+    {
+        return m_ctx.startTimer(at, cpu, [this, cpu] { timer(cpu); });
+    }
 
-    DlServerServices& m_s;
+    MachineContext& m_ctx;
+    PickFn m_pick;
     bool m_enabled = false;
 };
 

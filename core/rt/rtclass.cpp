@@ -2,6 +2,10 @@
 // The RT class (kernel/sched/rt.c), kernel-model.md §10. Simplifications: core/rt/rtclass.h.
 #include "core/rt/rtclass.h"
 
+#include "core/coresched/corescheduler.h"
+#include "core/fair/taskgroup.h"
+#include "core/kernel/cgroupfiles.h"
+#include "core/kernel/profile.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
 
@@ -12,8 +16,8 @@
 
 namespace schedlab {
 
-RtClass::RtClass(RtServices& services, int hz, bool fairServer)
-    : m_s(services)
+RtClass::RtClass(MachineContext& ctx, int hz, bool fairServer)
+    : m_ctx(ctx)
     , m_hz(hz)
     , m_fairServer(fairServer)
 {
@@ -21,6 +25,22 @@ RtClass::RtClass(RtServices& services, int hz, bool fairServer)
     root.runtimeNs = kRtDefaultRuntimeNs; // the root group carries the global values (§10.1)
     root.periodNs = kRtDefaultPeriodNs;
     m_groups.push_back(std::move(root));
+}
+
+void RtClass::armPeriodTimer(int g)
+{
+    RtGroup& rg = group(g);
+    if (m_ctx.timerPending(rg.periodTimer))
+        return;
+    rg.periodTimer = m_ctx.startTimer(m_ctx.clock() + rg.periodNs, -1, [this, g] {
+        group(g).periodTimer = {};
+        periodTimer(g);
+    });
+}
+
+bool RtClass::cookieFits(const Task& task, int cpu) const
+{
+    return !m_core || m_core->cookieFits(task, cpu);
 }
 
 int RtClass::rrTicks() const
@@ -45,24 +65,25 @@ void RtClass::enqueueTask(Rq& rq, Task& task, int flags)
     } else if (flags & RtEnqueueHead) {
         task.rtPrev = -1;
         task.rtNext = first;
-        m_s.taskAt(first).rtPrev = task.index;
+        m_ctx.task(first).rtPrev = task.index;
         first = task.index;
     } else {
         task.rtPrev = last;
         task.rtNext = -1;
-        m_s.taskAt(last).rtNext = task.index;
+        m_ctx.task(last).rtNext = task.index;
         last = task.index;
     }
     ++q.nrQueued;
     task.rtQueued = true;
     // inc_rt_group() → start_rt_bandwidth(): the period timer runs while the rt_rq is busy.
-    for (int g = task.group; g >= 0; g = m_s.groupParent(g))
+    for (int g = task.group; g >= 0; g = m_ctx.taskGroups()[static_cast<size_t>(g)].parent)
         if (applies(g))
-            m_s.armPeriodTimer(g);
+            armPeriodTimer(g);
     if (task.policy == Policy::RoundRobin && task.rtTicksLeft <= 0)
         task.rtTicksLeft = rrTicks();
     ++m_queued;
-    m_s.taskQueued(task, true);
+    if (m_core)
+        m_core->rtTaskQueued(task, true);
 }
 
 void RtClass::dequeueTask(Rq& rq, Task& task, int /*flags*/)
@@ -75,11 +96,11 @@ void RtClass::dequeueTask(Rq& rq, Task& task, int /*flags*/)
     RtRq& q = rq.rt;
     const int i = RtRq::indexOf(task.rtPriority);
     if (task.rtPrev >= 0)
-        m_s.taskAt(task.rtPrev).rtNext = task.rtNext;
+        m_ctx.task(task.rtPrev).rtNext = task.rtNext;
     else
         q.head[static_cast<size_t>(i)] = task.rtNext;
     if (task.rtNext >= 0)
-        m_s.taskAt(task.rtNext).rtPrev = task.rtPrev;
+        m_ctx.task(task.rtNext).rtPrev = task.rtPrev;
     else
         q.tail[static_cast<size_t>(i)] = task.rtPrev;
     if (q.head[static_cast<size_t>(i)] < 0)
@@ -88,14 +109,15 @@ void RtClass::dequeueTask(Rq& rq, Task& task, int /*flags*/)
     --q.nrQueued;
     task.rtQueued = false;
     --m_queued;
-    m_s.taskQueued(task, false);
+    if (m_core)
+        m_core->rtTaskQueued(task, false);
 }
 
 std::vector<int> RtClass::queuedTasks(const Rq& rq)
 {
     std::vector<int> out;
     for (int i = rq.rt.firstIndex(); i >= 0; i = rq.rt.nextIndex(i + 1))
-        for (int idx = rq.rt.head[static_cast<size_t>(i)]; idx >= 0; idx = m_s.taskAt(idx).rtNext)
+        for (int idx = rq.rt.head[static_cast<size_t>(i)]; idx >= 0; idx = m_ctx.task(idx).rtNext)
             out.push_back(idx);
     return out;
 }
@@ -112,7 +134,7 @@ bool RtClass::applies(int group) const
 
 bool RtClass::throttled(const Task& task) const
 {
-    for (int g = task.group; g >= 0; g = m_s.groupParent(g)) {
+    for (int g = task.group; g >= 0; g = m_ctx.taskGroups()[static_cast<size_t>(g)].parent) {
         const RtGroup& rg = m_groups[static_cast<size_t>(g)];
         if (!rg.cpu.empty() && rg.cpu[static_cast<size_t>(task.cpu)].throttled)
             return true;
@@ -124,10 +146,10 @@ Task* RtClass::pickFirst(int cpu)
 {
     // pick_next_rt_entity(): the first task of the highest non-empty priority; tasks of a
     // throttled rt_rq are passed over (the kernel skips their group's entity).
-    const RtRq& q = m_s.runQueue(cpu).rt;
+    const RtRq& q = m_ctx.rq(cpu).rt;
     for (int i = q.firstIndex(); i >= 0; i = q.nextIndex(i + 1))
         for (int idx = q.head[static_cast<size_t>(i)]; idx >= 0;) {
-            Task& t = m_s.taskAt(idx);
+            Task& t = m_ctx.task(idx);
             ++m_queueVisits;
             if (!throttled(t))
                 return &t;
@@ -148,26 +170,26 @@ SchedEntity* RtClass::pickTask(Rq& rq)
 void RtClass::updateCurrTask(Task& task)
 {
     // update_curr_rt(): charge the task and every rt_rq on its path (§10.4).
-    const int64_t now = m_s.clock();
+    const int64_t now = m_ctx.clock();
     const int64_t delta = now - task.rtExecStart;
     if (delta <= 0)
         return;
     task.rtExecStart = now;
     task.se.sumExecRuntime += delta;
-    m_s.accountExec(task.se, delta);
-    for (int g = task.group; g >= 0; g = m_s.groupParent(g)) {
+    m_ctx.accountExec(task.se, delta);
+    for (int g = task.group; g >= 0; g = m_ctx.taskGroups()[static_cast<size_t>(g)].parent) {
         if (!applies(g))
             continue;
         RtGroup& rg = m_groups[static_cast<size_t>(g)];
         if (rg.cpu.empty())
-            rg.cpu.resize(static_cast<size_t>(m_s.cpuCount()));
+            rg.cpu.resize(static_cast<size_t>(m_ctx.cpuCount()));
         RtRqBw& bw = rg.cpu[static_cast<size_t>(task.cpu)];
         bw.rtTime += delta;
-        m_s.armPeriodTimer(g);
+        armPeriodTimer(g);
         // sched_rt_runtime_exceeded(): a runtime of 0 (PI-boosted time) never throttles.
         if (!bw.throttled && rg.runtimeNs > 0 && bw.rtTime > rg.runtimeNs) {
             bw.throttled = true;
-            m_s.resched(task.cpu);
+            m_ctx.resched(task.cpu);
         }
     }
 }
@@ -175,7 +197,7 @@ void RtClass::updateCurrTask(Task& task)
 void RtClass::updateCurr(Rq& rq)
 {
     if (rq.curr) {
-        Task& t = m_s.taskAt(rq.curr->task.value);
+        Task& t = m_ctx.task(rq.curr->task.value);
         if (t.isRt())
             updateCurrTask(t);
     }
@@ -186,21 +208,47 @@ void RtClass::switchedTo(Rq& rq, Task& task)
     // switched_to_rt(), model: the running task's CPU reschedules at once; a queued one checks
     // for preemption as at a wakeup (the RT balance after that schedule() may push it).
     if (rq.curr == &task.se)
-        m_s.resched(rq.cpu);
+        m_ctx.resched(rq.cpu);
     else if (task.rtQueued)
-        m_s.wakeupPreempt(rq, task);
+        m_ctx.wakeupPreempt(rq, task);
 }
 
-void RtClass::putPrevTask(Rq& rq, Task& prev)
+void RtClass::putPrevTask(Rq& /*rq*/, Task& prev)
 {
     updateCurrTask(prev);
-    if (prev.blocking || prev.exiting)
-        dequeueTask(rq, prev, 0);
 }
 
-void RtClass::setNextTask(Rq& /*rq*/, Task& next)
+bool RtClass::schedulePrev(Rq& rq, Task& prev)
 {
-    next.rtExecStart = m_s.clock();
+    putPrevTask(rq, prev);
+    if (prev.blocking || prev.exiting)
+        dequeueTask(rq, prev, 0); // block_task()
+    return true;
+}
+
+void RtClass::taskDead(Rq& rq, Task& task)
+{
+    dequeueTask(rq, task, 0);
+}
+
+void RtClass::setNextTask(Rq& /*rq*/, Task& next, bool /*first*/)
+{
+    next.rtExecStart = m_ctx.clock();
+}
+
+bool RtClass::changeGroupInPlace(Rq& rq, Task& task, int group)
+{
+    if (rq.curr == &task.se)
+        updateCurrTask(task);
+    task.group = group;
+    if (task.rtQueued)
+        m_ctx.resched(task.cpu);
+    return true;
+}
+
+void RtClass::setCpusAllowed(Rq& rq, Task& /*task*/)
+{
+    balance(rq);
 }
 
 void RtClass::periodTimer(int group)
@@ -208,12 +256,11 @@ void RtClass::periodTimer(int group)
     // do_sched_rt_period_timer(): per CPU, rt_time −= min(rt_time, runtime); unthrottle when
     // rt_time < runtime; the timer stops when nothing is left to refill (§10.4).
     RtGroup& rg = m_groups[static_cast<size_t>(group)];
-    rg.periodTimer = {};
     bool active = false;
-    for (int c = 0; c < m_s.cpuCount() && !rg.cpu.empty(); ++c) {
-        const Rq& rq = m_s.runQueue(c);
-        if (rq.curr && m_s.taskAt(rq.curr->task.value).isRt())
-            updateCurrTask(m_s.taskAt(rq.curr->task.value));
+    for (int c = 0; c < m_ctx.cpuCount() && !rg.cpu.empty(); ++c) {
+        const Rq& rq = m_ctx.rq(c);
+        if (rq.curr && m_ctx.task(rq.curr->task.value).isRt())
+            updateCurrTask(m_ctx.task(rq.curr->task.value));
         RtRqBw& bw = rg.cpu[static_cast<size_t>(c)];
         if (bw.rtTime == 0 && !bw.throttled)
             continue;
@@ -221,13 +268,73 @@ void RtClass::periodTimer(int group)
         bw.rtTime -= std::min(bw.rtTime, runtime);
         if (bw.throttled && (bw.rtTime < runtime || !applies(group))) {
             bw.throttled = false;
-            m_s.resched(c);
+            m_ctx.resched(c);
         }
         if (bw.rtTime > 0 || bw.throttled)
             active = true;
     }
     if (active)
-        m_s.armPeriodTimer(group);
+        armPeriodTimer(group);
+}
+
+// --- the cpu controller's RT files (§10.1–§10.3) -------------------------------------------------
+
+namespace {
+
+std::string errnoName(int err)
+{
+    switch (err) {
+    case -EBUSY:
+        return "EBUSY";
+    case -EPERM:
+        return "EPERM";
+    default:
+        return "EINVAL";
+    }
+}
+
+} // namespace
+
+void RtClass::groupCreated(int group, int parent)
+{
+    // alloc_rt_sched_group(): runtime 0, period 1 s (§10.1); the kernel's list order for the
+    // admission walk.
+    m_groups.resize(std::max(m_groups.size(), static_cast<size_t>(group) + 1));
+    m_groups[static_cast<size_t>(parent)].children.push_back(group);
+}
+
+bool RtClass::admits(int group) const
+{
+    // sched_rt_can_attach(): no RT task in a group without RT runtime (the root always has it).
+    return group == 0 || m_groups[static_cast<size_t>(group)].runtimeNs != 0;
+}
+
+RtWalkCount RtClass::writeFiles(
+    int group, const CgroupFiles& files, std::vector<std::string>& refused)
+{
+    RtWalkCount total;
+    const std::string& path = m_ctx.taskGroups()[static_cast<size_t>(group)].path;
+    auto write = [&](const std::string& file, int64_t value, int64_t periodNs, int64_t runtimeNs) {
+        RtWalkCount c;
+        std::string why;
+        const int err = setBandwidth(group, periodNs, runtimeNs, &c, &why);
+        total.groups += c.groups;
+        total.tasks += c.tasks;
+        total.hasRtTaskCalls += c.hasRtTaskCalls;
+        if (err)
+            refused.push_back("write " + std::to_string(value) + " > " + path + "/" + file + ": "
+                + errnoName(err) + " (" + why + ")");
+    };
+    const RtGroup& rg = m_groups[static_cast<size_t>(group)];
+    // sched_group_set_rt_period() keeps the runtime; sched_group_set_rt_runtime() the period.
+    if (files.rtPeriodUs)
+        write("cpu.rt_period_us", *files.rtPeriodUs, *files.rtPeriodUs * 1000, rg.runtimeNs);
+    if (files.rtRuntimeUs) {
+        const int64_t us = *files.rtRuntimeUs;
+        write("cpu.rt_runtime_us", us, m_groups[static_cast<size_t>(group)].periodNs,
+            us < 0 ? kRtRuntimeInf : us * 1000);
+    }
+    return total;
 }
 
 // --- RT group bandwidth: admission (§10.2, §10.3)
@@ -249,7 +356,8 @@ int RtClass::setBandwidth(
         *why = "runtime above max_rt_runtime";
         return -EINVAL;
     }
-    const bool walkAll = m_s.constraintWalksAllTasks();
+    const bool walkAll =
+        m_choices && m_choices->rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
 
     // tg_has_rt_tasks() needs, per group, how many threads the iteration visits before it finds
     // an RT task of the group. Both iterations are counted exactly from one pass over the task
@@ -263,8 +371,8 @@ int RtClass::setBandwidth(
     std::unordered_map<int, int64_t> groupThreads;    // group → live tasks
     auto build = [&] {
         built = true;
-        for (int i = 0; i < m_s.taskCount(); ++i) {
-            const Task* t = &m_s.taskAt(i);
+        for (int i = 0; i < m_ctx.taskCount(); ++i) {
+            const Task* t = &m_ctx.task(i);
             if (!t->alive)
                 continue;
             ++liveThreads;
@@ -305,7 +413,7 @@ int RtClass::setBandwidth(
         ++count->groups;
         const int64_t period = periodOf(g);
         const int64_t runtime = runtimeOf(g);
-        const std::string& path = m_s.groupPath(g);
+        const std::string& path = m_ctx.taskGroups()[static_cast<size_t>(g)].path;
         if (runtime != kRtRuntimeInf && runtime > period) {
             *why = path + ": runtime above the period";
             return -EINVAL;
@@ -350,7 +458,7 @@ int RtClass::setBandwidth(
     // A raised runtime may unthrottle at once (the kernel re-checks at the next period timer;
     // an rt_rq whose rt_time is now below the runtime is released there).
     if (!rg.cpu.empty())
-        m_s.armPeriodTimer(group);
+        armPeriodTimer(group);
     return 0;
 }
 
@@ -369,20 +477,20 @@ void RtClass::taskTick(Rq& rq, Task& t)
     if (peers) {
         dequeueTask(rq, t, 0);
         enqueueTask(rq, t, 0);
-        m_s.resched(rq.cpu);
+        m_ctx.resched(rq.cpu);
     }
 }
 
 void RtClass::wakeupPreempt(Rq& rq, Task& task, int /*wakeFlags*/)
 {
     // wakeup_preempt(): a higher class always preempts; within RT a higher priority does.
-    const Task* curr = rq.curr ? &m_s.taskAt(rq.curr->task.value) : nullptr;
+    const Task* curr = rq.curr ? &m_ctx.task(rq.curr->task.value) : nullptr;
     if (throttled(task) || curr == &task)
         return;
     if (curr && !curr->isRt() && rq.fairServer.running)
         return; // the fair server runs as a deadline entity, above RT
     if (!curr || !curr->isRt() || task.rtPriority > curr->rtPriority)
-        m_s.resched(rq.cpu);
+        m_ctx.resched(rq.cpu);
 }
 
 // --- CPU selection and push/pull
@@ -391,14 +499,14 @@ void RtClass::wakeupPreempt(Rq& rq, Task& task, int /*wakeFlags*/)
 int RtClass::cpuPrio(int cpu)
 {
     // What a CPU runs, as cpupri sees it: idle −1, a fair task 0, an RT task its priority.
-    const Rq& rq = m_s.runQueue(cpu);
-    const Task* t = rq.curr ? &m_s.taskAt(rq.curr->task.value) : nullptr;
+    const Rq& rq = m_ctx.rq(cpu);
+    const Task* t = rq.curr ? &m_ctx.task(rq.curr->task.value) : nullptr;
     if (t && t->isRt())
         return t->rtPriority;
     // cpupri follows the highest queued RT priority (rt.highest_prio.curr), not the running
     // task. The two differ when core scheduling keeps a queued RT task off its CPU (forced idle,
     // or a sibling's cookie): that CPU is no target for pushes and does not pull.
-    if (m_s.coreSchedActive())
+    if ((m_core && m_core->active()))
         if (const Task* rt = pickFirst(cpu))
             return rt->rtPriority;
     if (!t)
@@ -427,16 +535,14 @@ int RtClass::selectTaskRq(const Task& task, int /*wakeFlags*/)
 void RtClass::balance(Rq& rq)
 {
     const int cpu = rq.cpu;
-    if (m_queued <= 0 || m_s.cpuCount() == 1)
+    if (m_queued <= 0 || m_ctx.cpuCount() == 1)
         return;
-    auto waiting = [&](const Task& t) {
-        return m_s.runQueue(t.cpu).curr != &t.se && !throttled(t);
-    };
+    auto waiting = [&](const Task& t) { return m_ctx.rq(t.cpu).curr != &t.se && !throttled(t); };
     // The lowest priority another CPU runs: no task at or below it can be pushed anywhere. It
     // only changes when a push changes a queue, and is then computed again.
     auto lowestElsewhere = [&] {
         int lowest = std::numeric_limits<int>::max();
-        for (int c = 0; c < m_s.cpuCount(); ++c)
+        for (int c = 0; c < m_ctx.cpuCount(); ++c)
             if (c != cpu)
                 lowest = std::min(lowest, cpuPrio(c));
         return lowest;
@@ -447,13 +553,13 @@ void RtClass::balance(Rq& rq)
     // they would bounce between siblings that cannot run them. The walk follows the queue in
     // place: a push only unlinks the task it moves (the next one is read before), and it stops
     // at the first task whose priority no other CPU runs below, as every later one is lower.
-    const bool runsRt = rq.curr && m_s.taskAt(rq.curr->task.value).isRt();
-    if (rq.rt.nrQueued > 0 && (!m_s.coreSchedActive() || runsRt)) {
+    const bool runsRt = rq.curr && m_ctx.task(rq.curr->task.value).isRt();
+    if (rq.rt.nrQueued > 0 && (!(m_core && m_core->active()) || runsRt)) {
         int lowest = lowestElsewhere();
         bool done = false;
         for (int i = rq.rt.firstIndex(); i >= 0 && !done; i = rq.rt.nextIndex(i + 1)) {
             for (int idx = rq.rt.head[static_cast<size_t>(i)]; idx >= 0;) {
-                Task& t = m_s.taskAt(idx);
+                Task& t = m_ctx.task(idx);
                 ++m_queueVisits;
                 idx = t.rtNext;
                 if (t.rtPriority <= lowest) {
@@ -464,13 +570,12 @@ void RtClass::balance(Rq& rq)
                     continue;
                 int best = -1;
                 for (int c = t.cpus.first(); c >= 0; c = t.cpus.next(c))
-                    if (c != cpu && m_s.cookieFits(t, c)
-                        && (best < 0 || cpuPrio(c) < cpuPrio(best)))
+                    if (c != cpu && cookieFits(t, c) && (best < 0 || cpuPrio(c) < cpuPrio(best)))
                         best = c;
                 if (best < 0 || cpuPrio(best) >= t.rtPriority)
                     continue;
-                m_s.migrate(t, best);
-                m_s.wakeupPreempt(m_s.runQueue(best), t);
+                m_ctx.moveQueuedTask(t, best, MigrateReason::Rt);
+                m_ctx.wakeupPreempt(m_ctx.rq(best), t);
                 lowest = lowestElsewhere();
             }
         }
@@ -479,19 +584,19 @@ void RtClass::balance(Rq& rq)
     if (cpuPrio(cpu) > 0)
         return;
     Task* pick = nullptr;
-    for (int c = 0; c < m_s.cpuCount(); ++c) {
+    for (int c = 0; c < m_ctx.cpuCount(); ++c) {
         if (c == cpu)
             continue;
-        const RtRq& q = m_s.runQueue(c).rt;
+        const RtRq& q = m_ctx.rq(c).rt;
         bool found = false;
         for (int i = q.firstIndex(); i >= 0 && !found; i = q.nextIndex(i + 1)) {
             // The queue is ordered: nothing from here on beats the pick so far.
             if (pick && RtRq::priorityOf(i) <= pick->rtPriority)
                 break;
-            for (int idx = q.head[static_cast<size_t>(i)]; idx >= 0; idx = m_s.taskAt(idx).rtNext) {
-                Task& t = m_s.taskAt(idx);
+            for (int idx = q.head[static_cast<size_t>(i)]; idx >= 0; idx = m_ctx.task(idx).rtNext) {
+                Task& t = m_ctx.task(idx);
                 ++m_queueVisits;
-                if (waiting(t) && t.cpus.test(cpu) && m_s.cookieFits(t, cpu)) {
+                if (waiting(t) && t.cpus.test(cpu) && cookieFits(t, cpu)) {
                     pick = &t; // the first waiting one is its queue's best
                     found = true;
                     break;
@@ -500,8 +605,8 @@ void RtClass::balance(Rq& rq)
         }
     }
     if (pick) {
-        m_s.migrate(*pick, cpu);
-        m_s.resched(cpu);
+        m_ctx.moveQueuedTask(*pick, cpu, MigrateReason::Rt);
+        m_ctx.resched(cpu);
     }
 }
 

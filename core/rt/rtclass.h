@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The RT scheduling class (SCHED_FIFO / SCHED_RR, kernel/sched/rt.c) and RT group bandwidth
 // (CONFIG_RT_GROUP_SCHED), kernel-model.md §10: queue, pick, accounting, tick, push/pull, the
-// period timer's refill. Timers, migrations and core-scheduling checks are the machine's,
-// reached through RtServices (a fake in tests/core/tst_rtunit.cpp). Admission control of
+// period timer's refill. The machine (clock, timers, migrations) is reached through
+// MachineContext (tests/support/fakemachine.h in tests/core/tst_rtunit.cpp), the core
+// scheduler's cookies through the CoreScheduler it is given. Admission control of
 // cpu.rt_runtime_us writes (tg_set_rt_bandwidth) is here too; the cost of its walk is the
 // kernel-work cost model's (core/workload/kernelwork.h).
 //
@@ -19,6 +20,7 @@
 #pragma once
 
 #include "core/base/eventid.h"
+#include "core/sched/machinecontext.h"
 #include "core/sched/schedclass.h"
 
 #include <array>
@@ -101,56 +103,26 @@ struct RtRq
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.
-struct RtWalkCount
-{
-    int64_t groups = 0;         ///< tg_rt_schedulable() calls
-    int64_t tasks = 0;          ///< threads visited by tg_has_rt_tasks()
-    int64_t hasRtTaskCalls = 0; ///< tg_has_rt_tasks() calls
-};
 
 struct Rq;
 struct SchedEntity;
 struct Task;
 
-/// The machine-side services the RT class calls.
-class RtServices
-{
-public:
-    virtual ~RtServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual int cpuCount() const = 0;
-    virtual Rq& runQueue(int cpu) = 0;
-    virtual Task& taskAt(int index) = 0;
-    virtual int groupParent(int group) const = 0;                     ///< -1 for the root
-    virtual void resched(int cpu) = 0;                                ///< resched_curr()
-    virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0; ///< task CPU time
-    /// start_rt_bandwidth(): arm @p group's period timer unless it is pending; it calls
-    /// RtClass::periodTimer() when it fires.
-    virtual void armPeriodTimer(int group) = 0;
-    /// sched_core_enqueue()/dequeue() of an RT task (core_tree upkeep).
-    virtual void taskQueued(Task& /*task*/, bool /*enqueued*/) { }
-    virtual bool coreSchedActive() const { return false; }
-    /// Under core scheduling, may @p task be moved to @p cpu (docs: RT balance simplification).
-    virtual bool cookieFits(const Task& /*task*/, int /*cpu*/) const { return true; }
-    /// Moves queued @p task to @p cpu (dequeue, set_task_cpu, enqueue, migration record).
-    virtual void migrate(Task& task, int cpu) = 0;
-    /// wakeup_preempt() through the machine's class dispatch (a task pushed to @p rq).
-    virtual void wakeupPreempt(Rq& rq, Task& task) = 0;
-    // For admission control (tg_rt_schedulable()): the task list and the groups' paths.
-    virtual int taskCount() const = 0; ///< tasks ever created, in fork order (taskAt(0…))
-    virtual const std::string& groupPath(int group) const = 0;
-    /// The profile's rt_constraint_check: walk_all_tasks (before b4fb015eeff7) or patched.
-    virtual bool constraintWalksAllTasks() const = 0;
-};
+class CoreScheduler;
+struct ProfileChoices;
 
 enum RtEnqueueFlag : int { RtEnqueueHead = 0x1000 }; ///< ENQUEUE_HEAD
 
-class RtClass final : public SchedClass
+class RtClass final : public SchedClass, private SchedGroupOps
 {
 public:
     /// @p hz: CONFIG_HZ (the RR slice is in jiffies); @p fairServer: 6.12+, the root rt_rq is
     /// then not limited by the global bandwidth.
-    RtClass(RtServices& services, int hz, bool fairServer);
+    RtClass(MachineContext& ctx, int hz, bool fairServer);
+    /// Core scheduling (sched_core_enqueue/dequeue, the cookie checks of push/pull); null: none.
+    void setCoreScheduler(CoreScheduler* core) { m_core = core; }
+    /// The profile's choices, read at each use (rt_constraint_check); null: the patched walk.
+    void setChoices(const ProfileChoices* choices) { m_choices = choices; }
 
     // SchedClass
     const char* name() const override { return "rt"; }
@@ -158,8 +130,24 @@ public:
     void dequeueTask(Rq& rq, Task& task, int flags) override;
     /// pick_task_rt(); null while the fair server boosts the fair class (it runs above RT).
     SchedEntity* pickTask(Rq& rq) override;
+    /// put_prev_task_rt(): update_curr_rt().
     void putPrevTask(Rq& rq, Task& prev) override;
-    void setNextTask(Rq& rq, Task& next) override;
+    void setNextTask(Rq& rq, Task& next, bool first) override;
+    /// put_prev_task_rt() before the pick (the charge may throttle the group the pick then
+    /// skips), and block_task()'s dequeue of a task that blocks or dies.
+    bool schedulePrev(Rq& rq, Task& prev) override;
+    /// task_dead() of a killed task: it leaves the RT queue.
+    void taskDead(Rq& rq, Task& task) override;
+    bool fairPolicy() const override { return false; }
+    bool placesBlockedOnMaskChange() const override { return true; }
+    int affinityCpu(const Task& task, int /*thisCpu*/) override { return selectTaskRq(task, 0); }
+    /// The model moves an RT task between groups in place: update_curr_rt() of a running task,
+    /// the new group, and a resched of a queued one (the new group may be throttled here, or
+    /// not).
+    bool changeGroupInPlace(Rq& rq, Task& task, int group) override;
+    /// set_cpus_allowed_rt(), model: a waiting task may now be pushed to a newly allowed CPU.
+    void setCpusAllowed(Rq& rq, Task& task) override;
+    SchedGroupOps* groupOps() override { return this; }
     void taskTick(Rq& rq, Task& curr) override;
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
     int selectTaskRq(const Task& task, int wakeFlags) override;
@@ -191,6 +179,12 @@ public:
     int setBandwidth(
         int group, int64_t periodNs, int64_t runtimeNs, RtWalkCount* count, std::string* why);
 
+    // SchedGroupOps: cpu.rt_runtime_us and cpu.rt_period_us (§10.1–§10.3)
+    void groupCreated(int group, int parent) override;
+    RtWalkCount writeFiles(
+        int group, const CgroupFiles& files, std::vector<std::string>& refused) override;
+    bool admits(int group) const override;
+
     std::vector<RtGroup>& groups() { return m_groups; }
     const std::vector<RtGroup>& groups() const { return m_groups; }
     RtGroup& group(int g) { return m_groups[static_cast<size_t>(g)]; }
@@ -198,7 +192,14 @@ public:
     int rrTicks() const;                    ///< RR_TIMESLICE in ticks
 
 private:
-    RtServices& m_s;
+    /// start_rt_bandwidth(): arms @p group's period timer unless it is pending.
+    void armPeriodTimer(int group);
+    /// Under core scheduling, may @p task be moved to @p cpu (CoreScheduler::cookieFits()).
+    bool cookieFits(const Task& task, int cpu) const;
+
+    MachineContext& m_ctx;
+    CoreScheduler* m_core = nullptr;
+    const ProfileChoices* m_choices = nullptr;
     int m_hz = 1000;
     bool m_fairServer = false;
     std::vector<RtGroup> m_groups; ///< per task group (index as the machine's groups)

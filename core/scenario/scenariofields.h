@@ -3,7 +3,8 @@
 // reader (scenarioreader.cpp) and the writer (scenariowriter.cpp) both walk them; the order of a
 // table is the order of the writer's output and of "expected one of: …" in messages.
 //
-// Adding a key to a flat struct: add the member in scenario.h, one row here (key, check, write),
+// Adding a key to a flat struct: add the member in its struct (core/sim/scenariospec.h,
+// core/workload/program.h or core/kernel/cgroupfiles.h), one row here (key, check, write),
 // document it in docs/scenario-format.md; a rule that involves another field goes into the
 // section reader as an explicit check.
 #pragma once

@@ -16,7 +16,9 @@ public:
     void dequeueTask(Rq&, Task&, int) override { }
     SchedEntity* pickTask(Rq&) override { return nullptr; }
     void putPrevTask(Rq&, Task&) override { }
-    void setNextTask(Rq&, Task&) override { }
+    void setNextTask(Rq&, Task&, bool) override { }
+    bool schedulePrev(Rq&, Task&) override { return true; }
+    int affinityCpu(const Task& task, int) override { return task.cpu; }
     void taskTick(Rq&, Task&) override { }
     void wakeupPreempt(Rq&, Task&, int) override { }
     int selectTaskRq(const Task& task, int /*wakeFlags*/) override { return task.cpu; }

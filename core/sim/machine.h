@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine behind Simulation: CPUs with their run queues, task groups, tasks and their
-// programs, the event loop, the recording. Scheduling decisions are the FairClass's; this class
-// provides the kernel's core around it (__schedule, try_to_wake_up, wake_up_new_task, the tick,
-// set_user_nice, sched_move_task, affinity) and the workload interpreter.
+// programs, the event loop, the recording. Scheduling decisions are the classes'; this class
+// provides the kernel's core around them (__schedule, try_to_wake_up, wake_up_new_task, the tick,
+// set_user_nice, sched_move_task, affinity), reaching a class only through its SchedClass
+// operations (core/sched/schedclass.h; the class table in machineclasses.cpp), and the workload
+// interpreter. Construction is machinesetup.cpp, the resource guards ResourceGuard, the busy/wait
+// books WaitBook.
 #pragma once
 
 #include "core/base/prng.h"
@@ -22,7 +25,9 @@
 #include "core/sched/migration.h"
 #include "core/sched/rq.h"
 #include "core/sim/eventqueue.h"
+#include "core/sim/resourceguard.h"
 #include "core/sim/simulation.h"
+#include "core/sim/waitbook.h"
 #include "core/workload/interpreter.h"
 #include "core/workload/kernelwork.h"
 #include "core/workload/mutexes.h"
@@ -39,18 +44,13 @@
 
 namespace schedlab {
 
-class Machine final : public FairHooks,
-                      private RtServices,
-                      private DlServerServices,
-                      private FairSchedServices,
-                      private CoreSchedServices,
-                      private LoadServices,
+/// The machine context of every class and unit (MachineContext, read-only as MachineView) and
+/// the narrow services left to single units: BalanceServices, KernelWorkServices and
+/// ProgramServices.
+class Machine final : public MachineView,
                       private BalanceServices,
-                      private MutexServices,
-                      private CfsBandwidthServices,
                       private KernelWorkServices,
-                      private ProgramServices,
-                      private MachineView
+                      private ProgramServices
 {
 public:
     Machine(const Scenario& scenario, const RunOptions& options);
@@ -70,70 +70,45 @@ public:
     std::string profileName() const { return m_profileName; }
     const FeatureSet& features() const { return m_features; }
     const ProfileChoices& choices() const { return m_choices; }
-    int64_t baseSlice() const { return m_fair->params().baseSlice; }
+    int64_t baseSlice() const { return m_baseSlice; }
     int hz() const { return m_hz; }
     void apply(const Action& action);
     Metrics metrics() const;
     Inspection inspect(bool settle); // machineinspect.cpp
     const std::vector<std::string>& violations() const { return m_violations; }
-    const std::string& stopReason() const { return m_stopReason; }
+    const std::string& stopReason() const { return m_guard.stopReason(); }
 
-    // FairHooks
+    // MachineContext (core/sched/machinecontext.h)
     int64_t clock() const override { return m_events.now().count(); }
     /// clock() + @p d, saturated at the end of the 64-bit clock (docs/limits.md): a duration
     /// drawn from a program never wraps an event into the past.
     int64_t after(int64_t d) const { return saturatingAdd(clock(), d); }
-    void resched(int cpu, bool lazy) override;
+    void resched(int cpu, bool lazy = false) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
     /// A Migrate record with why the task moved (core/sched/migration.h).
     void recordMigrate(
         const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail = {});
     void sample(const SchedEntity& se) override;
-    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg) override;
-    void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
-    void accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta) override
-    {
-        m_bw->accountRuntime(cfsRq, delta);
-    }
-    bool checkCfsRqRuntime(CfsRq& cfsRq) override { return m_bw->checkRuntime(cfsRq); }
-    void checkEnqueueThrottle(CfsRq& cfsRq) override { m_bw->checkEnqueueThrottle(cfsRq); }
-    void returnCfsRqRuntime(CfsRq& cfsRq) override { m_bw->returnRuntime(cfsRq); }
 
 private:
-    // RtServices (the RT class's view of the machine)
-    void resched(int cpu) override { resched(cpu, false); }
-    Rq& runQueue(int cpu) override { return *m_rqs[static_cast<size_t>(cpu)]; }
-    Task& taskAt(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
-    int groupParent(int group) const override;
-    void armPeriodTimer(int group) override;             ///< start_rt_bandwidth()
-    void taskQueued(Task& task, bool enqueued) override; ///< core_tree upkeep for RT tasks
-    bool cookieFits(const Task& task, int cpu) const override;
-    void migrate(Task& task, int cpu) override { migrate(task, cpu, MigrateReason::Rt); }
-    void migrate(Task& task, int cpu, MigrateReason reason);
-    void wakeupPreempt(Rq& rq, Task& task) override { wakeupPreempt(rq, task, 0); }
+    // MachineContext (the classes' and units' view of the machine)
+    Rq& rq(int cpu) override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    const Rq& rq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
+    Task& task(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
+    const Task& task(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
     int taskCount() const override { return static_cast<int>(m_tasks.size()); }
-    const std::string& groupPath(int group) const override
-    {
-        return m_groups[static_cast<size_t>(group)].path;
-    }
-    bool constraintWalksAllTasks() const override
-    {
-        return m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks;
-    }
-    // DlServerServices
-    EventId startServerTimer(int cpu, int64_t at) override;
+    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
+    int thisCpu() const override { return m_eventCpu; }
+    void moveQueuedTask(
+        Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {}) override;
+    EventId startTimer(int64_t at, int cpu, std::function<void()> fn) override;
     void cancelTimer(EventId id) override { m_events.cancel(id); }
     bool timerPending(EventId id) const override { return m_events.isPending(id); }
-    SchedEntity* pickServed(Rq& rq) override { return m_fair->pickTask(rq); }
-    // FairSchedServices
-    void serverStart(int cpu) override { m_dlServer->starve(cpu); }
-    void removeLoad(Task& task) override { m_load->remove(task.se); }
-    void boostWoken(Task& task) override { m_bw->boostTask(task); }
-    int eventCpu() const override { return m_eventCpu; }
-    void syncEntityLoadAvg(Task& task) override;
+    Rq& runQueue(int cpu) { return *m_rqs[static_cast<size_t>(cpu)]; }
+    Task& taskAt(int index) { return *m_tasks[static_cast<size_t>(index)]; }
     /// task->sched_class: the class of @p task's policy.
-    SchedClass& classOf(const Task& task);
+    SchedClass& classOf(const Task& task) const;
 
 private:
     // construction
@@ -144,10 +119,6 @@ private:
     int groupByPath(const std::string& path) const override;
     void applyCgroupFiles(int group, const CgroupFiles& files);
     void scheduleActions(const Scenario& scenario);
-    /// The memory estimate of @p scenario's machine, cgroups and tasks; throws
-    /// std::invalid_argument naming the JSON path of the entry that takes it past the
-    /// model-bytes guard.
-    void estimateMemory(const Scenario& scenario);
 
     // tasks
     /// A new task of @p spec running @p program (shared, see Task::program).
@@ -179,21 +150,25 @@ private:
     void moveTask(Task& task, int group) override;
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
-    void migrateQueued(Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {});
+    /// The stopper preempts @p task, running on @p rq (it stays queued).
+    void stopperPreempt(Rq& rq, Task& task);
+    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class).
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next);
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
     // the classes and units and their services (machineclasses.cpp)
     void initClasses(const Scenario& scenario);
-    void wakeupPreempt(Rq& rq, Task& task, int wakeFlags);
-    /// sched_setscheduler() from or to an RT policy; false for a fair-to-fair change.
+    void wakeupPreempt(Rq& rq, Task& task, int wakeFlags = 0) override;
+    /// The class of a task of @p policy (__setscheduler_class()).
+    SchedClass& classOfPolicy(Policy policy);
+    /// sched_setscheduler() with a change of class; false for a change within the fair class.
     bool changeClass(Task& task, Policy policy);
-    bool rtMoveTask(Task& task, int group);
-    bool rtSetAffinity(Task& task, const CpuSet& cpus);
-    RtWalkCount applyRtFiles(int group, const CgroupFiles& files, const std::string& by);
+    /// The classes' cgroup files of @p files written to @p group (@p by: the task writing, empty
+    /// for the scenario); refused writes are findings.
+    RtWalkCount writeClassFiles(int group, const CgroupFiles& files, const std::string& by);
     void failedAction(const std::string& task, int cpu, const std::string& what);
     // KernelWorkServices (the kernel-work cost model, core/workload/kernelwork.h)
-    KernelSections& sections(int cpu) override { return m_rqs[static_cast<size_t>(cpu)]->sections; }
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
     std::vector<int> groupsMatching(const std::string& pattern) const override;
@@ -201,30 +176,21 @@ private:
         int group, const CgroupFiles& files, const std::string& by) override;
     bool completeFork(Task& task, const Op& op) override;
     /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
-    bool preemptible(int cpu) const { return m_work->preemptible(cpu); }
+    bool preemptible(int cpu) const override { return m_work->preemptible(cpu); }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu, MigrateDetail placed = {}, int parentCpu = -1);
     void timerWakeUp(int taskIndex, int64_t due);
 
     // workload: ProgramServices (the program interpreter, core/workload/interpreter.h)
-    bool isRunning(const Task& task) const override
-    {
-        return m_rqs[static_cast<size_t>(task.cpu)]->curr == &task.se;
-    }
     bool shouldPark(const Task& task) const override { return m_bw->shouldPark(task); }
     void yieldTask(Task& task) override;
     void onWorkDone(int taskIndex);
 
     // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
-    SchedEntity* classPick(int cpu) override; ///< the class walk of __pick_next_task()
-    bool coreSchedActive() const override { return m_core->active(); }
-    void taskTickCore(int cpu) override { m_core->taskTick(cpu); }
-    void queueCoreBalance(int cpu) override;
-    void moveQueued(Task& task, int cpu) override;
-    bool inKernelSection(int cpu) override;
+    SchedEntity* classPick(int cpu); ///< the class walk of __pick_next_task()
+    SchedEntity* pickTask(int cpu) override { return classPick(cpu); }
     void applyCookieOp(Task& task, const Op& op) override;
-    // CFS bandwidth (core/fair/cfsbandwidth.*)
-    void startBandwidthTimer(int group, int64_t at, bool slack) override;
+    // kernel sections (machinebandwidth.cpp)
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
@@ -232,39 +198,27 @@ private:
     /// The task running on @p cpu is inside a kernel section of its program (and not on its way
     /// out of the CPU): an interrupt returns to kernel mode, not to user mode.
     bool inKernelMode(int cpu) const;
-    void wakeUp(Task& task) override { tryToWakeUp(task); } // MutexServices
+    void wakeUp(Task& task) override { tryToWakeUp(task); }
     void programError(const Task& task, const std::string& what) override;
 
-    // load balancing (§8.3): BalanceServices of the fair load balancer (machinebalance.cpp)
+    // load balancing (§8.3, machinebalance.cpp): rq->nr_running and idle_cpu() of the machine
+    // context, and the BalanceServices of the fair load balancer
     int nrRunning(int cpu) const override;
-    bool cpuIdle(int cpu) const override;
-    bool utilEst() const override { return m_features.has(Feature::UtilEst); }
-    bool taskAllowed(const SchedEntity& taskSe, int cpu) const override;
-    bool cookieMatch(const SchedEntity& taskSe, int cpu) const override;
-    bool migratable(const SchedEntity& taskSe) const override;
-    bool throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const override;
-    void moveTask(
-        SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail) override;
+    bool idleCpu(int cpu) const override;
     bool stopperPreempt(int cpu) override;
-    void updateIdleCpuScan(int cpu, uint64_t sumUtil) override;
     bool updateBlockedAverages(int cpu) override;
     /// Builds the sched domains and the balancer from the machine description.
     void initBalancer(const Scenario& scenario);
-    /// rq->cfs_tasks upkeep at enqueue (most recent first) and the root domain's overload flag.
-    void cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags);
     SchedDomains m_domains;
     std::unique_ptr<LoadBalancer> m_balancer;
 
     // recording & checks
     EntityRef refOf(const SchedEntity& se) const;
     // MachineView (metrics and invariant checks, core/record/)
-    const Rq& cpuRq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
-    const Task& taskView(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
-    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
     std::vector<int64_t> groupCpuTimes() const override;
     std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
-    void markWaiting(Task& task, int cpu);
-    void endWaiting(Task& task);
+    void markWaiting(Task& task, int cpu) { WaitBook::markWaiting(task, cpu, clock()); }
+    void endWaiting(Task& task) { m_waits.endWaiting(task, clock()); }
 
     Scenario m_scenario;
     RunOptions m_options;
@@ -296,6 +250,9 @@ private:
     IdleClass m_idle;
     /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
     std::array<SchedClass*, 4> m_classes{};
+    static constexpr size_t kRtClass = 1;   ///< rt_sched_class in m_classes
+    static constexpr size_t kFairClass = 2; ///< fair_sched_class in m_classes
+    int64_t m_baseSlice = 0;                ///< sysctl_sched_base_slice (scaled by CPU count)
     std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTimes() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)
     std::vector<int> m_reschedPending;   ///< CPUs with need_resched set, in request order
@@ -304,19 +261,20 @@ private:
     std::unique_ptr<CoreScheduler> m_core;
     Recording m_rec;
     std::vector<std::string> m_violations;
-    // Resource guards (RunOptions::limits)
-    void checkLimits();
-    void stopRun(const std::string& task, int cpu, const std::string& reason) override;
-    bool canCreateTask(const std::string& name, int cpu);
-    std::string m_stopReason;      ///< set when a guard stopped the run
-    int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
-    uint64_t m_eventsInWindow = 0; ///< events executed in it
-    int m_liveTasks = 0;           ///< created and not exited
-    uint64_t m_modelBytes = 0;     ///< the memory estimate (ScenarioLimits::bytesPer…)
-    std::vector<Finding> m_limitFindings;
-    std::vector<Finding> m_watchdog; ///< completed waits longer than the threshold
+    // Resource guards (RunOptions::limits, resourceguard.h) and the busy/wait books (waitbook.h)
+    void checkLimits() { m_guard.check(clock(), m_eventCpu, m_rec.bytes()); }
+    void stopRun(const std::string& task, int cpu, const std::string& reason) override
+    {
+        m_guard.stop(task, cpu, reason, clock());
+    }
+    bool canCreateTask(const std::string& name, int cpu)
+    {
+        return m_guard.canCreateTask(name, cpu, std::ssize(m_tasks), clock());
+    }
+    ResourceGuard m_guard;
+    WaitBook m_waits;
 
-    Mutexes m_mutexes{static_cast<MutexServices&>(*this)};
+    Mutexes m_mutexes{static_cast<MachineContext&>(*this), static_cast<ProgramServices&>(*this)};
     std::unordered_map<std::string, int> m_groupIndex; ///< path → group index
     std::unique_ptr<KernelWork> m_work;                ///< the kernel-work cost model
     std::unique_ptr<ProgramInterpreter> m_interp;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the fair load balancer (core/fair/loadbalance.*, kernel-model.md §8.3):
-// the sched domains built from the machine description, rq->cfs_tasks upkeep, and the
-// BalanceServices the balancer reaches the machine through (detach/attach of a task, the
-// stopper's preemption for active balance).
+// the sched domains built from the machine description and the
+// BalanceServices the balancer reaches the machine through (the run-state tests, the stopper's
+// preemption for active balance).
 #include "core/fair/utilest.h"
 #include "machine.h"
 
@@ -21,34 +21,9 @@ void Machine::initBalancer(const Scenario& scenario)
     if (const auto& p = scenario.machine.itmtPriorities; p && p->size() == size_t(m_cpus))
         topo.itmtPriorities = *p;
     m_domains = SchedDomains(topo, 0);
-    m_balancer = std::make_unique<LoadBalancer>(
+    m_balancer = std::make_unique<LoadBalancer>(static_cast<MachineContext&>(*this),
         static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);
     m_balancer->setTraits(&m_traits);
-}
-
-void Machine::cfsTaskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
-{
-    // util_est_enqueue() / util_est_dequeue() + util_est_update() of enqueue_task_fair() and
-    // dequeue_task_fair() (kernel-model.md §6.8): a delayed task's estimate left the sum when
-    // it went to sleep and comes back when it is woken.
-    if (utilEst()) {
-        if (enqueued) {
-            utilEstEnqueue(*rq.cfs, taskSe);
-        } else {
-            utilEstDequeue(*rq.cfs, taskSe);
-            utilEstUpdate(taskSe, flags & DequeueSleep, m_domains.topology().capacityOf(rq.cpu));
-        }
-    }
-    if (!enqueued)
-        return; // the final dequeue unlinks it (FairClass::dequeueEntities)
-    // account_entity_enqueue(): list_add() at the head; a delayed task requeued in place keeps
-    // its position (it never left the list).
-    if (!(flags & EnqueueDelayed) || !taskSe.groupNode.is_linked()) {
-        taskSe.groupNode.unlink();
-        rq.cfsTasks.push_front(taskSe);
-    }
-    if (nrRunning(rq.cpu) >= 2)
-        m_balancer->noteOverloaded(); // add_nr_running(): set_rd_overloaded()
 }
 
 int Machine::nrRunning(int cpu) const
@@ -57,72 +32,22 @@ int Machine::nrRunning(int cpu) const
     return rq.nrRunning + rq.rt.nrQueued;
 }
 
-bool Machine::cpuIdle(int cpu) const
+bool Machine::idleCpu(int cpu) const
 {
     return !m_rqs[static_cast<size_t>(cpu)]->curr && nrRunning(cpu) == 0;
 }
 
-bool Machine::taskAllowed(const SchedEntity& taskSe, int cpu) const
-{
-    return m_tasks[taskSe.task.index()]->cpus.test(cpu);
-}
-
-bool Machine::cookieMatch(const SchedEntity& taskSe, int cpu) const
-{
-    return cookieFits(*m_tasks[taskSe.task.index()], cpu);
-}
-
-bool Machine::migratable(const SchedEntity& taskSe) const
-{
-    const Task& task = *m_tasks[taskSe.task.index()];
-    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
-}
-
-bool Machine::throttledPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
-{
-    // Tasks are not moved into or out of throttled hierarchies (§9.2 step 6).
-    const Task& task = *m_tasks[taskSe.task.index()];
-    if (task.group == 0)
-        return false;
-    const TaskGroup& g = m_groups[static_cast<size_t>(task.group)];
-    return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
-        || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
-}
-
-void Machine::moveTask(SchedEntity& taskSe, int dstCpu, MigrateReason reason, MigrateDetail detail)
-{
-    // detach_task(): a non-sleep dequeue keeps lag and relative deadline; attach_task(): an
-    // ENQUEUE_MIGRATED enqueue and the wakeup-preemption check on the destination.
-    Task& task = taskOf(taskSe);
-    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
-    m_fair->dequeueEntities(src, task.se, 0);
-    migrateQueued(task, dstCpu, reason, detail);
-    Rq& dst = *m_rqs[static_cast<size_t>(dstCpu)];
-    m_fair->enqueueTask(dst, task.se, EnqueueMigrated);
-    if (dst.curr)
-        wakeupPreempt(dst, task, 0);
-    else if (reason != MigrateReason::NewIdle)
-        resched(dstCpu, false); // an idle CPU balanced by the NOHZ balancer wakes up
-    // (a new-idle destination is in schedule() and picks right after the pull)
-}
-
 bool Machine::stopperPreempt(int cpu)
 {
-    // The stopper (stop_one_cpu_nowait()) preempts the running fair task; it stays queued.
+    // Active balance: the stopper preempts the running fair task; it stays queued.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     if (!rq.curr)
         return false;
     Task& task = taskOf(*rq.curr);
-    if (task.isRt() || task.blocking || task.exiting || !preemptible(cpu))
+    if (&classOf(task) != m_classes[kFairClass] || task.blocking || task.exiting
+        || !preemptible(cpu))
         return false; // the stopper waits for preemption to be enabled; not modelled: no move
-    stopRunning(task);
-    m_fair->putPrevTask(rq, task.se);
-    rq.curr = nullptr;
-    rq.stopperRan = true;
-    resched(cpu, false);
-    task.state = TaskRunState::Runnable;
-    ++task.switches;
-    recordSwitch(cpu, &task, nullptr);
+    stopperPreempt(rq, task);
     markWaiting(task, cpu);
     return true;
 }
@@ -132,11 +57,6 @@ bool Machine::updateBlockedAverages(int cpu)
     // Without groups nothing is published: the root queues' averages are not kept up to date
     // here, and the NOHZ stats kicks stop once every CPU reported no blocked load.
     return m_groups.size() > 1 && m_load->updateBlockedAverages(cpu);
-}
-
-void Machine::updateIdleCpuScan(int cpu, uint64_t sumUtil)
-{
-    m_fairSched->placement().updateIdleCpuScan(cpu, sumUtil);
 }
 
 } // namespace schedlab

@@ -9,17 +9,6 @@
 
 namespace schedlab {
 
-void Machine::startBandwidthTimer(int group, int64_t at, bool slack)
-{
-    m_events.schedule(Nanoseconds(at), [this, group, slack] {
-        m_eventCpu = -1;
-        if (slack)
-            m_bw->slackTimer(group);
-        else
-            m_bw->periodTimer(group);
-    });
-}
-
 // --- kernel sections ---------------------------------------------------------------------------
 
 void Machine::returnToUser(Task& task)

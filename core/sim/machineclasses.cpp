@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The machine's side of the scheduling classes: their construction in priority order, the
-// services they call (timers, migrations, core-scheduling checks), cpu.rt_* writes, and the RT
-// paths of policy, group and affinity changes. The classes themselves are in
-// core/rt/, core/fair/ and core/sched/.
+// The machine's side of the scheduling classes: the class table (their construction in
+// priority order, classOf()), the services they call (timers, migrations, core-scheduling
+// checks), the cgroup writes handed to each class, and changes of class (sched_setscheduler).
+// The classes themselves are in core/rt/, core/fair/ and core/sched/.
 #include "core/base/enumnames.h"
 #include "core/kernel/cgroupfiles.h"
 #include "core/workload/program.h"
@@ -14,22 +14,6 @@
 
 namespace schedlab {
 
-namespace {
-
-std::string errnoName(int err)
-{
-    switch (err) {
-    case -EBUSY:
-        return "EBUSY";
-    case -EPERM:
-        return "EPERM";
-    default:
-        return "EINVAL";
-    }
-}
-
-} // namespace
-
 // --- set-up -------------------------------------------------------------------------------------
 
 void Machine::initClasses(const Scenario& scenario)
@@ -37,26 +21,31 @@ void Machine::initClasses(const Scenario& scenario)
     KernelCosts costs;
     for (const auto& [name, value] : scenario.kernel.costs)
         applyCost(costs, name, value.count());
-    m_work = std::make_unique<KernelWork>(static_cast<KernelWorkServices&>(*this), costs,
+    MachineContext& ctx = *this;
+    m_work = std::make_unique<KernelWork>(ctx, static_cast<KernelWorkServices&>(*this), costs,
         m_choices.rtConstraintCheck == RtConstraintCheck::WalkAllTasks,
         m_preempt == Preempt::None || m_preempt == Preempt::Voluntary);
     m_interp = std::make_unique<ProgramInterpreter>(
-        static_cast<ProgramServices&>(*this), m_prng, *m_work, m_mutexes);
+        ctx, static_cast<ProgramServices&>(*this), m_prng, *m_work, m_mutexes);
     // The scheduling classes, in priority order for the pick walk.
-    m_rt = std::make_unique<RtClass>(
-        static_cast<RtServices&>(*this), m_hz, m_traits.fairDeadlineServer);
-    m_dlServer = std::make_unique<DlServerClass>(
-        static_cast<DlServerServices&>(*this), m_traits.fairDeadlineServer);
-    m_fairSched = std::make_unique<FairSchedClass>(
-        *m_fair, static_cast<FairSchedServices&>(*this), m_domains, m_hz);
+    m_rt = std::make_unique<RtClass>(ctx, m_hz, m_traits.fairDeadlineServer);
+    m_rt->setChoices(&m_choices);
+    // dl_server_init(): the fair server serves fair_server_pick_task().
+    m_dlServer = std::make_unique<DlServerClass>(ctx, m_traits.fairDeadlineServer,
+        [this](Rq& rq) { return m_classes[kFairClass]->serverPickTask(rq); });
+    m_fairSched = std::make_unique<FairSchedClass>(*m_fair, ctx, m_domains, m_hz);
     m_fairSched->setTraits(&m_traits);
     m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
-    m_core = std::make_unique<CoreScheduler>(
-        static_cast<CoreSchedServices&>(*this), m_domains.topology());
-    m_bw = std::make_unique<CfsBandwidthControl>(
-        static_cast<CfsBandwidthServices&>(*this), *m_fair, m_groups, m_choices);
-    m_load = std::make_unique<LoadTracker>(
-        static_cast<LoadServices&>(*this), m_groups, m_cpus, m_tickNs);
+    m_core = std::make_unique<CoreScheduler>(ctx, m_domains.topology());
+    m_bw = std::make_unique<CfsBandwidthControl>(ctx, *m_fair, m_groups, m_choices);
+    m_load = std::make_unique<LoadTracker>(ctx, m_groups, m_cpus, m_tickNs);
+    // The direct calls between the classes and units.
+    m_rt->setCoreScheduler(m_core.get());
+    m_fairSched->setUnits(
+        m_dlServer.get(), m_load.get(), m_bw.get(), m_core.get(), m_balancer.get());
+    m_balancer->setUnits(&m_features, m_core.get(), &m_fairSched->placement());
+    m_fair->setLoadTracker(m_load.get());
+    m_fair->setBandwidth(m_bw.get());
     m_load->setTraits(&m_traits);
     m_load->setFeatures(&m_features);
     std::vector<int64_t> capacities;
@@ -70,86 +59,48 @@ void Machine::failedAction(const std::string& task, int cpu, const std::string& 
     m_rtFindings.push_back({"failed_action", task, cpu, clock(), 0, what});
 }
 
-// --- RT group bandwidth: admission (§10.2, §10.3) ------------------------------------------------
+SchedClass& Machine::classOfPolicy(Policy policy)
+{
+    // __setscheduler_class(): rt_policy() → rt_sched_class, else fair_sched_class.
+    const bool rt = policy == Policy::Fifo || policy == Policy::RoundRobin;
+    return *m_classes[rt ? kRtClass : kFairClass];
+}
 
-RtWalkCount Machine::applyRtFiles(int group, const CgroupFiles& files, const std::string& by)
+SchedClass& Machine::classOf(const Task& task) const
+{
+    // p->sched_class: the one place that maps a task to its class; the kernel paths dispatch
+    // through the result.
+    return *m_classes[task.isRt() ? kRtClass : kFairClass];
+}
+
+// --- the cgroup files of the classes (sched_group_set_shares(), tg_set_rt_bandwidth(), …) -------
+
+RtWalkCount Machine::writeClassFiles(int group, const CgroupFiles& files, const std::string& by)
 {
     RtWalkCount total;
-    const std::string& path = m_groups[static_cast<size_t>(group)].path;
-    const int cpu = by.empty() ? 0 : m_eventCpu < 0 ? 0 : m_eventCpu;
-    auto write = [&](const std::string& file, int64_t value, int64_t periodNs, int64_t runtimeNs) {
-        RtWalkCount c;
-        std::string why;
-        const int err = m_rt->setBandwidth(group, periodNs, runtimeNs, &c, &why);
-        total.groups += c.groups;
-        total.tasks += c.tasks;
-        total.hasRtTaskCalls += c.hasRtTaskCalls;
-        if (err)
-            failedAction(by, cpu,
-                "write " + std::to_string(value) + " > " + path + "/" + file + ": " + errnoName(err)
-                    + " (" + why + ")");
-    };
-    const RtGroup& rg = m_rt->group(group);
-    // sched_group_set_rt_period() keeps the runtime; sched_group_set_rt_runtime() the period.
-    if (files.rtPeriodUs)
-        write("cpu.rt_period_us", *files.rtPeriodUs, *files.rtPeriodUs * 1000, rg.runtimeNs);
-    if (files.rtRuntimeUs) {
-        const int64_t us = *files.rtRuntimeUs;
-        write("cpu.rt_runtime_us", us, m_rt->group(group).periodNs,
-            us < 0 ? kRtRuntimeInf : us * 1000);
+    std::vector<std::string> refused;
+    for (SchedClass* cls : m_classes) {
+        if (SchedGroupOps* ops = cls->groupOps()) {
+            const RtWalkCount c = ops->writeFiles(group, files, refused);
+            total.groups += c.groups;
+            total.tasks += c.tasks;
+            total.hasRtTaskCalls += c.hasRtTaskCalls;
+        }
     }
+    const int cpu = by.empty() ? 0 : m_eventCpu < 0 ? 0 : m_eventCpu;
+    for (const std::string& what : refused)
+        failedAction(by, cpu, what);
     return total;
 }
 
-// --- RtServices, DlServerServices ----------------------------------------------------------------
+// --- timers of the machine context --------------------------------------------------
 
-EventId Machine::startServerTimer(int cpu, int64_t at)
+EventId Machine::startTimer(int64_t at, int cpu, std::function<void()> fn)
 {
-    return m_events.schedule(Nanoseconds(at), [this, cpu] {
+    return m_events.schedule(Nanoseconds(at), [this, cpu, fn = std::move(fn)] {
         m_eventCpu = cpu;
-        m_dlServer->timer(cpu);
+        fn();
     });
-}
-
-void Machine::armPeriodTimer(int group)
-{
-    RtGroup& rg = m_rt->group(group);
-    if (m_events.isPending(rg.periodTimer))
-        return;
-    rg.periodTimer = m_events.schedule(Nanoseconds(clock() + rg.periodNs), [this, group] {
-        m_eventCpu = -1;
-        m_rt->periodTimer(group);
-    });
-}
-
-void Machine::migrate(Task& task, int cpu, MigrateReason reason)
-{
-    const int from = task.cpu;
-    m_rt->dequeueTask(runQueue(task.cpu), task, 0);
-    attachToCpu(task, cpu);
-    ++task.migrations;
-    recordMigrate(task.se, from, cpu, reason);
-    if (task.waitStart >= 0)
-        task.waitCpu = cpu;
-    m_rt->enqueueTask(runQueue(task.cpu), task, 0);
-}
-
-bool Machine::cookieFits(const Task& task, int cpu) const
-{
-    // Model simplification (docs): the RT balance here runs after every schedule and moves tasks
-    // at no cost, so under core scheduling it only moves a task to a core whose current cookie
-    // it has, or whose siblings are all idle. (The kernel's push/pull has no such check; its
-    // moves cost time, so a bounce ends; at zero cost one could repeat for ever at one instant.)
-    if (!coreSchedActive())
-        return true;
-    const uint64_t cookie = task.cookie;
-    if (cookie == m_core->core(coreOf(cpu)).cookie)
-        return true;
-    const int first = coreOf(cpu) * m_threadsPerCore;
-    for (int i = first; i < std::min(first + m_threadsPerCore, m_cpus); ++i)
-        if (m_rqs[static_cast<size_t>(i)]->curr)
-            return false;
-    return true;
 }
 
 // --- KernelWorkServices
@@ -183,18 +134,14 @@ std::vector<int> Machine::groupsMatching(const std::string& pattern) const
 
 RtWalkCount Machine::writeCgroupFiles(int group, const CgroupFiles& files, const std::string& by)
 {
-    CgroupFiles other = files;
-    other.rtRuntimeUs.reset();
-    other.rtPeriodUs.reset();
-    applyCgroupFiles(group, other);
-    return applyRtFiles(group, files, by);
+    return writeClassFiles(group, files, by);
 }
 
 // --- ProgramServices ----------------------------------------------------------------------------
 
 void Machine::yieldTask(Task& task)
 {
-    m_fair->yieldTask(*m_rqs[static_cast<size_t>(task.cpu)]);
+    classOf(task).yieldTask(*m_rqs[static_cast<size_t>(task.cpu)]);
     resched(task.cpu, false);
 }
 
@@ -202,14 +149,11 @@ void Machine::yieldTask(Task& task)
 
 bool Machine::changeClass(Task& task, Policy policy)
 {
-    // rt_policy() of the old and the new policy: the kernel's own tests in
-    // __sched_setscheduler() (the RT runtime check, the class chosen by __setscheduler_class()).
-    const bool toRt = policy == Policy::Fifo || policy == Policy::RoundRobin;
-    const bool fromRt = task.isRt();
-    if (!toRt && !fromRt)
+    SchedClass& from = classOf(task);
+    SchedClass& to = classOfPolicy(policy);
+    if (&from == &to && from.fairPolicy())
         return false; // fair to fair: setPolicy()
-    const int64_t runtime = m_rt->group(task.group).runtimeNs;
-    if (toRt && task.group != 0 && runtime == 0) {
+    if (SchedGroupOps* ops = to.groupOps(); ops && !ops->admits(task.group)) {
         // __sched_setscheduler(): an RT policy needs RT runtime in the task's group.
         failedAction("", task.cpu,
             "sched_setscheduler(" + task.name + ", " + std::string(enumName(policy)) + "): EPERM ("
@@ -218,7 +162,7 @@ bool Machine::changeClass(Task& task, Policy policy)
     }
     if (task.rtPriority == 0)
         task.rtPriority = 1;
-    if (toRt && fromRt) {
+    if (&from == &to) {
         task.policy = policy;
         return true;
     }
@@ -227,7 +171,6 @@ bool Machine::changeClass(Task& task, Policy policy)
     // set_next, check_class_changed(): switched_from() of the old class, switched_to() of the
     // new one.
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-    SchedClass& from = classOf(task);
     if (task.se.schedDelayed)
         from.dequeueTask(rq, task, DequeueSleep | DequeueDelayed);
     const bool running = rq.curr == &task.se;
@@ -237,73 +180,19 @@ bool Machine::changeClass(Task& task, Policy policy)
     if (running)
         from.putPrevTask(rq, task);
     task.policy = policy;
-    if (!toRt) { // __setscheduler_params() → set_load_weight() of a fair policy
+    if (to.fairPolicy()) { // __setscheduler_params() → set_load_weight() of a fair policy
         task.se.batchPolicy = policy == Policy::Batch;
         task.se.idlePolicy = policy == Policy::Idle;
         task.se.load = taskLoadWeight(task.nice, task.se.idlePolicy);
     }
-    SchedClass& to = classOf(task);
     if (queued)
         to.enqueueTask(rq, task, EnqueueRestore);
+    // set_next_task(): the model sets a task that changes class while running as a pick
+    // (first), where the kernel's sched_change restores it (first=false).
     if (running)
-        to.setNextTask(rq, task);
+        to.setNextTask(rq, task, true);
     from.switchedFrom(rq, task);
     to.switchedTo(rq, task);
-    return true;
-}
-
-bool Machine::rtMoveTask(Task& task, int group)
-{
-    if (!task.isRt())
-        return false;
-    if (group != 0 && m_rt->group(group).runtimeNs == 0) {
-        // cpu_cgroup_can_attach() → sched_rt_can_attach(): no RT task into a group without
-        // RT runtime.
-        failedAction("", task.cpu,
-            "move " + task.name + " to " + m_groups[static_cast<size_t>(group)].path
-                + ": EINVAL (the group has cpu.rt_runtime_us 0)");
-        return true;
-    }
-    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
-    if (rq.curr == &task.se)
-        m_rt->updateCurrTask(task);
-    task.group = group;
-    attachToCpu(task, task.cpu);
-    if (task.rtQueued)
-        resched(task.cpu, false); // the new group may be throttled here, or not
-    return true;
-}
-
-bool Machine::rtSetAffinity(Task& task, const CpuSet& cpus)
-{
-    if (!task.isRt())
-        return false;
-    task.cpus = cpus;
-    if (cpus.test(task.cpu)) {
-        m_rt->balance(
-            runQueue(task.cpu)); // a waiting task may now be pushed to a newly allowed CPU
-        return true;
-    }
-    if (!task.rtQueued) {
-        attachToCpu(task, std::max(0, cpus.first())); // moves when it next wakes
-        return true;
-    }
-    Rq& src = *m_rqs[static_cast<size_t>(task.cpu)];
-    if (src.curr == &task.se) {
-        // The stopper preempts it, then move_queued_task().
-        stopRunning(task);
-        m_rt->updateCurrTask(task);
-        src.curr = nullptr;
-        src.stopperRan = true;
-        resched(src.cpu, false);
-        task.state = TaskRunState::Runnable;
-        ++task.switches;
-        recordSwitch(src.cpu, &task, nullptr);
-    }
-    const int target = m_rt->selectTaskRq(task, false);
-    migrate(task, target, MigrateReason::Affinity);
-    markWaiting(task, target);
-    wakeupPreempt(*m_rqs[static_cast<size_t>(target)], task, 0);
     return true;
 }
 

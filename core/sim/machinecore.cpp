@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine's side of the class walk and of core scheduling (core/coresched/): the per-CPU
-// pick, the cookie operations of programs, and CoreSchedServices.
+// pick (MachineContext::pickTask()), the cookie operations of programs and the fair moves.
 #include "machine.h"
 
 namespace schedlab {
@@ -32,39 +32,6 @@ void Machine::applyCookieOp(Task& task, const Op& op)
             m_core->setCookie(task, source->cookie);
         break;
     }
-}
-
-void Machine::queueCoreBalance(int cpu)
-{
-    m_events.schedule(Nanoseconds(clock()), [this, cpu] {
-        m_eventCpu = cpu;
-        m_core->balance(cpu);
-    });
-}
-
-void Machine::moveQueued(Task& task, int cpu)
-{
-    // move_queued_task_locked(): a migration, lag and relative deadline kept (§8.1).
-    m_fair->dequeueEntities(*m_rqs[static_cast<size_t>(task.cpu)], task.se, 0);
-    migrateQueued(task, cpu, MigrateReason::CoreSteal);
-    m_fair->enqueueTask(*m_rqs[static_cast<size_t>(cpu)], task.se, EnqueueMigrated);
-}
-
-bool Machine::inKernelSection(int cpu)
-{
-    // (A section that ends now still holds until its end event has run.)
-    return !preemptible(cpu) || m_events.isPending(m_rqs[static_cast<size_t>(cpu)]->sections.end);
-}
-
-void Machine::taskQueued(Task& task, bool enqueued)
-{
-    m_core->rtTaskQueued(task, enqueued);
-}
-
-void Machine::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags)
-{
-    m_core->fairTaskQueued(rq, taskSe, enqueued, flags);
-    cfsTaskQueued(rq, taskSe, enqueued, flags);
 }
 
 } // namespace schedlab

@@ -11,13 +11,14 @@ namespace schedlab {
 Inspection Machine::inspect(bool settle)
 {
     if (settle) {
-        // pick_task_fair() updates curr at each level before picking there (§3.5).
+        // pick_task_fair() updates curr at each level before picking there (§3.5): the fair
+        // class's update_curr() (a running task of another class is not charged here).
         for (auto& rq : m_rqs)
-            for (SchedEntity* se = rq->curr; se; se = se->parent)
-                if (se->cfsRq && se->cfsRq->curr == se && se->onRq)
-                    m_fair->updateCurr(*se->cfsRq);
+            m_classes[kFairClass]->updateCurr(*rq);
     }
-    const PickPolicy policy = m_fair->pickPolicy();
+    // The fair class's queues read through the pick explainer (core/fair/pickexplain.h), as the
+    // kernel's sched_debug prints them (print_cfs_rq()).
+    const PickPolicy policy{&m_choices, &m_traits, &m_features};
     auto nameOf = [this](const SchedEntity& se) -> std::string {
         if (se.isTask())
             return m_tasks[static_cast<size_t>(se.task.index())]->name;
@@ -67,7 +68,7 @@ Inspection Machine::inspect(bool settle)
                 e.curr = se == ecurr;
                 e.delayed = se->schedDelayed;
                 e.eligible = cfsRq.entityEligible(*se);
-                e.protectedSlice = e.curr && m_fair->isProtected(*se);
+                e.protectedSlice = e.curr && entityProtected(*se, m_choices.protection);
                 e.nextBuddy = se == cfsRq.next;
                 e.picked = se == ex.chosen;
                 e.weight = m_choices.flat ? se->hLoad.weight : se->load.weight;

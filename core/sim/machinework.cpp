@@ -120,7 +120,7 @@ void Machine::accountExec(SchedEntity& taskSe, int64_t delta)
     task.cpuTime += delta;
     // update_curr() of the fair class feeds the fair server (dl_server_update());
     // update_curr_rt() does not. Both classes charge through here.
-    if (!task.isRt())
+    if (&classOf(task) == m_classes[kFairClass])
         m_dlServer->account(task.cpu, delta);
     m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
 }
@@ -136,27 +136,6 @@ std::vector<int64_t> Machine::groupCpuTimes() const
             total[static_cast<size_t>(parent)] += total[g];
     }
     return total;
-}
-
-void Machine::markWaiting(Task& task, int cpu)
-{
-    if (task.waitStart < 0) {
-        task.waitStart = clock();
-        task.waitCpu = cpu;
-    }
-}
-
-void Machine::endWaiting(Task& task)
-{
-    if (task.waitStart >= 0) {
-        const int64_t wait = clock() - task.waitStart;
-        task.waits.push_back(wait);
-        m_modelBytes += ScenarioLimits::bytesPerWait;
-        if (wait > m_options.watchdogThreshold.count())
-            m_watchdog.push_back(
-                {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
-        task.waitStart = -1;
-    }
 }
 
 // --- views and metrics ---------------------------------------------------------------------------
@@ -234,7 +213,7 @@ Metrics Machine::metrics() const
     for (const auto& [choice, value] : m_options.overrides)
         m.overrides[choice] = value;
     addMachineMetrics(m, *this, m_options.watchdogThreshold.count(),
-        {{&m_watchdog, &m_limitFindings, &m_rtFindings}, &m_violations});
+        {{&m_waits.watchdog(), &m_guard.findings(), &m_rtFindings}, &m_violations});
     m.run.events = m_events.executed();
     m.run.contextSwitches = m_contextSwitches;
     m.run.recordedEvents = m_rec.size();

@@ -5,6 +5,8 @@
 #include "core/base/prng.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
+#include "core/sched/machinecontext.h"
+#include "core/sched/rq.h"
 #include "core/workload/kernelwork.h"
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
@@ -21,11 +23,18 @@ constexpr int64_t kYieldSyscallNs = 1000;
 /// Operations a task may execute at one instant before it is considered a runaway program.
 constexpr int kMaxInstantOps = 10000;
 
+/// rq->curr == @p task: is it the one running on its CPU?
+bool isRunningOn(const MachineContext& ctx, const Task& task)
+{
+    return ctx.rq(task.cpu).curr == &task.se;
+}
+
 } // namespace
 
 ProgramInterpreter::ProgramInterpreter(
-    ProgramServices& services, Prng& prng, KernelWork& work, Mutexes& mutexes)
-    : m_s(services)
+    MachineContext& ctx, ProgramServices& services, Prng& prng, KernelWork& work, Mutexes& mutexes)
+    : m_ctx(ctx)
+    , m_s(services)
     , m_prng(prng)
     , m_work(work)
     , m_mutexes(mutexes)
@@ -52,12 +61,12 @@ void ProgramInterpreter::advance(Task& task)
                 "task " + printable(task.name) + " ran more than " + std::to_string(kMaxInstantOps)
                     + " operations without using time (a loop with no run, sleep or yield?)");
             task.exiting = true;
-            m_s.resched(task.cpu);
+            m_ctx.resched(task.cpu);
             return;
         }
         if (task.stack.empty()) {
             task.exiting = true; // the program ended: the task exits
-            m_s.resched(task.cpu);
+            m_ctx.resched(task.cpu);
             return;
         }
         Task::Frame& frame = task.stack.back();
@@ -66,13 +75,13 @@ void ProgramInterpreter::advance(Task& task)
                 task.stack.pop_back();
                 if (--task.kernelDepth == 0) {
                     m_s.returnToUser(task);
-                    if (m_s.isRunning(task) && m_s.shouldPark(task))
+                    if (isRunningOn(m_ctx, task) && m_s.shouldPark(task))
                         return; // stops here; parked by schedule(), resumes when unthrottled
                 }
                 continue;
             }
             if (frame.left != 0 && task.stack.size() > 1
-                && (frame.until < 0 || m_s.clock() < frame.until)) {
+                && (frame.until < 0 || m_ctx.clock() < frame.until)) {
                 if (frame.left > 0)
                     --frame.left;
                 frame.pc = 0;
@@ -95,7 +104,7 @@ void ProgramInterpreter::advance(Task& task)
         case Op::Kind::Sleep:
             task.sleepFor = std::max<int64_t>(0, draw(op.duration));
             task.blocking = true;
-            m_s.resched(task.cpu);
+            m_ctx.resched(task.cpu);
             return;
         case Op::Kind::Loop:
             if (op.count && *op.count <= 0)
@@ -106,7 +115,7 @@ void ProgramInterpreter::advance(Task& task)
                     const int64_t d = draw(*op.forTime);
                     if (d == 0)
                         continue;
-                    until = d < 0 ? -1 : saturatingAdd(m_s.clock(), d);
+                    until = d < 0 ? -1 : saturatingAdd(m_ctx.clock(), d);
                 }
                 task.stack.push_back({&op.body, 0, op.count ? *op.count - 1 : -1, until});
                 continue;
@@ -119,9 +128,9 @@ void ProgramInterpreter::advance(Task& task)
             m_s.setUserNice(task, op.nice);
             continue;
         case Op::Kind::Cpus:
-            if (auto set = CpuSet::parse(op.name, m_s.cpuCount()))
+            if (auto set = CpuSet::parse(op.name, m_ctx.cpuCount()))
                 m_s.setAffinity(task, *set);
-            if (!m_s.isRunning(task))
+            if (!isRunningOn(m_ctx, task))
                 return; // migrated: it continues when it runs on its new CPU
             continue;
         case Op::Kind::Cgroup: {
@@ -137,7 +146,7 @@ void ProgramInterpreter::advance(Task& task)
                 task.pendingFork = &op;
                 return;
             }
-            if (m_s.completeFork(task, op))
+            if (m_work.completeFork(task, op))
                 return;
             continue;
         }
@@ -148,7 +157,7 @@ void ProgramInterpreter::advance(Task& task)
             continue;
         case Op::Kind::Exit:
             task.exiting = true;
-            m_s.resched(task.cpu);
+            m_ctx.resched(task.cpu);
             return;
         case Op::Kind::Kernel:
             ++task.kernelDepth;

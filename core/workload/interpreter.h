@@ -3,9 +3,9 @@
 // loop, yield, nice, cpus, cgroup, fork, write, exit, kernel, lock, unlock, suspend, resume,
 // cookie) from the point it stopped until an op that takes time, blocks or ends the task. What
 // the ops do to the scheduler (set_user_nice, sched_setaffinity, sched_move_task, sched_yield,
-// fork) is the machine's, reached through ProgramServices; the kernel work of forks and cgroup
-// writes is the cost model's (core/workload/kernelwork.h); mutexes and wait queues are
-// core/workload/mutexes.h.
+// fork) is the machine's, reached through MachineContext and ProgramServices; the kernel work of
+// forks and cgroup writes is the cost model's (core/workload/kernelwork.h); mutexes and wait
+// queues are core/workload/mutexes.h.
 #pragma once
 
 #include <cstdint>
@@ -15,24 +15,23 @@ namespace schedlab {
 
 class CpuSet;
 class KernelWork;
+class MachineContext;
 class Mutexes;
 class Prng;
 struct DurationSpec;
 struct Op;
 struct Task;
 
-/// The machine-side services the program interpreter calls.
+/// The system calls a program makes (the machine's side of them); the machine's shared vocabulary
+/// (clock, CPUs, resched, run queues) is MachineContext.
 class ProgramServices
 {
 public:
     virtual ~ProgramServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual int cpuCount() const = 0;
-    virtual void resched(int cpu) = 0; ///< resched_curr() without the lazy flag
-    /// Is @p task the one running on its CPU (rq->curr)?
-    virtual bool isRunning(const Task& task) const = 0;
     /// A resource guard stops the run (a program looping without using time).
     virtual void stopRun(const std::string& task, int cpu, const std::string& reason) = 0;
+    /// A workload mistake (double lock, unlock of a mutex not held): reported, then ignored.
+    virtual void programError(const Task& task, const std::string& what) = 0;
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     virtual void returnToUser(Task& task) = 0;
     /// Is @p task to be parked at the return to user mode (CFS bandwidth, throttle at return)?
@@ -43,15 +42,14 @@ public:
     virtual void setAffinity(Task& task, const CpuSet& cpus) = 0;
     virtual int groupByPath(const std::string& path) const = 0; ///< -1 if none
     virtual void moveTask(Task& task, int group) = 0;           ///< sched_move_task()
-    /// The fork itself: creates the child; true if @p task stops here (it waits for the child).
-    virtual bool completeFork(Task& task, const Op& op) = 0;
-    virtual void applyCookieOp(Task& task, const Op& op) = 0; ///< PR_SCHED_CORE
+    virtual void applyCookieOp(Task& task, const Op& op) = 0;   ///< PR_SCHED_CORE
 };
 
 class ProgramInterpreter
 {
 public:
-    ProgramInterpreter(ProgramServices& services, Prng& prng, KernelWork& work, Mutexes& mutexes);
+    ProgramInterpreter(MachineContext& ctx, ProgramServices& services, Prng& prng, KernelWork& work,
+        Mutexes& mutexes);
 
     /// A duration of the program: its fixed value, a uniform draw in [value, upper], or -1 for
     /// an endless one.
@@ -61,6 +59,7 @@ public:
     void advance(Task& task);
 
 private:
+    MachineContext& m_ctx;
     ProgramServices& m_s;
     Prng& m_prng;
     KernelWork& m_work;

@@ -4,6 +4,8 @@
 #include "core/base/time.h"
 #include "core/record/metrics.h"
 #include "core/rt/rtclass.h"
+#include "core/sched/machinecontext.h"
+#include "core/sched/rq.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -22,9 +24,10 @@ std::string formatNs(int64_t ns)
 
 } // namespace
 
-KernelWork::KernelWork(KernelWorkServices& services, const KernelCosts& costs, bool walkAllTasks,
-    bool rcuDisablesPreemption)
-    : m_s(services)
+KernelWork::KernelWork(MachineContext& ctx, KernelWorkServices& services, const KernelCosts& costs,
+    bool walkAllTasks, bool rcuDisablesPreemption)
+    : m_ctx(ctx)
+    , m_s(services)
     , m_costs(costs)
     , m_walkAllTasks(walkAllTasks)
     , m_rcuDisablesPreemption(rcuDisablesPreemption)
@@ -32,23 +35,24 @@ KernelWork::KernelWork(KernelWorkServices& services, const KernelCosts& costs, b
 
 bool KernelWork::preemptible(int cpu) const
 {
-    return m_s.sections(cpu).nonPreemptUntil <= m_s.clock() && m_s.kernelSectionPreemptible(cpu);
+    return m_ctx.rq(cpu).sections.nonPreemptUntil <= m_ctx.clock()
+        && m_s.kernelSectionPreemptible(cpu);
 }
 
 void KernelWork::beginSection(
     int cpu, int64_t until, bool irqsOff, const std::string& who, const std::string& what)
 {
-    const int64_t now = m_s.clock();
+    const int64_t now = m_ctx.clock();
     if (until <= now)
         return;
-    KernelSections& rc = m_s.sections(cpu);
+    KernelSections& rc = m_ctx.rq(cpu).sections;
     rc.nonPreemptUntil = std::max(rc.nonPreemptUntil, until);
     if (irqsOff) {
         rc.irqsOffUntil = std::max(rc.irqsOffUntil, until);
         if (until - now > kReportSectionNs)
             m_s.addFinding({"irqs_off", who, cpu, now, until - now, what});
     }
-    m_s.cancelTimer(rc.end);
+    m_ctx.cancelTimer(rc.end);
     rc.end = m_s.startSectionEnd(cpu, rc.nonPreemptUntil);
 }
 
@@ -56,7 +60,7 @@ bool KernelWork::startFork(Task& task, const Op&)
 {
     // copy_process() takes write_lock_irq(&tasklist_lock): with interrupts disabled it spins
     // until the readers are gone (queued rwlock: new readers queue behind a waiting writer).
-    const int64_t now = m_s.clock();
+    const int64_t now = m_ctx.clock();
     const int64_t locked = std::max(now, m_tasklistReadUntil);
     const int64_t end = locked + m_costs.forkNs;
     if (end <= now)
@@ -91,7 +95,7 @@ bool KernelWork::continueWork(Task& task)
         // The walk costs rt_walk_group per group and rt_walk_task per thread visited (§10.3).
         const int64_t walkNs =
             walk.groups * m_costs.rtWalkGroupNs + walk.tasks * m_costs.rtWalkTaskNs;
-        const int64_t now = m_s.clock();
+        const int64_t now = m_ctx.clock();
         int64_t sectionEnd = now;
         if (walkNs > 0) {
             if (m_walkAllTasks) {

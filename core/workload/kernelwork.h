@@ -2,9 +2,9 @@
 // The cost model of kernel work done by task actions (cgroup file writes, fork under
 // tasklist_lock) with its non-preemptible and interrupts-off sections (cost constants:
 // core/kernel/costs.h, documented in docs/scenarios/rt-group-constraints.md). The machine's side
-// (its clock, the per-CPU sections in struct Rq, the event that ends a section, the fork and the
-// cgroup writes themselves) is reached through KernelWorkServices, so the unit can be tested with
-// a fake machine.
+// is reached through MachineContext (its clock, the per-CPU sections in struct Rq) and
+// KernelWorkServices (the event that ends a section, the fork and the cgroup writes
+// themselves), so the unit can be tested with a fake machine.
 #pragma once
 
 #include "core/base/eventid.h"
@@ -22,18 +22,16 @@ struct Op;
 struct RtWalkCount;
 struct Task;
 
-/// The machine-side services the kernel-work cost model calls.
+/// What the kernel-work cost model asks of the machine beyond MachineContext (a fake in
+/// tests/core/tst_kernelwork.cpp).
 class KernelWorkServices
 {
 public:
     virtual ~KernelWorkServices() = default;
-    virtual int64_t clock() const = 0;
-    /// The cost-model sections of @p cpu (rq->sections).
-    virtual KernelSections& sections(int cpu) = 0;
-    /// Arms the event ending @p cpu's current section at @p at; at its end the machine clears
-    /// KernelSections::end and honours a need_resched set meanwhile (preempt_enable()).
+    /// Arms the event ending @p cpu's current section (rq->sections) at @p at; at its end the
+    /// machine clears KernelSections::end and honours a need_resched set meanwhile
+    /// (preempt_enable()).
     virtual EventId startSectionEnd(int cpu, int64_t at) = 0;
-    virtual void cancelTimer(EventId id) = 0;
     /// Under preempt none/voluntary a task inside a kernel section of its program is not
     /// preempted (the workload's "kernel" op, not the cost model's sections).
     virtual bool kernelSectionPreemptible(int cpu) const = 0;
@@ -49,14 +47,16 @@ public:
     virtual bool completeFork(Task& task, const Op& op) = 0;
 };
 
+class MachineContext;
+
 class KernelWork
 {
 public:
     /// @p walkAllTasks: the profile's rt_constraint_check walks every task under
     /// tasklist_lock (before b4fb015eeff7); @p rcuDisablesPreemption: PREEMPT_NONE/VOLUNTARY,
     /// where rcu_read_lock() disables preemption.
-    KernelWork(KernelWorkServices& services, const KernelCosts& costs, bool walkAllTasks,
-        bool rcuDisablesPreemption);
+    KernelWork(MachineContext& ctx, KernelWorkServices& services, const KernelCosts& costs,
+        bool walkAllTasks, bool rcuDisablesPreemption);
 
     const KernelCosts& costs() const { return m_costs; }
 
@@ -70,6 +70,9 @@ public:
     /// The tasklist_lock part of copy_process() for @p task: true if it takes time (the child
     /// appears when it is done, continueWork()), false for an instantaneous fork.
     bool startFork(Task& task, const Op& op);
+    /// copy_process() done: the machine creates the child; true if @p task stops here (it
+    /// waits for the child).
+    bool completeFork(Task& task, const Op& op) { return m_s.completeFork(task, op); }
     /// Starts the cgroup writes of @p op (one per matching group) for @p task.
     void startWrite(Task& task, const Op& op);
     /// Continues @p task's kernel work (a pending fork, the remaining writes): true while it
@@ -79,6 +82,7 @@ public:
     void timerHeldOff(const std::string& task, int cpu, int64_t due, int64_t late);
 
 private:
+    MachineContext& m_ctx;
     KernelWorkServices& m_s;
     KernelCosts m_costs;
     bool m_walkAllTasks = false;

@@ -9,6 +9,8 @@
 #include "core/workload/mutexes.h"
 
 #include "core/base/time.h"
+#include "core/sched/machinecontext.h"
+#include "core/workload/interpreter.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -16,8 +18,9 @@
 
 namespace schedlab {
 
-Mutexes::Mutexes(MutexServices& services)
-    : m_s(services)
+Mutexes::Mutexes(MachineContext& ctx, ProgramServices& program)
+    : m_ctx(ctx)
+    , m_s(program)
 { }
 
 bool Mutexes::lock(Task& task, const std::string& name)
@@ -37,9 +40,9 @@ bool Mutexes::lock(Task& task, const std::string& name)
     }
     m.waiters.push_back(task.index);
     task.lockWaiting = name;
-    task.lockWaitStart = m_s.clock();
+    task.lockWaitStart = m_ctx.clock();
     task.blocking = true;
-    m_s.resched(task.cpu);
+    m_ctx.resched(task.cpu);
     return false;
 }
 
@@ -56,11 +59,11 @@ void Mutexes::unlock(Task& task, const std::string& name)
         m.owner = -1;
         return;
     }
-    Task& waiter = m_s.taskAt(m.waiters.front());
+    Task& waiter = m_ctx.task(m.waiters.front());
     m.waiters.erase(m.waiters.begin());
     m.owner = waiter.index; // hand-off to the first waiter
     waiter.held.push_back(name);
-    waiter.lockWaitNs += m_s.clock() - waiter.lockWaitStart;
+    waiter.lockWaitNs += m_ctx.clock() - waiter.lockWaitStart;
     waiter.lockWaitStart = -1;
     waiter.lockWaiting.clear();
     release(waiter);
@@ -72,7 +75,7 @@ void Mutexes::release(Task& waiter)
         waiter.blocking = false; // has not left the CPU yet: it simply continues
         return;
     }
-    m_s.wakeUp(waiter);
+    m_ctx.wakeUp(waiter);
 }
 
 void Mutexes::suspend(Task& task, const std::string& name)
@@ -80,7 +83,7 @@ void Mutexes::suspend(Task& task, const std::string& name)
     m_waitQueues[name].push_back(task.index);
     task.suspendedOn = name;
     task.blocking = true;
-    m_s.resched(task.cpu);
+    m_ctx.resched(task.cpu);
 }
 
 void Mutexes::resume(const std::string& name)
@@ -90,7 +93,7 @@ void Mutexes::resume(const std::string& name)
         return;
     const std::vector<int> waiters = std::exchange(it->second, {});
     for (const int index : waiters) {
-        Task& waiter = m_s.taskAt(index);
+        Task& waiter = m_ctx.task(index);
         waiter.suspendedOn.clear();
         release(waiter);
     }
@@ -106,7 +109,7 @@ bool Mutexes::waitForCompletion(Task& task, const std::string& name)
     c.waiters.push_back(task.index);
     task.completionWait = name;
     task.blocking = true;
-    m_s.resched(task.cpu);
+    m_ctx.resched(task.cpu);
     return false;
 }
 
@@ -118,7 +121,7 @@ void Mutexes::complete(const std::string& name)
         return;
     }
     // complete(): done++ then swake_up_locked() of the first exclusive waiter, which takes it.
-    Task& waiter = m_s.taskAt(c.waiters.front());
+    Task& waiter = m_ctx.task(c.waiters.front());
     c.waiters.erase(c.waiters.begin());
     waiter.completionWait.clear();
     release(waiter);

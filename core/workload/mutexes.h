@@ -13,24 +13,15 @@ namespace schedlab {
 
 struct Task;
 
-/// The machine-side services the mutexes call.
-class MutexServices
-{
-public:
-    virtual ~MutexServices() = default;
-    virtual int64_t clock() const = 0;
-    virtual Task& taskAt(int index) = 0;
-    virtual void resched(int cpu) = 0;
-    /// try_to_wake_up() of a waiter that got the lock.
-    virtual void wakeUp(Task& task) = 0;
-    /// A workload mistake (double lock, unlock of a mutex not held): reported, then ignored.
-    virtual void programError(const Task& task, const std::string& what) = 0;
-};
+class MachineContext;
+class ProgramServices;
 
 class Mutexes
 {
 public:
-    explicit Mutexes(MutexServices& services);
+    /// Wakes waiters through @p ctx (try_to_wake_up()); reports workload mistakes through
+    /// @p program (ProgramServices::programError()).
+    Mutexes(MachineContext& ctx, ProgramServices& program);
 
     /// mutex_lock(): true if @p task got @p name; false if it blocks (it is made to).
     bool lock(Task& task, const std::string& name);
@@ -60,7 +51,8 @@ private:
         std::vector<int> waiters; ///< FIFO
     };
 
-    MutexServices& m_s;
+    MachineContext& m_ctx;
+    ProgramServices& m_s;
     std::map<std::string, Mutex> m_mutexes;               ///< by name (ordered: deterministic)
     std::map<std::string, std::vector<int>> m_waitQueues; ///< suspended tasks, FIFO, by name
     /// struct completion: `done` and its waiters (FIFO, like swait's exclusive queue).

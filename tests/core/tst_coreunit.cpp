@@ -9,6 +9,7 @@
 #include "core/coresched/corescheduler.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
+#include "support/fakemachine.h"
 #endif
 
 #include <QTest>
@@ -35,45 +36,32 @@ namespace {
 constexpr uint64_t kCookieA = 1;
 constexpr uint64_t kCookieB = 2;
 
-/// One SMT core of two CPUs; classPick() returns what the test puts in `picks`.
-class FakeMachine final : public CoreSchedServices
+/// One SMT core of two CPUs on the FakeMachine; pickTask() returns what the test puts in
+/// `picks`.
+class CoreMachine final : public test::FakeMachine
 {
 public:
-    FakeMachine()
+    CoreMachine()
+        : test::FakeMachine(2)
     {
-        for (int c = 0; c < 2; ++c)
-            rqs.push_back(std::make_unique<Rq>(c, choices));
+        picks = {nullptr, nullptr};
     }
     Task& addTask(int cpu, uint64_t cookie, int rtPriority = 0)
     {
-        auto t = std::make_unique<Task>();
-        t->index = static_cast<int>(tasks.size());
-        t->cpu = cpu;
-        t->cookie = cookie;
-        t->policy = rtPriority ? Policy::Fifo : Policy::Normal;
-        t->rtPriority = rtPriority;
-        t->se.task = TaskId(t->index);
-        t->state = TaskRunState::Runnable;
-        tasks.push_back(std::move(t));
-        return *tasks.back();
+        Task& t =
+            test::FakeMachine::addTask(cpu, rtPriority ? Policy::Fifo : Policy::Normal, rtPriority);
+        t.cookie = cookie;
+        t.state = TaskRunState::Runnable;
+        return t;
     }
-
-    int64_t clock() const override { return now; }
-    Rq& runQueue(int cpu) override { return *rqs[static_cast<size_t>(cpu)]; }
-    Task& taskAt(int index) override { return *tasks[static_cast<size_t>(index)]; }
-    void resched(int cpu) override { reschedCpus.push_back(cpu); }
-    SchedEntity* classPick(int cpu) override { return picks[static_cast<size_t>(cpu)]; }
-    void queueCoreBalance(int cpu) override { balanced.push_back(cpu); }
-    void moveQueued(Task& task, int cpu) override { task.cpu = cpu; }
-    bool inKernelSection(int) override { return false; }
-
-    ProfileChoices choices;
-    std::vector<std::unique_ptr<Rq>> rqs;
-    std::vector<std::unique_ptr<Task>> tasks;
-    std::vector<SchedEntity*> picks{nullptr, nullptr};
-    int64_t now = 0;
-    std::vector<int> reschedCpus;
-    std::vector<int> balanced;
+    /// The CPUs whose sched_core_balance() callback was queued (timers at the current time).
+    std::vector<int> balanced() const
+    {
+        std::vector<int> cpus;
+        for (const Timer& t : timers)
+            cpus.push_back(t.cpu);
+        return cpus;
+    }
 };
 
 } // namespace
@@ -83,7 +71,7 @@ void TestCoreUnit::taskPrioAcrossClasses()
     // __task_prio(): RT 99 - rt_priority, fair MAX_RT_PRIO + MAX_NICE = 119. prio_less(a, b) is
     // "a below b": idle (null) below everything, a fair task below any RT task, a lower RT
     // priority below a higher one, two RT tasks of one priority unordered.
-    FakeMachine m;
+    CoreMachine m;
     CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     Task& rt50 = m.addTask(0, 0, 50);
     Task& rt10 = m.addTask(0, 0, 10);
@@ -107,16 +95,16 @@ void TestCoreUnit::corePickForcesIdleSibling()
     // task wins the core (prio_less), so the core cookie is B; CPU 0 has no task with cookie B
     // in its core_tree but one runnable task: it is forced idle (and queues a core balance),
     // while CPU 1 gets the RT task as its pending core_pick and an IPI (resched).
-    FakeMachine m;
+    CoreMachine m;
     CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     QVERIFY(core.active());
     Task& fairA = m.addTask(0, kCookieA);
     Task& rtB = m.addTask(1, kCookieB, 40);
-    core.fairTaskQueued(m.runQueue(0), fairA.se, true, 0);
+    core.fairTaskQueued(m.rq(0), fairA.se, true, 0);
     core.rtTaskQueued(rtB, true);
-    m.runQueue(0).nrRunning = 1;
-    ++m.runQueue(1).rt.nrQueued; // rtB queued (the core scheduler reads only the count)
+    m.rq(0).nrRunning = 1;
+    ++m.rq(1).rt.nrQueued; // rtB queued (the core scheduler reads only the count)
     m.picks = {&fairA.se, &rtB.se};
     m.now = 5000;
     bool forcedIdle = false;
@@ -125,26 +113,26 @@ void TestCoreUnit::corePickForcesIdleSibling()
     QCOMPARE(core.core(0).cookie, kCookieB);
     QCOMPARE(core.core(0).forceIdleCount, 1);
     QCOMPARE(core.core(0).forceIdleOccupation, 1); // one busy sibling
-    QCOMPARE(m.balanced, std::vector<int>{0});
+    QCOMPARE(m.balanced(), std::vector<int>{0});
     QCOMPARE(m.reschedCpus, std::vector<int>{1});
-    QVERIFY(m.runQueue(1).core.pickValid);
-    QCOMPARE(m.runQueue(1).core.pick, &rtB.se);
+    QVERIFY(m.rq(1).core.pickValid);
+    QCOMPARE(m.rq(1).core.pick, &rtB.se);
     QCOMPARE(rtB.coreOccupation, 1);
-    QCOMPARE(m.runQueue(0).core.idleOccupation, 1);
-    QCOMPARE(m.runQueue(0).core.forcedIdleSince, int64_t{5000});
+    QCOMPARE(m.rq(0).core.idleOccupation, 1);
+    QCOMPARE(m.rq(0).core.forcedIdleSince, int64_t{5000});
     // CPU 1 schedules: nothing changed since, so it takes the pending pick (step 1).
     m.picks = {nullptr, nullptr}; // a fresh selection would give something else
     forcedIdle = true;
     QCOMPARE(core.pickNextTask(1, forcedIdle), &rtB.se);
     QVERIFY(!forcedIdle);
-    QVERIFY(!m.runQueue(1).core.pickValid);
+    QVERIFY(!m.rq(1).core.pickValid);
 }
 
 void TestCoreUnit::untaggedPickWithoutCoreCookie()
 {
     // No core cookie and no forced idle: an untagged per-CPU pick is taken as it is (step 2),
     // and no sibling is disturbed. (The caller clears forcedIdle before each pick.)
-    FakeMachine m;
+    CoreMachine m;
     CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& plain = m.addTask(0, 0, 20);
@@ -161,20 +149,20 @@ void TestCoreUnit::cookieChangeReschedulesRunningTask()
     // sched_core_update_cookie(): a queued task leaves the core_tree and re-enters with its new
     // cookie (core_task_seq bumped twice); if it is running, its CPU reschedules. The first
     // cookie enables core scheduling.
-    FakeMachine m;
+    CoreMachine m;
     CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     Task& t = m.addTask(1, 0);
     t.se.onRq = true;
-    m.runQueue(1).curr = &t.se;
+    m.rq(1).curr = &t.se;
     QVERIFY(!core.enabled());
     core.setCookie(t, kCookieA);
     QVERIFY(core.enabled());
     QCOMPARE(t.cookie, kCookieA);
     QCOMPARE(core.core(0).taskSeq, uint64_t{2});
-    QCOMPARE(m.runQueue(1).core.tree, std::vector<SchedEntity*>{&t.se});
+    QCOMPARE(m.rq(1).core.tree, std::vector<SchedEntity*>{&t.se});
     QCOMPARE(m.reschedCpus, std::vector<int>{1});
     core.setCookie(t, 0); // untagged: out of the tree
-    QVERIFY(m.runQueue(1).core.tree.empty());
+    QVERIFY(m.rq(1).core.tree.empty());
 }
 
 void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
@@ -182,20 +170,20 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
     // task_tick_core(): one fair task on a CPU whose sibling is forced idle uses its slice up at
     // half of it (MIN_NR_TASKS_DURING_FORCEIDLE = 2): with a 3 ms slice, 1.5 ms is not yet more
     // than half, 1.5 ms + 1 ns is.
-    FakeMachine m;
+    CoreMachine m;
     CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& fairA = m.addTask(0, kCookieA);
     Task& rtB = m.addTask(1, kCookieB, 40);
-    core.fairTaskQueued(m.runQueue(0), fairA.se, true, 0);
-    m.runQueue(0).nrRunning = 1;
-    m.runQueue(1).nrRunning = 1; // CPU 1 has fair work that cookie A keeps off the core
+    core.fairTaskQueued(m.rq(0), fairA.se, true, 0);
+    m.rq(0).nrRunning = 1;
+    m.rq(1).nrRunning = 1; // CPU 1 has fair work that cookie A keeps off the core
     m.picks = {&fairA.se, &rtB.se};
     bool forcedIdle = false;
-    ++m.runQueue(1).rt.nrQueued;      // rtB queued (the core scheduler reads only the count)
+    ++m.rq(1).rt.nrQueued;            // rtB queued (the core scheduler reads only the count)
     core.pickNextTask(0, forcedIdle); // RT cookie B wins; CPU 0 forced idle
     QCOMPARE(core.core(0).forceIdleCount, 1);
-    Rq& rq = m.runQueue(1);
+    Rq& rq = m.rq(1);
     Task& f = m.addTask(1, kCookieB);
     rq.curr = &f.se;
     rq.cfs->nrQueued = 1;
@@ -212,16 +200,16 @@ void TestCoreUnit::tickUsesHalfSliceInForcedIdle()
 
 void TestCoreUnit::invariantCatchesMixedCookies()
 {
-    FakeMachine m;
+    CoreMachine m;
     CoreScheduler core(m, CpuTopology{2, 2, 1, {}, {}});
     core.enable();
     Task& a = m.addTask(0, kCookieA);
     Task& b = m.addTask(1, kCookieB);
     Task& a2 = m.addTask(1, kCookieA);
-    m.runQueue(0).curr = &a.se;
-    m.runQueue(1).curr = &a2.se;
+    m.rq(0).curr = &a.se;
+    m.rq(1).curr = &a2.se;
     QCOMPARE(core.checkInvariants(), std::string());
-    m.runQueue(1).curr = &b.se;
+    m.rq(1).curr = &b.se;
     QCOMPARE(core.checkInvariants(), std::string("core 0: siblings run cookies 1 and 2"));
 }
 

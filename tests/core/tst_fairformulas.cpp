@@ -17,6 +17,7 @@
 #include "core/fair/weights.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
+#include "support/fakemachine.h"
 #endif
 
 using namespace schedlab;
@@ -41,39 +42,8 @@ LoadWeight lw(uint64_t weight)
     return loadWeightOf(weight);
 }
 
-struct Rec
-{
-    RecordKind kind;
-    const SchedEntity* se;
-    int64_t a, b, c;
-};
-
-/// FairHooks with a clock the test sets; reschedules and records are kept for assertions.
-class FakeHooks final : public FairHooks
-{
-public:
-    int64_t clock() const override { return now; }
-    void resched(int, bool) override { ++reschedCount; }
-    void accountExec(SchedEntity&, int64_t) override { }
-    void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override
-    {
-        records.push_back({kind, &se, a, b, c});
-    }
-    void sample(const SchedEntity&) override { }
-    void updateLoadAvg(CfsRq&, SchedEntity&, bool) override { }
-
-    const Rec* last(RecordKind kind) const
-    {
-        for (auto it = records.rbegin(); it != records.rend(); ++it)
-            if (it->kind == kind)
-                return &*it;
-        return nullptr;
-    }
-
-    int64_t now = 0;
-    int reschedCount = 0;
-    std::vector<Rec> records;
-};
+using test::FakeMachine;
+using Rec = FakeMachine::Record;
 
 /// One CPU's run queue with a fair class configured like a profile. Members are declared so that
 /// the cfs_rq (whose destructor unlinks the trees) dies before the entities it may still hold.
@@ -143,7 +113,7 @@ struct Bench
     ProfileChoices choices;
     ProfileTraits traits;
     FeatureSet featureSet;
-    FakeHooks hooks;
+    FakeMachine hooks{0}; // the machine context: a clock the test sets, what the class asked
     std::vector<TaskGroup> groups;
     std::array<SchedEntity, 4> se;
     std::unique_ptr<Rq> rq;
@@ -923,7 +893,7 @@ void TestFairFormulas::checkPreemptWakeup()
     wakee.customSlice = wakeeSlice != kSlice;
     b.queue(wakee);
     QCOMPARE(b.fair->checkPreemptWakeup(*b.rq, wakee, wakeFlags), expPreempt);
-    QCOMPARE(b.hooks.reschedCount > 0, expPreempt);
+    QCOMPARE(!b.hooks.reschedCpus.empty(), expPreempt);
     QCOMPARE(b.cfs().next == &wakee, expBuddy);
 }
 

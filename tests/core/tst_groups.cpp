@@ -22,6 +22,7 @@
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "support/fakemachine.h"
 #include "support/simlookup.h"
 #endif
 
@@ -299,18 +300,6 @@ QByteArray weightChangeScenario(int w0, int w1)
         + QByteArray::number(w1) + R"( } } ] })";
 }
 
-/// FairHooks that do nothing: calcGroupShares() reads only the group and its cfs_rq.
-class NullHooks final : public FairHooks
-{
-public:
-    int64_t clock() const override { return 0; }
-    void resched(int, bool) override { }
-    void accountExec(SchedEntity&, int64_t) override { }
-    void record(RecordKind, const SchedEntity&, int64_t, int64_t, int64_t) override { }
-    void sample(const SchedEntity&) override { }
-    void updateLoadAvg(CfsRq&, SchedEntity&, bool) override { }
-};
-
 } // namespace
 
 // --- formulas -----------------------------------------------------------------------------------
@@ -418,7 +407,7 @@ void TestGroups::calcGroupShares()
     params.choices = &choices;
     params.traits = &traits;
     params.features = &features;
-    NullHooks hooks;
+    test::FakeMachine machine{0}; // the machine context (nothing of it is read)
     std::vector<TaskGroup> groups(2);
     groups[1].index = 1;
     groups[1].parent = 0;
@@ -426,7 +415,7 @@ void TestGroups::calcGroupShares()
     groups[1].path = "/g";
     groups[1].shares = shares;
     groups[1].loadAvg = tgLoadAvg;
-    FairClass fair(params, hooks, groups);
+    FairClass fair(params, machine, groups);
 
     CfsRq grq(choices);
     grq.groupIndex = 1;

@@ -11,6 +11,7 @@
 #include "core/sim/scenariospec.h"
 #include "core/workload/kernelwork.h"
 #include "core/workload/task.h"
+#include "support/fakemachine.h"
 #endif
 
 #include <QTest>
@@ -35,12 +36,15 @@ namespace {
 
 constexpr int64_t kUs = 1000;
 
-/// One-CPU machine: a settable clock, one section state, writes that report a fixed walk.
-class FakeMachine final : public KernelWorkServices
+/// One-CPU FakeMachine (a settable clock, rq->sections of CPU 0) with the cost model's own
+/// services: writes that report a fixed walk, forks counted.
+class WorkMachine final : public test::FakeMachine, public KernelWorkServices
 {
 public:
-    int64_t now = 0;
-    KernelSections cpu0;
+    WorkMachine()
+        : test::FakeMachine(1)
+    { }
+    KernelSections& cpu0() { return rq(0).sections; }
     std::vector<Finding> found;
     std::vector<int64_t> sectionEnds; ///< times of armed section-end events
     RtWalkCount walk;                 ///< what each write walks
@@ -48,14 +52,11 @@ public:
     int forks = 0;
     bool programPreemptible = true;
 
-    int64_t clock() const override { return now; }
-    KernelSections& sections(int) override { return cpu0; }
     EventId startSectionEnd(int, int64_t at) override
     {
         sectionEnds.push_back(at);
         return EventId{static_cast<uint64_t>(sectionEnds.size())};
     }
-    void cancelTimer(EventId) override { }
     bool kernelSectionPreemptible(int) const override { return programPreemptible; }
     void addFinding(const Finding& f) override { found.push_back(f); }
     std::vector<int> groupsMatching(const std::string&) const override { return {1, 2}; }
@@ -83,8 +84,8 @@ KernelCosts costs(int64_t forkNs)
 void TestKernelWork::instantForkWithoutCost()
 {
     // fork cost 0 (the default): no section, no work, the fork completes at once.
-    FakeMachine m;
-    KernelWork w(m, costs(0), true, false);
+    WorkMachine m;
+    KernelWork w(m, m, costs(0), true, false);
     Task t;
     Op op;
     QVERIFY(!w.startFork(t, op));
@@ -97,16 +98,16 @@ void TestKernelWork::forkIsAnIrqsOffSection()
     // fork 2 ms at t = 1 ms: write-held tasklist_lock with interrupts off until 3 ms; the task
     // works 2 ms; an irqs-off section longer than 1 ms is a finding. When the work is done the
     // pending fork completes (once) and nothing is left.
-    FakeMachine m;
+    WorkMachine m;
     m.now = 1000 * kUs;
-    KernelWork w(m, costs(2000 * kUs), true, false);
+    KernelWork w(m, m, costs(2000 * kUs), true, false);
     Task t;
     t.name = "forker";
     Op op;
     QVERIFY(w.startFork(t, op));
     QCOMPARE(t.workLeft, 2000 * kUs);
-    QCOMPARE(m.cpu0.irqsOffUntil, 3000 * kUs);
-    QCOMPARE(m.cpu0.nonPreemptUntil, 3000 * kUs);
+    QCOMPARE(m.cpu0().irqsOffUntil, 3000 * kUs);
+    QCOMPARE(m.cpu0().nonPreemptUntil, 3000 * kUs);
     QCOMPARE(m.sectionEnds, std::vector<int64_t>{3000 * kUs});
     QCOMPARE(static_cast<int>(m.found.size()), 1);
     QCOMPARE(m.found[0].kind, std::string("irqs_off"));
@@ -126,8 +127,8 @@ void TestKernelWork::walkUnderTasklistLockWaitsForFork()
     // walk_all_tasks it first waits for the writer: read-held from 30 µs to 42 µs, preemption
     // off until 42 µs. The task works 32 µs (until 42 µs) + cgroup_write 2 µs = 34 µs, for each
     // of the two matching groups.
-    FakeMachine m;
-    KernelWork w(m, costs(30 * kUs), true, false);
+    WorkMachine m;
+    KernelWork w(m, m, costs(30 * kUs), true, false);
     Task forker;
     Op forkOp;
     QVERIFY(w.startFork(forker, forkOp));
@@ -141,13 +142,13 @@ void TestKernelWork::walkUnderTasklistLockWaitsForFork()
     QVERIFY(w.continueWork(writer));
     QCOMPARE(m.writes, 1);
     QCOMPARE(writer.workLeft, 34 * kUs);
-    QCOMPARE(m.cpu0.nonPreemptUntil, 42 * kUs);
-    QCOMPARE(m.cpu0.irqsOffUntil, 30 * kUs); // the fork's section only
+    QCOMPARE(m.cpu0().nonPreemptUntil, 42 * kUs);
+    QCOMPARE(m.cpu0().irqsOffUntil, 30 * kUs); // the fork's section only
     // Second group at 44 µs: the lock is free, the walk alone: 12 µs + 2 µs.
     m.now = 44 * kUs;
     QVERIFY(w.continueWork(writer));
     QCOMPARE(writer.workLeft, 14 * kUs);
-    QCOMPARE(m.cpu0.nonPreemptUntil, 56 * kUs);
+    QCOMPARE(m.cpu0().nonPreemptUntil, 56 * kUs);
     m.now = 58 * kUs;
     QVERIFY(!w.continueWork(writer)); // both groups written
     QCOMPARE(m.writes, 2);
@@ -158,8 +159,8 @@ void TestKernelWork::patchedWalkPreemptibleUnderPreemptRcu()
 {
     // patched: no tasklist_lock; with preemptible RCU (full/lazy) the walk of 12 µs is
     // preemptible work: 12 + 2 = 14 µs, no section at all.
-    FakeMachine m;
-    KernelWork w(m, costs(0), false, false);
+    WorkMachine m;
+    KernelWork w(m, m, costs(0), false, false);
     m.walk = {100, 1000, 100};
     Task writer;
     Op write;
@@ -175,9 +176,9 @@ void TestKernelWork::sectionsBlockPreemption()
     // A section ending in the past is ignored; the machine's own kernel-section rule (a task in
     // a "kernel" block under preempt none/voluntary) also blocks preemption; an irqs-off section
     // of exactly 1 ms is not reported (only longer ones).
-    FakeMachine m;
+    WorkMachine m;
     m.now = 5000 * kUs;
-    KernelWork w(m, costs(0), true, true);
+    KernelWork w(m, m, costs(0), true, true);
     w.beginSection(0, 4000 * kUs, true, "x", "old");
     QVERIFY(m.sectionEnds.empty());
     w.beginSection(0, 6000 * kUs, true, "x", "one ms");

@@ -16,6 +16,7 @@
 #include "core/sched/migration.h"
 #include "core/sched/rq.h"
 #include "core/sim/simulation.h"
+#include "support/fakemachine.h"
 #include "support/simlookup.h"
 #endif
 
@@ -71,67 +72,53 @@ namespace {
 
 constexpr int64_t kS = 1000000000;
 
-// A machine of Rq's with hand-set PELT averages and cfs_tasks lists; moveTask() moves the
-// entity between the lists and records it.
-class FakeMachine : public BalanceServices
+// The BalanceMachine with hand-set PELT averages and cfs_tasks lists; a migration moves the entity
+// between the lists and is recorded (FakeMachine::moves).
+class BalanceMachine : public test::FakeMachine, public BalanceServices
 {
 public:
-    explicit FakeMachine(int cpus)
+    explicit BalanceMachine(int cpus)
+        : test::FakeMachine(cpus)
     {
-        static const ProfileChoices choices{};
-        for (int c = 0; c < cpus; ++c)
-            rqs.push_back(std::make_unique<Rq>(c, choices));
+        now = kS;
         nr.assign(static_cast<size_t>(cpus), 0);
-    }
-    ~FakeMachine() override
-    {
-        for (auto& rq : rqs)
-            rq->cfsTasks.clear();
     }
     /// A queued task with load_avg @p load on @p cpu, last run at @p lastRan.
     SchedEntity& addTask(int cpu, uint64_t load, int64_t lastRan, bool running = false)
     {
-        auto se = std::make_unique<SchedEntity>();
-        Rq& rq = *rqs[static_cast<size_t>(cpu)];
-        se->cfsRq = rq.cfs.get();
-        se->avg.loadAvg = load;
-        se->onRq = true;
-        se->execStart = lastRan;
-        se->task = TaskId(static_cast<uint32_t>(tasks.size()));
-        rq.cfsTasks.push_front(*se);
-        rq.cfs->avg.loadAvg += load;
-        rq.cfs->avg.utilAvg = 1024; // always busy
-        rq.cfs->avg.runnableAvg += 1024;
-        ++rq.cfs->hNrRunnable;
+        Task& task = test::FakeMachine::addTask(cpu);
+        task.state = TaskRunState::Runnable; // queued: the balancer may move it
+        SchedEntity& se = task.se;
+        Rq& q = rq(cpu);
+        se.cfsRq = q.cfs.get();
+        se.avg.loadAvg = load;
+        se.onRq = true;
+        se.execStart = lastRan;
+        q.cfsTasks.push_front(se);
+        q.cfs->avg.loadAvg += load;
+        q.cfs->avg.utilAvg = 1024; // always busy
+        q.cfs->avg.runnableAvg += 1024;
+        ++q.cfs->hNrRunnable;
         ++nr[static_cast<size_t>(cpu)];
         if (running)
-            rq.curr = se.get();
-        tasks.push_back(std::move(se));
-        allowed.push_back(CpuSet::all(static_cast<int>(rqs.size())));
-        return *tasks.back();
+            q.curr = &se;
+        return se;
     }
-    int64_t clock() const override { return now; }
-    Rq& runQueue(int cpu) override { return *rqs[static_cast<size_t>(cpu)]; }
-    int nrRunning(int cpu) const override { return nr[static_cast<size_t>(cpu)]; }
-    bool cpuIdle(int cpu) const override
+    /// move_queued_task_locked(): the entity changes lists and CPUs; recorded.
+    void moveQueuedTask(Task& task, int dst, MigrateReason reason, MigrateDetail detail) override
     {
-        return nr[static_cast<size_t>(cpu)] == 0 && !rqs[static_cast<size_t>(cpu)]->curr;
-    }
-    bool taskAllowed(const SchedEntity& se, int cpu) const override
-    {
-        return allowed[se.task.index()].test(cpu);
-    }
-    bool cookieMatch(const SchedEntity&, int) const override { return true; }
-    bool migratable(const SchedEntity&) const override { return true; }
-    bool throttledPair(const SchedEntity&, int, int) const override { return false; }
-    void moveTask(SchedEntity& se, int dst, MigrateReason reason, MigrateDetail detail) override
-    {
+        SchedEntity& se = task.se;
         const int src = se.cfsRq->cpu;
         se.groupNode.unlink();
         rqs[static_cast<size_t>(dst)]->cfsTasks.push_front(se);
         --nr[static_cast<size_t>(src)];
         ++nr[static_cast<size_t>(dst)];
-        moves.push_back({static_cast<int>(se.task.index()), dst, reason, detail});
+        test::FakeMachine::moveQueuedTask(task, dst, reason, detail);
+    }
+    int nrRunning(int cpu) const override { return nr[static_cast<size_t>(cpu)]; }
+    bool idleCpu(int cpu) const override
+    {
+        return nr[static_cast<size_t>(cpu)] == 0 && !rqs[static_cast<size_t>(cpu)]->curr;
     }
     /// The stopper preempts the running task (it stays queued) when @c stopperWorks.
     bool stopperPreempt(int cpu) override
@@ -150,20 +137,7 @@ public:
         return true;
     }
     std::vector<std::pair<int, int64_t>> blockedUpdates;
-
-    struct Move
-    {
-        int task;
-        int dst;
-        MigrateReason reason;
-        MigrateDetail detail;
-    };
-    int64_t now = kS;
-    std::vector<std::unique_ptr<Rq>> rqs;
     std::vector<int> nr;
-    std::vector<std::unique_ptr<SchedEntity>> tasks;
-    std::vector<CpuSet> allowed;
-    std::vector<Move> moves;
 };
 
 CpuTopology topology(int cpus, int threads, int coresPerLlc, std::vector<int> capacities = {},
@@ -184,11 +158,11 @@ struct Rig
     explicit Rig(const CpuTopology& t)
         : m(t.cpus)
         , d(t)
-        , lb(m, d, 1000, 1000000)
+        , lb(m, m, d, 1000, 1000000)
     {
         m.stopperWorks = true;
     }
-    FakeMachine m;
+    BalanceMachine m;
     SchedDomains d;
     LoadBalancer lb;
 };
@@ -241,11 +215,11 @@ std::vector<const Record*> migrations(const Recording& rec)
 }
 
 /// "task 3 -> 0: periodic PKG overloaded/load": a recorded move in one line.
-QString moveText(const FakeMachine::Move& move)
+QString moveText(const test::FakeMachine::Move& move)
 {
     return QStringLiteral("task %1 -> %2: %3")
         .arg(move.task)
-        .arg(move.dst)
+        .arg(move.cpu)
         .arg(QString::fromStdString(describeMigration(int64_t(move.reason), move.detail.pack())));
 }
 
@@ -526,9 +500,9 @@ void TestLoadBalance::loadAboveImbalanceRelaxedByFailures()
     // The heavy/light state: imbalance 9533 (above). The waiting heavy task's h_load is
     // 9548·19096/19097 = 9547 > 9533: skipped, the balance fails (nr_balance_failed 1). Next
     // time 9547 >> 1 = 4773 ≤ 9533: it moves.
-    FakeMachine m(2);
+    BalanceMachine m(2);
     SchedDomains d(topology(2, 1, 2));
-    LoadBalancer lb(m, d, 1000, 1000000);
+    LoadBalancer lb(m, m, d, 1000, 1000000);
     m.addTask(0, 9548, 0);       // waiting, cold (last ran 1 s ago)
     m.addTask(0, 9548, 0, true); // running
     m.addTask(1, 15, 0);
@@ -539,7 +513,7 @@ void TestLoadBalance::loadAboveImbalanceRelaxedByFailures()
     QCOMPARE(lb.balanceRq(1, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 1);
     QCOMPARE(int(m.moves.size()), 1);
     QCOMPARE(m.moves[0].task, 0);
-    QCOMPARE(m.moves[0].dst, 1);
+    QCOMPARE(m.moves[0].cpu, 1);
     QCOMPARE(m.moves[0].detail.level, DomainLevel::Mc);
     QCOMPARE(m.moves[0].detail.busiestGroup, GroupType::Overloaded);
     QCOMPARE(m.moves[0].detail.migration, MigrationType::Load);
@@ -552,9 +526,9 @@ void TestLoadBalance::hotTaskMovedAfterFailures()
     // 4096·1024/2048 = 2048: imbalance min(1024, 1024) = 1024; task_h_load 1024·3072/3073 =
     // 1023 fits. Both waiting tasks ran 100 µs ago (< 500 µs): cache hot, skipped while
     // nr_balance_failed ≤ cache_nice_tries (1 for MC): attempts 1 and 2 fail, the 3rd moves.
-    FakeMachine m(2);
+    BalanceMachine m(2);
     SchedDomains d(topology(2, 1, 2));
-    LoadBalancer lb(m, d, 1000, 1000000);
+    LoadBalancer lb(m, m, d, 1000, 1000000);
     const int64_t hot = m.now - 100000;
     m.addTask(0, 1024, hot);
     m.addTask(0, 1024, hot);
@@ -565,9 +539,9 @@ void TestLoadBalance::hotTaskMovedAfterFailures()
     QCOMPARE(d.domains(1)[0].nrBalanceFailed, 2);
     QCOMPARE(lb.balanceRq(1, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 1);
     // A cold task moves at once.
-    FakeMachine c(2);
+    BalanceMachine c(2);
     SchedDomains e(topology(2, 1, 2));
-    LoadBalancer lc(c, e, 1000, 1000000);
+    LoadBalancer lc(c, c, e, 1000, 1000000);
     c.addTask(0, 1024, c.now - 600000);
     c.addTask(0, 1024, hot);
     c.addTask(0, 1024, c.now, true);
@@ -580,14 +554,14 @@ void TestLoadBalance::pinnedTaskSkipped()
 {
     // Same loads, cold tasks; the tail task (0) is pinned to CPU 0: skipped (LBF_SOME_PINNED),
     // task 1 moves instead.
-    FakeMachine m(2);
+    BalanceMachine m(2);
     SchedDomains d(topology(2, 1, 2));
-    LoadBalancer lb(m, d, 1000, 1000000);
+    LoadBalancer lb(m, m, d, 1000, 1000000);
     m.addTask(0, 1024, 0);
     m.addTask(0, 1024, 0);
     m.addTask(0, 1024, m.now, true);
     m.addTask(1, 1024, m.now, true);
-    m.allowed[0] = CpuSet::single(0);
+    m.task(0).cpus = CpuSet::single(0);
     QCOMPARE(lb.balanceRq(1, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 1);
     QCOMPARE(m.moves[0].task, 1);
 }
@@ -596,16 +570,16 @@ void TestLoadBalance::allPinnedBacksOff()
 {
     // Every waiting task is pinned: nothing moves, the balance counts as balanced (LBF_ALL_PINNED:
     // nr_balance_failed 0) and balance_interval doubles (2 → 4 ms).
-    FakeMachine m(2);
+    BalanceMachine m(2);
     SchedDomains d(topology(2, 1, 2));
-    LoadBalancer lb(m, d, 1000, 1000000);
+    LoadBalancer lb(m, m, d, 1000, 1000000);
     m.addTask(0, 1024, 0);
     m.addTask(0, 1024, 0);
     m.addTask(0, 1024, m.now, true);
     m.addTask(1, 1024, m.now, true);
-    m.allowed[0] = CpuSet::single(0);
-    m.allowed[1] = CpuSet::single(0);
-    m.allowed[2] = CpuSet::single(0);
+    m.task(0).cpus = CpuSet::single(0);
+    m.task(1).cpus = CpuSet::single(0);
+    m.task(2).cpus = CpuSet::single(0);
     QCOMPARE(lb.balanceRq(1, 0, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
     QVERIFY(m.moves.empty());
     QCOMPARE(d.domains(1)[0].nrBalanceFailed, 0);
@@ -746,24 +720,24 @@ void TestLoadBalance::reducedCapacityGroupLoad()
     //   migrate_load: min((4096 − 2389)·1024, (2389 − 1536)·2048)/1024 = min(1747968,
     //     1746944)/1024 = 1706. Source: CPU 2 (load 2048·1 > 0; CPU 3's 2048·512 is not more
     //     than 2048·512). Its waiting task: h_load 1024·2048/2049 = 1023 ≤ 1706 → moved.
-    auto load = [](FakeMachine& f) {
+    auto load = [](BalanceMachine& f) {
         for (int cpu : {0, 0, 1, 2, 2, 3, 3}) {
             const bool waiting = (cpu == 0 || cpu >= 2) && f.nr[size_t(cpu)] == 0;
             f.addTask(cpu, 1024, waiting ? 0 : f.now, !waiting); // the first of 0, 2, 3 waits
         }
     };
-    FakeMachine m(4);
+    BalanceMachine m(4);
     SchedDomains d(topology(4, 1, 2, {1024, 1024, 512, 512}));
-    LoadBalancer lb(m, d, 1000, 1000000);
+    LoadBalancer lb(m, m, d, 1000, 1000000);
     load(m); // task 3: CPU 2's waiting one
     QCOMPARE(lb.balanceRq(0, 1, CpuIdleType::NotIdle, MigrateReason::Periodic), 1);
     QCOMPARE(int(m.moves.size()), 1);
     QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 3 -> 0: periodic PKG overloaded/load"));
     // Equal capacities: {2,3} has capacity 2048, util 2048, avg_load 2048, domain 7168·1024/
     // 4096 = 1792: imbalance min(256·2048, 256·2048)/1024 = 512 < 1023: nothing moves.
-    FakeMachine n(4);
+    BalanceMachine n(4);
     SchedDomains e(topology(4, 1, 2));
-    LoadBalancer le(n, e, 1000, 1000000);
+    LoadBalancer le(n, n, e, 1000, 1000000);
     load(n);
     QCOMPARE(le.balanceRq(0, 1, CpuIdleType::NotIdle, MigrateReason::Periodic), 0);
     QVERIFY(n.moves.empty());
@@ -780,7 +754,7 @@ void TestLoadBalance::misfitStatusByHand()
 {
     // update_misfit_status(): fits_capacity(util, 512) holds up to util 409 (523520 < 524288).
     // A nice-0 hog alone on its CPU: task_h_load = 1024·1024/(1024 + 1) = 1023.
-    FakeMachine m(4);
+    BalanceMachine m(4);
     SchedEntity& hog = m.addTask(2, 1024, 0, true);
     const int64_t hLoad = LoadBalancer::taskHLoad(hog);
     QCOMPARE(hLoad, int64_t{1023});
@@ -825,10 +799,10 @@ void TestLoadBalance::misfitPushedByActiveBalance()
     // Misfit is balanced regardless of the loads: migrate_misfit, imbalance 1; source CPU 2 (the
     // largest misfit load). It runs one task: nothing to detach; need_active_balance() for
     // migrate_misfit: the stopper pushes the hog to CPU 1. 6.10+: no nr_balance_failed.
-    FakeMachine m(4);
+    BalanceMachine m(4);
     m.stopperWorks = true;
     SchedDomains d(topology(4, 1, 4, {1024, 1024, 512, 512}));
-    LoadBalancer lb(m, d, 1000, 1000000);
+    LoadBalancer lb(m, m, d, 1000, 1000000);
     m.addTask(2, 1024, m.now, true); // task 0, the misfit hog
     m.addTask(0, 1024, m.now, true);
     m.rqs[2]->misfitTaskLoad = 1023;
@@ -837,10 +811,10 @@ void TestLoadBalance::misfitPushedByActiveBalance()
     QCOMPARE(moveText(m.moves[0]), QStringLiteral("task 0 -> 1: active MC misfit_task/misfit"));
     QCOMPARE(d.domains(1)[0].nrBalanceFailed, 0);
     // 6.6 counts the balance as failed.
-    FakeMachine o(4);
+    BalanceMachine o(4);
     o.stopperWorks = true;
     SchedDomains e(topology(4, 1, 4, {1024, 1024, 512, 512}));
-    LoadBalancer lo(o, e, 1000, 1000000);
+    LoadBalancer lo(o, o, e, 1000, 1000000);
     lo.setTraits(&findProfile("6.6")->traits);
     o.addTask(2, 1024, o.now, true);
     o.addTask(0, 1024, o.now, true);
@@ -848,10 +822,10 @@ void TestLoadBalance::misfitPushedByActiveBalance()
     QCOMPARE(lo.balanceRq(1, 0, CpuIdleType::Idle, MigrateReason::Periodic), 1);
     QCOMPARE(e.domains(1)[0].nrBalanceFailed, 1);
     // A busy CPU 0 (no spare capacity in its group {0}) does not take the misfit task.
-    FakeMachine b(4);
+    BalanceMachine b(4);
     b.stopperWorks = true;
     SchedDomains f(topology(4, 1, 4, {1024, 1024, 512, 512}));
-    LoadBalancer lbb(b, f, 1000, 1000000);
+    LoadBalancer lbb(b, b, f, 1000, 1000000);
     b.addTask(2, 1024, b.now, true);
     b.addTask(0, 1024, b.now, true);
     b.addTask(1, 1024, b.now, true);
@@ -1101,7 +1075,7 @@ void TestLoadBalance::nohzStatsCadence()
     const int64_t t0 = r.m.now;
     for (int k = 0; k < 2; ++k) {
         SchedEntity& se = r.m.addTask(1, 1024, t0, k == 0);
-        r.m.allowed[se.task.index()] = CpuSet::single(1);
+        r.m.task(static_cast<int>(se.task.index())).cpus = CpuSet::single(1);
     }
     r.lb.noteOverloaded();
     r.lb.cpuEnteredIdle(0);

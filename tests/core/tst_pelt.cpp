@@ -16,6 +16,7 @@
 #include "core/fair/utilest.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
+#include "support/fakemachine.h"
 #endif
 
 using namespace schedlab;
@@ -388,18 +389,7 @@ void TestPelt::incrementalEqualsOneStep()
 
 namespace {
 
-/// A clock and one CPU for the load tracker.
-class FakeLoadServices : public LoadServices
-{
-public:
-    explicit FakeLoadServices(const ProfileChoices& choices)
-        : rq(0, choices)
-    { }
-    int64_t clock() const override { return now; }
-    Rq& runQueue(int) override { return rq; }
-    int64_t now = 0;
-    Rq rq;
-};
+using test::FakeMachine;
 
 /// The root group and group 1 with its cfs_rq on CPU 0.
 std::vector<TaskGroup> rootAndOneGroup(const ProfileChoices& choices)
@@ -435,7 +425,7 @@ void TestPelt::tgLoadAvgPublication()
     QFETCH(qint64, at05ms);
     const KernelProfile* p = findProfile(profile.toStdString());
     QVERIFY(p);
-    FakeLoadServices services(p->choices);
+    FakeMachine services(1, p->choices); // a clock and one CPU
     std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
     CfsRq& rq = *groups[1].cfsRq[0];
     LoadTracker load(services, groups, 1, 1000000);
@@ -490,10 +480,10 @@ void TestPelt::newTaskUtilAndPropagation()
 {
     const KernelProfile* p = findProfile("6.13");
     QVERIFY(p);
-    FakeLoadServices services(p->choices);
+    FakeMachine services(1, p->choices); // a clock and one CPU
     std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
     CfsRq& g = *groups[1].cfsRq[0];
-    CfsRq& root = *services.rq.cfs;
+    CfsRq& root = *services.rq(0).cfs;
     LoadTracker load(services, groups, 1, 1000000);
     load.setTraits(&p->traits);
     constexpr uint64_t kDiv = 46718;

@@ -17,6 +17,7 @@
 #include "core/fair/weights.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
+#include "support/fakemachine.h"
 #include "support/naiverunqueue.h"
 #endif
 
@@ -25,17 +26,6 @@ using namespace schedlab;
 namespace {
 
 constexpr uint64_t kW0 = uint64_t{1024} << 10;
-
-class NullHooks final : public FairHooks
-{
-public:
-    int64_t clock() const override { return 0; }
-    void resched(int, bool) override { }
-    void accountExec(SchedEntity&, int64_t) override { }
-    void record(RecordKind, const SchedEntity&, int64_t, int64_t, int64_t) override { }
-    void sample(const SchedEntity&) override { }
-    void updateLoadAvg(CfsRq&, SchedEntity&, bool) override { }
-};
 
 /// One CPU configured like a profile; entities e[0..7] owned here; e[0] is curr when used.
 struct Bench
@@ -58,7 +48,7 @@ struct Bench
         params.features = &featureSet;
         params.baseSlice = p->baseSlice.count();
         params.normalizedBaseSlice = p->baseSlice.count();
-        fair = std::make_unique<FairClass>(params, hooks, groups);
+        fair = std::make_unique<FairClass>(params, machine, groups);
         naive = std::make_unique<test::NaiveRunQueue>(choices.weightPrecision);
         for (size_t i = 0; i < e.size(); ++i)
             e[i].task = TaskId{static_cast<int32_t>(i)};
@@ -126,7 +116,7 @@ struct Bench
     ProfileChoices choices;
     ProfileTraits traits;
     FeatureSet featureSet;
-    NullHooks hooks;
+    test::FakeMachine machine{0}; // the machine context (nothing of it is read)
     std::vector<TaskGroup> groups;
     std::array<SchedEntity, 8> e;
     std::unique_ptr<Rq> rq;

@@ -10,6 +10,7 @@
 #include "core/fair/fairclass.h"
 #include "core/fair/placement.h"
 #include "core/workload/task.h"
+#include "support/fakemachine.h"
 #endif
 
 #include <QTest>
@@ -41,11 +42,13 @@ private Q_SLOTS:
 
 namespace {
 
-/// A machine whose per-CPU numbers are set by hand.
-struct FakeMachine final : PlacementServices
+/// The FakeMachine with per-CPU numbers set by hand (the fair class's figures of
+/// PlacementServices too).
+struct PlaceMachine final : test::FakeMachine, PlacementServices
 {
-    explicit FakeMachine(int cpus)
-        : busy(static_cast<size_t>(cpus), 0)
+    explicit PlaceMachine(int cpus)
+        : test::FakeMachine(cpus)
+        , busy(static_cast<size_t>(cpus), 0)
         , nr(static_cast<size_t>(cpus), 0)
         , nrIdle(static_cast<size_t>(cpus), 0)
         , delayed(static_cast<size_t>(cpus), 0)
@@ -117,8 +120,8 @@ constexpr int kWaker = 9; // task index of the waking task
 void TestPlacement::domainsOfTheTopology()
 {
     // 8 CPUs, 2 threads per core, 2 cores per LLC: SMT {2,3}, MC {0..3}, PKG {0..7}.
-    FakeMachine m(8);
-    Placement p(m, CpuTopology{8, 2, 2, {}, {}}, 1000);
+    PlaceMachine m(8);
+    Placement p(m, m, CpuTopology{8, 2, 2, {}, {}}, 1000);
     const auto d = p.domainsOf(3);
     QCOMPARE(d.size(), size_t(3));
     QCOMPARE(d[0].level, DomainLevel::Smt);
@@ -130,7 +133,7 @@ void TestPlacement::domainsOfTheTopology()
     QCOMPARE(d[2].weight, 8);
     QCOMPARE(p.llcSize(5), 4);
     // One LLC per core (cores_per_llc 1): MC has SMT's span and is left out.
-    Placement q(m, CpuTopology{8, 2, 1, {}, {}}, 1000);
+    Placement q(m, m, CpuTopology{8, 2, 1, {}, {}}, 1000);
     QCOMPARE(q.domainsOf(0).size(), size_t(2));
     QCOMPARE(q.domainsOf(0)[1].level, DomainLevel::Pkg);
     QCOMPARE(q.llcSize(0), 2);
@@ -144,9 +147,9 @@ void TestPlacement::idleCoreBeforeIdleSibling()
     // has_idle_cores is set (the machine started idle), so select_idle_cpu() scans cores from
     // target + 1 = 1: core {0,1} is not idle (CPU 1 is only remembered as an idle CPU), core
     // {2,3} is: the first CPU scanned there, 2, is returned — not the hog's idle sibling 1.
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 2, 2, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 2, 2, {}, {}}, 1000);
     QVERIFY(p.hasIdleCores(0));
     const Task t = makeTask(0, 0, 4);
     const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
@@ -168,10 +171,10 @@ void TestPlacement::staleIdleCoreHintTakesTheSibling()
     // As above, after the failed core scan cleared has_idle_cores: CPU 3 goes idle without
     // passing through cpuEnteredIdle() (the hint stays clear). select_idle_sibling() then tries
     // select_idle_smt(prev = 0) first: sibling 1 is idle and taken although core {2,3} is idle.
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
     m.runHog(3);
-    Placement p(m, CpuTopology{4, 2, 2, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 2, 2, {}, {}}, 1000);
     const Task t = makeTask(0, 0, 4);
     QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 1); // clears the hint
     m.makeIdle(3);
@@ -190,9 +193,9 @@ void TestPlacement::prevIdlePreferred()
     // 4 CPUs, no SMT, one LLC. The waker runs on CPU 0; the wakee's prev CPU 2 is idle, CPUs 1
     // and 3 idle too. wake_affine() in MC: WA_IDLE — this_cpu 0 busy, not sync, prev 2 idle:
     // prev. select_idle_sibling(prev 2, target 2): target idle → 2.
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     const PlacementResult r = p.selectTaskRq(makeTask(0, 2, 4), wake(0, kWaker));
     QCOMPARE(r.cpu, 2);
     QCOMPARE(r.detail.wake, WakePath::PrevIdle);
@@ -208,12 +211,12 @@ void TestPlacement::wakeAffineWeight()
     //   prev_eff = (1000 − 200)·108·1024 = 88 473 600  → this_eff < prev_eff: the waker's CPU.
     // select_idle_sibling(prev 1, target 0): nothing idle (SIS_UTIL lets it scan CPUs 1 and 0,
     // both busy): target 0.
-    FakeMachine m(2);
+    PlaceMachine m(2);
     m.runHog(0);
     m.runHog(1);
     m.load = {300, 1000};
     m.hLoad[0] = 200;
-    Placement p(m, CpuTopology{2, 1, 2, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{2, 1, 2, {}, {}}, 1000);
     const Task t = makeTask(0, 1, 2);
     const PlacementResult r = p.selectTaskRq(t, wake(0, kWaker));
     QCOMPARE(r.cpu, 0);
@@ -229,13 +232,13 @@ void TestPlacement::wakeAffineSync()
 {
     // A sync wakeup from CPU 0, which runs only the waker (nr_running 1): wake_affine_idle()
     // returns this_cpu at once, whatever the loads (prev load 300 < the waker side's).
-    FakeMachine m(2);
+    PlaceMachine m(2);
     m.runHog(0);
     m.runHog(1);
     m.load = {300, 300};
     m.hLoad[0] = 200;
     m.hLoad[kWaker] = 300;
-    Placement p(m, CpuTopology{2, 1, 2, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{2, 1, 2, {}, {}}, 1000);
     const Task t = makeTask(0, 1, 2);
     QCOMPARE(p.selectTaskRq(t, wake(0, kWaker, WakeTtwu | WakeSync)).cpu, 0);
     // A delayed task also sits on CPU 0 (nr_running 2, one delayed). 6.13+ discounts it: still
@@ -255,12 +258,12 @@ void TestPlacement::wakeWideKeepsPrev()
     // the wakeup "wide": the waker (task 9) wakes tasks 1…5 (flips 5) and task 0 wakes tasks 1
     // and 2 alternately (flips 4). LLC size 2: slave = 4 ≥ 2, master = 5 + 1 (waking task 0
     // is a new wakee) = 6 < 4·2 = 8 → still affine. Two more flips of the waker: 8 ≥ 8 → wide.
-    FakeMachine m(2);
+    PlaceMachine m(2);
     m.runHog(0);
     m.runHog(1);
     m.load = {300, 1000};
     m.hLoad[0] = 200;
-    Placement p(m, CpuTopology{2, 1, 2, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{2, 1, 2, {}, {}}, 1000);
     for (int w = 1; w <= 5; ++w)
         p.selectTaskRq(makeTask(w, 1, 2), wake(0, kWaker));
     for (int k = 0; k < 4; ++k)
@@ -282,8 +285,8 @@ void TestPlacement::sisUtilLimitsTheScan()
     //   sum_util 2048: x = 512, x²·117²/(10000·1024) = 262144·13689/10240000 = 350,
     //   nr = (1024 − 350)·4/1024 = 2.
     //   sum_util 3500: x = 875, 765625·13689/10240000 = 1023, nr = 1·4/1024 = 0.
-    FakeMachine m(4);
-    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    PlaceMachine m(4);
+    Placement p(m, m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(p.nrIdleScan(0), 4); // an idle LLC's value at start
     p.updateIdleCpuScan(0, 2048);
     QCOMPARE(p.nrIdleScan(2), 2);
@@ -312,9 +315,9 @@ void TestPlacement::forkFindsTheIdlestCpu()
     // 1024·100 > 1024·117 is false: no capacity left → fully_busy. {1},{2},{3}: has_spare with
     // one idle CPU each and util 0; the first one met after the local group, {1}, stays the
     // idlest (ties are not better). fully_busy > has_spare: the child goes to CPU 1.
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     const Task child = makeTask(5, 0, 4);
     const PlacementResult r = p.selectTaskRq(child, wake(0, kWaker, WakeFork));
     QCOMPARE(r.cpu, 1);
@@ -333,9 +336,9 @@ void TestPlacement::forkOnSmtPicksTheIdleCoreLatestIdle()
     // {2,3} has_spare with 2 idle CPUs > 1: the idlest group is {2,3}. Inside it both CPUs are
     // idle; CPU 3 went idle last (stamp 1000 > 0): CPU 3. Then SMT {2,3} seen from 3: local {3}
     // and {2} both have 1 idle CPU: stay. Result 3.
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 2, 1, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 2, 1, {}, {}}, 1000);
     p.cpuEnteredIdle(3, 1000);
     const PlacementResult r = p.selectTaskRq(makeTask(5, 0, 4), wake(0, kWaker, WakeFork));
     QCOMPARE(r.cpu, 3);
@@ -349,17 +352,17 @@ void TestPlacement::affinityRespected()
 {
     // The idle-core machine of idleCoreBeforeIdleSibling(), wakee allowed on {0,1} only: the
     // core scan covers only allowed CPUs, remembers CPU 1 and returns it (not core {2,3}).
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 2, 2, {}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 2, 2, {}, {}}, 1000);
     Task t = makeTask(0, 0, 4);
     t.cpus = *CpuSet::parse("0-1", 4);
     QCOMPARE(p.selectTaskRq(t, wake(0, kWaker)).cpu, 1);
     // Fork of a child allowed on {0,1} on the 4-CPU flat machine with CPU 0 busy: groups {2}
     // and {3} are skipped, {1} is the idlest.
-    FakeMachine flat(4);
+    PlaceMachine flat(4);
     flat.runHog(0);
-    Placement q(flat, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    Placement q(flat, flat, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(q.selectTaskRq(t, wake(0, kWaker, WakeFork)).cpu, 1);
     // A single allowed CPU: cpumask_any(), whatever the machine looks like.
     t.cpus = CpuSet::single(3);
@@ -379,8 +382,8 @@ void TestPlacement::affinityDistribute()
 {
     // cpumask_any_and_distribute(): per calling CPU a rotor starting at 0; each call takes the
     // next allowed CPU after it. Mask {1,3} from CPU 0: 1, then 3, then 1 again (wrap).
-    FakeMachine m(4);
-    Placement p(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    PlaceMachine m(4);
+    Placement p(m, m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     const CpuSet mask = *CpuSet::parse("1,3", 4);
     QCOMPARE(p.anyAndDistribute(mask, 0), 1);
     QCOMPARE(p.anyAndDistribute(mask, 0), 3);
@@ -398,9 +401,9 @@ void TestPlacement::bigTaskWakesOnIdleBigCpu()
     // select_idle_capacity() from 2: 2 and 3 idle but 1000 fits no 512 CPU (best so far 2,
     // capacity 512); 0 busy; 1 idle, 1000·1280 ≥ 1024·1024 = 1048576 fits neither, but its
     // capacity 1024 > 512: CPU 1.
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(0);
-    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
     QVERIFY(p.domainsOf(2)[0].flags & SdAsymCpuCapacityFull);
     Task hog = makeTask(0, 2, 4);
     hog.se.avg.utilAvg = 1000;
@@ -420,7 +423,7 @@ void TestPlacement::bigTaskWakesOnIdleBigCpu()
     QCOMPARE(r.cpu, 1);
     QCOMPARE(r.detail.wake, WakePath::IdleCapacity);
     // The same machine with equal capacities keeps the hog on its idle prev.
-    Placement q(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    Placement q(m, m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(q.selectTaskRq(hog, wake(2, -1)).cpu, 2);
 }
 
@@ -432,9 +435,9 @@ void TestPlacement::selectIdleCapacityFirstFitFromTarget()
     // select_idle_capacity() from 3 with wrap-around: 3 busy, 0 idle and fits: CPU 0 (not 1,
     // met later). With util 1000 (fits nothing) the biggest idle CPU met first wins: 0 (1 has
     // the same capacity, not a larger one).
-    FakeMachine m(4);
+    PlaceMachine m(4);
     m.runHog(3);
-    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
+    Placement p(m, m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
     Task t = makeTask(0, 3, 4);
     t.se.avg.utilAvg = 600;
     PlacementResult r = p.selectTaskRq(t, wake(3, kWaker));
@@ -464,8 +467,8 @@ void TestPlacement::execOfMisfitTaskGoesToBigCpu()
     // with one idle CPU each; {0}, met first after the wrap, is the idlest. misfit_task >
     // has_spare: the task goes to CPU 0. Without the test {2} would be has_spare with as many
     // idle CPUs and the task would stay.
-    FakeMachine m(4);
-    Placement p(m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
+    PlaceMachine m(4);
+    Placement p(m, m, CpuTopology{4, 1, 4, {1024, 1024, 512, 512}, {}}, 1000);
     Task big = makeTask(0, 2, 4);
     big.se.avg.utilAvg = 600;
     const PlacementResult r = p.selectTaskRq(big, wake(2, kWaker, WakeExec));
@@ -476,7 +479,7 @@ void TestPlacement::execOfMisfitTaskGoesToBigCpu()
     small.se.avg.utilAvg = 409;
     QCOMPARE(p.selectTaskRq(small, wake(2, kWaker, WakeExec)).cpu, 2);
     // Equal capacities: no SD_ASYM_CPUCAPACITY, no misfit group; the big task stays too.
-    Placement q(m, CpuTopology{4, 1, 4, {}, {}}, 1000);
+    Placement q(m, m, CpuTopology{4, 1, 4, {}, {}}, 1000);
     QCOMPARE(q.selectTaskRq(big, wake(2, kWaker, WakeExec)).cpu, 2);
 }
 

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The RT class (core/rt/rtclass.*) and the fair deadline server (core/rt/dlserver.*) on their
-// own, behind fake machine services: queue order, pick, RT bandwidth throttling and refill,
-// SCHED_RR slices, wakeup preemption, CPU selection and push/pull (kernel-model.md §10). Every
-// expected value is worked out by hand in the comments.
+// own, on the tests' FakeMachine (tests/support/fakemachine.h): queue order, pick, RT bandwidth
+// throttling and refill, SCHED_RR slices, wakeup preemption, CPU selection and push/pull, the RT
+// class's cgroup files (SchedGroupOps; kernel-model.md §10). Every expected value is worked out
+// by hand in the comments.
 #include <QObject>
 
 #ifndef Q_MOC_RUN
+#include "core/kernel/cgroupfiles.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
+#include "support/fakemachine.h"
 #endif
 
 #include <QTest>
@@ -35,85 +38,36 @@ private Q_SLOTS:
     void fairServerDefersThenBoosts();
     void admissionControl_data();
     void admissionControl();
+    void groupFiles();
 };
 
 namespace {
 
-/// A machine of @p cpus CPUs with no timers: armed period timers are only counted.
-class FakeMachine final : public RtServices, public DlServerServices
+using test::FakeMachine;
+
+/// An RT task of priority @p rtPriority on @p cpu.
+Task& rtTask(FakeMachine& m, int rtPriority, int cpu, Policy policy = Policy::Fifo, int group = 0)
 {
-public:
-    explicit FakeMachine(int cpus)
-    {
-        for (int c = 0; c < cpus; ++c)
-            rqs.push_back(std::make_unique<Rq>(c, choices));
-    }
+    return m.addTask(cpu, policy, rtPriority, group);
+}
 
-    Task& addTask(int rtPriority, int cpu, Policy policy = Policy::Fifo, int group = 0)
-    {
-        auto t = std::make_unique<Task>();
-        t->index = static_cast<int>(tasks.size());
-        t->name = "t" + std::to_string(t->index);
-        t->policy = policy;
-        t->rtPriority = rtPriority;
-        t->cpu = cpu;
-        t->group = group;
-        t->cpus = CpuSet::all(static_cast<int>(rqs.size()));
-        t->se.task = TaskId(t->index);
-        tasks.push_back(std::move(t));
-        return *tasks.back();
-    }
-    /// Puts @p task on its CPU as the running task.
-    void run(Task& task) { rqs[static_cast<size_t>(task.cpu)]->curr = &task.se; }
+/// The migrations asked for: (task, destination CPU).
+std::vector<std::pair<int, int>> movesOf(const FakeMachine& m)
+{
+    std::vector<std::pair<int, int>> moves;
+    for (const FakeMachine::Move& mv : m.moves)
+        moves.emplace_back(mv.task, mv.cpu);
+    return moves;
+}
 
-    // RtServices + DlServerServices
-    int64_t clock() const override { return now; }
-    int cpuCount() const override { return static_cast<int>(rqs.size()); }
-    Rq& runQueue(int cpu) override { return *rqs[static_cast<size_t>(cpu)]; }
-    Task& taskAt(int index) override { return *tasks[static_cast<size_t>(index)]; }
-    int groupParent(int group) const override { return parents[static_cast<size_t>(group)]; }
-    void resched(int cpu) override { reschedCpus.push_back(cpu); }
-    void accountExec(SchedEntity&, int64_t delta) override { executed += delta; }
-    void armPeriodTimer(int group) override { armedGroups.push_back(group); }
-    void migrate(Task& task, int cpu) override
-    {
-        rt->dequeueTask(runQueue(task.cpu), task, 0);
-        task.cpu = cpu;
-        rt->enqueueTask(runQueue(cpu), task, 0);
-        migrations.push_back({task.index, cpu});
-    }
-    void wakeupPreempt(Rq& rq, Task& task) override { rt->wakeupPreempt(rq, task, 0); }
-    EventId startServerTimer(int cpu, int64_t at) override
-    {
-        timers.push_back({cpu, at});
-        return EventId{static_cast<uint64_t>(timers.size())};
-    }
-    void cancelTimer(EventId id) override { cancelled.push_back(id.seq); }
-    bool timerPending(EventId id) const override { return id.valid(); }
-    SchedEntity* pickServed(Rq&) override { return served; }
-    int taskCount() const override { return static_cast<int>(tasks.size()); }
-    const std::string& groupPath(int group) const override
-    {
-        return paths[static_cast<size_t>(group)];
-    }
-    bool constraintWalksAllTasks() const override { return walkAll; }
-
-    ProfileChoices choices;
-    std::vector<std::unique_ptr<Rq>> rqs;
-    std::vector<std::unique_ptr<Task>> tasks;
-    std::vector<int> parents{-1};
-    std::vector<std::string> paths{"/"};
-    bool walkAll = false;
-    RtClass* rt = nullptr;
-    SchedEntity* served = nullptr;
-    int64_t now = 0;
-    int64_t executed = 0;
-    std::vector<int> reschedCpus;
-    std::vector<int> armedGroups;
-    std::vector<std::pair<int, int>> migrations;
+/// The timers armed: (CPU, expiry).
+std::vector<std::pair<int, int64_t>> timersOf(const FakeMachine& m)
+{
     std::vector<std::pair<int, int64_t>> timers;
-    std::vector<uint64_t> cancelled;
-};
+    for (const FakeMachine::Timer& t : m.timers)
+        timers.emplace_back(t.cpu, t.at);
+    return timers;
+}
 
 std::vector<int> queueOf(RtClass& rt, const Rq& rq)
 {
@@ -126,12 +80,12 @@ void TestRtUnit::queueOrder()
 {
     FakeMachine m(1);
     RtClass rt(m, 1000, false);
-    m.rt = &rt;
-    Rq& rq = m.runQueue(0);
-    Task& a = m.addTask(10, 0);
-    Task& b = m.addTask(50, 0);
-    Task& c = m.addTask(10, 0);
-    Task& d = m.addTask(10, 0);
+    m.sched = &rt;
+    Rq& rq = m.rq(0);
+    Task& a = rtTask(m, 10, 0);
+    Task& b = rtTask(m, 50, 0);
+    Task& c = rtTask(m, 10, 0);
+    Task& d = rtTask(m, 10, 0);
     rt.enqueueTask(rq, a, 0);
     rt.enqueueTask(rq, b, 0);
     rt.enqueueTask(rq, c, 0);             // behind its equal a
@@ -149,14 +103,14 @@ void TestRtUnit::queueOrder()
 void TestRtUnit::pickSkipsThrottledAndYieldsToServer()
 {
     FakeMachine m(1);
-    m.parents = {-1, 0}; // group 1 under the root
+    m.addGroup("/g1"); // group 1 under the root
     RtClass rt(m, 1000, true);
-    m.rt = &rt;
+    m.sched = &rt;
     rt.groups().emplace_back();
-    Rq& rq = m.runQueue(0);
+    Rq& rq = m.rq(0);
     QCOMPARE(rt.pickTask(rq), nullptr); // nothing queued
-    Task& high = m.addTask(80, 0, Policy::Fifo, 1);
-    Task& low = m.addTask(20, 0);
+    Task& high = rtTask(m, 80, 0, Policy::Fifo, 1);
+    Task& low = rtTask(m, 20, 0);
     rt.enqueueTask(rq, high, 0);
     rt.enqueueTask(rq, low, 0);
     QCOMPARE(rt.pickTask(rq), &high.se);
@@ -179,20 +133,21 @@ void TestRtUnit::bandwidthThrottlesAndRefills()
     // runtime) = 10 ms: rt_time 1 ms < 10 ms unthrottles (resched again); 1 ms left keeps the
     // timer armed; the next refill empties it and the timer stops.
     FakeMachine m(1);
-    m.parents = {-1, 0};
+    m.addGroup("/g1");
     RtClass rt(m, 1000, true); // 6.12+: the root rt_rq is not limited
-    m.rt = &rt;
+    m.sched = &rt;
     rt.groups().emplace_back();
     rt.group(1).runtimeNs = 10'000'000;
     rt.group(1).periodNs = 100'000'000;
     QVERIFY(rt.applies(1));
     QVERIFY(!rt.applies(0));
-    Rq& rq = m.runQueue(0);
-    Task& t = m.addTask(50, 0, Policy::Fifo, 1);
+    Rq& rq = m.rq(0);
+    Task& t = rtTask(m, 50, 0, Policy::Fifo, 1);
     rt.enqueueTask(rq, t, 0);
-    QCOMPARE(m.armedGroups, std::vector<int>{1}); // start_rt_bandwidth() at enqueue
+    // start_rt_bandwidth() at enqueue: group 1's period timer, one period (100 ms) from now.
+    QCOMPARE(m.pendingTimers(), std::vector<int64_t>{100'000'000});
     m.run(t);
-    rt.setNextTask(rq, t);
+    rt.setNextTask(rq, t, true);
     m.now = 11'000'000;
     rt.updateCurr(rq);
     QCOMPARE(m.executed, int64_t{11'000'000});
@@ -202,18 +157,17 @@ void TestRtUnit::bandwidthThrottlesAndRefills()
     QCOMPARE(m.reschedCpus, std::vector<int>{0});
     // The period timer fires with the task still current (no time passed since the update).
     m.reschedCpus.clear();
-    m.armedGroups.clear();
-    rt.periodTimer(1);
+    QVERIFY(m.fire(0));
     QCOMPARE(rt.group(1).cpu[0].rtTime, int64_t{1'000'000});
     QVERIFY(!rt.throttled(t));
     QCOMPARE(m.reschedCpus, std::vector<int>{0});
-    QCOMPARE(m.armedGroups, std::vector<int>{1});
-    m.armedGroups.clear();
+    // 1 ms left: re-armed, one period after the clock (11 ms + 100 ms).
+    QCOMPARE(m.pendingTimers(), std::vector<int64_t>{111'000'000});
     m.run(t);
     rq.curr = nullptr; // the task stopped running
-    rt.periodTimer(1);
+    QVERIFY(m.fire(1));
     QCOMPARE(rt.group(1).cpu[0].rtTime, int64_t{0});
-    QVERIFY(m.armedGroups.empty());
+    QVERIFY(m.pendingTimers().empty()); // nothing left: the timer stops
 }
 
 void TestRtUnit::roundRobinSlice()
@@ -222,10 +176,10 @@ void TestRtUnit::roundRobinSlice()
     // requeues the task behind it and reschedules; alone, it keeps running with a new slice.
     FakeMachine m(1);
     RtClass rt(m, 250, false);
-    m.rt = &rt;
+    m.sched = &rt;
     QCOMPARE(rt.rrTicks(), 25);
-    Rq& rq = m.runQueue(0);
-    Task& a = m.addTask(30, 0, Policy::RoundRobin);
+    Rq& rq = m.rq(0);
+    Task& a = rtTask(m, 30, 0, Policy::RoundRobin);
     rt.enqueueTask(rq, a, 0);
     QCOMPARE(a.rtTicksLeft, 25);
     m.run(a);
@@ -233,7 +187,7 @@ void TestRtUnit::roundRobinSlice()
         rt.taskTick(rq, a);
     QVERIFY(m.reschedCpus.empty()); // alone: no requeue
     QCOMPARE(a.rtTicksLeft, 25);
-    Task& b = m.addTask(30, 0, Policy::RoundRobin);
+    Task& b = rtTask(m, 30, 0, Policy::RoundRobin);
     rt.enqueueTask(rq, b, 0);
     for (int i = 0; i < 24; ++i)
         rt.taskTick(rq, a);
@@ -248,12 +202,12 @@ void TestRtUnit::wakeupPreempt()
 {
     FakeMachine m(1);
     RtClass rt(m, 1000, true);
-    m.rt = &rt;
-    Rq& rq = m.runQueue(0);
-    Task& mid = m.addTask(50, 0);
-    Task& low = m.addTask(10, 0);
-    Task& high = m.addTask(90, 0);
-    Task& fair = m.addTask(0, 0, Policy::Normal);
+    m.sched = &rt;
+    Rq& rq = m.rq(0);
+    Task& mid = rtTask(m, 50, 0);
+    Task& low = rtTask(m, 10, 0);
+    Task& high = rtTask(m, 90, 0);
+    Task& fair = rtTask(m, 0, 0, Policy::Normal);
     rt.wakeupPreempt(rq, mid, 0); // idle CPU
     QCOMPARE(m.reschedCpus, std::vector<int>{0});
     m.reschedCpus.clear();
@@ -278,10 +232,10 @@ void TestRtUnit::selectLowestCpu()
     // CPU 0 (prev) runs prio 60, CPU 1 prio 20, CPU 2 a fair task (cpupri 0), CPU 3 is idle (-1).
     FakeMachine m(4);
     RtClass rt(m, 1000, false);
-    m.rt = &rt;
-    Task& on0 = m.addTask(60, 0);
-    Task& on1 = m.addTask(20, 1);
-    Task& on2 = m.addTask(0, 2, Policy::Normal);
+    m.sched = &rt;
+    Task& on0 = rtTask(m, 60, 0);
+    Task& on1 = rtTask(m, 20, 1);
+    Task& on2 = rtTask(m, 0, 2, Policy::Normal);
     m.run(on0);
     m.run(on1);
     m.run(on2);
@@ -289,14 +243,14 @@ void TestRtUnit::selectLowestCpu()
     QCOMPARE(rt.cpuPrio(1), 20);
     QCOMPARE(rt.cpuPrio(2), 0);
     QCOMPARE(rt.cpuPrio(3), -1);
-    Task& w = m.addTask(40, 0);
+    Task& w = rtTask(m, 40, 0);
     QCOMPARE(rt.selectTaskRq(w, false), 3); // the lowest: idle CPU 3
     w.cpus = CpuSet::single(0);
     w.cpus.set(1);
     QCOMPARE(rt.selectTaskRq(w, false), 1); // allowed 0,1: CPU 1 runs 20 < 40
-    Task& v = m.addTask(70, 0);
+    Task& v = rtTask(m, 70, 0);
     QCOMPARE(rt.selectTaskRq(v, false), 0); // prev runs 60 < 70: stays
-    Task& u = m.addTask(10, 0);
+    Task& u = rtTask(m, 10, 0);
     u.cpus = CpuSet::single(0);
     u.cpus.set(1);
     QCOMPARE(rt.selectTaskRq(u, false), 0); // nothing lower than 10 allowed: prev
@@ -308,26 +262,26 @@ void TestRtUnit::pushToIdleCpu()
     // waiting task to CPU 1 and preempts CPU 1's idle; then CPU 1 has nothing to pull.
     FakeMachine m(2);
     RtClass rt(m, 1000, false);
-    m.rt = &rt;
-    Rq& rq0 = m.runQueue(0);
-    Task& running = m.addTask(50, 0);
-    Task& waiting = m.addTask(40, 0);
+    m.sched = &rt;
+    Rq& rq0 = m.rq(0);
+    Task& running = rtTask(m, 50, 0);
+    Task& waiting = rtTask(m, 40, 0);
     rt.enqueueTask(rq0, running, 0);
     rt.enqueueTask(rq0, waiting, 0);
     m.run(running);
     rt.balance(rq0);
-    QCOMPARE(m.migrations, (std::vector<std::pair<int, int>>{{waiting.index, 1}}));
+    QCOMPARE(movesOf(m), (std::vector<std::pair<int, int>>{{waiting.index, 1}}));
     QCOMPARE(queueOf(rt, rq0), std::vector<int>{running.index});
-    QCOMPARE(queueOf(rt, m.runQueue(1)), std::vector<int>{waiting.index});
+    QCOMPARE(queueOf(rt, m.rq(1)), std::vector<int>{waiting.index});
     QCOMPARE(m.reschedCpus, std::vector<int>{1});
     // Pull: CPU 1 went idle again with the task still queued there; CPU 0 runs nothing RT and
     // pulls it (the highest waiting RT task of another CPU).
     m.reschedCpus.clear();
-    m.migrations.clear();
+    m.moves.clear();
     rq0.curr = nullptr;
     rt.dequeueTask(rq0, running, 0);
     rt.balance(rq0);
-    QCOMPARE(m.migrations, (std::vector<std::pair<int, int>>{{waiting.index, 0}}));
+    QCOMPARE(movesOf(m), (std::vector<std::pair<int, int>>{{waiting.index, 0}}));
     QCOMPARE(m.reschedCpus, std::vector<int>{0});
 }
 
@@ -338,25 +292,26 @@ void TestRtUnit::fairServerDefersThenBoosts()
     // 30 ms of fair execution leave 20 ms; 20 ms more end the boost (resched).
     FakeMachine m(1);
     RtClass rt(m, 1000, true);
-    m.rt = &rt;
-    DlServerClass server(m, true);
-    Rq& rq = m.runQueue(0);
-    Task& hog = m.addTask(50, 0);
+    m.sched = &rt;
+    SchedEntity* served = nullptr; // what pick_task_fair() returns
+    DlServerClass server(m, true, [&served](Rq&) { return served; });
+    Rq& rq = m.rq(0);
+    Task& hog = rtTask(m, 50, 0);
     m.run(hog);
     rq.nrRunning = 1; // a fair task is runnable
     server.starve(0);
     QCOMPARE(rq.fairServer.periodEnd, int64_t{1'000'000'000});
     QCOMPARE(rq.fairServer.runtime, int64_t{50'000'000});
-    QCOMPARE(m.timers, (std::vector<std::pair<int, int64_t>>{{0, 950'000'000}}));
+    QCOMPARE(timersOf(m), (std::vector<std::pair<int, int64_t>>{{0, 950'000'000}}));
     QVERIFY(!rq.fairServer.running);
     QCOMPARE(server.pickTask(rq), nullptr);
     m.now = 950'000'000;
-    server.timer(0);
+    QVERIFY(m.fire(0)); // the zero-laxity timer
     QVERIFY(rq.fairServer.running);
     QCOMPARE(m.reschedCpus, std::vector<int>{0});
-    QCOMPARE(m.timers.back(), (std::pair<int, int64_t>{0, 1'000'000'000}));
-    Task& fair = m.addTask(0, 0, Policy::Normal);
-    m.served = &fair.se;
+    QCOMPARE(timersOf(m).back(), (std::pair<int, int64_t>{0, 1'000'000'000}));
+    Task& fair = rtTask(m, 0, 0, Policy::Normal);
+    served = &fair.se;
     QCOMPARE(server.pickTask(rq), &fair.se); // the walk's first class picks the fair task
     QCOMPARE(rt.pickTask(rq), nullptr);
     m.reschedCpus.clear();
@@ -394,11 +349,13 @@ void TestRtUnit::admissionControl()
     QFETCH(int, tasksVisited);
     QFETCH(int, hasRtCalls);
     FakeMachine m(1);
-    m.parents = {-1, 0, 0};
-    m.paths = {"/", "/a", "/b"};
-    m.walkAll = walkAll;
+    m.addGroup("/a");
+    m.addGroup("/b");
+    m.choices.rtConstraintCheck =
+        walkAll ? RtConstraintCheck::WalkAllTasks : RtConstraintCheck::Patched;
     RtClass rt(m, 1000, false);
-    m.rt = &rt;
+    rt.setChoices(&m.choices);
+    m.sched = &rt;
     rt.groups().resize(3);
     rt.group(0).children = {1, 2};
     QCOMPARE(toRatio(kRtDefaultPeriodNs, kRtDefaultRuntimeNs), uint64_t{996147});
@@ -413,16 +370,64 @@ void TestRtUnit::admissionControl()
     QCOMPARE(rt.group(2).runtimeNs, int64_t{0}); // unchanged
     QCOMPARE(rt.setBandwidth(1, 0, 1, &count, &why), -EINVAL);
     QCOMPARE(why, std::string("period 0"));
-    Task& fair = m.addTask(0, 0, Policy::Normal, 0);
-    Task& rtTask = m.addTask(10, 0, Policy::Fifo, 1);
+    Task& fair = rtTask(m, 0, 0, Policy::Normal, 0);
+    Task& inA = rtTask(m, 10, 0, Policy::Fifo, 1);
     fair.alive = true;
-    rtTask.alive = true;
+    inA.alive = true;
     count = {};
     QCOMPARE(rt.setBandwidth(1, 1'000'000'000, 0, &count, &why), -EBUSY);
     QCOMPARE(why, std::string("/a has RT tasks"));
     QCOMPARE(count.tasks, int64_t{tasksVisited});
     QCOMPARE(count.hasRtTaskCalls, int64_t{hasRtCalls});
     QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+}
+
+void TestRtUnit::groupFiles()
+{
+    // The RT class's side of the cpu controller (SchedGroupOps), as the machine uses it: the
+    // groups the machine creates, the RT files it hands over, the attach test. Same numbers as
+    // admissionControl(): /a at 500 ms / 1 s passes, /b at 500 ms too exceeds the root's
+    // 996147 and is refused with -EINVAL, named like the shell's write.
+    FakeMachine m(1);
+    m.addGroup("/a");
+    m.addGroup("/b");
+    RtClass rt(m, 1000, false);
+    m.sched = &rt;
+    SchedGroupOps& ops = *static_cast<SchedClass&>(rt).groupOps();
+    ops.groupCreated(1, 0);
+    ops.groupCreated(2, 0);
+    QCOMPARE(rt.groups().size(), size_t{3});
+    QCOMPARE(rt.group(0).children, (std::vector<int>{1, 2}));
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{0}); // a new group has no RT runtime (§10.1)
+    QVERIFY(ops.admits(0));                      // the root always has RT runtime
+    QVERIFY(!ops.admits(1));
+    std::vector<std::string> refused;
+    CgroupFiles half;
+    half.rtRuntimeUs = 500'000; // µs
+    const RtWalkCount walk = ops.writeFiles(1, half, refused);
+    QVERIFY(refused.empty());
+    QCOMPARE(walk.groups, int64_t{3}); // root, /b, /a
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+    QVERIFY(ops.admits(1));
+    ops.writeFiles(2, half, refused);
+    QCOMPARE(refused,
+        (std::vector<std::string>{"write 500000 > /b/cpu.rt_runtime_us: EINVAL (/: the "
+                                  "children's runtimes exceed the group's)"}));
+    QVERIFY(!ops.admits(2));
+    // cpu.rt_period_us keeps the runtime: /a at 500 ms / 2 s (ratio 262144) still fits.
+    CgroupFiles period;
+    period.rtPeriodUs = 2'000'000;
+    refused.clear();
+    ops.writeFiles(1, period, refused);
+    QVERIFY(refused.empty());
+    QCOMPARE(rt.group(1).periodNs, int64_t{2'000'000'000});
+    QCOMPARE(rt.group(1).runtimeNs, int64_t{500'000'000});
+    // Files of another class are not the RT class's: nothing is written or refused.
+    CgroupFiles weight;
+    weight.weight = 200;
+    const RtWalkCount none = ops.writeFiles(1, weight, refused);
+    QVERIFY(refused.empty());
+    QCOMPARE(none.groups, int64_t{0});
 }
 
 QTEST_GUILESS_MAIN(TestRtUnit)

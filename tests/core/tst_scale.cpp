@@ -23,6 +23,7 @@
 #include "core/sched/rq.h"
 #include "core/sim/simulation.h"
 #include "core/workload/task.h"
+#include "support/fakemachine.h"
 #include "support/simlookup.h"
 #endif
 
@@ -81,55 +82,19 @@ private Q_SLOTS:
 
 namespace {
 
-/// RT machine services of @p cpus CPUs with no timers (as tst_rtunit's, reduced).
-class FakeMachine final : public RtServices
-{
-public:
-    explicit FakeMachine(int cpus)
-    {
-        for (int c = 0; c < cpus; ++c)
-            rqs.push_back(std::make_unique<Rq>(c, choices));
-    }
-    Task& addTask(int rtPriority, int cpu, Policy policy = Policy::Fifo)
-    {
-        auto t = std::make_unique<Task>();
-        t->index = static_cast<int>(tasks.size());
-        t->policy = policy;
-        t->rtPriority = rtPriority;
-        t->cpu = cpu;
-        t->cpus = CpuSet::all(static_cast<int>(rqs.size()));
-        t->se.task = TaskId(t->index);
-        tasks.push_back(std::move(t));
-        return *tasks.back();
-    }
-    int64_t clock() const override { return 0; }
-    int cpuCount() const override { return static_cast<int>(rqs.size()); }
-    Rq& runQueue(int cpu) override { return *rqs[static_cast<size_t>(cpu)]; }
-    Task& taskAt(int index) override { return *tasks[static_cast<size_t>(index)]; }
-    int groupParent(int) const override { return -1; }
-    void resched(int cpu) override { reschedCpus.push_back(cpu); }
-    void accountExec(SchedEntity&, int64_t) override { }
-    void armPeriodTimer(int) override { }
-    void migrate(Task& task, int cpu) override
-    {
-        rt->dequeueTask(runQueue(task.cpu), task, 0);
-        task.cpu = cpu;
-        rt->enqueueTask(runQueue(cpu), task, 0);
-        ++migrations;
-    }
-    void wakeupPreempt(Rq& rq, Task& task) override { rt->wakeupPreempt(rq, task, 0); }
-    int taskCount() const override { return static_cast<int>(tasks.size()); }
-    const std::string& groupPath(int) const override { return root; }
-    bool constraintWalksAllTasks() const override { return false; }
+using test::FakeMachine;
 
-    ProfileChoices choices;
-    std::vector<std::unique_ptr<Rq>> rqs;
-    std::vector<std::unique_ptr<Task>> tasks;
-    std::string root = "/";
-    RtClass* rt = nullptr;
-    std::vector<int> reschedCpus;
-    int migrations = 0;
-};
+/// An RT task of priority @p rtPriority on @p cpu.
+Task& rtTask(FakeMachine& m, int rtPriority, int cpu, Policy policy = Policy::Fifo)
+{
+    return m.addTask(cpu, policy, rtPriority);
+}
+
+/// The migrations the RT class asked for.
+int migrations(const FakeMachine& m)
+{
+    return static_cast<int>(m.moves.size());
+}
 
 bool bitSet(const RtRq& q, int rtPriority)
 {
@@ -137,43 +102,29 @@ bool bitSet(const RtRq& q, int rtPriority)
     return (q.bitmap[static_cast<size_t>(i / 64)] >> (i % 64)) & 1U;
 }
 
-/// A metrics view of @p groups groups in a chain (/g1/g2/…), no CPU, no task; it counts how often
+/// A metrics view of @p depth groups in a chain (/g1/g2/…), no CPU, no task; it counts how often
 /// the group CPU times are asked for.
-class ChainView final : public MachineView
+class ChainView final : public FakeMachine
 {
 public:
-    explicit ChainView(int groups)
+    explicit ChainView(int depth)
+        : FakeMachine(0)
     {
-        for (int g = 0; g <= groups; ++g) {
-            TaskGroup tg;
-            tg.index = g;
-            tg.parent = g - 1;
-            tg.path = g == 0 ? "/" : "/g" + std::to_string(g);
-            m_groups.push_back(std::move(tg));
-        }
+        now = 1000;
+        for (int g = 1; g <= depth; ++g)
+            addGroup("/g" + std::to_string(g), g - 1);
     }
-    int64_t clock() const override { return 1000; }
-    int cpuCount() const override { return 0; }
-    const Rq& cpuRq(int) const override { std::abort(); }
-    int taskCount() const override { return 0; }
-    const Task& taskView(int) const override { std::abort(); }
-    const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
     std::vector<int64_t> groupCpuTimes() const override
     {
         ++calls;
         // Each group ran 1 ns itself: a group's hierarchical time is 1 + its descendants'.
-        std::vector<int64_t> t(m_groups.size());
+        std::vector<int64_t> t(groups.size());
         for (size_t g = 0; g < t.size(); ++g)
             t[g] = static_cast<int64_t>(t.size() - g);
         return t;
     }
-    uint64_t eventsExecuted() const override { return 0; }
-    std::string coreSchedInvariants() const override { return {}; }
 
     mutable int calls = 0;
-
-private:
-    std::vector<TaskGroup> m_groups;
 };
 
 std::optional<Scenario> load(const std::string& json)
@@ -206,11 +157,11 @@ void TestScale::rtQueueIsPerPriority()
     // bitmap of three bits; building it, requeueing an RR task and emptying it visit no task.
     FakeMachine m(1);
     RtClass rt(m, 1000, false);
-    m.rt = &rt;
-    Rq& rq = m.runQueue(0);
+    m.sched = &rt;
+    Rq& rq = m.rq(0);
     const int prios[] = {10, 50, 99};
     for (int i = 0; i < 10'000; ++i)
-        rt.enqueueTask(rq, m.addTask(prios[i % 3], 0, Policy::RoundRobin), 0);
+        rt.enqueueTask(rq, rtTask(m, prios[i % 3], 0, Policy::RoundRobin), 0);
     QCOMPARE(rq.rt.nrQueued, 10'000);
     QCOMPARE(rt.queuedTasks(rq).size(), size_t(10'000)); // (queuedTasks does not count visits)
     QCOMPARE(rt.queueVisits(), uint64_t{0});
@@ -255,25 +206,25 @@ void TestScale::rtQueueWalksStopAtTheDecidingTask()
     // not above the lowest other CPU's 60) and stops, 1 visit; CPU 0 runs RT, so no pull.
     FakeMachine m(2);
     RtClass rt(m, 1000, false);
-    m.rt = &rt;
-    Rq& rq0 = m.runQueue(0);
-    Task& running = m.addTask(50, 0);
+    m.sched = &rt;
+    Rq& rq0 = m.rq(0);
+    Task& running = rtTask(m, 50, 0);
     rt.enqueueTask(rq0, running, 0);
     for (int i = 0; i < 10'000; ++i)
-        rt.enqueueTask(rq0, m.addTask(i < 5000 ? 50 : 40, 0), 0);
-    Task& other = m.addTask(60, 1);
-    rt.enqueueTask(m.runQueue(1), other, 0);
+        rt.enqueueTask(rq0, rtTask(m, i < 5000 ? 50 : 40, 0), 0);
+    Task& other = rtTask(m, 60, 1);
+    rt.enqueueTask(m.rq(1), other, 0);
     rq0.curr = &running.se;
-    m.runQueue(1).curr = &other.se;
+    m.rq(1).curr = &other.se;
     rt.balance(rq0);
-    QCOMPARE(m.migrations, 0);
+    QCOMPARE(migrations(m), 0);
     QCOMPARE(rt.queueVisits(), uint64_t{1});
     // CPU 1's task leaves (it blocks): CPU 1 is idle and pulls. CPU 0's queue: the running task
     // (not waiting), then the first waiting prio-50 task, task 1: 2 visits, one migration.
-    rt.dequeueTask(m.runQueue(1), other, 0);
-    m.runQueue(1).curr = nullptr;
-    rt.balance(m.runQueue(1));
-    QCOMPARE(m.migrations, 1);
+    rt.dequeueTask(m.rq(1), other, 0);
+    m.rq(1).curr = nullptr;
+    rt.balance(m.rq(1));
+    QCOMPARE(migrations(m), 1);
     QCOMPARE(m.tasks[1]->cpu, 1);
     QCOMPARE(rt.queueVisits(), uint64_t{3});
     QCOMPARE(m.reschedCpus, std::vector<int>{1});
@@ -281,7 +232,7 @@ void TestScale::rtQueueWalksStopAtTheDecidingTask()
     // that runs nothing): CPU 0 pushes its waiting tasks while one is above CPU 1's level.
     // cpuPrio(1) stays -1 (nothing runs there yet), so every waiting task goes: 9999 pushes.
     rt.balance(rq0);
-    QCOMPARE(m.migrations, 1 + 9999);
+    QCOMPARE(migrations(m), 1 + 9999);
     QCOMPARE(rq0.rt.nrQueued, 1);
     // The walk looked at each task of CPU 0 once (the running one and 9999 pushed).
     QCOMPARE(rt.queueVisits(), uint64_t{3 + 10'000});

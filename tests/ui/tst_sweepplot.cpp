@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The sweep plot (ui/export/sweepplot.h): rows grouped into series and x values with the mean,
 // min and max over the seeds (hand-computed below), the files it writes, and its errors.
-#include "cli/sweep.h"
+#include "core/base/csv.h"
 #include "ui/export/sweepplot.h"
 
 #include <QFile>
@@ -25,11 +25,11 @@ const char* const kCsv = "run,runs,/p,profile,seed,status,task:a:share\n"
                          "6,8,250ms,7.1,1,ok,0.60\n"
                          "7,8,250ms,7.1,2,ok,0.80\n";
 
-sweep::CsvTable table()
+CsvTable table()
 {
-    sweep::CsvTable t;
+    CsvTable t;
     std::string error;
-    sweep::parseCsv(kCsv, t, &error);
+    parseCsv(kCsv, t, &error);
     return t;
 }
 

@@ -3,9 +3,10 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/sweep.h"
 #include "core/base/args.h"
+#include "core/base/csv.h"
 #include "core/base/time.h"
+#include "core/kernel/runoptions.h"
 #include "core/kernel/variant.h"
 #include "ui/common/taskpalette.h"
 #include "ui/export/capture.h"
@@ -85,8 +86,8 @@ std::string cell(double v, bool percent)
 
 } // namespace
 
-bool sweepSeries(const sweep::CsvTable& table, const SweepPlotOptions& o,
-    std::vector<SweepSeries>& series, std::string* error)
+bool sweepSeries(const CsvTable& table, const SweepPlotOptions& o, std::vector<SweepSeries>& series,
+    std::string* error)
 {
     series.clear();
     auto column = [&](const std::string& name, const char* what) -> int {
@@ -146,7 +147,7 @@ bool sweepSeries(const sweep::CsvTable& table, const SweepPlotOptions& o,
 }
 
 bool plotSweep(
-    const sweep::CsvTable& table, const QString& path, const SweepPlotOptions& o, QString* error)
+    const CsvTable& table, const QString& path, const SweepPlotOptions& o, QString* error)
 {
     std::vector<SweepSeries> series;
     std::string why;
@@ -396,9 +397,9 @@ int runSweepPlotCli(const std::vector<std::string>& args, std::ostream& out, std
     std::ifstream in(csvIn, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    sweep::CsvTable table;
+    CsvTable table;
     std::string why;
-    if (!in || !sweep::parseCsv(text.str(), table, &why)) {
+    if (!in || !parseCsv(text.str(), table, &why)) {
         err << cmd << ": " << csvIn << ": " << (why.empty() ? std::string("cannot read") : why)
             << "\n";
         return kBad;

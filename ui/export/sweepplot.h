@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The plot of a sweep (docs/sweeps.md): one column of the results CSV (cli/sweep.h) against
+// The plot of a sweep (docs/sweeps.md): one column of the results CSV (core/base/csv.h) against
 // a parameter, one series per value of another parameter, the mean over the seeds (and over any
 // other parameter) with min–max bars; drawn by QCustomPlot offscreen and written by savePlot()
 // (capture.h), so PNG/SVG/PDF as the timeline captures. `schedlab-cli sweep … --plot` and
-// `schedlab-cli plot-sweep` (the CLI links the GUI library for this, as for `capture`).
+// `schedlab-cli plot-sweep` (schedlab-cli links this drawing library, schedlab_plot, as for
+// `capture`; not the GUI's widgets).
 #pragma once
 
 #include <QSize>
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace schedlab::sweep {
+namespace schedlab {
 struct CsvTable;
 }
 
@@ -43,12 +44,12 @@ struct SweepSeries
 };
 
 /// Groups @p table's rows by series and x value (rows with an empty metric cell are skipped).
-bool sweepSeries(const sweep::CsvTable& table, const SweepPlotOptions& options,
+bool sweepSeries(const CsvTable& table, const SweepPlotOptions& options,
     std::vector<SweepSeries>& series, std::string* error);
 
 /// Draws the plot of @p table into @p path. False with @p error.
-bool plotSweep(const sweep::CsvTable& table, const QString& path, const SweepPlotOptions& options,
-    QString* error);
+bool plotSweep(
+    const CsvTable& table, const QString& path, const SweepPlotOptions& options, QString* error);
 
 /// `schedlab-cli plot-sweep results.csv --plot METRIC --x KEY [--series KEY] --out plot.png|svg`
 /// and `schedlab-cli sweep … --plot METRIC --x KEY [--series KEY] --plot-out plot.png` (the sweep,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The one place that includes QCustomPlot (the other views include this header). schedlab_ui builds
+// The one place that includes QCustomPlot (the other views include this header). The GUI builds
 // with QT_NO_KEYWORDS (core's DurationSpec::forever would otherwise meet Qt's `forever` macro), but
 // qcustomplot.h still spells `signals:` and `foreach`, so they are lent to it here only.
 #pragma once

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The machine as every scheduling class and unit sees it: the kernel's shared vocabulary of
+// kernel/sched/core.c and sched.h — rq_clock(), cpu_rq(), nr_cpu_ids, smp_processor_id(),
+// resched_curr(), wakeup_preempt(), try_to_wake_up(), move_queued_task(), the task lookup, the
+// hrtimers — plus the recording hooks of the model. The machine (core/sim) implements it; the
+// unit tests use one hand-driven FakeMachine (tests/support/fakemachine.h).
+//
+// What a single class or unit needs of another one is not here: the fair class holds the
+// bandwidth control and the load tracker it calls, the RT class arms its own period timer, the
+// fair server is given the pick it serves (dl_server_init()'s pick_task). Three narrow
+// interfaces remain, each beside the one unit that calls it, for what only the machine can do
+// for that unit: BalanceServices (the stopper, the blocked-load update), KernelWorkServices (a
+// section's end, the fork and cgroup writes themselves) and ProgramServices (a program's system
+// calls).
+#pragma once
+
+#include "core/base/eventid.h"
+#include "core/record/recording.h"
+#include "core/sched/migration.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace schedlab {
+
+struct Rq;
+struct SchedEntity;
+struct Task;
+struct TaskGroup;
+
+class MachineContext
+{
+public:
+    virtual ~MachineContext() = default;
+
+    /// rq_clock() / rq_clock_task() (ns): one clock for every CPU.
+    virtual int64_t clock() const = 0;
+    /// nr_cpu_ids.
+    virtual int cpuCount() const = 0;
+    /// cpu_rq(@p cpu).
+    virtual Rq& rq(int cpu) = 0;
+    virtual const Rq& rq(int cpu) const = 0;
+    /// Tasks ever created, in fork order: task(0 … taskCount() − 1).
+    virtual int taskCount() const = 0;
+    /// The task of index @p index (its pid, find_task_by_vpid()).
+    virtual Task& task(int index) = 0;
+    virtual const Task& task(int index) const = 0;
+    /// The task groups, indexed by group; group 0 is the root.
+    virtual const std::vector<TaskGroup>& taskGroups() const = 0;
+    /// smp_processor_id() of the running event (the waker's, parent's or timer's CPU), -1 for
+    /// none.
+    virtual int thisCpu() const = 0;
+    /// rq->nr_running of @p cpu: its tasks of every class, the running one included.
+    virtual int nrRunning(int cpu) const = 0;
+    /// idle_cpu() / available_idle_cpu(): nothing runs on @p cpu and nothing is queued.
+    virtual bool idleCpu(int cpu) const = 0;
+    /// preemptible() of @p cpu: neither a non-preemptible section of the kernel-work cost model
+    /// nor (under preempt none/voluntary) a kernel section of the running task holds it.
+    virtual bool preemptible(int cpu) const = 0;
+
+    /// pick_task(): the class walk of @p cpu (the highest class with a task picks), without
+    /// core scheduling's core-wide selection.
+    virtual SchedEntity* pickTask(int cpu) = 0;
+
+    /// resched_curr() (@p lazy: resched_curr_lazy()): @p cpu reschedules at its next chance.
+    virtual void resched(int cpu, bool lazy = false) = 0;
+    /// wakeup_preempt(): @p task arrived on @p rq; its class (or a higher one running there)
+    /// decides whether the running task is preempted.
+    virtual void wakeupPreempt(Rq& rq, Task& task, int wakeFlags = 0) = 0;
+    /// wake_up_process() / try_to_wake_up() of a sleeping @p task.
+    virtual void wakeUp(Task& task) = 0;
+    /// move_queued_task_locked(): the queued @p task leaves its CPU for @p cpu (dequeue,
+    /// set_task_cpu(), enqueue with ENQUEUE_MIGRATED), recorded as a migration for @p reason.
+    virtual void moveQueuedTask(
+        Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {}) = 0;
+    /// update_curr_common()'s accounting: @p delta ns of CPU time of the task of @p taskSe.
+    virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0;
+
+    /// A record of the recording (core/record/recording.h).
+    virtual void record(
+        RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0) = 0;
+    /// Samples @p se's state after a change (vruntime, lag, deadline, weight).
+    virtual void sample(const SchedEntity& se) = 0;
+
+    /// hrtimer_start() in absolute mode: @p fn runs at @p at on @p cpu (-1: no CPU, a global
+    /// timer); thisCpu() is @p cpu while it runs.
+    virtual EventId startTimer(int64_t at, int cpu, std::function<void()> fn) = 0;
+    /// hrtimer_try_to_cancel(); nothing if the timer already ran.
+    virtual void cancelTimer(EventId id) = 0;
+    /// hrtimer_active(): armed and not yet run.
+    virtual bool timerPending(EventId id) const = 0;
+};
+
+} // namespace schedlab

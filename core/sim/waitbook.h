@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The busy and wait bookkeeping behind the metrics (core/record/metricsbuilder.h): a task's wait
+// from becoming runnable to running (its kept waits and the starvation watchdog), and a CPU's
+// busy time from leaving idle to entering idle. Not kernel state: schedstats-like accounting the
+// machine does at enqueue, pick and switch.
+#pragma once
+
+#include "core/record/metrics.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace schedlab {
+
+class ResourceGuard;
+struct Rq;
+struct Task;
+
+class WaitBook
+{
+public:
+    /// Each kept wait is counted against @p guard's memory estimate; a wait longer than
+    /// @p watchdogNs is a starvation finding.
+    WaitBook(ResourceGuard& guard, int64_t watchdogNs)
+        : m_guard(guard)
+        , m_watchdogNs(watchdogNs)
+    { }
+
+    /// @p task became runnable on @p cpu at @p now (a wait already running goes on).
+    static void markWaiting(Task& task, int cpu, int64_t now);
+    /// @p task runs at @p now: its wait ends and is kept.
+    void endWaiting(Task& task, int64_t now);
+    /// A context switch on @p rq at @p now, from a task (or idle) to a task (or idle).
+    static void switched(Rq& rq, bool fromTask, bool toTask, int64_t now);
+    /// The completed waits longer than the threshold.
+    const std::vector<Finding>& watchdog() const { return m_watchdog; }
+
+private:
+    ResourceGuard& m_guard;
+    int64_t m_watchdogNs;
+    std::vector<Finding> m_watchdog;
+};
+
+} // namespace schedlab
