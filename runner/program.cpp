@@ -62,6 +62,11 @@ public:
                 if (m_waitQueues.insert(op.name).second)
                     m_plan.waitQueues.push_back(op.name);
                 break;
+            case Op::Kind::Complete:
+            case Op::Kind::WaitCompletion:
+                if (m_completions.insert(op.name).second)
+                    m_plan.completions.push_back(op.name);
+                break;
             case Op::Kind::Loop:
                 program(op.body, at + "/loop");
                 break;
@@ -111,6 +116,7 @@ private:
     int m_kernel;
     std::set<std::string> m_mutexes;
     std::set<std::string> m_waitQueues;
+    std::set<std::string> m_completions;
 };
 
 } // namespace
@@ -313,6 +319,11 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
         case Op::Kind::Resume:
             if (hooks.waitQueue)
                 hooks.waitQueue(op.name, op.kind == Op::Kind::Resume);
+            break;
+        case Op::Kind::Complete:
+        case Op::Kind::WaitCompletion:
+            if (hooks.completion)
+                hooks.completion(op.name, op.kind == Op::Kind::Complete);
             break;
         case Op::Kind::Fork:
             if (hooks.fork && !op.fork.empty() && !hooks.fork(op.fork.front(), op.wait))

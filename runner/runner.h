@@ -33,11 +33,12 @@ struct TaskPlan
 
 struct Plan
 {
-    int cpus = 1;                        ///< the scenario's CPU count (CPUs 0 … cpus-1 are used)
-    std::vector<std::string> cgroups;    ///< expanded paths, parents first ("/" not included)
-    std::vector<TaskPlan> tasks;         ///< tasks that exist at t = 0 or start later
-    std::vector<std::string> mutexes;    ///< every mutex name used by a program
-    std::vector<std::string> waitQueues; ///< every suspend/resume wait queue name
+    int cpus = 1;                         ///< the scenario's CPU count (CPUs 0 … cpus-1 are used)
+    std::vector<std::string> cgroups;     ///< expanded paths, parents first ("/" not included)
+    std::vector<TaskPlan> tasks;          ///< tasks that exist at t = 0 or start later
+    std::vector<std::string> mutexes;     ///< every mutex name used by a program
+    std::vector<std::string> waitQueues;  ///< every suspend/resume wait queue name
+    std::vector<std::string> completions; ///< every complete/wait_for_completion name
     /// What runs differently from the model or not at all, "where: what" (reported before the
     /// run; none of it is dropped silently).
     std::vector<std::string> notes;
@@ -70,6 +71,9 @@ struct ProgramHooks
     std::function<void(const std::string& mutex, bool lock)> lock;
     /// "suspend" (@p resume false: wait on the queue) or "resume" (broadcast to its waiters).
     std::function<void(const std::string& queue, bool resume)> waitQueue;
+    /// "complete" (@p complete true: count one, wake one waiter) or "wait_for_completion"
+    /// (take one, blocking until there is one).
+    std::function<void(const std::string& completion, bool complete)> completion;
     /// Fork a child running @p child's program; with @p wait block until it exits. False when
     /// the task guard refused the fork: the program ends there (the run stops, exit 3).
     std::function<bool(const TaskSpec& child, bool wait)> fork;

@@ -66,6 +66,13 @@ struct Shared
         pthread_mutex_t lock;
         pthread_cond_t cond;
     } waitQueues[kMaxMutexes];
+    // The completions of complete/wait_for_completion: a count, its mutex and condition.
+    struct Completion
+    {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        int64_t done;
+    } completions[kMaxMutexes];
 };
 
 // struct sched_attr of sched_setattr(2) (the first version, 48 bytes).
@@ -203,6 +210,7 @@ private:
     Shared* m_shared = nullptr;
     std::map<std::string, int> m_mutexIndex;
     std::map<std::string, int> m_waitQueueIndex;
+    std::map<std::string, int> m_completionIndex;
     int m_readyPipe[2] = {-1, -1};
     int m_goPipe[2] = {-1, -1};
     pid_t m_pgid = 0;
@@ -347,6 +355,24 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         else
             pthread_cond_wait(&q.cond, &q.lock);
         pthread_mutex_unlock(&q.lock);
+    };
+    hooks.completion = [this](const std::string& completionName, bool complete) {
+        // struct completion: complete() counts and wakes one waiter; a wait takes one count,
+        // sleeping until there is one. Never lost, unlike resume.
+        const auto it = m_completionIndex.find(completionName);
+        if (it == m_completionIndex.end())
+            return;
+        Shared::Completion& c = m_shared->completions[it->second];
+        pthread_mutex_lock(&c.lock);
+        if (complete) {
+            ++c.done;
+            pthread_cond_signal(&c.cond);
+        } else {
+            while (c.done == 0)
+                pthread_cond_wait(&c.cond, &c.lock);
+            --c.done;
+        }
+        pthread_mutex_unlock(&c.lock);
     };
     std::string current = cgroup; // where this process is now (a program may move itself)
     hooks.fork = [&](const TaskSpec& child, bool wait) {
@@ -645,6 +671,17 @@ int Runner::run()
         pthread_mutex_init(&m_shared->waitQueues[i].lock, &ma);
         pthread_cond_init(&m_shared->waitQueues[i].cond, &ca);
         m_waitQueueIndex[m_plan.waitQueues[i]] = static_cast<int>(i);
+    }
+    for (const auto& [what, n] : {std::pair<const char*, size_t>{"mutexes", m_plan.mutexes.size()},
+             {"wait queues", m_plan.waitQueues.size()}, {"completions", m_plan.completions.size()}})
+        if (n > static_cast<size_t>(kMaxMutexes))
+            warn(std::to_string(n) + " " + what + ": only the first " + std::to_string(kMaxMutexes)
+                + " are shared between the tasks; operations on " + "the others do nothing");
+    for (size_t i = 0; i < m_plan.completions.size() && i < kMaxMutexes; ++i) {
+        pthread_mutex_init(&m_shared->completions[i].lock, &ma);
+        pthread_cond_init(&m_shared->completions[i].cond, &ca);
+        m_shared->completions[i].done = 0;
+        m_completionIndex[m_plan.completions[i]] = static_cast<int>(i);
     }
     if (pipe2(m_readyPipe, O_CLOEXEC) != 0 || pipe2(m_goPipe, O_CLOEXEC) != 0) {
         warn(std::string("pipe: ") + std::strerror(errno));

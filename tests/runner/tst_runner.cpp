@@ -134,7 +134,8 @@ private slots:
               "start": { "uniform": ["10ms", "20ms"] },
               "program": [ { "kernel": [ { "lock": "f" }, { "run": "1ms" }, { "unlock": "f" } ] },
                            { "cookie": "create" }, { "lock": "other" }, { "unlock": "other" },
-                           { "resume": "q" }, { "suspend": "q" }, { "suspend": "r" } ] },
+                           { "resume": "q" }, { "suspend": "q" }, { "suspend": "r" },
+                           { "complete": "done" }, { "wait_for_completion": "done" } ] },
             { "name": "kthread", "kernel_thread": true, "program": [ { "suspend": "q" } ] }
           ],
           "actions": [ { "at": "100ms", "profile": "7.1" } ]
@@ -158,6 +159,7 @@ private slots:
             QVERIFY(t.startNs >= 10'000'000 && t.startNs <= 20'000'000);
         QCOMPARE(plan.mutexes, (std::vector<std::string>{"f", "other"}));
         QCOMPARE(plan.waitQueues, (std::vector<std::string>{"q", "r"}));
+        QCOMPARE(plan.completions, (std::vector<std::string>{"done"}));
 
         // On a 6.12 kernel with enough CPUs: no error, no slice note.
         const Plan fits = makePlan(s, 4, "6.12.48+deb13-amd64");
@@ -217,6 +219,7 @@ private slots:
             { "loop": [ { "lock": "m" }, { "run": "1ms" }, { "unlock": "m" }, { "yield": true } ],
               "count": 3 },
             { "resume": "q" }, { "suspend": "q" },
+            { "complete": "c" }, { "wait_for_completion": "c" },
             { "sleep": "5ms" },
             { "fork": { "program": [ { "run": "1ms" } ] }, "wait": true },
             { "loop": [ { "sleep": "1ms" } ], "for": "3ms" },
@@ -231,6 +234,9 @@ private slots:
         hooks.waitQueue = [&](const std::string& q, bool resume) {
             calls.push_back((resume ? "resume " : "suspend ") + q);
         };
+        hooks.completion = [&](const std::string& c, bool complete) {
+            calls.push_back((complete ? "complete " : "wait_for_completion ") + c);
+        };
         hooks.fork = [&](const TaskSpec& child, bool wait) {
             calls.push_back("fork " + std::to_string(child.program.size()) + (wait ? " wait" : ""));
             return true;
@@ -243,7 +249,8 @@ private slots:
         const int64_t wall = clockNs(CLOCK_MONOTONIC) - wall0;
         QCOMPARE(calls,
             (std::vector<std::string>{"lock m", "unlock m", "lock m", "unlock m", "lock m",
-                "unlock m", "resume q", "suspend q", "fork 1 wait"}));
+                "unlock m", "resume q", "suspend q", "complete c", "wait_for_completion c",
+                "fork 1 wait"}));
         QVERIFY(cpu >= 3'000'000); // three 1 ms runs (the fork hook ran nothing)
         QVERIFY(wall >= 3'000'000 + 5'000'000 + 3'000'000); // runs, the sleep, the timed loop
     }
