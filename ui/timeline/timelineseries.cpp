@@ -115,16 +115,41 @@ private:
             static_cast<int>(std::ceil((c.left() + c.width()) * s)),
             static_cast<int>(std::ceil((c.top() + c.height()) * s))};
         const std::vector<ColumnSpan> spans = columnSpans(points, s, pen().widthF(), clip);
-        QVector<QRectF> rects;
-        rects.reserve(static_cast<qsizetype>(spans.size()));
-        for (const ColumnSpan& span : spans)
-            rects.append(QRectF(span.columnBegin / s, span.rowBegin / s,
-                (span.columnEnd - span.columnBegin) / s, (span.rowEnd - span.rowBegin) / s));
+        const QColor colour = pen().color();
+        const QTransform t = painter->transform();
         painter->save();
         painter->setAntialiasing(false); // edges on the device grid: nothing to smooth
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(pen().color());
-        painter->drawRects(rects);
+        if (!painter->modes().testFlag(QCPPainter::pmVectorized)
+            && t.type() <= QTransform::TxScale) {
+            // A raster: the spans in device pixels, filled as integer rectangles (the raster
+            // engine's fast path; the same pixels as the scaled rectangles below).
+            painter->resetTransform();
+            const auto devX = [&](int col) {
+                return static_cast<int>(std::lround(t.m11() * (col / s) + t.dx()));
+            };
+            const auto devY = [&](int row) {
+                return static_cast<int>(std::lround(t.m22() * (row / s) + t.dy()));
+            };
+            QVector<QRect> rects;
+            rects.reserve(static_cast<qsizetype>(spans.size()));
+            for (const ColumnSpan& span : spans) {
+                const int x0 = devX(span.columnBegin);
+                const int y0 = devY(span.rowBegin);
+                rects.append(QRect(x0, y0, devX(span.columnEnd) - x0, devY(span.rowEnd) - y0));
+            }
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(colour);
+            painter->drawRects(rects);
+        } else {
+            QVector<QRectF> rects;
+            rects.reserve(static_cast<qsizetype>(spans.size()));
+            for (const ColumnSpan& span : spans)
+                rects.append(QRectF(span.columnBegin / s, span.rowBegin / s,
+                    (span.columnEnd - span.columnBegin) / s, (span.rowEnd - span.rowBegin) / s));
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(colour);
+            painter->drawRects(rects);
+        }
         painter->restore();
     }
 
