@@ -237,8 +237,12 @@ SchedEntity* CfsRq::firstEligibleByDeadline() const
     SchedEntity* node = m_tree.root();
     if (!node)
         return nullptr;
+    // Step 5's fast path: an eligible leftmost is the first eligible entity, monotone or not.
+    if (SchedEntity* first = m_tree.leftmost(); eligible(first->vruntime))
+        return first;
     if (!eligible.exactFor(key(*m_vtree.leftmost()), key(*m_vtree.rightmost())))
         return firstEligibleByDeadlineWalk();
+    m_tree.augment();
     if (!eligible(node->subtreeMinVruntime))
         return nullptr;
     while (node) {
@@ -266,6 +270,7 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix() const
         return nullptr;
     if (!eligible.exactFor(key(*m_vtree.leftmost()), key(*m_vtree.rightmost())))
         return earliestDeadlineInEligiblePrefixWalk();
+    m_vtree.augment();
     SchedEntity* best = nullptr;
     while (node) {
         if (!eligible(node->vruntime)) {
@@ -387,6 +392,11 @@ std::string CfsRq::checkInvariants() const
         return "vruntime tree and deadline tree differ in size";
     if (sw != sumWeight || swv != sumWVruntime)
         return "sum_weight/sum_w_vruntime differ from the tree";
+    // The O(log n) picks against the walks they replace (§3.5 "Complexity").
+    if (firstEligibleByDeadline() != firstEligibleByDeadlineWalk())
+        return "the deadline-tree pick differs from the walk in deadline order";
+    if (earliestDeadlineInEligiblePrefix() != earliestDeadlineInEligiblePrefixWalk())
+        return "the vruntime-tree pick differs from the walk in vruntime order";
     if (flat) {
         // 7.3 (§6.1): the tree holds every queued task of the CPU (rq->cfs) or nothing (a group
         // queue); load.weight and nr_queued are the level's own accounting.

@@ -9,7 +9,9 @@
 //   - the vruntime tree, ordered by vruntime (the 6.6–6.7 key); every node caches the entity of
 //     its subtree with the earliest deadline (6.6's min_deadline).
 // The profile's tree_key decides which order the pick walks (§3.4, §3.5); the other tree's
-// leftmost serves min_vruntime and the single-entity pick. Slices of tree entities are kept as a
+// leftmost serves min_vruntime and the single-entity pick. A tree keeps its cached values from
+// the first pick that reads them on (EevdfTree::augment()), so the tree the profile does not
+// walk costs no upkeep. Slices of tree entities are kept as a
 // sorted (slice, count) vector (cfs_rq_min_slice / max_slice, §3.4).
 //
 // Sums (§3.2): sumWVruntime = Σ (v_i − v0)·ŵ_i and sumWeight = Σ ŵ_i over tree entities only
@@ -237,8 +239,9 @@ private:
     class Eligibility;
 
     const ProfileChoices& m_choices;
-    Tree m_tree;
-    VTree m_vtree;
+    // mutable: a pick (const) turns on the upkeep of the cached values it reads (augment()).
+    mutable Tree m_tree;
+    mutable VTree m_vtree;
     uint64_t m_prioritySeed = 0; // the treap priorities' generator (splitmix64 state)
     std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
 };

@@ -15,6 +15,11 @@
 // entities compare, and how a node recomputes its cached value from itself and its children
 // (returning whether the value changed, so that an insertion stops climbing early).
 //
+// The cached values are kept only once a reader asked for them (augment()): a cfs_rq keeps both
+// trees but a profile's pick reads only one tree's values, and the other tree then pays no
+// upkeep. augment() computes every value (O(n), once; a profile switch that needs the other
+// tree's values pays it at its first pick) and from then on they are maintained.
+//
 // Complexity (n entities): insert and erase O(log n) expected, leftmost O(1), next O(1) amortised.
 #pragma once
 
@@ -43,6 +48,15 @@ public:
     }
     size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
+    bool augmented() const { return m_augmented; }
+    /// From now on every node's cached value is valid and maintained.
+    void augment()
+    {
+        if (m_augmented)
+            return;
+        m_augmented = true;
+        augmentSubtree(m_root);
+    }
 
     /// In-order successor, or null after the last entity.
     static SchedEntity* next(const SchedEntity& se)
@@ -70,7 +84,8 @@ public:
         x.reset();
         x.priority = priority;
         x.linked = true;
-        Ops::update(se);
+        if (m_augmented)
+            Ops::update(se);
         ++m_size;
         if (!m_root) {
             m_root = m_leftmost = &se;
@@ -100,9 +115,10 @@ public:
             m_leftmost = &se;
         // Restore the heap order; each rotation recomputes the node it moves down, then se.
         while (x.parent && links(*x.parent).priority < x.priority)
-            rotateUp(se, true);
+            rotateUp(se, m_augmented);
         // Every ancestor's subtree gained se; once a cached value does not change, none above do.
-        for (SchedEntity* s = x.parent; s && Ops::update(*s); s = links(*s).parent) { }
+        if (m_augmented)
+            for (SchedEntity* s = x.parent; s && Ops::update(*s); s = links(*s).parent) { }
     }
 
     void erase(SchedEntity& se)
@@ -131,7 +147,7 @@ public:
         // The entities rotated up (below oldParent) moved; recompute them all, then climb from
         // oldParent until a cached value stays the same.
         bool above = false;
-        for (SchedEntity* s = p; s; s = links(*s).parent) {
+        for (SchedEntity* s = m_augmented ? p : nullptr; s; s = links(*s).parent) {
             above = above || s == oldParent;
             if (!Ops::update(*s) && above)
                 break;
@@ -144,13 +160,14 @@ public:
         resetSubtree(m_root);
         m_root = m_leftmost = nullptr;
         m_size = 0;
+        m_augmented = false;
     }
 
     /// Checks the links and every cached value; returns an empty string or what is wrong.
     const char* check() const
     {
         size_t n = 0;
-        const char* problem = checkSubtree(m_root, nullptr, n);
+        const char* problem = checkSubtree(m_root, nullptr, n, m_augmented);
         if (problem)
             return problem;
         if (n != m_size)
@@ -216,7 +233,17 @@ private:
         }
     }
 
-    static const char* checkSubtree(const SchedEntity* s, const SchedEntity* parent, size_t& n)
+    static void augmentSubtree(SchedEntity* s)
+    {
+        if (!s)
+            return;
+        augmentSubtree(links(*s).left);
+        augmentSubtree(links(*s).right);
+        Ops::update(*s);
+    }
+
+    static const char* checkSubtree(
+        const SchedEntity* s, const SchedEntity* parent, size_t& n, bool augmented)
     {
         if (!s)
             return nullptr;
@@ -232,11 +259,11 @@ private:
         if (l.right && Ops::less(*l.right, *s))
             return "tree order broken (right)";
         ++n;
-        if (const char* p = checkSubtree(l.left, s, n))
+        if (const char* p = checkSubtree(l.left, s, n, augmented))
             return p;
-        if (const char* p = checkSubtree(l.right, s, n))
+        if (const char* p = checkSubtree(l.right, s, n, augmented))
             return p;
-        if (!Ops::verify(*s))
+        if (augmented && !Ops::verify(*s))
             return "cached subtree value is stale";
         return nullptr;
     }
@@ -244,6 +271,7 @@ private:
     SchedEntity* m_root = nullptr;
     SchedEntity* m_leftmost = nullptr;
     size_t m_size = 0;
+    bool m_augmented = false;
 };
 
 } // namespace schedlab
