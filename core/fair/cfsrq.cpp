@@ -26,7 +26,69 @@ Int128 floorDiv(Int128 num, Int128 den)
     return q;
 }
 
+// splitmix64: the treap priorities (any sequence independent of the keys keeps the expected depth
+// O(log n); this one is deterministic, so the trees' shapes are too).
+uint32_t nextPriority(uint64_t& state)
+{
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return static_cast<uint32_t>((z ^ (z >> 31)) >> 32);
+}
+
 } // namespace
+
+/// vruntime_eligible() with the sums read once, for the walks (kernel-model.md §3.3).
+class CfsRq::Eligibility
+{
+public:
+    explicit Eligibility(const CfsRq& rq)
+        : m_v0(rq.v0)
+        , m_full(rq.m_choices.weightPrecision == WeightPrecision::Full)
+    {
+        m_num = rq.sumWVruntime;
+        m_den = rq.sumWeight;
+        const SchedEntity* ec = rq.eevdfCurr();
+        if (ec && ec->onRq) {
+            const Int128 w = rq.avgWeight(*ec);
+            m_num += static_cast<Int128>(rq.key(*ec)) * w;
+            m_den += w;
+        }
+    }
+    bool operator()(uint64_t v) const
+    {
+        const int64_t k = vdiff(v, m_v0);
+        if (m_full)
+            return m_num >= static_cast<Int128>(k) * m_den; // 7.1+: 128-bit product (b6eee96843e8)
+        // ≤7.0: plain 64-bit arithmetic, which wraps on overflow like the kernel's.
+        const auto lhs = static_cast<int64_t>(static_cast<uint64_t>(m_num));
+        const auto rhs =
+            static_cast<int64_t>(static_cast<uint64_t>(k) * static_cast<uint64_t>(m_den));
+        return lhs >= rhs;
+    }
+    /// Whether k·den cannot wrap for any key in [minKey, maxKey] (so eligibility is monotone).
+    bool exactFor(int64_t minKey, int64_t maxKey) const
+    {
+        // Keys within ±2^62 also keep the wrap-safe order of the trees equal to key order.
+        constexpr int64_t kKeyBound = INT64_MAX / 2;
+        const auto mag = [](int64_t k) {
+            return k < 0 ? static_cast<Int128>(-static_cast<Int128>(k)) : static_cast<Int128>(k);
+        };
+        const Int128 m = std::max(mag(minKey), mag(maxKey));
+        if (m > kKeyBound)
+            return false;
+        if (m_full)
+            return true;
+        const Int128 den = static_cast<Int128>(static_cast<uint64_t>(m_den));
+        return den <= INT64_MAX && m * den <= INT64_MAX;
+    }
+
+private:
+    Int128 m_num = 0;
+    Int128 m_den = 0;
+    uint64_t m_v0 = 0;
+    bool m_full = false;
+};
 
 CfsRq::CfsRq(const ProfileChoices& choices)
     : m_choices(choices)
@@ -58,8 +120,9 @@ void CfsRq::enqueueTree(SchedEntity& se)
     const Int128 w = avgWeight(se);
     sumWVruntime += static_cast<Int128>(key(se)) * w;
     sumWeight += w;
-    m_tree.insert(se);
-    m_vtree.insert(se);
+    const uint32_t priority = nextPriority(m_prioritySeed);
+    m_tree.insert(se, priority);
+    m_vtree.insert(se, priority);
     sliceInsert(se.slice);
     if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
         syncZeroVruntime();
@@ -67,8 +130,8 @@ void CfsRq::enqueueTree(SchedEntity& se)
 
 void CfsRq::dequeueTree(SchedEntity& se)
 {
-    m_tree.erase(m_tree.iterator_to(se));
-    m_vtree.erase(m_vtree.iterator_to(se));
+    m_tree.erase(se);
+    m_vtree.erase(se);
     sliceErase(se.slice);
     const Int128 w = avgWeight(se);
     sumWVruntime -= static_cast<Int128>(key(se)) * w;
@@ -117,21 +180,7 @@ void CfsRq::syncZeroVruntime()
 
 bool CfsRq::vruntimeEligible(uint64_t v) const
 {
-    Int128 num = sumWVruntime;
-    Int128 den = sumWeight;
-    const SchedEntity* ec = eevdfCurr();
-    if (ec && ec->onRq) {
-        const Int128 w = avgWeight(*ec);
-        num += static_cast<Int128>(key(*ec)) * w;
-        den += w;
-    }
-    const int64_t k = vdiff(v, v0);
-    if (m_choices.weightPrecision == WeightPrecision::Full)
-        return num >= static_cast<Int128>(k) * den; // 7.1+: 128-bit product (b6eee96843e8)
-    // ≤7.0: plain 64-bit arithmetic, which wraps on overflow like the kernel's.
-    const auto lhs = static_cast<int64_t>(static_cast<uint64_t>(num));
-    const auto rhs = static_cast<int64_t>(static_cast<uint64_t>(k) * static_cast<uint64_t>(den));
-    return lhs >= rhs;
+    return Eligibility(*this)(v);
 }
 
 void CfsRq::updateMinVruntime()
@@ -170,32 +219,97 @@ uint64_t CfsRq::ineligibleVruntime() const
 
 SchedEntity* CfsRq::leftmostDeadline() const
 {
-    return m_tree.empty() ? nullptr : const_cast<SchedEntity*>(&*m_tree.begin());
+    return m_tree.leftmost();
 }
 
 SchedEntity* CfsRq::leftmostVruntime() const
 {
-    return m_vtree.empty() ? nullptr : const_cast<SchedEntity*>(&*m_vtree.begin());
+    return m_vtree.leftmost();
 }
 
+// §3.5 steps 5–6 (6.8+): the first eligible entity in deadline order. A subtree holds an eligible
+// entity iff its smallest vruntime is eligible (eligibility is monotone in vruntime), so the walk
+// descends left whenever the left subtree holds one, else takes the node if it is eligible, else
+// goes right: O(depth).
 SchedEntity* CfsRq::firstEligibleByDeadline() const
 {
-    for (const SchedEntity& se : m_tree)
-        if (entityEligible(se))
-            return const_cast<SchedEntity*>(&se);
+    const Eligibility eligible(*this);
+    SchedEntity* node = m_tree.root();
+    if (!node)
+        return nullptr;
+    // Step 5's fast path: an eligible leftmost is the first eligible entity, monotone or not.
+    if (SchedEntity* first = m_tree.leftmost(); eligible(first->vruntime))
+        return first;
+    if (!eligible.exactFor(key(*m_vtree.leftmost()), key(*m_vtree.rightmost())))
+        return firstEligibleByDeadlineWalk();
+    m_tree.augment();
+    if (!eligible(node->subtreeMinVruntime))
+        return nullptr;
+    while (node) {
+        SchedEntity* left = node->treeLinks.left;
+        if (left && eligible(left->subtreeMinVruntime)) {
+            node = left;
+            continue;
+        }
+        if (eligible(node->vruntime))
+            return node;
+        node = node->treeLinks.right; // holds an eligible entity: this subtree does
+    }
     return nullptr;
 }
 
+// §3.5 steps 3–4 (6.6): the earliest deadline among the eligible prefix of the vruntime order,
+// the first met among equal deadlines. An eligible node's left subtree is eligible entirely, so
+// its cached earliest-deadline entity stands for it; candidates are met in vruntime order, so a
+// later one replaces the best only with a strictly earlier deadline: O(depth).
 SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix() const
 {
-    const SchedEntity* best = nullptr;
-    for (const SchedEntity& se : m_vtree) {
-        if (!entityEligible(se))
-            break;
-        if (!best || vdiff(se.deadline, best->deadline) < 0)
-            best = &se;
+    const Eligibility eligible(*this);
+    SchedEntity* node = m_vtree.root();
+    if (!node)
+        return nullptr;
+    if (!eligible.exactFor(key(*m_vtree.leftmost()), key(*m_vtree.rightmost())))
+        return earliestDeadlineInEligiblePrefixWalk();
+    m_vtree.augment();
+    SchedEntity* best = nullptr;
+    while (node) {
+        if (!eligible(node->vruntime)) {
+            node = node->vtreeLinks.left;
+            continue;
+        }
+        SchedEntity* cand = node;
+        if (SchedEntity* left = node->vtreeLinks.left) {
+            cand = left->subtreeMinDeadline;
+            if (vdiff(node->deadline, cand->deadline) < 0)
+                cand = node;
+        }
+        if (!best || vdiff(cand->deadline, best->deadline) < 0)
+            best = cand;
+        node = node->vtreeLinks.right;
     }
-    return const_cast<SchedEntity*>(best);
+    return best;
+}
+
+SchedEntity* CfsRq::firstEligibleByDeadlineWalk() const
+{
+    const Eligibility eligible(*this);
+    for (SchedEntity* se = m_tree.leftmost(); se; se = Tree::next(*se))
+        if (eligible(se->vruntime))
+            return se;
+    return nullptr;
+}
+
+SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
+{
+    const Eligibility eligible(*this);
+    SchedEntity* best = nullptr;
+    for (SchedEntity* se = m_vtree.leftmost(); se; se = VTree::next(*se)) {
+        if (!eligible(se->vruntime))
+            break;
+        if (!best || vdiff(se->deadline, best->deadline) < 0)
+            best = se;
+    }
+    return best;
 }
 
 void CfsRq::sliceInsert(int64_t slice)
@@ -250,7 +364,12 @@ std::string CfsRq::checkInvariants() const
     bool anyEligible = false;
     const SchedEntity* ec = eevdfCurr();
     const bool flat = m_choices.flat;
-    for (const SchedEntity& se : m_tree) {
+    if (const char* problem = m_tree.check())
+        return std::string("deadline tree: ") + problem;
+    if (const char* problem = m_vtree.check())
+        return std::string("vruntime tree: ") + problem;
+    for (const SchedEntity* p = m_tree.leftmost(); p; p = Tree::next(*p)) {
+        const SchedEntity& se = *p;
         if (&se == ec)
             return "curr is in the tree";
         if (!se.onRq || (!flat && se.cfsRq != this))
@@ -273,6 +392,11 @@ std::string CfsRq::checkInvariants() const
         return "vruntime tree and deadline tree differ in size";
     if (sw != sumWeight || swv != sumWVruntime)
         return "sum_weight/sum_w_vruntime differ from the tree";
+    // The O(log n) picks against the walks they replace (§3.5 "Complexity").
+    if (firstEligibleByDeadline() != firstEligibleByDeadlineWalk())
+        return "the deadline-tree pick differs from the walk in deadline order";
+    if (earliestDeadlineInEligiblePrefix() != earliestDeadlineInEligiblePrefixWalk())
+        return "the vruntime-tree pick differs from the walk in vruntime order";
     if (flat) {
         // 7.3 (§6.1): the tree holds every queued task of the CPU (rq->cfs) or nothing (a group
         // queue); load.weight and nr_queued are the level's own accounting.

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One cfs_rq: the queued entities of one task group on one CPU (kernel-model.md §3).
 //
-// Storage. Queued entities other than `curr` live in two Boost.Intrusive rbtrees:
-//   - the deadline tree, ordered by deadline (6.8+ key), ties go right (insertion order);
-//   - the vruntime tree, ordered by vruntime (the 6.6–6.7 key), ties go right.
-// The profile's tree_key decides which order the pick walks (§3.4, §3.5); the other tree stands in
-// for the kernel's subtree augmentation (min_vruntime / min_deadline): its leftmost is the minimum.
-// Slices of tree entities are kept as a sorted multiset (cfs_rq_min_slice / max_slice, §3.4).
+// Storage. Queued entities other than `curr` live in two intrusive augmented trees
+// (core/fair/eevdftree.h), each keeping equal keys in insertion order (a new entity goes right of
+// its equals):
+//   - the deadline tree, ordered by deadline (the 6.8+ key); every node caches the smallest
+//     vruntime of its subtree (the kernel's min_vruntime);
+//   - the vruntime tree, ordered by vruntime (the 6.6–6.7 key); every node caches the entity of
+//     its subtree with the earliest deadline (6.6's min_deadline).
+// The profile's tree_key decides which order the pick walks (§3.4, §3.5); the other tree's
+// leftmost serves min_vruntime and the single-entity pick. A tree keeps its cached values from
+// the first pick that reads them on (EevdfTree::augment()), so the tree the profile does not
+// walk costs no upkeep. Slices of tree entities are kept as a
+// sorted (slice, count) vector (cfs_rq_min_slice / max_slice, §3.4).
 //
 // Sums (§3.2): sumWVruntime = Σ (v_i − v0)·ŵ_i and sumWeight = Σ ŵ_i over tree entities only
 // (ŵ = scale_load_down(w) or the full w, per weight_precision). 128-bit so that full weights
@@ -17,8 +23,11 @@
 // keeps the first minimum met in vruntime order. Between curr and a tree entity with the same
 // deadline, 6.6 keeps curr and 6.8+ takes the tree entity (FairClass::pickEevdf).
 //
-// Complexity (n tree entities): insert/erase O(log n); V O(1); eligibility O(1);
-// pick O(1 + k) where k = ineligible entities ahead of the first eligible one in walk order.
+// Complexity (n tree entities): insert/erase O(log n) expected; V O(1); eligibility O(1); the
+// pick O(log n) at every profile (§3.5 "Complexity"): eligibility is monotone in vruntime, so a
+// subtree holds an eligible entity iff its smallest vruntime is eligible. Only when ≤7.0's 64-bit
+// eligibility product could wrap for some tree entity (keys × weights beyond 2^63), which makes
+// eligibility no longer monotone, does the pick fall back to the O(n) walk in tree order.
 //
 // Invariants (checkInvariants()):
 //   1. curr is never in a tree; every tree entity has onRq set and cfsRq == this.
@@ -31,10 +40,9 @@
 //   4. If any entity is queued, at least one queued entity is eligible (V is a weighted mean).
 #pragma once
 
+#include "core/fair/eevdftree.h"
 #include "core/fair/schedentity.h"
 #include "core/kernel/profile.h"
-
-#include <boost/intrusive/set.hpp>
 
 #include <string>
 #include <utility>
@@ -45,28 +53,66 @@ namespace schedlab {
 class CfsRq
 {
 public:
-    struct DeadlineLess
+    /// The deadline tree: ordered by deadline, caching the subtree's smallest vruntime.
+    struct DeadlineOps
     {
-        bool operator()(const SchedEntity& a, const SchedEntity& b) const
+        static TreeLinks& links(SchedEntity& se) { return se.treeLinks; }
+        static bool less(const SchedEntity& a, const SchedEntity& b)
         {
             return vdiff(a.deadline, b.deadline) < 0;
         }
+        static uint64_t compute(const SchedEntity& se)
+        {
+            uint64_t m = se.vruntime;
+            if (const SchedEntity* l = se.treeLinks.left; l && vdiff(l->subtreeMinVruntime, m) < 0)
+                m = l->subtreeMinVruntime;
+            if (const SchedEntity* r = se.treeLinks.right; r && vdiff(r->subtreeMinVruntime, m) < 0)
+                m = r->subtreeMinVruntime;
+            return m;
+        }
+        static bool update(SchedEntity& se)
+        {
+            const uint64_t m = compute(se);
+            const bool changed = m != se.subtreeMinVruntime;
+            se.subtreeMinVruntime = m;
+            return changed;
+        }
+        static bool verify(const SchedEntity& se) { return compute(se) == se.subtreeMinVruntime; }
     };
-    struct VruntimeLess
+    /// The vruntime tree: ordered by vruntime, caching the subtree's earliest-deadline entity
+    /// (the first in vruntime order among equal deadlines).
+    struct VruntimeOps
     {
-        bool operator()(const SchedEntity& a, const SchedEntity& b) const
+        static TreeLinks& links(SchedEntity& se) { return se.vtreeLinks; }
+        static bool less(const SchedEntity& a, const SchedEntity& b)
         {
             return vdiff(a.vruntime, b.vruntime) < 0;
         }
+        static SchedEntity* compute(SchedEntity& se)
+        {
+            SchedEntity* l = se.vtreeLinks.left;
+            SchedEntity* best = l ? l->subtreeMinDeadline : &se;
+            if (l && vdiff(se.deadline, best->deadline) < 0)
+                best = &se;
+            if (SchedEntity* r = se.vtreeLinks.right;
+                r && vdiff(r->subtreeMinDeadline->deadline, best->deadline) < 0)
+                best = r->subtreeMinDeadline;
+            return best;
+        }
+        static bool update(SchedEntity& se)
+        {
+            SchedEntity* best = compute(se);
+            const bool changed = best != se.subtreeMinDeadline;
+            se.subtreeMinDeadline = best;
+            return changed;
+        }
+        static bool verify(const SchedEntity& se)
+        {
+            return compute(const_cast<SchedEntity&>(se)) == se.subtreeMinDeadline;
+        }
     };
-    using TreeHook = boost::intrusive::member_hook<SchedEntity, decltype(SchedEntity::treeHook),
-        &SchedEntity::treeHook>;
-    using VTreeHook = boost::intrusive::member_hook<SchedEntity, decltype(SchedEntity::vtreeHook),
-        &SchedEntity::vtreeHook>;
-    using Tree =
-        boost::intrusive::multiset<SchedEntity, TreeHook, boost::intrusive::compare<DeadlineLess>>;
-    using VTree =
-        boost::intrusive::multiset<SchedEntity, VTreeHook, boost::intrusive::compare<VruntimeLess>>;
+    using Tree = EevdfTree<DeadlineOps>;
+    using VTree = EevdfTree<VruntimeOps>;
 
     explicit CfsRq(const ProfileChoices& choices);
     ~CfsRq();
@@ -76,7 +122,7 @@ public:
     // --- tree and sums (__enqueue_entity / __dequeue_entity) ---------------------------------
     void enqueueTree(SchedEntity& se);
     void dequeueTree(SchedEntity& se);
-    bool inTree(const SchedEntity& se) const { return se.treeHook.is_linked(); }
+    bool inTree(const SchedEntity& se) const { return se.treeLinks.linked; }
     size_t treeSize() const { return m_tree.size(); }
 
     /// Weight an entity contributes to V: ŵ or full w (weight_precision, §3.2); with a flat run
@@ -119,10 +165,14 @@ public:
     SchedEntity* firstEligibleByDeadline() const;
     /// Earliest-deadline eligible tree entity among the eligible vruntime prefix (6.6, §3.5 3–4).
     SchedEntity* earliestDeadlineInEligiblePrefix() const;
+    /// The O(n) walks the two picks above replace (kept for the 64-bit wrap case and tests).
+    SchedEntity* firstEligibleByDeadlineWalk() const;
+    SchedEntity* earliestDeadlineInEligiblePrefixWalk() const;
+    /// Calls @p f on every tree entity in deadline order.
     template <typename F> void forEachTree(F&& f) const
     {
-        for (const SchedEntity& se : m_tree)
-            f(se);
+        for (const SchedEntity* se = m_tree.leftmost(); se; se = Tree::next(*se))
+            f(*se);
     }
 
     /// cfs_rq_min_slice(): over tree entities and curr if queued; kNoSlice (~0) if none.
@@ -186,10 +236,13 @@ public:
 private:
     void sliceInsert(int64_t slice);
     void sliceErase(int64_t slice);
+    class Eligibility;
 
     const ProfileChoices& m_choices;
-    Tree m_tree;
-    VTree m_vtree;
+    // mutable: a pick (const) turns on the upkeep of the cached values it reads (augment()).
+    mutable Tree m_tree;
+    mutable VTree m_vtree;
+    uint64_t m_prioritySeed = 0; // the treap priorities' generator (splitmix64 state)
     std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
 };
 

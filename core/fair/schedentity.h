@@ -9,22 +9,48 @@
 #include "core/fair/weights.h"
 
 #include <boost/intrusive/list_hook.hpp>
-#include <boost/intrusive/set_hook.hpp>
 
 #include <cstdint>
 
 namespace schedlab {
 
 class CfsRq;
+struct SchedEntity;
+
+/// The links of one entity in one of its cfs_rq's trees (core/fair/eevdftree.h). A copied entity
+/// is in no tree: copying or assigning leaves the links of the destination alone.
+struct TreeLinks
+{
+    SchedEntity* left = nullptr;
+    SchedEntity* right = nullptr;
+    SchedEntity* parent = nullptr;
+    uint32_t priority = 0; ///< the treap's heap key, drawn at insertion
+    bool linked = false;
+
+    TreeLinks() = default;
+    TreeLinks(const TreeLinks&) noexcept { }
+    TreeLinks& operator=(const TreeLinks&) noexcept { return *this; }
+    ~TreeLinks() = default;
+    void reset() noexcept
+    {
+        left = right = parent = nullptr;
+        priority = 0;
+        linked = false;
+    }
+};
 
 struct SchedEntity
 {
-    /// Hook of CfsRq::Tree (the rbtree of queued, not running, entities of one cfs_rq).
-    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>>
-        treeHook;
-    /// Hook of CfsRq::VTree (the same entities ordered by vruntime).
-    boost::intrusive::set_member_hook<boost::intrusive::link_mode<boost::intrusive::safe_link>>
-        vtreeHook;
+    /// Links in CfsRq's deadline tree (queued, not running, entities of one cfs_rq).
+    TreeLinks treeLinks;
+    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime).
+    TreeLinks vtreeLinks;
+    /// Deadline tree: the smallest vruntime in this entity's subtree (the kernel's 6.8+
+    /// se->min_vruntime), so the pick skips a subtree without an eligible entity (§3.5).
+    uint64_t subtreeMinVruntime = 0;
+    /// Vruntime tree: the entity of this subtree with the earliest deadline, the first in vruntime
+    /// order among equals (6.6's se->min_deadline, kept as the entity to keep the tie-break).
+    SchedEntity* subtreeMinDeadline = nullptr;
 
     /// se.group_node: task entities on their CPU's rq->cfs_tasks (most recently picked first),
     /// from enqueue to the final dequeue; walked from the tail by the load balancer (§8.3).

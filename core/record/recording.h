@@ -125,6 +125,11 @@ public:
     void streamTo(RecordSink* sink);
     void flushStream();
     bool streaming() const { return m_streaming; }
+    /// Streaming to no sink: nothing will read the records, so the simulation counts them
+    /// (drop()) instead of building them; size() and bytes() are the same either way.
+    bool discarding() const { return m_streaming && !m_sink; }
+    /// Counts one record that nothing reads (only while discarding()).
+    void drop() { ++m_streamed; }
     static constexpr size_t kStreamChunk = 8192;
     void reserve(size_t n) { m_records.reserve(n); }
     void clear() { m_records.clear(); }

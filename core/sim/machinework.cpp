@@ -56,6 +56,10 @@ void Machine::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t 
 {
     if (!m_options.recordEvents && kind != RecordKind::Spawn && kind != RecordKind::Exit)
         return;
+    if (m_rec.discarding()) { // nothing reads it: counted, not built
+        m_rec.drop();
+        return;
+    }
     Record r;
     r.time = clock();
     r.entity = refOf(se);
@@ -71,7 +75,7 @@ void Machine::recordMigrate(
     if (se.isTask()) // the per-reason counts of the metrics (migrations_by_reason)
         ++m_tasks[static_cast<size_t>(se.task.index())]->migrationsByReason[size_t(reason)];
     record(RecordKind::Migrate, se, from, to, int64_t(reason));
-    if (m_options.recordEvents)
+    if (m_options.recordEvents && !m_rec.discarding())
         m_rec.lastRecord().payload.generic.d = detail.pack();
 }
 
@@ -84,6 +88,10 @@ void Machine::sample(const SchedEntity& se)
     const bool flat = m_choices.flat;
     if (flat && !se.isTask())
         return;
+    if (m_rec.discarding()) { // nothing reads it: counted, not built
+        m_rec.drop();
+        return;
+    }
     const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
     Record r;
     r.time = clock();

@@ -106,6 +106,10 @@ private Q_SLOTS:
     void invariantsDetectCorruption();
     void differential_data();
     void differential();
+    void augmentedPickHandComputed();
+    void augmentedPickDeep_data();
+    void augmentedPickDeep();
+    void augmentedPickWrapFallsBackToWalk();
 };
 
 // Three (or two) entities in the tree, no curr. Expected values are by hand:
@@ -522,7 +526,7 @@ void TestCfsRq::differential()
     auto offRq = [&]() -> SchedEntity* {
         std::vector<SchedEntity*> off;
         for (SchedEntity& se : pool)
-            if (!se.treeHook.is_linked() && &se != rq.curr)
+            if (!rq.inTree(se) && &se != rq.curr)
                 off.push_back(&se);
         return off.empty() ? nullptr : off[prng.below(off.size())];
     };
@@ -675,6 +679,171 @@ void TestCfsRq::differential()
         ++checks;
     }
     QCOMPARE(checks, kOps);
+    unlinkAll(rq);
+}
+
+// Seven entities, equal weights, v0 = 0, no curr: V = (0+10+20+30+40+50+60)/7 = 30, so the
+// entities at vruntime 0…30 are eligible and those at 40…60 are not (kernel-model.md §3.3).
+// Deadlines (by vruntime): 0→500, 10→300, 20→300, 30→400, 40→100, 50→200, 60→300.
+//   6.8+ (first eligible in deadline order): the order is 40(100), 50(200), 10(300), 20(300),
+//   60(300), 30(400), 0(500); 40 and 50 are not eligible, 10 is: the entity at vruntime 10.
+//   6.6 (earliest deadline in the eligible vruntime prefix 0, 10, 20, 30): 300 at 10 and at 20,
+//   the first met in vruntime order wins: the entity at vruntime 10.
+// Then the entity at 10 leaves: 6.8+ takes 20 (300, inserted before 60's 300 but 60 is not
+// eligible anyway), and V = (0+20+30+40+50+60)/6 = 33 keeps 0, 20, 30 eligible: 6.6 takes 20.
+// Then 20 leaves too: V = 180/5 = 36, eligible 0 and 30; both picks take 30 (400 < 500).
+void TestCfsRq::augmentedPickHandComputed()
+{
+    std::array<SchedEntity, 7> se;
+    const ProfileChoices choices = choicesFor(WeightPrecision::ScaledDown);
+    CfsRq rq(choices);
+    const std::array<uint64_t, 7> deadline{500, 300, 300, 400, 100, 200, 300};
+    // Inserted in an order unrelated to either key, so that the tree has to be rebalanced.
+    for (const size_t i : {3u, 6u, 0u, 5u, 1u, 4u, 2u})
+        enqueue(rq, entity(se[i], 10 * i, kNice0, deadline[i]));
+    QCOMPARE(quint64(rq.peekAvgVruntime()), quint64(30));
+    auto index = [&](const SchedEntity* p) { return p ? int(p - se.data()) : -1; };
+    QCOMPARE(index(rq.firstEligibleByDeadline()), 1);
+    QCOMPARE(index(rq.earliestDeadlineInEligiblePrefix()), 1);
+    QCOMPARE(QString::fromStdString(rq.checkInvariants()), QString());
+    dequeue(rq, se[1]);
+    QCOMPARE(quint64(rq.peekAvgVruntime()), quint64(33));
+    QCOMPARE(index(rq.firstEligibleByDeadline()), 2);
+    QCOMPARE(index(rq.earliestDeadlineInEligiblePrefix()), 2);
+    dequeue(rq, se[2]);
+    QCOMPARE(quint64(rq.peekAvgVruntime()), quint64(36));
+    QCOMPARE(index(rq.firstEligibleByDeadline()), 3);
+    QCOMPARE(index(rq.earliestDeadlineInEligiblePrefix()), 3);
+    QCOMPARE(QString::fromStdString(rq.checkInvariants()), QString());
+    unlinkAll(rq);
+}
+
+void TestCfsRq::augmentedPickDeep_data()
+{
+    QTest::addColumn<quint64>("seed");
+    QTest::addColumn<WeightPrecision>("precision");
+    QTest::addColumn<int>("size");    // entities in the pool
+    QTest::addColumn<qint64>("grid"); // keys are multiples of this: many equal keys
+    quint64 seed = 100;
+    for (const auto p : {WeightPrecision::ScaledDown, WeightPrecision::Full}) {
+        QTest::addRow("%s, 4096 entities", precisionName(p)) << seed++ << p << 4096 << qint64(1);
+        QTest::addRow("%s, 2000 entities, many ties", precisionName(p))
+            << seed++ << p << 2000 << qint64(500000);
+        QTest::addRow("%s, 300 entities, keys on a coarse grid", precisionName(p))
+            << seed++ << p << 300 << qint64(3000000);
+    }
+}
+
+// Deep queues (the O(log n) walks of §3.5 against the brute-force picks of the reference): a full
+// queue, then entities leave, come back, become curr and return, with equal keys common.
+void TestCfsRq::augmentedPickDeep()
+{
+    QFETCH(quint64, seed);
+    QFETCH(WeightPrecision, precision);
+    QFETCH(int, size);
+    QFETCH(qint64, grid);
+
+    std::vector<SchedEntity> pool(static_cast<size_t>(size)); // outlives rq
+    const ProfileChoices choices = choicesFor(precision);
+    CfsRq rq(choices);
+    rq.v0 = uint64_t(1) << 40;
+    NaiveRunQueue naive(precision);
+    Prng prng(seed);
+    const std::vector<uint64_t> weightMenu{kNice0, 88761u << 10, 15u << 10, 335u << 10, 3u << 10};
+    auto place = [&](SchedEntity& se) {
+        const uint64_t vNow = naive.avgVruntime(rq.v0);
+        const int64_t off = prng.uniform(-20000000, 20000000) / grid * grid;
+        const uint64_t v = vNow - vNow % uint64_t(grid) + uint64_t(off);
+        entity(se, v, weightMenu[prng.below(weightMenu.size())],
+            v + uint64_t(prng.uniform(0, 12000000) / grid * grid));
+    };
+    for (SchedEntity& se : pool) {
+        place(se);
+        enqueue(rq, se);
+        naive.insert(se);
+    }
+    std::string failure;
+    auto compare = [&](int step) {
+        const uint64_t v0 = rq.v0;
+        const SchedEntity* p68 = rq.firstEligibleByDeadline();
+        const SchedEntity* p66 = rq.earliestDeadlineInEligiblePrefix();
+        if (failure.empty() && p68 != naive.pickByDeadline(v0))
+            failure = "step " + std::to_string(step) + ": 6.8+ pick differs from the reference";
+        if (failure.empty() && p68 != rq.firstEligibleByDeadlineWalk())
+            failure = "step " + std::to_string(step) + ": 6.8+ pick differs from the walk";
+        if (failure.empty() && p66 != naive.pickEligiblePrefix(v0))
+            failure = "step " + std::to_string(step) + ": 6.6 pick differs from the reference";
+        if (failure.empty() && p66 != rq.earliestDeadlineInEligiblePrefixWalk())
+            failure = "step " + std::to_string(step) + ": 6.6 pick differs from the walk";
+    };
+    compare(-1);
+    QCOMPARE(QString::fromStdString(rq.checkInvariants()), QString());
+    for (int step = 0; step < 1500 && failure.empty(); ++step) {
+        const int op = int(prng.below(4));
+        if (op == 0 && naive.size() > 1) { // leave
+            SchedEntity* se =
+                const_cast<SchedEntity*>(naive.entries()[prng.below(naive.size())].se);
+            naive.erase(*se);
+            dequeue(rq, *se);
+        } else if (op == 1) { // come back, placed around V
+            for (SchedEntity& se : pool)
+                if (!se.onRq) {
+                    place(se);
+                    enqueue(rq, se);
+                    naive.insert(se);
+                    break;
+                }
+        } else if (op == 2 && !rq.curr) { // the pick becomes curr
+            SchedEntity* se = const_cast<SchedEntity*>(naive.pickByDeadline(rq.v0));
+            if (se) {
+                naive.erase(*se);
+                rq.dequeueTree(*se);
+                rq.curr = se;
+                naive.setCurr(se);
+            }
+        } else if (rq.curr) { // curr ran and goes back
+            SchedEntity* c = rq.curr;
+            c->vruntime += uint64_t(prng.uniform(0, 4000000) / grid * grid);
+            c->deadline = c->vruntime + uint64_t(prng.uniform(0, 12000000) / grid * grid);
+            rq.curr = nullptr;
+            naive.setCurr(nullptr);
+            rq.enqueueTree(*c);
+            naive.insert(*c);
+        }
+        compare(step);
+        if (step % 100 == 0 && failure.empty())
+            failure = rq.checkInvariants();
+    }
+    if (!failure.empty())
+        QFAIL(failure.c_str());
+    QCOMPARE(QString::fromStdString(rq.checkInvariants()), QString());
+    unlinkAll(rq);
+}
+
+// ≤7.0 eligibility is a 64-bit product that wraps (kernel-model.md §3.3): when k·Σŵ leaves the
+// int64 range eligibility is no longer monotone in vruntime, and the picks fall back to the walks
+// in tree order (what they computed before the trees were augmented). v0 = 0, ŵ = 1024 each,
+// Σŵ = 3072 = 3·2^10, keys X = −(2^52 + 2^40), A = 2^40, B = 2^52: Σ k·ŵ = 0.
+//   X: −(2^52 + 2^40)·3072 = −(3·2^62 + 3·2^50) wraps to 2^62 − 3·2^50 > 0: not eligible.
+//   A: 2^40·3072 = 3·2^50 > 0, no wrap: not eligible.
+//   B: 2^52·3072 = 3·2^62 ≥ 2^63 wraps to −2^62 ≤ 0: eligible (the kernel's overflow).
+// Deadlines A 100, B 200, X 300. 6.8+: first eligible in deadline order is B. 6.6: the vruntime
+// order starts with X, which is not eligible: the prefix is empty, no tree entity.
+void TestCfsRq::augmentedPickWrapFallsBackToWalk()
+{
+    std::array<SchedEntity, 3> se; // X, A, B
+    const ProfileChoices choices = choicesFor(WeightPrecision::ScaledDown);
+    CfsRq rq(choices);
+    const uint64_t a = uint64_t(1) << 40;
+    const uint64_t b = uint64_t(1) << 52;
+    enqueue(rq, entity(se[0], 0 - (a + b), kNice0, 300));
+    enqueue(rq, entity(se[1], a, kNice0, 100));
+    enqueue(rq, entity(se[2], b, kNice0, 200));
+    QVERIFY(!rq.entityEligible(se[0]));
+    QVERIFY(!rq.entityEligible(se[1]));
+    QVERIFY(rq.entityEligible(se[2]));
+    QCOMPARE(rq.firstEligibleByDeadline(), &se[2]);
+    QCOMPARE(rq.earliestDeadlineInEligiblePrefix(), static_cast<SchedEntity*>(nullptr));
     unlinkAll(rq);
 }
 

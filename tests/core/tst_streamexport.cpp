@@ -128,6 +128,8 @@ private Q_SLOTS:
     void entitiesKeepOnlyTheirRecords();
     void groupPathsAndGlobs();
     void memoryDoesNotGrowWithTheRun();
+    void discardedRecordingSameMetrics_data();
+    void discardedRecordingSameMetrics();
     void cliFilterErrors();
     void cliWritesFilteredFiles();
 };
@@ -355,6 +357,55 @@ void TestStreamExport::memoryDoesNotGrowWithTheRun()
     // Far less than what was written (a writer that kept its output would hold all of it).
     QVERIFY2(longRun.peak * 4 < longRun.written,
         qPrintable(QStringLiteral("%1 of %2").arg(longRun.peak).arg(longRun.written)));
+}
+
+void TestStreamExport::discardedRecordingSameMetrics_data()
+{
+    QTest::addColumn<QString>("file"); // under scenarios/, or empty for kMixed
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<qint64>("durationMs");
+    for (const char* profile : {"", "6.6", "7.3"}) {
+        QTest::addRow("mixed %s", profile)
+            << QString() << QString::fromLatin1(profile) << qint64(60);
+        for (const char* file : {"two-groups-4cpu", "delayed-dequeue", "migration-affinity",
+                 "throttle-priority-inversion", "rt-group-constraints", "lab-mirror-fork"})
+            QTest::addRow("%s %s", file, profile)
+                << QString::fromLatin1(file) << QString::fromLatin1(profile) << qint64(400);
+    }
+}
+
+// schedlab-cli run without an export streams the recording to no sink: the simulation then only
+// counts the records it would have built (Recording::discarding()). The run itself is the same:
+// the same metrics (recorded_events and recorded_bytes included) as a run that keeps every record.
+void TestStreamExport::discardedRecordingSameMetrics()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, profile);
+    QFETCH(qint64, durationMs);
+    Scenario sc;
+    if (file.isEmpty()) {
+        sc = scenarioFrom(kMixed);
+    } else {
+        LoadResult r = loadScenarioFile(
+            std::string(SCHEDLAB_SOURCE_DIR) + "/scenarios/" + file.toStdString() + ".json");
+        QVERIFY(r.ok());
+        sc = *r.scenario;
+    }
+    RunOptions o;
+    if (!profile.isEmpty())
+        o.profile = profile.toStdString();
+    o.duration = Nanoseconds(durationMs * 1'000'000);
+    Simulation kept(sc, o);
+    kept.run();
+    Simulation discarded(sc, o);
+    discarded.streamRecording(nullptr);
+    discarded.run();
+    discarded.flushRecording();
+    QVERIFY(kept.recording().size() > 0);
+    QCOMPARE(discarded.recording().records().size(), size_t(0)); // nothing was built
+    QCOMPARE(discarded.recording().size(), kept.recording().size());
+    QCOMPARE(discarded.eventsExecuted(), kept.eventsExecuted());
+    QCOMPARE(metricsToJson(discarded.metrics()), metricsToJson(kept.metrics()));
 }
 
 void TestStreamExport::cliFilterErrors()
