@@ -44,6 +44,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = false,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p66.traits = {
         .customSlices = false,
@@ -86,6 +87,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p612.traits = {
         .customSlices = true,
@@ -129,6 +131,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p613.traits = {
         .customSlices = true,
@@ -170,6 +173,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p70.traits = {
         .customSlices = true,
@@ -211,6 +215,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p71.traits = {
         .customSlices = true,
@@ -295,6 +300,8 @@ const std::vector<ChoiceDef>& choiceDefs()
         boolChoice("flat", &ProfileChoices::flat),
         boolChoice("empty_group_keep_weight", &ProfileChoices::emptyGroupKeepWeight),
         enumChoice("group_shares", {"smp", "concur"}, &ProfileChoices::groupShares),
+        enumChoice("delayed_runnable", {"h_nr_running", "h_nr_runnable"},
+            &ProfileChoices::delayedRunnable),
     };
     return defs;
 }
