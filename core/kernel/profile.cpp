@@ -2,8 +2,13 @@
 // Profile data: kernel-model.md §1.1 (behaviour matrix) and §13 (switches).
 #include "profile.h"
 
+#include "core/kernel/catalogue.h"
+
 #include <array>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace schedlab {
 
@@ -338,7 +343,22 @@ const KernelProfile* findProfile(std::string_view name)
     for (const auto& p : kernelProfiles())
         if (p.name == name)
             return &p;
-    return nullptr;
+    // A point release "X.Y.Z" (kernel-model.md §1.4): resolved once, kept for the process.
+    const auto release = parseRelease(name, true);
+    if (!release)
+        return nullptr;
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<KernelProfile>, std::less<>> resolved;
+    const std::lock_guard lock(mutex);
+    if (auto it = resolved.find(name); it != resolved.end())
+        return it->second.get();
+    auto profile = resolveRelease(*release);
+    if (!profile)
+        return nullptr;
+    profile->name = std::string(name); // "6.13.0" keeps its ".0"
+    auto& slot = resolved[std::string(name)];
+    slot = std::make_unique<KernelProfile>(std::move(*profile));
+    return slot.get();
 }
 
 std::string profileNameList()

@@ -59,7 +59,8 @@ struct Finding
 {
     /// "starvation", "invariant" (checked builds), "resource_limit" (a run guard stopped the
     /// run), "program_error" (a workload mistake such as unlocking a mutex not held),
-    /// "failed_action", "irq_latency", "irqs_off"
+    /// "failed_action", "irq_latency", "irqs_off", "ignored_setting" (a custom slice under a
+    /// profile without custom slices)
     std::string kind;
     std::string task;
     int cpu = 0;

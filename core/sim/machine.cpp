@@ -482,9 +482,21 @@ void Machine::setUserNice(Task& task, int nice)
     cls.prioChanged(*m_rqs[static_cast<size_t>(task.cpu)], task, old);
 }
 
+void Machine::ignoredSlice(const std::string& task, Nanoseconds slice)
+{
+    // A profile without custom slices (6.6: sched_attr.sched_runtime is honoured from 6.12 on)
+    // runs the task with the base slice: say so once per task and time.
+    m_rtFindings.push_back({"ignored_setting", task, 0, clock(), 0,
+        "slice " + formatDuration(slice) + " ignored: profile " + m_profileName
+            + " has no custom slices (6.12+); the task runs with the base slice "
+            + formatDurationHuman(Nanoseconds(m_baseSlice))});
+}
+
 void Machine::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
     // __setscheduler_params(): a custom slice is set for fair_policy() only (kernel test).
+    if (task.state != TaskRunState::Exited && !m_traits.customSlices && slice)
+        ignoredSlice(task.name, *slice);
     if (task.state == TaskRunState::Exited || !m_traits.customSlices || !classOf(task).fairPolicy())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {

@@ -171,6 +171,8 @@ private:
     // KernelWorkServices (the kernel-work cost model, core/workload/kernelwork.h)
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
+    /// An "ignored_setting" finding: a custom slice under a profile without custom slices.
+    void ignoredSlice(const std::string& task, Nanoseconds slice);
     std::vector<int> groupsMatching(const std::string& pattern) const override;
     RtWalkCount writeCgroupFiles(
         int group, const CgroupFiles& files, const std::string& by) override;
