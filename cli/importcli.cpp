@@ -18,6 +18,7 @@
 #include <iomanip>
 #include <optional>
 #include <ostream>
+#include <set>
 
 namespace schedlab {
 
@@ -307,6 +308,16 @@ bool importForCompare(const RealOptions& options, const Metrics& model, Metrics&
                "schedlab-run writes): not checked that it is a run of \""
             << printable(model.scenario) << "\"\n";
     real = std::move(r.metrics);
+    // A trace does not say which tasks a scenario's fork operations made: a real task whose name
+    // is a listed task's child (PARENT.N, as the runner's name map and the replay names give) is
+    // folded with the model's forked children of that parent (the compare table's rows).
+    std::set<std::string> listed;
+    for (const TaskMetrics& t : model.tasks)
+        if (!t.forked)
+            listed.insert(t.name);
+    for (TaskMetrics& t : real.tasks)
+        if (!listed.contains(t.name) && listed.contains(forkRoot(t.name, listed)))
+            t.forked = true;
     // compare's rows go by position: the real run's groups and probes in the model's order.
     std::vector<CgroupMetrics> groups;
     absent.clear();

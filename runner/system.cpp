@@ -40,7 +40,10 @@ namespace schedlab::runner {
 
 namespace {
 
-constexpr int kMaxEntries = 4096;
+// The name map (pid, scenario name, cgroup of every task and forked child): its own mapping, so
+// only the entries used take memory. 2^18 entries (a fork every 1 ms for over 4 minutes); a run
+// that forks more is told so, and the later children import as comm-pid.
+constexpr int kMaxEntries = 1 << 18;
 constexpr int kMaxMutexes = 256;
 
 struct SharedEntry
@@ -58,7 +61,7 @@ struct Shared
     TaskCounters tasks;          ///< the task guards' counters
     std::atomic<bool> guardStop; ///< a task's fork was refused: the run stops (exit 3)
     char guardReason[256];
-    SharedEntry entries[kMaxEntries];
+    SharedEntry* entries; ///< kMaxEntries, a MAP_SHARED | MAP_NORESERVE mapping of its own
     pthread_mutex_t mutexes[kMaxMutexes];
     // The wait queues of suspend/resume: a condition variable and its mutex each.
     struct WaitQueue
@@ -545,6 +548,10 @@ bool Runner::writeTrace()
         names << e.pid << " " << e.name << " " << e.cgroup << "\n";
         s << "# schedlab-task: " << e.pid << " " << e.name << " " << e.cgroup << "\n";
     }
+    if (const int all = m_shared->count.load(); all > kMaxEntries)
+        warn(std::to_string(all - kMaxEntries) + " of " + std::to_string(all)
+            + " tasks are not in the name map (it holds " + std::to_string(kMaxEntries)
+            + "): they import as comm-pid");
     for (const auto& [path, stat] : m_cpuStat)
         s << "# schedlab-cgroup: " << path << stat << "\n";
     std::ifstream trace(m_sys.instance + "/trace");
@@ -572,7 +579,7 @@ void Runner::stopTasks()
 {
     if (m_pgid > 0)
         ::kill(-m_pgid, SIGKILL);
-    const int n = m_shared ? std::min(m_shared->count.load(), kMaxEntries) : 0;
+    const int n = m_shared && m_shared->entries ? std::min(m_shared->count.load(), kMaxEntries) : 0;
     for (int i = 0; i < n; ++i)
         if (m_shared->entries[i].pid > 1)
             ::kill(m_shared->entries[i].pid, SIGKILL);
@@ -657,6 +664,13 @@ int Runner::run()
         return 3;
     }
     m_shared = new (mem) Shared();
+    void* entries = mmap(nullptr, sizeof(SharedEntry) * kMaxEntries, PROT_READ | PROT_WRITE,
+        MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (entries == MAP_FAILED) {
+        warn(std::string("mmap (name map): ") + std::strerror(errno));
+        return 3;
+    }
+    m_shared->entries = static_cast<SharedEntry*>(entries); // zero-filled: no constructor run
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);

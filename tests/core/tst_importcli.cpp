@@ -144,6 +144,51 @@ private slots:
             cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real"}).code, 2);
     }
 
+    // A real trace does not mark forked children; compare folds them by name (PARENT.N, from
+    // the runner's name map) into the parent's ".* forked" rows as it does the model's children.
+    // The trace: p runs [0, 2) ms, its children p.1 [2, 5) and p.2 [5, 9), p again [9, 10).
+    void compareRealFoldsForkedChildren()
+    {
+        QTemporaryDir dir;
+        const std::string scenario = dir.filePath("forker.json").toStdString();
+        std::ofstream(scenario) << R"({"schedlab": 1, "name": "forker", "duration": "10ms",
+            "tasks": [{"name": "p", "program": [{"fork": {"program": [{"run": "3ms"}]}},
+                                                {"fork": {"program": [{"run": "4ms"}]}},
+                                                {"run": "forever"}]}]})";
+        const std::string trace = dir.filePath("forker-real.txt").toStdString();
+        auto sw = [](int from, const char* fromName, int to, const char* toName, const char* at,
+                      const char* state) {
+            return std::string("           x-") + std::to_string(from) + "     [000] d..2.    " + at
+                + ": sched_switch: prev_comm=" + fromName + " prev_pid=" + std::to_string(from)
+                + " prev_prio=120 prev_state=" + state + " ==> next_comm=" + toName
+                + " next_pid=" + std::to_string(to) + " next_prio=120\n";
+        };
+        std::ofstream(trace) << "# schedlab-kernel: 6.18.15+deb13-amd64\n"
+                                "# schedlab-scenario: forker\n"
+                                "# schedlab-task: 401 p /\n"
+                                "# schedlab-task: 402 p.1 /\n"
+                                "# schedlab-task: 403 p.2 /\n"
+                                "# tracer: nop\n#\n"
+                             << sw(401, "p", 402, "p.1", "50.002000", "R+")
+                             << sw(402, "p.1", 403, "p.2", "50.005000", "X")
+                             << sw(403, "p.2", 401, "p", "50.009000", "X")
+                             << sw(401, "p", 0, "swapper/0", "50.010000", "S");
+        const Result r = cli({"compare", scenario, "--real", trace, "--all"});
+        QCOMPARE(r.code, 0);
+        std::istringstream lines(r.out);
+        std::string forked, cpu;
+        for (std::string line; std::getline(lines, line);) {
+            if (contains(line, "p.* forked"))
+                forked = line;
+            if (contains(line, "p.* cpu"))
+                cpu = line;
+            QVERIFY2(!contains(line, "p.1 share") && !contains(line, "p.2 share"), line.c_str());
+        }
+        QVERIFY2(forked.size() > 2 && forked.substr(forked.size() - 2) == " 2", r.out.c_str());
+        // The real children ran 3 + 4 = 7 ms (their comm is the runner's name: PR_SET_NAME).
+        QVERIFY2(cpu.size() > 8 && cpu.substr(cpu.size() - 8) == "7.000 ms", r.out.c_str());
+    }
+
     // The runner's header names the scenario and its CPU count: a trace of another run is
     // refused (exit 2) unless --force.
     void compareRealChecksTheHeader()
