@@ -112,6 +112,22 @@ void Machine::sample(const SchedEntity& se)
     if (se.onRq)
         r.flags |= Record::kQueued;
     m_rec.append(r);
+    if (!m_options.recordPelt)
+        return;
+    // The averages at their last update (kernel-model.md §6.6): PELT is updated at enqueue,
+    // dequeue, tick and pick, not at every sample. The cfs_rq is the one the entity is queued on
+    // (its group's: 7.3 keeps PELT per level too).
+    const CfsRq& own = *se.cfsRq;
+    auto sat = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); };
+    Record p;
+    p.time = r.time;
+    p.entity = r.entity;
+    p.cpu = static_cast<uint16_t>(own.cpu);
+    p.kind = RecordKind::Pelt;
+    p.payload.pelt = {sat(se.avg.loadAvg), sat(se.avg.runnableAvg), sat(se.avg.utilAvg),
+        sat(own.avg.loadAvg), sat(own.avg.runnableAvg), sat(own.avg.utilAvg), own.hNrQueued,
+        own.hNrRunnable};
+    m_rec.append(p);
 }
 
 void Machine::accountExec(SchedEntity& taskSe, int64_t delta)
