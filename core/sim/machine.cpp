@@ -366,6 +366,15 @@ void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
     r.payload.generic.a = next ? next->index : -1;
     m_rec.append(r);
     WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, clock());
+    // The longest run of each task (a bug-hunt metric): from switch-in to switch-out.
+    if (prev) {
+        Task& p = *m_tasks[static_cast<size_t>(prev->index)];
+        if (p.onCpuSince >= 0)
+            p.longestRunNs = std::max(p.longestRunNs, clock() - p.onCpuSince);
+        p.onCpuSince = -1;
+    }
+    if (next)
+        m_tasks[static_cast<size_t>(next->index)]->onCpuSince = clock();
 }
 
 void Machine::armHrtick(Rq& rq)

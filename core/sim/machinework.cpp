@@ -77,6 +77,8 @@ void Machine::recordMigrate(
 
 void Machine::sample(const SchedEntity& se)
 {
+    if (se.isTask() && se.onRq && se.cfsRq)
+        checkLagBound(se);
     if (!m_options.recordSamples || !se.cfsRq)
         return;
     // 7.3 flat run queue (kernel-model.md §6.1): a task competes in rq->cfs with its h_load; a
@@ -128,6 +130,26 @@ void Machine::sample(const SchedEntity& se)
         sat(own.avg.loadAvg), sat(own.avg.runnableAvg), sat(own.avg.utilAvg), own.hNrQueued,
         own.hNrRunnable};
     m_rec.append(p);
+}
+
+void Machine::checkLagBound(const SchedEntity& se)
+{
+    // The bug-hunt measure of 052c3d87c82e / 6e3c0a4e1ad1 (kernel-model.md §4.1): a queued task's
+    // lag V − v should stay within vslice(slice + tick) of its own slice; count the samples
+    // outside and keep the worst excess (virtual ns).
+    const bool flat = m_choices.flat;
+    const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
+    const int64_t lag = vdiff(rq.peekAvgVruntime(), se.vruntime);
+    LoadWeight lw = flat ? se.hLoad : se.load;
+    const auto bound = static_cast<int64_t>(
+        calcDeltaFair(static_cast<uint64_t>(std::max<int64_t>(se.slice, 0) + m_tickNs), lw,
+            m_choices.weightPrecision));
+    const int64_t excess = (lag < 0 ? -lag : lag) - bound;
+    if (excess <= 0)
+        return;
+    Task& task = taskOf(se);
+    ++task.lagExcessSamples;
+    task.lagExcessMaxNs = std::max(task.lagExcessMaxNs, excess);
 }
 
 void Machine::accountExec(SchedEntity& taskSe, int64_t delta)

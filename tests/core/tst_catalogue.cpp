@@ -52,6 +52,7 @@ private Q_SLOTS:
     void everyFixHasABeforeAndAfterRelease();
     void customSliceIgnoredOn66();
     void delayedRunnable6126vs6127();
+    void bugHuntMetrics();
 };
 
 void TestCatalogue::parseReleases()
@@ -321,6 +322,55 @@ void TestCatalogue::delayedRunnable6126vs6127()
     }
     QVERIFY(delayedSeen > 0);
     QVERIFY(differing > 10); // of 21 points
+}
+
+// The bug-hunt measures (kernel-model.md §4.1). Two nice-0 hogs at HZ=1000 on profile 7.1
+// alternate in 1 ms runs (the tick ends each 0.7 ms request after 1 ms), so each task's longest
+// run is 1 ms; the waiting one's lag stays within ±0.5 ms (V is the mean of the two), inside
+// vslice(0.7 ms + 1 ms) = 1.7 ms: no sample outside.
+// A task with a 10 ms custom slice against a default-slice task on 6.13 (RUN_TO_PARITY protects
+// the whole request): after the first switches both run 10 ms blocks, so both longest runs are
+// 10 ms. A task that waited 10 ms while the other ran is 5 ms of virtual time behind V (V moves
+// at half the runner's rate), and its lag falls by 1 ms per ms while it runs: the samples of the
+// short task, taken at its ticks, see |lag| = 4.5 ms at the first tick, beyond its bound
+// vslice(0.7 ms + 1 ms) = 1.7 ms by 2.8 ms. On 7.1 (protection limited to the shortest queued
+// slice) the blocks are 2 ms, as the report of 052c3d87c82e says, and the bound holds.
+void TestCatalogue::bugHuntMetrics()
+{
+    auto run = [](const char* json, const char* profile) {
+        const auto sc = test::loadScenario(json, "tst_catalogue");
+        if (!sc)
+            qFatal("bad scenario");
+        RunOptions o;
+        o.profile = profile;
+        Simulation sim(*sc, o);
+        sim.run();
+        return sim.metrics();
+    };
+    const Metrics hogs = run(R"({"schedlab": 1, "name": "h", "duration": "100ms",
+        "kernel": {"hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "hog", "count": 2, "program": [{"run": "forever"}]}]})",
+        "7.1");
+    QCOMPARE(hogs.tasks.size(), size_t(2));
+    for (const TaskMetrics& t : hogs.tasks) {
+        QCOMPARE(t.longestRunNs, int64_t(1000000));
+        QCOMPARE(t.lagExcessSamples, int64_t(0));
+    }
+    const char* custom = R"({"schedlab": 1, "name": "c", "duration": "100ms",
+        "kernel": {"hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "long", "slice": "10ms", "program": [{"run": "forever"}]},
+                  {"name": "short", "program": [{"run": "forever"}]}]})";
+    for (const char* profile : {"6.13", "7.1"}) {
+        const Metrics m = run(custom, profile);
+        const bool v613 = std::string_view(profile) == "6.13";
+        for (const TaskMetrics& t : m.tasks) {
+            QCOMPARE(t.longestRunNs, int64_t(v613 ? 10000000 : 2000000));
+            if (t.name == "short") {
+                QCOMPARE(t.lagExcessSamples > 0, v613);
+                QCOMPARE(t.lagExcessMaxNs, int64_t(v613 ? 2800000 : 0));
+            }
+        }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestCatalogue)
