@@ -11,10 +11,17 @@
 # "trixie trixie-backports sid experimental"), LAB_MIRROR (default http://deb.debian.org/debian),
 # LAB_TIMEOUT (seconds for the whole VM run, default: scenario duration + 300), LAB_COUNT (a
 # kernel function, e.g. reweight_entity: a kprobe counts its calls during the run, per CPU and per
-# argument pair, written to OUTDIR/counts.txt; docs/real-kernels.md "Counting a kernel function").
+# argument pair, written to OUTDIR/counts.txt; docs/real-kernels.md "Counting a kernel function"),
+# LAB_MITIGATIONS (off: the guest boots with mitigations=off), LAB_STRICT (1: a disturbed run
+# exits 5 instead of only being flagged).
 # The machine's own apt configuration is not touched: the kernel package is looked up with a
 # separate sources list and lists directory under LAB_CACHE.
-# Exit codes: 0 ok, 2 bad arguments, 3 a tool or the kernel is missing, 4 the VM run failed.
+# Every run measures its own steadiness (OUTDIR/steadiness.txt): the host's CPU time spent on
+# other work while qemu ran, and the guest's speed (schedlab-run --calibrate) before and after
+# the run; a run with more than a quarter of a CPU of other work on the host, or whose guest
+# speed moved by more than 20 %, is flagged DISTURBED.
+# Exit codes: 0 ok, 2 bad arguments, 3 a tool or the kernel is missing, 4 the VM run failed,
+# 5 the run was disturbed and LAB_STRICT=1.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +74,9 @@ duration_s=$(sed -n 's/.*"duration"[^"]*"\([0-9.]*\)\(ms\|s\)".*/\1 \2/p' "$SCEN
 duration_s=${duration_s:-11}
 TIMEOUT=${LAB_TIMEOUT:-$((duration_s + 300))}
 COUNT=${LAB_COUNT:-}
+MITIGATIONS=${LAB_MITIGATIONS:-}
+case "$MITIGATIONS" in ''|off|auto) ;; *) echo "lab: LAB_MITIGATIONS must be off or auto" >&2; exit 2;; esac
+STRICT=${LAB_STRICT:-0}
 # LAB_MODE=safety (lab/safety.sh): the guest runs lab/safety-guest.sh, the runner's clean-up
 # test, seeded by LAB_SEED, instead of one run and the comparison.
 MODE=${LAB_MODE:-run}
@@ -146,16 +156,34 @@ chmod +x "$ird/init"
 # --- 3. the VM: console on ttyS0, the bulk output (trace, sched/debug) on ttyS1 --------------
 rm -f "$OUT/console.log" "$OUT/bulk.txt"
 echo "lab: booting Linux $KERNEL with $cpus CPUs (-smp $smp) under qemu (TCG), scenario $name" >&2
+# Steadiness: the host's own speed, its busy CPU time and the children's (qemu's) CPU time
+# around the VM run.
+hostcal=$("$BUILD/bin/schedlab-run" --calibrate 2>/dev/null || true)
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+host_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+# `times` in this shell (not a subshell, whose children are not qemu): the children's user and
+# system time, second line.
+child_cpu() { awk 'NR == 2 { n = split($0, f, " "); s = 0
+    for (i = 1; i <= n; i++) { split(f[i], p, "m"); sub("s", "", p[2]); s += p[1] * 60 + p[2] }
+    printf "%.2f", s }' "$1"; }
+busy0=$(host_busy)
+times > "$OUT/times-before.txt"
+child0=$(child_cpu "$OUT/times-before.txt")
+wall0=$(awk '{ print $1 }' /proc/uptime)
 start=$(date +%s)
 set +e
 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m 512 \
     -display none -monitor none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
-    -append "console=ttyS0 rdinit=/init quiet panic=-1 schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED" \
     -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
 rc=$?
 set -e
 end=$(date +%s)
+busy1=$(host_busy)
+times > "$OUT/times-after.txt"
+child1=$(child_cpu "$OUT/times-after.txt")
+wall1=$(awk '{ print $1 }' /proc/uptime)
 [ $rc -eq 0 ] || { echo "lab: qemu failed or timed out (exit $rc); see $OUT/console.log" >&2; exit 4; }
 if [ "$MODE" = safety ]; then
     echo "lab: VM ran $((end - start)) s in all" >&2
@@ -183,6 +211,30 @@ boot=$(sed -n 's/^schedlab-lab: boot done at \([0-9.]*\).*/\1/p' "$OUT/console.l
 echo "lab: VM ran $((end - start)) s in all; guest boot to /init: ${boot:-?} s (uptime)" >&2
 grep -E "^(schedlab-run|not reproduced|cannot run)" "$OUT/console.log" | tr -d '\r' >&2 || true
 [ -s "$OUT/trace.txt" ] || { echo "lab: no trace came back; see $OUT/console.log" >&2; exit 4; }
+
+# --- steadiness: other work on the host while qemu ran, the guest's speed before and after ---
+rate() { sed -n "s/.*$1.*: \([0-9]*\) steps\/us.*/\1/p" | head -n 1; }
+guest0=$(tr -d '\r' < "$OUT/console.log" | rate "before the run")
+guest1=$(tr -d '\r' < "$OUT/console.log" | rate "after the run")
+host=$(echo "$hostcal" | rate "schedlab-calibrate")
+steady=$(awk -v b0="$busy0" -v b1="$busy1" -v c0="$child0" -v c1="$child1" -v w0="$wall0" \
+    -v w1="$wall1" -v hz="$hz" -v g0="${guest0:-0}" -v g1="${guest1:-0}" -v h="${host:-0}" 'BEGIN {
+    wall = w1 - w0; if (wall <= 0) wall = 1
+    other = ((b1 - b0) / hz - (c1 - c0)) / wall; if (other < 0) other = 0
+    drift = (g0 > 0 && g1 > 0) ? (g1 > g0 ? g1 / g0 - 1 : g0 / g1 - 1) : -1
+    verdict = (other > 0.25 || drift > 0.20 || drift < 0) ? "DISTURBED" : "steady"
+    # (no comparison inside printf: awk reads its ">" as an output redirection)
+    moved = (drift < 0) ? "not measured" : sprintf("moved %.0f %%", drift * 100)
+    ratio = (h > 0) ? g0 / h : 0
+    printf "%s: other work on the host %.2f CPUs beside qemu (%.0f s); guest speed %d steps/us before, %d after (%s); host %d steps/us, guest/host %.2f\n",
+        verdict, other, wall, g0, g1, moved, h, ratio }')
+echo "$steady" > "$OUT/steadiness.txt"
+echo "lab: $steady" >&2
+case "$steady" in
+DISTURBED*)
+    echo "lab: this run's timing is not to be trusted: repeat it on a quiet host" >&2
+    [ "$STRICT" = 1 ] && exit 5 ;;
+esac
 
 # --- 4. model vs real -------------------------------------------------------------------------
 "$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --metrics "$OUT/real-metrics.json" --quiet

@@ -2,6 +2,7 @@
 // schedlab-run SCENARIO [--trace OUT] [--names OUT] [--no-trace] [--duration D]
 //              [--cgroup-base DIR] [--adopt] [--journal FILE] [--limit NAME=N] [--check]
 // schedlab-run --restore JOURNAL
+// schedlab-run --calibrate
 #include "core/base/args.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
@@ -10,6 +11,8 @@
 #include "system.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <ctime>
 #include <iostream>
 #include <string>
 #include <sys/utsname.h>
@@ -25,6 +28,7 @@ void usage(std::ostream& out)
            " - run a schedlab scenario on the running Linux kernel (as root)\n\n"
            "Usage: schedlab-run SCENARIO [options]\n"
            "       schedlab-run --restore JOURNAL\n"
+           "       schedlab-run --calibrate\n"
            "  (a value follows its option or is joined with '=', --trace=OUT; \"--\" ends the\n"
            "  options)\n"
            "  --trace OUT        write the scheduler trace (ftrace text) to OUT\n"
@@ -51,7 +55,10 @@ void usage(std::ostream& out)
            "                     cgroups adopted or refused), change nothing and exit\n"
            "                     (3 if the run would be refused)\n"
            "  --restore JOURNAL  undo the changes of a run that was killed (SIGKILL, a crash);\n"
-           "                     safe to repeat\n\n"
+           "                     safe to repeat\n"
+           "  --calibrate        time a fixed integer loop (2^27 steps) and print its rate, so\n"
+           "                     a lab run can set the guest's speed beside the host's and\n"
+           "                     before against after (lab/lab.sh)\n\n"
            "Needs root, a cgroup v2 hierarchy with the cpu controller and tracefs. Whatever the\n"
            "real kernel cannot reproduce (model profiles, kernel sections, cookies...) is listed\n"
            "before the run. Every system setting the run changes (sched features,\n"
@@ -61,6 +68,33 @@ void usage(std::ostream& out)
            "Exit codes: 0 ok, 2 bad input, 3 this machine cannot run it (or an existing cgroup\n"
            "without --adopt, or a task guard stopped the run), 128+N stopped by signal N\n"
            "(after undoing the run). --restore: 0 undone, 2 unreadable, 3 not all undone.\n";
+}
+
+/// A fixed loop of integer work (a 64-bit LCG), timed on CLOCK_MONOTONIC and on this thread's
+/// CPU clock: their ratio says how much of the wall time the loop had a CPU.
+int calibrate()
+{
+    constexpr uint64_t kSteps = uint64_t{1} << 27;
+    const auto ns = [](clockid_t c) {
+        timespec ts{};
+        clock_gettime(c, &ts);
+        return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+    };
+    const int64_t wall0 = ns(CLOCK_MONOTONIC);
+    const int64_t cpu0 = ns(CLOCK_THREAD_CPUTIME_ID);
+    volatile uint64_t sink = 0;
+    uint64_t x = 1;
+    for (uint64_t i = 0; i < kSteps; ++i)
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    sink = x;
+    (void)sink;
+    const int64_t wall = ns(CLOCK_MONOTONIC) - wall0;
+    const int64_t cpu = ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    std::cout << "schedlab-calibrate: " << kSteps << " steps in " << wall << " ns wall, " << cpu
+              << " ns CPU: "
+              << (wall > 0 ? static_cast<int64_t>(kSteps * 1000 / uint64_t(wall)) : 0)
+              << " steps/us\n";
+    return 0;
 }
 
 } // namespace
@@ -121,6 +155,8 @@ int main(int argc, char* argv[])
             }
         } else if (ar.flag("--check")) {
             check = true;
+        } else if (ar.flag("--calibrate")) {
+            return calibrate();
         } else if (ar.option("--duration")) {
             std::string error;
             const auto d = parseDuration(v, &error);

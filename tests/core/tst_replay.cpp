@@ -130,6 +130,7 @@ private Q_SLOTS:
     void derivedScenarioRoundTripsAndRuns();
     void completionCountsAndNeverLoses();
     void kernelThreadsByName();
+    void shippedRealTraceWithinThreePoints();
 };
 
 void TestReplay::chainProgramsByHand()
@@ -271,6 +272,30 @@ void TestReplay::kernelThreadsByName()
     QCOMPARE(cpu, -1);
     QVERIFY(!isKernelThreadComm("bash", &cpu));
     QVERIFY(!isKernelThreadComm("my/3", &cpu));
+}
+
+// Lesson 16's real trace (Linux 6.18.15 under the lab: a sleeper beside two hogs on one CPU for
+// 5 s) and the scenario `import --scenario` derived from it: replayed, every task's CPU share is
+// within ±3 percentage points of the real one (the bound; measured 0.6 pp at most).
+void TestReplay::shippedRealTraceWithinThreePoints()
+{
+    const std::string dir = SCHEDLAB_SOURCE_DIR "/lessons/traces/";
+    const TraceImport real = importFtraceFile(dir + "sleeper-lag-6.18.15.txt");
+    QVERIFY(real.ok());
+    QCOMPARE(real.kernel, std::string("6.18.15+deb13-amd64"));
+    const LoadResult replay = loadScenarioFile(dir + "sleeper-lag-replay.json");
+    QVERIFY(replay.ok());
+    Simulation sim(*replay.scenario);
+    sim.run();
+    const Metrics model = sim.metrics();
+    const ReplayFidelity f = replayFidelity(model, real.metrics);
+    QCOMPARE(f.tasks, 9); // sleeper, two hogs, the runner, five kernel threads
+    QVERIFY2(f.shareErrorMaxPp <= 3.0, f.worstTask.c_str());
+    for (const char* name : {"sleeper", "hog-1", "hog-2"}) {
+        const TaskMetrics* m = findMetrics(model, name);
+        QVERIFY(m);
+        QVERIFY(m->cpuTimeNs > 0);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReplay)

@@ -2,8 +2,12 @@
 #include "ui/analysis/tracewindow.h"
 
 #include "core/base/time.h"
+#include "core/import/replay.h"
+#include "core/kernel/profile.h"
+#include "core/sim/simulation.h"
 #include "ui/timeline/timelineview.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QHeaderView>
@@ -11,6 +15,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QTableWidget>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 namespace schedlab::ui {
@@ -101,20 +106,131 @@ TraceWindow::TraceWindow(std::unique_ptr<TraceImport> import, const QString& pat
         notes << QString::fromStdString(w);
     if (!notes.isEmpty())
         m_absent->setToolTip(notes.join(QLatin1Char('\n')));
+
+    // Re-simulate: the trace's workload as a scenario, run by the model under a profile.
+    auto* bar = addToolBar(tr("Re-simulate"));
+    bar->setObjectName(QStringLiteral("resimulateBar"));
+    m_profile = new QComboBox(bar);
+    m_profile->addItem(m_import->kernel.empty()
+            ? tr("profile: the default")
+            : tr("profile: as Linux %1").arg(QString::fromStdString(m_import->kernel)),
+        QString());
+    for (const KernelProfile& p : kernelProfiles())
+        m_profile->addItem(
+            tr("profile %1 (%2)")
+                .arg(QString::fromStdString(p.name), QString::fromStdString(p.covers)),
+            QString::fromStdString(p.name));
+    m_profile->setToolTip(tr("The kernel profile the model runs the trace's workload under"));
+    m_wakeups = new QComboBox(bar);
+    m_wakeups->addItem(tr("wake-ups as wake chains"));
+    m_wakeups->addItem(tr("wake-ups as timed sleeps"));
+    m_wakeups->setToolTip(tr("Wake chains: a traced task's wake-up of another is replayed as the "
+                             "waker completing what the sleeper waits for. Timed sleeps: every "
+                             "blocked period is a sleep of its traced length."));
+    bar->addWidget(m_profile);
+    bar->addWidget(m_wakeups);
+    m_resimulate = bar->addAction(tr("Re-simulate"), this, &TraceWindow::resimulate);
+    m_resimulate->setObjectName(QStringLiteral("resimulate"));
+    m_resimulate->setToolTip(tr("Derive a scenario from this trace, open it in the model's "
+                                "window and score the model's run against the trace"));
+    m_fidelity = new QLabel(central);
+    m_fidelity->setWordWrap(true);
+    m_fidelity->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_fidelity->setVisible(false);
+    layout->insertWidget(1, m_fidelity);
     resize(1200, 800);
 }
 
-void addOpenTraceAction(QMenu* fileMenu, QWidget* parent)
+void TraceWindow::resimulate()
 {
-    fileMenu->addAction(QObject::tr("Open &trace…"), parent, [parent] {
+    ReplayOptions options;
+    options.wakeups = m_wakeups->currentIndex() == 1 ? ReplayOptions::Wakeups::Timed
+                                                     : ReplayOptions::Wakeups::Chains;
+    if (const QString p = m_profile->currentData().toString(); !p.isEmpty())
+        options.profile = p.toStdString();
+    auto derived = std::make_shared<ReplayScenario>(deriveScenario(*m_import, options));
+    const QString name = QString::fromStdString(derived->scenario.name);
+    if (m_opener && !m_opener(derived->scenario, name)) {
+        m_fidelity->setText(tr("The derived scenario could not be opened."));
+        m_fidelity->setVisible(true);
+        return;
+    }
+    QStringList unknowns;
+    for (const std::string& u : derived->unknowns)
+        unknowns << QString::fromStdString(u);
+    m_fidelity->setToolTip(
+        tr("Not in the trace, so assumed:\n%1").arg(unknowns.join(QLatin1Char('\n'))));
+    m_fidelity->setText(tr("Re-simulating %1 tasks (%2 wake chains, %3 timed sleeps, %4 forks)…")
+                            .arg(derived->scenario.tasks.size())
+                            .arg(derived->chains)
+                            .arg(derived->timedSleeps)
+                            .arg(derived->forks));
+    m_fidelity->setVisible(true);
+    // The real run under the scenario's task names (forked children as PARENT.N).
+    auto real = std::make_shared<Metrics>(m_import->metrics);
+    std::map<std::string, std::string> toModel;
+    for (const auto& [model, trace] : derived->traceNames)
+        toModel.emplace(trace, model);
+    for (TaskMetrics& t : real->tasks)
+        if (const auto it = toModel.find(t.name); it != toModel.end())
+            t.name = it->second;
+    struct Result
+    {
+        bool done = false;
+        ReplayFidelity fidelity;
+        QString profile;
+    };
+    m_job.start(
+        [derived, real](const std::atomic<bool>& stop) {
+            Result r;
+            Simulation sim(derived->scenario);
+            // In steps of 10 ms of model time, so closing the window stops the run.
+            const Nanoseconds end = sim.endTime();
+            for (Nanoseconds t{0}; t < end && !stop;) {
+                t = std::min(end, t + Nanoseconds{10'000'000});
+                sim.runUntil(t);
+            }
+            if (stop)
+                return r;
+            const Metrics model = sim.metrics();
+            r.fidelity = replayFidelity(model, *real);
+            r.profile = QString::fromStdString(model.profile);
+            r.done = true;
+            return r;
+        },
+        [this](const Result& r) {
+            if (!r.done)
+                return;
+            const ReplayFidelity& f = r.fidelity;
+            const QString worst = f.worstTask.empty()
+                ? QString()
+                : QStringLiteral(", ") + QString::fromStdString(f.worstTask);
+            m_fidelity->setText(
+                tr("Model (%1) vs this trace: %2 tasks, CPU-share error %3 pp summed (max %4 pp"
+                   "%5); wait p50 ×%6, p99 ×%7 (model/real, geometric mean over %8 tasks).")
+                    .arg(r.profile)
+                    .arg(f.tasks)
+                    .arg(f.shareErrorSumPp, 0, 'f', 1)
+                    .arg(f.shareErrorMaxPp, 0, 'f', 1)
+                    .arg(worst)
+                    .arg(f.waitP50Ratio, 0, 'f', 2)
+                    .arg(f.waitP99Ratio, 0, 'f', 2)
+                    .arg(f.waitTasks));
+        });
+}
+
+void addOpenTraceAction(QMenu* fileMenu, QWidget* parent, TraceWindow::ScenarioOpener opener)
+{
+    fileMenu->addAction(QObject::tr("Open &trace…"), parent, [parent, opener] {
         const QString path = QFileDialog::getOpenFileName(parent, QObject::tr("Open trace"),
             QString(), QObject::tr("ftrace text (*.txt *.trace);;All files (*)"));
         if (path.isEmpty())
             return;
         QString error;
-        if (TraceWindow* w = TraceWindow::open(path, parent, &error))
+        if (TraceWindow* w = TraceWindow::open(path, parent, &error)) {
+            w->setScenarioOpener(opener);
             w->show();
-        else
+        } else
             QMessageBox::warning(parent, QObject::tr("Open trace"), error);
     });
 }

@@ -232,6 +232,21 @@ std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height,
             if (!rank.contains(task))
                 rank.emplace(
                     task, std::pair{orderKey ? orderKey(task, bin.start) : 0, rank.size()});
+    // Each task's place in that order, looked up by task id (task -1, unknown, at slot 0): the
+    // per-bin sorts below compare two integers, not two map lookups.
+    std::vector<std::pair<std::pair<int, size_t>, int>> order;
+    order.reserve(rank.size());
+    int highest = -1;
+    for (const auto& [task, key] : rank) {
+        order.push_back({key, task});
+        highest = std::max(highest, task);
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<int> place(static_cast<size_t>(highest + 2), 0);
+    for (size_t k = 0; k < order.size(); ++k)
+        place[static_cast<size_t>(order[k].second + 1)] = static_cast<int>(k);
+    const auto placeOf = [&](int task) { return place[static_cast<size_t>(task + 1)]; };
+    std::vector<std::pair<int, int64_t>> tasks;
     for (const LaneBin& bin : bins) {
         const double length =
             static_cast<double>(std::max<int64_t>((bin.end - bin.start).count(), 1));
@@ -239,9 +254,9 @@ std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height,
         c.column = std::clamp(
             static_cast<int>(std::floor(lay.mapTimeToX(bin.start) + 0.5)), 0, columns - 1);
         c.at = bin.start;
-        std::vector<std::pair<int, int64_t>> tasks = bin.tasks;
+        tasks.assign(bin.tasks.begin(), bin.tasks.end());
         std::sort(tasks.begin(), tasks.end(),
-            [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
+            [&](const auto& a, const auto& b) { return placeOf(a.first) < placeOf(b.first); });
         // Boundaries at the rounded running sum, so every piece is within a pixel of its share;
         // a task that ran at all keeps at least one row while rows are left.
         int64_t sum = 0;

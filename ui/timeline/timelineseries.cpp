@@ -7,12 +7,14 @@
 #include "ui/common/format.h"
 #include "ui/common/taskpalette.h"
 #include "ui/timeline/cpulanesplottable.h"
+#include "ui/timeline/model/columnspans.h"
 #include "ui/timeline/model/entitylines.h"
 #include "ui/timeline/model/envelope.h"
 #include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timelineview.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace schedlab::ui {
@@ -65,17 +67,29 @@ QVector<QCPGraphData> toGraph(const std::vector<LinePoint>& line, double scale =
     return points;
 }
 
-/// QCustomPlot draws a smoothed graph half a pixel down and right in a raster (its strokes on
-/// pixel centres) but not in a vector device; this one is drawn there too, so an SVG or PDF
-/// rasterized at the PNG's resolution puts each line on the PNG's pixels.
+/// A series graph. Sparse, it is QCustomPlot's polyline, smoothed; QCustomPlot draws that half a
+/// pixel down and right in a raster (its strokes on pixel centres) but not in a vector device,
+/// so it is shifted there too, and an SVG or PDF rasterized at the PNG's resolution puts each
+/// line on the PNG's pixels. Dense (setColumns), it is painted as the rows it covers in each
+/// device pixel column (columnspans.h): exact, on the device grid in every format, and a fill
+/// of a few thousand rectangles instead of a smoothed polyline of tens of thousands of points.
 class SeriesGraph : public QCPGraph
 {
 public:
-    using QCPGraph::QCPGraph;
+    SeriesGraph(QCPAxis* key, QCPAxis* value, const double* scale)
+        : QCPGraph(key, value)
+        , m_scale(scale)
+    { }
+
+    void setColumns(bool on) { m_columns = on; }
 
 protected:
     void draw(QCPPainter* painter) override
     {
+        if (m_columns && lineStyle() == lsLine && !mDataContainer->isEmpty()) {
+            drawColumns(painter);
+            return;
+        }
         const bool shift = painter->modes().testFlag(QCPPainter::pmVectorized) && antialiased();
         if (shift)
             painter->translate(0.5, 0.5);
@@ -83,16 +97,55 @@ protected:
         if (shift)
             painter->translate(-0.5, -0.5);
     }
+
+private:
+    void drawColumns(QCPPainter* painter)
+    {
+        QCPGraphDataContainer::const_iterator begin, end;
+        getVisibleDataBounds(begin, end, QCPDataRange(0, dataCount()));
+        std::vector<PixelPoint> points;
+        points.reserve(static_cast<size_t>(end - begin));
+        for (auto it = begin; it != end; ++it)
+            points.push_back({keyAxis()->coordToPixel(it->key),
+                std::isnan(it->value) ? it->value : valueAxis()->coordToPixel(it->value)});
+        const double s = m_scale && *m_scale > 0 ? *m_scale : 1.0;
+        const QRect c = clipRect();
+        const DeviceClip clip{static_cast<int>(std::floor(c.left() * s)),
+            static_cast<int>(std::floor(c.top() * s)),
+            static_cast<int>(std::ceil((c.left() + c.width()) * s)),
+            static_cast<int>(std::ceil((c.top() + c.height()) * s))};
+        const std::vector<ColumnSpan> spans = columnSpans(points, s, pen().widthF(), clip);
+        QVector<QRectF> rects;
+        rects.reserve(static_cast<qsizetype>(spans.size()));
+        for (const ColumnSpan& span : spans)
+            rects.append(QRectF(span.columnBegin / s, span.rowBegin / s,
+                (span.columnEnd - span.columnBegin) / s, (span.rowEnd - span.rowBegin) / s));
+        painter->save();
+        painter->setAntialiasing(false); // edges on the device grid: nothing to smooth
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(pen().color());
+        painter->drawRects(rects);
+        painter->restore();
+    }
+
+    const double* m_scale;
+    bool m_columns = false;
 };
 
 /// A graph drawing exactly the points it is given: QCustomPlot's own adaptive sampling (a
 /// second decimation, which also joins across the NaN of a break) is off; envelope() has
 /// already left at most four points per pixel column.
-QCPGraph* addSeries(QCustomPlot* /*plot: the axes' own*/, QCPAxis* key, QCPAxis* value)
+QCPGraph* addSeries(const double* scale, QCPAxis* key, QCPAxis* value)
 {
-    QCPGraph* g = new SeriesGraph(key, value);
+    QCPGraph* g = new SeriesGraph(key, value, scale);
     g->setAdaptiveSampling(false);
     return g;
+}
+
+/// Dense lines as column spans, sparse ones as smoothed polylines (see SeriesGraph).
+void setColumns(QCPGraph* g, bool dense)
+{
+    static_cast<SeriesGraph*>(g)->setColumns(dense);
 }
 
 /// Group-entity weight lines: colour by group, dash pattern by CPU.
@@ -134,8 +187,8 @@ void TimelineView::refreshWeights()
         m_weightGraphs.clear();
         for (const int32_t raw : keys) {
             const EntityRef e{raw};
-            QCPGraph* g = addSeries(
-                m_plot, m_weightRect->axis(QCPAxis::atBottom), m_weightRect->axis(QCPAxis::atLeft));
+            QCPGraph* g = addSeries(&m_scale, m_weightRect->axis(QCPAxis::atBottom),
+                m_weightRect->axis(QCPAxis::atLeft));
             // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
             // CPU as well.
             QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
@@ -186,6 +239,7 @@ void TimelineView::refreshWeights()
         pen.setWidthF(dense ? 1.0 : 1.5);
         m_weightGraphs[i]->setPen(pen);
         m_weightGraphs[i]->setAntialiased(!dense);
+        setColumns(m_weightGraphs[i], dense);
     }
     rescaleToWindow(m_weightRect->axis(QCPAxis::atLeft));
     m_weightRect->axis(QCPAxis::atLeft)->scaleRange(1.15);
@@ -210,8 +264,8 @@ void TimelineView::refreshVruntime()
     QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
     QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
     if (!m_avgGraph) {
-        m_bandUpper = addSeries(m_plot, lKey, lValue);
-        m_bandLower = addSeries(m_plot, lKey, lValue);
+        m_bandUpper = addSeries(&m_scale, lKey, lValue);
+        m_bandLower = addSeries(&m_scale, lKey, lValue);
         const QColor band(0x90, 0x90, 0x90, 60);
         m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
         m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
@@ -220,7 +274,7 @@ void TimelineView::refreshVruntime()
         m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
         m_bandLower->removeFromLegend();
         m_bandUpper->removeFromLegend();
-        m_avgGraph = addSeries(m_plot, vKey, vValue);
+        m_avgGraph = addSeries(&m_scale, vKey, vValue);
         m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
         m_avgGraph->removeFromLegend();
     }
@@ -235,17 +289,17 @@ void TimelineView::refreshVruntime()
             list->clear();
         }
         for (const int task : tasks) {
-            QCPGraph* g = addSeries(m_plot, vKey, vValue);
+            QCPGraph* g = addSeries(&m_scale, vKey, vValue);
             g->setPen(QPen(taskColor(task), width));
             g->setName(taskName(task));
             m_graphs.push_back(g);
-            QCPGraph* d = addSeries(m_plot, vKey, vValue);
+            QCPGraph* d = addSeries(&m_scale, vKey, vValue);
             QColor light = taskColor(task);
             light.setAlpha(150);
             d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
             d->removeFromLegend();
             m_deadlineGraphs.push_back(d);
-            QCPGraph* l = addSeries(m_plot, lKey, lValue);
+            QCPGraph* l = addSeries(&m_scale, lKey, lValue);
             l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
             l->removeFromLegend();
             m_lagGraphs.push_back(l);
@@ -362,10 +416,10 @@ void TimelineView::refreshVruntime()
         }
     }
     // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
-    // pens; Qt's stroker makes wide or dashed polylines costly. The entities' lines stay smooth
-    // at every density: unsmoothed, a dense zigzag's segments are rounded to whole pixel
-    // columns (two in one column, none in the next: stripes that are not in the data), and
-    // they would differ from the same lines in an SVG or PDF, which have no pixels to round to.
+    // pens, as the rows each line covers per device pixel column (SeriesGraph): Qt's stroker
+    // makes wide, dashed or smoothed polylines costly, and an unsmoothed polyline's segments
+    // are rounded to whole pixel columns (two in one column, none in the next: stripes that
+    // are not in the data). Sparse lines are smoothed polylines.
     int points = 0;
     for (const QCPGraph* g : m_graphs)
         points = std::max(points, g->dataCount());
@@ -374,8 +428,10 @@ void TimelineView::refreshVruntime()
     for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
         g->setAntialiased(!dense);
     for (size_t i = 0; i < m_graphs.size(); ++i) {
-        for (QCPGraph* g : {m_graphs[i], m_deadlineGraphs[i], m_lagGraphs[i]})
-            g->setAntialiased(true); // thin and solid when dense, which Qt draws fast smoothed
+        for (QCPGraph* g : {m_graphs[i], m_deadlineGraphs[i], m_lagGraphs[i]}) {
+            g->setAntialiased(true); // sparse lines
+            setColumns(g, dense);
+        }
         const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
         QColor light = c;
         light.setAlpha(150);

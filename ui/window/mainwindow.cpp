@@ -139,7 +139,11 @@ void MainWindow::createActions()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* openAction = file->addAction(tr("&Open…"), this, &MainWindow::open);
     openAction->setShortcut(QKeySequence::Open);
-    addOpenTraceAction(file, this); // a real kernel's trace (ui/analysis/tracewindow.h)
+    // A real kernel's trace (ui/analysis/tracewindow.h); its Re-simulate opens the derived
+    // scenario here, after asking about unsaved changes.
+    addOpenTraceAction(file, this, [this](const Scenario& scenario, const QString& name) {
+        return okToReplace() && openScenario(scenario, name);
+    });
     file->addAction(tr("&Import rt-app Workload…"), this, &MainWindow::importRtApp);
     QAction* saveAction = file->addAction(tr("&Save"), this, &MainWindow::save);
     saveAction->setShortcut(QKeySequence::Save);
@@ -404,6 +408,8 @@ void MainWindow::importRtApp()
 
 void MainWindow::open()
 {
+    if (!okToReplace())
+        return;
     QSettings settings;
     const QString dir =
         settings.value(QStringLiteral("lastDirectory"), shippedScenariosDir()).toString();
@@ -638,16 +644,21 @@ void MainWindow::updateStatus()
     }
 }
 
+bool MainWindow::okToReplace()
+{
+    if (!isWindowModified() || m_headless)
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+        tr("Save the changes to %1?").arg(toQString(m_scenario->name)),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    return answer == QMessageBox::Discard || (answer == QMessageBox::Save && save());
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (isWindowModified() && !m_headless) {
-        const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-            tr("Save the changes to %1?").arg(toQString(m_scenario->name)),
-            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !save())) {
-            event->ignore();
-            return;
-        }
+    if (!okToReplace()) {
+        event->ignore();
+        return;
     }
     m_controller->pause();
     QSettings settings;

@@ -50,6 +50,8 @@ public:
     void openInitial(const QString& path);
     /// Loads @p path (a file or a ":/" resource). On failure the errors are reported and the
     /// current scenario stays.
+    /// True when the scenario may be replaced: unchanged, or the user saved or discarded it.
+    bool okToReplace();
     bool openFile(const QString& path);
     /// Opens a scenario that is not a file of its own (a lesson's), named @p name in the title
     /// and the log; saving it asks for a file. False (errors reported) when it cannot run.

@@ -206,6 +206,60 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
     const auto binOf = [&](Nanoseconds t) {
         return static_cast<int>(static_cast<Wide>((t - from).count()) * bins / span);
     };
+    // Few runs in the window for its bins and tasks (a whole-run view of a short run, any view of
+    // a busy lane at fine zoom): walk them once, in time order, adding each bin's run time per
+    // task as the walk leaves the bin; many runs: per task, each bin from the prefix sums.
+    const auto firstRun = std::upper_bound(l.closed.begin(), l.closed.end(), from,
+        [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
+    const auto endRun = std::lower_bound(firstRun, l.closed.end(), to,
+        [](const RunSegment& s, Nanoseconds t) { return s.start < t; });
+    if (endRun - firstRun <= static_cast<std::ptrdiff_t>(bins) * std::max(tasks, 1) / 4) {
+        std::vector<int64_t> acc(static_cast<size_t>(std::max(tasks, 0)), 0);
+        std::vector<int> touched;
+        int bin = -1;
+        const auto closeBin = [&] {
+            if (bin < 0 || touched.empty())
+                return;
+            std::sort(touched.begin(), touched.end());
+            LaneBin lb{edge(bin), edge(bin + 1), {}};
+            lb.tasks.reserve(touched.size());
+            for (const int t : touched) {
+                lb.tasks.emplace_back(t, acc[static_cast<size_t>(t)]);
+                acc[static_cast<size_t>(t)] = 0;
+            }
+            touched.clear();
+            out.push_back(std::move(lb));
+        };
+        // [s, e) of @p task's run, clipped to the window, spread over the bins it covers.
+        const auto walk = [&](int task, Nanoseconds s, Nanoseconds e) {
+            if (task < 0 || task >= tasks)
+                return;
+            s = std::max(s, from);
+            e = std::min(e, to);
+            for (int b = s < e ? binOf(s) : bins; b < bins && s < e; ++b) {
+                while (b > 0 && edge(b) > s)
+                    --b;
+                while (edge(b + 1) <= s)
+                    ++b;
+                const Nanoseconds part = std::min(e, edge(b + 1));
+                if (b != bin) {
+                    closeBin();
+                    bin = b;
+                }
+                int64_t& a = acc[static_cast<size_t>(task)];
+                if (a == 0)
+                    touched.push_back(task);
+                a += (part - s).count();
+                s = part;
+            }
+        };
+        for (auto run = firstRun; run != endRun; ++run)
+            walk(run->task, run->start, run->end);
+        if (l.current >= 0 && currentEnd > from && l.since < to)
+            walk(l.current, l.since, currentEnd);
+        closeBin();
+        return out;
+    }
     for (int task = 0; task < tasks; ++task) {
         const bool running = l.current == task && currentEnd > from && l.since < to;
         size_t first = 0;
