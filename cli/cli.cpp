@@ -126,6 +126,8 @@ void printHelp(std::ostream& out)
     for (const auto& p : kernelProfiles())
         out << "  " << std::left << std::setw(6) << p.name << " " << p.covers << "\n         "
             << p.description << "\n";
+    out << "  X.Y.Z  a point release (6.12.6, 6.6.3, 6.18.15 ...): the profile of its series with\n"
+           "         the catalogued upstream fixes that release carries (kernel-model.md 1.4)\n";
     out << "\nSched features: " << featureNameList() << "\n\nBehaviour choices (--override):\n";
     for (const auto& c : choiceNames())
         out << "  " << std::left << std::setw(26) << c << choiceValues(c) << "\n";

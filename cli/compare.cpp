@@ -94,6 +94,23 @@ void printComparison(const std::vector<std::string>& names, const std::vector<Me
             add(name + " lock wait", cell([&](const TaskMetrics& t) {
                 return t.lockWaitNs ? dur(*t.lockWaitNs) : std::string("-");
             }));
+        auto anyRun = [&](auto pred) {
+            return std::any_of(results.begin(), results.end(), [&](const Metrics& m) {
+                const auto* tm = find(m, name);
+                return tm && pred(*tm);
+            });
+        };
+        if (anyRun([](const TaskMetrics& t) { return t.migrations > 0; }))
+            add(name + " migrations",
+                cell([](const TaskMetrics& t) { return std::to_string(t.migrations); }));
+        add(name + " longest run", cell([&](const TaskMetrics& t) { return dur(t.longestRunNs); }));
+        // Bug hunts (kernel-model.md §4.1): lag beyond vslice(slice + tick), samples and worst.
+        if (anyRun([](const TaskMetrics& t) { return t.lagExcessSamples > 0; })) {
+            add(name + " lag > slice+tick",
+                cell([](const TaskMetrics& t) { return std::to_string(t.lagExcessSamples); }));
+            add(name + " lag excess max",
+                cell([&](const TaskMetrics& t) { return dur(t.lagExcessMaxNs) + " v"; }));
+        }
     }
     // Forked children, per parent: how many, their CPU time, the worst wait of any.
     std::set<std::string> roots;

@@ -286,6 +286,8 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (!scenario)
         return kExitBadInput;
     try {
+        if (!ra.csvDir.empty() || !ra.traceOut.empty())
+            ra.options.recordPelt = true; // samples.csv's PELT columns, the trace's counters
         Simulation sim(*scenario, ra.options);
         std::optional<EntitySelection> only;
         if (!ra.entities.empty()) {

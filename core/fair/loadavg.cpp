@@ -73,11 +73,24 @@ namespace {
 
 constexpr int64_t kTgUpdateRatelimitNs = 1000000; ///< NSEC_PER_MSEC (6.7+)
 
-uint64_t entityRunnable(const SchedEntity& se)
+// The task count a cfs_rq's runnable signal follows (kernel-model.md §5.4): h_nr_runnable
+// since 76f2f783294d (6.13, 6.12.7); before it h_nr_running, which counts delayed tasks too.
+int runnableCount(const CfsRq& cfsRq, const ProfileChoices* choices)
 {
+    const bool queued = choices && choices->delayedRunnable == DelayedRunnable::HNrRunning;
+    return std::max(0, queued ? cfsRq.hNrQueued : cfsRq.hNrRunnable);
+}
+
+// se_runnable() (kernel-model.md §5.4): 0 for a delayed entity (fc1892becd56, every release with
+// delayed dequeue: it is dequeued the moment it is picked, so it no longer waits to run); a task
+// is runnable while queued, a group entity by the runnable count of its cfs_rq (runnable_weight).
+uint64_t entityRunnable(const SchedEntity& se, const ProfileChoices* choices)
+{
+    if (!se.onRq || se.schedDelayed)
+        return 0;
     if (se.isTask())
-        return se.onRq ? 1 : 0;
-    return se.onRq ? static_cast<uint64_t>(std::max(0, se.myQ->hNrRunnable)) : 0; // runnable_weight
+        return 1;
+    return static_cast<uint64_t>(runnableCount(*se.myQ, choices));
 }
 
 // sub_positive(), add_positive(): no wrap below zero.
@@ -193,7 +206,7 @@ bool LoadTracker::updateCfsRqLoad(CfsRq& cfsRq)
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
     if (peltUpdateSum(peltClock(cfsRq.cpu), cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
-            static_cast<uint64_t>(std::max(0, cfsRq.hNrRunnable)), cfsRq.curr != nullptr)) {
+            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
     }
@@ -307,7 +320,8 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         listLeaf(*se.myQ);                     // the group entity's own average changes too
     const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
     if (se.peltAttached
-        && peltUpdateSum(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se), cfsRq.curr == &se)) {
+        && peltUpdateSum(
+            now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se)) {
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
         if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
             utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)

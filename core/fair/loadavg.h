@@ -42,6 +42,9 @@ public:
     bool updateBlockedAverages(int cpu);
     /// The profile's traits (read at every publication: a profile action may switch them).
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
+    /// The behaviour choices, read at every update (delayed_runnable; a profile action may
+    /// switch them). Without them the runnable signal follows h_nr_runnable.
+    void setChoices(const ProfileChoices* choices) { m_choices = choices; }
     /// The sched features, read at every update (UTIL_EST).
     void setFeatures(const FeatureSet* features) { m_features = features; }
     /// arch_scale_cpu_capacity() of every CPU, for the PELT clock (all 1024 if never set).
@@ -70,6 +73,7 @@ private:
     int m_cpus = 1;
     int64_t m_tickNs = 1000000;
     const ProfileTraits* m_traits = nullptr;
+    const ProfileChoices* m_choices = nullptr;
     const FeatureSet* m_features = nullptr;
     /// rq->clock_pelt, kept lazily: the clock_task at which the CPU last became busy (−1 while
     /// idle) and rq->lost_idle_time.

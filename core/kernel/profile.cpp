@@ -2,8 +2,13 @@
 // Profile data: kernel-model.md §1.1 (behaviour matrix) and §13 (switches).
 #include "profile.h"
 
+#include "core/kernel/catalogue.h"
+
 #include <array>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace schedlab {
 
@@ -44,6 +49,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = false,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p66.traits = {
         .customSlices = false,
@@ -86,6 +92,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p612.traits = {
         .customSlices = true,
@@ -129,6 +136,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p613.traits = {
         .customSlices = true,
@@ -170,6 +178,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p70.traits = {
         .customSlices = true,
@@ -211,6 +220,7 @@ std::vector<KernelProfile> buildProfiles()
         .flat = false,
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
+        .delayedRunnable = DelayedRunnable::HNrRunnable,
     };
     p71.traits = {
         .customSlices = true,
@@ -295,6 +305,8 @@ const std::vector<ChoiceDef>& choiceDefs()
         boolChoice("flat", &ProfileChoices::flat),
         boolChoice("empty_group_keep_weight", &ProfileChoices::emptyGroupKeepWeight),
         enumChoice("group_shares", {"smp", "concur"}, &ProfileChoices::groupShares),
+        enumChoice("delayed_runnable", {"h_nr_running", "h_nr_runnable"},
+            &ProfileChoices::delayedRunnable),
     };
     return defs;
 }
@@ -331,7 +343,22 @@ const KernelProfile* findProfile(std::string_view name)
     for (const auto& p : kernelProfiles())
         if (p.name == name)
             return &p;
-    return nullptr;
+    // A point release "X.Y.Z" (kernel-model.md §1.4): resolved once, kept for the process.
+    const auto release = parseRelease(name, true);
+    if (!release)
+        return nullptr;
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<KernelProfile>, std::less<>> resolved;
+    const std::lock_guard lock(mutex);
+    if (auto it = resolved.find(name); it != resolved.end())
+        return it->second.get();
+    auto profile = resolveRelease(*release);
+    if (!profile)
+        return nullptr;
+    profile->name = std::string(name); // "6.13.0" keeps its ".0"
+    auto& slot = resolved[std::string(name)];
+    slot = std::make_unique<KernelProfile>(std::move(*profile));
+    return slot.get();
 }
 
 std::string profileNameList()

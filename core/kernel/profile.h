@@ -26,6 +26,10 @@ enum class RtConstraintCheck { WalkAllTasks, Patched }; // rt_constraint_check
 /// calc_group_shares() (7.3's debugfs cgroup_mode): "smp" = tg->shares split by load (all
 /// versions); "concur" = tg->shares times min(tasks, CPUs) of the group, split by load (7.3).
 enum class GroupShares { Smp, Concur }; // group_shares
+/// What the runnable signal of a cfs_rq and of a group entity counts (kernel-model.md §5.4):
+/// "h_nr_running" = every queued task, delayed ones included (6.12.0–6.12.6); "h_nr_runnable" =
+/// queued minus delayed (76f2f783294d "More PELT vs DELAYED_DEQUEUE", 6.13, 6.12.7).
+enum class DelayedRunnable { HNrRunning, HNrRunnable }; // delayed_runnable
 
 struct ProfileChoices
 {
@@ -43,6 +47,7 @@ struct ProfileChoices
     bool flat = false;
     bool emptyGroupKeepWeight = true;
     GroupShares groupShares = GroupShares::Smp;
+    DelayedRunnable delayedRunnable = DelayedRunnable::HNrRunnable;
     friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
 };
 

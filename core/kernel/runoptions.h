@@ -45,6 +45,10 @@ struct RunOptions
     std::optional<uint64_t> seed;
     bool recordSamples = true; ///< entity samples in the recording (large runs may turn off)
     bool recordEvents = true;  ///< scheduler events other than switches (enqueue, place, ...)
+    /// A Pelt record after each entity sample: its PELT averages and its cfs_rq's, with
+    /// h_nr_queued and h_nr_runnable (kernel-model.md §6.6, §5.4). Off by default: it doubles
+    /// the samples; `run --csv` turns it on for samples.csv.
+    bool recordPelt = false;
     Nanoseconds watchdogThreshold{1'000'000'000};
     ResourceLimits limits;
 };

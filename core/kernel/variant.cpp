@@ -31,7 +31,8 @@ bool parseSeed(const std::string& text, uint64_t& seed)
 bool applyProfileName(const std::string& name, RunOptions& options, std::string* error)
 {
     if (!findProfile(name)) {
-        *error = "unknown profile \"" + name + "\" (known: " + profileNameList() + ")";
+        *error = "unknown profile \"" + name + "\" (known: " + profileNameList()
+            + ", or a point release X.Y.Z of 6.6, 6.12, 6.13-6.19, 7.0-7.3)";
         return false;
     }
     options.profile = name;

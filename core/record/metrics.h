@@ -28,6 +28,11 @@ struct TaskMetrics
     std::map<std::string, int64_t> migrationsByReason;
     std::optional<int64_t> exitedAtNs;
     std::optional<int64_t> lockWaitNs; ///< time blocked on mutexes (tasks that used locks only)
+    int64_t longestRunNs = 0; ///< longest stretch on a CPU between switches (JSON when > 0)
+    /// Samples with lag |V − v| beyond vslice(slice + tick), and the worst excess in virtual ns
+    /// (kernel-model.md §4.1; JSON only when some sample was outside).
+    int64_t lagExcessSamples = 0;
+    int64_t lagExcessMaxNs = 0;
     bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)
 };
 
@@ -59,7 +64,8 @@ struct Finding
 {
     /// "starvation", "invariant" (checked builds), "resource_limit" (a run guard stopped the
     /// run), "program_error" (a workload mistake such as unlocking a mutex not held),
-    /// "failed_action", "irq_latency", "irqs_off"
+    /// "failed_action", "irq_latency", "irqs_off", "ignored_setting" (a custom slice under a
+    /// profile without custom slices)
     std::string kind;
     std::string task;
     int cpu = 0;

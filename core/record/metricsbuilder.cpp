@@ -52,6 +52,11 @@ void addMachineMetrics(
         if (t->exitedAt >= 0)
             tm.exitedAtNs = t->exitedAt;
         tm.forked = t->parent >= 0;
+        tm.longestRunNs = t->longestRunNs;
+        if (t->onCpuSince >= 0) // still running at the end of the run
+            tm.longestRunNs = std::max(tm.longestRunNs, now - t->onCpuSince);
+        tm.lagExcessSamples = t->lagExcessSamples;
+        tm.lagExcessMaxNs = t->lagExcessMaxNs;
         if (t->usedLocks) {
             int64_t lockWait = t->lockWaitNs;
             if (t->lockWaitStart >= 0)

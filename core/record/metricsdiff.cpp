@@ -43,6 +43,9 @@ std::vector<MetricDiffRow> diffMetrics(const Metrics& base, const Metrics& varia
         add("wait max", Unit::Ns, [](const TaskMetrics& t) { return double(t.waitMaxNs); });
         add("switches", Unit::Count, [](const TaskMetrics& t) { return double(t.switches); });
         add("migrations", Unit::Count, [](const TaskMetrics& t) { return double(t.migrations); });
+        add("longest run", Unit::Ns, [](const TaskMetrics& t) { return double(t.longestRunNs); });
+        add("lag > slice+tick samples", Unit::Count,
+            [](const TaskMetrics& t) { return double(t.lagExcessSamples); });
     }
     auto findGroup = [](const Metrics& m, const std::string& path) -> const CgroupMetrics* {
         for (const auto& g : m.cgroups)

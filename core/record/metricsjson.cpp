@@ -40,6 +40,12 @@ Json taskJson(const TaskMetrics& t)
     out["exited_at_ns"] = optionalJson(t.exitedAtNs);
     if (t.lockWaitNs)
         out["lock_wait_ns"] = *t.lockWaitNs;
+    if (t.longestRunNs > 0)
+        out["longest_run_ns"] = t.longestRunNs;
+    if (t.lagExcessSamples > 0) {
+        out["lag_excess_samples"] = t.lagExcessSamples;
+        out["lag_excess_max_ns"] = t.lagExcessMaxNs;
+    }
     return out;
 }
 

@@ -50,6 +50,8 @@ const char* kindName(RecordKind kind)
         return "unthrottle";
     case RecordKind::Park:
         return "park";
+    case RecordKind::Pelt:
+        return "pelt";
     }
     return "?";
 }
@@ -126,6 +128,15 @@ std::string formatRecord(const Record& r, const Recording& names)
             + ((r.flags & Record::kEligible) ? " eligible" : "")
             + ((r.flags & Record::kCurr) ? " curr" : "")
             + ((r.flags & Record::kDelayed) ? " delayed" : "");
+        break;
+    }
+    case RecordKind::Pelt: {
+        const auto& p = r.payload.pelt;
+        out += name(r.entity) + " load=" + std::to_string(p.loadAvg) + " runnable="
+            + std::to_string(p.runnableAvg) + " util=" + std::to_string(p.utilAvg) + " rq_load="
+            + std::to_string(p.rqLoadAvg) + " rq_runnable=" + std::to_string(p.rqRunnableAvg)
+            + " rq_util=" + std::to_string(p.rqUtilAvg) + " h_nr_queued="
+            + std::to_string(p.hNrQueued) + " h_nr_runnable=" + std::to_string(p.hNrRunnable);
         break;
     }
     case RecordKind::Feature:

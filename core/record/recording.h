@@ -52,6 +52,7 @@ enum class RecordKind : uint8_t {
     Throttle,      ///< a group's cfs_rq (entity = group@cpu) is throttled; a = runtime_remaining
     Unthrottle,    ///< it is unthrottled; a = runtime_remaining, b = 1 for a wakeup boost
     Park,          ///< 6.18+: a task of a throttled hierarchy is parked at return to user
+    Pelt,          ///< follows a Sample when RunOptions::recordPelt: see Payload::pelt
 };
 
 struct Record
@@ -75,6 +76,12 @@ struct Record
             int32_t vlag;         ///< saturated to int32 (flag bit1)
             uint32_t weight;      ///< scaled load weight (≤ 2^28 for any task or group)
         } sample;
+        struct
+        {
+            uint32_t loadAvg, runnableAvg, utilAvg;       ///< the entity's (§6.6), saturated
+            uint32_t rqLoadAvg, rqRunnableAvg, rqUtilAvg; ///< its cfs_rq's
+            int32_t hNrQueued, hNrRunnable;               ///< its cfs_rq's task counts (§5.4)
+        } pelt;
     } payload{};
 
     static constexpr uint8_t kEligible = 1;

@@ -323,16 +323,40 @@ SamplesCsvWriter::SamplesCsvWriter(std::ostream& out, ExportWindow window, Entit
     : WindowedTextWriter(out, window, std::move(only))
 {
     m_out += "time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,eligible,curr,"
-             "delayed\n";
+             "delayed,load_avg,runnable_avg,util_avg,rq_load_avg,rq_runnable_avg,rq_util_avg,"
+             "h_nr_queued,h_nr_runnable\n";
+}
+
+void SamplesCsvWriter::endLine(const Record* pelt)
+{
+    if (!m_open)
+        return;
+    m_open = false;
+    if (!pelt) {
+        m_out += ",,,,,,,,\n";
+        return;
+    }
+    const auto& p = pelt->payload.pelt;
+    m_out += ',' + std::to_string(p.loadAvg) + ',' + std::to_string(p.runnableAvg) + ','
+        + std::to_string(p.utilAvg) + ',' + std::to_string(p.rqLoadAvg) + ','
+        + std::to_string(p.rqRunnableAvg) + ',' + std::to_string(p.rqUtilAvg) + ','
+        + std::to_string(p.hNrQueued) + ',' + std::to_string(p.hNrRunnable) + '\n';
 }
 
 void SamplesCsvWriter::consume(const Record* records, size_t count, const Recording& names)
 {
     for (size_t i = 0; i < count; ++i) {
         const Record& r = records[i];
+        if (r.kind == RecordKind::Pelt) {
+            // Machine::sample() appends it right after its Sample (kernel-model.md §6.6).
+            if (m_open && r.time == m_sample.time && r.entity == m_sample.entity)
+                endLine(&r);
+            continue;
+        }
         if (r.kind != RecordKind::Sample || !inWindow(r, m_window)
             || !m_only.selected(r.entity, names))
             continue;
+        endLine(nullptr);
         const auto& s = r.payload.sample;
         m_out += std::to_string(r.time) + ',' + csvField(entityName(r.entity, names)) + ','
             + (r.entity.isTask() ? "task" : "group") + ',' + std::to_string(r.cpu) + ','
@@ -340,12 +364,15 @@ void SamplesCsvWriter::consume(const Record* records, size_t count, const Record
             + std::to_string(s.vlag) + ',' + std::to_string(s.avgVruntime) + ','
             + std::to_string(s.weight) + ',' + ((r.flags & Record::kEligible) ? '1' : '0') + ','
             + ((r.flags & Record::kCurr) ? '1' : '0') + ','
-            + ((r.flags & Record::kDelayed) ? '1' : '0') + '\n';
+            + ((r.flags & Record::kDelayed) ? '1' : '0');
+        m_open = true;
+        m_sample = r;
     }
 }
 
 void SamplesCsvWriter::finish(const Recording&, Nanoseconds)
 {
+    endLine(nullptr);
     m_out.flush();
 }
 
@@ -407,6 +434,12 @@ void ChromeTraceWriter::consume(const Record* records, size_t count, const Recor
     for (size_t i = 0; i < count; ++i) {
         const Record& r = records[i];
         m_slices.add(r, names);
+        if (r.kind == RecordKind::Pelt) {
+            // PELT counters (kernel-model.md §6.6) inside the window only.
+            if (inWindow(r, m_window) && m_only.selected(r.entity, names))
+                spool(r, r.time);
+            continue;
+        }
         if (r.kind != RecordKind::Sample || r.time > m_window.to.count()
             || !m_only.selected(r.entity, names))
             continue;
@@ -516,6 +549,18 @@ void ChromeTraceWriter::finish(const Recording& rec, Nanoseconds end)
             number(at);
             out += ",\"args\":{\"value\":" + value + "}}";
         };
+        if (r.kind == RecordKind::Pelt) {
+            const auto& p = r.payload.pelt;
+            c("load_avg", std::to_string(p.loadAvg));
+            c("runnable_avg", std::to_string(p.runnableAvg));
+            c("util_avg", std::to_string(p.utilAvg));
+            c("cfs_rq load_avg", std::to_string(p.rqLoadAvg));
+            c("cfs_rq runnable_avg", std::to_string(p.rqRunnableAvg));
+            c("cfs_rq util_avg", std::to_string(p.rqUtilAvg));
+            c("cfs_rq h_nr_queued", std::to_string(p.hNrQueued));
+            c("cfs_rq h_nr_runnable", std::to_string(p.hNrRunnable));
+            return;
+        }
         c("vruntime", std::to_string(s.vruntime));
         c("deadline", std::to_string(s.deadline));
         c("vlag", std::to_string(s.vlag));

@@ -193,6 +193,12 @@ public:
     SamplesCsvWriter(std::ostream& out, ExportWindow window = {}, EntitySelection only = {});
     void consume(const Record* records, size_t count, const Recording& names) override;
     void finish(const Recording& names, Nanoseconds end) override;
+
+private:
+    /// Ends the last sample's line, with the PELT columns of @p pelt (empty without one).
+    void endLine(const Record* pelt);
+    bool m_open = false; ///< a sample line waits for its Pelt record
+    Record m_sample;     ///< ... this sample's
 };
 
 /// slices.csv (writeSlicesCsv()).

@@ -37,6 +37,10 @@ struct EntityInspection
     int64_t key = 0;   ///< entity_key(): v − v0
     int64_t slice = 0; ///< real ns
     int childRq = -1;  ///< group entities: index of their cfs_rq in CpuInspection::rqs
+    /// PELT averages at their last update (kernel-model.md §6.6, §5.4).
+    uint64_t loadAvg = 0;
+    uint64_t runnableAvg = 0;
+    uint64_t utilAvg = 0;
 };
 
 struct CfsRqInspection
@@ -49,6 +53,12 @@ struct CfsRqInspection
     uint64_t v0 = 0;
     uint64_t loadWeight = 0;
     int nrQueued = 0;
+    int hNrQueued = 0;   ///< tasks queued below, delayed ones included
+    int hNrRunnable = 0; ///< ... without the delayed ones (§5.4)
+    /// PELT averages at their last update (kernel-model.md §6.6, §5.4).
+    uint64_t loadAvg = 0;
+    uint64_t runnableAvg = 0;
+    uint64_t utilAvg = 0;
     std::vector<EntityInspection> entities; ///< curr first, then the tree in deadline order
     std::string picked;                     ///< name of the entity the pick chooses
     PickStep step = PickStep::None;

@@ -370,6 +370,15 @@ void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
         m_rec.append(r);
     }
     WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, clock());
+    // The longest run of each task (a bug-hunt metric): from switch-in to switch-out.
+    if (prev) {
+        Task& p = *m_tasks[static_cast<size_t>(prev->index)];
+        if (p.onCpuSince >= 0)
+            p.longestRunNs = std::max(p.longestRunNs, clock() - p.onCpuSince);
+        p.onCpuSince = -1;
+    }
+    if (next)
+        m_tasks[static_cast<size_t>(next->index)]->onCpuSince = clock();
 }
 
 void Machine::armHrtick(Rq& rq)
@@ -486,9 +495,21 @@ void Machine::setUserNice(Task& task, int nice)
     cls.prioChanged(*m_rqs[static_cast<size_t>(task.cpu)], task, old);
 }
 
+void Machine::ignoredSlice(const std::string& task, Nanoseconds slice)
+{
+    // A profile without custom slices (6.6: sched_attr.sched_runtime is honoured from 6.12 on)
+    // runs the task with the base slice: say so once per task and time.
+    m_rtFindings.push_back({"ignored_setting", task, 0, clock(), 0,
+        "slice " + formatDuration(slice) + " ignored: profile " + m_profileName
+            + " has no custom slices (6.12+); the task runs with the base slice "
+            + formatDurationHuman(Nanoseconds(m_baseSlice))});
+}
+
 void Machine::setSlice(Task& task, std::optional<Nanoseconds> slice)
 {
     // __setscheduler_params(): a custom slice is set for fair_policy() only (kernel test).
+    if (task.state != TaskRunState::Exited && !m_traits.customSlices && slice)
+        ignoredSlice(task.name, *slice);
     if (task.state == TaskRunState::Exited || !m_traits.customSlices || !classOf(task).fairPolicy())
         return;
     changeTask(task, DequeueSave, [&](Rq&) {

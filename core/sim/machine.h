@@ -171,6 +171,10 @@ private:
     // KernelWorkServices (the kernel-work cost model, core/workload/kernelwork.h)
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
+    /// Bug-hunt metric: the task's lag against vslice(slice + tick) (kernel-model.md §4.1).
+    void checkLagBound(const SchedEntity& se);
+    /// An "ignored_setting" finding: a custom slice under a profile without custom slices.
+    void ignoredSlice(const std::string& task, Nanoseconds slice);
     std::vector<int> groupsMatching(const std::string& pattern) const override;
     RtWalkCount writeCgroupFiles(
         int group, const CgroupFiles& files, const std::string& by) override;

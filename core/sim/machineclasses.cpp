@@ -47,6 +47,7 @@ void Machine::initClasses(const Scenario& scenario)
     m_fair->setLoadTracker(m_load.get());
     m_fair->setBandwidth(m_bw.get());
     m_load->setTraits(&m_traits);
+    m_load->setChoices(&m_choices);
     m_load->setFeatures(&m_features);
     std::vector<int64_t> capacities;
     for (int c = 0; c < m_cpus; ++c)

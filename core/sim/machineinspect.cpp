@@ -44,6 +44,11 @@ Inspection Machine::inspect(bool settle)
             ri.v0 = cfsRq.v0;
             ri.loadWeight = cfsRq.loadWeight;
             ri.nrQueued = cfsRq.nrQueued;
+            ri.hNrQueued = cfsRq.hNrQueued;
+            ri.hNrRunnable = cfsRq.hNrRunnable;
+            ri.loadAvg = cfsRq.avg.loadAvg;
+            ri.runnableAvg = cfsRq.avg.runnableAvg;
+            ri.utilAvg = cfsRq.avg.utilAvg;
             const PickExplanation ex =
                 explainPick(cfsRq, policy, PickSite::PickNextEntity, true, nameOf);
             ri.picked = ex.chosen ? nameOf(*ex.chosen) : std::string();
@@ -79,6 +84,9 @@ Inspection Machine::inspect(bool settle)
                 e.lag = vdiff(ri.avgVruntime, se->vruntime);
                 e.key = cfsRq.key(*se);
                 e.slice = se->slice;
+                e.loadAvg = se->avg.loadAvg;
+                e.runnableAvg = se->avg.runnableAvg;
+                e.utilAvg = se->avg.utilAvg;
                 ri.entities.push_back(std::move(e));
             }
             cpu.rqs[self] = std::move(ri);

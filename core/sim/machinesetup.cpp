@@ -288,6 +288,8 @@ Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int par
         t.se.customSlice = true;
     } else {
         t.se.slice = m_baseSlice;
+        if (spec.slice)
+            ignoredSlice(name, *spec.slice);
     }
     t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
     m_guard.taskCreated(name);

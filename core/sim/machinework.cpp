@@ -81,6 +81,8 @@ void Machine::recordMigrate(
 
 void Machine::sample(const SchedEntity& se)
 {
+    if (se.isTask() && se.onRq && se.cfsRq)
+        checkLagBound(se);
     if (!m_options.recordSamples || !se.cfsRq)
         return;
     // 7.3 flat run queue (kernel-model.md §6.1): a task competes in rq->cfs with its h_load; a
@@ -120,6 +122,42 @@ void Machine::sample(const SchedEntity& se)
     if (se.onRq)
         r.flags |= Record::kQueued;
     m_rec.append(r);
+    if (!m_options.recordPelt)
+        return;
+    // The averages at their last update (kernel-model.md §6.6): PELT is updated at enqueue,
+    // dequeue, tick and pick, not at every sample. The cfs_rq is the one the entity is queued on
+    // (its group's: 7.3 keeps PELT per level too).
+    const CfsRq& own = *se.cfsRq;
+    auto sat = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); };
+    Record p;
+    p.time = r.time;
+    p.entity = r.entity;
+    p.cpu = static_cast<uint16_t>(own.cpu);
+    p.kind = RecordKind::Pelt;
+    p.payload.pelt = {sat(se.avg.loadAvg), sat(se.avg.runnableAvg), sat(se.avg.utilAvg),
+        sat(own.avg.loadAvg), sat(own.avg.runnableAvg), sat(own.avg.utilAvg), own.hNrQueued,
+        own.hNrRunnable};
+    m_rec.append(p);
+}
+
+void Machine::checkLagBound(const SchedEntity& se)
+{
+    // The bug-hunt measure of 052c3d87c82e / 6e3c0a4e1ad1 (kernel-model.md §4.1): a queued task's
+    // lag V − v should stay within vslice(slice + tick) of its own slice; count the samples
+    // outside and keep the worst excess (virtual ns).
+    const bool flat = m_choices.flat;
+    const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
+    const int64_t lag = vdiff(rq.peekAvgVruntime(), se.vruntime);
+    LoadWeight lw = flat ? se.hLoad : se.load;
+    const auto bound = static_cast<int64_t>(
+        calcDeltaFair(static_cast<uint64_t>(std::max<int64_t>(se.slice, 0) + m_tickNs), lw,
+            m_choices.weightPrecision));
+    const int64_t excess = (lag < 0 ? -lag : lag) - bound;
+    if (excess <= 0)
+        return;
+    Task& task = taskOf(se);
+    ++task.lagExcessSamples;
+    task.lagExcessMaxNs = std::max(task.lagExcessMaxNs, excess);
 }
 
 void Machine::accountExec(SchedEntity& taskSe, int64_t delta)

@@ -110,6 +110,12 @@ struct Task
     int64_t switches = 0;
     int64_t migrations = 0;
     std::array<int64_t, kMigrateReasonCount> migrationsByReason{}; ///< by MigrateReason
+    int64_t onCpuSince = -1;  ///< switched in at, -1 while not on a CPU
+    int64_t longestRunNs = 0; ///< longest stretch on a CPU between two switches
+    /// Samples whose lag |V − v| exceeded vslice(slice + tick), and the worst excess in virtual
+    /// ns (kernel-model.md §4.1: the bound of the 7.0 clamp for the task's own slice).
+    int64_t lagExcessSamples = 0;
+    int64_t lagExcessMaxNs = 0;
 };
 
 } // namespace schedlab

@@ -210,13 +210,15 @@ void TestExports::csvHeadersAndRows()
     const QStringList samples = lines(samplesCsv(rec, Nanoseconds(0), Nanoseconds(10'000'000)));
     QCOMPARE(samples.value(0),
         QStringLiteral("time_ns,entity,kind,cpu,vruntime,deadline,vlag,avg_vruntime,weight,"
-                       "eligible,curr,delayed"));
+                       "eligible,curr,delayed,load_avg,runnable_avg,util_avg,rq_load_avg,"
+                       "rq_runnable_avg,rq_util_avg,h_nr_queued,h_nr_runnable"));
     int sampleRecords = 0;
     for (const Record& r : rec.records())
         sampleRecords += r.kind == RecordKind::Sample && r.time <= 10'000'000;
     QCOMPARE(samples.size() - 1, sampleRecords);
     for (qsizetype i = 1; i < samples.size(); ++i)
-        QCOMPARE(samples[i].split(QLatin1Char(',')).size(), 12);
+        QCOMPARE(samples[i].split(QLatin1Char(',')).size(), 20); // PELT columns empty: no Pelt
+                                                                 // records without recordPelt
     // New tasks start at V = 0 with half a slice (PLACE_DEADLINE_INITIAL): d = 350 000, nice 0
     // weight 1024 << 10.
     QVERIFY(samples.value(1).startsWith(QStringLiteral("0,hog-1,task,0,0,350000,0,0,1048576,1,")));

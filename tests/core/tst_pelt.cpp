@@ -65,6 +65,8 @@ private Q_SLOTS:
     void reweightSwapsContribution();
     void newTaskUtilAndPropagation();
     void utilEstRules();
+    void delayedRunnable_data();
+    void delayedRunnable();
 };
 
 // The table constants (copied as data from the kernel's generated sched-pelt.h) must be
@@ -626,6 +628,68 @@ void TestPelt::utilEstRules()
     utilEstDequeue(root, p);
     utilEstDequeue(root, p);
     QCOMPARE(root.avg.utilEst, 0u);
+}
+
+// se_runnable() and the cfs_rq runnable signal with a delayed task (kernel-model.md §5.4). On
+// one CPU task A runs and task B is delayed, both queued on the root from t = 0 with empty sums;
+// one update at t = 2 periods (2 · 1024 · 1024 ns) accrues, by ___update_load_sum() with d1 =
+// 1024, two periods crossed and d3 = 0: c1 = decay_load(1024, 2) = 1024 · 0xf5257d14 >> 32 =
+// 980, c2 = LOAD_AVG_MAX − decay_load(47742, 2) − 1024 = 47742 − 45717 − 1024 = 1001, so
+// contrib = 1981 and the divider is 47742 − 1024 = 46718.
+// * B (delayed): load_sum 1981 (on_rq), load_avg 1024 · 1981 / 46718 = 43; runnable 0 in every
+//   profile (fc1892becd56: a delayed entity is not runnable);
+// * the root: load 2048 · 1981 / 46718 = 86, util (1981 << 10) / 46718 = 43 (A runs); runnable
+//   counts h_nr_runnable = 1 task since 76f2f783294d (6.13, 6.12.7): (1981 << 10) / 46718 = 43;
+//   before it (6.12.0–6.12.6) h_nr_running = 2, delayed B included: (2 · 1981 << 10) / 46718 = 86.
+void TestPelt::delayedRunnable_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<quint64>("rootRunnable");
+    QTest::addRow("h_nr_running (6.12.0-6.12.6)") << "h_nr_running" << quint64(86);
+    QTest::addRow("h_nr_runnable (6.12.7+, 6.13+)") << "h_nr_runnable" << quint64(43);
+}
+
+void TestPelt::delayedRunnable()
+{
+    QFETCH(QString, value);
+    QFETCH(quint64, rootRunnable);
+    const KernelProfile* p = findProfile("6.12");
+    QVERIFY(p);
+    ProfileChoices choices = p->choices;
+    QVERIFY(applyChoice(choices, "delayed_runnable", value.toStdString()));
+    FakeMachine services(1, choices);
+    std::vector<TaskGroup> groups(1);
+    LoadTracker load(services, groups, 1, 1000000);
+    load.setTraits(&p->traits);
+    load.setChoices(&choices);
+    CfsRq& root = *services.rq(0).cfs;
+    Task& a = services.addTask(0);
+    Task& b = services.addTask(0);
+    for (Task* t : {&a, &b}) {
+        t->se.cfsRq = &root;
+        t->se.load.weight = 1024ULL << 10;
+        t->se.onRq = true;
+        t->se.peltAttached = true;
+    }
+    b.se.schedDelayed = true;
+    root.loadWeight = 2048ULL << 10;
+    root.nrQueued = 2;
+    root.hNrQueued = 2;
+    root.hNrRunnable = 1;
+    root.curr = &a.se;
+    services.now = 2 * 1024 * 1024;
+    load.updateLoadAvg(root, b.se, false);
+    QCOMPARE(b.se.avg.loadSum, uint64_t(1981));
+    QCOMPARE(b.se.avg.loadAvg, uint64_t(43));
+    QCOMPARE(b.se.avg.runnableSum, uint64_t(0));
+    QCOMPARE(b.se.avg.runnableAvg, uint64_t(0));
+    QCOMPARE(root.avg.loadAvg, uint64_t(86));
+    QCOMPARE(root.avg.utilAvg, uint64_t(43));
+    QCOMPARE(quint64(root.avg.runnableAvg), rootRunnable);
+    // A, running and not delayed, is runnable in both: (1981 << 10) / 46718 = 43.
+    load.updateLoadAvg(root, a.se, false);
+    QCOMPARE(a.se.avg.runnableAvg, uint64_t(43));
+    QCOMPARE(a.se.avg.utilAvg, uint64_t(43));
 }
 
 QTEST_APPLESS_MAIN(TestPelt)

@@ -124,6 +124,7 @@ private Q_SLOTS:
     void sameBytesAsWholeRecording_data();
     void sameBytesAsWholeRecording();
     void handCheckedLines();
+    void peltColumns();
     void windowKeepsExactlyItsRecords();
     void entitiesKeepOnlyTheirRecords();
     void groupPathsAndGlobs();
@@ -229,6 +230,49 @@ void TestStreamExport::handCheckedLines()
         R"({"name":"hog-2","cat":"sched","ph":"X","pid":1,"tid":1,"ts":1000,"dur":1000,)"
         R"("args":{"task":"hog-2","cpu":0}})"));
     QVERIFY(test::contains(s.trace, R"("from_ns":0,"to_ns":10000000}})"));
+}
+
+// samples.csv's PELT columns (kernel-model.md §6.6) for one nice-0 task on one CPU, by hand. It
+// starts with load_avg = its weight 1024 and util_avg = runnable_avg = half the spare capacity
+// (1024 − 0) / 2 = 512, attached at t = 0 with divider 47742 − 1024 = 46718: load_sum 46718,
+// util_sum 512 · 46718. The first update that crosses a period is the tick at 2 ms: 1953 units of
+// 1024 ns, one period, d1 = 1024, d3 = 929; sums decay by y (0xfa83b2da), then gain c1 + c2 +
+// c3 with c1 = decay_load(1024, 1) = 1002, c2 = 47742 − decay_load(47742, 1) − 1024 = 47742 −
+// 46718 − 1024 = 0, c3 = 929 (contrib 1931): load_sum decay_load(46718, 1) + 1931 = 45716 + 1931
+// = 47647, divider 46718 + 929 = 47647, load_avg 1024 · 47647 / 47647 =
+// 1024; util_sum decay_load(23919616, 1) + 1931 · 1024 = 23407067 + 1977344 = 25384411,
+// util_avg 25384411 / 47647 = 532 (runnable the same). A sample shows the averages of the last
+// update: the one taken at 3 ms (before that tick's update) shows the 2 ms values.
+void TestStreamExport::peltColumns()
+{
+    const Scenario scenario = scenarioFrom(R"({"schedlab": 1, "name": "p", "duration": "3ms",
+        "kernel": {"profile": "7.1", "hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "a", "program": [{"run": "forever"}]}]})");
+    for (bool pelt : {true, false}) {
+        std::ostringstream out;
+        SamplesCsvWriter writer(out);
+        ExportFanout fan;
+        fan.add(&writer);
+        RunOptions o;
+        o.recordPelt = pelt;
+        Simulation sim(scenario, o);
+        sim.streamRecording(&fan);
+        sim.run();
+        sim.flushRecording();
+        fan.finish(sim.recording(), sim.now());
+        const QStringList l = lines(out.str());
+        QVERIFY(l.value(0).endsWith(QStringLiteral(
+            "delayed,load_avg,runnable_avg,util_avg,rq_load_avg,rq_runnable_avg,rq_util_avg,"
+            "h_nr_queued,h_nr_runnable")));
+        if (!pelt) {
+            QVERIFY(l.value(1).endsWith(QStringLiteral(",,,,,,,,")));
+            continue;
+        }
+        QVERIFY(l.value(2).startsWith(QStringLiteral("0,a,task,")));
+        QVERIFY(l.value(2).endsWith(QStringLiteral(",1024,512,512,1024,512,512,1,1")));
+        QCOMPARE(l.last().section(QLatin1Char(','), 0, 0), QStringLiteral("3000000"));
+        QVERIFY(l.last().endsWith(QStringLiteral(",1024,532,532,1024,532,532,1,1")));
+    }
 }
 
 void TestStreamExport::windowKeepsExactlyItsRecords()
