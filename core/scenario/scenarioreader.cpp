@@ -483,7 +483,42 @@ TaskSpec ScenarioReader::parseTask(const Json& v, const std::string& path, const
         }
     }
     readFields(*this, taskFields(), v, path, task, ctx);
+    checkDeadline(task, v, path, ctx);
     return task;
+}
+
+void ScenarioReader::checkDeadline(
+    TaskSpec& task, const Json& v, const std::string& path, const TaskContext& ctx)
+{
+    // SCHED_DEADLINE (kernel-model.md §15.1): a forked child cannot be one (fork() of a DL task
+    // is EAGAIN), runtime and deadline are needed, and __checkparam_dl()'s EINVAL rules hold.
+    if (task.policy != Policy::Deadline)
+        return;
+    if (ctx.kind == TaskKind::Forked) {
+        m_diag.error(child(path, "policy"),
+            "a forked child cannot be SCHED_DEADLINE (the kernel refuses the fork with EAGAIN)");
+        return;
+    }
+    for (const char* key : {"runtime", "deadline"})
+        if (!v.contains(key))
+            m_diag.error(path, std::string("policy deadline needs \"") + key + "\" (a duration)");
+    if (!task.dl || !v.contains("runtime") || !v.contains("deadline"))
+        return;
+    const DlParams& p = *task.dl;
+    if (p.runtime < (int64_t{1} << kDlScale))
+        m_diag.error(child(path, "runtime"),
+            "expected at least 1024ns (1 << DL_SCALE, sched_setattr() gives EINVAL)");
+    else if (p.runtime > p.deadline)
+        m_diag.error(child(path, "runtime"),
+            "expected at most the deadline " + formatDuration(Nanoseconds(p.deadline))
+                + " (sched_setattr() gives EINVAL)");
+    else if (v.contains("period") && p.period < p.deadline)
+        m_diag.error(child(path, "deadline"),
+            "expected at most the period " + formatDuration(Nanoseconds(p.period))
+                + " (sched_setattr() gives EINVAL)");
+    else if (const std::string why = checkDlParams(p); !why.empty())
+        m_diag.error(child(path, v.contains("period") ? "period" : "deadline"),
+            "sched_setattr() gives EINVAL: " + why);
 }
 
 std::vector<Op> ScenarioReader::parseProgram(
