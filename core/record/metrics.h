@@ -12,6 +12,19 @@
 
 namespace schedlab {
 
+/// A SCHED_DEADLINE task's reservation and jobs (kernel-model.md §15.8; JSON "deadline").
+struct DlTaskMetrics
+{
+    int64_t runtimeNs = 0;
+    int64_t deadlineNs = 0;
+    int64_t periodNs = 0;
+    bool reclaim = false;
+    int64_t jobs = 0;   ///< completed jobs (wakeup or replenishment after a yield → block/yield)
+    int64_t misses = 0; ///< jobs that ended after their start + deadline
+    int64_t throttles = 0;       ///< budget exhausted while the task still had work
+    int64_t worstResponseNs = 0; ///< longest job
+};
+
 struct TaskMetrics
 {
     std::string name;
@@ -27,7 +40,8 @@ struct TaskMetrics
     /// (JSON "migrations_by_reason"; absent when the run cannot say, e.g. an imported trace).
     std::map<std::string, int64_t> migrationsByReason;
     std::optional<int64_t> exitedAtNs;
-    std::optional<int64_t> lockWaitNs; ///< time blocked on mutexes (tasks that used locks only)
+    std::optional<int64_t> lockWaitNs;     ///< time blocked on mutexes (tasks that used locks only)
+    std::optional<DlTaskMetrics> deadline; ///< SCHED_DEADLINE tasks only
     bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)
 };
 

@@ -52,6 +52,18 @@ void addMachineMetrics(
         if (t->exitedAt >= 0)
             tm.exitedAtNs = t->exitedAt;
         tm.forked = t->parent >= 0;
+        if (t->isDl()) {
+            DlTaskMetrics dm;
+            dm.runtimeNs = t->dl.params.runtime;
+            dm.deadlineNs = t->dl.params.deadline;
+            dm.periodNs = t->dl.params.effectivePeriod();
+            dm.reclaim = t->dl.params.reclaim();
+            dm.jobs = t->dl.jobs;
+            dm.misses = t->dl.misses;
+            dm.throttles = t->dl.throttles;
+            dm.worstResponseNs = t->dl.worstResponse;
+            tm.deadline = dm;
+        }
         if (t->usedLocks) {
             int64_t lockWait = t->lockWaitNs;
             if (t->lockWaitStart >= 0)

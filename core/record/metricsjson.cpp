@@ -40,6 +40,13 @@ Json taskJson(const TaskMetrics& t)
     out["exited_at_ns"] = optionalJson(t.exitedAtNs);
     if (t.lockWaitNs)
         out["lock_wait_ns"] = *t.lockWaitNs;
+    if (t.deadline) {
+        const DlTaskMetrics& d = *t.deadline;
+        out["deadline"] = Json{{"runtime_ns", d.runtimeNs}, {"deadline_ns", d.deadlineNs},
+            {"period_ns", d.periodNs}, {"reclaim", d.reclaim}, {"jobs", d.jobs},
+            {"misses", d.misses}, {"throttles", d.throttles},
+            {"worst_response_ns", d.worstResponseNs}};
+    }
     return out;
 }
 
