@@ -483,22 +483,18 @@ TaskSpec ScenarioReader::parseTask(const Json& v, const std::string& path, const
         }
     }
     readFields(*this, taskFields(), v, path, task, ctx);
-    checkDeadline(task, v, path, ctx);
+    checkDeadline(task, v, path);
     return task;
 }
 
 void ScenarioReader::checkDeadline(
-    TaskSpec& task, const Json& v, const std::string& path, const TaskContext& ctx)
+    TaskSpec& task, const Json& v, const std::string& path)
 {
-    // SCHED_DEADLINE (kernel-model.md §15.1): a forked child cannot be one (fork() of a DL task
-    // is EAGAIN), runtime and deadline are needed, and __checkparam_dl()'s EINVAL rules hold.
+    // SCHED_DEADLINE (kernel-model.md §15.1): runtime and deadline are needed, and
+    // __checkparam_dl()'s EINVAL rules hold. (A forked child may set it for itself; only the
+    // fork of a SCHED_DEADLINE task fails, which the model reports when it runs.)
     if (task.policy != Policy::Deadline)
         return;
-    if (ctx.kind == TaskKind::Forked) {
-        m_diag.error(child(path, "policy"),
-            "a forked child cannot be SCHED_DEADLINE (the kernel refuses the fork with EAGAIN)");
-        return;
-    }
     for (const char* key : {"runtime", "deadline"})
         if (!v.contains(key))
             m_diag.error(path, std::string("policy deadline needs \"") + key + "\" (a duration)");

@@ -72,8 +72,7 @@ public:
     void parseActions(const Json& v, const std::string& path);
     void parseAnnotations(const Json& v, const std::string& path);
     /// The rules across a SCHED_DEADLINE task's fields (kernel-model.md §15.1).
-    void checkDeadline(
-        TaskSpec& task, const Json& v, const std::string& path, const TaskContext& ctx);
+    void checkDeadline(TaskSpec& task, const Json& v, const std::string& path);
     std::vector<Op> parseProgram(const Json& v, const std::string& path, Policy policy, int depth);
 
 private:

@@ -258,13 +258,14 @@ Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int par
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
     // sched_fork(): rt_prio() chooses rt_sched_class; __sched_setscheduler() refuses an RT
     // policy in a group without RT runtime. (Kernel tests of the policy, not dispatch.)
-    if (t.isDl() && !spec.policy) {
-        // sched_fork() refuses to fork a SCHED_DEADLINE task (EAGAIN): the model runs the child
-        // as SCHED_NORMAL and says so (kernel-model.md §15.8).
-        failedAction(p ? p->name : "", 0,
-            "fork() of SCHED_DEADLINE task " + (p ? p->name : std::string())
-                + ": EAGAIN; the child " + name + " runs SCHED_NORMAL");
-        t.policy = Policy::Normal;
+    if (p && p->isDl()) {
+        // sched_fork() refuses to fork a SCHED_DEADLINE task (EAGAIN). The model forks anyway,
+        // says so, and the child does not inherit the policy (kernel-model.md §15.8).
+        failedAction(p->name, p->cpu,
+            "fork() of SCHED_DEADLINE task " + p->name + ": EAGAIN in the kernel; the child " + name
+                + " runs here, " + (spec.policy ? "with its own policy" : "SCHED_NORMAL"));
+        if (!spec.policy)
+            t.policy = Policy::Normal;
     }
     if (t.isDl())
         t.dl.params = spec.dl.value_or(DlParams{});
