@@ -3,6 +3,7 @@
 #include "core/dl/dlclass.h"
 
 #include "core/fair/fairclass.h" // EnqueueFlag, DequeueFlag
+#include "core/fair/weights.h"   // Int128
 #include "core/record/metrics.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
@@ -249,12 +250,29 @@ void DlClass::dlTimer(int taskIndex)
 
 // --- active utilization (§15.6) -----------------------------------------------------------------
 
+void DlClass::addRqBw(Rq& rq, DlEntity& dl)
+{
+    // __add_rq_bw(): once per CPU the entity is assigned to.
+    if (!dl.inThisBw) {
+        rq.dl.thisBw += dl.bw;
+        dl.inThisBw = true;
+    }
+}
+
+void DlClass::subRqBw(Rq& rq, DlEntity& dl)
+{
+    if (dl.inThisBw) {
+        rq.dl.thisBw -= dl.bw;
+        dl.inThisBw = false;
+    }
+}
+
 void DlClass::contending(Rq& rq, Task& task, bool migrated)
 {
     // task_contending().
     DlEntity& dl = task.dl;
     if (migrated)
-        rq.dl.thisBw += dl.bw;
+        addRqBw(rq, dl);
     if (dl.nonContending) {
         dl.nonContending = false;
         m_ctx.cancelTimer(dl.inactiveTimer);
@@ -272,7 +290,9 @@ void DlClass::nonContending(Rq& rq, Task& task)
     if (!dl.active)
         return;
     const int64_t now = m_ctx.clock();
-    const int64_t zerolag = dl.deadline - dl.runtime * dl.params.period / dl.params.runtime;
+    // (128-bit: runtime · period of seconds-long reservations does not fit in 64 bits.)
+    const int64_t zerolag = dl.deadline
+        - static_cast<int64_t>(Int128{dl.runtime} * dl.params.period / dl.params.runtime);
     if (zerolag <= now || task.exiting) {
         rq.dl.runningBw -= dl.bw;
         dl.active = false;
@@ -307,7 +327,7 @@ void DlClass::enqueueTask(Rq& rq, Task& task, int flags)
     dl.onRq = true;
     if (flags & EnqueueInitial) {
         // setup_new_dl_entity() of a task that starts in the class.
-        rq.dl.thisBw += dl.bw;
+        addRqBw(rq, dl);
         contending(rq, task, false);
         dl.deadline = now + dl.params.deadline;
         dl.runtime = dl.params.runtime;
@@ -331,7 +351,7 @@ void DlClass::enqueueTask(Rq& rq, Task& task, int flags)
         updateDlEntity(dl);
     } else if (flags & (EnqueueMigrated | EnqueueRestore)) {
         // A queued task moved here (push/pull, affinity) or restored after a change.
-        rq.dl.thisBw += dl.bw;
+        addRqBw(rq, dl);
         if (!dl.active) {
             rq.dl.runningBw += dl.bw;
             dl.active = true;
@@ -358,7 +378,9 @@ void DlClass::dequeueTask(Rq& rq, Task& task, int flags)
         nonContending(rq, task);
         return;
     }
-    if (flags & (DequeueSave | DequeueMove)) {
+    {
+        // A move (push/pull, affinity) or a change (SAVE): the bandwidth leaves this CPU and is
+        // added where the task is enqueued again (ENQUEUE_MIGRATED / RESTORE).
         dl.onRq = false;
         if (dl.nonContending) {
             dl.nonContending = false;
@@ -369,7 +391,7 @@ void DlClass::dequeueTask(Rq& rq, Task& task, int flags)
             rq.dl.runningBw -= dl.bw;
             dl.active = false;
         }
-        rq.dl.thisBw -= dl.bw;
+        subRqBw(rq, dl);
     }
 }
 
@@ -432,11 +454,19 @@ void DlClass::taskDead(Rq& rq, Task& task)
         rq.dl.runningBw -= dl.bw;
     dl.active = dl.nonContending = false;
     if (dl.admitted) {
-        rq.dl.thisBw -= dl.bw;
+        subRqBw(rq, dl);
         m_totalBw -= dl.bw;
         m_extraBw += static_cast<int64_t>(dl.bw / static_cast<uint64_t>(m_ctx.cpuCount()));
         dl.admitted = false;
     }
+}
+
+void DlClass::switchedFrom(Rq& rq, Task& task)
+{
+    // Dequeued (SAVE) by the class change already: only the timers and the bandwidth remain.
+    taskDead(rq, task);
+    task.dl.throttled = false;
+    task.dl.jobStart = -1;
 }
 
 void DlClass::yieldTask(Rq& rq)
@@ -552,7 +582,7 @@ void DlClass::migrateTaskRq(Task& task, int /*newCpu*/)
             dl.active = false;
         }
     }
-    rq.dl.thisBw -= dl.bw;
+    subRqBw(rq, dl);
 }
 
 void DlClass::balance(Rq& rq)

@@ -83,6 +83,9 @@ public:
     void wakeupPreempt(Rq& rq, Task& task, int wakeFlags) override;
     int selectTaskRq(const Task& task, int wakeFlags) override;
     void migrateTaskRq(Task& task, int newCpu) override;
+    /// switched_from_dl() with sched_dl_overflow()'s release: a task leaving the class gives
+    /// its bandwidth back to the root domain.
+    void switchedFrom(Rq& rq, Task& task) override;
     void balance(Rq& rq) override;
     void updateCurr(Rq& rq) override;
 
@@ -108,6 +111,9 @@ private:
     /// task_contending() / task_non_contending(), §15.6.
     void contending(Rq& rq, Task& task, bool migrated);
     void nonContending(Rq& rq, Task& task);
+    /// __add_rq_bw() / __sub_rq_bw() of @p dl on @p rq (this_bw), each at most once.
+    static void addRqBw(Rq& rq, DlEntity& dl);
+    static void subRqBw(Rq& rq, DlEntity& dl);
     /// The end of a job at a block: response time, miss (§15.8).
     void endJob(Task& task);
     /// dl_entity_preempt(a, b): a's deadline strictly earlier.

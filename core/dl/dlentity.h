@@ -24,6 +24,7 @@ struct DlEntity
     bool yielded = false;       ///< dl_yielded
     bool nonContending = false; ///< dl_non_contending: blocked, in running_bw until 0-lag
     bool active = false;        ///< its bandwidth is in its CPU's running_bw
+    bool inThisBw = false;      ///< its bandwidth is in its CPU's this_bw
     uint64_t treeSeq = 0;       ///< tie order in the tree (equal deadlines: enqueue order)
     int64_t execStart = 0;      ///< start of the execution not yet charged
     EventId timer;              ///< dl_timer (replenishment)

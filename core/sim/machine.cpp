@@ -26,14 +26,20 @@ void Machine::wakeUpNewTask(Task& task)
         // test (kernel-model.md §15.1, §15.2); refused, the task stays SCHED_NORMAL.
         std::string why;
         const DlParams params = task.dl.params;
-        if (const int err = m_dl->setAttr(task, params, &why); err != 0) {
+        // __sched_setscheduler(): a DL task's affinity must span its root domain (EPERM).
+        const int err = task.cpus.count() < m_cpus ? -EPERM : m_dl->setAttr(task, params, &why);
+        if (err == -EPERM)
+            why = "its CPUs " + task.cpus.toString() + " do not span the root domain";
+        if (err != 0) {
             failedAction(task.name, task.cpu,
                 "sched_setattr(" + task.name + ", SCHED_DEADLINE "
                     + formatDurationHuman(Nanoseconds(params.runtime)) + "/"
                     + formatDurationHuman(Nanoseconds(params.deadline)) + "/"
-                    + formatDurationHuman(Nanoseconds(params.effectivePeriod()))
-                    + "): " + (err == -EBUSY ? "EBUSY" : "EINVAL") + " (" + why
-                    + "); the task stays SCHED_NORMAL");
+                    + formatDurationHuman(Nanoseconds(params.effectivePeriod())) + "): "
+                    + (err == -EBUSY        ? "EBUSY"
+                            : err == -EPERM ? "EPERM"
+                                            : "EINVAL")
+                    + " (" + why + "); the task stays SCHED_NORMAL");
             task.policy = Policy::Normal;
         }
     }
@@ -270,7 +276,7 @@ void Machine::schedule(int cpu)
         if (!classOf(*prev).schedulePrev(rq, *prev))
             unput = prev;
     }
-    // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
+    // The pick walks the classes (classPick(): fair server, deadline, RT, fair, idle); under core
     // scheduling it is the core-wide pick (core/coresched/).
     m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
     bool forcedIdle = false;    // core scheduling left this CPU idle with runnable tasks (§11.2)

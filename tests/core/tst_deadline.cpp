@@ -45,6 +45,7 @@ private Q_SLOTS:
     void grubOnOff();
     void preemptsRtAndFair();
     void fairServerAgainstDl();
+    void twoCpus();
     void revisedWakeup();
     void scenarioErrors_data();
     void scenarioErrors();
@@ -296,6 +297,15 @@ void TestDeadline::admissionRefusesThird()
     QVERIFY(failed[0].detail.find("821383 + 209715 exceeds 996147") != std::string::npos);
     QVERIFY(!task(refused.metrics, "t3").deadline);
     QCOMPARE(task(refused.metrics, "t1").cpuTimeNs, 200 * kMs);
+    // Two CPUs, a DL task pinned to CPU 1: its affinity does not span the root domain: EPERM.
+    const Run pinned = run(R"({ "schedlab": 1, "name": "pin", "duration": "10ms",
+        "machine": { "cpus": 2 },
+        "tasks": [ { "name": "p", "policy": "deadline", "runtime": "1ms", "deadline": "10ms",
+                     "cpus": "1", "program": [ { "run": "forever" } ] } ] })");
+    const auto eperm = findings(pinned.metrics, "failed_action");
+    QCOMPARE(eperm.size(), size_t(1));
+    QVERIFY(eperm[0].detail.find("EPERM") != std::string::npos);
+    QCOMPARE(task(pinned.metrics, "p").cpuTimeNs, 10 * kMs); // SCHED_NORMAL, alone on CPU 1
     const Run admitted = run(json, "6.6");
     QVERIFY(findings(admitted.metrics, "failed_action").empty());
     const TaskMetrics& t3 = task(admitted.metrics, "t3");
@@ -397,6 +407,33 @@ void TestDeadline::fairServerAgainstDl()
     const Run rb = run(b, "6.12");
     QCOMPARE(task(rb.metrics, "fair").cpuTimeNs, 1000 * kMs);
     QCOMPARE(task(rb.metrics, "dl").cpuTimeNs, 1000 * kMs);
+}
+
+void TestDeadline::twoCpus()
+{
+    // Two CPUs, three 10/30 tasks created on CPU 0 in order a, b, c, and a fair hog. a runs on
+    // CPU 0; b would not preempt a (equal deadlines), so select_task_rq_dl() sends it to CPU 1,
+    // which has no DL task (find_later_rq(), §15.7); for c neither CPU has a later deadline: it
+    // waits on CPU 0 and runs 10–20 ms. Every period repeats this: each task 10 ms per 30 ms,
+    // c's response 20 ms, no miss; one migration (b, by the deadline class).
+    const std::string json = R"({ "schedlab": 1, "name": "two", "duration": "90ms",
+        "machine": { "cpus": 2 },
+        "tasks": [
+          { "name": "a", "policy": "deadline", "runtime": "10ms", "deadline": "30ms",
+            "program": [ { "loop": [ { "run": "10ms" }, { "yield": true } ] } ] },
+          { "name": "b", "policy": "deadline", "runtime": "10ms", "deadline": "30ms",
+            "program": [ { "loop": [ { "run": "10ms" }, { "yield": true } ] } ] },
+          { "name": "c", "policy": "deadline", "runtime": "10ms", "deadline": "30ms",
+            "program": [ { "loop": [ { "run": "10ms" }, { "yield": true } ] } ] },
+          { "name": "hog", "program": [ { "run": "forever" } ] } ] })";
+    const Run r = run(json);
+    for (const char* name : {"a", "b", "c"}) {
+        QCOMPARE(task(r.metrics, name).cpuTimeNs, 30 * kMs);
+        QCOMPARE(task(r.metrics, name).deadline->misses, int64_t(0));
+    }
+    QCOMPARE(task(r.metrics, "c").deadline->worstResponseNs, 20 * kMs);
+    QCOMPARE(task(r.metrics, "b").migrationsByReason.at("dl"), int64_t(1));
+    QCOMPARE(task(r.metrics, "hog").cpuTimeNs, 60 * kMs);
 }
 
 void TestDeadline::revisedWakeup()
