@@ -487,8 +487,7 @@ TaskSpec ScenarioReader::parseTask(const Json& v, const std::string& path, const
     return task;
 }
 
-void ScenarioReader::checkDeadline(
-    TaskSpec& task, const Json& v, const std::string& path)
+void ScenarioReader::checkDeadline(TaskSpec& task, const Json& v, const std::string& path)
 {
     // SCHED_DEADLINE (kernel-model.md §15.1): runtime and deadline are needed, and
     // __checkparam_dl()'s EINVAL rules hold. (A forked child may set it for itself; only the
