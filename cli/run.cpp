@@ -151,6 +151,16 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
         if (t.lockWaitNs && (all || !t.forked))
             out << "lock wait " << printable(t.name) << ": "
                 << formatDurationHuman(Nanoseconds(*t.lockWaitNs)) << "\n";
+    for (const auto& t : m.tasks)
+        if (t.deadline && (all || !t.forked))
+            out << "deadline " << printable(t.name) << " "
+                << formatDurationHuman(Nanoseconds(t.deadline->runtimeNs)) << "/"
+                << formatDurationHuman(Nanoseconds(t.deadline->deadlineNs)) << "/"
+                << formatDurationHuman(Nanoseconds(t.deadline->periodNs))
+                << (t.deadline->reclaim ? " reclaim" : "") << ": " << t.deadline->jobs << " jobs, "
+                << t.deadline->misses << " missed, " << t.deadline->throttles
+                << " throttled, worst response "
+                << formatDurationHuman(Nanoseconds(t.deadline->worstResponseNs)) << "\n";
     for (const auto& g : m.cgroups)
         if (g.nrPeriods) // cpu.stat of a group with a finite cpu.max
             out << "cgroup " << printable(g.path) << ": cpu "

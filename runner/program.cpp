@@ -103,6 +103,16 @@ public:
         if (t.policy && (*t.policy == Policy::Fifo || *t.policy == Policy::RoundRobin)
             && !t.rtPriority)
             note(where + "/policy", std::string(enumName(*t.policy)) + " without priority: 1");
+        if (t.policy == Policy::Deadline) {
+            // sched_setattr(SCHED_DEADLINE): root only; the task's affinity must span its root
+            // domain (EPERM otherwise) and cannot be narrowed afterwards (EBUSY).
+            note(where + "/policy",
+                "SCHED_DEADLINE is set with sched_setattr() before the affinity: it needs root "
+                "and every online CPU in the task's affinity (run on a machine with exactly the "
+                "scenario's CPUs); a \"cpus\" field or operation is refused by the kernel");
+            if (t.dl && t.dl->flags & kDlFlagOverrun)
+                note(where + "/flags", "dl_overrun: the SIGXCPU it asks for ends the task");
+        }
         program(t.program, where + "/program");
     }
 

@@ -117,6 +117,8 @@ uint32_t linuxPolicy(Policy p)
         return 3;
     case Policy::Idle:
         return 5;
+    case Policy::Deadline:
+        return 6; // SCHED_DEADLINE
     }
     return 0;
 }
@@ -129,6 +131,7 @@ struct Attributes
     std::optional<Policy> policy;
     std::optional<int> rtPriority;
     std::optional<Nanoseconds> slice;
+    std::optional<DlParams> dl; ///< SCHED_DEADLINE runtime/deadline/period/flags
 };
 
 const char* signalName(int sig)
@@ -222,12 +225,28 @@ private:
 
 Attributes attributesOf(const TaskSpec& t)
 {
-    return {t.cpus, t.nice, t.policy, t.rtPriority, t.slice};
+    return {t.cpus, t.nice, t.policy, t.rtPriority, t.slice, t.dl};
 }
 
 std::string Runner::applyAttributes(pid_t pid, const Attributes& a, bool inherit) const
 {
     std::string problems;
+    const bool deadline = a.policy == Policy::Deadline && a.dl;
+    if (deadline) {
+        // sched_setattr(SCHED_DEADLINE) first: the kernel refuses it (EPERM) for a task whose
+        // affinity does not span its root domain, and refuses to narrow a DL task's affinity
+        // afterwards (EBUSY): the scenario's CPUs must be the whole machine (the plan says so).
+        SchedAttr attr{};
+        attr.size = sizeof attr;
+        attr.policy = linuxPolicy(Policy::Deadline);
+        attr.flags = a.dl->flags;
+        attr.runtime = static_cast<uint64_t>(a.dl->runtime);
+        attr.deadline = static_cast<uint64_t>(a.dl->deadline);
+        attr.period = static_cast<uint64_t>(a.dl->effectivePeriod());
+        if (syscall(SYS_sched_setattr, pid, &attr, 0) != 0)
+            problems += std::string(" sched_setattr(deadline): ") + std::strerror(errno)
+                + (errno == EBUSY ? " (admission control refused the bandwidth)" : "") + ";";
+    }
     // The scenario's machine is CPUs 0 … cpus-1 of this one.
     const auto set = a.cpus ? CpuSet::parse(*a.cpus, m_plan.cpus) : CpuSet::all(m_plan.cpus);
     if (set && (a.cpus || !inherit)) {
@@ -238,7 +257,9 @@ std::string Runner::applyAttributes(pid_t pid, const Attributes& a, bool inherit
         if (sched_setaffinity(pid, sizeof mask, &mask) != 0)
             problems += std::string(" affinity: ") + std::strerror(errno) + ";";
     }
-    if (a.policy || a.slice || a.rtPriority) {
+    if (deadline) {
+        // done above
+    } else if (a.policy || a.slice || a.rtPriority) {
         SchedAttr attr{};
         attr.size = sizeof attr;
         const Policy p = a.policy.value_or(Policy::Normal);
@@ -473,8 +494,9 @@ void Runner::action(const Action& a, int index)
             problems = writeCgroupFiles(*a.set.cgroup, a.set.files);
         } else if (a.set.task) {
             for (const pid_t pid : pidsOf(*a.set.task))
-                problems += applyAttributes(
-                    pid, {a.set.cpus, a.set.nice, a.set.policy, std::nullopt, a.set.slice});
+                problems += applyAttributes(pid,
+                    {a.set.cpus, a.set.nice, a.set.policy, std::nullopt, a.set.slice,
+                        std::nullopt});
         }
         break;
     case Action::Kind::Move:

@@ -12,7 +12,7 @@ cmake_minimum_required(VERSION 3.25)
 
 # Layer: the paths it holds.
 set(layer_base core/base)
-set(layer_units core/kernel core/sched core/fair core/rt core/coresched core/workload
+set(layer_units core/kernel core/sched core/fair core/rt core/dl core/coresched core/workload
     core/record)
 # core/sim: the machine (internal) and the facade the layers above use.
 set(layer_machine core/sim/machine core/sim/eventqueue)

@@ -54,7 +54,7 @@ void CoreScheduler::setCookie(Task& task, uint64_t cookie)
 {
     if (cookie)
         enable();
-    const bool queued = task.isRt() ? task.rtQueued : task.se.onRq;
+    const bool queued = task.queuedOnRq();
     if (!m_enabled || task.state == TaskRunState::NotStarted || task.state == TaskRunState::Exited
         || !queued) {
         task.cookie = cookie;

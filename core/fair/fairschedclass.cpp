@@ -281,7 +281,8 @@ void FairSchedClass::updateMisfitStatus(Rq& rq, const Task* curr)
 
 void FairSchedClass::wakeupPreempt(Rq& rq, Task& task, int wakeFlags)
 {
-    if (rq.curr && m_ctx.task(rq.curr->task.value).isRt()) {
+    if (rq.curr
+        && (m_ctx.task(rq.curr->task.value).isRt() || m_ctx.task(rq.curr->task.value).isDl())) {
         if (m_server)
             m_server->starve(rq.cpu); // dl_server_start() when fair work arrives under RT
         return; // a fair task never preempts an RT one (the fair server has its own timer)

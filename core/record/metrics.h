@@ -12,6 +12,19 @@
 
 namespace schedlab {
 
+/// A SCHED_DEADLINE task's reservation and jobs (kernel-model.md §15.8; JSON "deadline").
+struct DlTaskMetrics
+{
+    int64_t runtimeNs = 0;
+    int64_t deadlineNs = 0;
+    int64_t periodNs = 0;
+    bool reclaim = false;
+    int64_t jobs = 0;   ///< completed jobs (wakeup or replenishment after a yield → block/yield)
+    int64_t misses = 0; ///< jobs that ended after their start + deadline
+    int64_t throttles = 0;       ///< budget exhausted while the task still had work
+    int64_t worstResponseNs = 0; ///< longest job
+};
+
 struct TaskMetrics
 {
     std::string name;
@@ -33,6 +46,7 @@ struct TaskMetrics
     /// (kernel-model.md §4.1; JSON only when some sample was outside).
     int64_t lagExcessSamples = 0;
     int64_t lagExcessMaxNs = 0;
+    std::optional<DlTaskMetrics> deadline; ///< SCHED_DEADLINE tasks only
     bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)
 };
 

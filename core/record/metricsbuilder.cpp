@@ -57,6 +57,18 @@ void addMachineMetrics(
             tm.longestRunNs = std::max(tm.longestRunNs, now - t->onCpuSince);
         tm.lagExcessSamples = t->lagExcessSamples;
         tm.lagExcessMaxNs = t->lagExcessMaxNs;
+        if (t->isDl()) {
+            DlTaskMetrics dm;
+            dm.runtimeNs = t->dl.params.runtime;
+            dm.deadlineNs = t->dl.params.deadline;
+            dm.periodNs = t->dl.params.effectivePeriod();
+            dm.reclaim = t->dl.params.reclaim();
+            dm.jobs = t->dl.jobs;
+            dm.misses = t->dl.misses;
+            dm.throttles = t->dl.throttles;
+            dm.worstResponseNs = t->dl.worstResponse;
+            tm.deadline = dm;
+        }
         if (t->usedLocks) {
             int64_t lockWait = t->lockWaitNs;
             if (t->lockWaitStart >= 0)

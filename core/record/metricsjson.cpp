@@ -46,6 +46,13 @@ Json taskJson(const TaskMetrics& t)
         out["lag_excess_samples"] = t.lagExcessSamples;
         out["lag_excess_max_ns"] = t.lagExcessMaxNs;
     }
+    if (t.deadline) {
+        const DlTaskMetrics& d = *t.deadline;
+        out["deadline"] = Json{{"runtime_ns", d.runtimeNs}, {"deadline_ns", d.deadlineNs},
+            {"period_ns", d.periodNs}, {"reclaim", d.reclaim}, {"jobs", d.jobs},
+            {"misses", d.misses}, {"throttles", d.throttles},
+            {"worst_response_ns", d.worstResponseNs}};
+    }
     return out;
 }
 

@@ -100,6 +100,8 @@ const char* reasonSentence(MigrateReason reason)
         return "by core scheduling (a matching cookie stolen to an idle sibling)";
     case MigrateReason::Other:
         return "by a scenario action";
+    case MigrateReason::Dl:
+        return "by the deadline push/pull";
     case MigrateReason::Unknown:
         break;
     }

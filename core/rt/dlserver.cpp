@@ -17,7 +17,12 @@ DlServerClass::DlServerClass(MachineContext& ctx, bool enabled, PickFn pick)
 
 SchedEntity* DlServerClass::pickTask(Rq& rq)
 {
-    return rq.fairServer.running ? m_pick(rq) : nullptr;
+    if (!rq.fairServer.running)
+        return nullptr;
+    // A DL task with a deadline not later than the server's goes first (its tree, §15.3).
+    if (m_earliest && m_earliest(rq) <= rq.fairServer.periodEnd)
+        return nullptr;
+    return m_pick(rq);
 }
 
 int DlServerClass::selectTaskRq(const Task& task, int /*wakeFlags*/)
@@ -34,7 +39,10 @@ void DlServerClass::stopIfIdle(Rq& rq)
 bool DlServerClass::starved(int cpu)
 {
     const Rq& rq = m_ctx.rq(cpu);
-    return rq.nrRunning > 0 && rq.curr && m_ctx.task(rq.curr->task.value).isRt();
+    if (rq.nrRunning <= 0 || !rq.curr)
+        return false;
+    const Task& curr = m_ctx.task(rq.curr->task.value);
+    return curr.isRt() || curr.isDl();
 }
 
 void DlServerClass::starve(int cpu)

@@ -35,6 +35,10 @@ public:
     using PickFn = std::function<SchedEntity*(Rq&)>;
     /// @p enabled: the profile has the server (6.12+); otherwise every call is a no-op.
     DlServerClass(MachineContext& ctx, bool enabled, PickFn pick);
+    /// The earliest deadline of the DL tasks queued on a CPU (DlClass::earliestDeadline()): the
+    /// server is one entity of that EDF tree and runs only when its own deadline, the end of its
+    /// period, is strictly earlier (kernel-model.md §15.3). Empty: no DL class.
+    void setEarliestDeadline(std::function<int64_t(const Rq&)> fn) { m_earliest = std::move(fn); }
 
     /// dl_server_start() in defer mode: fair tasks of @p cpu are runnable but RT was picked.
     void starve(int cpu);
@@ -70,6 +74,7 @@ private:
 
     MachineContext& m_ctx;
     PickFn m_pick;
+    std::function<int64_t(const Rq&)> m_earliest;
     bool m_enabled = false;
 };
 

@@ -487,6 +487,8 @@ void RtClass::wakeupPreempt(Rq& rq, Task& task, int /*wakeFlags*/)
     const Task* curr = rq.curr ? &m_ctx.task(rq.curr->task.value) : nullptr;
     if (throttled(task) || curr == &task)
         return;
+    if (curr && curr->isDl())
+        return; // the deadline class is above RT (kernel-model.md §15.3)
     if (curr && !curr->isRt() && rq.fairServer.running)
         return; // the fair server runs as a deadline entity, above RT
     if (!curr || !curr->isRt() || task.rtPriority > curr->rtPriority)

@@ -8,6 +8,7 @@
 #include "core/base/cpuset.h"
 #include "core/base/limits.h"
 #include "core/base/text.h"
+#include "core/dl/dlparams.h"
 #include "core/rtapp/lenientjson.h"
 #include "core/scenario/jsonreader.h"
 #include "core/scenario/scenarioio.h"
@@ -345,17 +346,11 @@ private:
         static const std::pair<const char*, Policy> kPolicies[] = {{"SCHED_OTHER", Policy::Normal},
             {"SCHED_NORMAL", Policy::Normal}, {"SCHED_BATCH", Policy::Batch},
             {"SCHED_IDLE", Policy::Idle}, {"SCHED_FIFO", Policy::Fifo},
-            {"SCHED_RR", Policy::RoundRobin}};
+            {"SCHED_RR", Policy::RoundRobin}, {"SCHED_DEADLINE", Policy::Deadline}};
         if (v.type == Value::Type::String) {
             for (const auto& [name, pol] : kPolicies)
                 if (v.text == name)
                     return pol;
-            if (v.text == "SCHED_DEADLINE") {
-                warn(path, v,
-                    "SCHED_DEADLINE is not modelled: imported as SCHED_FIFO priority 99 (it "
-                    "preempts every other task, as a deadline task would)");
-                return Policy::Fifo;
-            }
         }
         fail(path, v,
             "expected SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR or "
@@ -446,8 +441,9 @@ private:
     void ignoredAttribute(const std::string& key, const std::string& path, const Value& v)
     {
         if (startsWith(key, "dl-"))
-            warn(
-                path, v, "SCHED_DEADLINE parameters are not modelled (no deadline class): ignored");
+            warn(path, v,
+                "SCHED_DEADLINE parameters of a thread that is not SCHED_DEADLINE: ignored (as "
+                "rt-app does)");
         else if (startsWith(key, "util_"))
             warn(path, v, "utilization clamping (uclamp) is not modelled: ignored");
         else if (key == "numa_membind")
@@ -666,6 +662,8 @@ private:
                 set.insert("nice");
             } else if (key == "policy") {
                 warn(p, v, "a phase's policy change is not modelled: ignored");
+            } else if (startsWith(key, "dl-")) {
+                warn(p, v, "a phase's SCHED_DEADLINE parameters are not modelled: ignored");
             } else {
                 ignoredAttribute(key, p, v);
             }
@@ -710,8 +708,9 @@ private:
         if (const Value* v = t.find("policy"))
             if (auto pol = policy(child(path, "policy"), *v))
                 a.policy = *pol;
-        const bool deadline = t.find("policy") && t.find("policy")->text == "SCHED_DEADLINE";
-        a.rtPriority = deadline ? 99 : 10;
+        const bool deadline = a.policy == Policy::Deadline;
+        a.rtPriority = 10;
+        std::optional<Nanoseconds> dlRuntime, dlPeriod, dlDeadline;
         int64_t loops = -1;
         for (const auto& [key, v] : t.members) {
             const std::string p = child(path, key);
@@ -731,12 +730,30 @@ private:
                     spec.start = DurationSpec::fixed(*d);
             } else if (key == "taskgroup") {
                 a.cgroup = taskgroup(p, v);
+            } else if (deadline
+                && (key == "dl-runtime" || key == "dl-period" || key == "dl-deadline")) {
+                auto d = usec(p, v);
+                (key == "dl-runtime" ? dlRuntime : key == "dl-period" ? dlPeriod : dlDeadline) = d;
             } else if (isThreadAttribute(key)) {
                 ignoredAttribute(key, p, v);
             }
         }
         if (a.policy != Policy::Normal)
             spec.policy = a.policy;
+        if (deadline) {
+            // rt-app's defaults: dl-period = dl-runtime, dl-deadline = dl-period (µs); what
+            // sched_setattr() would refuse (EINVAL) stops rt-app, so it is an error here.
+            DlParams dl;
+            dl.runtime = dlRuntime.value_or(Nanoseconds(0)).count();
+            dl.period = dlPeriod.value_or(Nanoseconds(dl.runtime)).count();
+            dl.deadline = dlDeadline.value_or(Nanoseconds(dl.period)).count();
+            if (const std::string why = checkDlParams(dl); !why.empty()) {
+                const Value* at = t.find("dl-runtime") ? t.find("dl-runtime") : t.find("policy");
+                fail(child(path, t.find("dl-runtime") ? "dl-runtime" : "policy"), *at,
+                    "SCHED_DEADLINE parameters that sched_setattr() refuses (EINVAL): " + why);
+            }
+            spec.dl = dl;
+        }
         if (a.policy == Policy::Fifo || a.policy == Policy::RoundRobin)
             spec.rtPriority = a.rtPriority;
         else if (a.nice != 0)

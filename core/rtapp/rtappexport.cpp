@@ -360,9 +360,20 @@ private:
             j["instance"] = *t.count;
         const Policy pol = t.policy.value_or(Policy::Normal);
         static const char* const kPolicy[] = {
-            "SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR"};
+            "SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE"};
         if (pol != Policy::Normal)
             j["policy"] = kPolicy[static_cast<int>(pol)];
+        if (pol == Policy::Deadline && t.dl) {
+            // dl-runtime, dl-period, dl-deadline in µs (rt-app's unit).
+            j["dl-runtime"] =
+                usOf(DurationSpec::fixed(Nanoseconds(t.dl->runtime)), path + "/runtime");
+            j["dl-period"] =
+                usOf(DurationSpec::fixed(Nanoseconds(t.dl->effectivePeriod())), path + "/period");
+            j["dl-deadline"] =
+                usOf(DurationSpec::fixed(Nanoseconds(t.dl->deadline)), path + "/deadline");
+            if (t.dl->flags)
+                warn(path + "/flags", "rt-app sets no sched_flags (reclaim): not exported");
+        }
         if (pol == Policy::Fifo || pol == Policy::RoundRobin)
             j["priority"] = t.rtPriority.value_or(10);
         else if (t.nice)

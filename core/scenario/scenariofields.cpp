@@ -491,6 +491,33 @@ const FieldTable<CgroupFiles, CgroupFileContext>& cgroupFileFields()
     return table;
 }
 
+namespace {
+
+/// A SCHED_DEADLINE parameter of a task (kernel-model.md §15.1): only with policy deadline; the
+/// rules across them (runtime ≤ deadline ≤ period, …) are checked in parseTask().
+Field<TaskSpec, TaskContext> dlDuration(std::string_view key, int64_t DlParams::*member)
+{
+    return Field<TaskSpec, TaskContext>{key,
+        [member](ScenarioReader& r, const Json& v, const std::string& path, TaskSpec& t,
+            const TaskContext& ctx) {
+            if (t.policy.value_or(ctx.inherited) != Policy::Deadline) {
+                r.diag().error(path, "only valid with policy deadline");
+                return;
+            }
+            if (auto d = r.duration(v, path)) {
+                if (!t.dl)
+                    t.dl.emplace();
+                (*t.dl).*member = d->count();
+            }
+        },
+        [key, member](const TaskSpec& t, Json& out, const TaskContext&) {
+            if (t.dl && (*t.dl).*member != 0)
+                out[std::string(key)] = durationJson(Nanoseconds((*t.dl).*member));
+        }};
+}
+
+} // namespace
+
 const FieldTable<TaskSpec, TaskContext>& taskFields()
 {
     using Ctx = TaskContext;
@@ -530,6 +557,45 @@ const FieldTable<TaskSpec, TaskContext>& taskFields()
             }},
         optionalField<TaskSpec, Nanoseconds, Ctx>("slice", &TaskSpec::slice,
             Check<Nanoseconds>(sliceValue), ToJson<Nanoseconds>(durationJson)),
+        dlDuration("runtime", &DlParams::runtime),
+        dlDuration("deadline", &DlParams::deadline),
+        dlDuration("period", &DlParams::period),
+        F{"flags",
+            [](ScenarioReader& r, const Json& v, const std::string& path, TaskSpec& t,
+                const Ctx& ctx) {
+                if (t.policy.value_or(ctx.inherited) != Policy::Deadline) {
+                    r.diag().error(path, "only valid with policy deadline");
+                    return;
+                }
+                if (!v.is_array()) {
+                    r.diag().error(path, "expected a list of flags such as [\"reclaim\"]" + got(v));
+                    return;
+                }
+                if (!t.dl)
+                    t.dl.emplace();
+                for (size_t i = 0; i < v.size(); ++i) {
+                    if (v[i] == "reclaim") {
+                        t.dl->flags |= kDlFlagReclaim;
+                    } else if (v[i] == "dl_overrun") {
+                        t.dl->flags |= kDlFlagOverrun;
+                    } else {
+                        r.diag().error(child(path, i),
+                            "expected \"reclaim\" (SCHED_FLAG_RECLAIM) or \"dl_overrun\" "
+                            "(SCHED_FLAG_DL_OVERRUN)"
+                                + got(v[i]));
+                    }
+                }
+            },
+            [](const TaskSpec& t, Json& out, const Ctx&) {
+                if (!t.dl || t.dl->flags == 0)
+                    return;
+                Json flags = Json::array();
+                if (t.dl->flags & kDlFlagReclaim)
+                    flags.push_back("reclaim");
+                if (t.dl->flags & kDlFlagOverrun)
+                    flags.push_back("dl_overrun");
+                out["flags"] = flags;
+            }},
         optionalField<TaskSpec, uint64_t, Ctx>(
             "cookie", &TaskSpec::cookie, Check<uint64_t>(unsignedValue)),
         F{"start",
@@ -587,7 +653,17 @@ const FieldTable<SetAction>& setTaskFields()
         optionalField("cpus", &SetAction::cpus, Check<std::string>(cpuListValue)),
         optionalField("slice", &SetAction::slice, Check<Nanoseconds>(sliceValue),
             ToJson<Nanoseconds>(durationJson)),
-        optionalField("policy", &SetAction::policy, Check<Policy>(policyValue),
+        optionalField("policy", &SetAction::policy,
+            Check<Policy>([](ScenarioReader& r, const Json& v, const std::string& path) {
+                auto policy = policyValue(r, v, path);
+                if (policy == Policy::Deadline) {
+                    r.diag().error(path,
+                        "a change to SCHED_DEADLINE during the run is not modelled: give "
+                        "\"policy\": \"deadline\" and its parameters in the task");
+                    return std::optional<Policy>();
+                }
+                return policy;
+            }),
             ToJson<Policy>(asName<Policy>)),
     };
     return table;

@@ -483,7 +483,37 @@ TaskSpec ScenarioReader::parseTask(const Json& v, const std::string& path, const
         }
     }
     readFields(*this, taskFields(), v, path, task, ctx);
+    checkDeadline(task, v, path);
     return task;
+}
+
+void ScenarioReader::checkDeadline(TaskSpec& task, const Json& v, const std::string& path)
+{
+    // SCHED_DEADLINE (kernel-model.md §15.1): runtime and deadline are needed, and
+    // __checkparam_dl()'s EINVAL rules hold. (A forked child may set it for itself; only the
+    // fork of a SCHED_DEADLINE task fails, which the model reports when it runs.)
+    if (task.policy != Policy::Deadline)
+        return;
+    for (const char* key : {"runtime", "deadline"})
+        if (!v.contains(key))
+            m_diag.error(path, std::string("policy deadline needs \"") + key + "\" (a duration)");
+    if (!task.dl || !v.contains("runtime") || !v.contains("deadline"))
+        return;
+    const DlParams& p = *task.dl;
+    if (p.runtime < (int64_t{1} << kDlScale))
+        m_diag.error(child(path, "runtime"),
+            "expected at least 1024ns (1 << DL_SCALE, sched_setattr() gives EINVAL)");
+    else if (p.runtime > p.deadline)
+        m_diag.error(child(path, "runtime"),
+            "expected at most the deadline " + formatDuration(Nanoseconds(p.deadline))
+                + " (sched_setattr() gives EINVAL)");
+    else if (v.contains("period") && p.period < p.deadline)
+        m_diag.error(child(path, "deadline"),
+            "expected at most the period " + formatDuration(Nanoseconds(p.period))
+                + " (sched_setattr() gives EINVAL)");
+    else if (const std::string why = checkDlParams(p); !why.empty())
+        m_diag.error(child(path, v.contains("period") ? "period" : "deadline"),
+            "sched_setattr() gives EINVAL: " + why);
 }
 
 std::vector<Op> ScenarioReader::parseProgram(

@@ -71,6 +71,8 @@ public:
     void parseTasks(const Json& v, const std::string& path);
     void parseActions(const Json& v, const std::string& path);
     void parseAnnotations(const Json& v, const std::string& path);
+    /// The rules across a SCHED_DEADLINE task's fields (kernel-model.md §15.1).
+    void checkDeadline(TaskSpec& task, const Json& v, const std::string& path);
     std::vector<Op> parseProgram(const Json& v, const std::string& path, Policy policy, int depth);
 
 private:

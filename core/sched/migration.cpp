@@ -15,7 +15,7 @@ template <size_t N> const char* nameOf(const char* const (&names)[N], uint8_t va
 const char* migrateReasonName(MigrateReason reason)
 {
     static const char* const names[] = {"", "wakeup", "fork", "exec", "affinity", "periodic",
-        "newidle", "nohz-idle", "active", "rt", "core-steal", "other"};
+        "newidle", "nohz-idle", "active", "rt", "core-steal", "other", "dl"};
     return nameOf(names, uint8_t(reason));
 }
 

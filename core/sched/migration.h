@@ -25,8 +25,9 @@ enum class MigrateReason : uint8_t {
     Rt,        ///< the RT class's push/pull
     CoreSteal, ///< core scheduling moved a task with a matching cookie to an idle sibling
     Other,     ///< any other path (a scenario action that names the CPU)
+    Dl,        ///< the deadline class's push/pull
 };
-constexpr size_t kMigrateReasonCount = size_t(MigrateReason::Other) + 1;
+constexpr size_t kMigrateReasonCount = size_t(MigrateReason::Dl) + 1;
 
 /// Sched-domain levels (the kernel's default x86 topology).
 enum class DomainLevel : uint8_t { None, Smt, Mc, Pkg, Numa };

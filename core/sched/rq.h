@@ -5,6 +5,7 @@
 
 #include "core/base/eventid.h"
 #include "core/coresched/coresched.h"
+#include "core/dl/dlclass.h"
 #include "core/fair/cfsrq.h"
 #include "core/kernel/costs.h"
 #include "core/rt/dlserver.h"
@@ -38,6 +39,7 @@ struct Rq
 
     int cpu = 0;
     std::unique_ptr<CfsRq> cfs;   ///< rq->cfs, the root cfs_rq
+    DlRq dl;                      ///< rq->dl
     RtRq rt;                      ///< rq->rt
     DlServer fairServer;          ///< rq->fair_server (6.12+)
     CoreRqState core;             ///< core_tree, core_pick, … (CONFIG_SCHED_CORE)

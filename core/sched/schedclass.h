@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // struct sched_class (kernel/sched/sched.h): what every scheduling class offers the core
 // scheduler. The machine (core/sim) keeps the classes in priority order — the fair deadline
-// server, RT, fair, idle — and walks them to pick the next task (__pick_next_task()), dispatches
-// a task's class operations through classOf(task) instead of testing its policy, and gives every
-// class the same machine context (core/sched/machinecontext.h: clock, resched, timers,
+// server, deadline, RT, fair, idle — and walks them to pick the next task (__pick_next_task()),
+// dispatches a task's class operations through classOf(task) instead of testing its policy, and
+// gives every class the same machine context (core/sched/machinecontext.h: clock, resched, timers,
 // recording), so a class can be unit-tested on the tests' FakeMachine
 // (tests/support/fakemachine.h; tests/core/tst_rtunit.cpp, tst_fairformulas.cpp).
 // The machine's __schedule(), setters and lifecycle reach a class only through these

@@ -67,10 +67,28 @@ struct CfsRqInspection
     std::vector<std::string> explanation;
 };
 
+/// A SCHED_DEADLINE entity of a CPU (kernel-model.md §15): a task, or the fair server.
+struct DlEntityInspection
+{
+    std::string name;        ///< task name, or "fair_server"
+    bool server = false;     ///< the fair deadline server (§10.4)
+    bool curr = false;       ///< running now
+    bool throttled = false;  ///< waits for its replenishment (out of the tree)
+    bool active = false;     ///< the server boosts the fair class now
+    int64_t runtimeLeft = 0; ///< budget left (ns; the running task's charged up to now)
+    int64_t deadline = 0;    ///< absolute deadline (ns); the server's: its period's end
+    int64_t runtime = 0;     ///< dl_runtime
+    int64_t relDeadline = 0; ///< dl_deadline
+    int64_t period = 0;      ///< dl_period
+};
+
 struct CpuInspection
 {
     int cpu = 0;
-    std::string running;              ///< running task name, or "idle"
+    std::string running; ///< running task name, or "idle"
+    /// The CPU's DL entities: the EDF tree in deadline order, then the throttled tasks, then the
+    /// fair server while it has a period.
+    std::vector<DlEntityInspection> dl;
     std::vector<CfsRqInspection> rqs; ///< root first, then depth-first below queued groups
 };
 

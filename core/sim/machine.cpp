@@ -5,6 +5,7 @@
 #include "machine.h"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace schedlab {
 
@@ -20,6 +21,28 @@ void Machine::wakeUpNewTask(Task& task)
 {
     if (task.state != TaskRunState::NotStarted)
         return; // killed before it started
+    if (task.isDl() && !task.dl.admitted) {
+        // sched_setattr(SCHED_DEADLINE) as the task starts: __checkparam_dl() and the admission
+        // test (kernel-model.md §15.1, §15.2); refused, the task stays SCHED_NORMAL.
+        std::string why;
+        const DlParams params = task.dl.params;
+        // __sched_setscheduler(): a DL task's affinity must span its root domain (EPERM).
+        const int err = task.cpus.count() < m_cpus ? -EPERM : m_dl->setAttr(task, params, &why);
+        if (err == -EPERM)
+            why = "its CPUs " + task.cpus.toString() + " do not span the root domain";
+        if (err != 0) {
+            failedAction(task.name, task.cpu,
+                "sched_setattr(" + task.name + ", SCHED_DEADLINE "
+                    + formatDurationHuman(Nanoseconds(params.runtime)) + "/"
+                    + formatDurationHuman(Nanoseconds(params.deadline)) + "/"
+                    + formatDurationHuman(Nanoseconds(params.effectivePeriod())) + "): "
+                    + (err == -EBUSY        ? "EBUSY"
+                            : err == -EPERM ? "EPERM"
+                                            : "EINVAL")
+                    + " (" + why + "); the task stays SCHED_NORMAL");
+            task.policy = Policy::Normal;
+        }
+    }
     // wake_up_new_task(): the task's class chooses the CPU and queues it.
     SchedClass& cls = classOf(task);
     task.alive = true;
@@ -253,7 +276,7 @@ void Machine::schedule(int cpu)
         if (!classOf(*prev).schedulePrev(rq, *prev))
             unput = prev;
     }
-    // The pick walks the classes (classPick(): fair server, RT, fair, idle); under core
+    // The pick walks the classes (classPick(): fair server, deadline, RT, fair, idle); under core
     // scheduling it is the core-wide pick (core/coresched/).
     m_dlServer->stopIfIdle(rq); // dl_server_stop(): no fair task left
     bool forcedIdle = false;    // core scheduling left this CPU idle with runnable tasks (§11.2)
@@ -462,7 +485,7 @@ template <typename F> void Machine::changeTask(Task& task, int dequeueFlags, F&&
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (task.se.schedDelayed) // the core completes a delayed dequeue before a change
         cls.dequeueTask(rq, task, DequeueSleep | DequeueDelayed);
-    const bool queued = task.se.onRq || task.rtQueued; // task_on_rq_queued()
+    const bool queued = task.queuedOnRq(); // task_on_rq_queued()
     const bool running = rq.curr == &task.se;
     if (queued)
         cls.dequeueTask(rq, task, dequeueFlags);
@@ -588,7 +611,7 @@ void Machine::setAffinity(Task& task, const CpuSet& cpus)
         m_bw->requeueParked(task);
         return;
     }
-    if (!task.se.onRq && !task.rtQueued) {
+    if (!task.queuedOnRq()) {
         if (task.state == TaskRunState::NotStarted || cls.placesBlockedOnMaskChange())
             attachToCpu(task, std::max(0, cpus.first()));
         return;

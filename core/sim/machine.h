@@ -249,13 +249,15 @@ private:
     std::unique_ptr<LoadTracker> m_load;
     std::unique_ptr<CfsBandwidthControl> m_bw;
     std::unique_ptr<RtClass> m_rt;
+    std::unique_ptr<DlClass> m_dl;
     std::unique_ptr<DlServerClass> m_dlServer;
     std::unique_ptr<FairSchedClass> m_fairSched;
     IdleClass m_idle;
     /// The classes in priority order (sched_class_highest … lowest): the walk of pick_task().
-    std::array<SchedClass*, 4> m_classes{};
-    static constexpr size_t kRtClass = 1;   ///< rt_sched_class in m_classes
-    static constexpr size_t kFairClass = 2; ///< fair_sched_class in m_classes
+    std::array<SchedClass*, 5> m_classes{};
+    static constexpr size_t kDlClass = 1;   ///< dl_sched_class in m_classes
+    static constexpr size_t kRtClass = 2;   ///< rt_sched_class in m_classes
+    static constexpr size_t kFairClass = 3; ///< fair_sched_class in m_classes
     int64_t m_baseSlice = 0;                ///< sysctl_sched_base_slice (scaled by CPU count)
     std::vector<int64_t> m_groupCpuTime; ///< per group, its own tasks only (groupCpuTimes() sums)
     int m_eventCpu = -1;                 ///< CPU the current event runs on (-1 none)

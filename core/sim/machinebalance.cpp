@@ -29,7 +29,7 @@ void Machine::initBalancer(const Scenario& scenario)
 int Machine::nrRunning(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    return rq.nrRunning + rq.rt.nrQueued;
+    return rq.nrRunning + rq.rt.nrQueued + rq.dl.nrRunning();
 }
 
 bool Machine::idleCpu(int cpu) const

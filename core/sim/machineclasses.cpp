@@ -33,9 +33,13 @@ void Machine::initClasses(const Scenario& scenario)
     // dl_server_init(): the fair server serves fair_server_pick_task().
     m_dlServer = std::make_unique<DlServerClass>(ctx, m_traits.fairDeadlineServer,
         [this](Rq& rq) { return m_classes[kFairClass]->serverPickTask(rq); });
+    m_dl = std::make_unique<DlClass>(ctx, m_traits.fairDeadlineServer);
+    m_dl->setRtGroups(&m_rt->groups());
+    m_dl->setReporter([this](const Finding& f) { m_rtFindings.push_back(f); });
+    m_dlServer->setEarliestDeadline([this](const Rq& rq) { return m_dl->earliestDeadline(rq); });
     m_fairSched = std::make_unique<FairSchedClass>(*m_fair, ctx, m_domains, m_hz);
     m_fairSched->setTraits(&m_traits);
-    m_classes = {m_dlServer.get(), m_rt.get(), m_fairSched.get(), &m_idle};
+    m_classes = {m_dlServer.get(), m_dl.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(ctx, m_domains.topology());
     m_bw = std::make_unique<CfsBandwidthControl>(ctx, *m_fair, m_groups, m_choices);
     m_load = std::make_unique<LoadTracker>(ctx, m_groups, m_cpus, m_tickNs);
@@ -62,7 +66,10 @@ void Machine::failedAction(const std::string& task, int cpu, const std::string& 
 
 SchedClass& Machine::classOfPolicy(Policy policy)
 {
-    // __setscheduler_class(): rt_policy() → rt_sched_class, else fair_sched_class.
+    // __setscheduler_class(): dl_policy() → dl_sched_class, rt_policy() → rt_sched_class, else
+    // fair_sched_class.
+    if (policy == Policy::Deadline)
+        return *m_classes[kDlClass];
     const bool rt = policy == Policy::Fifo || policy == Policy::RoundRobin;
     return *m_classes[rt ? kRtClass : kFairClass];
 }
@@ -71,6 +78,8 @@ SchedClass& Machine::classOf(const Task& task) const
 {
     // p->sched_class: the one place that maps a task to its class; the kernel paths dispatch
     // through the result.
+    if (task.isDl())
+        return *m_classes[kDlClass];
     return *m_classes[task.isRt() ? kRtClass : kFairClass];
 }
 
@@ -175,7 +184,7 @@ bool Machine::changeClass(Task& task, Policy policy)
     if (task.se.schedDelayed)
         from.dequeueTask(rq, task, DequeueSleep | DequeueDelayed);
     const bool running = rq.curr == &task.se;
-    const bool queued = task.rtQueued || task.se.onRq; // task_on_rq_queued()
+    const bool queued = task.queuedOnRq(); // task_on_rq_queued()
     if (queued)
         from.dequeueTask(rq, task, DequeueSave);
     if (running)

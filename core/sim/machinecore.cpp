@@ -7,7 +7,8 @@ namespace schedlab {
 
 SchedEntity* Machine::classPick(int cpu)
 {
-    // The class walk of __pick_next_task(): the fair server (while it boosts), RT, fair, idle.
+    // The class walk of __pick_next_task(): the fair server (while it boosts), deadline, RT, fair,
+    // idle.
     Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
     for (SchedClass* cls : m_classes)
         if (SchedEntity* se = cls->pickTask(rq))

@@ -99,6 +99,40 @@ Inspection Machine::inspect(bool settle)
             }
         };
         visit(*rq->cfs, 0);
+        // The deadline class's tree, its throttled tasks and the fair server (§15).
+        auto dlOf = [&](const Task& t) {
+            DlEntityInspection d;
+            d.name = t.name;
+            d.curr = rq->curr == &t.se;
+            d.throttled = t.dl.throttled;
+            d.runtimeLeft = t.dl.runtime;
+            if (d.curr && !d.throttled && now().count() > t.dl.execStart) {
+                const int64_t delta = now().count() - t.dl.execStart;
+                d.runtimeLeft -=
+                    t.dl.params.reclaim() ? m_dl->grubReclaim(delta, rq->dl, t.dl) : delta;
+            }
+            d.deadline = t.dl.deadline;
+            d.runtime = t.dl.params.runtime;
+            d.relDeadline = t.dl.params.deadline;
+            d.period = t.dl.params.period;
+            return d;
+        };
+        for (int index : m_dl->queuedTasks(*rq))
+            cpu.dl.push_back(dlOf(*m_tasks[static_cast<size_t>(index)]));
+        for (const auto& t : m_tasks)
+            if (t->isDl() && t->cpu == rq->cpu && t->dl.onRq && !t->dl.inTree)
+                cpu.dl.push_back(dlOf(*t));
+        if (m_traits.fairDeadlineServer && rq->fairServer.periodEnd >= 0) {
+            DlEntityInspection d;
+            d.name = "fair_server";
+            d.server = true;
+            d.active = rq->fairServer.running;
+            d.runtimeLeft = rq->fairServer.runtime;
+            d.deadline = rq->fairServer.periodEnd;
+            d.runtime = kFairServerRuntimeNs;
+            d.relDeadline = d.period = kFairServerPeriodNs;
+            cpu.dl.push_back(d);
+        }
         out.cpus.push_back(std::move(cpu));
     }
     return out;

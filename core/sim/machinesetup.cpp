@@ -258,8 +258,19 @@ Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int par
     t.rtPriority = spec.rtPriority.value_or(p ? p->rtPriority : 0);
     // sched_fork(): rt_prio() chooses rt_sched_class; __sched_setscheduler() refuses an RT
     // policy in a group without RT runtime. (Kernel tests of the policy, not dispatch.)
+    if (p && p->isDl()) {
+        // sched_fork() refuses to fork a SCHED_DEADLINE task (EAGAIN). The model forks anyway,
+        // says so, and the child does not inherit the policy (kernel-model.md §15.8).
+        failedAction(p->name, p->cpu,
+            "fork() of SCHED_DEADLINE task " + p->name + ": EAGAIN in the kernel; the child " + name
+                + " runs here, " + (spec.policy ? "with its own policy" : "SCHED_NORMAL"));
+        if (!spec.policy)
+            t.policy = Policy::Normal;
+    }
+    if (t.isDl())
+        t.dl.params = spec.dl.value_or(DlParams{});
     SchedClass& cls = classOf(t);
-    if (!cls.fairPolicy() && t.rtPriority == 0)
+    if (!cls.fairPolicy() && !t.isDl() && t.rtPriority == 0)
         t.rtPriority = 1;
     if (SchedGroupOps* ops = cls.groupOps(); ops && !ops->admits(t.group)) {
         // sched_setscheduler() refuses an RT policy in a group without RT runtime (EPERM).

@@ -122,7 +122,10 @@ void ProgramInterpreter::advance(Task& task)
             }
         case Op::Kind::Yield:
             m_s.yieldTask(task);
-            task.workLeft = kYieldSyscallNs;
+            // A SCHED_DEADLINE task waits for its next period (yield_task_dl()); the model
+            // charges its system call no time, so that a job ends exactly at its yield
+            // (kernel-model.md §15.4).
+            task.workLeft = task.isDl() ? 0 : kYieldSyscallNs;
             return;
         case Op::Kind::Nice:
             m_s.setUserNice(task, op.nice);

@@ -7,7 +7,8 @@ namespace schedlab {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kPolicies{"normal", "batch", "idle", "fifo", "rr"};
+constexpr std::array<std::string_view, 6> kPolicies{
+    "normal", "batch", "idle", "fifo", "rr", "deadline"};
 constexpr std::array<std::string_view, 18> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
     "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write", "suspend", "resume",
     "complete", "wait_for_completion"};

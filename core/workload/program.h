@@ -7,6 +7,7 @@
 
 #include "core/base/enumnames.h"
 #include "core/base/time.h"
+#include "core/dl/dlparams.h"
 #include "core/kernel/cgroupfiles.h"
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct DurationSpec
     friend bool operator==(const DurationSpec&, const DurationSpec&) = default;
 };
 
-enum class Policy { Normal, Batch, Idle, Fifo, RoundRobin };
+enum class Policy { Normal, Batch, Idle, Fifo, RoundRobin, Deadline };
 
 struct TaskSpec;
 
@@ -87,6 +88,8 @@ struct TaskSpec
     std::optional<int> nice;           ///< -20…19
     std::optional<int> rtPriority;     ///< 1…99
     std::optional<Nanoseconds> slice;  ///< custom slice, 0.1–100 ms
+    /// SCHED_DEADLINE reservation (policy deadline: "runtime", "deadline", "period", "flags")
+    std::optional<DlParams> dl;
     std::optional<uint64_t> cookie;    ///< core-scheduling cookie
     std::optional<DurationSpec> start; ///< creation time; default 0
     bool probe = false;

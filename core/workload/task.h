@@ -5,6 +5,7 @@
 
 #include "core/base/cpuset.h"
 #include "core/base/eventid.h"
+#include "core/dl/dlentity.h"
 #include "core/fair/schedentity.h"
 #include "core/sched/migration.h"
 #include "core/workload/program.h"
@@ -41,6 +42,9 @@ struct Task
     int coreOccupation = 0; ///< core_occupation: busy siblings when it was last core-picked
     int rtPriority = 0;     ///< 1…99 for SCHED_FIFO/SCHED_RR (higher runs first)
     bool isRt() const { return policy == Policy::Fifo || policy == Policy::RoundRobin; }
+    bool isDl() const { return policy == Policy::Deadline; } ///< dl_policy()
+    /// task_on_rq_queued(): queued in its class (running, throttled or delayed included).
+    bool queuedOnRq() const { return se.onRq || rtQueued || dl.onRq; }
     /// Blocked on a mutex, a wait queue or a completion (not a timed sleep or a child).
     bool waitsOnObject() const
     {
@@ -93,6 +97,7 @@ struct Task
     int64_t rtExecStart = 0; ///< start of the RT execution not yet accounted (update_curr_rt)
     int rtTicksLeft = 0;     ///< SCHED_RR: ticks left in the time slice
     bool alive = false;      ///< between wake_up_new_task and exit: in the kernel's task list
+    DlEntity dl;             ///< SCHED_DEADLINE (core/dl/dlclass.cpp)
     // Kernel work in progress (cost model): a fork waiting for/holding tasklist_lock, or the
     // remaining cgroup writes of a "write" operation.
     const Op* pendingFork = nullptr;

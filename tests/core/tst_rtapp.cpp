@@ -105,6 +105,7 @@ private slots:
     void attributes();
     void phasesAndPhaseCpus();
     void runtimeIsWallTime();
+    void deadlineThreads();
     void unsupportedEventsWarnWithPath();
     void badValuesAreErrors();
     void forkUsesTheNamedThread();
@@ -312,6 +313,42 @@ void TestRtApp::runtimeIsWallTime()
     // Alone on a CPU, runtime T is T of CPU time.
     const Metrics m = simulate(*r.scenario, 1_s);
     QCOMPARE(taskMetrics(m, "t")->cpuTimeNs, int64_t(25'000'000 + 4'000));
+}
+
+void TestRtApp::deadlineThreads()
+{
+    // SCHED_DEADLINE with rt-app's defaults (µs; dl-period = dl-runtime, dl-deadline =
+    // dl-period) becomes policy deadline; the export writes the three values back.
+    auto r = importRtApp(R"({ "tasks": {
+        "v": { "policy": "SCHED_DEADLINE", "dl-runtime": 10000, "dl-period": 30000,
+               "loop": -1, "run": 8000, "yield": "" },
+        "a": { "policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000,
+               "dl-deadline": 5000, "loop": 1, "run": 1000 },
+        "d": { "policy": "SCHED_DEADLINE", "dl-runtime": 3000, "loop": 1, "run": 1000 } } })",
+        "dl.json");
+    QVERIFY(r.ok());
+    QCOMPARE(r.scenario->tasks[0].policy, std::optional(Policy::Deadline));
+    QCOMPARE(
+        r.scenario->tasks[0].dl, std::optional(DlParams{10'000'000, 30'000'000, 30'000'000, 0}));
+    QCOMPARE(r.scenario->tasks[1].dl, std::optional(DlParams{2'000'000, 5'000'000, 10'000'000, 0}));
+    QCOMPARE(r.scenario->tasks[2].dl, std::optional(DlParams{3'000'000, 3'000'000, 3'000'000, 0}));
+    QVERIFY(!anyContains(r.warnings, "dl-"));
+    // On one CPU v runs 8 ms of every 30 (its yield waits for the next period): 27 jobs in
+    // 800 ms (0, 30, …, 780 ms), 216 ms.
+    Scenario s = *r.scenario;
+    s.tasks.resize(1);
+    s.machine.cpus = 1;
+    QCOMPARE(taskMetrics(simulate(s, 800_ms), "v")->cpuTimeNs, int64_t(216'000'000));
+    const ExportResult e = exportRtApp(*r.scenario);
+    for (const char* part : {R"("dl-runtime": 10000)", R"("dl-period": 30000)",
+             R"("dl-deadline": 5000)", R"("policy": "SCHED_DEADLINE")"})
+        QVERIFY2(e.json.find(part) != std::string::npos, part);
+    // What sched_setattr() refuses stops rt-app: an error with the path.
+    auto bad = importRtApp(R"({ "tasks": { "t": { "policy": "SCHED_DEADLINE",
+        "dl-runtime": 20000, "dl-period": 10000, "run": 1000 } } })",
+        "bad.json");
+    QVERIFY(!bad.ok());
+    QVERIFY(anyContains(bad.errors, "/tasks/t/dl-runtime: SCHED_DEADLINE parameters that"));
 }
 
 void TestRtApp::unsupportedEventsWarnWithPath()

@@ -72,8 +72,9 @@ void TestScenarioFields::tablesHoldTheDocumentedKeys()
         (V{"cpu.weight", "cpu.weight.nice", "cpu.max", "cpu.idle", "cpu.rt_runtime_us",
             "cpu.rt_period_us"}));
     QCOMPARE(strings(keysOf(taskFields())),
-        (V{"name", "count", "cgroup", "cpus", "policy", "nice", "rt_priority", "slice", "cookie",
-            "start", "probe", "kernel_thread", "program"}));
+        (V{"name", "count", "cgroup", "cpus", "policy", "nice", "rt_priority", "slice", "runtime",
+            "deadline", "period", "flags", "cookie", "start", "probe", "kernel_thread",
+            "program"}));
     QCOMPARE(strings(keysOf(setTaskFields())), (V{"nice", "cpus", "slice", "policy"}));
     QCOMPARE(strings(keysOf(annotationFields())), (V{"at", "text"}));
 }

@@ -546,8 +546,11 @@ void TestScenarioJson::invalid_data()
     QTest::addRow("unknown cgroup") << doc(R"("tasks": [{"name": "a", "cgroup": "/nope"}])")
                                     << "t.json: /tasks/0/cgroup: unknown cgroup \"/nope\"";
     QTest::addRow("policy deadline") << doc(R"("tasks": [{"name": "a", "policy": "deadline"}])")
-                                     << "t.json: /tasks/0/policy: expected normal, batch, idle, "
-                                        "fifo or rr (got \"deadline\")";
+                                     << "t.json: /tasks/0: policy deadline needs \"runtime\" (a "
+                                        "duration)";
+    QTest::addRow("policy bogus") << doc(R"("tasks": [{"name": "a", "policy": "edf"}])")
+                                  << "t.json: /tasks/0/policy: expected normal, batch, idle, "
+                                     "fifo, rr or deadline (got \"edf\")";
     QTest::addRow("nice 20") << doc(R"("tasks": [{"name": "a", "nice": 20}])")
                              << "t.json: /tasks/0/nice: expected an integer in -20..19 (got 20)";
     QTest::addRow("nice as float") << doc(R"("tasks": [{"name": "a", "nice": 2.5}])")

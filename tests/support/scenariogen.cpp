@@ -466,7 +466,10 @@ void Generator::actions()
                     if (chance(30))
                         a.set.slice = ns(100'000, 5'000'000);
                     if (chance(20))
-                        a.set.policy = pickEnum<Policy>();
+                        // A set action cannot make a task SCHED_DEADLINE (its parameters are
+                        // the task's): the policies before it, drawn as before.
+                        a.set.policy = pick(std::vector<Policy>{Policy::Normal, Policy::Batch,
+                            Policy::Idle, Policy::Fifo, Policy::RoundRobin});
                 } while (!a.set.nice && !a.set.cpus && !a.set.slice && !a.set.policy);
             }
             break;

@@ -146,6 +146,36 @@ void InspectorDock::showInspection(const Inspection& in)
         QFont bold = cpuItem->font(0);
         bold.setBold(true);
         cpuItem->setFont(0, bold);
+        if (!cpu.dl.empty()) {
+            // The deadline class (kernel-model.md §15): EDF order, runtime left and deadline.
+            auto* dlItem = new QTreeWidgetItem(cpuItem, {tr("dl_rq (EDF by deadline)")});
+            dlItem->setFirstColumnSpanned(true);
+            dlItem->setData(0, kCpuRole, cpu.cpu);
+            for (const DlEntityInspection& d : cpu.dl) {
+                QStringList state;
+                if (d.curr)
+                    state << tr("curr");
+                if (d.throttled)
+                    state << tr("throttled");
+                if (d.server)
+                    state << (d.active ? tr("boosting fair") : tr("deferred"));
+                const QString text =
+                    tr("%1: runtime %2 left of %3, deadline %4 (%5 from now), D %6, P %7%8")
+                        .arg(toQString(d.name),
+                            toQString(formatDurationHuman(Nanoseconds(d.runtimeLeft))),
+                            toQString(formatDurationHuman(Nanoseconds(d.runtime))),
+                            formatTime(Nanoseconds(d.deadline)),
+                            toQString(formatDurationHuman(Nanoseconds(d.deadline - in.at.count()))),
+                            toQString(formatDurationHuman(Nanoseconds(d.relDeadline))),
+                            toQString(formatDurationHuman(Nanoseconds(d.period))),
+                            state.isEmpty()
+                                ? QString()
+                                : QStringLiteral(" — ") + state.join(QStringLiteral(", ")));
+                auto* item = new QTreeWidgetItem(dlItem, {text});
+                item->setFirstColumnSpanned(true);
+                item->setData(0, kCpuRole, cpu.cpu);
+            }
+        }
         std::vector<QTreeWidgetItem*> rqItems(cpu.rqs.size(), nullptr);
         rqItems[0] = cpuItem;
         for (size_t r = 0; r < cpu.rqs.size(); ++r) {

@@ -34,6 +34,8 @@ QString policyName(Policy p)
         return QStringLiteral("fifo");
     case Policy::RoundRobin:
         return QStringLiteral("rr");
+    case Policy::Deadline:
+        return QStringLiteral("deadline");
     }
     return {};
 }
@@ -365,6 +367,12 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
             if (policy == Policy::Fifo || policy == Policy::RoundRobin)
                 return QString(policyName(policy) + QLatin1Char(' ')
                     + QString::number(t.rtPriority.value_or(1)));
+            if (policy == Policy::Deadline && t.dl) // runtime/deadline/period (§15)
+                return QStringLiteral("deadline %1/%2/%3")
+                    .arg(QString::fromStdString(formatDurationHuman(Nanoseconds(t.dl->runtime))),
+                        QString::fromStdString(formatDurationHuman(Nanoseconds(t.dl->deadline))),
+                        QString::fromStdString(
+                            formatDurationHuman(Nanoseconds(t.dl->effectivePeriod()))));
             QString text =
                 QStringLiteral("nice ") + QString::number(node.nice.value_or(t.nice.value_or(0)));
             if (policy != Policy::Normal)
@@ -545,7 +553,8 @@ Qt::ItemFlags MachineTreeModel::flags(const QModelIndex& index) const
             return f;
         f |= Qt::ItemIsDragEnabled;
         const Policy policy = taskSpec(node).policy.value_or(Policy::Normal);
-        const bool rt = policy == Policy::Fifo || policy == Policy::RoundRobin;
+        const bool rt =
+            policy == Policy::Fifo || policy == Policy::RoundRobin || policy == Policy::Deadline;
         if ((index.column() == WeightColumn && !rt) || index.column() == CpusColumn)
             f |= Qt::ItemIsEditable;
         return f;

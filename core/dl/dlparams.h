@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SCHED_DEADLINE parameters as sched_setattr() takes them and the kernel's fixed-point bandwidth
+// (kernel/sched/deadline.c, sched.h), kernel-model.md §15.1–§15.2. Plain values: the scenario
+// (core/workload/program.h) holds them, the class (dlclass.h) runs them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace schedlab {
+
+constexpr int kDlScale = 10;                ///< DL_SCALE: the runtime is at least 1 << 10 ns
+constexpr int kDlBwShift = 20;              ///< BW_SHIFT
+constexpr uint64_t kDlBwUnit = 1ULL << 20;  ///< BW_UNIT
+constexpr int kDlRatioShift = 8;            ///< RATIO_SHIFT (GRUB's bw_ratio)
+constexpr int64_t kDlPeriodMinNs = 100'000; ///< sysctl_sched_dl_period_min = 100 µs
+constexpr int64_t kDlPeriodMaxNs = (int64_t{1} << 22) * 1000; ///< sched_dl_period_max, 2^22 µs
+constexpr uint32_t kDlFlagReclaim = 0x02;                     ///< SCHED_FLAG_RECLAIM (GRUB)
+constexpr uint32_t kDlFlagOverrun = 0x04; ///< SCHED_FLAG_DL_OVERRUN (SIGXCPU, not modelled)
+
+/// sched_attr's deadline part (ns). A period of 0 means "the deadline" (__checkparam_dl()).
+struct DlParams
+{
+    int64_t runtime = 0;
+    int64_t deadline = 0;
+    int64_t period = 0;
+    uint32_t flags = 0;
+    /// The period the kernel uses: sched_period, or sched_deadline when 0.
+    int64_t effectivePeriod() const { return period != 0 ? period : deadline; }
+    bool reclaim() const { return (flags & kDlFlagReclaim) != 0; }
+    friend bool operator==(const DlParams&, const DlParams&) = default;
+};
+
+/// to_ratio(period, runtime) = (runtime << BW_SHIFT) / period, 0 for a period of 0.
+inline uint64_t dlToRatio(uint64_t period, uint64_t runtime)
+{
+    return period == 0 ? 0 : (runtime << kDlBwShift) / period;
+}
+
+/// dl_bw of @p p: to_ratio(period, runtime), kernel-model.md §15.1.
+inline uint64_t dlBandwidth(const DlParams& p)
+{
+    return dlToRatio(static_cast<uint64_t>(p.effectivePeriod()), static_cast<uint64_t>(p.runtime));
+}
+
+/// dl_density of @p p: to_ratio(deadline, runtime).
+inline uint64_t dlDensity(const DlParams& p)
+{
+    return dlToRatio(static_cast<uint64_t>(p.deadline), static_cast<uint64_t>(p.runtime));
+}
+
+/// __checkparam_dl() (kernel-model.md §15.1): empty when @p p is valid, else why it is EINVAL.
+std::string checkDlParams(const DlParams& p);
+
+} // namespace schedlab
