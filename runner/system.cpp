@@ -51,6 +51,7 @@ struct SharedEntry
     int pid;
     char name[96];
     char cgroup[96];
+    char cpus[64]; ///< allowed CPUs once the task's attributes are set (a cpulist), or empty
 };
 
 // Shared by the runner and every task process (MAP_SHARED before the first fork).
@@ -187,7 +188,7 @@ private:
     /// grace period, several milliseconds under emulation.
     [[noreturn]] void taskMain(const TaskSpec& spec, const std::string& name,
         const std::string& cgroup, int64_t startNs, bool waitForGo, bool inCgroup = false);
-    void registerTask(const std::string& name, const std::string& cgroup);
+    int registerTask(const std::string& name, const std::string& cgroup);
     std::vector<pid_t> pidsOf(const std::string& name) const;
     /// Stops the run: a task's fork was refused by the guard.
     void guardStop(const std::string& why);
@@ -279,16 +280,44 @@ std::string Runner::applyAttributes(pid_t pid, const Attributes& a, bool inherit
     return problems;
 }
 
-void Runner::registerTask(const std::string& name, const std::string& cgroup)
+int Runner::registerTask(const std::string& name, const std::string& cgroup)
 {
     const int i = m_shared->count.fetch_add(1);
     if (i >= kMaxEntries)
-        return;
+        return -1;
     SharedEntry& e = m_shared->entries[i];
     e.pid = static_cast<int>(getpid());
     std::snprintf(e.name, sizeof e.name, "%s", name.c_str());
     std::snprintf(e.cgroup, sizeof e.cgroup, "%s", cgroup.c_str());
+    return i;
 }
+
+namespace {
+
+/// The calling task's allowed CPUs as a cpulist ("0-1,3"), empty when it cannot be read.
+std::string allowedCpus()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return {};
+    std::string out;
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (!CPU_ISSET(c, &set) || (c > 0 && CPU_ISSET(c - 1, &set)))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            ++last;
+        if (!out.empty())
+            out += ',';
+        out += std::to_string(c);
+        if (last > c)
+            out += '-' + std::to_string(last);
+    }
+    return out;
+}
+
+} // namespace
 
 std::vector<pid_t> Runner::pidsOf(const std::string& name) const
 {
@@ -336,13 +365,17 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     int64_t startNs, bool waitForGo, bool inCgroup)
 {
     prctl(PR_SET_NAME, name.substr(0, 15).c_str());
-    registerTask(name, cgroup);
+    const int entry = registerTask(name, cgroup);
     std::string problems;
     if (!inCgroup)
         if (const std::string e = writeKernelFile(procsDir(cgroup) + "/cgroup.procs", "0");
             !e.empty())
             problems += " " + e + ";";
     problems += applyAttributes(0, attributesOf(spec), !waitForGo && startNs < 0);
+    // The affinity the task starts with, for the trace's header (a replay pins it the same).
+    if (entry >= 0)
+        std::snprintf(m_shared->entries[entry].cpus, sizeof m_shared->entries[entry].cpus, "%s",
+            allowedCpus().c_str());
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
     if (waitForGo) {
@@ -568,7 +601,33 @@ bool Runner::writeTrace()
     for (int i = 0; i < n; ++i) {
         const SharedEntry& e = m_shared->entries[i];
         names << e.pid << " " << e.name << " " << e.cgroup << "\n";
-        s << "# schedlab-task: " << e.pid << " " << e.name << " " << e.cgroup << "\n";
+        s << "# schedlab-task: " << e.pid << " " << e.name << " " << e.cgroup;
+        if (e.cpus[0])
+            s << " cpus=" << e.cpus;
+        s << "\n";
+    }
+    // The cgroup files the run set at its start (a replay gives its groups the same; changes
+    // by actions during the run are not here).
+    for (const CgroupSpec& g : m_s.cgroups) {
+        const std::vector<std::string> paths = g.count
+            ? [&] {
+                  std::vector<std::string> all;
+                  for (int k = 1; k <= *g.count; ++k)
+                      all.push_back(g.path + "-" + std::to_string(k));
+                  return all;
+              }()
+            : std::vector<std::string>{g.path};
+        const auto values = cgroupFileValues(g.files);
+        if (values.empty())
+            continue;
+        for (const std::string& path : paths) {
+            s << "# schedlab-cgroup-files: " << path;
+            for (auto [file, value] : values) {
+                std::replace(value.begin(), value.end(), ' ', ',');
+                s << " " << file << "=" << value;
+            }
+            s << "\n";
+        }
     }
     if (const int all = m_shared->count.load(); all > kMaxEntries)
         warn(std::to_string(all - kMaxEntries) + " of " + std::to_string(all)

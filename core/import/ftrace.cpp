@@ -231,8 +231,43 @@ void Importer::comment(string_view text, int64_t number)
                 return;
             }
             fields >> e.cgroup;
+            e.cpus = detail::nameMapCpus(fields);
             // a map given on the command line wins
             m_names.byPid.emplace(static_cast<int>(pid), e);
+        }
+    } else if (const auto f = directive("schedlab-cgroup-files:")) {
+        std::istringstream fields{std::string(*f)};
+        std::string path;
+        fields >> path;
+        if (path.empty() || path.front() != '/')
+            return;
+        CgroupFiles& files = m_result.cgroupFiles[path];
+        // Values as the runner wrote them (cgroup v2 syntax, a space in cpu.max as ','); one
+        // out of range is left unset, as a group the trace says nothing of.
+        for (std::string kv; fields >> kv;) {
+            const size_t eq = kv.find('=');
+            if (eq == std::string::npos)
+                continue;
+            const std::string file = kv.substr(0, eq);
+            const std::string_view value = string_view(kv).substr(eq + 1);
+            const auto num = toInt(value);
+            if (file == "cpu.weight" && num && *num >= 1 && *num <= 10000)
+                files.weight = static_cast<int>(*num);
+            else if (file == "cpu.weight.nice" && num && *num >= -20 && *num <= 19)
+                files.weightNice = static_cast<int>(*num);
+            else if (file == "cpu.idle" && num && (*num == 0 || *num == 1))
+                files.idle = *num == 1;
+            else if (file == "cpu.max") {
+                const size_t comma = value.find(',');
+                const auto period = comma == std::string_view::npos
+                    ? std::optional<int64_t>{100000}
+                    : toInt(value.substr(comma + 1));
+                const std::string_view quota = value.substr(0, comma);
+                const auto q = toInt(quota);
+                if (period && *period >= 1000 && *period <= 1000000
+                    && (quota == "max" || (q && *q >= 1000)))
+                    files.cpuMax = CpuMax{quota == "max" ? std::nullopt : q, *period};
+            }
         }
     } else if (const auto g = directive("schedlab-cgroup:")) {
         std::istringstream fields{std::string(*g)};
@@ -749,12 +784,14 @@ TraceImport Importer::finish()
     for (TaskInfo& ti : m_tasks) {
         std::string name = ti.comm.empty() ? "<...>" : ti.comm;
         std::string cgroup;
+        std::string cpus;
         const auto it = m_names.byPid.find(ti.pid);
         if (it != m_names.byPid.end()
             && (ti.comm.empty() || it->second.name.substr(0, 15) == ti.comm
                 || it->second.name.substr(0, 15) == ti.comm.substr(0, 15))) {
             name = it->second.name;
             cgroup = it->second.cgroup;
+            cpus = it->second.cpus;
         } else {
             name += "-" + std::to_string(ti.pid);
         }
@@ -778,7 +815,7 @@ TraceImport Importer::finish()
         tm.exitedAtNs = ti.exitedAt;
         m.tasks.push_back(std::move(tm));
         m_result.firstEventNs.push_back(ti.firstEvent);
-        m_result.taskInfo.push_back({ti.pid, ti.comm, ti.prio, ti.prioChanged, ti.parent});
+        m_result.taskInfo.push_back({ti.pid, ti.comm, ti.prio, ti.prioChanged, ti.parent, cpus});
     }
     // Cgroups: the CPU time of the tasks the name map places in them, parents included (a
     // task moved at run time is counted in the group it started in).

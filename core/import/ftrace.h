@@ -9,6 +9,7 @@
 // span runs from the first to the last event; record times are relative to its start.
 #pragma once
 
+#include "core/kernel/cgroupfiles.h"
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
 
@@ -34,9 +35,11 @@ inline constexpr int64_t kTraceMaxCpus = 4096;
 inline constexpr int64_t kTraceMaxClockSkewNs = 1'000'000;
 
 /// Names for traced threads (the runner writes one; comm is only 15 characters long):
-/// pid → scenario task name and cgroup. A line is "PID NAME [CGROUP]"; '#' starts a comment.
-/// In a trace the same entries can appear as "# schedlab-task: PID NAME [CGROUP]" lines, and
-/// the runner adds each group's cpu.stat at the end of the run as
+/// pid → scenario task name and cgroup. A line is "PID NAME [CGROUP [cpus=LIST]]"; '#' starts a
+/// comment. In a trace the same entries can appear as "# schedlab-task: PID NAME [CGROUP
+/// [cpus=LIST]]" lines (LIST: the CPUs the task was allowed when it started), the runner adds
+/// the cgroup files it set at the start as "# schedlab-cgroup-files: PATH cpu.weight=N
+/// cpu.max=QUOTA,PERIOD …" and each group's cpu.stat at the end of the run as
 /// "# schedlab-cgroup: PATH nr_periods=N nr_throttled=N throttled_usec=N …".
 struct TraceNameMap
 {
@@ -44,6 +47,7 @@ struct TraceNameMap
     {
         std::string name;
         std::string cgroup;
+        std::string cpus; ///< allowed CPUs at the start (a canonical cpulist), or empty
     };
     std::map<int, Entry> byPid;
 };
@@ -83,6 +87,7 @@ struct TraceTaskInfo
     std::optional<int> prio;
     bool prioChanged = false; ///< a later event printed another prio (PI boost, nice, chrt)
     int parent = -1;          ///< the forking task's index when the fork was traced
+    std::string cpus;         ///< allowed CPUs at the start from the name map (cpulist), or empty
 };
 
 struct TraceImport
@@ -103,6 +108,8 @@ struct TraceImport
     std::string scenario;   ///< "# schedlab-scenario: NAME" when the runner wrote it
     int scenarioCpus = 0;   ///< "# schedlab-cpus: N" (the scenario's CPUs), 0 when absent
     int machineCpus = 0;    ///< CPUs the tracer had ("#P:N", trace-cmd's "cpus=N"), 0 unknown
+    /// The cgroup files the runner set at the start ("# schedlab-cgroup-files:"), by path.
+    std::map<std::string, CgroupFiles> cgroupFiles;
     /// Record time of each task's first event (same order as metrics.tasks): when a task the
     /// runner started at a scenario time was first woken.
     std::vector<int64_t> firstEventNs;
@@ -119,6 +126,9 @@ TraceImport importFtrace(
     std::istream& in, const std::string& fileName, const TraceNameMap* names = nullptr);
 
 namespace detail {
+/// The "cpus=LIST" token of a name-map entry (after NAME and CGROUP), canonical ("0-1,3"); empty
+/// when absent or not a valid cpulist.
+std::string nameMapCpus(std::istream& fields);
 /// The CPU column of a trace line: the first "[DIGITS]" after a space and followed by a space or
 /// the end of the line; false when there is none. In time linear in the line's length:
 /// @p steps (optional) adds the characters examined, for tests.

@@ -2,6 +2,7 @@
 // Fields of an ftrace text line (ftracetext.h), the name map, and the CPU column search.
 #include "core/import/ftracetext.h"
 
+#include "core/base/cpuset.h"
 #include "core/base/text.h"
 #include "core/import/ftrace.h"
 
@@ -227,9 +228,24 @@ bool parseNameMap(
             return false;
         }
         fields >> e.cgroup;
+        e.cpus = detail::nameMapCpus(fields);
         map.byPid[pid] = e;
     }
     return true;
 }
+
+namespace detail {
+
+std::string nameMapCpus(std::istream& fields)
+{
+    for (std::string token; fields >> token;)
+        if (token.starts_with("cpus=") && token.size() <= 5 + 256)
+            if (const auto set = CpuSet::parse(string_view(token).substr(5), 4096);
+                set && !set->empty())
+                return set->toString();
+    return {};
+}
+
+} // namespace detail
 
 } // namespace schedlab

@@ -2,6 +2,7 @@
 // A real trace's workload as a scenario (replay.h).
 #include "core/import/replay.h"
 
+#include "core/base/cpuset.h"
 #include "core/base/limits.h"
 #include "core/kernel/profile.h"
 
@@ -333,6 +334,7 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     std::vector<TaskSpec> specs(n);
     std::set<std::string> cgroups;
     int perCpuPinned = 0;
+    int headerPinned = 0;
     int kernelThreads = 0;
     int prioChanged = 0;
     int deadline = 0;
@@ -347,6 +349,14 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
             s.cgroup = m.tasks[i].cgroup;
             cgroups.insert(m.tasks[i].cgroup);
         }
+        // The affinity the runner's header gives (the task's at its start), when it is not
+        // every CPU of the replayed machine.
+        if (!info.cpus.empty())
+            if (const auto set = CpuSet::parse(info.cpus, machineCpus);
+                set && !set->empty() && set->count() < machineCpus) {
+                s.cpus = set->toString();
+                ++headerPinned;
+            }
         int cpu = -1;
         if (isKernelThreadComm(info.comm, &cpu)) {
             ++kernelThreads;
@@ -435,8 +445,13 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
         for (size_t p = g.find('/', 1); p != std::string::npos; p = g.find('/', p + 1))
             ancestors.insert(g.substr(0, p));
     cgroups.merge(ancestors);
-    for (const std::string& g : cgroups)
-        sc.cgroups.push_back({g, {}, std::nullopt});
+    int groupFiles = 0;
+    for (const std::string& g : cgroups) {
+        const auto it = trace.cgroupFiles.find(g);
+        const CgroupFiles files = it != trace.cgroupFiles.end() ? it->second : CgroupFiles{};
+        groupFiles += files != CgroupFiles{} ? 1 : 0;
+        sc.cgroups.push_back({g, files, std::nullopt});
+    }
 
     // What the trace does not say.
     auto& u = out.unknowns;
@@ -449,9 +464,17 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     else
         u.push_back("kernel " + trace.kernel + ": profile " + sc.kernel.profile.value_or("default")
             + " (releases between profiles differ by " + "the overrides of docs/kernel-model.md)");
-    u.push_back("affinity: every task may run on every CPU, except per-CPU kernel threads ("
-        + std::to_string(perCpuPinned) + " pinned by their name)");
-    if (!cgroups.empty())
+    u.push_back("affinity: " + std::to_string(headerPinned)
+        + " tasks pinned as the runner's header gives it (their affinity at their start; a "
+          "change during the run is not in the trace), "
+        + std::to_string(perCpuPinned)
+        + " per-CPU kernel threads pinned by their name, every other task on every CPU");
+    if (!cgroups.empty() && groupFiles > 0)
+        u.push_back("cgroup files: " + std::to_string(groupFiles) + " of "
+            + std::to_string(cgroups.size())
+            + " groups as the runner set them at the start (a change during the run is not in "
+              "the trace), the others at their defaults");
+    else if (!cgroups.empty())
         u.push_back("cgroup weights and limits: defaults (the name map gives membership only)");
     else
         u.push_back("cgroups: none known (every task in the root; give a name map with cgroups)");

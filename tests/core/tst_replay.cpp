@@ -131,6 +131,7 @@ private Q_SLOTS:
     void completionCountsAndNeverLoses();
     void kernelThreadsByName();
     void shippedRealTraceWithinThreePoints();
+    void headerAffinityAndCgroupFiles();
 };
 
 void TestReplay::chainProgramsByHand()
@@ -296,6 +297,60 @@ void TestReplay::shippedRealTraceWithinThreePoints()
         QVERIFY(m);
         QVERIFY(m->cpuTimeNs > 0);
     }
+}
+
+// The runner's header gives each task's affinity at its start ("cpus=LIST" after the cgroup)
+// and the cgroup files it set ("# schedlab-cgroup-files:"): the replay pins and configures the
+// same. On two CPUs: a pinned to CPU 1, b allowed both (no pin written), c's list invalid
+// (ignored), /g with cpu.weight 2000 and cpu.max 50 ms per 100 ms, /h's weight out of range
+// (left at the default).
+void TestReplay::headerAffinityAndCgroupFiles()
+{
+    const char* text = R"(# schedlab-kernel: 6.18.15+deb13-amd64
+# schedlab-task: 101 a /g cpus=1
+# schedlab-task: 102 b /g cpus=0-1
+# schedlab-task: 103 c /h cpus=1-x
+# schedlab-cgroup-files: /g cpu.weight=2000 cpu.max=50000,100000
+# schedlab-cgroup-files: /h cpu.weight=0
+# tracer: nop
+#P:2
+  <idle>-0     [001] d..2.   100.000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=101 next_prio=120
+  <idle>-0     [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=102 next_prio=120
+       b-102   [000] d..2.   100.001000: sched_switch: prev_comm=b prev_pid=102 prev_prio=120 prev_state=R+ ==> next_comm=c next_pid=103 next_prio=120
+       c-103   [000] d..2.   100.002000: sched_switch: prev_comm=c prev_pid=103 prev_prio=120 prev_state=R+ ==> next_comm=b next_pid=102 next_prio=120
+)";
+    const TraceImport trace = importText(text);
+    QVERIFY(trace.ok());
+    QCOMPARE(trace.cgroupFiles.size(), size_t{2});
+    const ReplayScenario r = deriveScenario(trace);
+    const auto task = [&](const std::string& name) -> const TaskSpec* {
+        for (const TaskSpec& t : r.scenario.tasks)
+            if (t.name == name)
+                return &t;
+        return nullptr;
+    };
+    QVERIFY(task("a") && task("b") && task("c"));
+    QCOMPARE(task("a")->cpus, std::optional<std::string>("1"));
+    QVERIFY(!task("b")->cpus); // every CPU of the machine: nothing to pin
+    QVERIFY(!task("c")->cpus); // not a cpulist
+    const auto group = [&](const std::string& path) -> const CgroupSpec* {
+        for (const CgroupSpec& g : r.scenario.cgroups)
+            if (g.path == path)
+                return &g;
+        return nullptr;
+    };
+    QVERIFY(group("/g") && group("/h"));
+    QCOMPARE(group("/g")->files.weight, std::optional<int>(2000));
+    QCOMPARE(group("/g")->files.cpuMax, std::optional<CpuMax>(CpuMax{50000, 100000}));
+    QVERIFY(!group("/h")->files.weight);
+    bool said = false;
+    for (const std::string& u : r.unknowns)
+        said = said || u.starts_with("cgroup files: 1 of 2 groups");
+    QVERIFY(said);
+    // The derived scenario loads back with them.
+    const LoadResult back = parseScenario(writeScenario(r.scenario), "replay.json");
+    QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().c_str());
+    QVERIFY(*back.scenario == r.scenario);
 }
 
 QTEST_GUILESS_MAIN(TestReplay)
