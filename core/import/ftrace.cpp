@@ -56,6 +56,7 @@ private:
         int pid = 0;
         std::string comm;
         int64_t cpuTime = 0;
+        int64_t longestRun = 0; ///< longest stretch on a CPU between two switches
         std::vector<int64_t> waits;
         int64_t waitStart = -1;
         int64_t switches = 0;
@@ -150,6 +151,7 @@ private:
         TaskInfo& ti = m_tasks[static_cast<size_t>(index)];
         if (to > from) {
             ti.cpuTime += to - from;
+            ti.longestRun = std::max(ti.longestRun, to - from);
             ci.busy += to - from;
         }
         ti.lastOff = std::max(ti.lastOff, to);
@@ -803,6 +805,7 @@ TraceImport Importer::finish()
         tm.name = name;
         tm.cgroup = cgroup;
         tm.cpuTimeNs = ti.cpuTime;
+        tm.longestRunNs = ti.longestRun;
         tm.share = end > 0 ? static_cast<double>(ti.cpuTime) / static_cast<double>(end) : 0.0;
         std::vector<int64_t> waits = ti.waits;
         if (ti.waitStart >= 0)

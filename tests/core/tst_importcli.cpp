@@ -137,6 +137,15 @@ private slots:
         QCOMPARE(rows, 3);
         // hog-1 waits from its preemption at 4 ms to 12 ms.
         QVERIFY(contains(r.out, "8.000 ms"));
+        // Each real hog's longest run is its one 4 ms turn (the trace's, not a 0 it lacks).
+        std::istringstream again(r.out);
+        int longest = 0;
+        for (std::string line; std::getline(again, line);)
+            if (contains(line, "hog-") && contains(line, " longest run ")) {
+                QVERIFY2(line.substr(line.size() - 8) == "4.000 ms", line.c_str());
+                ++longest;
+            }
+        QCOMPARE(longest, 3);
         const Result bad = cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json",
             "--real", kData + "bad.txt"});
         QCOMPARE(bad.code, 2);
