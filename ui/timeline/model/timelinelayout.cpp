@@ -206,6 +206,21 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
     const auto binOf = [&](Nanoseconds t) {
         return static_cast<int>(static_cast<Wide>((t - from).count()) * bins / span);
     };
+    // [s, e) clipped to the window, cut at the bins' edges: piece(bin, ns) for each part.
+    const auto forEachBinPiece = [&](Nanoseconds s, Nanoseconds e, auto piece) {
+        s = std::max(s, from);
+        e = std::min(e, to);
+        for (int b = s < e ? binOf(s) : bins; b < bins && s < e; ++b) {
+            // Integer edges: a time can sit just before its computed bin's edge.
+            while (b > 0 && edge(b) > s)
+                --b;
+            while (edge(b + 1) <= s)
+                ++b;
+            const Nanoseconds part = std::min(e, edge(b + 1));
+            piece(b, (part - s).count());
+            s = part;
+        }
+    };
     // Few runs in the window for its bins and tasks (a whole-run view of a short run, any view of
     // a busy lane at fine zoom): walk them once, in time order, adding each bin's run time per
     // task as the walk leaves the bin; many runs: per task, each bin from the prefix sums.
@@ -234,14 +249,7 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
         const auto walk = [&](int task, Nanoseconds s, Nanoseconds e) {
             if (task < 0 || task >= tasks)
                 return;
-            s = std::max(s, from);
-            e = std::min(e, to);
-            for (int b = s < e ? binOf(s) : bins; b < bins && s < e; ++b) {
-                while (b > 0 && edge(b) > s)
-                    --b;
-                while (edge(b + 1) <= s)
-                    ++b;
-                const Nanoseconds part = std::min(e, edge(b + 1));
+            forEachBinPiece(s, e, [&](int b, int64_t ns) {
                 if (b != bin) {
                     closeBin();
                     bin = b;
@@ -249,9 +257,8 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
                 int64_t& a = acc[static_cast<size_t>(task)];
                 if (a == 0)
                     touched.push_back(task);
-                a += (part - s).count();
-                s = part;
-            }
+                a += ns;
+            });
         };
         for (auto run = firstRun; run != endRun; ++run)
             walk(run->task, run->start, run->end);
@@ -271,18 +278,7 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
         std::vector<int64_t> busy(static_cast<size_t>(bins), 0);
         // [s, e) of a run, clipped to the window, spread over the bins it covers.
         const auto spread = [&](Nanoseconds s, Nanoseconds e) {
-            s = std::max(s, from);
-            e = std::min(e, to);
-            for (int b = s < e ? binOf(s) : bins; b < bins && s < e; ++b) {
-                // Integer edges: a time can sit just before its computed bin's edge.
-                while (b > 0 && edge(b) > s)
-                    --b;
-                while (edge(b + 1) <= s)
-                    ++b;
-                const Nanoseconds part = std::min(e, edge(b + 1));
-                busy[static_cast<size_t>(b)] += (part - s).count();
-                s = part;
-            }
+            forEachBinPiece(s, e, [&](int b, int64_t ns) { busy[static_cast<size_t>(b)] += ns; });
         };
         if (static_cast<size_t>(task) >= l.perTask.size()) {
             // No closed run yet: only the current one.
