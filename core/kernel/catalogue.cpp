@@ -319,6 +319,36 @@ std::string traitValue(const ProfileTraits& traits, std::string_view trait)
     return traits.*(def->member) ? "true" : "false";
 }
 
+bool applyOverride(ProfileChoices& choices, ProfileTraits& traits, std::string_view name,
+    std::string_view value, std::string* error)
+{
+    if (findTrait(name)) {
+        if (applyTrait(traits, name, value))
+            return true;
+        if (error)
+            *error = "invalid value \"" + std::string(value) + "\" for " + std::string(name)
+                + " (expected false|true)";
+        return false;
+    }
+    if (applyChoice(choices, name, value, error))
+        return true;
+    if (error && choiceValues(name).empty()) {
+        // Unknown name: the message lists the choices; add the catalogue's traits.
+        std::string names;
+        for (const TraitDef& t : kTraits)
+            names += (names.empty() ? "" : ", ") + std::string(t.name);
+        if (!error->empty() && error->back() == ')')
+            error->pop_back();
+        *error += "; catalogue traits: " + names + ")";
+    }
+    return false;
+}
+
+std::string overrideValue(const KernelProfile& p, std::string_view name)
+{
+    return settingValue(p, name);
+}
+
 const KernelProfile* seriesProfile(const KernelRelease& r)
 {
     const KernelRelease s{r.major, r.minor, 0};

@@ -63,6 +63,15 @@ bool applyTrait(ProfileTraits& traits, std::string_view trait, std::string_view 
 /// "true"/"false", empty for an unknown trait.
 std::string traitValue(const ProfileTraits& traits, std::string_view trait);
 
+/// One override (`kernel.overrides`, `--override`, a profile action, a compare variant): a
+/// behaviour choice (applyChoice()) or one of the catalogue's traits (traitNames(), "true" /
+/// "false"), so that every catalogued fix can be switched on its own. False, with a message that
+/// lists both kinds of name, for an unknown name or value.
+bool applyOverride(ProfileChoices& choices, ProfileTraits& traits, std::string_view name,
+    std::string_view value, std::string* error = nullptr);
+/// The value an override name has in @p p ("" if unknown): a choice's or a trait's.
+std::string overrideValue(const KernelProfile& p, std::string_view name);
+
 /// The coarse profile a release's series is modelled on ("6.12" for 6.12.y, "6.13" for
 /// 6.13–6.19, "7.1" for 7.1–7.2 …); nullptr for a series no profile covers (6.7–6.11, 5.x).
 const KernelProfile* seriesProfile(const KernelRelease& r);

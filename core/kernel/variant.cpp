@@ -4,6 +4,7 @@
 #include "core/base/args.h"
 #include "core/base/limits.h"
 #include "core/base/text.h"
+#include "core/kernel/catalogue.h"
 #include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/kernel/runoptions.h"
@@ -58,7 +59,8 @@ bool applyOverrideSpec(const std::string& spec, RunOptions& options, std::string
     const std::string name = spec.substr(0, eq);
     const std::string value = spec.substr(eq + 1);
     ProfileChoices probe;
-    if (!applyChoice(probe, name, value, error))
+    ProfileTraits traits;
+    if (!applyOverride(probe, traits, name, value, error))
         return false;
     options.overrides.emplace_back(name, value);
     return true;

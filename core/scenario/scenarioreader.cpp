@@ -3,6 +3,7 @@
 
 #include "core/base/cpuset.h"
 #include "core/base/limits.h"
+#include "core/kernel/catalogue.h"
 #include "core/kernel/costs.h"
 #include "core/kernel/features.h"
 #include "core/scenario/scenariofields.h"
@@ -231,6 +232,7 @@ void ScenarioReader::parseOverrides(const Json& v, const std::string& path,
             v, path, "a map of behaviour choices to values, e.g. { \"reweight\": \"rescale\" }"))
         return;
     ProfileChoices choices = profile.choices;
+    ProfileTraits traits = profile.traits;
     for (auto it = v.begin(); it != v.end(); ++it) {
         const std::string choicePath = child(path, it.key());
         std::string value;
@@ -245,7 +247,7 @@ void ScenarioReader::parseOverrides(const Json& v, const std::string& path,
             continue;
         }
         std::string reason;
-        if (applyChoice(choices, it.key(), value, &reason))
+        if (applyOverride(choices, traits, it.key(), value, &reason))
             out[it.key()] = value;
         else
             m_diag.error(choicePath, reason);

@@ -4,6 +4,8 @@
 // is machinesetup.cpp, the resource guards resourceguard.cpp, the busy/wait books waitbook.cpp.
 #include "machine.h"
 
+#include "core/kernel/catalogue.h"
+
 #include <algorithm>
 #include <cerrno>
 
@@ -721,7 +723,7 @@ void Machine::apply(const Action& action)
             }
         }
         for (const auto& [choice, value] : action.overrides)
-            applyChoice(m_choices, choice, value);
+            applyOverride(m_choices, m_traits, choice, value);
         // The run-queue structure (flat or hierarchical, §6.1) is fixed for a run: queued
         // entities cannot move between the two layouts. A flat run keeps the task throttle.
         m_choices.flat = flatBefore;

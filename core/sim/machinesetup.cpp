@@ -3,6 +3,7 @@
 // queues, the cgroup hierarchy (sched_create_group(), the cgroup files' first writes), the
 // scenario's tasks (sched_fork()'s part: policy, nice, slice, cookie) and actions. The run
 // itself is machine.cpp.
+#include "core/kernel/catalogue.h"
 #include "machine.h"
 
 #include <algorithm>
@@ -124,7 +125,7 @@ void Machine::buildKernel(const Scenario& scenario, const RunOptions& options)
     }
     for (const auto& [choice, value] : k.overrides) {
         std::string error;
-        if (!applyChoice(m_choices, choice, value, &error))
+        if (!applyOverride(m_choices, m_traits, choice, value, &error))
             throw std::invalid_argument(error);
     }
     for (const std::string& f : options.features) {
@@ -134,7 +135,7 @@ void Machine::buildKernel(const Scenario& scenario, const RunOptions& options)
     }
     for (const auto& [choice, value] : options.overrides) {
         std::string error;
-        if (!applyChoice(m_choices, choice, value, &error))
+        if (!applyOverride(m_choices, m_traits, choice, value, &error))
             throw std::invalid_argument(error);
     }
     // A flat run queue (7.3, kernel-model.md §6.1) has no group entity in a tree that the

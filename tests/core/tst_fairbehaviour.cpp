@@ -11,6 +11,7 @@
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
 #include "core/scenario/scenarioio.h"
+#include "core/sim/inspect.h"
 #include "core/sim/simulation.h"
 #include "support/simlookup.h"
 #endif
@@ -141,6 +142,12 @@ private Q_SLOTS:
     void profileDelayDequeue();
     void profileBaseSlice_data();
     void profileBaseSlice();
+
+    // §1.4 catalogue fixes, one switch at a time
+    void reschedAtProtectionEnd_data();
+    void reschedAtProtectionEnd();
+    void emptyGroupKeepsWeight_data();
+    void emptyGroupKeepsWeight();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -204,6 +211,23 @@ const QByteArray kRandom = R"({ "schedlab": 1, "name": "random", "duration": "10
                "program": [ { "loop": [ { "run": { "uniform": ["100us", "2ms"] } },
                                         { "sleep": { "uniform": ["100us", "3ms"] } } ] } ] },
              { "name": "hog", "nice": -3, "program": [ { "run": "forever" } ] } ] })";
+
+// A task with a 10 ms custom slice and a default-slice task (listed first: it is picked at the
+// fork, the long one is placed beside it at V = 0).
+const QByteArray kLongAndShort = R"({ "schedlab": 1, "name": "long-and-short", "duration": "12ms",
+  "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "tasks": [ { "name": "short", "program": [ { "run": "forever" } ] },
+             { "name": "long", "slice": "10ms", "program": [ { "run": "forever" } ] } ] })";
+
+// /g has a hog on CPU 1 and a worker on CPU 0 that runs 4 ms and sleeps 1 ms beside a root hog;
+// everything pinned, so the balancer moves nothing.
+const QByteArray kEmptyGroup = R"({ "schedlab": 1, "name": "empty-group", "duration": "21ms",
+  "kernel": { "hz": 1000 }, "machine": { "cpus": 2 },
+  "cgroups": [ { "path": "/g" } ],
+  "tasks": [ { "name": "roothog", "cpus": "0", "program": [ { "run": "forever" } ] },
+             { "name": "far", "cgroup": "/g", "cpus": "1", "program": [ { "run": "forever" } ] },
+             { "name": "worker", "cgroup": "/g", "cpus": "0",
+               "program": [ { "loop": [ { "run": "4ms" }, { "sleep": "1ms" } ] } ] } ] })";
 
 } // namespace
 
@@ -938,6 +962,147 @@ void TestFairBehaviour::profileBaseSlice()
         QCOMPARE(r.payload.generic.b, slice);
         QCOMPARE(r.payload.generic.a % kMs, slice);
     }
+}
+
+// --- 9. catalogue fixes, one switch at a time (kernel-model.md §1.4) ---------------------------
+
+void TestFairBehaviour::reschedAtProtectionEnd_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<QList<qint64>>("switches"); // ms
+
+    // 0b9ca2dcabc3 (6.17, §3.6 step 8): update_curr() reschedules once curr's protection has
+    // ended, not only when PREEMPT_SHORT finds curr ineligible. NO_PREEMPT_SHORT, so that before
+    // the fix only a used-up slice reschedules. vprot_union protection (§3.7) with RUN_TO_PARITY:
+    // vprot = min(d, v + vslice(min queued slice = 0.7 ms)). Nice 0: vslice(x) = x.
+    //  0 ms: short picked at its fork (v 0, d 0.35e6, vprot = d); long placed at V = 0,
+    //        d = 0 + 10e6/2 = 5e6 (PLACE_DEADLINE_INITIAL); no wakeup preemption (later d).
+    //  1 ms: short v 1e6 ≥ d → d = 1.7e6, resched; V = (0 + 1e6)/2: long (v 0) is the only
+    //        eligible one → switch; vprot = min(5e6, 0 + 0.7e6) = 0.7e6.
+    // After the fix:
+    //  2 ms: long v 1e6 ≥ vprot: unprotected → resched; V = 1e6, both eligible, short's
+    //        d 1.7e6 < 5e6 → switch. short: vprot = d (its own slice is the minimum).
+    //  3 ms: short v 2e6 ≥ d → d 2.7e6; V = 1.5e6: only long eligible → switch; vprot 1.7e6.
+    //  … the same every ms (at 10 ms long renews d = 15e6, short still wins at V = 5e6):
+    //  a switch at every tick.
+    // Before the fix: long keeps the CPU after its protection ended until v = d = 5e6 at 6 ms
+    //  (renewed to 15e6); V = (5e6 + 1e6)/2 → short. short renews at each tick and stays
+    //  eligible while v ≤ V = (5e6 + v)/2, i.e. through the 10 ms tick (v 5e6, d 5.7e6 < 15e6);
+    //  at 11 ms v 6e6 > V = 5.5e6 → long.
+    const QList<qint64> every{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    const QList<qint64> blocks{0, 1, 6, 11};
+    QTest::addRow("6.17.0") << "6.17.0" << QStringList{} << every;
+    QTest::addRow("6.17.0 + resched_at_protection_end=false")
+        << "6.17.0" << QStringList{"resched_at_protection_end=false"} << blocks;
+    // 6.16 with 6.17's protection but without the resched: the same as the line above.
+    QTest::addRow("6.16.9 + protection=vprot_union")
+        << "6.16.9" << QStringList{"protection=vprot_union"} << blocks;
+    QTest::addRow("6.16.9 + vprot_union + resched_at_protection_end=true")
+        << "6.16.9" << QStringList{"protection=vprot_union", "resched_at_protection_end=true"}
+        << every;
+}
+
+void TestFairBehaviour::reschedAtProtectionEnd()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(QList<qint64>, switches);
+
+    const auto s = load(kLongAndShort);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {"NO_PREEMPT_SHORT"}, overrides));
+    sim.runUntil(Nanoseconds(11500000));
+    VERIFY_INVARIANTS(sim);
+    QList<qint64> ms;
+    for (qint64 t : switchTimes(sim.recording())) {
+        QCOMPARE(t % kMs, 0);
+        ms.append(t / kMs);
+    }
+    QCOMPARE(ms, switches);
+}
+
+void TestFairBehaviour::emptyGroupKeepsWeight_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<bool>("keep");
+
+    QTest::addRow("6.13") << "6.13" << QStringList{} << true;
+    QTest::addRow("6.13 + empty_group_keep_weight=false")
+        << "6.13" << QStringList{"empty_group_keep_weight=false"} << false;
+    QTest::addRow("6.12.9") << "6.12.9" << QStringList{} << false;
+    QTest::addRow("6.12.10") << "6.12.10" << QStringList{} << true;
+}
+
+void TestFairBehaviour::emptyGroupKeepsWeight()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(bool, keep);
+
+    // 66951e4860d3 (§6.3): update_cfs_group() skips a group entity whose cfs_rq is empty. That
+    // happens with DELAY_DEQUEUE when the last task of the group leaves while the group entity
+    // is not eligible: the entity stays queued, delayed, and dequeue_entities() refreshes its
+    // shares on the way up. calc_group_shares() (§6.2) is
+    //   shares = S · load / (tg_load_avg − contrib + load),  load = max(w_rq >> 10, la_rq),
+    // S = 1024 << 10 = 1 048 576. /g's load elsewhere is far's, la = 1024 (a task always
+    // runnable since its fork keeps the initial load_avg = its weight, §6.6).
+    // While the worker is queued on CPU 0 its weight counts: load = 1024,
+    // shares = S · 1024/(1024 + 1024) = 524 288.
+    // Empty (after the fix, kept): 524 288. Before the fix: load = la0 < 1024, the worker's
+    // /g cfs_rq average (it sleeps 1 ms in 5): shares = S · la0/(1024 + la0) < 524 288.
+    const auto s = load(kEmptyGroup);
+    QVERIFY(s);
+    const RunOptions o = options(profile, {}, overrides);
+    Simulation sim(*s, o);
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const Recording& rec = sim.recording();
+    const EntityRef ge = EntityRef::group(1, 0);
+    const auto& rs = rec.records();
+    // Every weight /g@0 is given while it has a queued task is S/2; find the delays with an
+    // empty group (the worker dequeued at the same instant) and what happens to the weight.
+    int emptyDelays = 0;
+    int64_t emptyAt = -1;
+    int64_t emptyWeight = -1;
+    for (size_t i = 0; i < rs.size(); ++i) {
+        if (rs[i].kind != RecordKind::Delay || rs[i].entity != ge)
+            continue;
+        ++emptyDelays;
+        // The reweight, if any, follows the delay at the same instant.
+        for (size_t j = i + 1; j < rs.size() && rs[j].time == rs[i].time; ++j)
+            if (rs[j].kind == RecordKind::Reweight && rs[j].entity == ge && emptyAt < 0) {
+                QCOMPARE(rs[j].payload.generic.a, int64_t(524288));
+                emptyAt = rs[i].time;
+                emptyWeight = rs[j].payload.generic.b;
+            }
+    }
+    QVERIFY(emptyDelays >= 2); // at 8 ms and 20 ms
+    // Every other reweight (the first enqueue at 0, the requeue after an empty delay) sets S/2.
+    for (const Record& r : recordsOf(rec, RecordKind::Reweight, ge))
+        if (r.time != emptyAt)
+            QCOMPARE(r.payload.generic.b, int64_t(524288));
+    if (keep) {
+        QCOMPARE(emptyAt, int64_t(-1)); // never reweighted while empty
+        return;
+    }
+    // Before the fix: the first empty delay whose cfs_rq average is below 1024 (at 8 ms the
+    // worker still carries its initial load_avg 1024 and the shares stay S/2) is at 20 ms.
+    QCOMPARE(emptyAt, int64_t(20 * kMs));
+    // la0 is /g's CPU 0 average at that update, read back from the inspector while the entity
+    // waits delayed; the expected weight is the formula above with it.
+    const Inspection in = inspectAt(*s, o, Nanoseconds(20500000));
+    uint64_t la0 = 0;
+    uint64_t la1 = 0;
+    for (const CpuInspection& c : in.cpus)
+        for (const CfsRqInspection& q : c.rqs)
+            if (q.path == "/g")
+                (c.cpu == 0 ? la0 : la1) = q.loadAvg;
+    QCOMPARE(la1, uint64_t(1024));
+    QVERIFY(la0 > 0 && la0 < 1024);
+    QCOMPARE(emptyWeight, int64_t(1048576 * la0 / (1024 + la0)));
+    QVERIFY(emptyWeight < 524288);
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
