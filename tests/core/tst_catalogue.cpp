@@ -53,6 +53,9 @@ private Q_SLOTS:
     void customSliceIgnoredOn66();
     void delayedRunnable6126vs6127();
     void bugHuntMetrics();
+    void protectionMinSlice_data();
+    void protectionMinSlice();
+    void traitsAreOverrides();
 };
 
 void TestCatalogue::parseReleases()
@@ -371,6 +374,83 @@ void TestCatalogue::bugHuntMetrics()
             }
         }
     }
+}
+
+// 052c3d87c82e alone (kernel-model.md §3.7): the scenario "c" of bugHuntMetrics, a 10 ms-slice
+// task against a default-slice one, HZ=1000, PREEMPT_SHORT and RUN_TO_PARITY on.
+// deadline_hack: protection lasts the whole request: 10 ms blocks (see bugHuntMetrics).
+// vprot_union: the short task runs 0–1 ms (it preempted the long one's fork-time protection),
+// then the long one (v 0) is picked with vprot = the vruntime at which it stops being eligible,
+// short's v + 1 = 1e6 + 1: protected at the 2 ms tick (v 1e6), not at 3 ms (v 2e6 > V = 1.5e6,
+// ineligible, so PREEMPT_SHORT reschedules with or without 0b9ca2dcabc3): 1 → 3 ms. The short
+// one renews at 4 ms (d 2.7e6, both at V = 2e6, the earlier deadline wins) and stops being
+// eligible at 5 ms: 3 → 5 ms. 2 ms blocks on either side.
+void TestCatalogue::protectionMinSlice_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("override");
+    QTest::addColumn<qint64>("longest");
+    QTest::addRow("6.13") << "6.13"
+                          << "" << qint64(10000000);
+    QTest::addRow("6.13 + vprot_union") << "6.13"
+                                        << "protection=vprot_union" << qint64(2000000);
+    QTest::addRow("6.16.9") << "6.16.9"
+                            << "" << qint64(10000000);
+    QTest::addRow("6.17.0") << "6.17.0"
+                            << "" << qint64(2000000);
+    QTest::addRow("6.17.0 + deadline_hack") << "6.17.0"
+                                            << "protection=deadline_hack" << qint64(10000000);
+}
+
+void TestCatalogue::protectionMinSlice()
+{
+    QFETCH(QString, profile);
+    QFETCH(QString, override);
+    const auto sc = test::loadScenario(R"({"schedlab": 1, "name": "c", "duration": "100ms",
+        "kernel": {"hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "long", "slice": "10ms", "program": [{"run": "forever"}]},
+                  {"name": "short", "program": [{"run": "forever"}]}]})",
+        "tst_catalogue");
+    QVERIFY(sc);
+    RunOptions o;
+    o.profile = profile.toStdString();
+    if (!override.isEmpty()) {
+        const auto kv = override.split('=');
+        o.overrides.emplace_back(kv[0].toStdString(), kv[1].toStdString());
+    }
+    Simulation sim(*sc, o);
+    sim.run();
+    QFETCH(qint64, longest);
+    for (const TaskMetrics& t : sim.metrics().tasks)
+        QCOMPARE(t.longestRunNs, int64_t(longest));
+}
+
+// The catalogue's traits are overrides like the choices: accepted by name with false/true,
+// anything else refused with a message naming both kinds; a scenario file takes them too.
+void TestCatalogue::traitsAreOverrides()
+{
+    ProfileChoices c;
+    ProfileTraits t;
+    std::string error;
+    for (const std::string& name : traitNames()) {
+        QVERIFY(applyOverride(c, t, name, "false", &error));
+        QCOMPARE(traitValue(t, name), std::string("false"));
+        QVERIFY(applyOverride(c, t, name, "true", &error));
+        QCOMPARE(traitValue(t, name), std::string("true"));
+        QVERIFY(!applyOverride(c, t, name, "yes", &error));
+        QVERIFY(error.find("false|true") != std::string::npos);
+    }
+    QVERIFY(applyOverride(c, t, "reweight", "rescale", &error));
+    QVERIFY(!applyOverride(c, t, "no_such_thing", "true", &error));
+    QVERIFY(error.find("reweight") != std::string::npos);
+    QVERIFY(error.find("resched_at_protection_end") != std::string::npos);
+    QCOMPARE(overrideValue(profile("6.16.9"), "resched_at_protection_end"), std::string("false"));
+    QCOMPARE(overrideValue(profile("6.16.9"), "protection"), std::string("deadline_hack"));
+    const auto file = test::loadScenario(R"({"schedlab": 1, "name": "t",
+        "kernel": {"profile": "6.17.0", "overrides": {"resched_at_protection_end": false}}})",
+        "tst_catalogue");
+    QVERIFY(file);
+    QCOMPARE(file->kernel.overrides.at("resched_at_protection_end"), std::string("false"));
 }
 
 QTEST_APPLESS_MAIN(TestCatalogue)

@@ -757,6 +757,20 @@ void TestFairBehaviour::profileGroupReweight_data()
     // D rescale (7.1): same as B.
     QTest::addRow("7.1 rescale") << "7.1" << quint64(10687500) << quint64(10737500)
                                  << quint64(10750000) << qint64(-1);
+    // Each fix of the reweight rule alone (kernel-model.md §1.4), on the profile after it:
+    // eab03c23c2a1 undone on 6.12: A with 6.12's 0.7 ms request (d 10.7e6 unchanged).
+    QTest::addRow("6.12 + reweight=keep_vruntime")
+        << "6.12 + reweight=keep_vruntime" << quint64(10500000) << quint64(10700000)
+        << quint64(10600000) << qint64(-1);
+    // 6d71a9c61604 undone on 6.13: B's numbers.
+    QTest::addRow("6.13 + reweight=eevdf") << "6.13 + reweight=eevdf" << quint64(10687500)
+                                           << quint64(10737500) << quint64(10750000) << qint64(-1);
+    // 101f3498b4bd (the revert) applied to 7.0: D; undone on 7.1: C (exact either precision).
+    QTest::addRow("7.0 + reweight=rescale") << "7.0 + reweight=rescale" << quint64(10687500)
+                                            << quint64(10737500) << quint64(10750000) << qint64(-1);
+    QTest::addRow("7.1 + reweight=place")
+        << "7.1 + reweight=place" << quint64(10487500) << quint64(10537500) << quint64(10590000)
+        << qint64(112500);
 }
 
 void TestFairBehaviour::profileGroupReweight()
@@ -769,7 +783,9 @@ void TestFairBehaviour::profileGroupReweight()
 
     const auto s = load(kGroupWeight);
     QVERIFY(s);
-    Simulation sim(*s, options(profile));
+    // "PROFILE + CHOICE=VALUE": one catalogued fix switched alone.
+    const QStringList parts = profile.split(" + ");
+    Simulation sim(*s, options(parts.value(0), {}, parts.mid(1)));
     sim.run();
     VERIFY_INVARIANTS(sim);
     const Recording& rec = sim.recording();
@@ -903,6 +919,8 @@ void TestFairBehaviour::profileDelayDequeue_data()
     // 6.6 has no DELAY_DEQUEUE: an ineligible sleeper leaves at once with its negative lag.
     QTest::addRow("6.6 none") << "6.6" << false;
     QTest::addRow("6.12 delayed dequeue") << "6.12" << true;
+    // 152e11f6df29 alone: 6.12 without the delayed-dequeue rules behaves as 6.6 here.
+    QTest::addRow("6.12 + delay_dequeue_rules=none") << "6.12 + delay_dequeue_rules=none" << false;
 }
 
 void TestFairBehaviour::profileDelayDequeue()
@@ -912,7 +930,8 @@ void TestFairBehaviour::profileDelayDequeue()
 
     const auto s = load(kShortSleeper);
     QVERIFY(s);
-    Simulation sim(*s, options(profile));
+    const QStringList parts = profile.split(" + ");
+    Simulation sim(*s, options(parts.value(0), {}, parts.mid(1)));
     sim.run();
     VERIFY_INVARIANTS(sim);
     const Recording& rec = sim.recording();
