@@ -12,6 +12,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <string>
 
 using namespace schedlab;
@@ -22,6 +23,9 @@ class TestShippedScenarios : public QObject
 private Q_SLOTS:
     void delayedDequeueDelaysThenStops();
     void sleeperLagPlacesWithInflatedLag();
+    void lagClampCustomSlice();
+    void runToParityMinSlice();
+    void peltDelayedRunnable();
 };
 
 namespace {
@@ -96,6 +100,110 @@ void TestShippedScenarios::sleeperLagPlacesWithInflatedLag()
     QVERIFY(inflated > 100);
     QCOMPARE(afterNonZero, 0);
     QVERIFY(sim.invariantViolations().empty());
+}
+
+namespace {
+
+Metrics runWith(const char* name, const char* profile, const char* choice = nullptr,
+    const char* value = nullptr, Recording* rec = nullptr)
+{
+    RunOptions o;
+    o.profile = profile;
+    if (choice)
+        o.overrides.emplace_back(choice, value);
+    Simulation sim(load(name), o);
+    sim.run();
+    if (!sim.invariantViolations().empty())
+        qFatal("%s: invariants", name);
+    if (rec)
+        *rec = sim.recording();
+    return sim.metrics();
+}
+
+const TaskMetrics& task(const Metrics& m, const std::string& name)
+{
+    for (const TaskMetrics& t : m.tasks)
+        if (t.name == name)
+            return t;
+    qFatal("no task %s", name.c_str());
+}
+
+} // namespace
+
+// 6e3c0a4e1ad1 (kernel-model.md §4.1). The bound by hand: own_slice clamps a worker's saved lag
+// to vslice(max(2 · 0.7 ms, 1 ms)) = 1.4e6 (nice 0: vslice(x) = x); max_slice_tick to
+// vslice(10 ms + 1 ms) = 11e6, and the workers, owed up to half the long task's 10 ms block,
+// then keep more than 1.4e6. The shares are the description's measurement (within 0.1 pp).
+void TestShippedScenarios::lagClampCustomSlice()
+{
+    const char* name = "lag-clamp-custom-slice.json";
+    for (const bool fixed : {false, true}) {
+        Recording rec;
+        const Metrics m =
+            runWith(name, "6.13", "lag_clamp", fixed ? "max_slice_tick" : "own_slice", &rec);
+        int64_t maxSaved = 0;
+        for (const Record& r : rec.records())
+            if (r.kind == RecordKind::Place && r.entity != test::taskRef(rec, "long"))
+                maxSaved = std::max(maxSaved, r.payload.generic.c);
+        if (fixed) {
+            QVERIFY(maxSaved > 1400000);
+            QVERIFY(maxSaved <= 11000000);
+        } else {
+            QCOMPARE(maxSaved, int64_t(1400000));
+        }
+        const double longShare = fixed ? 0.3708 : 0.5120;
+        QVERIFY(qAbs(shareOf(m, "long") - longShare) < 0.001);
+        QVERIFY(qAbs(shareOf(m, "worker-1") - (fixed ? 0.3146 : 0.2499)) < 0.001);
+    }
+}
+
+// 052c3d87c82e (kernel-model.md §3.7). By hand: before, the long task's protection is its whole
+// 8 ms request, so it runs 8 ms blocks and a hog waits those 8 ms plus the other hog's 1 ms
+// tick: 9 ms. After, protection is the shortest queued slice (0.7 ms, ending at the next tick
+// or where the long task stops being eligible): 2 ms blocks, waits of 2 + 1 = 3 ms. The release
+// 6.17.0 behaves as the override, 6.16.9 as written.
+void TestShippedScenarios::runToParityMinSlice()
+{
+    const char* name = "run-to-parity-min-slice.json";
+    struct Case
+    {
+        const char* profile;
+        const char* choice;
+        const char* value;
+        int64_t block;
+        int64_t wait;
+    };
+    const Case cases[] = {{"6.13", nullptr, nullptr, 8000000, 9000000},
+        {"6.16.9", nullptr, nullptr, 8000000, 9000000},
+        {"6.13", "protection", "vprot_union", 2000000, 3000000},
+        {"6.17.0", nullptr, nullptr, 2000000, 3000000}};
+    for (const Case& c : cases) {
+        const Metrics m = runWith(name, c.profile, c.choice, c.value);
+        QCOMPARE(task(m, "long").longestRunNs, c.block);
+        QCOMPARE(task(m, "hog-1").waitMaxNs, c.wait);
+        QCOMPARE(task(m, "hog-2").waitMaxNs, c.wait);
+        QCOMPARE(task(m, "hog-1").lagExcessSamples > 0, c.block == 8000000);
+        QVERIFY(qAbs(shareOf(m, "hog-1") - 1.0 / 3) < 0.001);
+    }
+}
+
+// 76f2f783294d (kernel-model.md §5.4): only the runnable average of the queues differs between
+// 6.12.6 and 6.12.7, so 6.12.7 gives exactly 6.13's run; the balancer reads that average, and
+// the migrations of the description's measurement differ.
+void TestShippedScenarios::peltDelayedRunnable()
+{
+    const char* name = "pelt-delayed-runnable.json";
+    const Metrics fixed = runWith(name, "6.12.7");
+    const Metrics v613 = runWith(name, "6.13");
+    const Metrics before = runWith(name, "6.12.6");
+    for (const TaskMetrics& t : fixed.tasks) {
+        QCOMPARE(task(v613, t.name).migrations, t.migrations);
+        QCOMPARE(task(v613, t.name).cpuTimeNs, t.cpuTimeNs);
+    }
+    QCOMPARE(task(fixed, "hog-1").migrations, int64_t(49));
+    QCOMPARE(task(fixed, "hog-2").migrations, int64_t(43));
+    QCOMPARE(task(before, "hog-1").migrations, int64_t(30));
+    QCOMPARE(task(before, "hog-2").migrations, int64_t(31));
 }
 
 QTEST_APPLESS_MAIN(TestShippedScenarios)
