@@ -148,6 +148,8 @@ private Q_SLOTS:
     void reschedAtProtectionEnd();
     void emptyGroupKeepsWeight_data();
     void emptyGroupKeepsWeight();
+    void pickBuddyAfterGroupSleep_data();
+    void pickBuddyAfterGroupSleep();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -228,6 +230,16 @@ const QByteArray kEmptyGroup = R"({ "schedlab": 1, "name": "empty-group", "durat
              { "name": "far", "cgroup": "/g", "cpus": "1", "program": [ { "run": "forever" } ] },
              { "name": "worker", "cgroup": "/g", "cpus": "0",
                "program": [ { "loop": [ { "run": "4ms" }, { "sleep": "1ms" } ] } ] } ] })";
+
+// A root hog and, in /g, a hog and a task that runs 1.5 ms and sleeps 0.1 ms: each sleep of the
+// latter leaves /g non-empty, so dequeue_entities() makes /g's entity the root's next buddy.
+const QByteArray kGroupSleeper = R"({ "schedlab": 1, "name": "group-sleeper", "duration": "46ms",
+  "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "cgroups": [ { "path": "/g" } ],
+  "tasks": [ { "name": "roothog", "program": [ { "run": "forever" } ] },
+             { "name": "ghog", "cgroup": "/g", "program": [ { "run": "forever" } ] },
+             { "name": "gsleeper", "cgroup": "/g",
+               "program": [ { "loop": [ { "run": "1.5ms" }, { "sleep": "0.1ms" } ] } ] } ] })";
 
 } // namespace
 
@@ -1122,6 +1134,76 @@ void TestFairBehaviour::emptyGroupKeepsWeight()
     QVERIFY(la0 > 0 && la0 < 1024);
     QCOMPARE(emptyWeight, int64_t(1048576 * la0 / (1024 + la0)));
     QVERIFY(emptyWeight < 524288);
+}
+
+void TestFairBehaviour::pickBuddyAfterGroupSleep_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<bool>("buddy");
+    // 2a77e4be12cb (6.14, §3.5 step 2): PICK_BUDDY inside pick_eevdf(), ahead of protection; the
+    // buddy that dequeue_entities() sets when a task sleeps in a still-busy group (§6.5) was
+    // honoured before only with NEXT_BUDDY (off by default).
+    QTest::addRow("6.14.0") << "6.14.0" << QStringList{} << true;
+    QTest::addRow("6.14.0 + pick_buddy=false")
+        << "6.14.0" << QStringList{"pick_buddy=false"} << false;
+    QTest::addRow("6.13.0") << "6.13.0" << QStringList{} << false;
+}
+
+void TestFairBehaviour::pickBuddyAfterGroupSleep()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(bool, buddy);
+
+    const auto s = load(kGroupSleeper);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const Recording& rec = sim.recording();
+    // The runs agree up to 43.5 ms (checked: the same switches): the root level holds roothog
+    // and /g's entity, both nice-0 weight (one CPU: /g's shares are S), vslice(0.7 ms) requests.
+    // 43.0 ms: /g picked (v 21.3e6, d 22.0e6), gsleeper runs.
+    // 43.5 ms: gsleeper sleeps; /g keeps ghog, so /g's entity becomes the root's next buddy. It
+    //   has v 21.8e6, roothog 21.7e6: V = 21.75e6, /g is not eligible and the buddy is passed
+    //   over; roothog (d 22.4e6) is picked and protected (vlag = deadline, §3.7).
+    // 43.6 ms: gsleeper wakes. roothog has run 0.1 ms: v 21.8e6, so V = 21.8e6 and /g (v 21.8e6)
+    //   is eligible. check_preempt_wakeup_fair(): no PREEMPT_SHORT (equal slices); it preempts
+    //   iff pick_eevdf() returns /g's entity. With PICK_BUDDY the eligible buddy is returned
+    //   first: preempted, gsleeper runs at 43.6 ms. Without, curr is eligible and protected:
+    //   roothog keeps the CPU until its deadline is renewed at the 45 ms tick (v 23.2e6 ≥ 22.4e6).
+    QList<qint64> switches;
+    for (const Record& r : recordsOf(rec, RecordKind::Switch))
+        if (r.time >= 43 * kMs && r.time <= 45 * kMs)
+            switches.append(r.time);
+    const QList<qint64> expected = buddy
+        ? QList<qint64>{43000000, 43500000, 43600000, 44000000, 45000000}
+        : QList<qint64>{43000000, 43500000, 45000000};
+    QCOMPARE(switches, expected);
+    const EntityRef ge = EntityRef::group(1, 0);
+    const EntityRef roothog = taskRef(rec, "roothog");
+    // The state the decisions are made on.
+    uint64_t gv = 0;
+    uint64_t rv = 0;
+    for (const Record& r : rec.records()) {
+        if (r.time > 43500000)
+            break;
+        if (r.kind == RecordKind::Sample && r.entity == ge)
+            gv = r.payload.sample.vruntime;
+        if (r.kind == RecordKind::Sample && r.entity == roothog)
+            rv = r.payload.sample.vruntime;
+    }
+    QCOMPARE(gv, quint64(21800000));
+    QCOMPARE(rv, quint64(21700000));
+    const Record* at436 = nullptr;
+    for (const Record& r : rec.records())
+        if (r.kind == RecordKind::Switch && r.time == 43600000)
+            at436 = &r;
+    if (buddy) {
+        QVERIFY(at436);
+        QCOMPARE(at436->payload.generic.a, qint64(taskRef(rec, "gsleeper").taskIndex()));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
