@@ -150,6 +150,8 @@ private Q_SLOTS:
     void emptyGroupKeepsWeight();
     void pickBuddyAfterGroupSleep_data();
     void pickBuddyAfterGroupSleep();
+    void v0Origin_data();
+    void v0Origin();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -240,6 +242,11 @@ const QByteArray kGroupSleeper = R"({ "schedlab": 1, "name": "group-sleeper", "d
              { "name": "ghog", "cgroup": "/g", "program": [ { "run": "forever" } ] },
              { "name": "gsleeper", "cgroup": "/g",
                "program": [ { "loop": [ { "run": "1.5ms" }, { "sleep": "0.1ms" } ] } ] } ] })";
+
+// One task alone: runs 1.5 ms, sleeps 1 ms.
+const QByteArray kAlone = R"({ "schedlab": 1, "name": "alone", "duration": "3ms",
+  "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "tasks": [ { "name": "t", "program": [ { "loop": [ { "run": "1.5ms" }, { "sleep": "1ms" } ] } ] } ] })";
 
 } // namespace
 
@@ -1204,6 +1211,52 @@ void TestFairBehaviour::pickBuddyAfterGroupSleep()
         QVERIFY(at436);
         QCOMPARE(at436->payload.generic.a, qint64(taskRef(rec, "gsleeper").taskIndex()));
     }
+}
+
+void TestFairBehaviour::v0Origin_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<qint64>("placedAt"); // V of the empty queue at the 2.5 ms wakeup
+
+    // 79f3f9bedd14 (6.19) and b3d99f43c72b (7.0), §3.2: the origin v0 of the keys. V of an empty
+    // queue is v0 itself, so the wakeup is placed at v0. The task alone: placed at 0 at its fork
+    // (d = 0.35e6), renewed at the 1 ms tick (v 1e6, d 1.7e6), dequeued at 1.5 ms (v 1.5e6,
+    // lag 0: alone it is V).
+    // min_vruntime (≤6.18): raised to curr's v by every update_curr(): 1.5e6 at the dequeue.
+    QTest::addRow("6.13 min_vruntime") << "6.13" << QStringList{} << qint64(1500000);
+    // zero_vruntime set in __enqueue/__dequeue_entity only (6.19): the task never entered the
+    // tree after its fork-time pick (it is curr), so zero_vruntime stays at V then, 0.
+    QTest::addRow("6.13 + v0=zero_vruntime_enqueue")
+        << "6.13" << QStringList{"v0=zero_vruntime_enqueue"} << qint64(0);
+    QTest::addRow("6.19.0") << "6.19.0" << QStringList{} << qint64(0);
+    // zero_vruntime moved by avg_vruntime() itself (7.0): update_deadline() at 1 ms and
+    // update_entity_lag() at 1.5 ms call it with curr alone: v0 = curr's v = 1.5e6.
+    QTest::addRow("7.0 zero_vruntime_avg") << "7.0" << QStringList{} << qint64(1500000);
+    QTest::addRow("7.0 + v0=zero_vruntime_enqueue")
+        << "7.0" << QStringList{"v0=zero_vruntime_enqueue"} << qint64(0);
+}
+
+void TestFairBehaviour::v0Origin()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(qint64, placedAt);
+
+    const auto s = load(kAlone);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const Recording& rec = sim.recording();
+    const auto places = recordsOf(rec, RecordKind::Place, taskRef(rec, "t"));
+    QCOMPARE(places.size(), size_t(2));
+    QCOMPARE(places[1].time, 2500000);
+    QCOMPARE(places[1].payload.generic.a, placedAt); // V
+    QCOMPARE(places[1].payload.generic.b, 0);        // no lag to place
+    // Only the origin moves: the schedule is the same (the fixes keep the 64-bit sums of the
+    // kernel away from overflow, §3.5; a small run cannot reach it).
+    QCOMPARE(switchTimes(rec), (QList<qint64>{0, 1500000, 2500000}));
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
