@@ -152,6 +152,8 @@ private Q_SLOTS:
     void pickBuddyAfterGroupSleep();
     void v0Origin_data();
     void v0Origin();
+    void vprotSurvivesReweight_data();
+    void vprotSurvivesReweight();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -247,6 +249,15 @@ const QByteArray kGroupSleeper = R"({ "schedlab": 1, "name": "group-sleeper", "d
 const QByteArray kAlone = R"({ "schedlab": 1, "name": "alone", "duration": "3ms",
   "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
   "tasks": [ { "name": "t", "program": [ { "loop": [ { "run": "1.5ms" }, { "sleep": "1ms" } ] } ] } ] })";
+
+// A root task and one in /g, both with 4 ms custom slices; at 12.5 ms, while /g's entity runs,
+// /g's cpu.weight goes 100 → 400.
+const QByteArray kProtectedReweight = R"({ "schedlab": 1, "name": "protected-reweight",
+  "duration": "16ms", "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "cgroups": [ { "path": "/g" } ],
+  "tasks": [ { "name": "root", "slice": "4ms", "program": [ { "run": "forever" } ] },
+             { "name": "member", "cgroup": "/g", "slice": "4ms", "program": [ { "run": "forever" } ] } ],
+  "actions": [ { "at": "12.5ms", "set": { "cgroup": "/g", "cpu.weight": 400 } } ] })";
 
 } // namespace
 
@@ -1257,6 +1268,61 @@ void TestFairBehaviour::v0Origin()
     // Only the origin moves: the schedule is the same (the fixes keep the 64-bit sums of the
     // kernel away from overflow, §3.5; a small run cannot reach it).
     QCOMPARE(switchTimes(rec), (QList<qint64>{0, 1500000, 2500000}));
+}
+
+void TestFairBehaviour::vprotSurvivesReweight_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<QList<qint64>>("switches"); // ns
+
+    // 6b6d09f274bd (7.0, §3.7): vprot no longer shares storage with vlag, and a reweight rescales
+    // a live protection (ff38424030f9); 6.17–6.19 lose it when the reweight saves curr's lag.
+    // Both tasks' slices are 4 ms (the shortest queued), so a pick protects up to the deadline.
+    // Root level (one CPU: /g's shares are S): /g picked at 10 ms with v 4e6, d 8e6, vprot 8e6;
+    // at 12.5 ms v 6.5e6, root's v 6e6, V = 6.25e6. The reweight (`place`, §6.4 C) to
+    // ŵ = 4096: vl = −0.25e6 · 1024/4096 = −62 500; V_p = (6.5e6 · 4096 + 6e6 · 1024)/5120 =
+    // 6.4e6; lag = −62 500 · 9216/5120 = −112 500 → v' = 6 512 500, d' = v' + 1.5e6/4 =
+    // 6 887 500. Its v then advances by __calc_delta(δ, 1024, ŵ 4096) (§2.2): inv =
+    // ⌊(2³² − 1)/4096⌋ = 1 048 575, so 0.5 ms → ⌊500 000 · 1 073 740 800 / 2³²⌋ = 124 999 and
+    // 1 ms → 249 999: v = 6 637 499 at 13 ms (V = 6 509 999: not eligible), 6 887 498 at 14 ms.
+    // vprot_union: update_entity_lag() in the reweight wrote vlag over vprot (vprot = v): the
+    //   13 ms tick finds curr unprotected (0b9ca2dcabc3) → pick → root.
+    // vprot: vprot rescaled like the deadline, 6 887 500; protected at 13 and 14 ms
+    //   (6 887 498 < 6 887 500), the deadline is renewed at the 15 ms tick → root.
+    const QList<qint64> lost{0, 2000000, 6000000, 10000000, 13000000};
+    const QList<qint64> kept{0, 2000000, 6000000, 10000000, 15000000};
+    QTest::addRow("6.17.0") << "6.17.0" << QStringList{} << lost;
+    QTest::addRow("6.17.0 + protection=vprot")
+        << "6.17.0" << QStringList{"protection=vprot"} << kept;
+    QTest::addRow("7.0") << "7.0" << QStringList{} << kept;
+    QTest::addRow("7.0 + protection=vprot_union")
+        << "7.0" << QStringList{"protection=vprot_union"} << lost;
+}
+
+void TestFairBehaviour::vprotSurvivesReweight()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(QList<qint64>, switches);
+
+    const auto s = load(kProtectedReweight);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    QCOMPARE(switchTimes(sim.recording()), switches);
+    const EntityRef ge = EntityRef::group(1, 0);
+    const auto& rs = sim.recording().records();
+    for (size_t i = 0; i < rs.size(); ++i)
+        if (rs[i].kind == RecordKind::Reweight && rs[i].entity == ge) {
+            QCOMPARE(rs[i].time, 12500000);
+            const qsizetype after =
+                nextRecord(sim.recording(), qsizetype(i), RecordKind::Sample, ge);
+            QVERIFY(after > 0);
+            QCOMPARE(rs[size_t(after)].payload.sample.vruntime, quint64(6512500));
+            QCOMPARE(rs[size_t(after)].payload.sample.deadline, quint64(6887500));
+        }
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
