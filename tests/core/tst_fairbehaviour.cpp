@@ -154,6 +154,8 @@ private Q_SLOTS:
     void v0Origin();
     void vprotSurvivesReweight_data();
     void vprotSurvivesReweight();
+    void weightPrecisionGroupEntity_data();
+    void weightPrecisionGroupEntity();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -258,6 +260,13 @@ const QByteArray kProtectedReweight = R"({ "schedlab": 1, "name": "protected-rew
   "tasks": [ { "name": "root", "slice": "4ms", "program": [ { "run": "forever" } ] },
              { "name": "member", "cgroup": "/g", "slice": "4ms", "program": [ { "run": "forever" } ] } ],
   "actions": [ { "at": "12.5ms", "set": { "cgroup": "/g", "cpu.weight": 400 } } ] })";
+
+// /g has a hog on each of three CPUs; a root hog shares CPU 0 with /g's entity there.
+const QByteArray kThirdShares = R"({ "schedlab": 1, "name": "third-shares", "duration": "2ms",
+  "kernel": { "hz": 1000 }, "machine": { "cpus": 3 },
+  "cgroups": [ { "path": "/g" } ],
+  "tasks": [ { "name": "g", "count": 3, "cgroup": "/g", "program": [ { "run": "forever" } ] },
+             { "name": "root", "cpus": "0", "program": [ { "run": "forever" } ] } ] })";
 
 } // namespace
 
@@ -1323,6 +1332,58 @@ void TestFairBehaviour::vprotSurvivesReweight()
             QCOMPARE(rs[size_t(after)].payload.sample.vruntime, quint64(6512500));
             QCOMPARE(rs[size_t(after)].payload.sample.deadline, quint64(6887500));
         }
+}
+
+void TestFairBehaviour::weightPrecisionGroupEntity_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<qint64>("advance"); // /g@0's vruntime over its 1–2 ms run
+
+    // 4823725d9d1d, db4551e2ba34, b6eee96843e8 (7.1, §2.2): full weights in __calc_delta() and
+    // the averages. g-1 runs on CPU 0 from 0 (the root hog waits); at the 1 ms tick
+    // update_cfs_group() gives /g@0 shares S · 1024/(3 · 1024) = ⌊1 048 576/3⌋ = 349 525 (each
+    // CPU's /g queue has load_avg 1024, a new task's initial average), not a multiple of 1024.
+    // It keeps running to the 2 ms tick (its protection). calc_delta_fair(1e6, /g@0):
+    // full: ⌊1e6 · 1 048 576 / 349 525⌋ = 3 000 002.
+    // scaled_down: ŵ = 349 525 >> 10 = 341, inv = ⌊(2³² − 1)/341⌋ = 12 595 212,
+    //   1024 · inv = 12 897 497 088 (upper half 3: shift by 2) → 3 224 374 272, shift 30:
+    //   ⌊1e6 · 3 224 374 272 / 2³⁰⌋ = 3 002 932: the entity's clock runs 0.1 % fast.
+    QTest::addRow("7.1") << "7.1" << QStringList{} << qint64(3000002);
+    QTest::addRow("7.1 + weight_precision=scaled_down")
+        << "7.1" << QStringList{"weight_precision=scaled_down"} << qint64(3002932);
+    QTest::addRow("7.0.2 + weight_precision=full")
+        << "7.0.2" << QStringList{"weight_precision=full"} << qint64(3000002);
+}
+
+void TestFairBehaviour::weightPrecisionGroupEntity()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(qint64, advance);
+
+    const auto s = load(kThirdShares);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const Recording& rec = sim.recording();
+    const EntityRef ge = EntityRef::group(1, 0);
+    const auto reweights = recordsOf(rec, RecordKind::Reweight, ge);
+    QVERIFY(!reweights.empty());
+    QCOMPARE(reweights[0].time, 1000000);
+    QCOMPARE(reweights[0].payload.generic.b, int64_t(349525));
+    // v right after the reweight and at the 2 ms tick (the first sample of each instant).
+    int64_t at1 = -1;
+    int64_t at2 = -1;
+    for (const Record& r : recordsOf(rec, RecordKind::Sample, ge)) {
+        if (r.time == 1000000 && r.payload.sample.weight == 349525)
+            at1 = int64_t(r.payload.sample.vruntime);
+        if (r.time == 2000000 && at2 < 0)
+            at2 = int64_t(r.payload.sample.vruntime);
+    }
+    QVERIFY(at1 >= 0 && at2 >= 0);
+    QCOMPARE(at2 - at1, advance);
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
