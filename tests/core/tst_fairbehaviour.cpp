@@ -156,6 +156,8 @@ private Q_SLOTS:
     void vprotSurvivesReweight();
     void weightPrecisionGroupEntity_data();
     void weightPrecisionGroupEntity();
+    void delayedLagKept_data();
+    void delayedLagKept();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -267,6 +269,14 @@ const QByteArray kThirdShares = R"({ "schedlab": 1, "name": "third-shares", "dur
   "cgroups": [ { "path": "/g" } ],
   "tasks": [ { "name": "g", "count": 3, "cgroup": "/g", "program": [ { "run": "forever" } ] },
              { "name": "root", "cpus": "0", "program": [ { "run": "forever" } ] } ] })";
+
+// A hog, a task d that runs 1.5 ms and sleeps 0.2 ms (often delayed), and a task p that runs
+// 0.1 ms and sleeps 3 ms (wakes with positive lag).
+const QByteArray kDelayedAndWaker = R"({ "schedlab": 1, "name": "delayed-and-waker",
+  "duration": "9.3ms", "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "tasks": [ { "name": "hog", "program": [ { "run": "forever" } ] },
+             { "name": "d", "program": [ { "loop": [ { "run": "1.5ms" }, { "sleep": "0.2ms" } ] } ] },
+             { "name": "p", "program": [ { "loop": [ { "run": "0.1ms" }, { "sleep": "3ms" } ] } ] } ] })";
 
 } // namespace
 
@@ -1384,6 +1394,70 @@ void TestFairBehaviour::weightPrecisionGroupEntity()
     }
     QVERIFY(at1 >= 0 && at2 >= 0);
     QCOMPARE(at2 - at1, advance);
+}
+
+void TestFairBehaviour::delayedLagKept_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<bool>("rules72");
+
+    // delay_dequeue_rules 6.12 → 7.2 (§4.1, §5.2): a delayed entity's lag is saved when it is
+    // delayed and may not become more negative while it waits; 6.12 takes the lag it has when
+    // it leaves or wakes.
+    QTest::addRow("7.1") << "7.1" << QStringList{} << true;
+    QTest::addRow("7.1 + delay_dequeue_rules=6.12")
+        << "7.1" << QStringList{"delay_dequeue_rules=6.12"} << false;
+    QTest::addRow("7.1.0") << "7.1.0" << QStringList{} << false;
+    QTest::addRow("7.2.0") << "7.2.0" << QStringList{} << true;
+}
+
+void TestFairBehaviour::delayedLagKept()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(bool, rules72);
+
+    const auto s = load(kDelayedAndWaker);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const Recording& rec = sim.recording();
+    const EntityRef d = taskRef(rec, "d");
+    // Both rules run the same up to 9.2 ms (the samples below are common to both). Nice 0
+    // everywhere, so lags are in virtual ns.
+    //  9.0 ms: d blocks at v 4.7e6 with V = 4.5e6: lag −0.2e6, not eligible → delayed (7.2 saves
+    //          vlag = −0.2e6 now). The hog (v 4.3e6) runs.
+    //  9.1 ms: p wakes with its saved +833 333, placed at V − 833 333 · 3/2 → v 3 300 001; V
+    //          drops to (4.4e6 + 4.7e6 + 3 300 001)/3 = 4 133 333; p preempts the hog.
+    //  9.2 ms: d wakes while delayed: requeue_delayed_entity(), without update_curr(): p still
+    //          at 3 300 001. d's lag now: 4 133 333 − 4.7e6 = −566 667.
+    //   6.12: negative, so d stays where it is: v 4.7e6, d 5.4e6.
+    //   7.2:  max(−566 667, −200 000) = −200 000 ≠ the fresh lag → re-placed with it: V without d
+    //         = (4.4e6 + 3 300 001)/2 = 3 850 000, lag −200 000 · (2048 + 1024)/2048 = −300 000
+    //         → v 4 150 000, d = v + 0.7e6 = 4 850 000.
+    int64_t lastV = -1;
+    int64_t lastD = -1;
+    const Record* place92 = nullptr;
+    for (const Record& r : rec.records()) {
+        if (r.entity != d || r.time > 9200000)
+            continue;
+        if (r.kind == RecordKind::Place && r.time == 9200000)
+            place92 = &r;
+        if (r.kind == RecordKind::Sample) {
+            lastV = int64_t(r.payload.sample.vruntime);
+            lastD = int64_t(r.payload.sample.deadline);
+        }
+    }
+    QCOMPARE(bool(place92), rules72);
+    if (rules72) {
+        QCOMPARE(place92->payload.generic.a, 3850000);
+        QCOMPARE(place92->payload.generic.b, -300000);
+        QCOMPARE(place92->payload.generic.c, -200000);
+    }
+    QCOMPARE(lastV, rules72 ? 4150000 : 4700000);
+    QCOMPARE(lastD, rules72 ? 4850000 : 5400000);
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
