@@ -158,6 +158,8 @@ private Q_SLOTS:
     void weightPrecisionGroupEntity();
     void delayedLagKept_data();
     void delayedLagKept();
+    void tgLoadAvgRatelimitShares_data();
+    void tgLoadAvgRatelimitShares();
 };
 
 // --- scenarios ----------------------------------------------------------------------------------
@@ -277,6 +279,17 @@ const QByteArray kDelayedAndWaker = R"({ "schedlab": 1, "name": "delayed-and-wak
   "tasks": [ { "name": "hog", "program": [ { "run": "forever" } ] },
              { "name": "d", "program": [ { "loop": [ { "run": "1.5ms" }, { "sleep": "0.2ms" } ] } ] },
              { "name": "p", "program": [ { "loop": [ { "run": "0.1ms" }, { "sleep": "3ms" } ] } ] } ] })";
+
+// /g: a on CPU 0 (beside a root hog) from 0, b1 and b2 on CPU 1 from 0.2 and 0.5 ms.
+const QByteArray kLateForks = R"({ "schedlab": 1, "name": "late-forks", "duration": "1.5ms",
+  "kernel": { "hz": 1000 }, "machine": { "cpus": 2 },
+  "cgroups": [ { "path": "/g" } ],
+  "tasks": [ { "name": "a", "cgroup": "/g", "cpus": "0", "program": [ { "run": "forever" } ] },
+             { "name": "root", "cpus": "0", "program": [ { "run": "forever" } ] },
+             { "name": "b1", "cgroup": "/g", "cpus": "1", "start": "0.2ms",
+               "program": [ { "run": "forever" } ] },
+             { "name": "b2", "cgroup": "/g", "cpus": "1", "start": "0.5ms",
+               "program": [ { "run": "forever" } ] } ] })";
 
 } // namespace
 
@@ -1458,6 +1471,45 @@ void TestFairBehaviour::delayedLagKept()
     }
     QCOMPARE(lastV, rules72 ? 4150000 : 4700000);
     QCOMPARE(lastD, rules72 ? 4850000 : 5400000);
+}
+
+void TestFairBehaviour::tgLoadAvgRatelimitShares_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<qint64>("shares"); // /g@0's weight from the 1 ms tick
+
+    // 1528c661c24b (6.7, §6.3): a cfs_rq publishes its load in tg->load_avg at most once per ms.
+    // Every average below is a new task's initial load_avg (its weight, 1024): no PELT period
+    // (1024 µs) ends before 1 ms. CPU 1's /g queue: 1024 at 0.2 ms (published: it moved by more
+    // than 1/64), 2048 at 0.5 ms. Before: published too, tg->load_avg = 1024 + 2048 and CPU 0's
+    // tick at 1 ms gives /g@0 S · 1024/3072 = ⌊1 048 576/3⌋ = 349 525. After: 0.3 ms after the
+    // last publication, skipped (and again at CPU 1's 1 ms tick, 0.8 ms after): tg->load_avg =
+    // 1024 + 1024, shares S · 1024/2048 = 524 288.
+    QTest::addRow("7.1") << "7.1" << QStringList{} << qint64(524288);
+    QTest::addRow("7.1 + tg_load_avg_ratelimit=false")
+        << "7.1" << QStringList{"tg_load_avg_ratelimit=false"} << qint64(349525);
+    QTest::addRow("6.6") << "6.6" << QStringList{} << qint64(349525);
+    QTest::addRow("6.6 + tg_load_avg_ratelimit=true")
+        << "6.6" << QStringList{"tg_load_avg_ratelimit=true"} << qint64(524288);
+}
+
+void TestFairBehaviour::tgLoadAvgRatelimitShares()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(qint64, shares);
+
+    const auto s = load(kLateForks);
+    QVERIFY(s);
+    Simulation sim(*s, options(profile, {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const auto reweights = recordsOf(sim.recording(), RecordKind::Reweight, EntityRef::group(1, 0));
+    QCOMPARE(reweights.size(), size_t(1)); // full shares S until then: CPU 1 was empty at 0
+    QCOMPARE(reweights[0].time, 1000000);
+    QCOMPARE(reweights[0].payload.generic.a, int64_t(1048576));
+    QCOMPARE(reweights[0].payload.generic.b, shares);
 }
 
 QTEST_APPLESS_MAIN(TestFairBehaviour)
