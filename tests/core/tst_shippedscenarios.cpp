@@ -26,6 +26,8 @@ private Q_SLOTS:
     void lagClampCustomSlice();
     void runToParityMinSlice();
     void peltDelayedRunnable();
+    void reschedProtectionEnd();
+    void emptyGroupWeight();
 };
 
 namespace {
@@ -204,6 +206,44 @@ void TestShippedScenarios::peltDelayedRunnable()
     QCOMPARE(task(fixed, "hog-2").migrations, int64_t(43));
     QCOMPARE(task(before, "hog-1").migrations, int64_t(30));
     QCOMPARE(task(before, "hog-2").migrations, int64_t(31));
+}
+
+// 0b9ca2dcabc3 (kernel-model.md §3.6): the mechanism is traced by hand in tst_fairbehaviour
+// reschedAtProtectionEnd (the same two tasks). Steady state before the fix: each task runs until
+// it is no longer eligible or its 10 ms / renewed request forces a pick: 10 ms turns; after it,
+// the first tick past the 0.7 ms protection reschedules: 1 ms turns. 50 % each either way.
+void TestShippedScenarios::reschedProtectionEnd()
+{
+    const char* name = "resched-protection-end.json";
+    for (const bool fixed : {false, true}) {
+        const Metrics m =
+            runWith(name, "6.17.0", "resched_at_protection_end", fixed ? "true" : "false");
+        for (const char* t : {"short", "long"}) {
+            QCOMPARE(task(m, t).longestRunNs, int64_t(fixed ? 1000000 : 10000000));
+            QCOMPARE(task(m, t).waitMaxNs, int64_t(fixed ? 1000000 : 10000000));
+            QVERIFY(qAbs(shareOf(m, t) - 0.5) < 0.001);
+        }
+    }
+}
+
+// 66951e4860d3 (kernel-model.md §6.3; by hand in tst_fairbehaviour emptyGroupKeepsWeight): on
+// 6.12.9 /g@0 is reweighted below S/2 = 524288 at delays with an empty queue and back at the
+// wakeup; on 6.12.10 its weight is S/2 throughout. The shares are the description's figures.
+void TestShippedScenarios::emptyGroupWeight()
+{
+    const char* name = "empty-group-weight.json";
+    for (const char* profile : {"6.12.9", "6.12.10"}) {
+        const bool fixed = std::string_view(profile) == "6.12.10";
+        Recording rec;
+        const Metrics m = runWith(name, profile, nullptr, nullptr, &rec);
+        int below = 0;
+        for (const Record& r : rec.records())
+            if (r.kind == RecordKind::Reweight && r.entity == EntityRef::group(1, 0))
+                below += r.payload.generic.b < 524288;
+        QCOMPARE(below > 100, !fixed);
+        QCOMPARE(below == 0, fixed);
+        QVERIFY(qAbs(shareOf(m, "roothog") - (fixed ? 0.6666 : 0.6674)) < 0.0005);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestShippedScenarios)
