@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <set>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace schedlab::runner {
 
@@ -318,8 +319,8 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             break;
         }
         case Op::Kind::Yield:
-            if (hooks.yieldMark)
-                hooks.yieldMark();
+            if (hooks.markYields && hooks.mark)
+                hooks.mark("schedlab-yield");
             sched_yield();
             break;
         case Op::Kind::Lock:
@@ -353,8 +354,14 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             CPU_ZERO(&mask);
             for (int c = set ? set->first() : -1; c >= 0; c = set->next(c))
                 CPU_SET(c, &mask);
-            if ((!set || sched_setaffinity(0, sizeof mask, &mask) != 0) && hooks.warn)
-                hooks.warn("cpus " + op.name + " failed");
+            if (!set || sched_setaffinity(0, sizeof mask, &mask) != 0) {
+                if (hooks.warn)
+                    hooks.warn("cpus " + op.name + " failed");
+            } else if (hooks.mark) {
+                // A replay turns it into the same operation (docs/real-kernels.md).
+                hooks.mark(
+                    "schedlab-cpus pid=" + std::to_string(getpid()) + " cpus=" + set->toString());
+            }
             break;
         }
         case Op::Kind::Cgroup:

@@ -79,8 +79,11 @@ struct ProgramHooks
     std::function<bool(const TaskSpec& child, bool wait)> fork;
     std::function<void(const std::string& cgroup)> moveToCgroup;
     std::function<void(const std::string& what)> warn;
-    /// Called just before each sched_yield() of a SCHED_DEADLINE task (a trace marker).
-    std::function<void()> yieldMark;
+    /// Writes a line to the run's trace (trace_marker): the affinity a `cpus` operation set,
+    /// and, with @p markYields, "schedlab-yield" before each sched_yield() (a SCHED_DEADLINE
+    /// task's job ends there). The importer reads them (docs/real-kernels.md).
+    std::function<void(const std::string& text)> mark;
+    bool markYields = false;
     int cpus = 1;
 };
 

@@ -196,6 +196,8 @@ private:
     /// Stops the run: a task's fork was refused by the guard.
     void guardStop(const std::string& why);
     void action(const Action& a, int index);
+    /// One line into the run's trace (its instance's trace_marker); nothing without tracing.
+    void traceMark(const std::string& text) const;
     std::string features(const std::map<std::string, bool>& f);
     /// Waits until CLOCK_MONOTONIC @p ns; the signal that ended the wait early, else 0.
     int waitUntil(int64_t ns);
@@ -381,21 +383,20 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
             allowedCpus().c_str());
     // A SCHED_DEADLINE task: its reservation goes into the header, and each sched_yield() (the
     // end of a job) is marked in the trace, so that the importer can derive its jobs' response
-    // times (docs/real-kernels.md). The marker file is our own trace instance's.
-    int markerFd = -1;
-    if (spec.policy == Policy::Deadline && spec.dl
-        && problems.find("sched_setattr") == std::string::npos) {
-        if (entry >= 0) {
-            SharedEntry& e = m_shared->entries[entry];
-            e.dl[0] = spec.dl->runtime;
-            e.dl[1] = spec.dl->deadline;
-            e.dl[2] = spec.dl->effectivePeriod();
-            e.dlFlags = spec.dl->flags;
-        }
-        if (!m_sys.instance.empty())
-            markerFd = ::open(
-                (m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    // times; a `cpus` operation marks the affinity it set (docs/real-kernels.md). The marker
+    // file is our own trace instance's.
+    const bool deadline = spec.policy == Policy::Deadline && spec.dl
+        && problems.find("sched_setattr") == std::string::npos;
+    if (deadline && entry >= 0) {
+        SharedEntry& e = m_shared->entries[entry];
+        e.dl[0] = spec.dl->runtime;
+        e.dl[1] = spec.dl->deadline;
+        e.dl[2] = spec.dl->effectivePeriod();
+        e.dlFlags = spec.dl->flags;
     }
+    const int markerFd = m_sys.instance.empty()
+        ? -1
+        : ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
     if (waitForGo) {
@@ -482,10 +483,11 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     };
     hooks.warn = [this, name](const std::string& what) { warn("task " + name + ": " + what); };
     if (markerFd >= 0)
-        hooks.yieldMark = [markerFd] {
-            static constexpr char kMark[] = "schedlab-yield\n";
-            (void)!::write(markerFd, kMark, sizeof kMark - 1);
+        hooks.mark = [markerFd](const std::string& text) {
+            const std::string line = text + "\n";
+            (void)!::write(markerFd, line.data(), line.size());
         };
+    hooks.markYields = deadline;
     runProgram(spec.program, prng, hooks);
     taskExited(m_shared->tasks);
     _exit(0);
@@ -537,6 +539,20 @@ std::string Runner::features(const std::map<std::string, bool>& f)
     return problems;
 }
 
+void Runner::traceMark(const std::string& text) const
+{
+    if (m_sys.instance.empty())
+        return;
+    // Not writeKernelFile(): no O_TRUNC on a tracefs file.
+    const int fd =
+        ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    const std::string line = text + "\n";
+    (void)!::write(fd, line.data(), line.size());
+    ::close(fd);
+}
+
 void Runner::action(const Action& a, int index)
 {
     const std::string where = "/actions/" + std::to_string(index) + ": ";
@@ -551,10 +567,17 @@ void Runner::action(const Action& a, int index)
         if (a.set.cgroup) {
             problems = writeCgroupFiles(*a.set.cgroup, a.set.files);
         } else if (a.set.task) {
-            for (const pid_t pid : pidsOf(*a.set.task))
-                problems += applyAttributes(pid,
+            for (const pid_t pid : pidsOf(*a.set.task)) {
+                const std::string p = applyAttributes(pid,
                     {a.set.cpus, a.set.nice, a.set.policy, std::nullopt, a.set.slice,
                         std::nullopt});
+                problems += p;
+                // The new affinity in the trace: a replay sets it at this time too.
+                if (a.set.cpus && p.find("affinity") == std::string::npos)
+                    if (const auto set = CpuSet::parse(*a.set.cpus, m_plan.cpus))
+                        traceMark("schedlab-cpus pid=" + std::to_string(pid)
+                            + " cpus=" + set->toString());
+            }
         }
         break;
     case Action::Kind::Move:

@@ -15,6 +15,7 @@
 // do not matter, and comm values may contain spaces.
 #include "ftrace.h"
 
+#include "core/base/cpuset.h"
 #include "core/base/percentile.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
@@ -719,6 +720,28 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
     if (event == "tracing_mark_write" || event == "print") {
         // A trace_marker write: schedlab-run marks the end of a SCHED_DEADLINE job just before
         // its sched_yield() (dljobs.h). Other markers are counted as unknown events.
+        if (const size_t at = p.find("schedlab-cpus pid="); at != string_view::npos) {
+            // "schedlab-cpus pid=PID cpus=LIST": an affinity change of the run (replay.h).
+            std::istringstream fields{std::string(p.substr(at + 14))};
+            std::string pidField;
+            std::string cpusField;
+            fields >> pidField >> cpusField;
+            const auto pid =
+                toInt(string_view(pidField).substr(std::min<size_t>(4, pidField.size())));
+            const auto set = cpusField.starts_with("cpus=") && cpusField.size() <= 5 + 256
+                ? CpuSet::parse(string_view(cpusField).substr(5), 4096)
+                : std::nullopt;
+            if (pidField.starts_with("pid=") && pid && validPid(*pid) && set && !set->empty()) {
+                ++m_result.events;
+                const int index = task(static_cast<int>(*pid), "", t);
+                if (index >= 0)
+                    m_result.affinity.push_back(
+                        {t, index, static_cast<int>(*pid) == m_linePid, set->toString()});
+                return true;
+            }
+            warn(number, "schedlab-cpus marker not understood (expected pid=PID cpus=LIST)");
+            return true;
+        }
         if (p.ends_with("schedlab-yield")) {
             ++m_result.events;
             const int index = task(m_linePid, "", t);

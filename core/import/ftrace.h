@@ -81,6 +81,16 @@ struct TraceActivity
     uint8_t detail = 0;
 };
 
+/// An affinity change schedlab-run marked in the trace ("schedlab-cpus pid=PID cpus=LIST"):
+/// a task's own `cpus` operation (@p self) or a `set` action of the run on it.
+struct TraceAffinity
+{
+    int64_t time = 0;
+    int32_t task = 0; ///< index into metrics.tasks
+    bool self = false;
+    std::string cpus; ///< canonical cpulist
+};
+
 /// What the trace says about a task beyond its metrics (same order as metrics.tasks).
 struct TraceTaskInfo
 {
@@ -121,6 +131,7 @@ struct TraceImport
     std::vector<int64_t> firstEventNs;
     std::vector<TraceTaskInfo> taskInfo; ///< same order as metrics.tasks
     std::vector<TraceActivity> activity; ///< every task's events, each task's in time order
+    std::vector<TraceAffinity> affinity; ///< marked affinity changes, in time order
     /// The trace had the irq-info flag columns, so wakeups from interrupts are known as such.
     bool contextFlags = false;
     bool ok() const { return errors.empty(); }
