@@ -150,6 +150,12 @@ cp "$BUILD/bin/schedlab-run" "$ird/bin/schedlab-run"
 cp "$SCENARIO" "$ird/lab/scenario.json"
 cp "$here/init" "$ird/init"
 cp "$here/safety-guest.sh" "$ird/lab/safety.sh"
+# The kernel's config where a Debian system has it, so that the runner's trace header names HZ
+# and the preemption model (a replay of the trace uses them).
+release=$(sed -n 's/^linux-image-\([^_]*\)_.*/\1/p' "$kdir/packages" | sed 's/-unsigned$//' | head -n 1)
+if [ -f "$kdir/config" ] && [ -n "$release" ]; then
+    mkdir -p "$ird/boot" && cp "$kdir/config" "$ird/boot/config-$release"
+fi
 chmod +x "$ird/init"
 (cd "$ird" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1) > "$OUT/initramfs.gz"
 

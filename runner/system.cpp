@@ -198,6 +198,11 @@ private:
     void action(const Action& a, int index);
     /// One line into the run's trace (its instance's trace_marker); nothing without tracing.
     void traceMark(const std::string& text) const;
+    /// CONFIG_HZ of the running kernel (/boot/config-RELEASE), 0 when unknown.
+    int kernelHz(const std::string& release) const;
+    /// The preemption model in effect: the run's, debugfs sched/preempt's current mode, or the
+    /// kernel's config; "" when unknown.
+    std::string preemptMode(const std::string& release) const;
     std::string features(const std::map<std::string, bool>& f);
     /// Waits until CLOCK_MONOTONIC @p ns; the signal that ended the wait early, else 0.
     int waitUntil(int64_t ns);
@@ -634,6 +639,53 @@ int Runner::pendingSignal()
     return static_cast<int>(info.ssi_signo);
 }
 
+namespace {
+
+/// A "CONFIG_NAME=value" line of the running kernel's /boot/config-RELEASE, or "".
+std::string kernelConfig(const std::string& release, const std::string& name)
+{
+    std::ifstream in("/boot/config-" + release);
+    const std::string key = name + "=";
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with(key))
+            return line.substr(key.size());
+    return {};
+}
+
+} // namespace
+
+int Runner::kernelHz(const std::string& release) const
+{
+    const std::string v = kernelConfig(release, "CONFIG_HZ");
+    const int hz = v.empty() ? 0 : std::atoi(v.c_str());
+    return hz == 100 || hz == 250 || hz == 300 || hz == 1000 ? hz : 0;
+}
+
+std::string Runner::preemptMode(const std::string& release) const
+{
+    static const char* kModes[] = {"none", "voluntary", "full", "lazy"};
+    if (m_s.kernel.preempt) // the run set it
+        return kModes[static_cast<int>(*m_s.kernel.preempt)];
+    // PREEMPT_DYNAMIC: debugfs shows the modes with the current one in parentheses.
+    if (const auto text = readKernelFile(m_config.debugfs + "/sched/preempt")) {
+        const size_t open = text->find('(');
+        const size_t close = text->find(')', open);
+        if (open != std::string::npos && close != std::string::npos)
+            for (const char* mode : kModes)
+                if (text->compare(open + 1, close - open - 1, mode) == 0)
+                    return mode;
+    }
+    if (kernelConfig(release, "CONFIG_PREEMPT_LAZY") == "y")
+        return "lazy";
+    if (kernelConfig(release, "CONFIG_PREEMPT") == "y")
+        return "full";
+    if (kernelConfig(release, "CONFIG_PREEMPT_VOLUNTARY") == "y")
+        return "voluntary";
+    if (kernelConfig(release, "CONFIG_PREEMPT_NONE") == "y")
+        return "none";
+    return {};
+}
+
 bool Runner::writeTrace()
 {
     AtomicFile out(m_config.traceOut);
@@ -644,6 +696,11 @@ bool Runner::writeTrace()
     // The scenario's "/" on this machine (the task and cgroup lines name scenario paths).
     s << "# schedlab-run-cgroups: " << m_sys.base << "\n";
     s << "# schedlab-cpus: " << m_s.machine.cpuCount() << "\n"; // compare --real checks it
+    // HZ and the preemption model the run had, where the kernel says (a replay uses them).
+    if (const int hz = kernelHz(u.release); hz > 0)
+        s << "# schedlab-hz: " << hz << "\n";
+    if (const std::string mode = preemptMode(u.release); !mode.empty())
+        s << "# schedlab-preempt: " << mode << "\n";
     std::ostringstream names;
     const int n = std::min(m_shared->count.load(), kMaxEntries);
     for (int i = 0; i < n; ++i) {

@@ -288,6 +288,14 @@ void Importer::comment(string_view text, int64_t number)
     } else if (const auto s = directive("schedlab-scenario:")) {
         m_scenario = std::string(*s);
         m_result.scenario = m_scenario;
+    } else if (const auto hz = directive("schedlab-hz:")) {
+        // CONFIG_HZ; a value the model has no tick for is left unknown.
+        if (const auto hzValue = toInt(*hz);
+            hzValue && (*hzValue == 100 || *hzValue == 250 || *hzValue == 300 || *hzValue == 1000))
+            m_result.hz = static_cast<int>(*hzValue);
+    } else if (const auto pm = directive("schedlab-preempt:")) {
+        if (*pm == "none" || *pm == "voluntary" || *pm == "full" || *pm == "lazy")
+            m_result.preempt = std::string(*pm);
     } else if (const auto n = directive("schedlab-cpus:")) {
         const auto cpus = toInt(*n);
         if (!cpus || *cpus < 1 || *cpus > kTraceMaxCpus) {

@@ -123,6 +123,9 @@ struct TraceImport
     std::string kernel;     ///< "# schedlab-kernel: …" when the runner wrote it
     std::string scenario;   ///< "# schedlab-scenario: NAME" when the runner wrote it
     int scenarioCpus = 0;   ///< "# schedlab-cpus: N" (the scenario's CPUs), 0 when absent
+    int hz = 0;             ///< "# schedlab-hz: N" (CONFIG_HZ of the traced kernel), 0 unknown
+    std::string preempt;    ///< "# schedlab-preempt: MODE" (none/voluntary/full/lazy) or ""
+
     int machineCpus = 0;    ///< CPUs the tracer had ("#P:N", trace-cmd's "cpus=N"), 0 unknown
     /// The cgroup files the runner set at the start ("# schedlab-cgroup-files:"), by path.
     std::map<std::string, CgroupFiles> cgroupFiles;

@@ -507,6 +507,10 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     std::string profile = options.profile.value_or(profileForRelease(trace.kernel));
     if (!profile.empty() && findProfile(profile))
         sc.kernel.profile = profile;
+    if (trace.hz > 0)
+        sc.kernel.hz = trace.hz;
+    if (!trace.preempt.empty())
+        sc.kernel.preempt = enumFromName<Preempt>(trace.preempt);
     std::set<std::string> ancestors; // every ancestor too; std::set orders "/a" before "/a/b"
     for (const std::string& g : cgroups)
         for (size_t p = g.find('/', 1); p != std::string::npos; p = g.find('/', p + 1))
@@ -524,8 +528,16 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     auto& u = out.unknowns;
     u.push_back("CPU topology: " + std::to_string(*sc.machine.cpus)
         + " CPUs, no SMT or LLC structure (the trace does not record it)");
-    u.push_back("HZ and the preemption model: the profile's defaults (the trace does not record "
-                "them)");
+    if (trace.hz > 0 && !trace.preempt.empty())
+        u.push_back("HZ " + std::to_string(trace.hz) + " and preemption " + trace.preempt
+            + ": as the runner's header gives them");
+    else
+        u.push_back(std::string("HZ ")
+            + (trace.hz > 0 ? std::to_string(trace.hz) + " from the runner's header"
+                            : "the profile's default (the trace does not record it)")
+            + ", the preemption model "
+            + (!trace.preempt.empty() ? trace.preempt + " from the runner's header"
+                                      : "the default (the trace does not record it)"));
     if (trace.kernel.empty())
         u.push_back("kernel release unknown: profile " + sc.kernel.profile.value_or("default"));
     else

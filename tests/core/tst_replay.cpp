@@ -308,6 +308,8 @@ void TestReplay::shippedRealTraceWithinThreePoints()
 void TestReplay::headerAffinityAndCgroupFiles()
 {
     const char* text = R"(# schedlab-kernel: 6.18.15+deb13-amd64
+# schedlab-hz: 123
+# schedlab-preempt: rt
 # schedlab-task: 101 a /g cpus=1
 # schedlab-task: 102 b /g cpus=0-1
 # schedlab-task: 103 c /h cpus=1-x
@@ -324,6 +326,9 @@ void TestReplay::headerAffinityAndCgroupFiles()
     QVERIFY(trace.ok());
     QCOMPARE(trace.cgroupFiles.size(), size_t{2});
     const ReplayScenario r = deriveScenario(trace);
+    // An HZ the kernel cannot have and an unknown preemption model: left unknown.
+    QVERIFY(!r.scenario.kernel.hz);
+    QVERIFY(!r.scenario.kernel.preempt);
     const auto task = [&](const std::string& name) -> const TaskSpec* {
         for (const TaskSpec& t : r.scenario.tasks)
             if (t.name == name)
@@ -363,6 +368,8 @@ void TestReplay::headerAffinityAndCgroupFiles()
 void TestReplay::markedAffinityAndDeadline()
 {
     const char* text = R"(# schedlab-kernel: 6.18.15+deb13-amd64
+# schedlab-hz: 250
+# schedlab-preempt: lazy
 # schedlab-task: 101 hopper / cpus=0
 # schedlab-task: 102 mover / cpus=0
 # schedlab-task: 103 video / cpus=0-1 dl=10000000/30000000/30000000
@@ -381,6 +388,9 @@ schedlab-run-100 [001] .....  100.020000: tracing_mark_write: schedlab-cpus pid=
     QVERIFY2(trace.ok(), trace.errors.empty() ? "" : trace.errors.front().c_str());
     QCOMPARE(trace.affinity.size(), size_t{2});
     const ReplayScenario r = deriveScenario(trace);
+    // The header's HZ and preemption model.
+    QCOMPARE(r.scenario.kernel.hz, std::optional<int>(250));
+    QCOMPARE(r.scenario.kernel.preempt, std::optional<Preempt>(Preempt::Lazy));
     const auto task = [&](const std::string& name) -> const TaskSpec* {
         for (const TaskSpec& t : r.scenario.tasks)
             if (t.name == name)
