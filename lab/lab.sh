@@ -247,3 +247,14 @@ esac
 echo "== model vs real: $name on Linux $KERNEL (outputs in $OUT) =="
 "$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" --metrics "$OUT/compare.json" >/dev/null
 "$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt"
+
+# --- 5. the trace replayed (docs/real-kernels.md, "Replay your own trace") -------------------
+# The workload as the trace shows it, run by the model and scored against the trace: the table
+# in replay-compare.txt, its fidelity line here.
+if "$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --scenario "$OUT/replay.json" --quiet \
+        2>"$OUT/replay-unknowns.txt"; then
+    "$BUILD/bin/schedlab-cli" compare "$OUT/replay.json" --real "$OUT/trace.txt" \
+        >"$OUT/replay-compare.txt"
+    echo "== the trace replayed ($OUT/replay.json; table in replay-compare.txt) =="
+    grep '^fidelity' "$OUT/replay-compare.txt" || true
+fi
