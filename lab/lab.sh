@@ -243,18 +243,22 @@ DISTURBED*)
 esac
 
 # --- 4. model vs real -------------------------------------------------------------------------
+# Three columns: the scenario as written, the trace replayed (the workload with each task's CPU
+# bursts and sleeps as this run measured them: the model at the measured costs; docs/
+# real-kernels.md, "Replay your own trace") and the real run; then the replay's fidelity line.
 "$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --metrics "$OUT/real-metrics.json" --quiet
+# compare_run ARGS…: the comparison, with the replay's column when the import made one.
+compare_run() {
+    if [ -s "$OUT/replay.json" ]; then
+        "$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" \
+            --replay "$OUT/replay.json" "$@"
+    else
+        "$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" "$@"
+    fi
+}
+rm -f "$OUT/replay.json"
+"$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --scenario "$OUT/replay.json" --quiet \
+    2>"$OUT/replay-unknowns.txt" || rm -f "$OUT/replay.json"
 echo "== model vs real: $name on Linux $KERNEL (outputs in $OUT) =="
-"$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" --metrics "$OUT/compare.json" >/dev/null
-"$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt"
-
-# --- 5. the trace replayed (docs/real-kernels.md, "Replay your own trace") -------------------
-# The workload as the trace shows it, run by the model and scored against the trace: the table
-# in replay-compare.txt, its fidelity line here.
-if "$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --scenario "$OUT/replay.json" --quiet \
-        2>"$OUT/replay-unknowns.txt"; then
-    "$BUILD/bin/schedlab-cli" compare "$OUT/replay.json" --real "$OUT/trace.txt" \
-        >"$OUT/replay-compare.txt"
-    echo "== the trace replayed ($OUT/replay.json; table in replay-compare.txt) =="
-    grep '^fidelity' "$OUT/replay-compare.txt" || true
-fi
+compare_run --metrics "$OUT/compare.json" >/dev/null
+compare_run
