@@ -126,7 +126,7 @@ struct TraceImport
     int hz = 0;             ///< "# schedlab-hz: N" (CONFIG_HZ of the traced kernel), 0 unknown
     std::string preempt;    ///< "# schedlab-preempt: MODE" (none/voluntary/full/lazy) or ""
 
-    int machineCpus = 0;    ///< CPUs the tracer had ("#P:N", trace-cmd's "cpus=N"), 0 unknown
+    int machineCpus = 0; ///< CPUs the tracer had ("#P:N", trace-cmd's "cpus=N"), 0 unknown
     /// The cgroup files the runner set at the start ("# schedlab-cgroup-files:"), by path.
     std::map<std::string, CgroupFiles> cgroupFiles;
     /// Record time of each task's first event (same order as metrics.tasks): when a task the
