@@ -14,7 +14,9 @@
 # argument pair, written to OUTDIR/counts.txt; docs/real-kernels.md "Counting a kernel function"),
 # LAB_MITIGATIONS (off: the guest boots with mitigations=off), LAB_STRICT (1: a disturbed run
 # exits 5 instead of only being flagged), LAB_ICOUNT (a shift 0-10: qemu -icount, the guest's
-# clocks count instructions, 2^SHIFT ns each, so the host's load cannot reach its timing).
+# clocks count instructions, 2^SHIFT ns each, so the host's load cannot reach its timing),
+# LAB_LIGHT (1: schedlab-run --light-children, forked children the parent waits for start as
+# vfork() does, so they cost what their programs say).
 # The machine's own apt configuration is not touched: the kernel package is looked up with a
 # separate sources list and lists directory under LAB_CACHE.
 # Every run measures its own steadiness (OUTDIR/steadiness.txt): the host's CPU time spent on
@@ -80,6 +82,8 @@ MITIGATIONS=${LAB_MITIGATIONS:-}
 case "$MITIGATIONS" in ''|off|auto) ;; *) echo "lab: LAB_MITIGATIONS must be off or auto" >&2; exit 2;; esac
 STRICT=${LAB_STRICT:-0}
 ICOUNT=${LAB_ICOUNT:-}
+LIGHT=${LAB_LIGHT:-}
+case "$LIGHT" in ''|1) ;; *) echo "lab: LAB_LIGHT must be 1 or empty" >&2; exit 2;; esac
 case "$ICOUNT" in ''|[0-9]|10) ;; *) echo "lab: LAB_ICOUNT must be a shift of 0-10" >&2; exit 2;; esac
 # LAB_MODE=safety (lab/safety.sh): the guest runs lab/safety-guest.sh, the runner's clean-up
 # test, seeded by LAB_SEED, instead of one run and the comparison.
@@ -200,7 +204,7 @@ set +e
 timeout "$TIMEOUT" qemu-system-x86_64 $accel -cpu max -smp "$smp" -m 512 \
     -display none -monitor none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
-    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED${LIGHT:+ schedlab.light=1}" \
     -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
 rc=$?
 set -e

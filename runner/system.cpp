@@ -466,6 +466,31 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         const std::string childName = name + "." + std::to_string(++forks);
         const std::string childCgroup = child.cgroup.value_or(cgroup);
         const pid_t self = getpid();
+        if (wait && m_config.lightChildren && lightChildProgram(child.program)) {
+            // A light child (runner.h): it runs on its own stack in this process's memory
+            // while this process sleeps, and is reaped here.
+            struct Start
+            {
+                Runner* runner;
+                const TaskSpec* spec;
+                const std::string* name;
+                const std::string* cgroup;
+                bool inCgroup;
+                pid_t parent;
+            } start{this, &child, &childName, &childCgroup, childCgroup == current, self};
+            pid_t pid = -1;
+            if (!lightFork(
+                    [](void* p) {
+                        const Start& s = *static_cast<const Start*>(p);
+                        s.runner->childSetup(s.parent);
+                        s.runner->taskMain(*s.spec, *s.name, *s.cgroup, -1, false, s.inCgroup);
+                    },
+                    &start, &pid)) {
+                taskExited(m_shared->tasks);
+                warn("task " + name + ": clone: " + std::strerror(errno));
+            }
+            return true;
+        }
         const pid_t pid = ::fork();
         if (pid == 0) {
             childSetup(self);
