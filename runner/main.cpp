@@ -208,7 +208,8 @@ int main(int argc, char* argv[])
     const runner::Plan plan =
         runner::makePlan(s, static_cast<int>(online > 0 ? online : 1), u.release);
     std::cerr << "schedlab-run: scenario " << s.name << " on Linux " << u.release << ", "
-              << plan.cpus << " of " << online << " CPUs, " << plan.tasks.size() << " tasks\n";
+              << plan.cpus << " of " << online << " CPUs, " << plan.tasks.size() << " tasks"
+              << (config.lightChildren ? ", light children" : "") << "\n";
     for (const auto& n : plan.notes)
         std::cerr << "not reproduced: " << file << ": " << n << "\n";
     for (const auto& e : plan.errors)
