@@ -118,13 +118,7 @@ EventId Machine::startTimer(int64_t at, int cpu, std::function<void()> fn)
 
 EventId Machine::startSectionEnd(int cpu, int64_t at)
 {
-    return m_events.schedule(Nanoseconds(at), [this, cpu] {
-        m_eventCpu = cpu;
-        m_rqs[static_cast<size_t>(cpu)]->sections.end = {};
-        // need_resched set during the section is honoured now (preempt_enable()).
-        if (m_rqs[static_cast<size_t>(cpu)]->needResched)
-            m_reschedPending.push_back(cpu);
-    });
+    return m_events.post(Nanoseconds(at), Event{kSectionEndEvent, cpu, 0});
 }
 
 std::vector<int> Machine::groupsMatching(const std::string& pattern) const
