@@ -108,7 +108,14 @@ private:
     Rq& runQueue(int cpu) { return *m_rqs[static_cast<size_t>(cpu)]; }
     Task& taskAt(int index) { return *m_tasks[static_cast<size_t>(index)]; }
     /// task->sched_class: the class of @p task's policy.
-    SchedClass& classOf(const Task& task) const;
+    /// p->sched_class: the one place that maps a task to its class; the kernel paths dispatch
+    /// through the result (inline: several calls per event).
+    SchedClass& classOf(const Task& task) const
+    {
+        if (task.isDl())
+            return *m_classes[kDlClass];
+        return *m_classes[task.isRt() ? kRtClass : kFairClass];
+    }
 
 private:
     // construction

@@ -74,15 +74,6 @@ SchedClass& Machine::classOfPolicy(Policy policy)
     return *m_classes[rt ? kRtClass : kFairClass];
 }
 
-SchedClass& Machine::classOf(const Task& task) const
-{
-    // p->sched_class: the one place that maps a task to its class; the kernel paths dispatch
-    // through the result.
-    if (task.isDl())
-        return *m_classes[kDlClass];
-    return *m_classes[task.isRt() ? kRtClass : kFairClass];
-}
-
 // --- the cgroup files of the classes (sched_group_set_shares(), tg_set_rt_bandwidth(), …) -------
 
 RtWalkCount Machine::writeClassFiles(int group, const CgroupFiles& files, const std::string& by)
