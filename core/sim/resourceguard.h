@@ -42,9 +42,13 @@ public:
     /// Counts one event (or schedule()) at @p now and checks every guard.
     void check(int64_t now, int cpu, uint64_t recordingBytes)
     {
-        // The common case inline: same simulated millisecond, every guard far from its limit.
-        if (now / 1'000'000 == m_eventWindow && m_eventsInWindow < m_eventsPerMs
-            && recordingBytes < m_limits.recordingBytes && m_modelBytes <= m_limits.modelBytes) {
+        // The common case inline: every guard far from its limit.
+        if (const int64_t window = now / 1'000'000; window != m_eventWindow) {
+            m_eventWindow = window; // a new simulated millisecond: its count starts again
+            m_eventsInWindow = 0;
+        }
+        if (m_eventsInWindow < m_eventsPerMs && recordingBytes < m_limits.recordingBytes
+            && m_modelBytes <= m_limits.modelBytes) {
             ++m_eventsInWindow;
             return;
         }
