@@ -745,8 +745,11 @@ void Machine::apply(const Action& action)
         m_choices.flat = flatBefore;
         if (m_choices.flat && m_choices.throttle == ThrottleModel::Group)
             m_choices.throttle = ThrottleModel::Task;
-        if (m_choices.weightPrecision != before)
+        if (m_choices.weightPrecision != before) {
             rebuildSums();
+            for (auto& t : m_tasks) // the lag bound's calc_delta_fair changed with the precision
+                t->lagBoundSlice = -1;
+        }
         break;
     }
     case Action::Kind::Set: {
