@@ -104,6 +104,22 @@ void printComparison(const std::vector<std::string>& names, const std::vector<Me
             add(name + " migrations",
                 cell([](const TaskMetrics& t) { return std::to_string(t.migrations); }));
         add(name + " longest run", cell([&](const TaskMetrics& t) { return dur(t.longestRunNs); }));
+        // SCHED_DEADLINE jobs (kernel-model.md §15.8; a real trace's from its yield markers).
+        if (anyRun([](const TaskMetrics& t) { return t.deadline.has_value(); })) {
+            add(name + " dl jobs", cell([](const TaskMetrics& t) {
+                return t.deadline ? std::to_string(t.deadline->jobs) : std::string("-");
+            }));
+            add(name + " dl worst response", cell([&](const TaskMetrics& t) {
+                return t.deadline && t.deadline->jobs > 0 ? dur(t.deadline->worstResponseNs)
+                                                          : std::string("-");
+            }));
+            add(name + " dl misses", cell([](const TaskMetrics& t) {
+                return t.deadline ? std::to_string(t.deadline->misses) : std::string("-");
+            }));
+            add(name + " dl throttles", cell([](const TaskMetrics& t) {
+                return t.deadline ? std::to_string(t.deadline->throttles) : std::string("-");
+            }));
+        }
         // Bug hunts (kernel-model.md §4.1): lag beyond vslice(slice + tick), samples and worst.
         if (anyRun([](const TaskMetrics& t) { return t.lagExcessSamples > 0; })) {
             add(name + " lag > slice+tick",
@@ -269,6 +285,10 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
         err << "compare: give at least one --variant SPEC or --real TRACE\n";
         return kExitBadInput;
     }
+    if (!real.replay.empty() && real.trace.empty()) {
+        err << "compare: --replay needs --real TRACE (the trace it replays)\n";
+        return kExitBadInput;
+    }
     auto scenario = loadOrReport(ra.file, err);
     if (!scenario)
         return kExitBadInput;
@@ -300,6 +320,37 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     } catch (const std::invalid_argument& e) {
         err << printable(ra.file) << ": " << printable(e.what()) << "\n";
         return kExitBadInput;
+    }
+    if (!real.replay.empty()) {
+        // The trace's replay: the workload with each task's CPU bursts and sleeps as measured
+        // (docs/real-kernels.md), its tasks renamed to the trace's names, as the real column's.
+        auto replay = loadOrReport(real.replay, err);
+        if (!replay)
+            return kExitBadInput;
+        std::map<std::string, std::string> toTrace;
+        for (const auto& [traced, model] : replayTraceToModelNames(*replay))
+            toTrace[model] = traced;
+        if (toTrace.empty()) {
+            err << "compare: " << printable(real.replay)
+                << ": not a replay (no x-replay-trace-names; make one with import --scenario)\n";
+            return kExitBadInput;
+        }
+        try {
+            RunOptions o = ra.options;
+            o.profile.reset(); // the replay's own kernel (the traced release) and span
+            o.duration.reset();
+            Simulation sim(*replay, o);
+            runWithProgress(sim, err, "replayed: ");
+            Metrics m = sim.metrics();
+            for (TaskMetrics& t : m.tasks)
+                if (const auto it = toTrace.find(t.name); it != toTrace.end())
+                    t.name = it->second;
+            names.push_back("replayed");
+            results.push_back(std::move(m));
+        } catch (const std::invalid_argument& e) {
+            err << printable(real.replay) << ": " << printable(e.what()) << "\n";
+            return kExitBadInput;
+        }
     }
     std::vector<std::vector<bool>> absent(results.size());
     if (!real.trace.empty()) {
@@ -341,10 +392,11 @@ int cmdCompare(std::vector<std::string> args, std::ostream& out, std::ostream& e
     if (ra.metricsOut == "-")
         return problems;
     printComparison(names, results, ra.all, out, absent);
-    if (!real.trace.empty() && !real.replayNames.empty()) {
+    if (!real.trace.empty() && (!real.replayNames.empty() || !real.replay.empty())) {
         // A replay of the trace: how close each model run came to it, in one line.
         char line[256];
-        for (size_t i = 0; i + 1 < results.size(); ++i) {
+        for (size_t i = real.replayNames.empty() ? results.size() - 2 : 0; i + 1 < results.size();
+             ++i) {
             const ReplayFidelity f = replayFidelity(results[i], results.back());
             std::snprintf(line, sizeof line,
                 "fidelity %s: %d tasks, CPU-share error %.1f pp summed (max %.1f pp), wait "

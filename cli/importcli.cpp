@@ -253,8 +253,11 @@ bool takeRealOptions(std::vector<std::string>& args, RealOptions& options, std::
         }
         if (ar.flag("--force")) {
             options.force = true;
-        } else if (ar.option("--real") || ar.option("--names")) {
-            if (!ar.value(ar.option("--real") ? options.trace : options.names)) {
+        } else if (ar.option("--real") || ar.option("--names") || ar.option("--replay")) {
+            std::string& into = ar.option("--real") ? options.trace
+                : ar.option("--names")              ? options.names
+                                                    : options.replay;
+            if (!ar.value(into)) {
                 *error = ar.error();
                 return false;
             }

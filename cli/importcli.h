@@ -17,16 +17,19 @@ int runImportCli(const std::vector<std::string>& args, std::ostream& out, std::o
 /// compare's real-run options.
 struct RealOptions
 {
-    std::string trace;  ///< --real TRACE
-    std::string names;  ///< --names MAP
+    std::string trace; ///< --real TRACE
+    std::string names; ///< --names MAP
+    /// --replay FILE: the trace's replay (import --scenario), run beside the scenario as the
+    /// model at the trace's own measured costs
+    std::string replay;
     bool force = false; ///< --force: compare a trace whose header names another scenario
     /// A replay scenario's trace name → model name (replayTraceToModelNames()): the real rows
     /// take the model's names, and the trace need not be a run of this scenario.
     std::map<std::string, std::string> replayNames;
 };
 
-/// Removes "--real TRACE", "--names MAP" and "--force" from @p args (compare's options); false
-/// with a message when one lacks its value.
+/// Removes "--real TRACE", "--names MAP", "--replay FILE" and "--force" from @p args (compare's
+/// options); false with a message when one lacks its value.
 bool takeRealOptions(std::vector<std::string>& args, RealOptions& options, std::string* error);
 
 /// Imports the trace of @p options for compare's real column beside @p model: cgroups in the

@@ -13,13 +13,17 @@
 # kernel function, e.g. reweight_entity: a kprobe counts its calls during the run, per CPU and per
 # argument pair, written to OUTDIR/counts.txt; docs/real-kernels.md "Counting a kernel function"),
 # LAB_MITIGATIONS (off: the guest boots with mitigations=off), LAB_STRICT (1: a disturbed run
-# exits 5 instead of only being flagged).
+# exits 5 instead of only being flagged), LAB_ICOUNT (a shift 0-10: qemu -icount, the guest's
+# clocks count instructions, 2^SHIFT ns each, so the host's load cannot reach its timing),
+# LAB_LIGHT (1: schedlab-run --light-children, forked children the parent waits for start as
+# vfork() does, so they cost what their programs say).
 # The machine's own apt configuration is not touched: the kernel package is looked up with a
 # separate sources list and lists directory under LAB_CACHE.
 # Every run measures its own steadiness (OUTDIR/steadiness.txt): the host's CPU time spent on
 # other work while qemu ran, and the guest's speed (schedlab-run --calibrate) before and after
 # the run; a run with more than a quarter of a CPU of other work on the host, or whose guest
-# speed moved by more than 20 %, is flagged DISTURBED.
+# speed moved by more than 20 %, is flagged DISTURBED. Under LAB_ICOUNT the host's load only
+# stretches the wall time; the guest's speed per µs of its own CPU time must stay within 1 %.
 # Exit codes: 0 ok, 2 bad arguments, 3 a tool or the kernel is missing, 4 the VM run failed,
 # 5 the run was disturbed and LAB_STRICT=1.
 set -eu
@@ -77,6 +81,10 @@ COUNT=${LAB_COUNT:-}
 MITIGATIONS=${LAB_MITIGATIONS:-}
 case "$MITIGATIONS" in ''|off|auto) ;; *) echo "lab: LAB_MITIGATIONS must be off or auto" >&2; exit 2;; esac
 STRICT=${LAB_STRICT:-0}
+ICOUNT=${LAB_ICOUNT:-}
+LIGHT=${LAB_LIGHT:-}
+case "$LIGHT" in ''|1) ;; *) echo "lab: LAB_LIGHT must be 1 or empty" >&2; exit 2;; esac
+case "$ICOUNT" in ''|[0-9]|10) ;; *) echo "lab: LAB_ICOUNT must be a shift of 0-10" >&2; exit 2;; esac
 # LAB_MODE=safety (lab/safety.sh): the guest runs lab/safety-guest.sh, the runner's clean-up
 # test, seeded by LAB_SEED, instead of one run and the comparison.
 MODE=${LAB_MODE:-run}
@@ -150,6 +158,12 @@ cp "$BUILD/bin/schedlab-run" "$ird/bin/schedlab-run"
 cp "$SCENARIO" "$ird/lab/scenario.json"
 cp "$here/init" "$ird/init"
 cp "$here/safety-guest.sh" "$ird/lab/safety.sh"
+# The kernel's config where a Debian system has it, so that the runner's trace header names HZ
+# and the preemption model (a replay of the trace uses them).
+release=$(sed -n 's/^linux-image-\([^_]*\)_.*/\1/p' "$kdir/packages" | sed 's/-unsigned$//' | head -n 1)
+if [ -f "$kdir/config" ] && [ -n "$release" ]; then
+    mkdir -p "$ird/boot" && cp "$kdir/config" "$ird/boot/config-$release"
+fi
 chmod +x "$ird/init"
 (cd "$ird" && find . | "$BUSYBOX" cpio -o -H newc 2>/dev/null | gzip -1) > "$OUT/initramfs.gz"
 
@@ -171,11 +185,26 @@ times > "$OUT/times-before.txt"
 child0=$(child_cpu "$OUT/times-before.txt")
 wall0=$(awk '{ print $1 }' /proc/uptime)
 start=$(date +%s)
+# LAB_ICOUNT=SHIFT: the guest's clocks count instructions (qemu -icount: 2^SHIFT ns each, one
+# TCG thread for all vCPUs, idle time skipped), so its timing no longer follows the host's load.
+# One CPU only: the virtual clock counts the instructions of every vCPU, so with two busy ones
+# each would run at half the speed of one alone (measured: 61 against 124 steps per µs of CPU).
+if [ -n "$ICOUNT" ] && [ "$cpus" -ne 1 ]; then
+    echo "lab: LAB_ICOUNT needs a scenario with one CPU (this one has $cpus): under -icount the" \
+        "guest's clock counts the instructions of all vCPUs, so each CPU would slow down while" \
+        "the others are busy" >&2
+    exit 2
+fi
+if [ -n "$ICOUNT" ]; then
+    accel="-accel tcg,thread=single -icount shift=$ICOUNT,align=off,sleep=off"
+else
+    accel="-accel tcg,thread=multi"
+fi
 set +e
-timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$smp" -m 512 \
+timeout "$TIMEOUT" qemu-system-x86_64 $accel -cpu max -smp "$smp" -m 512 \
     -display none -monitor none -no-reboot \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
-    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED${LIGHT:+ schedlab.light=1}" \
     -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
 rc=$?
 set -e
@@ -228,6 +257,22 @@ steady=$(awk -v b0="$busy0" -v b1="$busy1" -v c0="$child0" -v c1="$child1" -v w0
     ratio = (h > 0) ? g0 / h : 0
     printf "%s: other work on the host %.2f CPUs beside qemu (%.0f s); guest speed %d steps/us before, %d after (%s); host %d steps/us, guest/host %.2f\n",
         verdict, other, wall, g0, g1, moved, h, ratio }')
+if [ -n "$ICOUNT" ]; then
+    # Under -icount the guest's clocks count its instructions: the host's load stretches the
+    # wall time only. What is checked is that the guest's own speed, its calibration loop's
+    # steps per µs of its CPU time (per instruction, so constant by construction), stayed put.
+    cpurate() { sed -n "s/.*$1.*: \([0-9]*\) steps in [0-9]* ns wall, \([0-9]*\) ns CPU.*/\1 \2/p" | head -n 1; }
+    c0=$(tr -d '\r' < "$OUT/console.log" | cpurate "before the run")
+    c1=$(tr -d '\r' < "$OUT/console.log" | cpurate "after the run")
+    steady=$(echo "$c0 $c1" | awk -v shift="$ICOUNT" -v other="$steady" '{
+        r0 = ($2 > 0) ? $1 * 1000 / $2 : 0; r1 = ($4 > 0) ? $3 * 1000 / $4 : 0
+        drift = (r0 > 0 && r1 > 0) ? (r1 > r0 ? r1 / r0 - 1 : r0 / r1 - 1) : -1
+        verdict = (drift < 0 || drift > 0.01) ? "DISTURBED" : "steady"
+        moved = (drift < 0) ? "not measured" : sprintf("moved %.2f %%", drift * 100)
+        sub(/^[A-Za-z]*: /, "", other)
+        printf "%s (icount shift %d: guest time counts instructions): guest speed %.1f steps per us of CPU before, %.1f after (%s); not counted against it: %s\n",
+            verdict, shift, r0, r1, moved, other }')
+fi
 echo "$steady" > "$OUT/steadiness.txt"
 echo "lab: $steady" >&2
 case "$steady" in
@@ -237,7 +282,22 @@ DISTURBED*)
 esac
 
 # --- 4. model vs real -------------------------------------------------------------------------
+# Three columns: the scenario as written, the trace replayed (the workload with each task's CPU
+# bursts and sleeps as this run measured them: the model at the measured costs; docs/
+# real-kernels.md, "Replay your own trace") and the real run; then the replay's fidelity line.
 "$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --metrics "$OUT/real-metrics.json" --quiet
+# compare_run ARGS…: the comparison, with the replay's column when the import made one.
+compare_run() {
+    if [ -s "$OUT/replay.json" ]; then
+        "$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" \
+            --replay "$OUT/replay.json" "$@"
+    else
+        "$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" "$@"
+    fi
+}
+rm -f "$OUT/replay.json"
+"$BUILD/bin/schedlab-cli" import "$OUT/trace.txt" --scenario "$OUT/replay.json" --quiet \
+    2>"$OUT/replay-unknowns.txt" || rm -f "$OUT/replay.json"
 echo "== model vs real: $name on Linux $KERNEL (outputs in $OUT) =="
-"$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt" --metrics "$OUT/compare.json" >/dev/null
-"$BUILD/bin/schedlab-cli" compare "$SCENARIO" --real "$OUT/trace.txt"
+compare_run --metrics "$OUT/compare.json" >/dev/null
+compare_run

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // schedlab-run SCENARIO [--trace OUT] [--names OUT] [--no-trace] [--duration D]
-//              [--cgroup-base DIR] [--adopt] [--journal FILE] [--limit NAME=N] [--check]
+//              [--cgroup-base DIR] [--adopt] [--light-children] [--journal FILE]
+//              [--limit NAME=N] [--check]
 // schedlab-run --restore JOURNAL
 // schedlab-run --calibrate
 #include "core/base/args.h"
@@ -44,6 +45,11 @@ void usage(std::ostream& out)
            "                     cpu.* files are overwritten for the run and restored after;\n"
            "                     tasks of the system in them compete with the scenario's).\n"
            "                     Without it an existing cgroup is refused\n"
+           "  --light-children   a fork the parent waits for starts its child as vfork()\n"
+           "                     does (clone CLONE_VM|CLONE_VFORK): no page tables copied,\n"
+           "                     no copy-on-write faults, so the child costs what its program\n"
+           "                     says, not the runner's image (programs without locks, wait\n"
+           "                     queues, completions, forks or cookies; others fork)\n"
            "  --journal FILE     the journal of the run's changes (default\n"
            "                     /run/schedlab-run-PID.journal, or beside the trace without\n"
            "                     /run; created, never overwritten; printed at the start)\n"
@@ -132,6 +138,8 @@ int main(int argc, char* argv[])
             return 0;
         } else if (ar.flag("--no-trace")) {
             config.traceOut.clear();
+        } else if (ar.flag("--light-children")) {
+            config.lightChildren = true;
         } else if (ar.flag("--adopt")) {
             config.adopt = true;
         } else if (ar.option("--limit")) {
@@ -200,7 +208,8 @@ int main(int argc, char* argv[])
     const runner::Plan plan =
         runner::makePlan(s, static_cast<int>(online > 0 ? online : 1), u.release);
     std::cerr << "schedlab-run: scenario " << s.name << " on Linux " << u.release << ", "
-              << plan.cpus << " of " << online << " CPUs, " << plan.tasks.size() << " tasks\n";
+              << plan.cpus << " of " << online << " CPUs, " << plan.tasks.size() << " tasks"
+              << (config.lightChildren ? ", light children" : "") << "\n";
     for (const auto& n : plan.notes)
         std::cerr << "not reproduced: " << file << ": " << n << "\n";
     for (const auto& e : plan.errors)

@@ -10,7 +10,10 @@
 #include <map>
 #include <sched.h>
 #include <set>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace schedlab::runner {
 
@@ -268,6 +271,77 @@ void busyFor(int64_t ns, const BusyClocks& clocks)
         spin();
 }
 
+bool lightChildProgram(const std::vector<Op>& ops)
+{
+    for (const Op& op : ops) {
+        switch (op.kind) {
+        case Op::Kind::Run:
+        case Op::Kind::Sleep:
+        case Op::Kind::Yield:
+        case Op::Kind::Exit:
+        case Op::Kind::Nice:
+        case Op::Kind::Cpus:
+        case Op::Kind::Cgroup:
+        case Op::Kind::Write:
+            break;
+        case Op::Kind::Loop:
+        case Op::Kind::Kernel:
+            if (!lightChildProgram(op.body))
+                return false;
+            break;
+        case Op::Kind::Lock:
+        case Op::Kind::Unlock:
+        case Op::Kind::Fork:
+        case Op::Kind::Cookie:
+        case Op::Kind::Suspend:
+        case Op::Kind::Resume:
+        case Op::Kind::Complete:
+        case Op::Kind::WaitCompletion:
+            return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+
+struct LightChild
+{
+    void (*body)(void*);
+    void* arg;
+};
+
+int lightChildEntry(void* p)
+{
+    const LightChild* c = static_cast<const LightChild*>(p);
+    c->body(c->arg);
+    _exit(0); // the body should not return; if it does, the child ends here
+}
+
+} // namespace
+
+bool lightFork(void (*body)(void*), void* arg, pid_t* pid)
+{
+    constexpr size_t kStack = size_t{1} << 20; // the child's own stack, freed once it is reaped
+    void* stack = mmap(
+        nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
+        return false;
+    LightChild c{body, arg};
+    // CLONE_VFORK: this process sleeps until the child has exited (it never execs), so the
+    // shared memory is never used by both at once.
+    const pid_t child = ::clone(
+        lightChildEntry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+    const int err = errno;
+    if (child > 0)
+        while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) { }
+    munmap(stack, kStack);
+    if (pid)
+        *pid = child;
+    errno = err;
+    return child > 0;
+}
+
 std::string admitTask(TaskCounters& counters, const ResourceLimits& limits)
 {
     const int64_t created = counters.created.fetch_add(1) + 1;
@@ -318,6 +392,8 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             break;
         }
         case Op::Kind::Yield:
+            if (hooks.markYields && hooks.mark)
+                hooks.mark("schedlab-yield");
             sched_yield();
             break;
         case Op::Kind::Lock:
@@ -351,8 +427,14 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             CPU_ZERO(&mask);
             for (int c = set ? set->first() : -1; c >= 0; c = set->next(c))
                 CPU_SET(c, &mask);
-            if ((!set || sched_setaffinity(0, sizeof mask, &mask) != 0) && hooks.warn)
-                hooks.warn("cpus " + op.name + " failed");
+            if (!set || sched_setaffinity(0, sizeof mask, &mask) != 0) {
+                if (hooks.warn)
+                    hooks.warn("cpus " + op.name + " failed");
+            } else if (hooks.mark) {
+                // A replay turns it into the same operation (docs/real-kernels.md).
+                hooks.mark(
+                    "schedlab-cpus pid=" + std::to_string(getpid()) + " cpus=" + set->toString());
+            }
             break;
         }
         case Op::Kind::Cgroup:

@@ -79,6 +79,11 @@ struct ProgramHooks
     std::function<bool(const TaskSpec& child, bool wait)> fork;
     std::function<void(const std::string& cgroup)> moveToCgroup;
     std::function<void(const std::string& what)> warn;
+    /// Writes a line to the run's trace (trace_marker): the affinity a `cpus` operation set,
+    /// and, with @p markYields, "schedlab-yield" before each sched_yield() (a SCHED_DEADLINE
+    /// task's job ends there). The importer reads them (docs/real-kernels.md).
+    std::function<void(const std::string& text)> mark;
+    bool markYields = false;
     int cpus = 1;
 };
 
@@ -94,6 +99,19 @@ struct TaskCounters
 /// counted). Safe between processes.
 std::string admitTask(TaskCounters& counters, const ResourceLimits& limits);
 void taskExited(TaskCounters& counters);
+
+/// Light children (`schedlab-run --light-children`, docs/real-kernels.md): a child the parent
+/// waits for is started with clone(CLONE_VM | CLONE_VFORK) instead of fork(), as vfork() does:
+/// the child shares the parent's memory while the parent sleeps until it exits, so it costs
+/// neither the copy of the parent's page tables nor copy-on-write faults nor an address space
+/// to tear down — the runner's own image no longer weighs on the workload's forks. Only for a
+/// child whose program (recursively) uses none of: locks, wait queues, completions, forks,
+/// core-scheduling cookies (what shares state with other processes or makes processes).
+bool lightChildProgram(const std::vector<Op>& ops);
+/// Runs @p body in a light child (its own stack, the caller's memory) and waits for it; the
+/// body must end the child with _exit(). The child's pid in @p pid; false with errno set when
+/// clone() failed (nothing ran).
+bool lightFork(void (*body)(void*), void* arg, pid_t* pid);
 
 /// Runs @p ops in the calling process; false when an `exit` operation ended the program.
 bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks);

@@ -52,6 +52,9 @@ struct SharedEntry
     char name[96];
     char cgroup[96];
     char cpus[64]; ///< allowed CPUs once the task's attributes are set (a cpulist), or empty
+    /// SCHED_DEADLINE runtime, deadline, period (ns) once set, else 0; flags (sched_attr)
+    int64_t dl[3];
+    uint32_t dlFlags;
 };
 
 // Shared by the runner and every task process (MAP_SHARED before the first fork).
@@ -193,6 +196,13 @@ private:
     /// Stops the run: a task's fork was refused by the guard.
     void guardStop(const std::string& why);
     void action(const Action& a, int index);
+    /// One line into the run's trace (its instance's trace_marker); nothing without tracing.
+    void traceMark(const std::string& text) const;
+    /// CONFIG_HZ of the running kernel (/boot/config-RELEASE), 0 when unknown.
+    int kernelHz(const std::string& release) const;
+    /// The preemption model in effect: the run's, debugfs sched/preempt's current mode, or the
+    /// kernel's config; "" when unknown.
+    std::string preemptMode(const std::string& release) const;
     std::string features(const std::map<std::string, bool>& f);
     /// Waits until CLOCK_MONOTONIC @p ns; the signal that ended the wait early, else 0.
     int waitUntil(int64_t ns);
@@ -376,6 +386,22 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     if (entry >= 0)
         std::snprintf(m_shared->entries[entry].cpus, sizeof m_shared->entries[entry].cpus, "%s",
             allowedCpus().c_str());
+    // A SCHED_DEADLINE task: its reservation goes into the header, and each sched_yield() (the
+    // end of a job) is marked in the trace, so that the importer can derive its jobs' response
+    // times; a `cpus` operation marks the affinity it set (docs/real-kernels.md). The marker
+    // file is our own trace instance's.
+    const bool deadline = spec.policy == Policy::Deadline && spec.dl
+        && problems.find("sched_setattr") == std::string::npos;
+    if (deadline && entry >= 0) {
+        SharedEntry& e = m_shared->entries[entry];
+        e.dl[0] = spec.dl->runtime;
+        e.dl[1] = spec.dl->deadline;
+        e.dl[2] = spec.dl->effectivePeriod();
+        e.dlFlags = spec.dl->flags;
+    }
+    const int markerFd = m_sys.instance.empty()
+        ? -1
+        : ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
     if (waitForGo) {
@@ -440,6 +466,31 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         const std::string childName = name + "." + std::to_string(++forks);
         const std::string childCgroup = child.cgroup.value_or(cgroup);
         const pid_t self = getpid();
+        if (wait && m_config.lightChildren && lightChildProgram(child.program)) {
+            // A light child (runner.h): it runs on its own stack in this process's memory
+            // while this process sleeps, and is reaped here.
+            struct Start
+            {
+                Runner* runner;
+                const TaskSpec* spec;
+                const std::string* name;
+                const std::string* cgroup;
+                bool inCgroup;
+                pid_t parent;
+            } start{this, &child, &childName, &childCgroup, childCgroup == current, self};
+            pid_t pid = -1;
+            if (!lightFork(
+                    [](void* p) {
+                        const Start& s = *static_cast<const Start*>(p);
+                        s.runner->childSetup(s.parent);
+                        s.runner->taskMain(*s.spec, *s.name, *s.cgroup, -1, false, s.inCgroup);
+                    },
+                    &start, &pid)) {
+                taskExited(m_shared->tasks);
+                warn("task " + name + ": clone: " + std::strerror(errno));
+            }
+            return true;
+        }
         const pid_t pid = ::fork();
         if (pid == 0) {
             childSetup(self);
@@ -461,6 +512,12 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
             current = path;
     };
     hooks.warn = [this, name](const std::string& what) { warn("task " + name + ": " + what); };
+    if (markerFd >= 0)
+        hooks.mark = [markerFd](const std::string& text) {
+            const std::string line = text + "\n";
+            (void)!::write(markerFd, line.data(), line.size());
+        };
+    hooks.markYields = deadline;
     runProgram(spec.program, prng, hooks);
     taskExited(m_shared->tasks);
     _exit(0);
@@ -512,6 +569,20 @@ std::string Runner::features(const std::map<std::string, bool>& f)
     return problems;
 }
 
+void Runner::traceMark(const std::string& text) const
+{
+    if (m_sys.instance.empty())
+        return;
+    // Not writeKernelFile(): no O_TRUNC on a tracefs file.
+    const int fd =
+        ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;
+    const std::string line = text + "\n";
+    (void)!::write(fd, line.data(), line.size());
+    ::close(fd);
+}
+
 void Runner::action(const Action& a, int index)
 {
     const std::string where = "/actions/" + std::to_string(index) + ": ";
@@ -526,10 +597,17 @@ void Runner::action(const Action& a, int index)
         if (a.set.cgroup) {
             problems = writeCgroupFiles(*a.set.cgroup, a.set.files);
         } else if (a.set.task) {
-            for (const pid_t pid : pidsOf(*a.set.task))
-                problems += applyAttributes(pid,
+            for (const pid_t pid : pidsOf(*a.set.task)) {
+                const std::string p = applyAttributes(pid,
                     {a.set.cpus, a.set.nice, a.set.policy, std::nullopt, a.set.slice,
                         std::nullopt});
+                problems += p;
+                // The new affinity in the trace: a replay sets it at this time too.
+                if (a.set.cpus && p.find("affinity") == std::string::npos)
+                    if (const auto set = CpuSet::parse(*a.set.cpus, m_plan.cpus))
+                        traceMark("schedlab-cpus pid=" + std::to_string(pid)
+                            + " cpus=" + set->toString());
+            }
         }
         break;
     case Action::Kind::Move:
@@ -586,6 +664,53 @@ int Runner::pendingSignal()
     return static_cast<int>(info.ssi_signo);
 }
 
+namespace {
+
+/// A "CONFIG_NAME=value" line of the running kernel's /boot/config-RELEASE, or "".
+std::string kernelConfig(const std::string& release, const std::string& name)
+{
+    std::ifstream in("/boot/config-" + release);
+    const std::string key = name + "=";
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with(key))
+            return line.substr(key.size());
+    return {};
+}
+
+} // namespace
+
+int Runner::kernelHz(const std::string& release) const
+{
+    const std::string v = kernelConfig(release, "CONFIG_HZ");
+    const int hz = v.empty() ? 0 : std::atoi(v.c_str());
+    return hz == 100 || hz == 250 || hz == 300 || hz == 1000 ? hz : 0;
+}
+
+std::string Runner::preemptMode(const std::string& release) const
+{
+    static const char* kModes[] = {"none", "voluntary", "full", "lazy"};
+    if (m_s.kernel.preempt) // the run set it
+        return kModes[static_cast<int>(*m_s.kernel.preempt)];
+    // PREEMPT_DYNAMIC: debugfs shows the modes with the current one in parentheses.
+    if (const auto text = readKernelFile(m_config.debugfs + "/sched/preempt")) {
+        const size_t open = text->find('(');
+        const size_t close = text->find(')', open);
+        if (open != std::string::npos && close != std::string::npos)
+            for (const char* mode : kModes)
+                if (text->compare(open + 1, close - open - 1, mode) == 0)
+                    return mode;
+    }
+    if (kernelConfig(release, "CONFIG_PREEMPT_LAZY") == "y")
+        return "lazy";
+    if (kernelConfig(release, "CONFIG_PREEMPT") == "y")
+        return "full";
+    if (kernelConfig(release, "CONFIG_PREEMPT_VOLUNTARY") == "y")
+        return "voluntary";
+    if (kernelConfig(release, "CONFIG_PREEMPT_NONE") == "y")
+        return "none";
+    return {};
+}
+
 bool Runner::writeTrace()
 {
     AtomicFile out(m_config.traceOut);
@@ -596,6 +721,11 @@ bool Runner::writeTrace()
     // The scenario's "/" on this machine (the task and cgroup lines name scenario paths).
     s << "# schedlab-run-cgroups: " << m_sys.base << "\n";
     s << "# schedlab-cpus: " << m_s.machine.cpuCount() << "\n"; // compare --real checks it
+    // HZ and the preemption model the run had, where the kernel says (a replay uses them).
+    if (const int hz = kernelHz(u.release); hz > 0)
+        s << "# schedlab-hz: " << hz << "\n";
+    if (const std::string mode = preemptMode(u.release); !mode.empty())
+        s << "# schedlab-preempt: " << mode << "\n";
     std::ostringstream names;
     const int n = std::min(m_shared->count.load(), kMaxEntries);
     for (int i = 0; i < n; ++i) {
@@ -604,6 +734,9 @@ bool Runner::writeTrace()
         s << "# schedlab-task: " << e.pid << " " << e.name << " " << e.cgroup;
         if (e.cpus[0])
             s << " cpus=" << e.cpus;
+        if (e.dl[0] > 0) // the reservation: the importer derives its jobs (docs/real-kernels.md)
+            s << " dl=" << e.dl[0] << "/" << e.dl[1] << "/" << e.dl[2]
+              << ((e.dlFlags & kDlFlagReclaim) ? "/reclaim" : "");
         s << "\n";
     }
     // The cgroup files the run set at its start (a replay gives its groups the same; changes

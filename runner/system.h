@@ -26,7 +26,9 @@ struct RunConfig
     std::string debugfs = "/sys/kernel/debug";
     /// The journal file ("" = /run/schedlab-run-PID.journal, or beside the trace without /run).
     std::string journal;
-    bool adopt = false;     ///< use scenario cgroups that exist already (dangerous)
+    bool adopt = false; ///< use scenario cgroups that exist already (dangerous)
+    /// Children the parent waits for run as light children (runner.h, lightFork()).
+    bool lightChildren = false;
     int pid = 0;            ///< names the run's subtree and trace instance (0 = getpid())
     int64_t durationNs = 0; ///< 0 = the scenario's
     int bufferKb = 16384;   ///< per-CPU trace buffer (of the run's own trace instance)

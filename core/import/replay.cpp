@@ -40,11 +40,15 @@ std::string cleanName(const std::string& s)
 }
 
 /// The kernel's p->prio as a policy: 0…99 RT (rt_priority = 99 − prio), 100…139 nice − 20…19,
-/// -1 a deadline task (not modelled: replayed as a normal task, noted).
-void applyPrio(TaskSpec& spec, std::optional<int> p)
+/// -1 a deadline task (with its reservation when the runner's header gives it, else replayed
+/// as a normal task, noted).
+void applyPrio(TaskSpec& spec, std::optional<int> p, const std::optional<DlParams>& dl)
 {
     const int prio = p.value_or(120);
-    if (prio >= 0 && prio < 100) {
+    if (dl && (prio == -1 || !p)) {
+        spec.policy = Policy::Deadline;
+        spec.dl = dl;
+    } else if (prio >= 0 && prio < 100) {
         spec.policy = Policy::Fifo;
         spec.rtPriority = 99 - prio;
     } else if (prio >= 100 && prio <= 139 && prio != 120) {
@@ -229,15 +233,60 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
         }
     }
 
+    // The run's own marks in the trace, per task and in time order: a task's `cpus` operation and
+    // a SCHED_DEADLINE task's yields go into its program at the point of its CPU time they were
+    // made; an affinity set by the run from outside becomes a `set` action at its time.
+    struct Mark
+    {
+        int64_t time;
+        const std::string* cpus; ///< null: a yield
+    };
+    std::vector<std::vector<Mark>> marks(n);
+    std::vector<const TraceAffinity*> external;
+    for (const TraceAffinity& c : trace.affinity)
+        if (c.task >= 0 && static_cast<size_t>(c.task) < n) {
+            if (c.self)
+                marks[static_cast<size_t>(c.task)].push_back({c.time, &c.cpus});
+            else
+                external.push_back(&c);
+        }
+    for (size_t i = 0; i < n; ++i) {
+        if (!trace.taskInfo[i].dl)
+            continue;
+        for (const int64_t y : trace.taskInfo[i].yields)
+            marks[i].push_back({y, nullptr});
+        std::stable_sort(marks[i].begin(), marks[i].end(),
+            [](const Mark& x, const Mark& y) { return x.time < y.time; });
+    }
+
     // Pass 2: the programs.
     std::vector<Builder> b(n);
     for (size_t i = 0; i < n; ++i) {
         Builder& t = b[i];
         const bool forked = trace.taskInfo[i].parent >= 0;
+        size_t nextMark = 0;
+        auto marksUpTo = [&](int64_t time) {
+            for (; nextMark < marks[i].size() && marks[i][nextMark].time <= time; ++nextMark) {
+                if (t.phase == Builder::Phase::Unseen || t.phase == Builder::Phase::Dead)
+                    continue;
+                const Mark& mk = marks[i][nextMark];
+                t.ranUntil(mk.time);
+                t.flush();
+                if (mk.cpus) {
+                    t.ops.push_back(namedOp(Op::Kind::Cpus, *mk.cpus));
+                    ++out.affinityOps;
+                } else {
+                    Op y;
+                    y.kind = Op::Kind::Yield;
+                    t.ops.push_back(y);
+                }
+            }
+        };
         for (const uint32_t e : events[i]) {
             const TraceActivity& a = trace.activity[e];
             if (t.phase == Builder::Phase::Dead)
                 break;
+            marksUpTo(a.time);
             if (t.phase == Builder::Phase::Unseen) {
                 if (!forked && !t.start)
                     t.start = (a.kind == Kind::Woken && a.detail == 2) ? a.time : 0;
@@ -300,6 +349,7 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
                 break;
             }
         }
+        marksUpTo(end);
         // The end of the trace.
         switch (t.phase) {
         case Builder::Phase::Running:
@@ -338,12 +388,14 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     int kernelThreads = 0;
     int prioChanged = 0;
     int deadline = 0;
+    int reservations = 0;
     for (size_t i = 0; i < n; ++i) {
         TaskSpec& s = specs[i];
         const TraceTaskInfo& info = trace.taskInfo[i];
         s.name = names[i];
-        applyPrio(s, info.prio);
-        deadline += info.prio == -1 ? 1 : 0;
+        applyPrio(s, info.prio, info.dl);
+        deadline += info.prio == -1 && !info.dl ? 1 : 0;
+        reservations += info.dl ? 1 : 0;
         prioChanged += info.prioChanged ? 1 : 0;
         if (!m.tasks[i].cgroup.empty() && m.tasks[i].cgroup != "/") {
             s.cgroup = m.tasks[i].cgroup;
@@ -429,6 +481,21 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     for (size_t i = 0; i < n; ++i)
         if (!nested[i])
             sc.tasks.push_back(std::move(specs[i]));
+    // Affinity set from outside during the run (taskset -p, a `set` action): the same action.
+    int externalLost = 0;
+    for (const TraceAffinity* c : external) {
+        if (nested[static_cast<size_t>(c->task)]) {
+            ++externalLost; // a forked child has no name an action can give
+            continue;
+        }
+        Action act;
+        act.kind = Action::Kind::Set;
+        act.at = Nanoseconds(c->time);
+        act.set.task = names[static_cast<size_t>(c->task)];
+        act.set.cpus = c->cpus;
+        sc.actions.push_back(std::move(act));
+        ++out.affinityActions;
+    }
 
     // The machine and the kernel.
     std::string base = m.scenario.substr(m.scenario.find_last_of('/') + 1);
@@ -440,6 +507,10 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     std::string profile = options.profile.value_or(profileForRelease(trace.kernel));
     if (!profile.empty() && findProfile(profile))
         sc.kernel.profile = profile;
+    if (trace.hz > 0)
+        sc.kernel.hz = trace.hz;
+    if (!trace.preempt.empty())
+        sc.kernel.preempt = enumFromName<Preempt>(trace.preempt);
     std::set<std::string> ancestors; // every ancestor too; std::set orders "/a" before "/a/b"
     for (const std::string& g : cgroups)
         for (size_t p = g.find('/', 1); p != std::string::npos; p = g.find('/', p + 1))
@@ -457,17 +528,30 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
     auto& u = out.unknowns;
     u.push_back("CPU topology: " + std::to_string(*sc.machine.cpus)
         + " CPUs, no SMT or LLC structure (the trace does not record it)");
-    u.push_back("HZ and the preemption model: the profile's defaults (the trace does not record "
-                "them)");
+    if (trace.hz > 0 && !trace.preempt.empty())
+        u.push_back("HZ " + std::to_string(trace.hz) + " and preemption " + trace.preempt
+            + ": as the runner's header gives them");
+    else
+        u.push_back(std::string("HZ ")
+            + (trace.hz > 0 ? std::to_string(trace.hz) + " from the runner's header"
+                            : "the profile's default (the trace does not record it)")
+            + ", the preemption model "
+            + (!trace.preempt.empty() ? trace.preempt + " from the runner's header"
+                                      : "the default (the trace does not record it)"));
     if (trace.kernel.empty())
         u.push_back("kernel release unknown: profile " + sc.kernel.profile.value_or("default"));
     else
         u.push_back("kernel " + trace.kernel + ": profile " + sc.kernel.profile.value_or("default")
             + " (releases between profiles differ by " + "the overrides of docs/kernel-model.md)");
     u.push_back("affinity: " + std::to_string(headerPinned)
-        + " tasks pinned as the runner's header gives it (their affinity at their start; a "
-          "change during the run is not in the trace), "
-        + std::to_string(perCpuPinned)
+        + " tasks pinned as the runner's header gives it (their affinity at their start), "
+        + std::to_string(out.affinityOps) + " changes a task made itself and "
+        + std::to_string(out.affinityActions)
+        + " made from outside as the runner marked them in the trace"
+        + (externalLost > 0
+                ? " (" + std::to_string(externalLost) + " more on forked children not replayed)"
+                : std::string())
+        + "; a change by anything else is not in the trace; " + std::to_string(perCpuPinned)
         + " per-CPU kernel threads pinned by their name, every other task on every CPU");
     if (!cgroups.empty() && groupFiles > 0)
         u.push_back("cgroup files: " + std::to_string(groupFiles) + " of "
@@ -492,10 +576,14 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
         u.push_back("wakeup context: the trace has no irq-info flag column, so a wakeup from an "
                     "interrupt is taken as by the task it interrupted");
     u.push_back("time before the first event of each task: asleep, or runnable from 0");
+    if (reservations > 0)
+        u.push_back(std::to_string(reservations)
+            + " SCHED_DEADLINE tasks with the reservation the runner's header gives, their jobs "
+              "ending at their marked yields");
     if (deadline > 0)
         u.push_back(std::to_string(deadline)
-            + " SCHED_DEADLINE tasks: replayed as normal tasks (the deadline class is not "
-              "modelled)");
+            + " SCHED_DEADLINE tasks without a reservation in the trace (no runner header): "
+              "replayed as normal tasks");
     std::string d = "Replay of " + m.scenario + " (" + std::to_string(n) + " tasks, "
         + std::to_string(out.chains) + " wake chains, " + std::to_string(out.timedSleeps)
         + " timed sleeps, " + std::to_string(out.forks) + " forks). Not in the trace:";

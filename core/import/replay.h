@@ -42,10 +42,12 @@ struct ReplayScenario
     std::map<std::string, std::string> traceNames;
     /// What the trace cannot tell, one line each (also in the scenario's description).
     std::vector<std::string> unknowns;
-    int64_t chains = 0;      ///< wakeups replayed as wake chains
-    int64_t timedSleeps = 0; ///< blocked periods replayed as sleeps
-    int64_t forks = 0;       ///< fork operations
-    int64_t flattened = 0;   ///< forks nested too deep, replayed as tasks started at the fork
+    int64_t chains = 0;          ///< wakeups replayed as wake chains
+    int64_t timedSleeps = 0;     ///< blocked periods replayed as sleeps
+    int64_t forks = 0;           ///< fork operations
+    int64_t flattened = 0;       ///< forks nested too deep, replayed as tasks started at the fork
+    int64_t affinityOps = 0;     ///< `cpus` operations from a task's own marked changes
+    int64_t affinityActions = 0; ///< `set` actions from changes made from outside
 };
 
 /// The scenario's user key that keeps ReplayScenario::traceNames ({"MODEL NAME": "TRACE NAME"}),

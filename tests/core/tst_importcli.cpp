@@ -153,6 +153,53 @@ private slots:
             cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real"}).code, 2);
     }
 
+    // compare --replay: the trace's own replay (import --scenario) as a column between the
+    // scenario and the real run, its tasks under the trace's names. equal-hogs-real.txt gives
+    // each hog one 4 ms turn of the 12 ms traced and wakes kworker/0:1 at 0, which does not run
+    // before the end: the replay has four tasks runnable at the end, each running on (the rule
+    // for a task the trace leaves runnable), so 25 % each where the scenario and the trace have
+    // 33.33 % for the hogs; its fidelity line sums |25 − 33.33| three times and the kworker's
+    // 25 − 0: 50.0 pp.
+    void compareWithReplayColumn()
+    {
+        QTemporaryDir dir;
+        const std::string replay = dir.filePath("replay.json").toStdString();
+        QCOMPARE(
+            cli({"import", kData + "equal-hogs-real.txt", "--scenario", replay, "--quiet"}).code,
+            0);
+        const Result r = cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real",
+            kData + "equal-hogs-real.txt", "--replay", replay, "--all"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(
+            contains(r.out, "as written") && contains(r.out, "replayed") && contains(r.out, "real"),
+            r.out.c_str());
+        std::istringstream lines(r.out);
+        int rows = 0;
+        for (std::string line; std::getline(lines, line);)
+            if (contains(line, "hog-") && contains(line, " share ")) {
+                std::istringstream cells(line);
+                std::string name, metric, a, b, c;
+                cells >> name >> metric >> a >> b >> c;
+                QCOMPARE(a, std::string("33.33%"));
+                QCOMPARE(b, std::string("25.00%"));
+                QCOMPARE(c, std::string("33.33%"));
+                ++rows;
+            }
+        QCOMPARE(rows, 3);
+        QVERIFY2(contains(r.out, "fidelity replayed: 4 tasks, CPU-share error 50.0 pp summed"),
+            r.out.c_str());
+        // --replay needs the trace, and a scenario that is a replay.
+        QCOMPARE(
+            cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--replay", replay})
+                .code,
+            2);
+        QCOMPARE(cli({"compare", SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json", "--real",
+                         kData + "equal-hogs-real.txt", "--replay",
+                         SCHEDLAB_SOURCE_DIR "/scenarios/equal-hogs.json"})
+                     .code,
+            2);
+    }
+
     // A real trace does not mark forked children; compare folds them by name (PARENT.N, from
     // the runner's name map) into the parent's ".* forked" rows as it does the model's children.
     // The trace: p runs [0, 2) ms, its children p.1 [2, 5) and p.2 [5, 9), p again [9, 10).

@@ -132,6 +132,7 @@ private Q_SLOTS:
     void kernelThreadsByName();
     void shippedRealTraceWithinThreePoints();
     void headerAffinityAndCgroupFiles();
+    void markedAffinityAndDeadline();
 };
 
 void TestReplay::chainProgramsByHand()
@@ -307,6 +308,8 @@ void TestReplay::shippedRealTraceWithinThreePoints()
 void TestReplay::headerAffinityAndCgroupFiles()
 {
     const char* text = R"(# schedlab-kernel: 6.18.15+deb13-amd64
+# schedlab-hz: 123
+# schedlab-preempt: rt
 # schedlab-task: 101 a /g cpus=1
 # schedlab-task: 102 b /g cpus=0-1
 # schedlab-task: 103 c /h cpus=1-x
@@ -323,6 +326,9 @@ void TestReplay::headerAffinityAndCgroupFiles()
     QVERIFY(trace.ok());
     QCOMPARE(trace.cgroupFiles.size(), size_t{2});
     const ReplayScenario r = deriveScenario(trace);
+    // An HZ the kernel cannot have and an unknown preemption model: left unknown.
+    QVERIFY(!r.scenario.kernel.hz);
+    QVERIFY(!r.scenario.kernel.preempt);
     const auto task = [&](const std::string& name) -> const TaskSpec* {
         for (const TaskSpec& t : r.scenario.tasks)
             if (t.name == name)
@@ -348,6 +354,79 @@ void TestReplay::headerAffinityAndCgroupFiles()
         said = said || u.starts_with("cgroup files: 1 of 2 groups");
     QVERIFY(said);
     // The derived scenario loads back with them.
+    const LoadResult back = parseScenario(writeScenario(r.scenario), "replay.json");
+    QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().c_str());
+    QVERIFY(*back.scenario == r.scenario);
+}
+
+// The run's own marks (schedlab-run's trace_marker lines): hopper sets its own affinity after
+// 10 ms of running (a `cpus` operation at that point of its CPU time), the runner (pid 100)
+// moves mover to CPU 1 at 20 ms from outside (a `set` action at 20 ms), and video, a
+// SCHED_DEADLINE task whose reservation the header gives, ends a 3 ms job with a marked yield.
+// Two CPUs; by hand the programs are hopper [run 10 ms, cpus "1", run forever],
+// video [run 3 ms, yield, run forever].
+void TestReplay::markedAffinityAndDeadline()
+{
+    const char* text = R"(# schedlab-kernel: 6.18.15+deb13-amd64
+# schedlab-hz: 250
+# schedlab-preempt: lazy
+# schedlab-task: 101 hopper / cpus=0
+# schedlab-task: 102 mover / cpus=0
+# schedlab-task: 103 video / cpus=0-1 dl=10000000/30000000/30000000
+# tracer: nop
+#P:2
+  <idle>-0     [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=hopper next_pid=101 next_prio=120
+  <idle>-0     [001] d..2.   100.000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=video next_pid=103 next_prio=-1
+   video-103   [001] .....   100.003000: tracing_mark_write: schedlab-yield
+   video-103   [001] d..2.   100.003000: sched_switch: prev_comm=video prev_pid=103 prev_prio=-1 prev_state=R ==> next_comm=mover next_pid=102 next_prio=120
+  hopper-101   [000] .....   100.010000: tracing_mark_write: schedlab-cpus pid=101 cpus=1
+schedlab-run-100 [001] .....  100.020000: tracing_mark_write: schedlab-cpus pid=102 cpus=1
+   mover-102   [001] d..2.   100.030000: sched_switch: prev_comm=mover prev_pid=102 prev_prio=120 prev_state=R ==> next_comm=video next_pid=103 next_prio=-1
+  hopper-101   [000] d..2.   100.040000: sched_switch: prev_comm=hopper prev_pid=101 prev_prio=120 prev_state=R ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+    const TraceImport trace = importText(text);
+    QVERIFY2(trace.ok(), trace.errors.empty() ? "" : trace.errors.front().c_str());
+    QCOMPARE(trace.affinity.size(), size_t{2});
+    const ReplayScenario r = deriveScenario(trace);
+    // The header's HZ and preemption model.
+    QCOMPARE(r.scenario.kernel.hz, std::optional<int>(250));
+    QCOMPARE(r.scenario.kernel.preempt, std::optional<Preempt>(Preempt::Lazy));
+    const auto task = [&](const std::string& name) -> const TaskSpec* {
+        for (const TaskSpec& t : r.scenario.tasks)
+            if (t.name == name)
+                return &t;
+        return nullptr;
+    };
+    QVERIFY(task("hopper") && task("mover") && task("video"));
+    const std::vector<Op>& hopper = task("hopper")->program;
+    QVERIFY(hopper.size() >= 3);
+    QCOMPARE(hopper[0].kind, Op::Kind::Run);
+    QCOMPARE(hopper[0].duration, DurationSpec::fixed(Nanoseconds(10'000'000)));
+    QCOMPARE(hopper[1].kind, Op::Kind::Cpus);
+    QCOMPARE(hopper[1].name, std::string("1"));
+    QCOMPARE(hopper[2].kind, Op::Kind::Run);
+    QCOMPARE(r.affinityOps, int64_t{1});
+    // mover's change came from outside: an action at 20 ms, not an operation of its own.
+    for (const Op& op : task("mover")->program)
+        QVERIFY(op.kind != Op::Kind::Cpus);
+    QCOMPARE(r.affinityActions, int64_t{1});
+    QCOMPARE(r.scenario.actions.size(), size_t{1});
+    const Action& act = r.scenario.actions.front();
+    QCOMPARE(act.kind, Action::Kind::Set);
+    QCOMPARE(act.at, Nanoseconds(20'000'000));
+    QCOMPARE(act.set.task, std::optional<std::string>("mover"));
+    QCOMPARE(act.set.cpus, std::optional<std::string>("1"));
+    // video keeps its reservation and its job's end.
+    const TaskSpec& video = *task("video");
+    QCOMPARE(video.policy, std::optional<Policy>(Policy::Deadline));
+    QVERIFY(video.dl);
+    QCOMPARE(video.dl->runtime, int64_t{10'000'000});
+    QCOMPARE(video.dl->deadline, int64_t{30'000'000});
+    QVERIFY(video.program.size() >= 3);
+    QCOMPARE(video.program[0].kind, Op::Kind::Run);
+    QCOMPARE(video.program[0].duration, DurationSpec::fixed(Nanoseconds(3'000'000)));
+    QCOMPARE(video.program[1].kind, Op::Kind::Yield);
+    // The derived scenario loads back as it is.
     const LoadResult back = parseScenario(writeScenario(r.scenario), "replay.json");
     QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().c_str());
     QVERIFY(*back.scenario == r.scenario);
