@@ -134,6 +134,7 @@ void LoadBalancer::cpuEnteredIdle(int cpu)
     m_hasBlockedLoad[c] = 1;
     if (!m_tickStopped[c] && !m_sd.domains(cpu).empty()) { // not on_null_domain()
         m_tickStopped[c] = 1;
+        ++m_nrTickStopped;
         m_nohzNeedsUpdate = true; // nohz.next_balance must take this CPU's into account
     }
     if (m_tickStopped[c])
@@ -153,9 +154,12 @@ void LoadBalancer::nohzBalancerKick(int cpu)
 {
     // nohz_balancer_kick() from the tick of busy @p cpu; nohz_balance_exit_idle() first: the
     // CPU's tick runs again.
-    m_tickStopped[static_cast<size_t>(cpu)] = 0;
-    if (std::find(m_tickStopped.begin(), m_tickStopped.end(), 1) == m_tickStopped.end())
-        return; // nohz.nr_cpus == 0
+    if (m_tickStopped[static_cast<size_t>(cpu)]) {
+        m_tickStopped[static_cast<size_t>(cpu)] = 0;
+        --m_nrTickStopped;
+    }
+    if (m_nrTickStopped == 0)
+        return; // nohz.nr_cpus == 0 (a count, not a scan of every CPU at every tick)
     const int64_t now = jiffies();
     // NOHZ_STATS_KICK once nohz.next_blocked has passed and some idle CPU has blocked load;
     // NOHZ_NEXT_KICK after a CPU stopped its tick, so nohz.next_balance is recomputed.

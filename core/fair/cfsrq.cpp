@@ -148,6 +148,35 @@ void CfsRq::moveV0(int64_t delta)
 
 uint64_t CfsRq::peekAvgVruntime() const
 {
+    const SchedEntity* running = eevdfCurr();
+    const bool queued = running && running->onRq;
+    // 64-bit fast path (sums of a few entities a few slices apart): the same floor as below.
+    const auto num64 = static_cast<int64_t>(sumWVruntime);
+    const auto den64 = static_cast<int64_t>(sumWeight);
+    if (num64 == sumWVruntime && den64 == sumWeight) {
+        int64_t num = num64;
+        int64_t den = den64;
+        bool fits = true;
+        if (queued) {
+            const uint64_t w = avgWeight(*running);
+            int64_t product = 0;
+            fits = w <= static_cast<uint64_t>(INT64_MAX)
+                && !__builtin_mul_overflow(key(*running), static_cast<int64_t>(w), &product)
+                && !__builtin_add_overflow(num, product, &num)
+                && !__builtin_add_overflow(den, static_cast<int64_t>(w), &den);
+        }
+        if (fits) {
+            int64_t q = 0;
+            if (den > 0) {
+                q = num / den;
+                if ((num % den != 0) && (num < 0))
+                    --q; // floor toward -inf (den > 0)
+            } else if (queued) {
+                q = key(*running);
+            }
+            return v0 + static_cast<uint64_t>(q);
+        }
+    }
     Int128 num = sumWVruntime;
     Int128 den = sumWeight;
     const SchedEntity* ec = eevdfCurr();

@@ -189,20 +189,40 @@ public:
     void clearTrees();
 
     // --- state (the kernel's struct cfs_rq fields) --------------------------------------------
+    // Laid out for the cache (docs/limits.md "Speed"): what the pick, update_curr() and V read at
+    // every level of every event first (two 64-byte lines with the deadline tree's root),
+    // the rest after.
+private:
+    const ProfileChoices& m_choices;
+
+public:
     /// The running entity of this level (the kernel's cfs_rq->curr; 7.3's h_curr).
     SchedEntity* curr = nullptr;
-    /// Flat run queue (7.3), rq->cfs only: the running task, the kernel's 7.3 cfs_rq->curr.
-    SchedEntity* taskCurr = nullptr;
-    SchedEntity* next = nullptr; ///< next buddy
-    uint64_t loadWeight = 0;     ///< Σ w of queued entities incl. curr and delayed
+    SchedEntity* next = nullptr;      ///< next buddy
+    SchedEntity* boostPick = nullptr; ///< boost_throttled_on_wakeup: the entity pick must take
     int nrQueued = 0;
     int hNrQueued = 0;
     int hNrRunnable = 0;
     int hNrIdle = 0;
-    uint64_t v0 = 0; ///< min_vruntime or zero_vruntime, per profile
-
+    uint64_t v0 = 0;         ///< min_vruntime or zero_vruntime, per profile
+    uint64_t loadWeight = 0; ///< Σ w of queued entities incl. curr and delayed
     Int128 sumWVruntime = 0;
     Int128 sumWeight = 0;
+
+private:
+    // mutable: a pick (const) turns on the upkeep of the cached values it reads (augment()).
+    mutable Tree m_tree;
+    std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
+
+public:
+    /// Flat run queue (7.3), rq->cfs only: the running task, the kernel's 7.3 cfs_rq->curr.
+    SchedEntity* taskCurr = nullptr;
+    int cpu = 0;
+    int groupIndex = 0; ///< task group index (0 = root)
+    // CFS bandwidth, per CPU (§9.1–§9.3); more below.
+    bool throttled = false;      ///< this cfs_rq's own runtime is exhausted
+    bool runtimeEnabled = false; ///< the group has a finite quota
+    int throttleCount = 0;       ///< throttled cfs_rq's at or above this one (throttled_hierarchy)
 
     PeltAvg avg;                       ///< cfs_rq PELT (§6.6)
     uint64_t removedLoad = 0;          ///< load of entities that left (applied at next update)
@@ -215,15 +235,10 @@ public:
     int64_t lastTgUpdate = -1;         ///< ns of the last tg->load_avg publication (1 ms ratelimit)
     bool onLeafList = false;           ///< on_list: on its CPU's leaf list (rq->leafGroups)
 
-    int cpu = 0;
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)
     uint64_t v0Fi = 0;            ///< min_vruntime_fi / zero_vruntime_fi (core scheduling, §11.3)
     uint64_t forceIdleSeq = 0;    ///< forceidle_seq of the last v0Fi snapshot
-    int groupIndex = 0;           ///< task group index (0 = root)
     // CFS bandwidth, per CPU (§9.1–§9.3).
-    bool throttled = false;      ///< this cfs_rq's own runtime is exhausted
-    int throttleCount = 0;       ///< throttled cfs_rq's at or above this one (throttled_hierarchy)
-    bool runtimeEnabled = false; ///< the group has a finite quota
     int64_t runtimeRemaining = 0;
     /// ≤6.17: the group entity chain was dequeued at throttle time (enqueue/dequeue walks stop
     /// here); false for a task-based (6.18+) throttle. Kept per cfs_rq so that a profile switch
@@ -231,19 +246,14 @@ public:
     bool throttleDequeued = false;
     int64_t throttledClock = -1; ///< start of the current throttled interval (-1: none)
     std::vector<int> limbo;      ///< 6.18+: tasks parked at return to user (throttled_limbo_list)
-    SchedEntity* boostPick = nullptr; ///< boost_throttled_on_wakeup: the entity pick must take
 
 private:
     void sliceInsert(int64_t slice);
     void sliceErase(int64_t slice);
     class Eligibility;
 
-    const ProfileChoices& m_choices;
-    // mutable: a pick (const) turns on the upkeep of the cached values it reads (augment()).
-    mutable Tree m_tree;
     mutable VTree m_vtree;
     uint64_t m_prioritySeed = 0; // the treap priorities' generator (splitmix64 state)
-    std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
 };
 
 } // namespace schedlab

@@ -248,6 +248,7 @@ LoadBalancer::LoadBalancer(
     , m_tickNs(tickNs)
     , m_nextBalance(static_cast<size_t>(domains.cpus()), 0)
     , m_tickStopped(static_cast<size_t>(domains.cpus()), 1) // every CPU starts idle
+    , m_nrTickStopped(domains.cpus())
     , m_hasBlockedLoad(static_cast<size_t>(domains.cpus()), 0)
     , m_newIlbKick(static_cast<size_t>(domains.cpus()), 0)
     , m_avgIdle(static_cast<size_t>(domains.cpus()), 2 * kSchedMigrationCostNs)

@@ -216,6 +216,7 @@ private:
     bool m_nohzHasBlocked = false;         ///< nohz.has_blocked
     bool m_nohzNeedsUpdate = false;        ///< nohz.needs_update
     std::vector<uint8_t> m_tickStopped;    ///< rq->nohz_tick_stopped: in nohz.idle_cpus_mask
+    int m_nrTickStopped = 0;               ///< nohz.nr_cpus: the CPUs with m_tickStopped set
     std::vector<uint8_t> m_hasBlockedLoad; ///< rq->has_blocked_load
     std::vector<uint8_t> m_newIlbKick;     ///< NOHZ_NEWILB_KICK set by the new-idle balance
     std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)

@@ -41,50 +41,55 @@ struct TreeLinks
 
 struct SchedEntity
 {
+    // Laid out for the cache (measured with bench_speed --big, docs/limits.md "Speed"): what a
+    // deadline-tree walk, the pick and update_curr() read comes first, so that a tree descent
+    // touches one 64-byte line per entity; the vruntime tree and the weights follow; what only
+    // the switch, the balancer and PELT read comes after.
+
     /// Links in CfsRq's deadline tree (queued, not running, entities of one cfs_rq).
     TreeLinks treeLinks;
-    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime).
-    TreeLinks vtreeLinks;
+    uint64_t vruntime = 0;
+    uint64_t deadline = 0; ///< absolute, or relative to vruntime while relDeadline
     /// Deadline tree: the smallest vruntime in this entity's subtree (the kernel's 6.8+
     /// se->min_vruntime), so the pick skips a subtree without an eligible entity (§3.5).
     uint64_t subtreeMinVruntime = 0;
+    bool customSlice = false;
+    bool onRq = false;
+    bool schedDelayed = false;
+    bool relDeadline = false;
+
+    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime).
+    TreeLinks vtreeLinks;
     /// Vruntime tree: the entity of this subtree with the earliest deadline, the first in vruntime
     /// order among equals (6.6's se->min_deadline, kept as the entity to keep the tie-break).
     SchedEntity* subtreeMinDeadline = nullptr;
+    LoadWeight load;
+    CfsRq* cfsRq = nullptr; ///< the cfs_rq this entity is (or would be) queued on
+
+    int64_t vlag = 0;      ///< saved virtual lag V - v (6.6–6.16: doubles as protection marker)
+    uint64_t vprot = 0;    ///< end of slice protection (6.17+)
+    int64_t slice = 0;     ///< request size r_i, real ns
+    int64_t execStart = 0; ///< clock_task when it last started running / was charged
+    int64_t sumExecRuntime = 0;
+    int64_t prevSumExecRuntime = 0;
+    SchedEntity* parent = nullptr; ///< group entity of the enclosing group (same CPU), or null
+    CfsRq* myQ = nullptr;          ///< group entities: the group's own cfs_rq on this CPU
+
+    int depth = 0;             ///< number of group levels above
+    TaskId task;               ///< task entities
+    bool idlePolicy = false;   ///< SCHED_IDLE task, or cpu.idle group entity
+    bool batchPolicy = false;  ///< SCHED_BATCH task (never wakeup-preempts)
+    bool peltAttached = false; ///< avg is attached to cfsRq's sums (last_update_time != 0)
+    /// Flat run queue (choice flat, 7.3): the task's effective weight in rq->cfs, the product of
+    /// the weight fractions of its hierarchy (kernel-model.md §6.1); unused otherwise.
+    LoadWeight hLoad;
 
     /// se.group_node: task entities on their CPU's rq->cfs_tasks (most recently picked first),
     /// from enqueue to the final dequeue; walked from the tail by the load balancer (§8.3).
     boost::intrusive::list_member_hook<boost::intrusive::link_mode<boost::intrusive::auto_unlink>>
         groupNode;
 
-    LoadWeight load;
-    /// Flat run queue (choice flat, 7.3): the task's effective weight in rq->cfs, the product of
-    /// the weight fractions of its hierarchy (kernel-model.md §6.1); unused otherwise.
-    LoadWeight hLoad;
-    uint64_t vruntime = 0;
-    uint64_t deadline = 0; ///< absolute, or relative to vruntime while relDeadline
-    int64_t vlag = 0;      ///< saved virtual lag V - v (6.6–6.16: doubles as protection marker)
-    uint64_t vprot = 0;    ///< end of slice protection (6.17+)
-    int64_t slice = 0;     ///< request size r_i, real ns
-    bool customSlice = false;
-    bool onRq = false;
-    bool schedDelayed = false;
-    bool relDeadline = false;
-
-    int64_t execStart = 0; ///< clock_task when it last started running / was charged
-    int64_t sumExecRuntime = 0;
-    int64_t prevSumExecRuntime = 0;
-
-    int depth = 0;                 ///< number of group levels above
-    SchedEntity* parent = nullptr; ///< group entity of the enclosing group (same CPU), or null
-    CfsRq* cfsRq = nullptr;        ///< the cfs_rq this entity is (or would be) queued on
-    CfsRq* myQ = nullptr;          ///< group entities: the group's own cfs_rq on this CPU
-    TaskId task;                   ///< task entities
-    bool idlePolicy = false;       ///< SCHED_IDLE task, or cpu.idle group entity
-    bool batchPolicy = false;      ///< SCHED_BATCH task (never wakeup-preempts)
-
-    PeltAvg avg;               ///< load/runnable/util averages (§6.6)
-    bool peltAttached = false; ///< avg is attached to cfsRq's sums (last_update_time != 0)
+    PeltAvg avg; ///< load/runnable/util averages (§6.6)
 
     bool isTask() const { return myQ == nullptr; }
 };

@@ -63,8 +63,6 @@ EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
 {
     if (at < m_now)
         throw std::logic_error("EventQueue: event scheduled in the past");
-    const uint64_t seq = m_nextSeq++;
-    m_done.push_back(false); // index == seq - m_doneBase
     uint32_t slot = 0;
     if (!m_freeSlots.empty()) {
         slot = m_freeSlots.back();
@@ -74,8 +72,24 @@ EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
         slot = static_cast<uint32_t>(m_handlers.size());
         m_handlers.push_back(std::move(handler));
     }
+    return insert(at, priority, Event{kFunctionKind, static_cast<int32_t>(slot), 0});
+}
+
+EventId EventQueue::post(Nanoseconds at, Event event, int priority)
+{
+    if (at < m_now)
+        throw std::logic_error("EventQueue: event scheduled in the past");
+    if (event.kind == kFunctionKind || !m_dispatch)
+        throw std::logic_error("EventQueue: a tagged event needs a kind and a dispatcher");
+    return insert(at, priority, event);
+}
+
+EventId EventQueue::insert(Nanoseconds at, int priority, const Event& ev)
+{
+    const uint64_t seq = m_nextSeq++;
+    m_done.push_back(0); // index == seq - m_doneBase
     m_topKnown = false;
-    const Entry e{at.count(), priority, slot, seq};
+    const Entry e{at.count(), priority, ev.kind, seq, ev.a, ev.b};
     if (priority != 0 && (m_laneHead == m_lane.size() || !before(e, m_lane.back()))) {
         m_lane.push_back(e); // in key order: the lane stays sorted
     } else {
@@ -98,7 +112,7 @@ bool EventQueue::cancel(EventId id)
 {
     if (!isPending(id))
         return false;
-    m_done[id.seq - m_doneBase] = true;
+    m_done[id.seq - m_doneBase] = 1;
     --m_live;
     m_topKnown = false;
     constexpr size_t kSlack = 4096;
@@ -115,7 +129,7 @@ void EventQueue::compact()
     std::erase_if(m_heap, [&](const Entry& e) {
         if (!done(e.seq))
             return false;
-        releaseSlot(e.slot);
+        release(e);
         return true;
     });
     for (size_t i = m_heap.size() / kArity + 1; i-- > 0;)
@@ -126,7 +140,7 @@ void EventQueue::compact()
     std::erase_if(m_lane, [&](const Entry& e) {
         if (!done(e.seq))
             return false;
-        releaseSlot(e.slot);
+        release(e);
         return true;
     });
     // Every seq below the lowest live one is done: its bits can go.
@@ -142,7 +156,7 @@ void EventQueue::compact()
 void EventQueue::dropCancelledTop()
 {
     while (!m_heap.empty() && done(m_heap.front().seq)) {
-        releaseSlot(m_heap.front().slot);
+        release(m_heap.front());
         popTop();
     }
 }
@@ -171,7 +185,7 @@ const EventQueue::Entry* EventQueue::nextEntry()
 {
     dropCancelledTop();
     while (m_laneHead < m_lane.size() && done(m_lane[m_laneHead].seq)) {
-        releaseSlot(m_lane[m_laneHead].slot);
+        release(m_lane[m_laneHead]);
         popLane();
     }
     const Entry* heapTop = m_heap.empty() ? nullptr : &m_heap.front();
@@ -198,13 +212,18 @@ bool EventQueue::step()
         popTop();
     else
         popLane();
-    Handler handler = std::move(m_handlers[e.slot]);
-    releaseSlot(e.slot);
-    m_done[e.seq - m_doneBase] = true;
+    m_done[e.seq - m_doneBase] = 1;
     --m_live;
     assert(e.time >= m_now.count() && "simulated time must be monotonic");
     m_now = Nanoseconds(e.time);
     ++m_executed;
+    if (e.kind != kFunctionKind) {
+        m_dispatch(m_owner, Event{e.kind, e.a, e.b});
+        return true;
+    }
+    const auto slot = static_cast<uint32_t>(e.a);
+    Handler handler = std::move(m_handlers[slot]);
+    releaseSlot(slot);
     handler();
     return true;
 }

@@ -2,12 +2,14 @@
 // Discrete-event queue: a 4-ary min-heap keyed by (time, priority, sequence number), so events at
 // the same simulated time and priority run in insertion order and every run is reproducible (ns-3's
 // EventKey). The keys are unique, so the order of executed events does not depend on how the heap
-// is shaped. The heap holds small keys only; handlers sit in a pool of slots (reused through a free
-// list) that the heap entries index, so sifting moves 24-byte keys and never a std::function.
-// Cancellation is lazy: a cancelled event stays in the heap and is skipped when it surfaces; when
-// cancelled entries outnumber live ones the heap is rebuilt without them, and the done-bits of
-// events long gone are dropped, so memory stays O(live events) however long the run and however
-// often events are re-armed (a preempted task's completion far in the future).
+// is shaped. An event is either a small tagged record (Event: a kind and two integers, held in the
+// heap entry itself and handed to the owner's dispatcher, which switches on the kind: no
+// allocation, no indirect call per event) or, for rare events, a std::function kept in a pool of
+// slots (reused through a free list) that the entry indexes, so sifting moves 40-byte entries and
+// never a std::function. Cancellation is lazy: a cancelled event stays in the heap and is skipped
+// when it surfaces; when cancelled entries outnumber live ones the heap is rebuilt without them,
+// and the done-bits of events long gone are dropped, so memory stays O(live events) however long
+// the run and however often events are re-armed (a preempted task's completion far in the future).
 //
 // Events of a nonzero priority (the periodic ticks, on a common jiffies grid) that are scheduled
 // in key order skip the heap: they queue in a FIFO lane, and step() runs the smaller of the heap's
@@ -28,6 +30,15 @@
 
 namespace schedlab {
 
+/// A tagged event for the owner's dispatcher (EventQueue::setDispatcher): what it means is the
+/// owner's business; kind 0 is reserved for the queue's std::function events.
+struct Event
+{
+    uint32_t kind = 0;
+    int32_t a = 0;
+    int64_t b = 0;
+};
+
 struct EventKey
 {
     Nanoseconds time{0};
@@ -40,10 +51,22 @@ class EventQueue
 {
 public:
     using Handler = std::function<void()>;
+    using Dispatcher = void (*)(void* owner, const Event& event);
+    static constexpr uint32_t kFunctionKind = 0;
+
+    /// Tagged events (post()) are run by @p dispatch(@p owner, event).
+    void setDispatcher(void* owner, Dispatcher dispatch)
+    {
+        m_owner = owner;
+        m_dispatch = dispatch;
+    }
 
     /// Schedules @p handler at absolute time @p at (>= now()). Among events at the same time,
     /// lower @p priority runs first, then insertion order.
     EventId schedule(Nanoseconds at, Handler handler, int priority = 0);
+    /// Schedules the tagged @p event (kind ≠ 0) at @p at, ordered exactly as schedule() orders
+    /// (same key: time, priority, insertion order); run by the dispatcher.
+    EventId post(Nanoseconds at, Event event, int priority = 0);
     /// Cancels a pending event; returns false if it already ran or was cancelled.
     bool cancel(EventId id);
     bool isPending(EventId id) const;
@@ -67,9 +90,12 @@ private:
     {
         int64_t time;
         int32_t priority;
-        uint32_t slot; ///< index into m_handlers
+        uint32_t kind; ///< Event::kind; kFunctionKind: ev.a indexes m_handlers
         uint64_t seq;
+        int32_t a;
+        int64_t b;
     };
+    EventId insert(Nanoseconds at, int priority, const Event& ev);
     static bool before(const Entry& a, const Entry& b)
     {
         if (a.time != b.time)
@@ -82,12 +108,17 @@ private:
     void siftDown(size_t i);
     void popTop();
     void releaseSlot(uint32_t slot);
+    void release(const Entry& e)
+    {
+        if (e.kind == kFunctionKind)
+            releaseSlot(static_cast<uint32_t>(e.a));
+    }
     void dropCancelledTop();
     /// The next entry to run (heap top or lane front, cancelled ones dropped); null if none.
     const Entry* top();
     const Entry* nextEntry();
     void popLane();
-    bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase]; }
+    bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase] != 0; }
     void compact();
 
     std::vector<Entry> m_heap;
@@ -96,16 +127,19 @@ private:
     /// top()'s answer until the queue changes (the loop asks for the next time, then runs it).
     const Entry* m_top = nullptr;
     bool m_topKnown = false;
-    std::vector<Handler> m_handlers; ///< slots; a free slot holds an empty handler
+    std::vector<Handler>
+        m_handlers; ///< slots of function events; a free one holds an empty handler
     std::vector<uint32_t> m_freeSlots;
     // Executed or cancelled, by seq - m_doneBase; every seq below m_doneBase is done. Seq 0 is
     // the "none" id.
-    std::vector<bool> m_done{true};
+    std::vector<uint8_t> m_done{1}; // bytes, not bits: cheaper to test and set per event
     uint64_t m_doneBase = 0;
     Nanoseconds m_now{0};
     uint64_t m_nextSeq = 1;
     uint64_t m_executed = 0;
     size_t m_live = 0;
+    void* m_owner = nullptr;
+    Dispatcher m_dispatch = nullptr;
 };
 
 } // namespace schedlab

@@ -90,8 +90,7 @@ void Machine::timerWakeUp(int taskIndex, int64_t due)
     if (irqsOn > clock()) {
         // The hrtimer interrupt cannot be taken while the CPU has interrupts disabled (a
         // cost-model section, core/workload/kernelwork.h).
-        t.timer = m_events.schedule(
-            Nanoseconds(irqsOn), [this, taskIndex, due] { timerWakeUp(taskIndex, due); });
+        t.timer = m_events.post(Nanoseconds(irqsOn), Event{kTimerEvent, taskIndex, due});
         return;
     }
     const int64_t late = clock() - due;
@@ -256,10 +255,8 @@ void Machine::startRunning(Task& task)
         m_interp->advance(task); // executes instantaneous operations; may block or exit
     if (task.workLeft > 0 && !task.blocking && !task.exiting) {
         const int index = task.index;
-        task.workDone = m_events.schedule(Nanoseconds(after(task.workLeft)), [this, index] {
-            m_eventCpu = m_tasks[static_cast<size_t>(index)]->cpu;
-            onWorkDone(index);
-        });
+        task.workDone =
+            m_events.post(Nanoseconds(after(task.workLeft)), Event{kWorkDoneEvent, index, 0});
     }
 }
 
@@ -329,10 +326,8 @@ void Machine::schedule(int cpu)
                 prev->sleepCpu = cpu;
                 const int idx = prev->index;
                 const int64_t due = after(prev->sleepFor);
-                // The timer fires at its due time: the handler reads it from the clock (a
-                // smaller capture that std::function keeps without an allocation).
-                prev->timer =
-                    m_events.schedule(Nanoseconds(due), [this, idx] { timerWakeUp(idx, clock()); });
+                // The timer fires at its due time: the handler reads it from the clock.
+                prev->timer = m_events.post(Nanoseconds(due), Event{kTimerEvent, idx, -1});
             }
         } else {
             prev->state = TaskRunState::Runnable;
@@ -419,16 +414,50 @@ void Machine::armHrtick(Rq& rq)
     const int64_t delta = cls->hrtickDelay(rq);
     if (delta <= 0)
         return; // the slice is already used up: the tick handles it
-    const int cpu = rq.cpu;
-    ev = m_events.schedule(Nanoseconds(clock() + delta), [this, cpu, cls] {
-        m_eventCpu = cpu;
-        Rq& r = *m_rqs[static_cast<size_t>(cpu)];
-        m_rqs[static_cast<size_t>(cpu)]->hrtick = {};
-        if (!r.curr)
-            return;
-        cls->updateCurr(r);
-        resched(cpu, false); // entity_tick(queued=1): resched_curr
-    });
+    const auto clsIndex = static_cast<int64_t>(
+        std::find(m_classes.begin(), m_classes.end(), cls) - m_classes.begin());
+    ev = m_events.post(Nanoseconds(clock() + delta), Event{kHrtickEvent, rq.cpu, clsIndex});
+}
+
+void Machine::hrtickFired(int cpu, size_t cls)
+{
+    m_eventCpu = cpu;
+    Rq& r = *m_rqs[static_cast<size_t>(cpu)];
+    r.hrtick = {};
+    if (!r.curr)
+        return;
+    m_classes[cls]->updateCurr(r);
+    resched(cpu, false); // entity_tick(queued=1): resched_curr
+}
+
+void Machine::dispatchEvent(void* machine, const Event& event)
+{
+    Machine& m = *static_cast<Machine*>(machine);
+    switch (static_cast<EventKind>(event.kind)) {
+    case kTickEvent:
+        m.m_eventCpu = event.a;
+        m.tick(event.a);
+        return;
+    case kWorkDoneEvent:
+        m.m_eventCpu = m.m_tasks[static_cast<size_t>(event.a)]->cpu;
+        m.onWorkDone(event.a);
+        return;
+    case kTimerEvent:
+        m.timerWakeUp(event.a, event.b < 0 ? m.clock() : event.b);
+        return;
+    case kHrtickEvent:
+        m.hrtickFired(event.a, static_cast<size_t>(event.b));
+        return;
+    case kSectionEndEvent: {
+        m.m_eventCpu = event.a;
+        Rq& r = *m.m_rqs[static_cast<size_t>(event.a)];
+        r.sections.end = {};
+        // need_resched set during the section is honoured now (preempt_enable()).
+        if (r.needResched)
+            m.m_reschedPending.push_back(event.a);
+        return;
+    }
+    }
 }
 
 void Machine::startTick(int cpu)
@@ -440,13 +469,7 @@ void Machine::startTick(int cpu)
     const int64_t next = (clock() / m_tickNs + 1) * m_tickNs;
     // A tick that coincides with other events runs after them: a task whose work ends exactly
     // at the tick has already made its next system call (e.g. gone to sleep) when the tick hits.
-    ev = m_events.schedule(
-        Nanoseconds(next),
-        [this, cpu] {
-            m_eventCpu = cpu;
-            tick(cpu);
-        },
-        kTickPriority);
+    ev = m_events.post(Nanoseconds(next), Event{kTickEvent, cpu, 0}, kTickPriority);
 }
 
 void Machine::tick(int cpu)
@@ -456,13 +479,8 @@ void Machine::tick(int cpu)
     if (const int64_t irqsOn = m_rqs[static_cast<size_t>(cpu)]->sections.irqsOffUntil;
         irqsOn > clock()) {
         // Interrupts are disabled on this CPU (cost model): the tick waits for them.
-        m_rqs[static_cast<size_t>(cpu)]->tick = m_events.schedule(
-            Nanoseconds(irqsOn),
-            [this, cpu] {
-                m_eventCpu = cpu;
-                tick(cpu);
-            },
-            kTickPriority);
+        m_rqs[static_cast<size_t>(cpu)]->tick =
+            m_events.post(Nanoseconds(irqsOn), Event{kTickEvent, cpu, 0}, kTickPriority);
         return;
     }
     if (!rq.curr)
@@ -729,8 +747,11 @@ void Machine::apply(const Action& action)
         m_choices.flat = flatBefore;
         if (m_choices.flat && m_choices.throttle == ThrottleModel::Group)
             m_choices.throttle = ThrottleModel::Task;
-        if (m_choices.weightPrecision != before)
+        if (m_choices.weightPrecision != before) {
             rebuildSums();
+            for (auto& t : m_tasks) // the lag bound's calc_delta_fair changed with the precision
+                t->lagBoundSlice = -1;
+        }
         break;
     }
     case Action::Kind::Set: {

@@ -108,7 +108,14 @@ private:
     Rq& runQueue(int cpu) { return *m_rqs[static_cast<size_t>(cpu)]; }
     Task& taskAt(int index) { return *m_tasks[static_cast<size_t>(index)]; }
     /// task->sched_class: the class of @p task's policy.
-    SchedClass& classOf(const Task& task) const;
+    /// p->sched_class: the one place that maps a task to its class; the kernel paths dispatch
+    /// through the result (inline: several calls per event).
+    SchedClass& classOf(const Task& task) const
+    {
+        if (task.isDl())
+            return *m_classes[kDlClass];
+        return *m_classes[task.isRt() ? kRtClass : kFairClass];
+    }
 
 private:
     // construction
@@ -184,6 +191,16 @@ private:
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu, MigrateDetail placed = {}, int parentCpu = -1);
     void timerWakeUp(int taskIndex, int64_t due);
+    /// The machine's tagged events (EventQueue::post): one switch instead of a std::function.
+    enum EventKind : uint32_t {
+        kTickEvent = 1,   ///< a = CPU
+        kWorkDoneEvent,   ///< a = task index
+        kTimerEvent,      ///< a = task index, b = due time (-1: the time the timer fires)
+        kHrtickEvent,     ///< a = CPU, b = index of the class in m_classes
+        kSectionEndEvent, ///< a = CPU
+    };
+    static void dispatchEvent(void* machine, const Event& event);
+    void hrtickFired(int cpu, size_t cls);
 
     // workload: ProgramServices (the program interpreter, core/workload/interpreter.h)
     bool shouldPark(const Task& task) const override { return m_bw->shouldPark(task); }

@@ -74,15 +74,6 @@ SchedClass& Machine::classOfPolicy(Policy policy)
     return *m_classes[rt ? kRtClass : kFairClass];
 }
 
-SchedClass& Machine::classOf(const Task& task) const
-{
-    // p->sched_class: the one place that maps a task to its class; the kernel paths dispatch
-    // through the result.
-    if (task.isDl())
-        return *m_classes[kDlClass];
-    return *m_classes[task.isRt() ? kRtClass : kFairClass];
-}
-
 // --- the cgroup files of the classes (sched_group_set_shares(), tg_set_rt_bandwidth(), …) -------
 
 RtWalkCount Machine::writeClassFiles(int group, const CgroupFiles& files, const std::string& by)
@@ -118,13 +109,7 @@ EventId Machine::startTimer(int64_t at, int cpu, std::function<void()> fn)
 
 EventId Machine::startSectionEnd(int cpu, int64_t at)
 {
-    return m_events.schedule(Nanoseconds(at), [this, cpu] {
-        m_eventCpu = cpu;
-        m_rqs[static_cast<size_t>(cpu)]->sections.end = {};
-        // need_resched set during the section is honoured now (preempt_enable()).
-        if (m_rqs[static_cast<size_t>(cpu)]->needResched)
-            m_reschedPending.push_back(cpu);
-    });
+    return m_events.post(Nanoseconds(at), Event{kSectionEndEvent, cpu, 0});
 }
 
 std::vector<int> Machine::groupsMatching(const std::string& pattern) const

@@ -148,14 +148,20 @@ void Machine::checkLagBound(const SchedEntity& se)
     const bool flat = m_choices.flat;
     const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
     const int64_t lag = vdiff(rq.peekAvgVruntime(), se.vruntime);
+    Task& task = taskOf(se);
     LoadWeight lw = flat ? se.hLoad : se.load;
-    const auto bound = static_cast<int64_t>(
-        calcDeltaFair(static_cast<uint64_t>(std::max<int64_t>(se.slice, 0) + m_tickNs), lw,
-            m_choices.weightPrecision));
-    const int64_t excess = (lag < 0 ? -lag : lag) - bound;
+    if (se.slice != task.lagBoundSlice || lw.weight != task.lagBoundWeight
+        || lw.invWeight != task.lagBoundInvWeight) {
+        task.lagBoundSlice = se.slice;
+        task.lagBoundWeight = lw.weight;
+        task.lagBoundInvWeight = lw.invWeight;
+        task.lagBound = static_cast<int64_t>(
+            calcDeltaFair(static_cast<uint64_t>(std::max<int64_t>(se.slice, 0) + m_tickNs), lw,
+                m_choices.weightPrecision));
+    }
+    const int64_t excess = (lag < 0 ? -lag : lag) - task.lagBound;
     if (excess <= 0)
         return;
-    Task& task = taskOf(se);
     ++task.lagExcessSamples;
     task.lagExcessMaxNs = std::max(task.lagExcessMaxNs, excess);
 }

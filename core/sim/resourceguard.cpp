@@ -103,7 +103,7 @@ void ResourceGuard::stop(const std::string& task, int cpu, const std::string& re
     m_findings.push_back({"resource_limit", task, std::max(cpu, 0), now, 0, reason});
 }
 
-void ResourceGuard::check(int64_t now, int cpu, uint64_t recordingBytes)
+void ResourceGuard::checkSlow(int64_t now, int cpu, uint64_t recordingBytes)
 {
     const ResourceLimits& limits = m_limits;
     const int64_t window = now / 1'000'000;

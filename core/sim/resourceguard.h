@@ -8,6 +8,7 @@
 #include "core/kernel/runoptions.h"
 #include "core/record/metrics.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ class ResourceGuard
 public:
     explicit ResourceGuard(const ResourceLimits& limits)
         : m_limits(limits)
+        , m_eventsPerMs(std::max<uint64_t>(limits.eventsPerSecond / 1000, 1))
     { }
 
     /// The memory estimate of @p scenario's machine and cgroups (the tasks are counted as they
@@ -38,7 +40,20 @@ public:
     void waitKept();
 
     /// Counts one event (or schedule()) at @p now and checks every guard.
-    void check(int64_t now, int cpu, uint64_t recordingBytes);
+    void check(int64_t now, int cpu, uint64_t recordingBytes)
+    {
+        // The common case inline: every guard far from its limit.
+        if (const int64_t window = now / 1'000'000; window != m_eventWindow) {
+            m_eventWindow = window; // a new simulated millisecond: its count starts again
+            m_eventsInWindow = 0;
+        }
+        if (m_eventsInWindow < m_eventsPerMs && recordingBytes < m_limits.recordingBytes
+            && m_modelBytes <= m_limits.modelBytes) {
+            ++m_eventsInWindow;
+            return;
+        }
+        checkSlow(now, cpu, recordingBytes);
+    }
     /// Stops the run (the first reason stays).
     void stop(const std::string& task, int cpu, const std::string& reason, int64_t now);
 
@@ -47,7 +62,9 @@ public:
     const std::vector<Finding>& findings() const { return m_findings; }
 
 private:
+    void checkSlow(int64_t now, int cpu, uint64_t recordingBytes);
     ResourceLimits m_limits;
+    uint64_t m_eventsPerMs = 1;    ///< max(events-per-second / 1000, 1)
     std::string m_stopReason;      ///< set when a guard stopped the run
     int64_t m_eventWindow = -1;    ///< simulated millisecond being counted
     uint64_t m_eventsInWindow = 0; ///< events executed in it

@@ -121,6 +121,12 @@ struct Task
     /// ns (kernel-model.md §4.1: the bound of the 7.0 clamp for the task's own slice).
     int64_t lagExcessSamples = 0;
     int64_t lagExcessMaxNs = 0;
+    /// The lag bound vslice(slice + tick) of the last sample and what it was computed from
+    /// (slice, weight, inverse weight): recomputed only when one of them changed.
+    int64_t lagBoundSlice = -1;
+    uint64_t lagBoundWeight = 0;
+    uint32_t lagBoundInvWeight = 0;
+    int64_t lagBound = 0;
 };
 
 } // namespace schedlab

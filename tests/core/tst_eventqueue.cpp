@@ -40,6 +40,7 @@ private Q_SLOTS:
     void rearmedEventsStayBounded();
     void laneAndHeapKeepOneOrder_data();
     void laneAndHeapKeepOneOrder();
+    void taggedEventsShareTheOrder();
 };
 
 void TestEventQueue::order_data()
@@ -379,6 +380,39 @@ void TestEventQueue::laneAndHeapKeepOneOrder()
     }
     QVERIFY(!q.step());
     QCOMPARE(ran, expected);
+}
+
+void TestEventQueue::taggedEventsShareTheOrder()
+{
+    // post() and schedule() take their keys from one sequence: at equal time and priority the
+    // insertion order decides, whichever way an event was queued; a cancelled tagged event never
+    // reaches the dispatcher. Expected order by hand: t=5 (a, c, d in insertion order), then t=7
+    // (priority 1 after the priority-0 b), b cancelled.
+    EventQueue q;
+    struct Log
+    {
+        QStringList ran;
+    } log;
+    q.setDispatcher(&log, [](void* owner, const Event& e) {
+        static_cast<Log*>(owner)->ran.append(
+            QStringLiteral("k%1:%2:%3").arg(e.kind).arg(e.a).arg(e.b));
+    });
+    q.post(Nanoseconds(5), Event{1, 10, -1});                                   // a
+    const EventId b = q.post(Nanoseconds(7), Event{2, 20, 200});                // b
+    q.schedule(Nanoseconds(5), [&] { log.ran.append(QStringLiteral("fn")); });  // c
+    q.post(Nanoseconds(5), Event{3, 30, 300});                                  // d
+    q.post(Nanoseconds(7), Event{4, 40, 400}, 1);                               // e
+    q.schedule(Nanoseconds(7), [&] { log.ran.append(QStringLiteral("fn7")); }); // f
+    QVERIFY(q.isPending(b));
+    QVERIFY(q.cancel(b));
+    QVERIFY(!q.isPending(b));
+    while (q.step()) { }
+    QCOMPARE(log.ran,
+        QStringList({QStringLiteral("k1:10:-1"), QStringLiteral("fn"), QStringLiteral("k3:30:300"),
+            QStringLiteral("fn7"), QStringLiteral("k4:40:400")}));
+    QCOMPARE(q.executed(), quint64(5));
+    // Kind 0 is the queue's own (std::function events): refused for post().
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, q.post(Nanoseconds(9), Event{0, 0, 0}));
 }
 
 QTEST_APPLESS_MAIN(TestEventQueue)

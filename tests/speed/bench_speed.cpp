@@ -16,7 +16,8 @@
 //
 // Options: --reps N (default 3), --quick (shorter runs, for a smoke test), --one SECONDS [COPIES
 // [PROFILE]] (only COPIES × 8 hogs on one CPU, once, for `valgrind --tool=callgrind`: the
-// instructions per event are the difference of two lengths' Ir over the difference of events).
+// instructions per event are the difference of two lengths' Ir over the difference of events),
+// --big SECONDS (only the 256-CPU, 10 000-task machine, once).
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 
@@ -295,6 +296,15 @@ int main(int argc, char** argv)
             std::printf("%d hogs, 1 CPU, %s, %.0f s: %llu events, %.0f sim-s per CPU-s\n",
                 8 * copies, profile.c_str(), s, static_cast<unsigned long long>(f.events),
                 f.simPerCpu());
+            return 0;
+        }
+        if (!std::strcmp(argv[i], "--big") && i + 1 < argc) {
+            const double s = std::atof(argv[++i]);
+            InstructionCounter none;
+            const Figures f = runSchedlab(bigMachine(256, 10000, s), s, none);
+            std::printf("256 CPUs x 10 000 tasks, 6.13, %.2f s: %llu events, %.2fx real time, "
+                        "%.0f ns per event\n",
+                s, static_cast<unsigned long long>(f.events), f.simPerCpu(), f.nsPerEvent());
             return 0;
         }
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
