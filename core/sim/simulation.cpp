@@ -7,6 +7,8 @@ namespace schedlab {
 
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     : m_impl(std::make_unique<Machine>(scenario, options))
+    , m_startProfile(m_impl->profileName())
+    , m_startChoices(m_impl->choices())
 { }
 
 Simulation::~Simulation() = default;

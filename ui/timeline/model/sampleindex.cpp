@@ -16,7 +16,17 @@ void SampleIndex::clear()
     m_groupOrder.clear();
     m_groupSlot.clear();
     m_queuedPerCpu.clear();
+    m_slices.clear();
     m_consumed = 0;
+    m_hasPelt = false;
+}
+
+const std::vector<std::pair<Nanoseconds, int64_t>>& SampleIndex::sliceChanges(int task) const
+{
+    static const std::vector<std::pair<Nanoseconds, int64_t>> kNone;
+    return task >= 0 && static_cast<size_t>(task) < m_slices.size()
+        ? m_slices[static_cast<size_t>(task)]
+        : kNone;
 }
 
 size_t SampleIndex::sampleCount(int task) const
@@ -34,6 +44,8 @@ size_t SampleIndex::bytes() const
             n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes();
     for (const auto& cpu : m_queuedPerCpu)
         n += cpu.capacity() * sizeof(uint32_t);
+    for (const auto& slices : m_slices)
+        n += slices.capacity() * sizeof(slices[0]);
     return n;
 }
 
@@ -59,15 +71,30 @@ void SampleIndex::SampleSummary::merge(const SampleSummary& next)
 
 namespace {
 
-SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint32_t position)
+/// The Pelt record of the sample at @p position: the record right after it, of the same entity
+/// and time (Machine appends the two together), if any.
+const Record* peltOf(const std::vector<Record>& records, size_t position)
+{
+    if (position + 1 >= records.size())
+        return nullptr;
+    const Record& s = records[position];
+    const Record& p = records[position + 1];
+    return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time ? &p : nullptr;
+}
+
+SampleIndex::SampleSummary leafSummary(
+    const Record& r, const Record* pelt, uint64_t reference, uint32_t position)
 {
     // vruntime relative to the entity's first sample, as a signed distance: wrap-safe
     // (entity_before() compares the same way).
-    const std::array<int64_t, 5> values{r.payload.sample.vlag,
+    static const decltype(Record::Payload::pelt) kNone{};
+    const auto& p = pelt ? pelt->payload.pelt : kNone;
+    const std::array<int64_t, 13> values{r.payload.sample.vlag,
         static_cast<int64_t>(r.payload.sample.vruntime - reference),
         static_cast<int64_t>(r.payload.sample.weight),
         static_cast<int64_t>(r.payload.sample.deadline - reference),
-        static_cast<int64_t>(r.payload.sample.avgVruntime - reference)};
+        static_cast<int64_t>(r.payload.sample.avgVruntime - reference), p.loadAvg, p.runnableAvg,
+        p.utilAvg, p.rqLoadAvg, p.rqRunnableAvg, p.rqUtilAvg, p.hNrQueued, p.hNrRunnable};
     SampleIndex::SampleSummary leaf;
     leaf.first = leaf.last = r.time;
     leaf.firstAt = leaf.lastAt = position;
@@ -79,11 +106,11 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 
 } // namespace
 
-void SampleIndex::Series::append(const Record& r, uint32_t position)
+void SampleIndex::Series::append(const Record& r, const Record* pelt, uint32_t position)
 {
     if (positions.empty())
         reference = r.payload.sample.vruntime;
-    summary.push(leafSummary(r, reference, position));
+    summary.push(leafSummary(r, pelt, reference, position));
     positions.push_back(position);
 }
 
@@ -94,8 +121,19 @@ void SampleIndex::update(const Recording& recording)
         clear();
     for (size_t i = m_consumed; i < records.size(); ++i) {
         const Record& r = records[i];
+        if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
+            const auto task = static_cast<size_t>(r.entity.taskIndex());
+            if (task >= m_slices.size())
+                m_slices.resize(task + 1);
+            auto& slices = m_slices[task];
+            if (slices.empty() || slices.back().second != r.payload.generic.b)
+                slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+            continue;
+        }
         if (r.kind != RecordKind::Sample)
             continue;
+        const Record* pelt = peltOf(records, i);
+        m_hasPelt = m_hasPelt || pelt;
         if (r.flags & Record::kQueued) {
             if (m_queuedPerCpu.size() <= r.cpu)
                 m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
@@ -107,7 +145,7 @@ void SampleIndex::update(const Recording& recording)
                 m_groupOrder.push_back(r.entity.raw);
                 m_perGroup.emplace_back();
             }
-            m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
+            m_perGroup[slot->second].append(r, pelt, static_cast<uint32_t>(i));
             continue;
         }
         if (!r.entity.isTask())
@@ -115,7 +153,7 @@ void SampleIndex::update(const Recording& recording)
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_perTask.size())
             m_perTask.resize(task + 1);
-        m_perTask[task].append(r, static_cast<uint32_t>(i));
+        m_perTask[task].append(r, pelt, static_cast<uint32_t>(i));
     }
     m_consumed = records.size();
 }
@@ -129,11 +167,19 @@ std::vector<EntitySample> SampleIndex::series(
     return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
 }
 
-EntitySample SampleIndex::toSample(const Record& r)
+EntitySample SampleIndex::toSample(const std::vector<Record>& records, uint32_t position)
 {
-    return {Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
+    const Record& r = records[position];
+    EntitySample s{Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
         r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
-        false, r.cpu};
+        false, r.cpu, -1, false, PeltValues{}};
+    if (const Record* pelt = peltOf(records, position)) {
+        const auto& p = pelt->payload.pelt;
+        s.hasPelt = true;
+        s.pelt = {p.loadAvg, p.runnableAvg, p.utilAvg, p.rqLoadAvg, p.rqRunnableAvg, p.rqUtilAvg,
+            p.hNrQueued, p.hNrRunnable};
+    }
+    return s;
 }
 
 std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
@@ -206,7 +252,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     if (bins <= 0 || to <= from || last - first <= static_cast<size_t>(bins) * 4) {
         // Few samples: all of them, plus the nearest one on each side.
         for (size_t i = first > 0 ? first - 1 : 0; i < positions.size(); ++i) {
-            out.push_back(toSample(records[positions[i]]));
+            out.push_back(toSample(records, positions[i]));
             if (records[positions[i]].time > to.count())
                 break;
         }
@@ -310,7 +356,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         } else {
             prefetchBlock(i);
             const Record& r = records[positions[i]];
-            take(leafSummary(r, series.reference, positions[i]),
+            take(leafSummary(r, peltOf(records, positions[i]), series.reference, positions[i]),
                 moves.empty() ? 0 : movesBefore(r.time, r.flags & Record::kQueued));
             ++i;
         }
@@ -331,7 +377,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + sizeof(Record) - 1);
         }
-        out.push_back(toSample(records[kept[k]]));
+        out.push_back(toSample(records, kept[k]));
         // Its index in the series (positions are sorted), searched from the previous one.
         const auto index = static_cast<size_t>(
             std::lower_bound(
