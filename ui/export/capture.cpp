@@ -38,9 +38,9 @@ std::optional<CaptureFormat> captureFormatFor(const QString& path)
     return std::nullopt;
 }
 
-void CaptureOptions::fromSimulation(const Simulation& sim)
+void CaptureOptions::fromSimulation(const Simulation& sim, const std::vector<Action>& actions)
 {
-    lagClamp = sim.choices().lagClamp;
+    lagClampRules = clampRules(choiceEpochs(sim.startProfileName(), sim.startChoices(), actions));
     baseSlice = sim.baseSlice();
     hz = sim.hz();
 }
@@ -183,8 +183,8 @@ void setUpCaptureView(
     view.setHintsVisible(false); // a picture has no one to give hints to
     if (o.cgroups)
         view.setTaskCgroups(o.cgroups, o.moves);
-    if (o.lagClamp)
-        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
+    if (!o.lagClampRules.empty())
+        view.setLagClampRules(o.lagClampRules, o.baseSlice, o.hz);
     if (!o.tasks.isEmpty())
         view.setSelectedTasks(o.tasks);
     view.setViewRange(o.from, o.to);
@@ -385,6 +385,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         err << "capture: " << why << "\n";
         return kBad;
     }
+    options.recordPelt = true; // the PELT pane, as in the window
     try {
         Simulation sim(scenario, options);
         sim.runUntil(*to); // deterministic: the same as the prefix of a full run
@@ -407,7 +408,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                                  QString::fromStdString(e.substr(e.rfind('=') + 1)));
             o.title += QStringLiteral(" (") + edits.join(QStringLiteral(", ")) + QLatin1Char(')');
         }
-        o.fromSimulation(sim);
+        o.fromSimulation(sim, scenario.actions);
         o.cgroups = taskCgroups(scenario);
         o.moves = taskMoves(scenario);
         for (const Annotation& an : scenario.annotations)

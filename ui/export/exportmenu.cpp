@@ -169,7 +169,7 @@ bool ExportMenu::captureVisible(
     o.dpi = dpi;
     o.title = title;
     o.tasks = m_timeline->plottedTasks();
-    o.fromSimulation(*sim);
+    o.fromSimulation(*sim, m_controller->scenario().actions);
     o.cgroups = taskCgroups(m_controller->scenario());
     o.moves = taskMoves(m_controller->scenario());
     for (const Annotation& a : m_controller->scenario().annotations)

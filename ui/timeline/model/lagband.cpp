@@ -7,8 +7,8 @@
 
 namespace schedlab::ui {
 
-std::vector<ChoiceEpoch> choiceEpochs(const std::string& startProfile,
-    const ProfileChoices& start, const std::vector<Action>& actions)
+std::vector<ChoiceEpoch> choiceEpochs(const std::string& startProfile, const ProfileChoices& start,
+    const std::vector<Action>& actions)
 {
     std::vector<ChoiceEpoch> out{{Nanoseconds{0}, startProfile, start, {}}};
     std::vector<const Action*> ordered;
@@ -45,8 +45,8 @@ std::vector<ChoiceEpoch> choiceEpochs(const std::string& startProfile,
         if (next.changes.empty())
             continue;
         if (next.at == out.back().at && out.size() > 1) { // two actions at one time: one change
-            next.changes.insert(next.changes.begin(), out.back().changes.begin(),
-                out.back().changes.end());
+            next.changes.insert(
+                next.changes.begin(), out.back().changes.begin(), out.back().changes.end());
             out.back() = next;
         } else {
             out.push_back(next);
@@ -112,14 +112,14 @@ std::vector<LinePoint> lagBand(const std::vector<LinePoint>& weight, const Clamp
         // Each weight point at t gives a band point (a weight step is a band step); a rule or
         // slice change between weight points holds the weight.
         if (w == firstAtT) {
-            steps.push_back({t, lagBandLimit(rule, slice, tickNs,
-                                    static_cast<uint32_t>(weight[w - 1].value))});
+            steps.push_back(
+                {t, lagBandLimit(rule, slice, tickNs, static_cast<uint32_t>(weight[w - 1].value))});
             continue;
         }
         for (size_t k = firstAtT; k < w; ++k)
-            steps.push_back({t, lagBandLimit(rule, slice, tickNs,
-                                    static_cast<uint32_t>(weight[k].value)),
-                weight[k].breakBefore});
+            steps.push_back(
+                {t, lagBandLimit(rule, slice, tickNs, static_cast<uint32_t>(weight[k].value)),
+                    weight[k].breakBefore});
     }
     return heldLine(steps, until);
 }

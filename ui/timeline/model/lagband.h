@@ -40,8 +40,8 @@ struct ChoiceEpoch
 /// overrides, run options) then each profile action of @p actions in time order, applied as the
 /// machine applies it (Machine::apply: a known profile's choices replace all, then the action's
 /// overrides; the run-queue layout stays the run's). Actions that change nothing add no epoch.
-std::vector<ChoiceEpoch> choiceEpochs(const std::string& startProfile,
-    const ProfileChoices& start, const std::vector<Action>& actions);
+std::vector<ChoiceEpoch> choiceEpochs(const std::string& startProfile, const ProfileChoices& start,
+    const std::vector<Action>& actions);
 
 /// The lag clamp rule from a time on.
 using ClampRules = std::vector<std::pair<Nanoseconds, LagClamp>>;

@@ -46,8 +46,8 @@ struct EntitySample
     /// Samples of the entity were left out (decimated) between the previous one returned and
     /// this one: what it did between them is not known sample by sample.
     bool afterGap = false;
-    uint16_t cpu = 0;   ///< CPU of the cfs_rq the entity is on
-    int16_t group = -1; ///< its cgroup, when the view knows it (−1: not known)
+    uint16_t cpu = 0;     ///< CPU of the cfs_rq the entity is on
+    int16_t group = -1;   ///< its cgroup, when the view knows it (−1: not known)
     bool hasPelt = false; ///< the recording holds PELT for this sample (RunOptions::recordPelt)
     PeltValues pelt;
     friend bool operator==(const EntitySample&, const EntitySample&) = default;
