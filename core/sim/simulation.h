@@ -90,6 +90,8 @@ public:
     /// before any action): with the scenario's profile actions they give the choices at any time.
     const std::string& startProfileName() const { return m_startProfile; }
     const ProfileChoices& startChoices() const { return m_startChoices; }
+    /// The sched features the run started with (before any action).
+    const FeatureSet& startFeatures() const { return m_startFeatures; }
     /// sysctl_sched_base_slice in force (normalised value scaled for the CPU count), and HZ.
     Nanoseconds baseSlice() const;
     int hz() const;
@@ -112,6 +114,7 @@ private:
     std::unique_ptr<Machine> m_impl;
     std::string m_startProfile;
     ProfileChoices m_startChoices;
+    FeatureSet m_startFeatures;
 };
 
 } // namespace schedlab

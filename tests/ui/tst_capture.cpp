@@ -102,6 +102,7 @@ private Q_SLOTS:
     void pngHasSizeAndContent();
     void pngDpiScalesPixels();
     void titleNamesTheVariant();
+    void titleNamesMidRunChanges();
     void svgAndPdfRender();
     void badRequestsFail();
     void cliCapture();
@@ -232,6 +233,30 @@ void TestCapture::titleNamesTheVariant()
     QCOMPARE(runLabel(base), QStringLiteral("7.1"));
     QVERIFY(captureTitle(variant, "two-hogs", Nanoseconds{0}, Nanoseconds{5'000'000})
                 .startsWith(QStringLiteral("two-hogs — 7.1, NO_PLACE_LAG")));
+}
+
+void TestCapture::titleNamesMidRunChanges()
+{
+    // Issue 39: a profile override and a feature toggled mid-run are named with their times,
+    // never as if they held for the whole run; a change after the window's end is left out.
+    Scenario sc = parsed(R"({"schedlab": 1, "name": "midrun", "duration": "400ms",
+        "kernel": {"profile": "6.13"}, "machine": {"cpus": 1},
+        "tasks": [{"name": "hog", "program": [{"run": "forever"}]}],
+        "actions": [{"at": "100ms", "feature": {"PLACE_LAG": false}},
+                    {"at": "200ms", "profile": {"overrides": {"lag_clamp": "max_slice_tick"}}},
+                    {"at": "300ms", "feature": {"PLACE_LAG": true}}]})");
+    Simulation run(sc);
+    run.run();
+    QCOMPARE(runLabel(run, sc.actions, Nanoseconds{250'000'000}),
+        QStringLiteral("6.13, NO_PLACE_LAG from 100.000 ms, lag_clamp=max_slice_tick from "
+                       "200.000 ms"));
+    QCOMPARE(runLabel(run, sc.actions),
+        QStringLiteral("6.13, NO_PLACE_LAG from 100.000 ms, lag_clamp=max_slice_tick from "
+                       "200.000 ms, PLACE_LAG from 300.000 ms"));
+    // The run as it started, not as it ended (the end has lag_clamp=max_slice_tick).
+    QCOMPARE(runLabel(run, {}), QStringLiteral("6.13"));
+    QVERIFY(captureTitle(run, "midrun", Nanoseconds{0}, Nanoseconds{150'000'000}, sc.actions)
+                .startsWith(QStringLiteral("midrun — 6.13, NO_PLACE_LAG from 100.000 ms, 0")));
 }
 
 void TestCapture::svgAndPdfRender()

@@ -45,34 +45,67 @@ void CaptureOptions::fromSimulation(const Simulation& sim, const std::vector<Act
     hz = sim.hz();
 }
 
-QString runLabel(const Simulation& sim)
+QString runLabel(const Simulation& sim, const std::vector<Action>& actions, Nanoseconds until)
 {
-    QStringList parts{QString::fromStdString(sim.profileName())};
-    const KernelProfile* profile = findProfile(sim.profileName());
-    if (!profile)
-        return parts.join(QStringLiteral(", "));
-    const FeatureSet now = sim.features();
-    for (size_t f = 0; f < kFeatureCount; ++f) {
-        const auto feature = static_cast<Feature>(f);
-        if (now.has(feature) != profile->features.has(feature))
-            parts << (now.has(feature) ? QString() : QStringLiteral("NO_"))
-                    + QString::fromUtf8(featureName(feature).data(),
-                        static_cast<qsizetype>(featureName(feature).size()));
+    const auto name = [](Feature f) {
+        return QString::fromUtf8(
+            featureName(f).data(), static_cast<qsizetype>(featureName(f).size()));
+    };
+    const auto featureText = [&](Feature f, bool on) {
+        QString text = name(f);
+        if (!on)
+            text.prepend(QStringLiteral("NO_"));
+        return text;
+    };
+    QStringList parts{QString::fromStdString(sim.startProfileName())};
+    if (const KernelProfile* profile = findProfile(sim.startProfileName())) {
+        const FeatureSet start = sim.startFeatures();
+        for (size_t f = 0; f < kFeatureCount; ++f) {
+            const auto feature = static_cast<Feature>(f);
+            if (start.has(feature) != profile->features.has(feature))
+                parts << featureText(feature, start.has(feature));
+        }
+        for (const std::string& choice : choiceNames()) {
+            const std::string value = choiceValue(sim.startChoices(), choice);
+            if (value != choiceValue(profile->choices, choice))
+                parts << QString::fromStdString(choice + "=" + value);
+        }
     }
-    const ProfileChoices choices = sim.choices();
-    for (const std::string& name : choiceNames()) {
-        const std::string value = choiceValue(choices, name);
-        if (value != choiceValue(profile->choices, name))
-            parts << QString::fromStdString(name + "=" + value);
+    // The changes up to `until`, each with its time, in time order (equal times: file order).
+    std::vector<std::pair<Nanoseconds, QString>> changes;
+    for (const ChoiceEpoch& e : choiceEpochs(sim.startProfileName(), sim.startChoices(), actions))
+        for (const std::string& c : e.changes)
+            changes.emplace_back(e.at, QString::fromStdString(c));
+    std::vector<const Action*> featureActions;
+    for (const Action& a : actions)
+        if (a.kind == Action::Kind::Feature)
+            featureActions.push_back(&a);
+    std::stable_sort(featureActions.begin(), featureActions.end(),
+        [](const Action* a, const Action* b) { return a->at < b->at; });
+    FeatureSet features = sim.startFeatures();
+    for (const Action* a : featureActions) {
+        for (const auto& [featureName, on] : a->features) {
+            const auto f = featureFromName(featureName);
+            if (!f || features.has(*f) == on)
+                continue;
+            features.set(*f, on);
+            changes.emplace_back(a->at, featureText(*f, on));
+        }
     }
+    std::stable_sort(changes.begin(), changes.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [at, text] : changes)
+        if (at <= until)
+            parts << QStringLiteral("%1 from %2")
+                         .arg(text, QString::fromStdString(formatDurationHuman(at)));
     return parts.join(QStringLiteral(", "));
 }
 
-QString captureTitle(
-    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to)
+QString captureTitle(const Simulation& sim, const std::string& scenarioName, Nanoseconds from,
+    Nanoseconds to, const std::vector<Action>& actions)
 {
     return QStringLiteral("%1 — %2, %3 to %4")
-        .arg(QString::fromStdString(scenarioName), runLabel(sim),
+        .arg(QString::fromStdString(scenarioName), runLabel(sim, actions, to),
             QString::fromStdString(formatDurationHuman(from)),
             QString::fromStdString(formatDurationHuman(to)));
 }
@@ -395,7 +428,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         o.to = std::min(*to, sim.endTime());
         o.size = size;
         o.dpi = dpi;
-        o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
+        o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to, scenario.actions)
                                 : QString::fromStdString(title);
         if (title.empty() && !(sets.empty() && weights.empty())) {
             // The edits the picture shows, in the default title.

@@ -65,12 +65,16 @@ struct CaptureOptions
     void fromSimulation(const Simulation& sim, const std::vector<Action>& actions = {});
 };
 
-/// What a run is, for titles: its profile and whatever differs from the profile's defaults now
-/// (features, model choices), e.g. "7.1, NO_PLACE_LAG, lag_clamp=own_slice".
-QString runLabel(const Simulation& sim);
-/// A capture's default title: "NAME — runLabel(), FROM to TO".
-QString captureTitle(
-    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to);
+/// What a run is, for titles: the profile it started with and whatever differed from that
+/// profile's defaults at the start (features, model choices), e.g. "7.1, NO_PLACE_LAG,
+/// lag_clamp=own_slice"; then every change the feature and profile actions of @p actions (its
+/// scenario's) made up to @p until, with its time: "6.13, lag_clamp=max_slice_tick from
+/// 200.000 ms". A mid-run change is never presented as holding for the whole run.
+QString runLabel(const Simulation& sim, const std::vector<Action>& actions = {},
+    Nanoseconds until = Nanoseconds::max());
+/// A capture's default title: "NAME — runLabel(sim, actions, TO), FROM to TO".
+QString captureTitle(const Simulation& sim, const std::string& scenarioName, Nanoseconds from,
+    Nanoseconds to, const std::vector<Action>& actions = {});
 
 /// Writes @p plot, laid out at @p size logical pixels, to @p path: PNG (at @p dpi: size · dpi / 96
 /// pixels), SVG or PDF by the suffix; atomically (the file is whole or left as it was). Shared by

@@ -134,9 +134,10 @@ void ExportMenu::askCapture()
     height->setValue(900);
     dpi->setValue(96);
     const Simulation* current = m_controller->simulation();
-    auto* title = new QLineEdit(current ? captureTitle(*current, m_controller->scenario().name,
-                                    m_timeline->viewStart(), m_timeline->viewEnd())
-                                        : toQString(m_controller->scenario().name));
+    auto* title = new QLineEdit(current
+            ? captureTitle(*current, m_controller->scenario().name, m_timeline->viewStart(),
+                m_timeline->viewEnd(), m_controller->scenario().actions)
+            : toQString(m_controller->scenario().name));
     form->addRow(tr("Width (logical px at 96 dpi, or pt)"), width);
     form->addRow(tr("Height"), height);
     form->addRow(tr("DPI"), dpi);

@@ -725,8 +725,19 @@ void TimelineView::showPeltPane(bool show)
         stretch[lagRow + 2] = show ? 2.0 : 0.001;
     layout->setRowStretchFactors(stretch);
     m_peltRect->setVisible(show);
-    if (auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("peltLegend")))
+    // The key leaves its cell with the pane: a hidden layout element keeps its minimum height.
+    if (auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("peltLegend"))) {
         legend->setVisible(show);
+        if (!show && legend->layout()) {
+            m_peltLegendCell = static_cast<QCPLayoutGrid*>(legend->layout());
+            m_peltLegendCell->take(legend);
+            m_peltLegendCell->simplify();
+        } else if (show && m_peltLegendCell) {
+            m_peltLegendCell->insertRow(0);
+            m_peltLegendCell->addElement(0, 0, legend);
+            m_peltLegendCell->setRowStretchFactors({0.001, 1.0});
+        }
+    }
     m_nowLines[4]->setVisible(show);
     m_cursorLines[4]->setVisible(show && m_cursor >= Nanoseconds{0});
 }

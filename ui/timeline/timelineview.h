@@ -31,6 +31,7 @@ class QCPGraph;
 class QCPItemRect;
 class QCPItemLine;
 class QCPItemText;
+class QCPLayoutGrid;
 class QCPRange;
 class QMouseEvent;
 
@@ -158,6 +159,7 @@ private:
     QCPGraph* m_bandLower = nullptr;
     std::vector<QCPGraph*> m_bandEdges; ///< the other tasks' band edges: upper, lower per task
     QCPAxisRect* m_peltRect;
+    QCPLayoutGrid* m_peltLegendCell = nullptr; ///< the PELT key's cell (beside the pane)
     /// Per plotted task (detail ones): load, runnable, util, rq load, rq runnable, rq util,
     /// h_nr_queued, h_nr_runnable.
     std::vector<std::array<QCPGraph*, 8>> m_peltGraphs;
