@@ -104,6 +104,22 @@ void printComparison(const std::vector<std::string>& names, const std::vector<Me
             add(name + " migrations",
                 cell([](const TaskMetrics& t) { return std::to_string(t.migrations); }));
         add(name + " longest run", cell([&](const TaskMetrics& t) { return dur(t.longestRunNs); }));
+        // SCHED_DEADLINE jobs (kernel-model.md §15.8; a real trace's from its yield markers).
+        if (anyRun([](const TaskMetrics& t) { return t.deadline.has_value(); })) {
+            add(name + " dl jobs", cell([](const TaskMetrics& t) {
+                return t.deadline ? std::to_string(t.deadline->jobs) : std::string("-");
+            }));
+            add(name + " dl worst response", cell([&](const TaskMetrics& t) {
+                return t.deadline && t.deadline->jobs > 0 ? dur(t.deadline->worstResponseNs)
+                                                          : std::string("-");
+            }));
+            add(name + " dl misses", cell([](const TaskMetrics& t) {
+                return t.deadline ? std::to_string(t.deadline->misses) : std::string("-");
+            }));
+            add(name + " dl throttles", cell([](const TaskMetrics& t) {
+                return t.deadline ? std::to_string(t.deadline->throttles) : std::string("-");
+            }));
+        }
         // Bug hunts (kernel-model.md §4.1): lag beyond vslice(slice + tick), samples and worst.
         if (anyRun([](const TaskMetrics& t) { return t.lagExcessSamples > 0; })) {
             add(name + " lag > slice+tick",

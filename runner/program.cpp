@@ -318,6 +318,8 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             break;
         }
         case Op::Kind::Yield:
+            if (hooks.yieldMark)
+                hooks.yieldMark();
             sched_yield();
             break;
         case Op::Kind::Lock:

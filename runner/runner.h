@@ -79,6 +79,8 @@ struct ProgramHooks
     std::function<bool(const TaskSpec& child, bool wait)> fork;
     std::function<void(const std::string& cgroup)> moveToCgroup;
     std::function<void(const std::string& what)> warn;
+    /// Called just before each sched_yield() of a SCHED_DEADLINE task (a trace marker).
+    std::function<void()> yieldMark;
     int cpus = 1;
 };
 

@@ -52,6 +52,9 @@ struct SharedEntry
     char name[96];
     char cgroup[96];
     char cpus[64]; ///< allowed CPUs once the task's attributes are set (a cpulist), or empty
+    /// SCHED_DEADLINE runtime, deadline, period (ns) once set, else 0; flags (sched_attr)
+    int64_t dl[3];
+    uint32_t dlFlags;
 };
 
 // Shared by the runner and every task process (MAP_SHARED before the first fork).
@@ -376,6 +379,23 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     if (entry >= 0)
         std::snprintf(m_shared->entries[entry].cpus, sizeof m_shared->entries[entry].cpus, "%s",
             allowedCpus().c_str());
+    // A SCHED_DEADLINE task: its reservation goes into the header, and each sched_yield() (the
+    // end of a job) is marked in the trace, so that the importer can derive its jobs' response
+    // times (docs/real-kernels.md). The marker file is our own trace instance's.
+    int markerFd = -1;
+    if (spec.policy == Policy::Deadline && spec.dl
+        && problems.find("sched_setattr") == std::string::npos) {
+        if (entry >= 0) {
+            SharedEntry& e = m_shared->entries[entry];
+            e.dl[0] = spec.dl->runtime;
+            e.dl[1] = spec.dl->deadline;
+            e.dl[2] = spec.dl->effectivePeriod();
+            e.dlFlags = spec.dl->flags;
+        }
+        if (!m_sys.instance.empty())
+            markerFd = ::open(
+                (m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    }
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
     if (waitForGo) {
@@ -461,6 +481,11 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
             current = path;
     };
     hooks.warn = [this, name](const std::string& what) { warn("task " + name + ": " + what); };
+    if (markerFd >= 0)
+        hooks.yieldMark = [markerFd] {
+            static constexpr char kMark[] = "schedlab-yield\n";
+            (void)!::write(markerFd, kMark, sizeof kMark - 1);
+        };
     runProgram(spec.program, prng, hooks);
     taskExited(m_shared->tasks);
     _exit(0);
@@ -604,6 +629,9 @@ bool Runner::writeTrace()
         s << "# schedlab-task: " << e.pid << " " << e.name << " " << e.cgroup;
         if (e.cpus[0])
             s << " cpus=" << e.cpus;
+        if (e.dl[0] > 0) // the reservation: the importer derives its jobs (docs/real-kernels.md)
+            s << " dl=" << e.dl[0] << "/" << e.dl[1] << "/" << e.dl[2]
+              << ((e.dlFlags & kDlFlagReclaim) ? "/reclaim" : "");
         s << "\n";
     }
     // The cgroup files the run set at its start (a replay gives its groups the same; changes

@@ -46,7 +46,7 @@ void FairClass::throttleDequeue(Rq& rq, CfsRq& cfsRq)
         if (qcfsRq.throttleDequeued)
             return;
     }
-    rq.nrRunning -= queuedDelta; // reached the root
+    subNrRunning(rq, queuedDelta); // reached the root
 }
 
 void FairClass::unthrottleEnqueue(Rq& rq, CfsRq& cfsRq)
@@ -81,7 +81,7 @@ void FairClass::unthrottleEnqueue(Rq& rq, CfsRq& cfsRq)
         if (qcfsRq.throttleDequeued)
             return;
     }
-    rq.nrRunning += queuedDelta; // reached the root
+    addNrRunning(rq, queuedDelta); // reached the root
 }
 
 } // namespace schedlab

@@ -644,7 +644,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         if (cfsRq.throttleDequeued)
             return;
     }
-    ++rq.nrRunning;
+    addNrRunning(rq, 1);
     taskQueued(rq, taskSe, true, flags);
 }
 
@@ -712,8 +712,24 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         if (cfsRq.throttleDequeued)
             return 1;
     }
-    rq.nrRunning -= hNrQueued;
+    subNrRunning(rq, hNrQueued);
     return 1;
+}
+
+void FairClass::addNrRunning(Rq& rq, int n)
+{
+    const bool none = rq.nrRunning == 0;
+    rq.nrRunning += n;
+    if (none && rq.nrRunning > 0 && m_hooks)
+        m_hooks->fairQueued(rq, true);
+}
+
+void FairClass::subNrRunning(Rq& rq, int n)
+{
+    const bool some = rq.nrRunning > 0;
+    rq.nrRunning -= n;
+    if (some && rq.nrRunning == 0 && m_hooks)
+        m_hooks->fairQueued(rq, false);
 }
 
 SchedEntity* FairClass::pickTask(Rq& rq)

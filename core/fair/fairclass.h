@@ -50,6 +50,9 @@ class FairHooks
 public:
     virtual ~FairHooks() = default;
     virtual void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) = 0;
+    /// The CPU's first fair task was queued (@p any true) or its last one left (false):
+    /// dl_server_start() / dl_server_stop() of the fair server (kernel-model.md §15.6).
+    virtual void fairQueued(Rq& rq, bool any) = 0;
 };
 
 class CfsBandwidthControl;
@@ -75,6 +78,9 @@ public:
     void setHooks(FairHooks* hooks) { m_hooks = hooks; }
     void setLoadTracker(LoadTracker* load) { m_load = load; }
     void setBandwidth(CfsBandwidthControl* bw) { m_bw = bw; }
+    /// add_nr_running() / sub_nr_running() of @p n fair tasks reaching the root.
+    void addNrRunning(Rq& rq, int n);
+    void subNrRunning(Rq& rq, int n);
 
     FairParams& params() { return m_p; }
     const FairParams& params() const { return m_p; }

@@ -175,7 +175,7 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
         placeEntity(root, taskSe, flags | EnqueueQueued);
         root.enqueueTree(taskSe);
     }
-    ++rq.nrRunning;
+    addNrRunning(rq, 1);
     m_ctx.sample(taskSe);
     taskQueued(rq, taskSe, true, flags);
 }
@@ -259,7 +259,7 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     }
     if (&taskSe != root.taskCurr)
         root.dequeueTree(taskSe);
-    --rq.nrRunning;
+    subNrRunning(rq, 1);
     if (taskDelayed)
         clearDelayed(taskSe);
     if (m_p.choices->v0 == V0Mode::MinVruntime

@@ -65,6 +65,18 @@ void FairSchedClass::dequeueTask(Rq& rq, Task& task, int flags)
     m_fair.dequeueEntities(rq, task.se, flags);
 }
 
+void FairSchedClass::fairQueued(Rq& rq, bool any)
+{
+    // dl_server_start() at the first fair task queued, dl_server_stop() after the last one
+    // (enqueue_task_fair(), dequeue_entities(), throttle and unthrottle; §15.6).
+    if (!m_server)
+        return;
+    if (any)
+        m_server->fairQueued(rq.cpu);
+    else
+        m_server->fairEmpty(rq.cpu);
+}
+
 SchedEntity* FairSchedClass::pickTask(Rq& rq)
 {
     return rq.fairServer.running ? nullptr : m_fair.pickTask(rq);

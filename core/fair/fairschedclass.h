@@ -110,6 +110,7 @@ private:
     /// FairHooks: sched_core_enqueue()/dequeue(), util_est_enqueue()/dequeue()/update(),
     /// account_entity_enqueue()'s rq->cfs_tasks and add_nr_running()'s set_rd_overloaded().
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
+    void fairQueued(Rq& rq, bool any) override;
     // SchedGroupOps: cpu.weight, cpu.weight.nice (sched_group_set_shares()), cpu.max
     // (tg_set_cfs_bandwidth()), cpu.idle (sched_group_set_idle())
     RtWalkCount writeFiles(

@@ -18,6 +18,7 @@
 #include "core/base/percentile.h"
 #include "core/base/text.h"
 #include "core/base/time.h"
+#include "core/import/dljobs.h"
 #include "core/import/ftracetext.h"
 
 #include <algorithm>
@@ -69,8 +70,9 @@ private:
         std::optional<int> prio; ///< first p->prio printed for it
         bool prioChanged = false;
         int parent = -1;
-        bool onLogged = false;    ///< its current run has its TraceActivity::On
-        int64_t lastActivity = 0; ///< time of its newest TraceActivity
+        std::vector<int64_t> yields; ///< its "schedlab-yield" markers (SCHED_DEADLINE jobs)
+        bool onLogged = false;       ///< its current run has its TraceActivity::On
+        int64_t lastActivity = 0;    ///< time of its newest TraceActivity
     };
     struct CpuInfo
     {
@@ -233,7 +235,7 @@ void Importer::comment(string_view text, int64_t number)
                 return;
             }
             fields >> e.cgroup;
-            e.cpus = detail::nameMapCpus(fields);
+            detail::nameMapExtras(fields, e);
             // a map given on the command line wins
             m_names.byPid.emplace(static_cast<int>(pid), e);
         }
@@ -714,6 +716,19 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
             activity(t, parent, TraceActivity::Kind::Fork, c, child);
         return true;
     }
+    if (event == "tracing_mark_write" || event == "print") {
+        // A trace_marker write: schedlab-run marks the end of a SCHED_DEADLINE job just before
+        // its sched_yield() (dljobs.h). Other markers are counted as unknown events.
+        if (p.ends_with("schedlab-yield")) {
+            ++m_result.events;
+            const int index = task(m_linePid, "", t);
+            if (index >= 0)
+                m_tasks[static_cast<size_t>(index)].yields.push_back(t);
+            return true;
+        }
+        ++m_result.unknownEvents[std::string(event)];
+        return true;
+    }
     if (event == "sched_process_exit") {
         const auto cm = textField(p, "comm", "pid");
         const auto pd = intField(p, "pid");
@@ -787,6 +802,7 @@ TraceImport Importer::finish()
         std::string name = ti.comm.empty() ? "<...>" : ti.comm;
         std::string cgroup;
         std::string cpus;
+        std::optional<DlParams> dl;
         const auto it = m_names.byPid.find(ti.pid);
         if (it != m_names.byPid.end()
             && (ti.comm.empty() || it->second.name.substr(0, 15) == ti.comm
@@ -794,6 +810,7 @@ TraceImport Importer::finish()
             name = it->second.name;
             cgroup = it->second.cgroup;
             cpus = it->second.cpus;
+            dl = it->second.dl;
         } else {
             name += "-" + std::to_string(ti.pid);
         }
@@ -818,7 +835,22 @@ TraceImport Importer::finish()
         tm.exitedAtNs = ti.exitedAt;
         m.tasks.push_back(std::move(tm));
         m_result.firstEventNs.push_back(ti.firstEvent);
-        m_result.taskInfo.push_back({ti.pid, ti.comm, ti.prio, ti.prioChanged, ti.parent, cpus});
+        m_result.taskInfo.push_back(
+            {ti.pid, ti.comm, ti.prio, ti.prioChanged, ti.parent, cpus, dl, std::move(ti.yields)});
+    }
+    // SCHED_DEADLINE tasks the header names: their jobs (dljobs.h), from their own activity.
+    std::vector<std::vector<TraceActivity>> dlActivity(m_result.taskInfo.size());
+    bool anyDl = false;
+    for (const TraceTaskInfo& info : m_result.taskInfo)
+        anyDl = anyDl || info.dl.has_value();
+    if (anyDl) {
+        for (const TraceActivity& a : m_result.activity)
+            if (m_result.taskInfo[static_cast<size_t>(a.task)].dl)
+                dlActivity[static_cast<size_t>(a.task)].push_back(a);
+        for (size_t i = 0; i < m_result.taskInfo.size(); ++i)
+            if (const auto& dlp = m_result.taskInfo[i].dl)
+                m.tasks[i].deadline =
+                    deriveDlJobs(*dlp, dlActivity[i], m_result.taskInfo[i].yields);
     }
     // Cgroups: the CPU time of the tasks the name map places in them, parents included (a
     // task moved at run time is counted in the group it started in).

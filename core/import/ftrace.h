@@ -9,6 +9,7 @@
 // span runs from the first to the last event; record times are relative to its start.
 #pragma once
 
+#include "core/dl/dlparams.h"
 #include "core/kernel/cgroupfiles.h"
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
@@ -48,6 +49,8 @@ struct TraceNameMap
         std::string name;
         std::string cgroup;
         std::string cpus; ///< allowed CPUs at the start (a canonical cpulist), or empty
+        /// "dl=RUNTIME/DEADLINE/PERIOD[/reclaim]" (ns): a SCHED_DEADLINE task's reservation
+        std::optional<DlParams> dl;
     };
     std::map<int, Entry> byPid;
 };
@@ -85,9 +88,12 @@ struct TraceTaskInfo
     std::string comm;
     /// The kernel's p->prio at its first event that printed one (-1: SCHED_DEADLINE).
     std::optional<int> prio;
-    bool prioChanged = false; ///< a later event printed another prio (PI boost, nice, chrt)
-    int parent = -1;          ///< the forking task's index when the fork was traced
-    std::string cpus;         ///< allowed CPUs at the start from the name map (cpulist), or empty
+    bool prioChanged = false;   ///< a later event printed another prio (PI boost, nice, chrt)
+    int parent = -1;            ///< the forking task's index when the fork was traced
+    std::string cpus;           ///< allowed CPUs at the start from the name map (cpulist), or empty
+    std::optional<DlParams> dl; ///< SCHED_DEADLINE reservation from the name map
+    /// Trace times (record time) of its "schedlab-yield" markers: the ends of its jobs.
+    std::vector<int64_t> yields;
 };
 
 struct TraceImport
@@ -126,9 +132,10 @@ TraceImport importFtrace(
     std::istream& in, const std::string& fileName, const TraceNameMap* names = nullptr);
 
 namespace detail {
-/// The "cpus=LIST" token of a name-map entry (after NAME and CGROUP), canonical ("0-1,3"); empty
-/// when absent or not a valid cpulist.
-std::string nameMapCpus(std::istream& fields);
+/// The tokens of a name-map entry after NAME and CGROUP: "cpus=LIST" (canonical, "0-1,3"; left
+/// empty when not a valid cpulist) and "dl=RUNTIME/DEADLINE/PERIOD[/reclaim]" (left unset unless
+/// the kernel would accept the parameters, __checkparam_dl()).
+void nameMapExtras(std::istream& fields, TraceNameMap::Entry& entry);
 /// The CPU column of a trace line: the first "[DIGITS]" after a space and followed by a space or
 /// the end of the line; false when there is none. In time linear in the line's length:
 /// @p steps (optional) adds the characters examined, for tests.

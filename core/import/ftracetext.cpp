@@ -228,7 +228,7 @@ bool parseNameMap(
             return false;
         }
         fields >> e.cgroup;
-        e.cpus = detail::nameMapCpus(fields);
+        detail::nameMapExtras(fields, e);
         map.byPid[pid] = e;
     }
     return true;
@@ -236,14 +236,37 @@ bool parseNameMap(
 
 namespace detail {
 
-std::string nameMapCpus(std::istream& fields)
+void nameMapExtras(std::istream& fields, TraceNameMap::Entry& entry)
 {
-    for (std::string token; fields >> token;)
-        if (token.starts_with("cpus=") && token.size() <= 5 + 256)
+    for (std::string token; fields >> token;) {
+        if (token.size() > 5 + 256)
+            continue;
+        if (token.starts_with("cpus=")) {
             if (const auto set = CpuSet::parse(string_view(token).substr(5), 4096);
                 set && !set->empty())
-                return set->toString();
-    return {};
+                entry.cpus = set->toString();
+        } else if (token.starts_with("dl=")) {
+            // RUNTIME/DEADLINE/PERIOD in ns, then an optional "/reclaim".
+            string_view rest = string_view(token).substr(3);
+            int64_t v[3] = {0, 0, 0};
+            bool good = true;
+            for (int i = 0; i < 3 && good; ++i) {
+                const size_t slash = rest.find('/');
+                const auto n = toInt(rest.substr(0, slash));
+                good = n.has_value() && *n > 0;
+                v[i] = good ? *n : 0;
+                rest = slash == string_view::npos ? string_view() : rest.substr(slash + 1);
+                good = good && (i == 2 || slash != string_view::npos);
+            }
+            DlParams p{v[0], v[1], v[2], 0};
+            if (rest == "reclaim")
+                p.flags = kDlFlagReclaim;
+            else if (!rest.empty())
+                good = false;
+            if (good && checkDlParams(p).empty())
+                entry.dl = p;
+        }
+    }
 }
 
 } // namespace detail

@@ -2,6 +2,7 @@
 // The fair deadline server, kernel-model.md §10.4 (see dlserver.h).
 #include "core/rt/dlserver.h"
 
+#include "core/dl/dlparams.h"
 #include "core/sched/rq.h"
 #include "core/workload/task.h"
 
@@ -88,12 +89,85 @@ void DlServerClass::timer(int cpu)
     rc.timer = startTimer(cpu, rc.periodEnd);
 }
 
+namespace {
+
+const uint64_t kServerBw = dlToRatio(kFairServerPeriodNs, kFairServerRuntimeNs);
+
+} // namespace
+
+void DlServerClass::fairQueued(int cpu)
+{
+    // dl_server_start(): enqueue_dl_entity(ENQUEUE_WAKEUP) — task_contending() and
+    // update_dl_entity(): a passed deadline, or more runtime left than the bandwidth allows in
+    // the time to it (dl_entity_overflow()), starts a new period (kernel-model.md §15.5, §15.6).
+    if (!m_enabled)
+        return;
+    Rq& rq = m_ctx.rq(cpu);
+    DlServer& rc = rq.fairServer;
+    if (rc.active)
+        return;
+    rc.active = true;
+    if (m_ctx.timerPending(rc.inactiveTimer)) {
+        m_ctx.cancelTimer(rc.inactiveTimer); // still contending
+        rc.inactiveTimer = {};
+    } else if (!rc.contending) {
+        rq.dl.runningBw += kServerBw;
+        rc.contending = true;
+    }
+    const int64_t now = m_ctx.clock();
+    const bool overflow = rc.cbsDeadline >= now
+        && ((static_cast<uint64_t>(kFairServerPeriodNs) >> kDlScale)
+                * (static_cast<uint64_t>(std::max<int64_t>(rc.cbsRuntime, 0)) >> kDlScale)
+            > (static_cast<uint64_t>(rc.cbsDeadline - now) >> kDlScale)
+                * (static_cast<uint64_t>(kFairServerRuntimeNs) >> kDlScale));
+    if (rc.cbsDeadline < now || overflow) {
+        rc.cbsDeadline = now + kFairServerPeriodNs;
+        rc.cbsRuntime = kFairServerRuntimeNs;
+    }
+}
+
+void DlServerClass::fairEmpty(int cpu)
+{
+    // dl_server_stop(): dequeue_dl_entity(DEQUEUE_SLEEP) — task_non_contending(): the bandwidth
+    // leaves running_bw at the 0-lag time, deadline − runtime · P / Q, or now if that has passed.
+    if (!m_enabled)
+        return;
+    Rq& rq = m_ctx.rq(cpu);
+    DlServer& rc = rq.fairServer;
+    if (!rc.active)
+        return;
+    rc.active = false;
+    const int64_t zerolag =
+        rc.cbsDeadline - rc.cbsRuntime * (kFairServerPeriodNs / kFairServerRuntimeNs);
+    auto leave = [this, cpu] {
+        Rq& r = m_ctx.rq(cpu);
+        r.fairServer.inactiveTimer = {};
+        if (r.fairServer.contending && !r.fairServer.active) {
+            r.dl.runningBw -= std::min(r.dl.runningBw, kServerBw);
+            r.fairServer.contending = false;
+        }
+    };
+    if (zerolag <= m_ctx.clock())
+        leave();
+    else
+        rc.inactiveTimer = m_ctx.startTimer(zerolag, cpu, leave);
+}
+
 void DlServerClass::account(int cpu, int64_t delta)
 {
     // dl_server_update(): fair execution consumes the server's budget within its period.
     if (!m_enabled)
         return;
     DlServer& rc = m_ctx.rq(cpu).fairServer;
+    if (rc.active) {
+        // The deferred server's own CBS: a budget used up by the fair tasks themselves starts a
+        // new period (replenish_dl_new_period(), §15.6).
+        rc.cbsRuntime -= delta;
+        if (rc.cbsRuntime <= 0) {
+            rc.cbsDeadline = m_ctx.clock() + kFairServerPeriodNs;
+            rc.cbsRuntime = kFairServerRuntimeNs;
+        }
+    }
     if (rc.periodEnd < 0 || m_ctx.clock() > rc.periodEnd)
         return;
     rc.runtime = std::max<int64_t>(0, rc.runtime - delta);

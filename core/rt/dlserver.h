@@ -26,6 +26,13 @@ struct DlServer
     int64_t runtime = 0;    ///< budget left in the period
     bool running = false;   ///< the server is boosting the fair class above RT
     EventId timer;          ///< zero-laxity (defer) timer or replenishment
+    // Its active utilization (kernel-model.md §15.6): the server's CBS as dl_server_start(),
+    // dl_server_update() and dl_server_stop() keep it, for rq->dl.running_bw.
+    bool active = false;     ///< dl_server_active: started (fair tasks queued)
+    bool contending = false; ///< its bandwidth is in running_bw (active, or non contending)
+    int64_t cbsDeadline = -1;
+    int64_t cbsRuntime = 0;
+    EventId inactiveTimer; ///< the 0-lag time after dl_server_stop()
 };
 
 class DlServerClass final : public SchedClass
@@ -48,6 +55,10 @@ public:
     void account(int cpu, int64_t delta);
     /// dl_server_stop(): no fair task left on @p rq.
     void stopIfIdle(Rq& rq);
+    /// dl_server_start() / dl_server_stop() for the server's active utilization: the first fair
+    /// task queued on @p cpu, the last one dequeued (kernel-model.md §15.6).
+    void fairQueued(int cpu);
+    void fairEmpty(int cpu);
 
     // SchedClass: the server only picks; its entity is not a task.
     const char* name() const override { return "dl_server"; }

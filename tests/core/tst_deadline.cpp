@@ -43,6 +43,9 @@ private Q_SLOTS:
     void admissionRefusesThird();
     void grubOnOff_data();
     void grubOnOff();
+    void grubFairServerActive_data();
+    void grubFairServerActive();
+    void grubFairServerZeroLag();
     void preemptsRtAndFair();
     void fairServerAgainstDl();
     void twoCpus();
@@ -351,6 +354,74 @@ void TestDeadline::grubOnOff()
     QCOMPARE(throttles[0].fromNs, 29 * kMs);
     QCOMPARE(throttles[1].fromNs, 59 * kMs);
     QCOMPARE(throttles[2].fromNs, 88 * kMs);
+}
+
+void TestDeadline::grubFairServerActive_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<int64_t>("dlMs");
+    QTest::addColumn<QList<int64_t>>("throttledAt");
+    // 6.6 has no fair server: grubOnOff's 29 + 29 + 28 ms.
+    QTest::newRow("6.6") << "6.6" << int64_t(86) << QList<int64_t>{29, 59, 88};
+    // 6.12: the fair hog keeps the server started, so its 52428 is in running_bw too
+    // (kernel-model.md §15.6): this_bw = running_bw = 349525 + 52428 = 401953, u_inact = 0,
+    // extra_bw = 996147 − 52428 − 349525 = 594194; 594194 > 996147 − 349525 = 646622 is false,
+    // so u_act = 996147 − 0 − 594194 = 401953, scaled 401953 · 269 >> 8 = 422364; 1 ms costs
+    // (10^6 · 422364) >> 20 = 402797 ns. 24 ticks use 9667128 of 10 ms, the 25th goes to
+    // −69925: throttled at 25; replenished at 30 to 9930075: 24 ticks leave 262947, the 25th
+    // −139850, throttled at 55; at 60 9860150: throttled at 85. 25 + 25 + 25 = 75 ms.
+    QTest::newRow("6.12") << "6.12" << int64_t(75) << QList<int64_t>{25, 55, 85};
+}
+
+void TestDeadline::grubFairServerActive()
+{
+    // A reclaiming 10/30 DL task that never blocks beside a fair hog, 90 ms on one CPU.
+    QFETCH(QString, profile);
+    QFETCH(int64_t, dlMs);
+    QFETCH(QList<int64_t>, throttledAt);
+    const std::string json = R"({ "schedlab": 1, "name": "grub-fair", "duration": "90ms",
+        "machine": { "cpus": 1 },
+        "tasks": [ { "name": "dl", "policy": "deadline", "runtime": "10ms", "deadline": "30ms",
+                     "flags": ["reclaim"], "program": [ { "run": "forever" } ] },
+                   { "name": "hog", "program": [ { "run": "forever" } ] } ] })";
+    const Run r = run(json, profile.toStdString());
+    QCOMPARE(task(r.metrics, "dl").cpuTimeNs, dlMs * kMs);
+    QCOMPARE(task(r.metrics, "hog").cpuTimeNs, (90 - dlMs) * kMs);
+    const auto throttles = findings(r.metrics, "dl_throttle");
+    QCOMPARE(throttles.size(), size_t(throttledAt.size()));
+    for (qsizetype i = 0; i < throttledAt.size(); ++i)
+        QCOMPARE(throttles[size_t(i)].fromNs, throttledAt[i] * kMs);
+}
+
+void TestDeadline::grubFairServerZeroLag()
+{
+    // 6.12, one CPU. A fair task runs 4.33 ms and sleeps for good; a reclaiming 10/30 DL task
+    // that never blocks starts at 10 ms. The fair task's enqueue at 0 starts the server (its
+    // deadline 1000 ms, runtime 50 ms, 52428 in running_bw); its 4.33 ms consume the server's
+    // runtime to 45.67 ms; at its block dl_server_stop() finds the 0-lag time
+    // 1000 − 45.67 · (1000 / 50) = 86.6 ms still ahead: the server stays in running_bw until
+    // then (kernel-model.md §15.6). Until 86.6 ms 1 ms of DL costs 402797 ns
+    // (grubFairServerActive), after it 350259 (grubFormula: u_inact = 52428).
+    // [10, 40): 24 ticks leave 332872, the 25th −69925: throttled at 35. 40: 9930075, throttled
+    // at 65. 70: 9860150; 16 ticks to 86 use 6444752 (3415398 left); from 87 at 350259 (the
+    // 0.6 ms before 86.6 at 402797 would give the same ticks): 8.7 ticks, throttled at 96.
+    // 100: 9912808 − 28 · 350259 = 105556, the 29th tick: throttled at 129.
+    // Had the server left running_bw at the block: throttled at 39, 69, 98, 128; had it stayed:
+    // 35, 65, 95, 125.
+    const std::string json = R"({ "schedlab": 1, "name": "grub-zerolag", "duration": "130ms",
+        "machine": { "cpus": 1 },
+        "tasks": [ { "name": "dl", "policy": "deadline", "runtime": "10ms", "deadline": "30ms",
+                     "flags": ["reclaim"], "start": "10ms", "program": [ { "run": "forever" } ] },
+                   { "name": "fair", "program": [ { "run": "4330us" }, { "sleep": "10s" } ] } ] })";
+    const Run r = run(json, "6.12");
+    QCOMPARE(task(r.metrics, "fair").cpuTimeNs, int64_t(4330000));
+    const auto throttles = findings(r.metrics, "dl_throttle");
+    QCOMPARE(throttles.size(), size_t(4));
+    QCOMPARE(throttles[0].fromNs, 35 * kMs);
+    QCOMPARE(throttles[1].fromNs, 65 * kMs);
+    QCOMPARE(throttles[2].fromNs, 96 * kMs);
+    QCOMPARE(throttles[3].fromNs, 129 * kMs);
+    QCOMPARE(task(r.metrics, "dl").cpuTimeNs, (25 + 25 + 26 + 29) * kMs);
 }
 
 void TestDeadline::preemptsRtAndFair()

@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -39,6 +40,28 @@ const TaskMetrics* findTask(const Metrics& m, const std::string& name)
 bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;
+}
+
+/// One sched_switch line at @p ms milliseconds after 100 s on CPU 0.
+std::string sw(int ms, const std::string& prev, int prevPid, int prevPrio, const std::string& state,
+    const std::string& next, int nextPid, int nextPrio)
+{
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "%d.%06d", 100 + ms / 1000, (ms % 1000) * 1000);
+    return "  " + prev + "-" + std::to_string(prevPid) + " [000] d..2. " + stamp
+        + ": sched_switch: prev_comm=" + prev + " prev_pid=" + std::to_string(prevPid)
+        + " prev_prio=" + std::to_string(prevPrio) + " prev_state=" + state
+        + " ==> next_comm=" + next + " next_pid=" + std::to_string(nextPid)
+        + " next_prio=" + std::to_string(nextPrio) + "\n";
+}
+
+/// schedlab-run's job-end marker of pid 10 ("video") at @p ms.
+std::string mark(int ms)
+{
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "%d.%06d", 100 + ms / 1000, (ms % 1000) * 1000);
+    return std::string("  video-10 [000] ..... ") + stamp
+        + ": tracing_mark_write: schedlab-yield\n";
 }
 
 } // namespace
@@ -557,6 +580,76 @@ private slots:
         QCOMPARE(records.back().kind, RecordKind::Switch);
         QVERIFY(std::is_sorted(records.begin(), records.end(),
             [](const Record& x, const Record& y) { return x.time < y.time; }));
+    }
+    void deadlineJobsFromYieldMarkers()
+    {
+        // A 10/30 ms SCHED_DEADLINE task (the runner's header: dl=RUNTIME/DEADLINE/PERIOD) and
+        // a fair hog on one CPU; schedlab-run marks each job's end before its sched_yield().
+        // The jobs by hand (ms from the first event), following the CBS (dljobs.h):
+        //   0  woken: job 1 released, deadline 30, runtime 10; runs 0-8, yields at 8:
+        //      response 8; the next job is released at 30 − 30 + 30 = 30 (deadline 60).
+        //   30 runs 30-38, yields: response 8; released at 60 (deadline 90, runtime 10).
+        //   60 runs 60-70: the budget is used up, switched out runnable: throttled (1),
+        //      replenished to deadline 120, runtime 10; runs again 90-91 (runtime 9), yields:
+        //      response 91 − 60 = 31 > 30: a miss; the next job at 120 − 30 + 30 = 120.
+        //   120 runs 120-125, yields: response 5.
+        // Jobs 4, worst response 31 ms, misses 1, throttles 1.
+        const std::string text = "# schedlab-task: 10 video / dl=10000000/30000000/30000000\n"
+                                 "# schedlab-task: 20 hog /\n"
+            + sw(0, "swapper/0", 0, 120, "R", "video", 10, -1) + mark(8)
+            + sw(8, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(30, "hog", 20, 120, "R", "video", 10, -1) + mark(38)
+            + sw(38, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(60, "hog", 20, 120, "R", "video", 10, -1)
+            + sw(70, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(90, "hog", 20, 120, "R", "video", 10, -1) + mark(91)
+            + sw(91, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(120, "hog", 20, 120, "R", "video", 10, -1) + mark(125)
+            + sw(125, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(150, "hog", 20, 120, "R", "hog", 20, 120);
+        std::istringstream in(text);
+        const TraceImport r = importFtrace(in, "dl.txt");
+        QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+        const TaskMetrics* video = findTask(r.metrics, "video");
+        const TaskMetrics* hog = findTask(r.metrics, "hog");
+        QVERIFY(video && hog);
+        QVERIFY(video->deadline.has_value());
+        QVERIFY(!hog->deadline.has_value());
+        QCOMPARE(video->deadline->runtimeNs, int64_t{10'000'000});
+        QCOMPARE(video->deadline->periodNs, int64_t{30'000'000});
+        QCOMPARE(video->deadline->jobs, int64_t{4});
+        QCOMPARE(video->deadline->worstResponseNs, int64_t{31'000'000});
+        QCOMPARE(video->deadline->misses, int64_t{1});
+        QCOMPARE(video->deadline->throttles, int64_t{1});
+        QCOMPARE(video->cpuTimeNs, int64_t{(8 + 8 + 10 + 1 + 5) * 1'000'000});
+    }
+    void deadlineHeaderValues_data()
+    {
+        QTest::addColumn<QString>("token");
+        QTest::addColumn<bool>("accepted");
+        QTest::addColumn<bool>("reclaim");
+        QTest::newRow("implicit") << "dl=10000000/30000000/30000000" << true << false;
+        QTest::newRow("reclaim") << "dl=10000000/30000000/30000000/reclaim" << true << true;
+        QTest::newRow("runtime above deadline")
+            << "dl=40000000/30000000/30000000" << false << false;
+        QTest::newRow("runtime under 1024 ns") << "dl=1000/30000000/30000000" << false << false;
+        QTest::newRow("two values") << "dl=10000000/30000000" << false << false;
+        QTest::newRow("not a number") << "dl=10ms/30ms/30ms" << false << false;
+        QTest::newRow("unknown flag") << "dl=10000000/30000000/30000000/x" << false << false;
+    }
+    void deadlineHeaderValues()
+    {
+        // Only parameters the kernel accepts (__checkparam_dl()) give a task its reservation;
+        // anything else is as absent.
+        QFETCH(QString, token);
+        QFETCH(bool, accepted);
+        QFETCH(bool, reclaim);
+        std::istringstream fields(token.toStdString());
+        TraceNameMap::Entry e;
+        detail::nameMapExtras(fields, e);
+        QCOMPARE(e.dl.has_value(), accepted);
+        if (accepted)
+            QCOMPARE(e.dl->reclaim(), reclaim);
     }
 };
 

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Jobs of a real SCHED_DEADLINE task from its trace (dljobs.h).
+#include "core/import/dljobs.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+namespace {
+
+/// The server of one task as the trace lets us follow it (kernel-model.md §15.4–§15.5).
+class Server
+{
+public:
+    explicit Server(const DlParams& p)
+        : m_p(p)
+        , m_period(p.effectivePeriod())
+    { }
+
+    void start(int64_t t)
+    {
+        m_deadline = t + m_p.deadline;
+        m_runtime = m_p.runtime;
+        m_started = true;
+    }
+    bool started() const { return m_started; }
+    void run(int64_t ns) { m_runtime -= ns; }
+    bool exhausted() const { return m_runtime <= 0; }
+    /// replenish_dl_entity(): a period at a time until the runtime is positive again.
+    void replenish()
+    {
+        while (m_runtime <= 0) {
+            m_deadline += m_period;
+            m_runtime += m_p.runtime;
+        }
+    }
+    /// sched_yield(): the rest of the budget is given up; the next job is released at the next
+    /// period, dl_next_period() = deadline − D + P, and replenished there.
+    int64_t yield()
+    {
+        const int64_t release = m_deadline - m_p.deadline + m_period;
+        m_runtime = std::min<int64_t>(m_runtime, 0);
+        replenish();
+        return release;
+    }
+    /// update_dl_entity() at a wakeup at @p t: a passed deadline or dl_entity_overflow() gives
+    /// a new one; a constrained task (D < P) before its deadline gets the revised runtime.
+    void wakeup(int64_t t)
+    {
+        const bool passed = m_deadline < t;
+        if (!passed && overflow(t)) {
+            if (m_p.deadline < m_period) {
+                // The revised wakeup rule: runtime = dl_density · laxity >> BW_SHIFT.
+                const uint64_t laxity = static_cast<uint64_t>(m_deadline - t);
+                m_runtime = static_cast<int64_t>((dlDensity(m_p) * laxity) >> kDlBwShift);
+                return;
+            }
+            start(t);
+        } else if (passed)
+            start(t);
+    }
+
+private:
+    /// dl_entity_overflow(): runtime / (deadline − t) > dl_runtime / dl_deadline, in the
+    /// kernel's DL_SCALE-shifted products.
+    bool overflow(int64_t t) const
+    {
+        const uint64_t left = (static_cast<uint64_t>(m_p.deadline) >> kDlScale)
+            * (static_cast<uint64_t>(std::max<int64_t>(m_runtime, 0)) >> kDlScale);
+        const uint64_t right = (static_cast<uint64_t>(m_deadline - t) >> kDlScale)
+            * (static_cast<uint64_t>(m_p.runtime) >> kDlScale);
+        return right < left;
+    }
+
+    DlParams m_p;
+    int64_t m_period;
+    int64_t m_deadline = 0;
+    int64_t m_runtime = 0;
+    bool m_started = false;
+};
+
+} // namespace
+
+DlTaskMetrics deriveDlJobs(const DlParams& params, const std::vector<TraceActivity>& activity,
+    const std::vector<int64_t>& yields)
+{
+    DlTaskMetrics m;
+    m.runtimeNs = params.runtime;
+    m.deadlineNs = params.deadline;
+    m.periodNs = params.effectivePeriod();
+    m.reclaim = params.reclaim();
+    Server server(params);
+    int64_t jobStart = -1;
+    int64_t runningSince = -1;
+    auto endJob = [&](int64_t t) {
+        if (jobStart < 0)
+            return;
+        const int64_t response = t - jobStart;
+        ++m.jobs;
+        m.worstResponseNs = std::max(m.worstResponseNs, response);
+        if (response > params.deadline)
+            ++m.misses;
+        jobStart = -1;
+    };
+    auto consume = [&](int64_t t) {
+        if (runningSince >= 0 && t > runningSince)
+            server.run(t - runningSince);
+        if (runningSince >= 0)
+            runningSince = t;
+    };
+    size_t y = 0;
+    // A yield marker is written before the sched_yield() that switches the task out: at equal
+    // times the marker goes first.
+    auto yieldsUpTo = [&](int64_t t) {
+        for (; y < yields.size() && yields[y] <= t; ++y) {
+            if (!server.started())
+                continue;
+            consume(yields[y]);
+            endJob(yields[y]);
+            jobStart = server.yield();
+        }
+    };
+    for (const TraceActivity& a : activity) {
+        if (a.kind != TraceActivity::Kind::On && a.kind != TraceActivity::Kind::Off
+            && a.kind != TraceActivity::Kind::Woken)
+            continue;
+        yieldsUpTo(a.time);
+        if (!server.started()) {
+            server.start(a.time); // the first job: released at the task's first event
+            jobStart = a.time;
+        }
+        switch (a.kind) {
+        case TraceActivity::Kind::On:
+            runningSince = a.time;
+            break;
+        case TraceActivity::Kind::Off:
+            consume(a.time);
+            runningSince = -1;
+            if (a.detail != 0) { // blocked or dead: the job ends here
+                endJob(a.time);
+            } else if (server.exhausted()) { // throttled: the same job goes on a period later
+                ++m.throttles;
+                server.replenish();
+            }
+            break;
+        case TraceActivity::Kind::Woken:
+            if (jobStart < 0) { // a new job at a wakeup after a block
+                server.wakeup(a.time);
+                jobStart = a.time;
+            }
+            break;
+        case TraceActivity::Kind::Wakes:
+        case TraceActivity::Kind::Fork:
+            break;
+        }
+    }
+    yieldsUpTo(INT64_MAX);
+    return m;
+}
+
+} // namespace schedlab
