@@ -49,7 +49,7 @@ struct EntitySample
     uint16_t cpu = 0;     ///< CPU of the cfs_rq the entity is on
     int16_t group = -1;   ///< its cgroup, when the view knows it (−1: not known)
     bool hasPelt = false; ///< the recording holds PELT for this sample (RunOptions::recordPelt)
-    PeltValues pelt;
+    PeltValues pelt{};
     friend bool operator==(const EntitySample&, const EntitySample&) = default;
 };
 
