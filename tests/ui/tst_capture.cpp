@@ -737,10 +737,12 @@ void TestCapture::layoutAtAnySize()
     // metrics at the ticks' pixel positions), and the task legend holds every plotted task,
     // whole and inside the figure.
     const Scenario sc = parsed(kGroups);
-    Simulation groups(sc);
+    RunOptions withPelt; // as `capture` runs: the PELT pane is shown too
+    withPelt.recordPelt = true;
+    Simulation groups(sc, withPelt);
     groups.run();
     for (const QSize size :
-        {QSize(480, 320), QSize(700, 400), QSize(1200, 700), QSize(1600, 1000)}) {
+        {QSize(1000, 700), QSize(480, 320), QSize(700, 400), QSize(1200, 700), QSize(1600, 1000)}) {
         CaptureOptions o;
         o.from = Nanoseconds{0};
         o.to = Nanoseconds{2'000'000'000};

@@ -224,8 +224,28 @@ void setUpCaptureView(
     QCustomPlot* plot = view.plot();
     // The last pane gets a time axis title too (the GUI titles only the one under the lanes).
     view.setTimeLabelOnLastPane(true);
-    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
-        QFont(view.font().family(), 12, QFont::Bold));
+    // A long title (a run with mid-run changes) is wrapped after a comma to fit the panes'
+    // width: a line wider than the figure would push the legends out of it.
+    const QFont titleFont(view.font().family(), 12, QFont::Bold);
+    QString text = o.title.isEmpty() ? QStringLiteral(" ") : o.title;
+    {
+        const QFontMetrics metrics(titleFont);
+        const int room = o.size.width() * 3 / 4;
+        QStringList lines;
+        QString line;
+        for (const QString& part : text.split(QStringLiteral(", "))) {
+            const QString joined = line.isEmpty() ? part : line + QStringLiteral(", ") + part;
+            if (!line.isEmpty() && metrics.horizontalAdvance(joined) > room) {
+                lines << line + QLatin1Char(',');
+                line = part;
+            } else {
+                line = joined;
+            }
+        }
+        lines << line;
+        text = lines.join(QLatin1Char('\n'));
+    }
+    auto* title = new QCPTextElement(plot, text, titleFont);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, title);
     // The title row takes its minimum height; the panes keep the view's proportions.

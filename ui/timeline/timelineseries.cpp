@@ -362,7 +362,8 @@ void TimelineView::refreshVruntime()
     }
     m_hint->setVisible(m_hints && m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
-    const bool pelt = m_recording && !m_graphs.empty() && m_samples.hasPelt();
+    m_peltFitted = peltFits();
+    const bool pelt = m_recording && !m_graphs.empty() && m_samples.hasPelt() && m_peltFitted;
     showPeltPane(pelt);
     if (!m_recording || m_graphs.empty()) {
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})

@@ -60,7 +60,7 @@ TimelineView::TimelineView(QWidget* parent)
     // Every drawing decimates the series for the pixel columns it is about to fill.
     static_cast<TimelinePlot*>(m_plot)->setLayoutHook([this](double scale) {
         m_scale = scale;
-        const bool refresh = columns() != m_dataColumns;
+        const bool refresh = columns() != m_dataColumns || peltFits() != m_peltFitted;
         if (refresh)
             refreshVruntime();
         placeMarkers();
@@ -698,6 +698,13 @@ void TimelineView::showWeightPane(bool show)
     m_weightRect->setVisible(show);
     m_nowLines[3]->setVisible(show);
     m_cursorLines[3]->setVisible(show && m_cursor >= Nanoseconds{0});
+}
+
+bool TimelineView::peltFits() const
+{
+    // Five panes need room: under 480 layout pixels high (the compact layout) the lanes and the
+    // other panes keep theirs and the PELT pane stays out.
+    return m_plot->viewport().height() >= 480;
 }
 
 void TimelineView::showPeltPane(bool show)

@@ -134,6 +134,9 @@ private:
     void refreshWeights();
     void showWeightPane(bool show);
     void showPeltPane(bool show);
+    /// The plot is tall enough for the PELT pane (480 layout pixels).
+    bool peltFits() const;
+    bool m_peltFitted = true; ///< peltFits() when the panes were last laid out
     void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
