@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace schedlab::ui {
 
@@ -41,7 +42,8 @@ size_t SampleIndex::bytes() const
     size_t n = 0;
     for (const auto* all : {&m_perTask, &m_perGroup})
         for (const Series& s : *all)
-            n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes();
+            n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes()
+                + s.peltSummary.bytes();
     for (const auto& cpu : m_queuedPerCpu)
         n += cpu.capacity() * sizeof(uint32_t);
     for (const auto& slices : m_slices)
@@ -69,6 +71,22 @@ void SampleIndex::SampleSummary::merge(const SampleSummary& next)
     }
 }
 
+void SampleIndex::PeltSummary::merge(const PeltSummary& next)
+{
+    for (size_t k = 0; k < extremes.size(); ++k) {
+        Extreme& e = extremes[k];
+        const Extreme& n = next.extremes[k];
+        if (n.low < e.low) {
+            e.low = n.low;
+            e.lowAt = n.lowAt;
+        }
+        if (n.high > e.high) {
+            e.high = n.high;
+            e.highAt = n.highAt;
+        }
+    }
+}
+
 namespace {
 
 /// The Pelt record of the sample at @p position: the record right after it, of the same entity
@@ -82,19 +100,27 @@ const Record* peltOf(const std::vector<Record>& records, size_t position)
     return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time ? &p : nullptr;
 }
 
-SampleIndex::SampleSummary leafSummary(
-    const Record& r, const Record* pelt, uint64_t reference, uint32_t position)
+/// The PELT values of @p pelt (a Pelt record) as the leaf of a PeltSummary.
+SampleIndex::PeltSummary peltLeaf(const Record& pelt, uint32_t position)
+{
+    const auto& p = pelt.payload.pelt;
+    const std::array<int64_t, 8> values{p.loadAvg, p.runnableAvg, p.utilAvg, p.rqLoadAvg,
+        p.rqRunnableAvg, p.rqUtilAvg, p.hNrQueued, p.hNrRunnable};
+    SampleIndex::PeltSummary leaf;
+    for (size_t k = 0; k < values.size(); ++k)
+        leaf.extremes[k] = {values[k], values[k], position, position};
+    return leaf;
+}
+
+SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint32_t position)
 {
     // vruntime relative to the entity's first sample, as a signed distance: wrap-safe
     // (entity_before() compares the same way).
-    static const decltype(Record::Payload::pelt) kNone{};
-    const auto& p = pelt ? pelt->payload.pelt : kNone;
-    const std::array<int64_t, 13> values{r.payload.sample.vlag,
+    const std::array<int64_t, 5> values{r.payload.sample.vlag,
         static_cast<int64_t>(r.payload.sample.vruntime - reference),
         static_cast<int64_t>(r.payload.sample.weight),
         static_cast<int64_t>(r.payload.sample.deadline - reference),
-        static_cast<int64_t>(r.payload.sample.avgVruntime - reference), p.loadAvg, p.runnableAvg,
-        p.utilAvg, p.rqLoadAvg, p.rqRunnableAvg, p.rqUtilAvg, p.hNrQueued, p.hNrRunnable};
+        static_cast<int64_t>(r.payload.sample.avgVruntime - reference)};
     SampleIndex::SampleSummary leaf;
     leaf.first = leaf.last = r.time;
     leaf.firstAt = leaf.lastAt = position;
@@ -110,7 +136,12 @@ void SampleIndex::Series::append(const Record& r, const Record* pelt, uint32_t p
 {
     if (positions.empty())
         reference = r.payload.sample.vruntime;
-    summary.push(leafSummary(r, pelt, reference, position));
+    summary.push(leafSummary(r, reference, position));
+    // The PELT extremes are summarised while every sample has them (a run records PELT for all
+    // or none); a sample without stops it for good (decimate() then reads them one by one).
+    peltAligned = peltAligned && pelt;
+    if (peltAligned)
+        peltSummary.push(peltLeaf(*pelt, position));
     positions.push_back(position);
 }
 
@@ -272,6 +303,9 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     int64_t b1 = columnEdge(from, to, bins, 1).count();
     bool open = false;
     SampleSummary bin;
+    PeltSummary binPelt;
+    bool binHasPelt = false; // binPelt holds the PELT of the open piece's samples that have it
+    const bool wantPelt = (keep & KeepPelt) != 0;
     // The cfs_rq the open piece's samples are on: a CPU and the number of moves before.
     int binMoves = 0;
     const auto movesBefore = [&](int64_t t, bool queued) { // moves the sample at t is after
@@ -295,6 +329,12 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
                     kept.push_back(bin.extremes[k].highAt);
                 }
             }
+            for (size_t k = 0; binHasPelt && k < binPelt.extremes.size(); ++k) {
+                if (keep & (1u << (bin.extremes.size() + k))) {
+                    kept.push_back(binPelt.extremes[k].lowAt);
+                    kept.push_back(binPelt.extremes[k].highAt);
+                }
+            }
             std::sort(kept.begin() + binStart, kept.end());
             kept.erase(std::unique(kept.begin() + binStart, kept.end()), kept.end());
         }
@@ -309,15 +349,23 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         b1 = to.count() + 1; // the last bin ends at `to` inclusive
     // Takes a part of one cfs_rq (a block without a CPU change or a move, or one sample); a
     // part on another queue than the open piece's closes the piece first.
-    const auto take = [&](const SampleSummary& part, int partMoves) {
+    const auto take = [&](const SampleSummary& part, const PeltSummary* partPelt, int partMoves) {
         if (open && (part.firstCpu != bin.lastCpu || partMoves != binMoves))
             flush();
         if (!open) {
             open = true;
             bin = part;
             binMoves = partMoves;
+            binHasPelt = partPelt != nullptr;
+            if (partPelt)
+                binPelt = *partPelt;
         } else {
             bin.merge(part);
+            if (partPelt && binHasPelt)
+                binPelt.merge(*partPelt);
+            else if (partPelt)
+                binPelt = *partPelt;
+            binHasPelt = binHasPelt || partPelt;
         }
     };
     // Samples read one by one come in runs up to the end of a block of 16 (one that straddles a
@@ -347,16 +395,29 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         while (time >= b1 && b + 1 < bins)
             closeBin();
         const auto [node, items] = pyramid.largestAt(i, [&](const SampleSummary& n) {
+            // A block's PELT extremes are summarised only where every sample has PELT; else
+            // the samples are read one by one.
             return n.last < b1 && n.last <= to.count() && !n.cpuChanges
+                && (!wantPelt || series.peltAligned)
                 && (moves.empty() || !movesIn(n.first, n.last));
         });
         if (node) {
-            take(*node, movesBefore(node->first, false));
+            // The PELT node over the same samples: same level (items = 16^(level + 1)).
+            const PeltSummary* nodePelt = nullptr;
+            if (wantPelt && series.peltAligned) {
+                const auto level = static_cast<size_t>(std::countr_zero(items))
+                        / SummaryPyramid<SampleSummary>::kFanoutBits
+                    - 1;
+                nodePelt = series.peltSummary.nodeAt(level, i);
+            }
+            take(*node, nodePelt, movesBefore(node->first, false));
             i += items;
         } else {
             prefetchBlock(i);
             const Record& r = records[positions[i]];
-            take(leafSummary(r, peltOf(records, positions[i]), series.reference, positions[i]),
+            const Record* pelt = wantPelt ? peltOf(records, positions[i]) : nullptr;
+            const PeltSummary leafPelt = pelt ? peltLeaf(*pelt, positions[i]) : PeltSummary{};
+            take(leafSummary(r, series.reference, positions[i]), pelt ? &leafPelt : nullptr,
                 moves.empty() ? 0 : movesBefore(r.time, r.flags & Record::kQueued));
             ++i;
         }

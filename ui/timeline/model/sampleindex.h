@@ -129,13 +129,20 @@ public:
         uint32_t firstAt = 0; ///< record position of the first sample
         uint32_t lastAt = 0;  ///< record position of the last sample
         /// lag (vlag), vruntime (relative to the entity's first sample), weight, deadline and V
-        /// (both relative to the first sample's vruntime), then the eight PELT values (0 for a
-        /// sample without), in the order of the Keep bits.
-        std::array<Extreme, 13> extremes{};
+        /// (both relative to the first sample's vruntime), in the order of the Keep bits.
+        std::array<Extreme, 5> extremes{};
         uint16_t firstCpu = 0;   ///< CPU of the first sample's cfs_rq
         uint16_t lastCpu = 0;    ///< CPU of the last sample's cfs_rq
         bool cpuChanges = false; ///< two consecutive samples of the block are on other CPUs
         void merge(const SampleSummary& next);
+    };
+    /// The eight PELT values' extremes over the same block (the Keep bits from KeepLoad on),
+    /// kept in a pyramid of their own only for series whose samples have PELT: a run without
+    /// PELT pays nothing for them.
+    struct PeltSummary
+    {
+        std::array<Extreme, 8> extremes{};
+        void merge(const PeltSummary& next);
     };
 
     /// V of one cfs_rq between two times, as its entities' samples report it: @p onQueue tells
@@ -159,6 +166,8 @@ private:
         std::vector<uint32_t> positions; ///< record positions of the entity's samples
         uint64_t reference = 0;          ///< vruntime of its first sample
         SummaryPyramid<SampleSummary> summary;
+        SummaryPyramid<PeltSummary> peltSummary; ///< item for item with `summary` if aligned
+        bool peltAligned = true;                 ///< every sample so far had PELT
         void append(const Record& r, const Record* pelt, uint32_t position);
     };
     /// The sample at record position @p position, with its PELT from the Pelt record that
