@@ -7,6 +7,9 @@ namespace schedlab {
 
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     : m_impl(std::make_unique<Machine>(scenario, options))
+    , m_startProfile(m_impl->profileName())
+    , m_startChoices(m_impl->choices())
+    , m_startFeatures(m_impl->features())
 { }
 
 Simulation::~Simulation() = default;

@@ -86,6 +86,12 @@ public:
     FeatureSet features() const;
     /// The model choices in force now (kernel-model.md §13), e.g. the lag clamp rule.
     ProfileChoices choices() const;
+    /// The profile and choices the run started with (profile, scenario overrides and run options,
+    /// before any action): with the scenario's profile actions they give the choices at any time.
+    const std::string& startProfileName() const { return m_startProfile; }
+    const ProfileChoices& startChoices() const { return m_startChoices; }
+    /// The sched features the run started with (before any action).
+    const FeatureSet& startFeatures() const { return m_startFeatures; }
     /// sysctl_sched_base_slice in force (normalised value scaled for the CPU count), and HZ.
     Nanoseconds baseSlice() const;
     int hz() const;
@@ -106,6 +112,9 @@ public:
 
 private:
     std::unique_ptr<Machine> m_impl;
+    std::string m_startProfile;
+    ProfileChoices m_startChoices;
+    FeatureSet m_startFeatures;
 };
 
 } // namespace schedlab

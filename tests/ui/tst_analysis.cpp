@@ -126,6 +126,16 @@ private Q_SLOTS:
         QCOMPARE(cpu->child(1)->text(7), QStringLiteral("no"));
         QCOMPARE(cpu->child(1)->text(4), QStringLiteral("-0.250")); // lag V − v
         QVERIFY(cpu->child(0)->text(8).contains(QStringLiteral("PICKED")));
+        // PELT (kernel-model.md §6.6) at the last update: no 1024 µs period has ended by 1.5 ms
+        // (the updates at 1 ms add 976 µs), so the averages are those of the attach at 0: load
+        // 1024 each (the weight); util_avg 512 for hog-1 (half the empty CPU's spare capacity)
+        // and min((1024 − 512) / 2, 512 · 1024 / (1024 + 1)) = 256 for hog-2; runnable = util.
+        QCOMPARE(cpu->child(0)->text(10), QStringLiteral("1024 / 256 / 256"));
+        QCOMPARE(cpu->child(1)->text(10), QStringLiteral("1024 / 512 / 512"));
+        QVERIFY2(
+            cpu->toolTip(0).contains(QStringLiteral(
+                "load_avg 2048, runnable_avg 768, util_avg 768; h_nr_queued 2, h_nr_runnable 2")),
+            qPrintable(cpu->toolTip(0)));
         QVERIFY(dock.explanationText().contains(QStringLiteral("Picked hog-2")));
         QVERIFY(dock.explanationText().contains(QStringLiteral("Not eligible")));
         // The explanation prints V in ms as the header does, not in raw ns.

@@ -20,7 +20,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 using namespace schedlab;
@@ -102,6 +104,8 @@ private Q_SLOTS:
     void pngHasSizeAndContent();
     void pngDpiScalesPixels();
     void titleNamesTheVariant();
+    void titleNamesMidRunChanges();
+    void peltPaneAndBandsPerTask();
     void svgAndPdfRender();
     void badRequestsFail();
     void cliCapture();
@@ -232,6 +236,104 @@ void TestCapture::titleNamesTheVariant()
     QCOMPARE(runLabel(base), QStringLiteral("7.1"));
     QVERIFY(captureTitle(variant, "two-hogs", Nanoseconds{0}, Nanoseconds{5'000'000})
                 .startsWith(QStringLiteral("two-hogs — 7.1, NO_PLACE_LAG")));
+}
+
+void TestCapture::titleNamesMidRunChanges()
+{
+    // Issue 39: a profile override and a feature toggled mid-run are named with their times,
+    // never as if they held for the whole run; a change after the window's end is left out.
+    Scenario sc = parsed(R"({"schedlab": 1, "name": "midrun", "duration": "400ms",
+        "kernel": {"profile": "6.13"}, "machine": {"cpus": 1},
+        "tasks": [{"name": "hog", "program": [{"run": "forever"}]}],
+        "actions": [{"at": "100ms", "feature": {"PLACE_LAG": false}},
+                    {"at": "200ms", "profile": {"overrides": {"lag_clamp": "max_slice_tick"}}},
+                    {"at": "300ms", "feature": {"PLACE_LAG": true}}]})");
+    Simulation run(sc);
+    run.run();
+    QCOMPARE(runLabel(run, sc.actions, Nanoseconds{250'000'000}),
+        QStringLiteral("6.13, NO_PLACE_LAG from 100.000 ms, lag_clamp=max_slice_tick from "
+                       "200.000 ms"));
+    QCOMPARE(runLabel(run, sc.actions),
+        QStringLiteral("6.13, NO_PLACE_LAG from 100.000 ms, lag_clamp=max_slice_tick from "
+                       "200.000 ms, PLACE_LAG from 300.000 ms"));
+    // The run as it started, not as it ended (the end has lag_clamp=max_slice_tick).
+    QCOMPARE(runLabel(run, {}), QStringLiteral("6.13"));
+    QVERIFY(captureTitle(run, "midrun", Nanoseconds{0}, Nanoseconds{150'000'000}, sc.actions)
+                .startsWith(QStringLiteral("midrun — 6.13, NO_PLACE_LAG from 100.000 ms, 0")));
+}
+
+void TestCapture::peltPaneAndBandsPerTask()
+{
+    // The capture's view (the window's TimelineView): with PELT in the recording the PELT pane
+    // is shown, its lines at the recorded values; each plotted task has its own lag band. A
+    // 10 ms custom slice beside a default one, profile 6.13 (own_slice), lag_clamp switched to
+    // max_slice_tick at 20 ms; HZ 1000, base slice 0.7 ms (one CPU), both nice 0.
+    const Scenario sc = parsed(R"({"schedlab": 1, "name": "bands", "duration": "40ms",
+        "kernel": {"profile": "6.13", "hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "long", "slice": "10ms", "program": [{"run": "forever"}]},
+                  {"name": "short", "program": [{"run": "forever"}]}],
+        "actions": [{"at": "20ms", "profile": {"overrides": {"lag_clamp": "max_slice_tick"}}}]})");
+    RunOptions options;
+    options.recordPelt = true;
+    Simulation run(sc, options);
+    run.run();
+    CaptureOptions o;
+    o.from = Nanoseconds{0};
+    o.to = Nanoseconds{40'000'000};
+    o.fromSimulation(run, sc.actions);
+    TimelineView view;
+    setUpCaptureView(view, run.recording(), run.now(), o);
+    QString error;
+    QVERIFY2(savePlot(view.plot(), dir.filePath(QStringLiteral("bands.png")), QSize(1200, 900), 96,
+                 QString(), QString(), &error),
+        qPrintable(error));
+    QVERIFY(view.peltRect()->visible());
+    // The last util_avg each task's samples recorded is the value its solid line ends at.
+    std::map<int, uint32_t> lastUtil;
+    for (size_t i = 0; i + 1 < run.recording().records().size(); ++i) {
+        const Record& r = run.recording().records()[i];
+        const Record& p = run.recording().records()[i + 1];
+        if (r.kind == RecordKind::Sample && r.entity.isTask() && p.kind == RecordKind::Pelt)
+            lastUtil[r.entity.taskIndex()] = p.payload.pelt.utilAvg;
+    }
+    QCOMPARE(lastUtil.size(), size_t{2});
+    for (const auto& [task, util] : lastUtil) {
+        QCPGraph* line = nullptr;
+        for (QCPGraph* g : view.peltRect()->axis(QCPAxis::atLeft)->graphs())
+            if (g->pen().color() == taskColor(task) && g->pen().style() == Qt::SolidLine
+                && g->dataCount() > 0)
+                line = g;
+        QVERIFY(line);
+        QCOMPARE((line->data()->constEnd() - 1)->value, static_cast<double>(util));
+    }
+    // Bands: long ±20 ms (2 · 10) before 20 ms and ±11 ms (10 + 1) after; short ±1.4 ms
+    // (2 · 0.7) and ±1.7 ms (0.7 + 1): lag_band values at 10 and 30 ms of the four edges.
+    const auto valueAt = [](QCPGraph* g, double ms) {
+        double v = std::numeric_limits<double>::quiet_NaN();
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+            if (it->key <= ms && !std::isnan(it->value))
+                v = it->value;
+        return v;
+    };
+    std::vector<std::pair<double, double>> bands; // (value at 10 ms, at 30 ms) per edge
+    for (QCPGraph* g : view.lagRect()->graphs())
+        if (g->dataCount() > 0 && g->pen().style() == Qt::DotLine)
+            bands.emplace_back(valueAt(g, 10), valueAt(g, 30));
+    const auto has = [&](double before, double after) {
+        return std::any_of(bands.begin(), bands.end(), [&](const auto& b) {
+            return std::abs(b.first - before) < 1e-9 && std::abs(b.second - after) < 1e-9;
+        });
+    };
+    QVERIFY(has(20.0, 11.0));
+    QVERIFY(has(-20.0, -11.0));
+    QVERIFY(has(1.4, 1.7));
+    QVERIFY(has(-1.4, -1.7));
+    // Without PELT in the recording there is no PELT pane.
+    Simulation plain(sc);
+    plain.run();
+    TimelineView without;
+    setUpCaptureView(without, plain.recording(), plain.now(), o);
+    QVERIFY(!without.peltRect()->visible());
 }
 
 void TestCapture::svgAndPdfRender()
@@ -635,10 +737,12 @@ void TestCapture::layoutAtAnySize()
     // metrics at the ticks' pixel positions), and the task legend holds every plotted task,
     // whole and inside the figure.
     const Scenario sc = parsed(kGroups);
-    Simulation groups(sc);
+    RunOptions withPelt; // as `capture` runs: the PELT pane is shown too
+    withPelt.recordPelt = true;
+    Simulation groups(sc, withPelt);
     groups.run();
     for (const QSize size :
-        {QSize(480, 320), QSize(700, 400), QSize(1200, 700), QSize(1600, 1000)}) {
+        {QSize(1000, 700), QSize(480, 320), QSize(700, 400), QSize(1200, 700), QSize(1600, 1000)}) {
         CaptureOptions o;
         o.from = Nanoseconds{0};
         o.to = Nanoseconds{2'000'000'000};

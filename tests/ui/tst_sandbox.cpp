@@ -87,7 +87,8 @@ Scenario groups(Nanoseconds duration = ms(400))
 
 std::unique_ptr<Simulation> freshRun(const Scenario& s, Nanoseconds t)
 {
-    auto sim = std::make_unique<Simulation>(s);
+    // With the options the GUI runs with (it records PELT for the timeline's PELT pane).
+    auto sim = std::make_unique<Simulation>(s, SimulationController().runOptions());
     sim->runUntil(t);
     return sim;
 }

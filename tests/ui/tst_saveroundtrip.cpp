@@ -179,7 +179,7 @@ void TestSaveRoundTrip::randomEditSequences()
         c.seek(c.endTime());
         waitIdle(c);
         QCOMPARE(c.now(), c.endTime());
-        Simulation replay(*back.scenario);
+        Simulation replay(*back.scenario, c.runOptions()); // the GUI's options (PELT recorded)
         replay.run();
         QVERIFY2(sameRecords(replay.recording(), c.simulation()->recording()),
             qPrintable(QStringLiteral("seed %1: the saved file replays differently").arg(seed)));

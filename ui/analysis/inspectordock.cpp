@@ -60,10 +60,14 @@ InspectorDock::InspectorDock(QWidget* parent)
     m_note->hide();
     l->addWidget(m_note);
     auto* split = new QSplitter(Qt::Vertical);
-    m_tree->setColumnCount(10);
-    m_tree->setHeaderLabels(
-        {tr("entity"), tr("weight"), tr("v−V (ms)"), tr("deadline−V (ms)"), tr("lag V−v (ms)"),
-            tr("vlag"), tr("key v−v0"), tr("eligible"), tr("state"), tr("last move")});
+    m_tree->setColumnCount(11);
+    m_tree->setHeaderLabels({tr("entity"), tr("weight"), tr("v−V (ms)"), tr("deadline−V (ms)"),
+        tr("lag V−v (ms)"), tr("vlag"), tr("key v−v0"), tr("eligible"), tr("state"),
+        tr("last move"), tr("PELT load/runnable/util")});
+    m_tree->headerItem()->setToolTip(10,
+        tr("the entity's load_avg, runnable_avg and util_avg at their last update "
+           "(docs/kernel-model.md §6.6); its cfs_rq's, with h_nr_queued and h_nr_runnable, "
+           "in the cfs_rq row's tooltip"));
     m_tree->headerItem()->setToolTip(9,
         tr("why the task is on this CPU: its last migration (or its fork placement) up to this "
            "time, from the recording"));
@@ -187,14 +191,21 @@ void InspectorDock::showInspection(const Inspection& in)
             if (r > 0)
                 parent->setData(0, kRqRole, key);
             parent->setToolTip(0,
-                tr("cfs_rq %1 on CPU %2: V = %3 ms, v0 = %4 ms, load %5, %6 queued; picks %7")
+                tr("cfs_rq %1 on CPU %2: V = %3 ms, v0 = %4 ms, load %5, %6 queued; picks %7\n"
+                   "PELT: load_avg %8, runnable_avg %9, util_avg %10; h_nr_queued %11, "
+                   "h_nr_runnable %12")
                     .arg(toQString(rq.path))
                     .arg(cpu.cpu)
                     .arg(virtualMs(rq.avgVruntime))
                     .arg(virtualMs(rq.v0))
                     .arg(rq.loadWeight >> 10)
                     .arg(rq.nrQueued)
-                    .arg(m_concealing ? QStringLiteral("?") : toQString(rq.picked)));
+                    .arg(m_concealing ? QStringLiteral("?") : toQString(rq.picked))
+                    .arg(rq.loadAvg)
+                    .arg(rq.runnableAvg)
+                    .arg(rq.utilAvg)
+                    .arg(rq.hNrQueued)
+                    .arg(rq.hNrRunnable));
             if (r == 0)
                 parent->setText(0,
                     parent->text(0)
@@ -241,6 +252,12 @@ void InspectorDock::showInspection(const Inspection& in)
                         state.join(QStringLiteral(", "))});
                 item->setData(0, kCpuRole, cpu.cpu);
                 item->setData(0, kRqRole, key);
+                item->setText(10,
+                    hidden("pelt") ? QStringLiteral("?")
+                                   : QStringLiteral("%1 / %2 / %3")
+                                         .arg(e.loadAvg)
+                                         .arg(e.runnableAvg)
+                                         .arg(e.utilAvg));
                 if (e.ref.isTask() && static_cast<size_t>(e.ref.taskIndex()) < m_moves.size()) {
                     const TaskMove& move = m_moves[static_cast<size_t>(e.ref.taskIndex())];
                     if (move.time >= 0 && !(move.spawn && move.from < 0)) {

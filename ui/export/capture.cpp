@@ -38,41 +38,74 @@ std::optional<CaptureFormat> captureFormatFor(const QString& path)
     return std::nullopt;
 }
 
-void CaptureOptions::fromSimulation(const Simulation& sim)
+void CaptureOptions::fromSimulation(const Simulation& sim, const std::vector<Action>& actions)
 {
-    lagClamp = sim.choices().lagClamp;
+    lagClampRules = clampRules(choiceEpochs(sim.startProfileName(), sim.startChoices(), actions));
     baseSlice = sim.baseSlice();
     hz = sim.hz();
 }
 
-QString runLabel(const Simulation& sim)
+QString runLabel(const Simulation& sim, const std::vector<Action>& actions, Nanoseconds until)
 {
-    QStringList parts{QString::fromStdString(sim.profileName())};
-    const KernelProfile* profile = findProfile(sim.profileName());
-    if (!profile)
-        return parts.join(QStringLiteral(", "));
-    const FeatureSet now = sim.features();
-    for (size_t f = 0; f < kFeatureCount; ++f) {
-        const auto feature = static_cast<Feature>(f);
-        if (now.has(feature) != profile->features.has(feature))
-            parts << (now.has(feature) ? QString() : QStringLiteral("NO_"))
-                    + QString::fromUtf8(featureName(feature).data(),
-                        static_cast<qsizetype>(featureName(feature).size()));
+    const auto name = [](Feature f) {
+        return QString::fromUtf8(
+            featureName(f).data(), static_cast<qsizetype>(featureName(f).size()));
+    };
+    const auto featureText = [&](Feature f, bool on) {
+        QString text = name(f);
+        if (!on)
+            text.prepend(QStringLiteral("NO_"));
+        return text;
+    };
+    QStringList parts{QString::fromStdString(sim.startProfileName())};
+    if (const KernelProfile* profile = findProfile(sim.startProfileName())) {
+        const FeatureSet start = sim.startFeatures();
+        for (size_t f = 0; f < kFeatureCount; ++f) {
+            const auto feature = static_cast<Feature>(f);
+            if (start.has(feature) != profile->features.has(feature))
+                parts << featureText(feature, start.has(feature));
+        }
+        for (const std::string& choice : choiceNames()) {
+            const std::string value = choiceValue(sim.startChoices(), choice);
+            if (value != choiceValue(profile->choices, choice))
+                parts << QString::fromStdString(choice + "=" + value);
+        }
     }
-    const ProfileChoices choices = sim.choices();
-    for (const std::string& name : choiceNames()) {
-        const std::string value = choiceValue(choices, name);
-        if (value != choiceValue(profile->choices, name))
-            parts << QString::fromStdString(name + "=" + value);
+    // The changes up to `until`, each with its time, in time order (equal times: file order).
+    std::vector<std::pair<Nanoseconds, QString>> changes;
+    for (const ChoiceEpoch& e : choiceEpochs(sim.startProfileName(), sim.startChoices(), actions))
+        for (const std::string& c : e.changes)
+            changes.emplace_back(e.at, QString::fromStdString(c));
+    std::vector<const Action*> featureActions;
+    for (const Action& a : actions)
+        if (a.kind == Action::Kind::Feature)
+            featureActions.push_back(&a);
+    std::stable_sort(featureActions.begin(), featureActions.end(),
+        [](const Action* a, const Action* b) { return a->at < b->at; });
+    FeatureSet features = sim.startFeatures();
+    for (const Action* a : featureActions) {
+        for (const auto& [featureName, on] : a->features) {
+            const auto f = featureFromName(featureName);
+            if (!f || features.has(*f) == on)
+                continue;
+            features.set(*f, on);
+            changes.emplace_back(a->at, featureText(*f, on));
+        }
     }
+    std::stable_sort(changes.begin(), changes.end(),
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [at, text] : changes)
+        if (at <= until)
+            parts << QStringLiteral("%1 from %2")
+                         .arg(text, QString::fromStdString(formatDurationHuman(at)));
     return parts.join(QStringLiteral(", "));
 }
 
-QString captureTitle(
-    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to)
+QString captureTitle(const Simulation& sim, const std::string& scenarioName, Nanoseconds from,
+    Nanoseconds to, const std::vector<Action>& actions)
 {
     return QStringLiteral("%1 — %2, %3 to %4")
-        .arg(QString::fromStdString(scenarioName), runLabel(sim),
+        .arg(QString::fromStdString(scenarioName), runLabel(sim, actions, to),
             QString::fromStdString(formatDurationHuman(from)),
             QString::fromStdString(formatDurationHuman(to)));
 }
@@ -183,16 +216,36 @@ void setUpCaptureView(
     view.setHintsVisible(false); // a picture has no one to give hints to
     if (o.cgroups)
         view.setTaskCgroups(o.cgroups, o.moves);
-    if (o.lagClamp)
-        view.setLagClamp(*o.lagClamp, o.baseSlice, o.hz);
+    if (!o.lagClampRules.empty())
+        view.setLagClampRules(o.lagClampRules, o.baseSlice, o.hz);
     if (!o.tasks.isEmpty())
         view.setSelectedTasks(o.tasks);
     view.setViewRange(o.from, o.to);
     QCustomPlot* plot = view.plot();
     // The last pane gets a time axis title too (the GUI titles only the one under the lanes).
     view.setTimeLabelOnLastPane(true);
-    auto* title = new QCPTextElement(plot, o.title.isEmpty() ? QStringLiteral(" ") : o.title,
-        QFont(view.font().family(), 12, QFont::Bold));
+    // A long title (a run with mid-run changes) is wrapped after a comma to fit the panes'
+    // width: a line wider than the figure would push the legends out of it.
+    const QFont titleFont(view.font().family(), 12, QFont::Bold);
+    QString text = o.title.isEmpty() ? QStringLiteral(" ") : o.title;
+    {
+        const QFontMetrics metrics(titleFont);
+        const int room = o.size.width() * 3 / 4;
+        QStringList lines;
+        QString line;
+        for (const QString& part : text.split(QStringLiteral(", "))) {
+            const QString joined = line.isEmpty() ? part : line + QStringLiteral(", ") + part;
+            if (!line.isEmpty() && metrics.horizontalAdvance(joined) > room) {
+                lines << line + QLatin1Char(',');
+                line = part;
+            } else {
+                line = joined;
+            }
+        }
+        lines << line;
+        text = lines.join(QLatin1Char('\n'));
+    }
+    auto* title = new QCPTextElement(plot, text, titleFont);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, title);
     // The title row takes its minimum height; the panes keep the view's proportions.
@@ -385,6 +438,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         err << "capture: " << why << "\n";
         return kBad;
     }
+    options.recordPelt = true; // the PELT pane, as in the window
     try {
         Simulation sim(scenario, options);
         sim.runUntil(*to); // deterministic: the same as the prefix of a full run
@@ -394,7 +448,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         o.to = std::min(*to, sim.endTime());
         o.size = size;
         o.dpi = dpi;
-        o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to)
+        o.title = title.empty() ? captureTitle(sim, scenario.name, o.from, o.to, scenario.actions)
                                 : QString::fromStdString(title);
         if (title.empty() && !(sets.empty() && weights.empty())) {
             // The edits the picture shows, in the default title.
@@ -407,7 +461,7 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
                                  QString::fromStdString(e.substr(e.rfind('=') + 1)));
             o.title += QStringLiteral(" (") + edits.join(QStringLiteral(", ")) + QLatin1Char(')');
         }
-        o.fromSimulation(sim);
+        o.fromSimulation(sim, scenario.actions);
         o.cgroups = taskCgroups(scenario);
         o.moves = taskMoves(scenario);
         for (const Annotation& an : scenario.annotations)

@@ -6,6 +6,7 @@
 
 #include "core/base/time.h"
 #include "core/kernel/profile.h"
+#include "ui/timeline/model/lagband.h"
 #include "ui/timeline/model/taskcgroups.h"
 
 #include <QPair>
@@ -49,25 +50,31 @@ struct CaptureOptions
     QString title;
     QVector<int> tasks; ///< vruntime pane; empty: the view's default (all tasks if ≤ 8)
     QVector<QPair<Nanoseconds, QString>> annotations;
-    /// The lag clamp band's parameters (TimelineView::setLagClamp()); the view's defaults if
-    /// unset. fromSimulation() takes them from the run, as the GUI does.
-    std::optional<LagClamp> lagClamp;
+    /// The lag clamp band's parameters (TimelineView::setLagClampRules()): the rule over time
+    /// (lagband.h); the view's defaults if empty. fromSimulation() takes them from the run, as
+    /// the GUI does.
+    ClampRules lagClampRules;
     Nanoseconds baseSlice{0};
     int hz = 1000;
     /// Each task's cgroup over time (taskCgroups() of the scenario), for a waiting task's lag.
     TaskCgroups cgroups;
     /// Each task's cgroup moves (taskMoves() of the scenario): lines break there.
     TaskMoves moves;
-    /// Lag clamp parameters from @p sim (the settings in force now).
-    void fromSimulation(const Simulation& sim);
+    /// Lag clamp parameters from @p sim: the rule it started with, changed by the profile
+    /// actions of @p actions (its scenario's) at their times; its base slice and HZ.
+    void fromSimulation(const Simulation& sim, const std::vector<Action>& actions = {});
 };
 
-/// What a run is, for titles: its profile and whatever differs from the profile's defaults now
-/// (features, model choices), e.g. "7.1, NO_PLACE_LAG, lag_clamp=own_slice".
-QString runLabel(const Simulation& sim);
-/// A capture's default title: "NAME — runLabel(), FROM to TO".
-QString captureTitle(
-    const Simulation& sim, const std::string& scenarioName, Nanoseconds from, Nanoseconds to);
+/// What a run is, for titles: the profile it started with and whatever differed from that
+/// profile's defaults at the start (features, model choices), e.g. "7.1, NO_PLACE_LAG,
+/// lag_clamp=own_slice"; then every change the feature and profile actions of @p actions (its
+/// scenario's) made up to @p until, with its time: "6.13, lag_clamp=max_slice_tick from
+/// 200.000 ms". A mid-run change is never presented as holding for the whole run.
+QString runLabel(const Simulation& sim, const std::vector<Action>& actions = {},
+    Nanoseconds until = Nanoseconds::max());
+/// A capture's default title: "NAME — runLabel(sim, actions, TO), FROM to TO".
+QString captureTitle(const Simulation& sim, const std::string& scenarioName, Nanoseconds from,
+    Nanoseconds to, const std::vector<Action>& actions = {});
 
 /// Writes @p plot, laid out at @p size logical pixels, to @p path: PNG (at @p dpi: size · dpi / 96
 /// pixels), SVG or PDF by the suffix; atomically (the file is whole or left as it was). Shared by

@@ -134,9 +134,10 @@ void ExportMenu::askCapture()
     height->setValue(900);
     dpi->setValue(96);
     const Simulation* current = m_controller->simulation();
-    auto* title = new QLineEdit(current ? captureTitle(*current, m_controller->scenario().name,
-                                    m_timeline->viewStart(), m_timeline->viewEnd())
-                                        : toQString(m_controller->scenario().name));
+    auto* title = new QLineEdit(current
+            ? captureTitle(*current, m_controller->scenario().name, m_timeline->viewStart(),
+                m_timeline->viewEnd(), m_controller->scenario().actions)
+            : toQString(m_controller->scenario().name));
     form->addRow(tr("Width (logical px at 96 dpi, or pt)"), width);
     form->addRow(tr("Height"), height);
     form->addRow(tr("DPI"), dpi);
@@ -169,7 +170,7 @@ bool ExportMenu::captureVisible(
     o.dpi = dpi;
     o.title = title;
     o.tasks = m_timeline->plottedTasks();
-    o.fromSimulation(*sim);
+    o.fromSimulation(*sim, m_controller->scenario().actions);
     o.cgroups = taskCgroups(m_controller->scenario());
     o.moves = taskMoves(m_controller->scenario());
     for (const Annotation& a : m_controller->scenario().annotations)

@@ -23,6 +23,8 @@ constexpr Nanoseconds kMaxChunk{10'000'000'000};
 SimulationController::SimulationController(QObject* parent)
     : QObject(parent)
 {
+    // The timeline's PELT pane reads the Pelt record after each sample (issue 39).
+    m_options.recordPelt = true;
     setClock({});
     m_timer.setInterval(kFrameMs);
     connect(&m_timer, &QTimer::timeout, this, &SimulationController::tick);

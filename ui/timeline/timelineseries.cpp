@@ -10,8 +10,10 @@
 #include "ui/timeline/model/columnspans.h"
 #include "ui/timeline/model/entitylines.h"
 #include "ui/timeline/model/envelope.h"
+#include "ui/timeline/model/peltlines.h"
 #include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timelineview.h"
+#include "ui/timeline/timeticker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -181,15 +183,14 @@ Qt::PenStyle cpuPenStyle(EntityRef e)
 
 } // namespace
 
-double TimelineView::lagLimit(uint32_t weight) const
+int64_t TimelineView::lagLimit(Nanoseconds t, Nanoseconds slice, uint32_t weight) const
 {
-    // docs/kernel-model.md §4.1 step 3: limit = calc_delta_fair(X, se), X per profile. Display only
-    // (floating point is fine here): calc_delta_fair(X) = X · NICE_0_LOAD / w, scaled weights.
-    const double slice = static_cast<double>(m_baseSlice.count());
-    const double tick = static_cast<double>(m_tick.count());
-    const double x = m_clampRule == LagClamp::OwnSlice ? std::max(2.0 * slice, tick) : slice + tick;
-    constexpr double kNice0Load = 1024.0 * 1024.0;
-    return weight == 0 ? 0.0 : x * kNice0Load / static_cast<double>(weight);
+    // docs/kernel-model.md §4.1 step 3, with the rule in force at t (lagband.h).
+    LagClamp rule = m_clampRules.front().second;
+    for (const auto& [at, r] : m_clampRules)
+        if (at <= t)
+            rule = r;
+    return lagBandLimit(rule, slice.count(), m_tick.count(), weight);
 }
 
 void TimelineView::refreshWeights()
@@ -308,11 +309,15 @@ void TimelineView::refreshVruntime()
         // antialiasing (Qt's stroker makes wide, dashed or antialiased polylines costly).
         const bool many = tasks.size() > kAutoPlotMaxTasks;
         const qreal width = many ? 1.0 : 2.0;
-        for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs}) {
+        for (auto* list : {&m_graphs, &m_deadlineGraphs, &m_lagGraphs, &m_bandEdges}) {
             for (QCPGraph* g : *list)
                 m_plot->removeGraph(g);
             list->clear();
         }
+        for (const auto& graphs : m_peltGraphs)
+            for (QCPGraph* g : graphs)
+                m_plot->removeGraph(g);
+        m_peltGraphs.clear();
         for (const int task : tasks) {
             QCPGraph* g = addSeries(&m_scale, vKey, vValue);
             g->setPen(QPen(taskColor(task), width));
@@ -328,11 +333,38 @@ void TimelineView::refreshVruntime()
             l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
             l->removeFromLegend();
             m_lagGraphs.push_back(l);
+            if (m_lagGraphs.size() > static_cast<size_t>(kDetailTasks))
+                continue;
+            // The band of every detail task but the first (filled, m_bandUpper/Lower): its
+            // edges dotted in the task's colour.
+            if (m_lagGraphs.size() > 1) {
+                for (int edge = 0; edge < 2; ++edge) {
+                    QCPGraph* b = addSeries(&m_scale, lKey, lValue);
+                    QColor c = taskColor(task);
+                    c.setAlpha(170);
+                    b->setPen(QPen(c, 1, Qt::DotLine));
+                    b->removeFromLegend();
+                    m_bandEdges.push_back(b);
+                }
+            }
+            // The PELT pane: the entity's averages and its cfs_rq's on the left axis, the counts
+            // on the right one (pens: below, with the level of detail).
+            QCPAxis* pKey = m_peltRect->axis(QCPAxis::atBottom);
+            std::array<QCPGraph*, 8> pelt{};
+            for (size_t k = 0; k < pelt.size(); ++k) {
+                pelt[k] = addSeries(
+                    &m_scale, pKey, m_peltRect->axis(k < 6 ? QCPAxis::atLeft : QCPAxis::atRight));
+                pelt[k]->removeFromLegend();
+            }
+            m_peltGraphs.push_back(pelt);
         }
         m_plotted = tasks;
     }
     m_hint->setVisible(m_hints && m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
+    m_peltFitted = peltFits();
+    const bool pelt = m_recording && !m_graphs.empty() && m_samples.hasPelt() && m_peltFitted;
+    showPeltPane(pelt);
     if (!m_recording || m_graphs.empty()) {
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
             g->data()->clear();
@@ -363,8 +395,8 @@ void TimelineView::refreshVruntime()
             m_samples.decimatedSeries(*m_recording, m_plotted[static_cast<int>(i)], from, to, bins,
                 // v − V is −vlag while queued: keeping lag extremes keeps the pane's.
                 SampleIndex::KeepVruntime | SampleIndex::KeepLag | SampleIndex::KeepAvg
-                    | (detail ? SampleIndex::KeepDeadline : 0u)
-                    | (i == 0 ? SampleIndex::KeepWeight : 0u),
+                    | (detail ? SampleIndex::KeepDeadline | SampleIndex::KeepWeight : 0u)
+                    | (detail && pelt ? unsigned{SampleIndex::KeepPelt} : 0u),
                 m_taskMoves ? m_taskMoves(*m_recording, m_plotted[static_cast<int>(i)])
                             : std::vector<Nanoseconds>{});
         // Between samples each quantity holds or moves as entitylines.h describes; a waiting
@@ -416,19 +448,27 @@ void TimelineView::refreshVruntime()
         // across cfs_rq's (raw vruntimes of two queues are in unrelated frames).
         const QueueRelativeLines relative = relativeToQueue(series);
         const QVector<QCPGraphData> values = toGraph(drawn(relative.vruntime));
-        if (i == 0) {
-            // V itself is the pane's zero (each entity's own V): no line of its own. The clamp
-            // band at the first task's weight (the limit falls as the weight rises: the
-            // weight's envelope is the band's).
-            m_avgGraph->data()->clear();
-            QVector<QCPGraphData> upper, lower;
-            for (const LinePoint& p : drawn(lines.weight)) {
-                const double limit = lagLimit(static_cast<uint32_t>(p.value)) / 1e6;
-                upper.append({nsToMs(p.time), limit});
-                lower.append({nsToMs(p.time), -limit});
-            }
-            m_bandUpper->data()->set(upper, true);
-            m_bandLower->data()->set(lower, true);
+        if (i == 0)
+            m_avgGraph->data()->clear(); // V itself is the pane's zero (each entity's own V)
+        if (detail) {
+            // The task's clamp band (lagband.h): its slice, its weight and the rule at each time,
+            // held between changes, through the one decimation like every line.
+            const std::vector<LinePoint> band = drawn(lagBand(lines.weight, m_clampRules,
+                m_samples.sliceChanges(task), m_baseSlice.count(), m_tick.count(), until));
+            std::vector<LinePoint> negated = band;
+            for (LinePoint& p : negated)
+                p.value = -p.value;
+            QCPGraph* upper = i == 0 ? m_bandUpper : m_bandEdges[2 * (i - 1)];
+            QCPGraph* lower = i == 0 ? m_bandLower : m_bandEdges[2 * (i - 1) + 1];
+            upper->data()->set(toGraph(band), true);
+            lower->data()->set(toGraph(negated), true);
+        }
+        if (detail && pelt) {
+            const PeltLines p = peltLines(series, until);
+            const std::array<const std::vector<LinePoint>*, 8> peltLine{&p.load, &p.runnable,
+                &p.util, &p.rqLoad, &p.rqRunnable, &p.rqUtil, &p.hNrQueued, &p.hNrRunnable};
+            for (size_t k = 0; k < peltLine.size(); ++k)
+                m_peltGraphs[i][k]->data()->set(toGraph(drawn(*peltLine[k]), 1.0), true);
         }
         any = any || !values.isEmpty();
         m_graphs[i]->setName(taskName(m_plotted[static_cast<int>(i)]));
@@ -452,6 +492,33 @@ void TimelineView::refreshVruntime()
         || points > m_vruntimeRect->width() / 2;
     for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
         g->setAntialiased(!dense);
+    for (QCPGraph* g : m_bandEdges) {
+        g->setAntialiased(!dense);
+        setColumns(g, dense);
+    }
+    for (size_t i = 0; i < m_peltGraphs.size(); ++i) {
+        // The entity's averages in the task's colour (util solid, runnable dashed, load
+        // dotted), its cfs_rq's thin and light, the counts dash-dotted. Dense: thin solid pens
+        // drawn as column spans (as the lag lines).
+        const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
+        QColor pale = c;
+        pale.setAlpha(120);
+        const Qt::PenStyle styles[3] = {Qt::DotLine, Qt::DashLine, Qt::SolidLine};
+        for (size_t k = 0; k < 8; ++k) {
+            QCPGraph* g = m_peltGraphs[i][k];
+            g->setAntialiased(!dense);
+            setColumns(g, dense);
+            const Qt::PenStyle style = k < 6 ? styles[k % 3]
+                : k == 6                     ? Qt::DashDotLine
+                                             : Qt::DashDotDotLine;
+            g->setPen(QPen(k >= 3 && k < 6 ? pale : c,
+                dense        ? 1.0
+                    : k == 2 ? 2.0
+                    : k < 3  ? 1.5
+                             : 1.0,
+                dense ? Qt::SolidLine : style));
+        }
+    }
     for (size_t i = 0; i < m_graphs.size(); ++i) {
         for (QCPGraph* g : {m_graphs[i], m_deadlineGraphs[i], m_lagGraphs[i]}) {
             g->setAntialiased(true); // sparse lines
@@ -467,6 +534,21 @@ void TimelineView::refreshVruntime()
     if (any && haveReference) {
         rescaleToWindow(vValue);
         rescaleToWindow(lValue);
+    }
+    if (pelt) {
+        // One pane, two stacked parts so the lines do not cross: the averages (never below 0) in
+        // the upper 70 %, the counts (whole numbers from 0) in the lower 30 %; each axis labels
+        // only its part (TicksFrom).
+        QCPAxis* pValue = m_peltRect->axis(QCPAxis::atLeft);
+        rescaleToWindow(pValue);
+        const double top = std::max(16.0, pValue->range().upper * 1.05);
+        pValue->setRange(-top * 0.3 / 0.7, top);
+        QCPAxis* pCount = m_peltRect->axis(QCPAxis::atRight);
+        rescaleToWindow(pCount);
+        const double most = std::max(1.0, std::ceil(pCount->range().upper));
+        pCount->setRange(-0.3, -0.3 + (most + 0.6) / 0.3);
+        if (auto t = pCount->ticker().dynamicCast<TicksFrom>())
+            t->setUpTo(most);
     }
     for (QCPAxis* axis : {vValue, lValue}) {
         const QCPRange v = axis->range();

@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace schedlab::ui {
 
@@ -58,7 +60,7 @@ TimelineView::TimelineView(QWidget* parent)
     // Every drawing decimates the series for the pixel columns it is about to fill.
     static_cast<TimelinePlot*>(m_plot)->setLayoutHook([this](double scale) {
         m_scale = scale;
-        const bool refresh = columns() != m_dataColumns;
+        const bool refresh = columns() != m_dataColumns || peltFits() != m_peltFitted;
         if (refresh)
             refreshVruntime();
         placeMarkers();
@@ -123,11 +125,31 @@ TimelineView::TimelineView(QWidget* parent)
     auto* weightLegend = new QCPLegend;
     weightLegend->setObjectName(QStringLiteral("weightLegend"));
 
+    // Fifth pane: PELT (§6.6) of the plotted tasks and their cfs_rq's; h_nr_queued and
+    // h_nr_runnable (§5.4) on the right axis. Shown when the recording holds PELT.
+    m_peltRect = new QCPAxisRect(m_plot);
+    m_plot->plotLayout()->addElement(4, 0, m_peltRect);
+    m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0, 1.6, 1.2, 2.0});
+    m_peltRect->axis(QCPAxis::atBottom)->setTicker(m_ticker);
+    m_peltRect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("PELT avg (1024 = full)"));
+    m_peltRect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<TicksFrom>::create(0.0, false));
+    {
+        QCPAxis* counts = m_peltRect->axis(QCPAxis::atRight);
+        counts->setVisible(true);
+        counts->setLabel(QStringLiteral("h_nr_queued, h_nr_runnable"));
+        counts->grid()->setVisible(false);
+        counts->setSubTicks(false);
+        counts->setTicker(QSharedPointer<TicksFrom>::create(0.0, true)); // whole numbers
+    }
+    auto* peltLegend = new QCPLegend;
+    peltLegend->setObjectName(QStringLiteral("peltLegend"));
+
     auto* margins = new QCPMarginGroup(m_plot);
     m_weightRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lanesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_vruntimeRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_lagRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_peltRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
 
     // Legends beside their panes, never over the data: a column right of the panes, each legend
     // at the top of its pane's row, in columns of a few entries when there are many.
@@ -150,6 +172,34 @@ TimelineView::TimelineView(QWidget* parent)
     };
     side(1, m_plot->legend, 7);
     side(3, weightLegend, 4);
+    side(4, peltLegend, 8);
+    {
+        // What the PELT pane's pens mean (its lines take their task's colour).
+        const QColor key = palette().color(QPalette::Text);
+        QColor light = key;
+        light.setAlpha(110);
+        const struct
+        {
+            const char* name;
+            QPen pen;
+        } styles[] = {
+            {"util_avg", QPen(key, 2.0)},
+            {"runnable_avg", QPen(key, 1.5, Qt::DashLine)},
+            {"load_avg", QPen(key, 1.5, Qt::DotLine)},
+            {"cfs_rq's (thin, light)", QPen(light, 1.0)},
+            {"h_nr_queued (right)", QPen(key, 1.0, Qt::DashDotLine)},
+            {"h_nr_runnable (right)", QPen(key, 1.0, Qt::DashDotDotLine)},
+        };
+        for (const auto& st : styles) {
+            auto* g = new QCPGraph(
+                m_peltRect->axis(QCPAxis::atBottom), m_peltRect->axis(QCPAxis::atLeft));
+            g->setName(QString::fromUtf8(st.name));
+            g->setPen(st.pen);
+            g->setProperty("peltKey", true);
+            g->removeFromLegend();
+            g->addToLegend(peltLegend);
+        }
+    }
     m_plot->plotLayout()->setColumnStretchFactors({1.0, 0.001});
     m_plot->legend->setVisible(true);
 
@@ -165,7 +215,8 @@ TimelineView::TimelineView(QWidget* parent)
     m_nowLines[1] = makeNowLine(m_plot, m_vruntimeRect);
     m_nowLines[2] = makeNowLine(m_plot, m_lagRect);
     m_nowLines[3] = makeNowLine(m_plot, m_weightRect);
-    for (int i = 0; i < 4; ++i) {
+    m_nowLines[4] = makeNowLine(m_plot, m_peltRect);
+    for (int i = 0; i < kPanes; ++i) {
         m_cursorLines[i] = makeNowLine(m_plot, m_nowLines[i]->clipAxisRect());
         m_cursorLines[i]->setPen(QPen(QColor(0x20, 0x60, 0xd0), 1.5, Qt::DashDotLine));
         m_cursorLines[i]->setVisible(false);
@@ -173,7 +224,7 @@ TimelineView::TimelineView(QWidget* parent)
 
     // Zoom with the wheel and pan by dragging, horizontally only; the panes stay in step.
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect}) {
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect, m_peltRect}) {
         rect->setRangeDrag(Qt::Horizontal);
         rect->setRangeZoom(Qt::Horizontal);
         rect->setRangeDragAxes(rect->axis(QCPAxis::atBottom), nullptr);
@@ -187,6 +238,8 @@ TimelineView::TimelineView(QWidget* parent)
         &TimelineView::onRangeChanged);
     connect(m_weightRect->axis(QCPAxis::atBottom),
         qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelineView::onRangeChanged);
+    connect(m_peltRect->axis(QCPAxis::atBottom), qOverload<const QCPRange&>(&QCPAxis::rangeChanged),
+        this, &TimelineView::onRangeChanged);
     connect(m_plot, &QCustomPlot::mouseMove, this, &TimelineView::showToolTip);
     connect(m_plot, &QCustomPlot::mousePress, this, &TimelineView::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &TimelineView::onMouseRelease);
@@ -221,6 +274,16 @@ void TimelineView::applyPalette()
         legend->setBrush(Qt::NoBrush);
         legend->setTextColor(text);
         legend->setBorderPen(Qt::NoPen);
+    }
+    // The PELT pane's key: its pens in the text colour.
+    for (QCPGraph* g : m_peltRect->axis(QCPAxis::atLeft)->graphs()) {
+        if (!g->property("peltKey").toBool())
+            continue;
+        QPen pen = g->pen();
+        QColor c = text;
+        c.setAlpha(pen.color().alpha());
+        pen.setColor(c);
+        g->setPen(pen);
     }
     m_plot->legend->setBrush(Qt::NoBrush);
     m_plot->legend->setTextColor(text);
@@ -371,7 +434,7 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
 
     m_ticker->setUnit(TimeTicker::unitFor(span));
     m_lanesRect->axis(QCPAxis::atBottom)->setLabel(m_ticker->axisLabel());
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect})
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect, m_peltRect})
         rect->axis(QCPAxis::atBottom)->setRange(range); // no-op (no signal) when unchanged
     // Annotation labels near the right edge hang to the left of their marker.
     for (size_t i = 1; i < m_annotations.size(); i += 2) {
@@ -429,7 +492,8 @@ void TimelineView::onMouseRelease(QMouseEvent* event)
 
 bool TimelineView::inAnyPane(QPoint p) const
 {
-    for (const QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect})
+    for (const QCPAxisRect* rect :
+        {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect, m_peltRect})
         if (rect->visible() && rect->rect().contains(p))
             return true;
     return false;
@@ -458,7 +522,7 @@ void TimelineView::placeMarkers()
         const double x = line->start->coords().x();
         return x >= keys.lower && x <= keys.upper && line->clipAxisRect()->visible();
     };
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < kPanes; ++i) {
         m_nowLines[i]->setVisible(inside(m_nowLines[i]));
         m_cursorLines[i]->setVisible(m_cursor >= Nanoseconds{0} && inside(m_cursorLines[i]));
     }
@@ -492,13 +556,18 @@ bool TimelineView::fitAxes()
             {QStringLiteral("lag V − v (ms)"), QStringLiteral("lag (ms)"), QStringLiteral("lag")}},
         {m_weightRect,
             {QStringLiteral("group se weight"), QStringLiteral("weight"), QStringLiteral("w")}},
+        {m_peltRect,
+            {QStringLiteral("PELT avg (1024 = full)"), QStringLiteral("PELT avg"),
+                QStringLiteral("PELT")}},
     };
     bool changed = false;
     // Small plots (under 480 layout pixels high): the time axis's tick labels only under the
     // last pane, the panes above share them. A picture labels the time axis under the last pane.
     const bool compact = m_plot->viewport().height() < 480;
-    QCPAxisRect* last = m_weightRect->visible() ? m_weightRect : m_lagRect;
-    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect}) {
+    QCPAxisRect* last = m_peltRect->visible() ? m_peltRect
+        : m_weightRect->visible()             ? m_weightRect
+                                              : m_lagRect;
+    for (QCPAxisRect* rect : {m_lanesRect, m_vruntimeRect, m_lagRect, m_weightRect, m_peltRect}) {
         QCPAxis* time = rect->axis(QCPAxis::atBottom);
         const bool labels = !compact || rect == last;
         if (time->tickLabels() != labels) {
@@ -552,6 +621,23 @@ bool TimelineView::fitAxes()
             changed = true;
         }
     }
+    {
+        // The counts' axis: the longest title that fits, at most as many ticks as the left one.
+        QCPAxis* counts = m_peltRect->axis(QCPAxis::atRight);
+        const QFontMetrics labelMetrics(counts->labelFont());
+        QString title = QStringLiteral("tasks");
+        for (const QString& candidate : {QStringLiteral("h_nr_queued, h_nr_runnable"),
+                 QStringLiteral("h_nr_queued/runnable"), QStringLiteral("h_nr")}) {
+            if (labelMetrics.horizontalAdvance(candidate) <= m_peltRect->height()) {
+                title = candidate;
+                break;
+            }
+        }
+        if (counts->label() != title) {
+            counts->setLabel(title);
+            changed = true;
+        }
+    }
     return changed;
 }
 
@@ -569,7 +655,14 @@ QString TimelineView::taskName(int task) const
 
 void TimelineView::setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz)
 {
-    m_clampRule = rule;
+    setLagClampRules({{Nanoseconds{0}, rule}}, baseSlice, hz);
+}
+
+void TimelineView::setLagClampRules(ClampRules rules, Nanoseconds baseSlice, int hz)
+{
+    if (rules.empty())
+        rules.emplace_back(Nanoseconds{0}, LagClamp::MaxSliceTick);
+    m_clampRules = std::move(rules);
     m_baseSlice = baseSlice;
     m_tick = Nanoseconds{1'000'000'000 / std::max(1, hz)};
     refreshVruntime();
@@ -605,6 +698,55 @@ void TimelineView::showWeightPane(bool show)
     m_weightRect->setVisible(show);
     m_nowLines[3]->setVisible(show);
     m_cursorLines[3]->setVisible(show && m_cursor >= Nanoseconds{0});
+}
+
+bool TimelineView::peltFits() const
+{
+    // Five panes need room: under 480 layout pixels high (the compact layout) the lanes and the
+    // other panes keep theirs and the PELT pane stays out.
+    return m_plot->viewport().height() >= 480;
+}
+
+void TimelineView::showPeltPane(bool show)
+{
+    // Without PELT in the recording (or nothing plotted) the pane is out of the layout, like the
+    // weight pane without groups; its legend's cell stays (row 4).
+    // Its row is the second under the lag pane's (a capture adds a title row above them all).
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    int lagRow = -1;
+    bool in = false;
+    for (int r = 0; r < layout->rowCount(); ++r) {
+        if (!layout->hasElement(r, 0))
+            continue;
+        lagRow = layout->element(r, 0) == m_lagRect ? r : lagRow;
+        in = in || layout->element(r, 0) == m_peltRect;
+    }
+    if (show == in || lagRow < 0)
+        return;
+    if (show)
+        layout->addElement(lagRow + 2, 0, m_peltRect);
+    else
+        layout->take(m_peltRect);
+    QList<double> stretch = layout->rowStretchFactors();
+    if (lagRow + 2 < stretch.size())
+        stretch[lagRow + 2] = show ? 2.0 : 0.001;
+    layout->setRowStretchFactors(stretch);
+    m_peltRect->setVisible(show);
+    // The key leaves its cell with the pane: a hidden layout element keeps its minimum height.
+    if (auto* legend = m_plot->findChild<QCPLegend*>(QStringLiteral("peltLegend"))) {
+        legend->setVisible(show);
+        if (!show && legend->layout()) {
+            m_peltLegendCell = static_cast<QCPLayoutGrid*>(legend->layout());
+            m_peltLegendCell->take(legend);
+            m_peltLegendCell->simplify();
+        } else if (show && m_peltLegendCell) {
+            m_peltLegendCell->insertRow(0);
+            m_peltLegendCell->addElement(0, 0, legend);
+            m_peltLegendCell->setRowStretchFactors({0.001, 1.0});
+        }
+    }
+    m_nowLines[4]->setVisible(show);
+    m_cursorLines[4]->setVisible(show && m_cursor >= Nanoseconds{0});
 }
 
 void TimelineView::setTaskCgroups(TaskCgroups cgroups, TaskMoves moves)
@@ -645,10 +787,21 @@ void TimelineView::showToolTip(QMouseEvent* event)
     if (m_lagRect->rect().contains(pos.toPoint())) {
         QToolTip::showText(event->globalPosition().toPoint(),
             tr("lag V − v in virtual time: positive = owed service. Shaded green: lag ≥ 0, "
-               "the entity is eligible.\nGrey band: ±limit of the lag clamp "
-               "(docs/kernel-model.md §4.1) at the first task's weight: %1.")
-                .arg(m_clampRule == LagClamp::OwnSlice ? tr("max(2·slice, TICK)·1024/w")
-                                                       : tr("(max_slice + TICK)·1024/w")),
+               "the entity is eligible.\nBand: ±limit of the lag clamp "
+               "(docs/kernel-model.md §4.1) per task, from its own slice, its weight and the "
+               "rule in force at that time (own_slice: max(2·slice, TICK)·1024/w; "
+               "max_slice_tick: (slice + TICK)·1024/w, the least the kernel's max_slice gives); "
+               "the first task's band is filled, the others' edges dotted in their colour."),
+            m_plot);
+        return;
+    }
+    if (m_peltRect->visible() && m_peltRect->rect().contains(pos.toPoint())) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+            tr("PELT (docs/kernel-model.md §6.6) at each update: util_avg (solid), runnable_avg "
+               "(dashed), load_avg (dotted) of each task, and of the cfs_rq it is queued on "
+               "(thin, light; broken at a migration or cgroup move). Right axis: that cfs_rq's "
+               "h_nr_queued and h_nr_runnable (§5.4; delayed tasks count in the first only). "
+               "Values hold between updates."),
             m_plot);
         return;
     }

@@ -11,6 +11,7 @@
 
 #include "core/base/time.h"
 #include "core/kernel/profile.h"
+#include "ui/timeline/model/lagband.h"
 #include "ui/timeline/model/sampleindex.h"
 #include "ui/timeline/model/taskcgroups.h"
 #include "ui/timeline/model/timelinelayout.h"
@@ -30,6 +31,7 @@ class QCPGraph;
 class QCPItemRect;
 class QCPItemLine;
 class QCPItemText;
+class QCPLayoutGrid;
 class QCPRange;
 class QMouseEvent;
 
@@ -61,12 +63,19 @@ public:
     /// Tasks (simulation indexes) whose vruntime the lower pane plots.
     void setSelectedTasks(const QVector<int>& tasks);
     /// Parameters of the lag clamp band (docs/kernel-model.md §4.1): the rule, the base slice in
-    /// force and HZ (TICK_NSEC = 1 s / HZ).
+    /// force and HZ (TICK_NSEC = 1 s / HZ). One rule for the whole run.
     void setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz);
-    /// The clamp limit in virtual ns of an entity of scaled load weight @p weight:
-    /// calc_delta_fair(max(2·slice, TICK)) (≤ 6.19) or calc_delta_fair(max_slice + TICK)
-    /// (7.0+, max_slice taken as the base slice: custom slices are not in the recording).
-    double lagLimit(uint32_t weight) const;
+    /// The same with the rule over time (clampRules(); a mid-run profile action or override may
+    /// change it). Each task's band is drawn from its own slice (its deadline renewals in the
+    /// recording; @p baseSlice when it has none), its weight and the rule in force (lagband.h).
+    void setLagClampRules(ClampRules rules, Nanoseconds baseSlice, int hz);
+    /// The clamp limit in virtual ns of a task with slice @p slice and scaled load weight
+    /// @p weight under the rule in force at @p t (lagBandLimit()).
+    int64_t lagLimit(Nanoseconds t, Nanoseconds slice, uint32_t weight) const;
+    /// The PELT pane (load/runnable/util_avg of the plotted tasks and of their cfs_rq's,
+    /// h_nr_queued and h_nr_runnable on the right axis) is shown when the recording holds PELT
+    /// (RunOptions::recordPelt) and tasks are plotted.
+    QCPAxisRect* peltRect() const { return m_peltRect; }
     /// Each task's cgroup over time (taskCgroups() of the scenario that ran): with it, the lag of
     /// a waiting task follows its cfs_rq's V between its own samples (entityLines()).
     /// With @p moves (taskMoves()), lines break at every cgroup move at every zoom.
@@ -124,6 +133,10 @@ private:
     void refreshVruntime();
     void refreshWeights();
     void showWeightPane(bool show);
+    void showPeltPane(bool show);
+    /// The plot is tall enough for the PELT pane (480 layout pixels).
+    bool peltFits() const;
+    bool m_peltFitted = true; ///< peltFits() when the panes were last laid out
     void applyPalette();
     void showToolTip(QMouseEvent* event);
     QString taskName(int task) const;
@@ -145,16 +158,23 @@ private:
     std::vector<QCPGraph*> m_deadlineGraphs;
     std::vector<QCPGraph*> m_lagGraphs;
     QCPGraph* m_avgGraph = nullptr;
-    QCPGraph* m_bandUpper = nullptr;
+    QCPGraph* m_bandUpper = nullptr; ///< the first task's band, filled
     QCPGraph* m_bandLower = nullptr;
-    LagClamp m_clampRule = LagClamp::MaxSliceTick;
+    std::vector<QCPGraph*> m_bandEdges; ///< the other tasks' band edges: upper, lower per task
+    QCPAxisRect* m_peltRect;
+    QCPLayoutGrid* m_peltLegendCell = nullptr; ///< the PELT key's cell (beside the pane)
+    /// Per plotted task (detail ones): load, runnable, util, rq load, rq runnable, rq util,
+    /// h_nr_queued, h_nr_runnable.
+    std::vector<std::array<QCPGraph*, 8>> m_peltGraphs;
+    ClampRules m_clampRules{{Nanoseconds{0}, LagClamp::MaxSliceTick}};
     Nanoseconds m_baseSlice{700'000};
     Nanoseconds m_tick{1'000'000};
     bool m_follow = true;
     bool m_inRangeChange = false;
     CpuLanesPlottable* m_lanes;
-    QCPItemLine* m_nowLines[4];
-    QCPItemLine* m_cursorLines[4];
+    static constexpr int kPanes = 5; ///< lanes, vruntime, lag, weight, PELT
+    QCPItemLine* m_nowLines[kPanes];
+    QCPItemLine* m_cursorLines[kPanes];
     Nanoseconds m_cursor{-1};
     QPointF m_pressPos;
     QCPItemText* m_hint;

@@ -6,6 +6,10 @@
 
 #include "ui/timeline/qcp.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace schedlab::ui {
 
 class TimeTicker : public QCPAxisTicker
@@ -28,6 +32,39 @@ protected:
 
 private:
     Unit m_unit = Unit::Milliseconds;
+};
+
+/// Ticks in [from, upTo] only: the PELT pane stacks its two axes (averages above, counts below,
+/// timelineseries.cpp), so each axis labels only its own part of the pane; @p whole: whole-number
+/// steps (task counts).
+class TicksFrom : public QCPAxisTicker
+{
+public:
+    explicit TicksFrom(double from, bool whole)
+        : m_from(from)
+        , m_whole(whole)
+    { }
+    void setUpTo(double upTo) { m_upTo = upTo; }
+
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        const double step = QCPAxisTicker::getTickStep(range);
+        return m_whole ? std::max(1.0, std::round(step)) : step;
+    }
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        QVector<double> ticks;
+        for (const double t : QCPAxisTicker::createTickVector(tickStep, range))
+            if (t >= m_from - 1e-9 && t <= m_upTo + 1e-9)
+                ticks.append(t);
+        return ticks;
+    }
+
+private:
+    double m_from;
+    double m_upTo = std::numeric_limits<double>::max();
+    bool m_whole;
 };
 
 } // namespace schedlab::ui

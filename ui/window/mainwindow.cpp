@@ -546,7 +546,9 @@ void MainWindow::onSimulationReset()
     findings()->setScenario(m_controller->scenario());
     findings()->setSimulation(sim);
     if (sim)
-        m_timeline->setLagClamp(sim->choices().lagClamp, sim->baseSlice(), sim->hz());
+        m_timeline->setLagClampRules(clampRules(choiceEpochs(sim->startProfileName(),
+                                         sim->startChoices(), m_controller->scenario().actions)),
+            sim->baseSlice(), sim->hz());
     m_treeModel->setTaskNames(sim ? &sim->recording().taskNames : nullptr);
     onSelectionChanged();
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace schedlab::ui {
 
@@ -16,7 +17,17 @@ void SampleIndex::clear()
     m_groupOrder.clear();
     m_groupSlot.clear();
     m_queuedPerCpu.clear();
+    m_slices.clear();
     m_consumed = 0;
+    m_hasPelt = false;
+}
+
+const std::vector<std::pair<Nanoseconds, int64_t>>& SampleIndex::sliceChanges(int task) const
+{
+    static const std::vector<std::pair<Nanoseconds, int64_t>> kNone;
+    return task >= 0 && static_cast<size_t>(task) < m_slices.size()
+        ? m_slices[static_cast<size_t>(task)]
+        : kNone;
 }
 
 size_t SampleIndex::sampleCount(int task) const
@@ -31,9 +42,12 @@ size_t SampleIndex::bytes() const
     size_t n = 0;
     for (const auto* all : {&m_perTask, &m_perGroup})
         for (const Series& s : *all)
-            n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes();
+            n += s.positions.capacity() * sizeof(uint32_t) + s.summary.bytes()
+                + s.peltSummary.bytes();
     for (const auto& cpu : m_queuedPerCpu)
         n += cpu.capacity() * sizeof(uint32_t);
+    for (const auto& slices : m_slices)
+        n += slices.capacity() * sizeof(slices[0]);
     return n;
 }
 
@@ -57,7 +71,46 @@ void SampleIndex::SampleSummary::merge(const SampleSummary& next)
     }
 }
 
+void SampleIndex::PeltSummary::merge(const PeltSummary& next)
+{
+    for (size_t k = 0; k < extremes.size(); ++k) {
+        Extreme& e = extremes[k];
+        const Extreme& n = next.extremes[k];
+        if (n.low < e.low) {
+            e.low = n.low;
+            e.lowAt = n.lowAt;
+        }
+        if (n.high > e.high) {
+            e.high = n.high;
+            e.highAt = n.highAt;
+        }
+    }
+}
+
 namespace {
+
+/// The Pelt record of the sample at @p position: the record right after it, of the same entity
+/// and time (Machine appends the two together), if any.
+const Record* peltOf(const std::vector<Record>& records, size_t position)
+{
+    if (position + 1 >= records.size())
+        return nullptr;
+    const Record& s = records[position];
+    const Record& p = records[position + 1];
+    return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time ? &p : nullptr;
+}
+
+/// The PELT values of @p pelt (a Pelt record) as the leaf of a PeltSummary.
+SampleIndex::PeltSummary peltLeaf(const Record& pelt, uint32_t position)
+{
+    const auto& p = pelt.payload.pelt;
+    const std::array<int64_t, 8> values{p.loadAvg, p.runnableAvg, p.utilAvg, p.rqLoadAvg,
+        p.rqRunnableAvg, p.rqUtilAvg, p.hNrQueued, p.hNrRunnable};
+    SampleIndex::PeltSummary leaf;
+    for (size_t k = 0; k < values.size(); ++k)
+        leaf.extremes[k] = {values[k], values[k], position, position};
+    return leaf;
+}
 
 SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint32_t position)
 {
@@ -79,11 +132,16 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 
 } // namespace
 
-void SampleIndex::Series::append(const Record& r, uint32_t position)
+void SampleIndex::Series::append(const Record& r, const Record* pelt, uint32_t position)
 {
     if (positions.empty())
         reference = r.payload.sample.vruntime;
     summary.push(leafSummary(r, reference, position));
+    // The PELT extremes are summarised while every sample has them (a run records PELT for all
+    // or none); a sample without stops it for good (decimate() then reads them one by one).
+    peltAligned = peltAligned && pelt;
+    if (peltAligned)
+        peltSummary.push(peltLeaf(*pelt, position));
     positions.push_back(position);
 }
 
@@ -94,8 +152,19 @@ void SampleIndex::update(const Recording& recording)
         clear();
     for (size_t i = m_consumed; i < records.size(); ++i) {
         const Record& r = records[i];
+        if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
+            const auto task = static_cast<size_t>(r.entity.taskIndex());
+            if (task >= m_slices.size())
+                m_slices.resize(task + 1);
+            auto& slices = m_slices[task];
+            if (slices.empty() || slices.back().second != r.payload.generic.b)
+                slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+            continue;
+        }
         if (r.kind != RecordKind::Sample)
             continue;
+        const Record* pelt = peltOf(records, i);
+        m_hasPelt = m_hasPelt || pelt;
         if (r.flags & Record::kQueued) {
             if (m_queuedPerCpu.size() <= r.cpu)
                 m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
@@ -107,7 +176,7 @@ void SampleIndex::update(const Recording& recording)
                 m_groupOrder.push_back(r.entity.raw);
                 m_perGroup.emplace_back();
             }
-            m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
+            m_perGroup[slot->second].append(r, pelt, static_cast<uint32_t>(i));
             continue;
         }
         if (!r.entity.isTask())
@@ -115,7 +184,7 @@ void SampleIndex::update(const Recording& recording)
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_perTask.size())
             m_perTask.resize(task + 1);
-        m_perTask[task].append(r, static_cast<uint32_t>(i));
+        m_perTask[task].append(r, pelt, static_cast<uint32_t>(i));
     }
     m_consumed = records.size();
 }
@@ -129,11 +198,19 @@ std::vector<EntitySample> SampleIndex::series(
     return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
 }
 
-EntitySample SampleIndex::toSample(const Record& r)
+EntitySample SampleIndex::toSample(const std::vector<Record>& records, uint32_t position)
 {
-    return {Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
+    const Record& r = records[position];
+    EntitySample s{Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
         r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
-        false, r.cpu};
+        false, r.cpu, -1, false, PeltValues{}};
+    if (const Record* pelt = peltOf(records, position)) {
+        const auto& p = pelt->payload.pelt;
+        s.hasPelt = true;
+        s.pelt = {p.loadAvg, p.runnableAvg, p.utilAvg, p.rqLoadAvg, p.rqRunnableAvg, p.rqUtilAvg,
+            p.hNrQueued, p.hNrRunnable};
+    }
+    return s;
 }
 
 std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recording, int task,
@@ -206,7 +283,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     if (bins <= 0 || to <= from || last - first <= static_cast<size_t>(bins) * 4) {
         // Few samples: all of them, plus the nearest one on each side.
         for (size_t i = first > 0 ? first - 1 : 0; i < positions.size(); ++i) {
-            out.push_back(toSample(records[positions[i]]));
+            out.push_back(toSample(records, positions[i]));
             if (records[positions[i]].time > to.count())
                 break;
         }
@@ -226,6 +303,9 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     int64_t b1 = columnEdge(from, to, bins, 1).count();
     bool open = false;
     SampleSummary bin;
+    PeltSummary binPelt;
+    bool binHasPelt = false; // binPelt holds the PELT of the open piece's samples that have it
+    const bool wantPelt = (keep & KeepPelt) != 0;
     // The cfs_rq the open piece's samples are on: a CPU and the number of moves before.
     int binMoves = 0;
     const auto movesBefore = [&](int64_t t, bool queued) { // moves the sample at t is after
@@ -249,6 +329,12 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
                     kept.push_back(bin.extremes[k].highAt);
                 }
             }
+            for (size_t k = 0; binHasPelt && k < binPelt.extremes.size(); ++k) {
+                if (keep & (1u << (bin.extremes.size() + k))) {
+                    kept.push_back(binPelt.extremes[k].lowAt);
+                    kept.push_back(binPelt.extremes[k].highAt);
+                }
+            }
             std::sort(kept.begin() + binStart, kept.end());
             kept.erase(std::unique(kept.begin() + binStart, kept.end()), kept.end());
         }
@@ -263,15 +349,23 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         b1 = to.count() + 1; // the last bin ends at `to` inclusive
     // Takes a part of one cfs_rq (a block without a CPU change or a move, or one sample); a
     // part on another queue than the open piece's closes the piece first.
-    const auto take = [&](const SampleSummary& part, int partMoves) {
+    const auto take = [&](const SampleSummary& part, const PeltSummary* partPelt, int partMoves) {
         if (open && (part.firstCpu != bin.lastCpu || partMoves != binMoves))
             flush();
         if (!open) {
             open = true;
             bin = part;
             binMoves = partMoves;
+            binHasPelt = partPelt != nullptr;
+            if (partPelt)
+                binPelt = *partPelt;
         } else {
             bin.merge(part);
+            if (partPelt && binHasPelt)
+                binPelt.merge(*partPelt);
+            else if (partPelt)
+                binPelt = *partPelt;
+            binHasPelt = binHasPelt || partPelt;
         }
     };
     // Samples read one by one come in runs up to the end of a block of 16 (one that straddles a
@@ -301,16 +395,29 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         while (time >= b1 && b + 1 < bins)
             closeBin();
         const auto [node, items] = pyramid.largestAt(i, [&](const SampleSummary& n) {
+            // A block's PELT extremes are summarised only where every sample has PELT; else
+            // the samples are read one by one.
             return n.last < b1 && n.last <= to.count() && !n.cpuChanges
+                && (!wantPelt || series.peltAligned)
                 && (moves.empty() || !movesIn(n.first, n.last));
         });
         if (node) {
-            take(*node, movesBefore(node->first, false));
+            // The PELT node over the same samples: same level (items = 16^(level + 1)).
+            const PeltSummary* nodePelt = nullptr;
+            if (wantPelt && series.peltAligned) {
+                const auto level = static_cast<size_t>(std::countr_zero(items))
+                        / SummaryPyramid<SampleSummary>::kFanoutBits
+                    - 1;
+                nodePelt = series.peltSummary.nodeAt(level, i);
+            }
+            take(*node, nodePelt, movesBefore(node->first, false));
             i += items;
         } else {
             prefetchBlock(i);
             const Record& r = records[positions[i]];
-            take(leafSummary(r, series.reference, positions[i]),
+            const Record* pelt = wantPelt ? peltOf(records, positions[i]) : nullptr;
+            const PeltSummary leafPelt = pelt ? peltLeaf(*pelt, positions[i]) : PeltSummary{};
+            take(leafSummary(r, series.reference, positions[i]), pelt ? &leafPelt : nullptr,
                 moves.empty() ? 0 : movesBefore(r.time, r.flags & Record::kQueued));
             ++i;
         }
@@ -331,7 +438,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + sizeof(Record) - 1);
         }
-        out.push_back(toSample(records[kept[k]]));
+        out.push_back(toSample(records, kept[k]));
         // Its index in the series (positions are sorted), searched from the previous one.
         const auto index = static_cast<size_t>(
             std::lower_bound(

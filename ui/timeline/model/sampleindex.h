@@ -23,6 +23,17 @@ struct Record;
 
 namespace schedlab::ui {
 
+/// PELT averages of an entity and of the cfs_rq it is queued on, with that cfs_rq's task
+/// counts, as the Pelt record after its sample holds them (RunOptions::recordPelt; the values
+/// at their last update, docs/kernel-model.md §6.6, §5.4).
+struct PeltValues
+{
+    uint32_t load = 0, runnable = 0, util = 0;       ///< the entity's load/runnable/util_avg
+    uint32_t rqLoad = 0, rqRunnable = 0, rqUtil = 0; ///< its cfs_rq's
+    int32_t hNrQueued = 0, hNrRunnable = 0;          ///< its cfs_rq's h_nr_queued, h_nr_runnable
+    friend bool operator==(const PeltValues&, const PeltValues&) = default;
+};
+
 struct EntitySample
 {
     Nanoseconds time{0};
@@ -35,8 +46,10 @@ struct EntitySample
     /// Samples of the entity were left out (decimated) between the previous one returned and
     /// this one: what it did between them is not known sample by sample.
     bool afterGap = false;
-    uint16_t cpu = 0;   ///< CPU of the cfs_rq the entity is on
-    int16_t group = -1; ///< its cgroup, when the view knows it (−1: not known)
+    uint16_t cpu = 0;     ///< CPU of the cfs_rq the entity is on
+    int16_t group = -1;   ///< its cgroup, when the view knows it (−1: not known)
+    bool hasPelt = false; ///< the recording holds PELT for this sample (RunOptions::recordPelt)
+    PeltValues pelt{};
     friend bool operator==(const EntitySample&, const EntitySample&) = default;
 };
 
@@ -63,7 +76,23 @@ public:
         KeepDeadline = 1u << 3,
         KeepAvg = 1u << 4, ///< V of the cfs_rq
         KeepAll = KeepLag | KeepVruntime | KeepWeight | KeepDeadline | KeepAvg,
+        /// PELT (EntitySample::pelt), in the order of PeltValues' fields.
+        KeepLoad = 1u << 5,
+        KeepRunnable = 1u << 6,
+        KeepUtil = 1u << 7,
+        KeepRqLoad = 1u << 8,
+        KeepRqRunnable = 1u << 9,
+        KeepRqUtil = 1u << 10,
+        KeepHNrQueued = 1u << 11,
+        KeepHNrRunnable = 1u << 12,
+        KeepPelt = KeepLoad | KeepRunnable | KeepUtil | KeepRqLoad | KeepRqRunnable | KeepRqUtil
+            | KeepHNrQueued | KeepHNrRunnable,
     };
+    /// Some sample indexed so far has PELT values (the run recorded them).
+    bool hasPelt() const { return m_hasPelt; }
+    /// The slices @p task's deadline renewals used (DeadlineRenew records, b = se->slice): (time,
+    /// slice ns) where it changed, in time order; empty without renewals (or without events).
+    const std::vector<std::pair<Nanoseconds, int64_t>>& sliceChanges(int task) const;
 
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
     /// fall inside [from, to], each of @p bins time bins (the view's pixel columns: bin b is
@@ -107,6 +136,14 @@ public:
         bool cpuChanges = false; ///< two consecutive samples of the block are on other CPUs
         void merge(const SampleSummary& next);
     };
+    /// The eight PELT values' extremes over the same block (the Keep bits from KeepLoad on),
+    /// kept in a pyramid of their own only for series whose samples have PELT: a run without
+    /// PELT pays nothing for them.
+    struct PeltSummary
+    {
+        std::array<Extreme, 8> extremes{};
+        void merge(const PeltSummary& next);
+    };
 
     /// V of one cfs_rq between two times, as its entities' samples report it: @p onQueue tells
     /// whether a sample (of a queued entity on @p cpu) was taken on that cfs_rq. About @p points
@@ -129,9 +166,13 @@ private:
         std::vector<uint32_t> positions; ///< record positions of the entity's samples
         uint64_t reference = 0;          ///< vruntime of its first sample
         SummaryPyramid<SampleSummary> summary;
-        void append(const Record& r, uint32_t position);
+        SummaryPyramid<PeltSummary> peltSummary; ///< item for item with `summary` if aligned
+        bool peltAligned = true;                 ///< every sample so far had PELT
+        void append(const Record& r, const Record* pelt, uint32_t position);
     };
-    static EntitySample toSample(const Record& r);
+    /// The sample at record position @p position, with its PELT from the Pelt record that
+    /// follows it, if any.
+    static EntitySample toSample(const std::vector<Record>& records, uint32_t position);
     static std::vector<EntitySample> decimate(const Series& series, const Recording& recording,
         Nanoseconds from, Nanoseconds to, int bins, unsigned keep,
         const std::vector<Nanoseconds>& moves = {});
@@ -140,7 +181,9 @@ private:
     std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder
     std::vector<Series> m_perTask;
     std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
+    std::vector<std::vector<std::pair<Nanoseconds, int64_t>>> m_slices; ///< per task
     size_t m_consumed = 0;
+    bool m_hasPelt = false;
 };
 
 } // namespace schedlab::ui

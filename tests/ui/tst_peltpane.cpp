@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The timeline's PELT pane and per-task lag band (issue 39 parts 3 and 4), in the Qt-free model
+// layer (ui/timeline/model): the series the panes draw, checked against hand-computed values.
+//  - peltLines(): each value held from one sample to the next, the cfs_rq's lines broken where
+//    the entity changes cfs_rq; hand-made samples.
+//  - one nice-0 hog alone on one CPU from t = 0: its PELT averages and its cfs_rq's at every
+//    sample, against the kernel's integer PELT written out here from docs/kernel-model.md §6.6
+//    (1024 µs periods, y^32 = 1/2, LOAD_AVG_MAX = 47742, the decay table floor((2^32 − 1)·y^n)),
+//    and against the geometric series itself: util_avg = 1024 − 512·y^p after p periods;
+//  - decimation keeps every PELT excursion (min/max per pixel column) and invents none;
+//  - the lag band per task: its own slice, its weight, the clamp rule in force (§4.1).
+#include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
+#include "core/sim/simulation.h"
+#include "ui/timeline/model/envelope.h"
+#include "ui/timeline/model/lagband.h"
+#include "ui/timeline/model/peltlines.h"
+#include "ui/timeline/model/sampleindex.h"
+
+#include <QTest>
+
+#include <array>
+#include <cmath>
+#include <map>
+
+using namespace schedlab;
+using namespace schedlab::ui;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+EntitySample peltSample(int64_t t, uint16_t cpu, PeltValues p)
+{
+    EntitySample s;
+    s.time = Nanoseconds{t};
+    s.cpu = cpu;
+    s.hasPelt = true;
+    s.pelt = p;
+    return s;
+}
+
+/// The kernel's integer PELT (kernel/sched/pelt.c), written from docs/kernel-model.md §6.6.
+struct RefPelt
+{
+    static constexpr uint64_t kLoadAvgMax = 47742;
+    static constexpr uint64_t kMinDivider = kLoadAvgMax - 1024;
+    static uint32_t yInv(uint64_t n) // floor((2^32 − 1) · y^n), y = 2^(−1/32), n < 32
+    {
+        return static_cast<uint32_t>(
+            std::floor(4294967295.0L * std::pow(2.0L, -static_cast<long double>(n) / 32)));
+    }
+    static uint64_t decay(uint64_t val, uint64_t n)
+    {
+        if (n > 32 * 63)
+            return 0;
+        val >>= n / 32;
+        n %= 32;
+        // mul_u64_u32_shr(val, yInv, 32): the product in two halves (val < 2^64, yInv < 2^32).
+        const uint64_t m = yInv(n);
+        return (val >> 32) * m + (((val & 0xffffffffu) * m) >> 32);
+    }
+    uint64_t loadSum = 0, runnableSum = 0, utilSum = 0;
+    uint64_t loadAvg = 0, runnableAvg = 0, utilAvg = 0;
+    uint32_t periodContrib = 0;
+    int64_t lastUpdate = 0;
+    /// ___update_load_sum() then, when a period ended, ___update_load_avg().
+    void update(int64_t now, uint64_t load, uint64_t runnable, bool running, uint64_t avgLoad)
+    {
+        uint64_t delta = static_cast<uint64_t>(now - lastUpdate) >> 10;
+        if (!delta)
+            return;
+        lastUpdate += static_cast<int64_t>(delta << 10);
+        uint64_t contrib = delta;
+        delta += periodContrib;
+        const uint64_t periods = delta / 1024;
+        if (periods) {
+            loadSum = decay(loadSum, periods);
+            runnableSum = decay(runnableSum, periods);
+            utilSum = decay(utilSum, periods);
+            delta %= 1024;
+            // __accumulate_pelt_segments(periods, 1024 − period_contrib, delta)
+            contrib = decay(1024 - periodContrib, periods)
+                + (kLoadAvgMax - decay(kLoadAvgMax, periods) - 1024) + delta;
+        }
+        periodContrib = static_cast<uint32_t>(delta);
+        loadSum += load * contrib;
+        runnableSum += (runnable * contrib) << 10;
+        if (running)
+            utilSum += contrib << 10;
+        if (!periods)
+            return;
+        const uint64_t divider = kMinDivider + periodContrib;
+        loadAvg = avgLoad * loadSum / divider;
+        runnableAvg = runnableSum / divider;
+        utilAvg = utilSum / divider;
+    }
+};
+
+LoadResult load(const char* json)
+{
+    return parseScenario(json, "test.json");
+}
+
+} // namespace
+
+class TstPeltPane : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void peltLinesHoldBetweenSamples();
+    void hogFollowsTheKernelSums();
+    void decimationKeepsEveryExcursion();
+    void bandLimitFormula();
+    void bandFollowsSliceWeightAndRule();
+    void choiceEpochsFollowActions();
+    void bandPerTaskInARun();
+};
+
+void TstPeltPane::peltLinesHoldBetweenSamples()
+{
+    // Three samples on CPU 0, then one on CPU 1 (a migration): the values hold to the next
+    // sample; the cfs_rq's lines and counts break at the move, the entity's do not.
+    std::vector<EntitySample> s{
+        peltSample(0, 0, {100, 200, 300, 1000, 2000, 3000, 2, 1}),
+        peltSample(10, 0, {110, 210, 310, 1100, 2100, 3100, 3, 2}),
+        peltSample(10, 0, {120, 220, 320, 1200, 2200, 3200, 2, 2}), // same instant: both kept
+        peltSample(30, 1, {130, 230, 330, 500, 600, 700, 1, 1}),
+    };
+    EntitySample noPelt;
+    noPelt.time = Nanoseconds{20};
+    s.insert(s.begin() + 3, noPelt); // a sample without PELT is skipped
+    const PeltLines l = peltLines(s, Nanoseconds{40});
+    const std::vector<LinePoint> util{{Nanoseconds{0}, 300}, {Nanoseconds{10}, 300},
+        {Nanoseconds{10}, 310}, {Nanoseconds{10}, 320}, {Nanoseconds{30}, 320},
+        {Nanoseconds{30}, 330}, {Nanoseconds{40}, 330}};
+    QCOMPARE(l.util, util);
+    // The cfs_rq's util: held to 10, then broken before 30 (another CPU's queue), held to 40.
+    const std::vector<LinePoint> rqUtil{{Nanoseconds{0}, 3000}, {Nanoseconds{10}, 3000},
+        {Nanoseconds{10}, 3100}, {Nanoseconds{10}, 3200}, {Nanoseconds{30}, 700, true},
+        {Nanoseconds{40}, 700}};
+    QCOMPARE(l.rqUtil, rqUtil);
+    const std::vector<LinePoint> queued{{Nanoseconds{0}, 2}, {Nanoseconds{10}, 2},
+        {Nanoseconds{10}, 3}, {Nanoseconds{10}, 2}, {Nanoseconds{30}, 1, true},
+        {Nanoseconds{40}, 1}};
+    QCOMPARE(l.hNrQueued, queued);
+    QCOMPARE(l.load.back(), (LinePoint{Nanoseconds{40}, 130}));
+    QCOMPARE(l.hNrRunnable.front(), (LinePoint{Nanoseconds{0}, 1}));
+}
+
+void TstPeltPane::hogFollowsTheKernelSums()
+{
+    // One nice-0 hog alone on one CPU, HZ 1000, from t = 0.
+    const LoadResult loaded = load(R"({"schedlab": 1, "name": "hog", "duration": "70ms",
+        "kernel": {"profile": "7.1", "hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "hog", "program": [{"run": "forever"}]}]})");
+    QVERIFY(loaded.ok());
+    RunOptions options;
+    options.recordPelt = true;
+    Simulation sim(*loaded.scenario, options);
+    sim.run();
+    SampleIndex index;
+    index.update(sim.recording());
+    QVERIFY(index.hasPelt());
+    const std::vector<EntitySample> samples =
+        index.series(sim.recording(), 0, Nanoseconds{0}, Nanoseconds{70 * kMs});
+    QVERIFY(samples.size() >= 70);
+
+    // At t = 0 the task is attached (§6.6: a new task's load_avg is its weight, 1024; its
+    // util_avg half the empty CPU's spare capacity, (1024 − 0) / 2 = 512; runnable_avg = util_avg)
+    // with sums avg · divider, divider = LOAD_AVG_MAX − 1024 + period_contrib = 46718 (the
+    // unweighted load_sum: 1024 · 46718 / 1024); its cfs_rq gains the same (load_sum weighted).
+    RefPelt se, rq;
+    se.loadSum = 46718;
+    se.runnableSum = se.utilSum = 512 * 46718;
+    rq.loadSum = 1024 * 46718;
+    rq.runnableSum = rq.utilSum = 512 * 46718;
+    se.loadAvg = rq.loadAvg = 1024;
+    se.runnableAvg = se.utilAvg = rq.runnableAvg = rq.utilAvg = 512;
+    // PELT is updated at every tick (entity_tick(): update_curr(), whose sample is recorded,
+    // then update_load_avg()), so the sample at tick k shows the averages of tick k − 1.
+    std::map<int64_t, std::array<uint64_t, 6>> expected; // sample time → the six averages
+    for (int64_t k = 0; k <= 70; ++k) {
+        expected[k * kMs] = {
+            se.loadAvg, se.runnableAvg, se.utilAvg, rq.loadAvg, rq.runnableAvg, rq.utilAvg};
+        se.update(k * kMs, 1, 1, true, 1024); // the entity: load_sum unweighted
+        rq.update(k * kMs, 1024, 1, true, 1); // its cfs_rq: weighted by its load
+    }
+    int checked = 0;
+    for (const EntitySample& s : samples) {
+        if (s.time <= Nanoseconds{0} || s.time.count() % kMs != 0)
+            continue; // the enqueue at 0 (counted before it is queued)
+        const auto& e = expected.at(s.time.count());
+        const std::array<uint64_t, 6> got{s.pelt.load, s.pelt.runnable, s.pelt.util, s.pelt.rqLoad,
+            s.pelt.rqRunnable, s.pelt.rqUtil};
+        if (got != e)
+            qWarning() << "t" << s.time.count() << "expected" << e[0] << e[1] << e[2] << e[3]
+                       << e[4] << e[5];
+        QCOMPARE(got, e);
+        QCOMPARE(s.pelt.hNrQueued, 1);
+        QCOMPARE(s.pelt.hNrRunnable, 1);
+        ++checked;
+    }
+    QVERIFY(checked >= 69);
+
+    // The series itself: util_avg approaches 1024 as 1024 − 512·y^p after p periods of 1024 µs
+    // (y^32 = 1/2): at the sample of 35 ms (the update of 34 ms: 34e6 / 1048576 = 32.4 periods)
+    // 1024 − 512 · 2^(−32.42/32) = 770.3; at 68 ms (67 ms: 63.9 periods) 895.7. Integer
+    // truncation and the divider's period_contrib keep the kernel within 3 of these.
+    const auto utilAt = [&](int64_t t) {
+        for (const EntitySample& s : samples)
+            if (s.time.count() == t)
+                return static_cast<double>(s.pelt.util);
+        return -1.0;
+    };
+    QVERIFY(std::abs(utilAt(35 * kMs) - 770.3) <= 3);
+    QVERIFY(std::abs(utilAt(68 * kMs) - 895.7) <= 3);
+
+    // The pane's lines: the samples' values held, to the end of the run.
+    const PeltLines lines = peltLines(samples, Nanoseconds{70 * kMs});
+    QCOMPARE(lines.util.back().time, Nanoseconds{70 * kMs});
+    QCOMPARE(static_cast<uint64_t>(lines.util.back().value), expected.at(70 * kMs)[2]);
+    for (size_t i = 1; i < lines.util.size(); ++i)
+        QVERIFY(lines.util[i].value >= lines.util[i - 1].value); // a hog's util only grows
+}
+
+void TstPeltPane::decimationKeepsEveryExcursion()
+{
+    // A task's samples every 10 µs for 100 ms with PELT values that zig-zag (util) and spike
+    // (h_nr_queued once to 9): through the decimation of 50 columns and the held line, each
+    // column drawn spans exactly what the full held line spans there.
+    Recording rec;
+    rec.taskNames = {"t"};
+    rec.cpus = 1;
+    constexpr int64_t kStep = 10'000;
+    for (int64_t i = 0; i <= 10'000; ++i) {
+        Record s;
+        s.time = i * kStep;
+        s.kind = RecordKind::Sample;
+        s.entity = EntityRef::task(0);
+        s.flags = Record::kQueued;
+        rec.append(s);
+        Record p = s;
+        p.kind = RecordKind::Pelt;
+        p.flags = 0;
+        const auto zig = static_cast<uint32_t>((i * 37) % 1000);
+        p.payload.pelt = {zig / 2, zig, zig, 1000 + zig, 2000, 3000 - zig, i == 4321 ? 9 : 2, 1};
+        rec.append(p);
+    }
+    SampleIndex index;
+    index.update(rec);
+    const Nanoseconds from{0}, to{100 * kMs};
+    constexpr int kColumns = 50;
+    const auto decimated = index.decimatedSeries(rec, 0, from, to, kColumns, SampleIndex::KeepPelt);
+    QVERIFY(decimated.size() < 10'001 / 4); // it did decimate
+    const auto full = index.series(rec, 0, from, to);
+    const PeltLines drawn = peltLines(decimated, to);
+    const PeltLines truth = peltLines(full, to);
+    const auto extents = [&](const std::vector<LinePoint>& line) {
+        std::vector<std::pair<int64_t, int64_t>> e(kColumns, {INT64_MAX, INT64_MIN});
+        for (const LinePoint& p : envelope(line, from, to, kColumns)) {
+            const int c = std::min(columnOf(p.time, from, to, kColumns), kColumns - 1);
+            e[static_cast<size_t>(c)].first = std::min(e[static_cast<size_t>(c)].first, p.value);
+            e[static_cast<size_t>(c)].second = std::max(e[static_cast<size_t>(c)].second, p.value);
+        }
+        return e;
+    };
+    QCOMPARE(extents(drawn.util), extents(truth.util));
+    QCOMPARE(extents(drawn.rqUtil), extents(truth.rqUtil));
+    QCOMPARE(extents(drawn.hNrQueued), extents(truth.hNrQueued));
+    const auto spike = extents(drawn.hNrQueued)[static_cast<size_t>(
+        columnOf(Nanoseconds{4321 * kStep}, from, to, kColumns))];
+    QCOMPARE(spike.second, int64_t{9});
+}
+
+void TstPeltPane::bandLimitFormula()
+{
+    // §4.1 step 3 with calc_delta_fair(x) = x · 2^20 / w (scaled weights; nice 0: w = 2^20).
+    constexpr uint32_t kNice0 = 1u << 20;
+    // A 10 ms custom slice, tick 1 ms: own_slice max(20, 1) = 20 ms; max_slice_tick 11 ms.
+    QCOMPARE(lagBandLimit(LagClamp::OwnSlice, 10 * kMs, kMs, kNice0), 20 * kMs);
+    QCOMPARE(lagBandLimit(LagClamp::MaxSliceTick, 10 * kMs, kMs, kNice0), 11 * kMs);
+    // The base slice 0.7 ms: own_slice max(1.4, 1) = 1.4 ms; max_slice_tick 1.7 ms. At HZ 250
+    // (tick 4 ms) own_slice gives max(1.4, 4) = 4 ms.
+    QCOMPARE(lagBandLimit(LagClamp::OwnSlice, 700'000, kMs, kNice0), int64_t{1'400'000});
+    QCOMPARE(lagBandLimit(LagClamp::MaxSliceTick, 700'000, kMs, kNice0), int64_t{1'700'000});
+    QCOMPARE(lagBandLimit(LagClamp::OwnSlice, 700'000, 4 * kMs, kNice0), 4 * kMs);
+    // Weight 2048 (scaled 2^21, nice −5 is 3121): half the virtual limit; weight 0: none.
+    QCOMPARE(lagBandLimit(LagClamp::MaxSliceTick, 10 * kMs, kMs, kNice0 * 2), 5'500'000);
+    QCOMPARE(lagBandLimit(LagClamp::MaxSliceTick, 10 * kMs, kMs, 0), int64_t{0});
+}
+
+void TstPeltPane::bandFollowsSliceWeightAndRule()
+{
+    constexpr int64_t kNice0 = 1 << 20;
+    // Weight held at nice 0 from 0 to 50 ms, then 2^21 (held line: old value, then the new).
+    const std::vector<LinePoint> weight{{Nanoseconds{0}, kNice0}, {Nanoseconds{50 * kMs}, kNice0},
+        {Nanoseconds{50 * kMs}, 2 * kNice0}, {Nanoseconds{100 * kMs}, 2 * kNice0}};
+    // own_slice until 30 ms, max_slice_tick from then; a slice of 10 ms from the first renewal
+    // at 5 ms (held before it too), 3 ms from 70 ms.
+    const ClampRules rules{
+        {Nanoseconds{0}, LagClamp::OwnSlice}, {Nanoseconds{30 * kMs}, LagClamp::MaxSliceTick}};
+    const std::vector<std::pair<Nanoseconds, int64_t>> slices{
+        {Nanoseconds{5 * kMs}, 10 * kMs}, {Nanoseconds{70 * kMs}, 3 * kMs}};
+    const auto band = lagBand(weight, rules, slices, 700'000, kMs, Nanoseconds{100 * kMs});
+    // 0–30: own_slice 2·10 = 20 ms; 30–50: 10 + 1 = 11 ms; 50–70: 11 / 2 = 5.5 ms (weight ×2);
+    // 70–100: (3 + 1) / 2 = 2 ms.
+    const auto at = [&](int64_t t) { // the band's value just after t (the last point at t)
+        int64_t v = -1;
+        for (const LinePoint& p : band)
+            if (p.time.count() <= t)
+                v = p.value;
+        return v;
+    };
+    QCOMPARE(at(0), 20 * kMs);
+    QCOMPARE(at(29 * kMs), 20 * kMs);
+    QCOMPARE(at(30 * kMs), 11 * kMs);
+    QCOMPARE(at(50 * kMs), int64_t{5'500'000});
+    QCOMPARE(at(70 * kMs), 2 * kMs);
+    QCOMPARE(band.back(), (LinePoint{Nanoseconds{100 * kMs}, 2 * kMs}));
+    // A step, never a ramp: before each change the old value is held to the change's time.
+    for (size_t i = 1; i < band.size(); ++i)
+        QVERIFY(band[i].time > band[i - 1].time || band[i].time == band[i - 1].time);
+    QVERIFY(std::find(band.begin(), band.end(), LinePoint{Nanoseconds{30 * kMs}, 20 * kMs})
+        != band.end());
+    // No slice known: the default slice (0.7 ms; own_slice: 1.4 ms).
+    QCOMPARE(lagBand(weight, rules, {}, 700'000, kMs, Nanoseconds{10 * kMs}).front().value,
+        int64_t{1'400'000});
+}
+
+void TstPeltPane::choiceEpochsFollowActions()
+{
+    ProfileChoices start = findProfile("6.13")->choices;
+    QCOMPARE(start.lagClamp, LagClamp::OwnSlice);
+    Action a;
+    a.at = Nanoseconds{200 * kMs};
+    a.kind = Action::Kind::Profile;
+    a.overrides = {{"lag_clamp", "max_slice_tick"}};
+    Action same = a; // the same again later: no change, no epoch
+    same.at = Nanoseconds{300 * kMs};
+    const auto epochs = choiceEpochs("6.13", start, {same, a});
+    QCOMPARE(epochs.size(), size_t{2});
+    QCOMPARE(epochs[1].at, Nanoseconds{200 * kMs});
+    QCOMPARE(epochs[1].choices.lagClamp, LagClamp::MaxSliceTick);
+    QCOMPARE(epochs[1].changes, std::vector<std::string>{"lag_clamp=max_slice_tick"});
+    const ClampRules rules = clampRules(epochs);
+    QCOMPARE(rules.size(), size_t{2});
+    QCOMPARE(rules[0].second, LagClamp::OwnSlice);
+    QCOMPARE(rules[1].first, Nanoseconds{200 * kMs});
+}
+
+void TstPeltPane::bandPerTaskInARun()
+{
+    // Issue 39's reproducer of 6e3c0a4e1ad1: a 10 ms custom slice beside two default-slice
+    // workers on one CPU (HZ 1000, base slice 0.7 ms: kernel-model.md §1.2's table), profile 6.13
+    // (lag_clamp=own_slice), switched to max_slice_tick at 200 ms by an override.
+    const LoadResult loaded = load(R"({"schedlab": 1, "name": "clamp", "duration": "300ms",
+        "kernel": {"profile": "6.13", "hz": 1000}, "machine": {"cpus": 1},
+        "tasks": [{"name": "long", "slice": "10ms", "program": [{"run": "forever"}]},
+                  {"name": "w5", "program": [{"loop": [{"run": "0.5ms"}, {"sleep": "0.5ms"}]}]}],
+        "actions": [{"at": "200ms", "profile": {"overrides": {"lag_clamp": "max_slice_tick"}}}]})");
+    QVERIFY(loaded.ok());
+    Simulation sim(*loaded.scenario);
+    sim.run();
+    SampleIndex index;
+    index.update(sim.recording());
+    const ClampRules rules = clampRules(
+        choiceEpochs(sim.startProfileName(), sim.startChoices(), loaded.scenario->actions));
+    QCOMPARE(rules.size(), size_t{2});
+    const auto bandOf = [&](int task) {
+        const auto samples =
+            index.series(sim.recording(), task, Nanoseconds{0}, Nanoseconds{300 * kMs});
+        const EntityLines lines = entityLines(samples, 0, Nanoseconds{300 * kMs});
+        return lagBand(
+            lines.weight, rules, index.sliceChanges(task), 700'000, kMs, Nanoseconds{300 * kMs});
+    };
+    const auto at = [](const std::vector<LinePoint>& band, int64_t t) {
+        int64_t v = -1;
+        for (const LinePoint& p : band)
+            if (p.time.count() <= t)
+                v = p.value;
+        return v;
+    };
+    // Both nice 0 (calc_delta_fair is the identity): long ±20 ms (2 · 10) before 200 ms, ±11 ms
+    // (10 + 1) after; w5 ±1.4 ms (2 · 0.7, more than a tick) before, ±1.7 ms (0.7 + 1) after.
+    const auto longBand = bandOf(0);
+    const auto w5Band = bandOf(1);
+    QCOMPARE(at(longBand, 100 * kMs), 20 * kMs);
+    QCOMPARE(at(longBand, 250 * kMs), 11 * kMs);
+    QCOMPARE(at(w5Band, 100 * kMs), int64_t{1'400'000});
+    QCOMPARE(at(w5Band, 250 * kMs), int64_t{1'700'000});
+}
+
+QTEST_GUILESS_MAIN(TstPeltPane)
+#include "tst_peltpane.moc"

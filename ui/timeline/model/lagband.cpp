@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "ui/timeline/model/lagband.h"
+
+#include "ui/timeline/model/envelope.h"
+
+#include <algorithm>
+
+namespace schedlab::ui {
+
+std::vector<ChoiceEpoch> choiceEpochs(const std::string& startProfile, const ProfileChoices& start,
+    const std::vector<Action>& actions)
+{
+    std::vector<ChoiceEpoch> out{{Nanoseconds{0}, startProfile, start, {}}};
+    std::vector<const Action*> ordered;
+    for (const Action& a : actions)
+        if (a.kind == Action::Kind::Profile)
+            ordered.push_back(&a);
+    // Actions at one time run in file order (stable).
+    std::stable_sort(ordered.begin(), ordered.end(),
+        [](const Action* a, const Action* b) { return a->at < b->at; });
+    for (const Action* a : ordered) {
+        ChoiceEpoch next = out.back();
+        next.at = a->at;
+        next.changes.clear();
+        const ProfileChoices before = next.choices;
+        if (a->profile) {
+            if (const KernelProfile* p = findProfile(*a->profile)) {
+                if (p->name != next.profile)
+                    next.changes.push_back("profile " + p->name);
+                next.profile = p->name;
+                next.choices = p->choices;
+            }
+        }
+        for (const auto& [choice, value] : a->overrides)
+            applyChoice(next.choices, choice, value);
+        // As Machine::apply: the run-queue layout is fixed for a run.
+        next.choices.flat = before.flat;
+        if (next.choices.flat && next.choices.throttle == ThrottleModel::Group)
+            next.choices.throttle = ThrottleModel::Task;
+        for (const std::string& name : choiceNames()) {
+            const std::string value = choiceValue(next.choices, name);
+            if (value != choiceValue(before, name))
+                next.changes.push_back(name + "=" + value);
+        }
+        if (next.changes.empty())
+            continue;
+        if (next.at == out.back().at && out.size() > 1) { // two actions at one time: one change
+            next.changes.insert(
+                next.changes.begin(), out.back().changes.begin(), out.back().changes.end());
+            out.back() = next;
+        } else {
+            out.push_back(next);
+        }
+    }
+    return out;
+}
+
+ClampRules clampRules(const std::vector<ChoiceEpoch>& epochs)
+{
+    ClampRules out;
+    for (const ChoiceEpoch& e : epochs)
+        if (out.empty() || out.back().second != e.choices.lagClamp)
+            out.emplace_back(e.at, e.choices.lagClamp);
+    return out;
+}
+
+int64_t lagBandLimit(LagClamp rule, int64_t sliceNs, int64_t tickNs, uint32_t weight)
+{
+    if (weight == 0)
+        return 0;
+    // §4.1 step 3: the span in real ns, then calc_delta_fair() (NICE_0_LOAD scaled = 2^20).
+    const int64_t span =
+        rule == LagClamp::OwnSlice ? std::max(2 * sliceNs, tickNs) : sliceNs + tickNs;
+    // Spans beyond 2^42 ns (73 min) are cut there, so the shift cannot overflow.
+    const int64_t x = std::clamp<int64_t>(span, 0, int64_t{1} << 42);
+    return (x << 20) / static_cast<int64_t>(weight);
+}
+
+std::vector<LinePoint> lagBand(const std::vector<LinePoint>& weight, const ClampRules& rules,
+    const std::vector<std::pair<Nanoseconds, int64_t>>& slices, int64_t defaultSlice,
+    int64_t tickNs, Nanoseconds until)
+{
+    if (weight.empty())
+        return {};
+    const Nanoseconds start = weight.front().time;
+    // Every time where one of the three may change, from the band's start.
+    std::vector<Nanoseconds> times;
+    for (const LinePoint& p : weight)
+        times.push_back(p.time);
+    for (const auto& r : rules)
+        if (r.first > start && r.first <= until)
+            times.push_back(r.first);
+    for (const auto& s : slices)
+        if (s.first > start && s.first <= until)
+            times.push_back(s.first);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    std::vector<LinePoint> steps;
+    size_t w = 0, r = 0, s = 0;
+    LagClamp rule = rules.empty() ? LagClamp::MaxSliceTick : rules.front().second;
+    int64_t slice = slices.empty() ? defaultSlice : slices.front().second;
+    for (const Nanoseconds t : times) {
+        // The values in force at t: the last of each at or before t (a weight line's two points
+        // at one time, old then new value: every weight it held there).
+        while (r < rules.size() && rules[r].first <= t)
+            rule = rules[r++].second;
+        while (s < slices.size() && slices[s].first <= t)
+            slice = slices[s++].second;
+        const size_t firstAtT = w;
+        while (w < weight.size() && weight[w].time <= t)
+            ++w;
+        // Each weight point at t gives a band point (a weight step is a band step); a rule or
+        // slice change between weight points holds the weight.
+        if (w == firstAtT) {
+            steps.push_back(
+                {t, lagBandLimit(rule, slice, tickNs, static_cast<uint32_t>(weight[w - 1].value))});
+            continue;
+        }
+        for (size_t k = firstAtT; k < w; ++k)
+            steps.push_back(
+                {t, lagBandLimit(rule, slice, tickNs, static_cast<uint32_t>(weight[k].value)),
+                    weight[k].breakBefore});
+    }
+    return heldLine(steps, until);
+}
+
+} // namespace schedlab::ui
