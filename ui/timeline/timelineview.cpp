@@ -522,8 +522,15 @@ void TimelineView::placeMarkers()
         const double x = line->start->coords().x();
         return x >= keys.lower && x <= keys.upper && line->clipAxisRect()->visible();
     };
+    // The now line is 1.5 px wide: on an edge of the window half of it would lie outside the
+    // pane, and at the right edge it says only that the run reached the window's end (every
+    // capture does), so it is drawn strictly inside.
+    const auto strictlyInside = [&](const QCPItemLine* line) {
+        const double x = line->start->coords().x();
+        return x > keys.lower && x < keys.upper && line->clipAxisRect()->visible();
+    };
     for (int i = 0; i < kPanes; ++i) {
-        m_nowLines[i]->setVisible(inside(m_nowLines[i]));
+        m_nowLines[i]->setVisible(strictlyInside(m_nowLines[i]));
         m_cursorLines[i]->setVisible(m_cursor >= Nanoseconds{0} && inside(m_cursorLines[i]));
     }
     for (size_t i = 0; i + 1 < m_annotations.size(); i += 2) {
