@@ -196,6 +196,8 @@ private:
     /// Stops the run: a task's fork was refused by the guard.
     void guardStop(const std::string& why);
     void action(const Action& a, int index);
+    /// The run's trace instance's trace_marker opened for writing, -1 without tracing.
+    int openTraceMarker() const;
     /// One line into the run's trace (its instance's trace_marker); nothing without tracing.
     void traceMark(const std::string& text) const;
     /// CONFIG_HZ of the running kernel (/boot/config-RELEASE), 0 when unknown.
@@ -399,9 +401,7 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         e.dl[2] = spec.dl->effectivePeriod();
         e.dlFlags = spec.dl->flags;
     }
-    const int markerFd = m_sys.instance.empty()
-        ? -1
-        : ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    const int markerFd = openTraceMarker();
     if (!problems.empty())
         m_err << "schedlab-run: task " << name << ":" << problems << "\n" << std::flush;
     if (waitForGo) {
@@ -569,13 +569,17 @@ std::string Runner::features(const std::map<std::string, bool>& f)
     return problems;
 }
 
+int Runner::openTraceMarker() const
+{
+    // Not writeKernelFile(): no O_TRUNC on a tracefs file.
+    return m_sys.instance.empty()
+        ? -1
+        : ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 void Runner::traceMark(const std::string& text) const
 {
-    if (m_sys.instance.empty())
-        return;
-    // Not writeKernelFile(): no O_TRUNC on a tracefs file.
-    const int fd =
-        ::open((m_sys.instance + "/trace_marker").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    const int fd = openTraceMarker();
     if (fd < 0)
         return;
     const std::string line = text + "\n";
@@ -683,22 +687,20 @@ int Runner::kernelHz(const std::string& release) const
 {
     const std::string v = kernelConfig(release, "CONFIG_HZ");
     const int hz = v.empty() ? 0 : std::atoi(v.c_str());
-    return hz == 100 || hz == 250 || hz == 300 || hz == 1000 ? hz : 0;
+    return isConfigHz(hz) ? hz : 0;
 }
 
 std::string Runner::preemptMode(const std::string& release) const
 {
-    static const char* kModes[] = {"none", "voluntary", "full", "lazy"};
     if (m_s.kernel.preempt) // the run set it
-        return kModes[static_cast<int>(*m_s.kernel.preempt)];
+        return std::string(enumName(*m_s.kernel.preempt));
     // PREEMPT_DYNAMIC: debugfs shows the modes with the current one in parentheses.
     if (const auto text = readKernelFile(m_config.debugfs + "/sched/preempt")) {
         const size_t open = text->find('(');
         const size_t close = text->find(')', open);
         if (open != std::string::npos && close != std::string::npos)
-            for (const char* mode : kModes)
-                if (text->compare(open + 1, close - open - 1, mode) == 0)
-                    return mode;
+            if (const auto mode = enumFromName<Preempt>(text->substr(open + 1, close - open - 1)))
+                return std::string(enumName(*mode));
     }
     if (kernelConfig(release, "CONFIG_PREEMPT_LAZY") == "y")
         return "lazy";

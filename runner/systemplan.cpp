@@ -141,9 +141,8 @@ SystemPlan planSystem(const Scenario& s, const Plan& plan, const RunConfig& conf
         add(SystemChange::Kind::Write, config.debugfs + "/sched/base_slice_ns",
             std::to_string(s.kernel.baseSlice->count()), OldValue::Plain, "/kernel/base_slice");
     if (s.kernel.preempt) {
-        static const char* kModes[] = {"none", "voluntary", "full", "lazy"};
         add(SystemChange::Kind::Write, config.debugfs + "/sched/preempt",
-            kModes[static_cast<int>(*s.kernel.preempt)], OldValue::Preempt, "/kernel/preempt");
+            std::string(enumName(*s.kernel.preempt)), OldValue::Preempt, "/kernel/preempt");
     }
 
     // The cgroups: a subtree of the run's own, or below a directory the user named.

@@ -3,7 +3,6 @@
 #include "core/dl/dlclass.h"
 
 #include "core/fair/fairclass.h" // EnqueueFlag, DequeueFlag
-#include "core/fair/weights.h"   // Int128
 #include "core/record/metrics.h"
 #include "core/rt/dlserver.h"
 #include "core/rt/rtclass.h"
@@ -162,10 +161,7 @@ void DlClass::replenish(DlEntity& dl)
     // replenish_dl_entity(): pay an overrun back from the next periods; a deadline still in
     // the past restarts the reservation from now.
     const int64_t now = m_ctx.clock();
-    while (dl.runtime <= 0) {
-        dl.deadline += dl.params.period;
-        dl.runtime += dl.params.runtime;
-    }
+    dlReplenishPeriods(dl.params, dl.deadline, dl.runtime);
     if (dl.deadline < now) {
         dl.deadline = now + dl.params.deadline;
         dl.runtime = dl.params.runtime;
@@ -174,31 +170,10 @@ void DlClass::replenish(DlEntity& dl)
     dl.throttled = false;
 }
 
-bool DlClass::overflow(const DlEntity& dl, int64_t now) const
-{
-    // dl_entity_overflow(): runtime / (deadline − now) > Q / D, both sides scaled by DL_SCALE.
-    const uint64_t left = (static_cast<uint64_t>(dl.params.deadline) >> kDlScale)
-        * (static_cast<uint64_t>(std::max<int64_t>(0, dl.runtime)) >> kDlScale);
-    const uint64_t right = (static_cast<uint64_t>(dl.deadline - now) >> kDlScale)
-        * (static_cast<uint64_t>(dl.params.runtime) >> kDlScale);
-    return right < left;
-}
-
 void DlClass::updateDlEntity(DlEntity& dl)
 {
     // update_dl_entity() (§15.5).
-    const int64_t now = m_ctx.clock();
-    const bool passed = dl.deadline < now;
-    if (!passed && !overflow(dl, now))
-        return;
-    if (!passed && dl.params.deadline != dl.params.period) {
-        // update_dl_revised_wakeup(): keep the deadline, cut the runtime to the density.
-        dl.runtime = static_cast<int64_t>(
-            (dl.density * static_cast<uint64_t>(dl.deadline - now)) >> kDlBwShift);
-        return;
-    }
-    dl.deadline = now + dl.params.deadline; // replenish_dl_new_period()
-    dl.runtime = dl.params.runtime;
+    dlUpdateEntity(dl.params, dl.deadline, dl.runtime, m_ctx.clock());
 }
 
 void DlClass::throttle(Rq& rq, Task& task)
@@ -290,9 +265,7 @@ void DlClass::nonContending(Rq& rq, Task& task)
     if (!dl.active)
         return;
     const int64_t now = m_ctx.clock();
-    // (128-bit: runtime · period of seconds-long reservations does not fit in 64 bits.)
-    const int64_t zerolag = dl.deadline
-        - static_cast<int64_t>(Int128{dl.runtime} * dl.params.period / dl.params.runtime);
+    const int64_t zerolag = dlZeroLagTime(dl.params, dl.deadline, dl.runtime);
     if (zerolag <= now || task.exiting) {
         rq.dl.runningBw -= dl.bw;
         dl.active = false;

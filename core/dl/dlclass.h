@@ -102,8 +102,6 @@ private:
     void replenish(DlEntity& dl);
     /// update_dl_entity() at a wakeup, §15.5.
     void updateDlEntity(DlEntity& dl);
-    /// dl_entity_overflow(), §15.5.
-    bool overflow(const DlEntity& dl, int64_t now) const;
     /// Throttles @p task (runtime exhausted or yielded) and arms its replenishment (§15.4).
     void throttle(Rq& rq, Task& task);
     void dlTimer(int taskIndex);

@@ -52,4 +52,19 @@ inline uint64_t dlDensity(const DlParams& p)
 /// __checkparam_dl() (kernel-model.md §15.1): empty when @p p is valid, else why it is EINVAL.
 std::string checkDlParams(const DlParams& p);
 
+// The CBS rules on one entity's absolute deadline and runtime left, shared by the deadline
+// class, the fair server and the importer that follows a real task's server along its trace.
+
+/// dl_entity_overflow() (§15.5): runtime / (deadline − now) > Q / D, both sides scaled down by
+/// DL_SCALE.
+bool dlEntityOverflow(const DlParams& p, int64_t deadline, int64_t runtime, int64_t now);
+/// update_dl_entity() at a wakeup at @p now (§15.5): a passed deadline, or an overflow, starts a
+/// new period (deadline now + D, runtime Q); a constrained entity (D < P) before its deadline
+/// keeps it and has its runtime cut to dl_density · (deadline − now) >> BW_SHIFT.
+void dlUpdateEntity(const DlParams& p, int64_t& deadline, int64_t& runtime, int64_t now);
+/// replenish_dl_entity()'s loop (§15.4): a period at a time until the runtime is positive.
+void dlReplenishPeriods(const DlParams& p, int64_t& deadline, int64_t& runtime);
+/// task_non_contending()'s 0-lag time (§15.6): deadline − runtime · P / Q (128-bit product).
+int64_t dlZeroLagTime(const DlParams& p, int64_t deadline, int64_t runtime);
+
 } // namespace schedlab

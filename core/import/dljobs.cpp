@@ -27,13 +27,7 @@ public:
     void run(int64_t ns) { m_runtime -= ns; }
     bool exhausted() const { return m_runtime <= 0; }
     /// replenish_dl_entity(): a period at a time until the runtime is positive again.
-    void replenish()
-    {
-        while (m_runtime <= 0) {
-            m_deadline += m_period;
-            m_runtime += m_p.runtime;
-        }
-    }
+    void replenish() { dlReplenishPeriods(m_p, m_deadline, m_runtime); }
     /// sched_yield(): the rest of the budget is given up; the next job is released at the next
     /// period, dl_next_period() = deadline − D + P, and replenished there.
     int64_t yield()
@@ -43,35 +37,10 @@ public:
         replenish();
         return release;
     }
-    /// update_dl_entity() at a wakeup at @p t: a passed deadline or dl_entity_overflow() gives
-    /// a new one; a constrained task (D < P) before its deadline gets the revised runtime.
-    void wakeup(int64_t t)
-    {
-        const bool passed = m_deadline < t;
-        if (!passed && overflow(t)) {
-            if (m_p.deadline < m_period) {
-                // The revised wakeup rule: runtime = dl_density · laxity >> BW_SHIFT.
-                const uint64_t laxity = static_cast<uint64_t>(m_deadline - t);
-                m_runtime = static_cast<int64_t>((dlDensity(m_p) * laxity) >> kDlBwShift);
-                return;
-            }
-            start(t);
-        } else if (passed)
-            start(t);
-    }
+    /// update_dl_entity() at a wakeup at @p t.
+    void wakeup(int64_t t) { dlUpdateEntity(m_p, m_deadline, m_runtime, t); }
 
 private:
-    /// dl_entity_overflow(): runtime / (deadline − t) > dl_runtime / dl_deadline, in the
-    /// kernel's DL_SCALE-shifted products.
-    bool overflow(int64_t t) const
-    {
-        const uint64_t left = (static_cast<uint64_t>(m_p.deadline) >> kDlScale)
-            * (static_cast<uint64_t>(std::max<int64_t>(m_runtime, 0)) >> kDlScale);
-        const uint64_t right = (static_cast<uint64_t>(m_deadline - t) >> kDlScale)
-            * (static_cast<uint64_t>(m_p.runtime) >> kDlScale);
-        return right < left;
-    }
-
     DlParams m_p;
     int64_t m_period;
     int64_t m_deadline = 0;

@@ -21,6 +21,7 @@
 #include "core/base/time.h"
 #include "core/import/dljobs.h"
 #include "core/import/ftracetext.h"
+#include "core/sim/scenariospec.h"
 
 #include <algorithm>
 #include <charconv>
@@ -290,11 +291,10 @@ void Importer::comment(string_view text, int64_t number)
         m_result.scenario = m_scenario;
     } else if (const auto hz = directive("schedlab-hz:")) {
         // CONFIG_HZ; a value the model has no tick for is left unknown.
-        if (const auto hzValue = toInt(*hz);
-            hzValue && (*hzValue == 100 || *hzValue == 250 || *hzValue == 300 || *hzValue == 1000))
+        if (const auto hzValue = toInt(*hz); hzValue && isConfigHz(*hzValue))
             m_result.hz = static_cast<int>(*hzValue);
     } else if (const auto pm = directive("schedlab-preempt:")) {
-        if (*pm == "none" || *pm == "voluntary" || *pm == "full" || *pm == "lazy")
+        if (enumFromName<Preempt>(*pm))
             m_result.preempt = std::string(*pm);
     } else if (const auto n = directive("schedlab-cpus:")) {
         const auto cpus = toInt(*n);

@@ -91,7 +91,9 @@ void DlServerClass::timer(int cpu)
 
 namespace {
 
-const uint64_t kServerBw = dlToRatio(kFairServerPeriodNs, kFairServerRuntimeNs);
+/// dl_server_apply_params() of the fair server: 50 ms every 1 s, implicit deadline.
+const DlParams kServerParams{kFairServerRuntimeNs, kFairServerPeriodNs, kFairServerPeriodNs, 0};
+const uint64_t kServerBw = dlBandwidth(kServerParams);
 
 } // namespace
 
@@ -114,16 +116,7 @@ void DlServerClass::fairQueued(int cpu)
         rq.dl.runningBw += kServerBw;
         rc.contending = true;
     }
-    const int64_t now = m_ctx.clock();
-    const bool overflow = rc.cbsDeadline >= now
-        && ((static_cast<uint64_t>(kFairServerPeriodNs) >> kDlScale)
-                * (static_cast<uint64_t>(std::max<int64_t>(rc.cbsRuntime, 0)) >> kDlScale)
-            > (static_cast<uint64_t>(rc.cbsDeadline - now) >> kDlScale)
-                * (static_cast<uint64_t>(kFairServerRuntimeNs) >> kDlScale));
-    if (rc.cbsDeadline < now || overflow) {
-        rc.cbsDeadline = now + kFairServerPeriodNs;
-        rc.cbsRuntime = kFairServerRuntimeNs;
-    }
+    dlUpdateEntity(kServerParams, rc.cbsDeadline, rc.cbsRuntime, m_ctx.clock());
 }
 
 void DlServerClass::fairEmpty(int cpu)
@@ -137,8 +130,7 @@ void DlServerClass::fairEmpty(int cpu)
     if (!rc.active)
         return;
     rc.active = false;
-    const int64_t zerolag =
-        rc.cbsDeadline - rc.cbsRuntime * (kFairServerPeriodNs / kFairServerRuntimeNs);
+    const int64_t zerolag = dlZeroLagTime(kServerParams, rc.cbsDeadline, rc.cbsRuntime);
     auto leave = [this, cpu] {
         Rq& r = m_ctx.rq(cpu);
         r.fairServer.inactiveTimer = {};

@@ -371,7 +371,7 @@ const FieldTable<KernelSpec>& kernelFields()
             }),
         optionalField("hz", &KernelSpec::hz,
             Check<int>([](ScenarioReader& r, const Json& v, const std::string& path) {
-                if (v.is_number_integer() && (v == 100 || v == 250 || v == 300 || v == 1000))
+                if (v.is_number_integer() && isConfigHz(v.get<int64_t>()))
                     return std::optional(v.get<int>());
                 r.diag().error(path, "expected 100, 250, 300 or 1000" + got(v));
                 return std::optional<int>();

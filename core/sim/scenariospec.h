@@ -33,6 +33,12 @@ struct CgroupSpec
 enum class Preempt { None, Voluntary, Full, Lazy };
 enum class TunableScaling { None, Log, Linear };
 
+/// A CONFIG_HZ a kernel can be built with (and the model has a tick for).
+constexpr bool isConfigHz(int64_t hz)
+{
+    return hz == 100 || hz == 250 || hz == 300 || hz == 1000;
+}
+
 struct KernelSpec
 {
     std::optional<std::string> profile;           ///< default: the newest hierarchical profile
