@@ -16,14 +16,19 @@
 # exits 5 instead of only being flagged), LAB_ICOUNT (a shift 0-10: qemu -icount, the guest's
 # clocks count instructions, 2^SHIFT ns each, so the host's load cannot reach its timing),
 # LAB_LIGHT (1: schedlab-run --light-children, forked children the parent waits for start as
-# vfork() does, so they cost what their programs say).
+# vfork() does, so they cost what their programs say), LAB_MEM (the guest's memory in MiB,
+# default 512; the trace is kept in it until the run ends).
 # The machine's own apt configuration is not touched: the kernel package is looked up with a
 # separate sources list and lists directory under LAB_CACHE.
 # Every run measures its own steadiness (OUTDIR/steadiness.txt): the host's CPU time spent on
-# other work while qemu ran, and the guest's speed (schedlab-run --calibrate) before and after
-# the run; a run with more than a quarter of a CPU of other work on the host, or whose guest
-# speed moved by more than 20 %, is flagged DISTURBED. Under LAB_ICOUNT the host's load only
-# stretches the wall time; the guest's speed per µs of its own CPU time must stay within 1 %.
+# other work at normal priority while qemu ran (work at a lower priority, under nice, is shown
+# apart), how long qemu's own threads waited for a host CPU (their schedstat run_delay; on a
+# quiet 2-core host about 4 % of their CPU time, as its two vCPUs and its main thread share two
+# cores), and the guest's speed (schedlab-run --calibrate, the fastest of three) before and after
+# the run. A run with more than a quarter of a CPU of other work at normal priority, whose qemu
+# waited more than 8 % of its CPU time, or whose guest speed moved by more than 20 %, is flagged
+# DISTURBED. Under LAB_ICOUNT the host's load only stretches the wall time; the guest's speed
+# per µs of its own CPU time must stay within 1 %.
 # Exit codes: 0 ok, 2 bad arguments, 3 a tool or the kernel is missing, 4 the VM run failed,
 # 5 the run was disturbed and LAB_STRICT=1.
 set -eu
@@ -88,6 +93,8 @@ case "$ICOUNT" in ''|[0-9]|10) ;; *) echo "lab: LAB_ICOUNT must be a shift of 0-
 # LAB_MODE=safety (lab/safety.sh): the guest runs lab/safety-guest.sh, the runner's clean-up
 # test, seeded by LAB_SEED, instead of one run and the comparison.
 MODE=${LAB_MODE:-run}
+MEM=${LAB_MEM:-512}
+case "$MEM" in ''|*[!0-9]*) echo "lab: LAB_MEM must be a number of MiB" >&2; exit 2;; esac
 SEED=${LAB_SEED:-1}
 case "$MODE" in run|safety) ;; *) echo "lab: LAB_MODE must be run or safety" >&2; exit 2;; esac
 case "$SEED" in ''|*[!0-9]*) echo "lab: LAB_SEED must be a number" >&2; exit 2;; esac
@@ -174,13 +181,17 @@ echo "lab: booting Linux $KERNEL with $cpus CPUs (-smp $smp) under qemu (TCG), s
 # around the VM run.
 hostcal=$("$BUILD/bin/schedlab-run" --calibrate 2>/dev/null || true)
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-host_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+# Busy time at normal priority (user, system, irq, softirq, steal); nice'd work apart (it yields
+# to qemu at once: its cost shows in qemu's wait below, if anywhere).
+host_busy() { awk '/^cpu / { print $2 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+host_nice() { awk '/^cpu / { print $3; exit }' /proc/stat; }
 # `times` in this shell (not a subshell, whose children are not qemu): the children's user and
 # system time, second line.
 child_cpu() { awk 'NR == 2 { n = split($0, f, " "); s = 0
     for (i = 1; i <= n; i++) { split(f[i], p, "m"); sub("s", "", p[2]); s += p[1] * 60 + p[2] }
     printf "%.2f", s }' "$1"; }
 busy0=$(host_busy)
+nice0=$(host_nice)
 times > "$OUT/times-before.txt"
 child0=$(child_cpu "$OUT/times-before.txt")
 wall0=$(awk '{ print $1 }' /proc/uptime)
@@ -200,16 +211,42 @@ if [ -n "$ICOUNT" ]; then
 else
     accel="-accel tcg,thread=multi"
 fi
+# qemu's own threads' wait for a host CPU (their schedstat run_delay, sampled every second while
+# the VM runs; a thread's last sample counts): the direct measure of how much the host's other
+# work took from the guest. Work at a lower priority (nice) that yields at once costs it nothing.
+rm -f "$OUT/qemu.pid" "$OUT/qemu-schedstat.txt"
+sample_qemu() {
+    while [ ! -s "$OUT/qemu.pid" ]; do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 0.2
+    done
+    qpid=$(cat "$OUT/qemu.pid")
+    while [ -d "/proc/$qpid/task" ]; do
+        for f in /proc/"$qpid"/task/*/schedstat; do
+            t=${f#/proc/"$qpid"/task/}
+            read -r qrun qwait _ < "$f" 2>/dev/null && echo "${t%/schedstat} $qrun $qwait"
+        done >> "$OUT/qemu-schedstat.txt"
+        sleep 1
+    done
+}
 set +e
-timeout "$TIMEOUT" qemu-system-x86_64 $accel -cpu max -smp "$smp" -m 512 \
-    -display none -monitor none -no-reboot \
+timeout "$TIMEOUT" qemu-system-x86_64 $accel -cpu max -smp "$smp" -m "$MEM" \
+    -display none -monitor none -no-reboot -pidfile "$OUT/qemu.pid" \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
     -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED${LIGHT:+ schedlab.light=1}" \
-    -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt"
+    -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt" &
+vm=$!
+sample_qemu "$vm" &
+sampler=$!
+trap 'kill "$vm" "$sampler" 2>/dev/null' INT TERM HUP
+wait "$vm"
 rc=$?
+wait "$sampler" 2>/dev/null
+trap - INT TERM HUP
 set -e
 end=$(date +%s)
 busy1=$(host_busy)
+nice1=$(host_nice)
 times > "$OUT/times-after.txt"
 child1=$(child_cpu "$OUT/times-after.txt")
 wall1=$(awk '{ print $1 }' /proc/uptime)
@@ -242,26 +279,41 @@ grep -E "^(schedlab-run|not reproduced|cannot run)" "$OUT/console.log" | tr -d '
 [ -s "$OUT/trace.txt" ] || { echo "lab: no trace came back; see $OUT/console.log" >&2; exit 4; }
 
 # --- steadiness: other work on the host while qemu ran, the guest's speed before and after ---
-rate() { sed -n "s/.*$1.*: \([0-9]*\) steps\/us.*/\1/p" | head -n 1; }
+# The fastest of the guest's calibrations before (after) the run (lab/init runs three each).
+rate() { sed -n "s/.*$1.*: \([0-9]*\) steps\/us.*/\1/p" | sort -n | tail -n 1; }
 guest0=$(tr -d '\r' < "$OUT/console.log" | rate "before the run")
 guest1=$(tr -d '\r' < "$OUT/console.log" | rate "after the run")
 host=$(echo "$hostcal" | rate "schedlab-calibrate")
-steady=$(awk -v b0="$busy0" -v b1="$busy1" -v c0="$child0" -v c1="$child1" -v w0="$wall0" \
-    -v w1="$wall1" -v hz="$hz" -v g0="${guest0:-0}" -v g1="${guest1:-0}" -v h="${host:-0}" 'BEGIN {
+# qemu's threads: CPU time and wait for a CPU (ns), each thread's last sample, summed.
+qstat=$(awk '{ run[$1] = $2; wait[$1] = $3 } END { for (t in run) { r += run[t]; w += wait[t] }
+    printf "%.0f %.0f", r, w }' "$OUT/qemu-schedstat.txt" 2>/dev/null)
+mynice=$(nice 2>/dev/null || echo 0)
+steady=$(awk -v b0="$busy0" -v b1="$busy1" -v n0="$nice0" -v n1="$nice1" -v c0="$child0" \
+    -v c1="$child1" -v w0="$wall0" -v w1="$wall1" -v hz="$hz" -v g0="${guest0:-0}" \
+    -v g1="${guest1:-0}" -v h="${host:-0}" -v q="${qstat:-0 0}" -v mynice="$mynice" 'BEGIN {
     wall = w1 - w0; if (wall <= 0) wall = 1
-    other = ((b1 - b0) / hz - (c1 - c0)) / wall; if (other < 0) other = 0
+    qemu = c1 - c0
+    normal = (b1 - b0) / hz; niced = (n1 - n0) / hz
+    # qemu counts where its own priority puts it.
+    if (mynice > 0) niced -= qemu; else normal -= qemu
+    other = normal / wall; if (other < 0) other = 0
+    nicework = niced / wall; if (nicework < 0) nicework = 0
+    split(q, qs, " "); qrun = qs[1] / 1e9; qwait = qs[2] / 1e9
+    waited = (qrun > 0) ? qwait / qrun : -1
     drift = (g0 > 0 && g1 > 0) ? (g1 > g0 ? g1 / g0 - 1 : g0 / g1 - 1) : -1
-    verdict = (other > 0.25 || drift > 0.20 || drift < 0) ? "DISTURBED" : "steady"
+    verdict = (other > 0.25 || drift > 0.20 || drift < 0 || waited > 0.08) ? "DISTURBED" : "steady"
     # (no comparison inside printf: awk reads its ">" as an output redirection)
     moved = (drift < 0) ? "not measured" : sprintf("moved %.0f %%", drift * 100)
+    qw = (waited < 0) ? "qemu wait not measured" : sprintf("qemu waited %.1f %% of its %.0f CPU-s for a host CPU", waited * 100, qrun)
     ratio = (h > 0) ? g0 / h : 0
-    printf "%s: other work on the host %.2f CPUs beside qemu (%.0f s); guest speed %d steps/us before, %d after (%s); host %d steps/us, guest/host %.2f\n",
-        verdict, other, wall, g0, g1, moved, h, ratio }')
+    printf "%s: other work on the host %.2f CPUs beside qemu, %.2f at low priority (%.0f s); %s; guest speed %d steps/us before, %d after (%s); host %d steps/us, guest/host %.2f\n",
+        verdict, other, nicework, wall, qw, g0, g1, moved, h, ratio }')
 if [ -n "$ICOUNT" ]; then
     # Under -icount the guest's clocks count its instructions: the host's load stretches the
     # wall time only. What is checked is that the guest's own speed, its calibration loop's
     # steps per µs of its CPU time (per instruction, so constant by construction), stayed put.
-    cpurate() { sed -n "s/.*$1.*: \([0-9]*\) steps in [0-9]* ns wall, \([0-9]*\) ns CPU.*/\1 \2/p" | head -n 1; }
+    cpurate() { sed -n "s/.*$1.*: \([0-9]*\) steps in [0-9]* ns wall, \([0-9]*\) ns CPU.*/\1 \2/p" |
+        sort -k2,2n | head -n 1; }
     c0=$(tr -d '\r' < "$OUT/console.log" | cpurate "before the run")
     c1=$(tr -d '\r' < "$OUT/console.log" | cpurate "after the run")
     steady=$(echo "$c0 $c1" | awk -v shift="$ICOUNT" -v other="$steady" '{

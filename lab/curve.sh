@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The seed family's dose–response on a real kernel beside the model (docs/real-kernels.md, "The
+# curve"): the cgroup-weight-starvation setup of the lab mirrors (kernel-model.md §12.7) with its
+# 20 sleepers forking at several rates, each run once per boot with PLACE_LAG switched on at run
+# time, and root-spin's share of CPU 1 measured in a window before and after the switch.
+#
+#   lab/curve.sh KERNEL [OUTDIR]          e.g. lab/curve.sh 6.18.15
+#
+# One boot per point and run: NO_PLACE_LAG from the start, PLACE_LAG written to
+# /sys/kernel/debug/sched/features at SWITCH s (a scenario action, as `schedlab-run` does it);
+# the NO_PLACE_LAG window is [START, SWITCH), the PLACE_LAG window [SWITCH + SOAK, DURATION).
+# The ratio is root-spin's share of CPU 1's busy time in the second window over the first. The
+# model runs the same scenario (one switch, same windows) at CURVE_SEEDS seeds; its ratio is the
+# median, with the lowest and highest seed's beside it.
+#
+# Environment: CURVE_POINTS (default "fork:1s fork:500ms fork:250ms fork:100ms fork:50ms
+# shell:20 shell:60": the fork helper's child sleeping that long, or that many busybox shell
+# loops sleeping 1 s), CURVE_RUNS (real runs per point, default 2), CURVE_SEEDS (model seeds,
+# default 5), CURVE_DURATION / CURVE_SWITCH / CURVE_SOAK / CURVE_START (seconds, default
+# 120 / 50 / 20 / 10), CURVE_PROFILE (the model's profile and overrides for this kernel, default
+# the mirrors' 6.18: "6.13" with protection=vprot_union, throttle=task; e.g. 6.12 for 6.12.117),
+# CURVE_MODEL_ONLY (1: no VM, the model's column only). Every lab.sh variable (LAB_LIGHT,
+# LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT defaults to 1 here (the children
+# cost what their programs say, as in the model). A disturbed run is flagged in the table and
+# left out of the point's real ratio.
+# Exit codes: 0 ok, 2 bad arguments, 3 a tool is missing, 4 a VM run failed.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+KERNEL=${1:-}
+[ -n "$KERNEL" ] || { echo "usage: lab/curve.sh KERNEL [OUTDIR]   (e.g. 6.18.15)" >&2; exit 2; }
+OUT=${2:-$root/build/curve/$KERNEL}
+BUILD=${BUILD:-$root/build/dev}
+POINTS=${CURVE_POINTS:-"fork:1s fork:500ms fork:250ms fork:100ms fork:50ms shell:20 shell:60"}
+RUNS=${CURVE_RUNS:-2}
+SEEDS=${CURVE_SEEDS:-5}
+DURATION=${CURVE_DURATION:-120}
+SWITCH=${CURVE_SWITCH:-50}
+SOAK=${CURVE_SOAK:-20}
+START=${CURVE_START:-10}
+PROFILE=${CURVE_PROFILE:-6.13}
+MODEL_ONLY=${CURVE_MODEL_ONLY:-0}
+for n in "$RUNS" "$SEEDS" "$DURATION" "$SWITCH" "$SOAK" "$START"; do
+    case "$n" in ''|*[!0-9]*) echo "curve: CURVE_* counts and times are whole numbers" >&2; exit 2;; esac
+done
+if [ "$START" -ge "$SWITCH" ] || [ $((SWITCH + SOAK)) -ge "$DURATION" ]; then
+    echo "curve: the windows [START, SWITCH) and [SWITCH + SOAK, DURATION) must not be empty" >&2
+    exit 2
+fi
+CLI=$BUILD/bin/schedlab-cli
+[ -x "$CLI" ] || { echo "curve: $CLI is not built" >&2; exit 3; }
+mkdir -p "$OUT"
+if [ "$PROFILE" = 6.13 ]; then
+    kernel_json='"profile": "6.13", "hz": 250, "preempt": "lazy",
+              "overrides": { "protection": "vprot_union", "throttle": "task" }'
+else
+    kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"lazy\""
+fi
+
+# scenario POINT FILE: the setup at one point, NO_PLACE_LAG until SWITCH.
+scenario() {
+    kind=${1%%:*}
+    arg=${1#*:}
+    case "$kind" in
+    fork)
+        # The fork helper (scenarios/lab-mirror-fork.json): 2.3 ms in the parent, a child of
+        # 1.8 ms, a sleep of ARG and 1 ms at its exit, waited for.
+        sleepers=20
+        program="{ \"run\": \"2.3ms\" },
+        { \"fork\": { \"program\": [ { \"run\": \"1.8ms\" }, { \"sleep\": \"$arg\" }, { \"run\": \"1ms\" } ] }, \"wait\": true }"
+        ;;
+    shell)
+        # ARG busybox loops `while true; do sleep 1; done` (scenarios/lab-mirror-shell.json).
+        sleepers=$arg
+        program="{ \"run\": \"2.8ms\" },
+        { \"fork\": { \"program\": [ { \"run\": \"8.6ms\" }, { \"sleep\": \"1s\" }, { \"run\": \"2ms\" } ] }, \"wait\": true }"
+        ;;
+    *) echo "curve: unknown point $1 (fork:PERIOD or shell:LOOPS)" >&2; exit 2 ;;
+    esac
+    cat > "$2" <<EOF
+{
+  "schedlab": 1,
+  "name": "curve-$kind-$arg",
+  "title": "Seed-family curve point $1: root-spin against /testgroup, PLACE_LAG switched on at ${SWITCH} s",
+  "description": "Written by lab/curve.sh. CPU 1 runs root-spin (root cgroup) and test-spin (/testgroup, cpu.weight 2000), both pinned; $sleepers unpinned sleepers of /testgroup fork and wait ($1). NO_PLACE_LAG from the start, PLACE_LAG from ${SWITCH} s; windows [${START} s, ${SWITCH} s) and [$((SWITCH + SOAK)) s, ${DURATION} s).",
+  "seed": 1,
+  "duration": "${DURATION}s",
+  "kernel": { $kernel_json,
+              "features": { "PLACE_LAG": false } },
+  "machine": { "cpus": 2 },
+  "cgroups": [ { "path": "/testgroup", "cpu.weight": 2000 } ],
+  "tasks": [
+    { "name": "root-spin", "cgroup": "/", "cpus": "1", "program": [ { "run": "forever" } ] },
+    { "name": "test-spin", "cgroup": "/testgroup", "cpus": "1", "program": [ { "run": "forever" } ] },
+    { "name": "sleeper", "count": $sleepers, "cgroup": "/testgroup",
+      "start": { "uniform": ["0ms", "100ms"] },
+      "program": [ { "loop": [
+        $program
+      ] } ] }
+  ],
+  "actions": [ { "at": "${SWITCH}s", "feature": { "PLACE_LAG": true } } ]
+}
+EOF
+}
+
+# shares RECORDS: root-spin's share of CPU 1's busy time in the two windows, and /testgroup@1's
+# reweights per tick of CPU 1 (HZ 250) in the second window when the records have them
+# ("-" for a real trace, which has no reweight events), from `--records` text (one line per
+# event: t=NS cpuN KIND ...; a switch is "switch PREV->NEXT").
+shares() {
+    awk -v a1="$START" -v b1="$SWITCH" -v a2=$((SWITCH + SOAK)) -v b2="$DURATION" '
+    function acc(t,   lo, hi) {
+        lo = last > A1 ? last : A1; hi = t < B1 ? t : B1
+        if (hi > lo) { if (cur != "idle") busy1 += hi - lo; if (cur == "root-spin") mine1 += hi - lo }
+        lo = last > A2 ? last : A2; hi = t < B2 ? t : B2
+        if (hi > lo) { if (cur != "idle") busy2 += hi - lo; if (cur == "root-spin") mine2 += hi - lo }
+    }
+    BEGIN { A1 = a1 * 1e9; B1 = b1 * 1e9; A2 = a2 * 1e9; B2 = b2 * 1e9; cur = "idle"; last = 0 }
+    $2 == "cpu1" && $3 == "switch" {
+        t = substr($1, 3) + 0; acc(t); n = split($4, p, "->"); cur = p[n]; last = t
+    }
+    $2 == "cpu1" && $3 == "reweight" && $4 == "/testgroup@1" {
+        t = substr($1, 3) + 0; if (t >= A2 && t < B2) rw++
+    }
+    END {
+        acc(B2)
+        s1 = busy1 > 0 ? mine1 / busy1 : -1; s2 = busy2 > 0 ? mine2 / busy2 : -1
+        # (no comparison inside printf: awk reads its ">" as an output redirection)
+        per = (rw > 0) ? sprintf("%.3f", rw / ((B2 - A2) / 4e6)) : "-"
+        printf "%.4f %.4f %s\n", s1, s2, per
+    }' "$1"
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+table="$OUT/curve.txt"
+{
+    echo "# lab/curve.sh $KERNEL: root-spin's share of CPU 1, NO_PLACE_LAG in [$START s, $SWITCH s), PLACE_LAG in [$((SWITCH + SOAK)) s, $DURATION s); model profile $PROFILE, $SEEDS seeds"
+    printf "%-12s %-28s %-22s %-8s %s\n" point "model ratio (min-max)" "model NPL/PL share" \
+        "model rw" "real ratio per run (NPL/PL share, steadiness)"
+} > "$table"
+for point in $POINTS; do
+    tag=$(echo "$point" | tr ':' '-')
+    scen="$OUT/$tag.json"
+    scenario "$point" "$scen"
+    "$CLI" validate "$scen" >/dev/null || { echo "curve: $scen does not validate" >&2; exit 2; }
+    # The model, CURVE_SEEDS seeds.
+    : > "$OUT/$tag.model"
+    s=1
+    while [ "$s" -le "$SEEDS" ]; do
+        "$CLI" run "$scen" --seed "$s" --no-samples --quiet \
+            --records "$OUT/$tag.seed$s.rec"
+        echo "$s $(shares "$OUT/$tag.seed$s.rec")" >> "$OUT/$tag.model"
+        rm -f "$OUT/$tag.seed$s.rec"
+        s=$((s + 1))
+    done
+    mratio=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$OUT/$tag.model" | median)
+    mmin=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$OUT/$tag.model" | sort -g | head -n 1)
+    mmax=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$OUT/$tag.model" | sort -g | tail -n 1)
+    mnpl=$(awk '{ print $2 }' "$OUT/$tag.model" | median)
+    mpl=$(awk '{ print $3 }' "$OUT/$tag.model" | median)
+    mrw=$(awk '{ print $4 }' "$OUT/$tag.model" | median)
+    real=""
+    if [ "$MODEL_ONLY" != 1 ]; then
+        r=1
+        while [ "$r" -le "$RUNS" ]; do
+            dir="$OUT/$tag-run$r"
+            echo "curve: $point run $r of $RUNS on $KERNEL" >&2
+            if LAB_LIGHT=${LAB_LIGHT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
+                "$here/lab.sh" "$KERNEL" "$scen" "$dir" > "$dir.log" 2>&1; then :; else
+                rc=$?
+                echo "curve: lab.sh failed (exit $rc), see $dir.log" >&2
+                [ "$rc" -eq 5 ] || exit 4
+            fi
+            "$CLI" import "$dir/trace.txt" --records "$dir/real.rec" --quiet
+            set -- $(shares "$dir/real.rec")
+            verdict=$(cut -d: -f1 "$dir/steadiness.txt" | cut -d' ' -f1)
+            rr=$(awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.3f", b / a; else print "-" }')
+            real="$real $rr ($1/$2, $verdict)"
+            rm -f "$dir/real.rec"
+            r=$((r + 1))
+        done
+    fi
+    printf "%-12s %-28s %-22s %-8s %s\n" "$point" "$mratio ($mmin-$mmax)" "$mnpl/$mpl" "$mrw" \
+        "${real:- (model only)}" >> "$table"
+done
+cat "$table"
