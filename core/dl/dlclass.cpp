@@ -160,12 +160,7 @@ void DlClass::replenish(DlEntity& dl)
 {
     // replenish_dl_entity(): pay an overrun back from the next periods; a deadline still in
     // the past restarts the reservation from now.
-    const int64_t now = m_ctx.clock();
-    dlReplenishPeriods(dl.params, dl.deadline, dl.runtime);
-    if (dl.deadline < now) {
-        dl.deadline = now + dl.params.deadline;
-        dl.runtime = dl.params.runtime;
-    }
+    dlReplenish(dl.params, dl.deadline, dl.runtime, m_ctx.clock());
     dl.yielded = false;
     dl.throttled = false;
 }

@@ -51,11 +51,15 @@ void dlUpdateEntity(const DlParams& p, int64_t& deadline, int64_t& runtime, int6
     runtime = p.runtime;
 }
 
-void dlReplenishPeriods(const DlParams& p, int64_t& deadline, int64_t& runtime)
+void dlReplenish(const DlParams& p, int64_t& deadline, int64_t& runtime, int64_t now)
 {
     while (runtime <= 0) {
         deadline += p.effectivePeriod();
         runtime += p.runtime;
+    }
+    if (deadline < now) { // lagging behind: a new period from now
+        deadline = now + p.deadline;
+        runtime = p.runtime;
     }
 }
 

@@ -62,8 +62,10 @@ bool dlEntityOverflow(const DlParams& p, int64_t deadline, int64_t runtime, int6
 /// new period (deadline now + D, runtime Q); a constrained entity (D < P) before its deadline
 /// keeps it and has its runtime cut to dl_density · (deadline − now) >> BW_SHIFT.
 void dlUpdateEntity(const DlParams& p, int64_t& deadline, int64_t& runtime, int64_t now);
-/// replenish_dl_entity()'s loop (§15.4): a period at a time until the runtime is positive.
-void dlReplenishPeriods(const DlParams& p, int64_t& deadline, int64_t& runtime);
+/// replenish_dl_entity() at @p now (§15.4): a period at a time until the runtime is positive;
+/// a deadline still before @p now then restarts the reservation (deadline now + D, runtime Q:
+/// replenish_dl_new_period()).
+void dlReplenish(const DlParams& p, int64_t& deadline, int64_t& runtime, int64_t now);
 /// task_non_contending()'s 0-lag time (§15.6): deadline − runtime · P / Q (128-bit product).
 int64_t dlZeroLagTime(const DlParams& p, int64_t deadline, int64_t runtime);
 

@@ -26,16 +26,21 @@ public:
     bool started() const { return m_started; }
     void run(int64_t ns) { m_runtime -= ns; }
     bool exhausted() const { return m_runtime <= 0; }
-    /// replenish_dl_entity(): a period at a time until the runtime is positive again.
-    void replenish() { dlReplenishPeriods(m_p, m_deadline, m_runtime); }
-    /// sched_yield(): the rest of the budget is given up; the next job is released at the next
-    /// period, dl_next_period() = deadline − D + P, and replenished there.
-    int64_t yield()
+    /// Throttled at @p t: start_dl_timer() fires at the next period, dl_next_period() =
+    /// deadline − D + P, or at once when that has passed; replenish_dl_entity() runs then (a
+    /// deadline still behind it starts a new period). Returns the replenishment's time.
+    int64_t replenish(int64_t t)
     {
-        const int64_t release = m_deadline - m_p.deadline + m_period;
+        const int64_t at = std::max(m_deadline - m_p.deadline + m_period, t);
+        dlReplenish(m_p, m_deadline, m_runtime, at);
+        return at;
+    }
+    /// sched_yield() at @p t: the rest of the budget is given up; the next job is released at
+    /// the replenishment. Returns its time.
+    int64_t yield(int64_t t)
+    {
         m_runtime = std::min<int64_t>(m_runtime, 0);
-        replenish();
-        return release;
+        return replenish(t);
     }
     /// update_dl_entity() at a wakeup at @p t.
     void wakeup(int64_t t) { dlUpdateEntity(m_p, m_deadline, m_runtime, t); }
@@ -86,7 +91,7 @@ DlTaskMetrics deriveDlJobs(const DlParams& params, const std::vector<TraceActivi
                 continue;
             consume(yields[y]);
             endJob(yields[y]);
-            jobStart = server.yield();
+            jobStart = server.yield(yields[y]);
         }
     };
     for (const TraceActivity& a : activity) {
@@ -109,7 +114,7 @@ DlTaskMetrics deriveDlJobs(const DlParams& params, const std::vector<TraceActivi
                 endJob(a.time);
             } else if (server.exhausted()) { // throttled: the same job goes on a period later
                 ++m.throttles;
-                server.replenish();
+                server.replenish(a.time);
             }
             break;
         case TraceActivity::Kind::Woken:

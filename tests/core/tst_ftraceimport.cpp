@@ -623,6 +623,40 @@ private slots:
         QCOMPARE(video->deadline->throttles, int64_t{1});
         QCOMPARE(video->cpuTimeNs, int64_t{(8 + 8 + 10 + 1 + 5) * 1'000'000});
     }
+    void deadlineLaggingReplenish()
+    {
+        // A 10/30 ms task kept off its CPU while runnable (5-100 ms) runs out of budget at
+        // 105 ms: its timer's instant, deadline 30 − 30 + 30 = 30, has passed, so it is
+        // replenished at once (§15.4): a period added, deadline 60, still before 105 ms, so a
+        // new period from then: deadline 135, runtime 10. By hand (ms from the first event):
+        //   0   job 1 released (deadline 30); runs 0-5 and 100-105 (budget gone: throttle 1,
+        //       replenished at 105 to deadline 135), then 110-113 and yields: response 113, a
+        //       miss; the next job is released at 135 − 30 + 30 = 135 (deadline 165).
+        //   135 runs 135-140, yields: response 5.
+        // Jobs 2, misses 1, worst 113 ms, throttles 1. (Without the new period the second job
+        // would be released at 60 and end 80 ms later, a second miss.)
+        const std::string text = "# schedlab-task: 10 video / dl=10000000/30000000/30000000\n"
+                                 "# schedlab-task: 20 hog /\n"
+            + sw(0, "swapper/0", 0, 120, "R", "video", 10, -1)
+            + sw(5, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(100, "hog", 20, 120, "R", "video", 10, -1)
+            + sw(105, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(110, "hog", 20, 120, "R", "video", 10, -1) + mark(113)
+            + sw(113, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(135, "hog", 20, 120, "R", "video", 10, -1) + mark(140)
+            + sw(140, "video", 10, -1, "R", "hog", 20, 120)
+            + sw(160, "hog", 20, 120, "R", "hog", 20, 120);
+        std::istringstream in(text);
+        const TraceImport r = importFtrace(in, "dl-lag.txt");
+        QVERIFY2(r.ok(), r.errors.empty() ? "" : r.errors.front().c_str());
+        const TaskMetrics* video = findTask(r.metrics, "video");
+        QVERIFY(video && video->deadline.has_value());
+        QCOMPARE(video->deadline->jobs, int64_t{2});
+        QCOMPARE(video->deadline->misses, int64_t{1});
+        QCOMPARE(video->deadline->worstResponseNs, int64_t{113'000'000});
+        QCOMPARE(video->deadline->throttles, int64_t{1});
+        QCOMPARE(video->cpuTimeNs, int64_t{(5 + 5 + 3 + 5) * 1'000'000});
+    }
     void deadlineHeaderValues_data()
     {
         QTest::addColumn<QString>("token");
