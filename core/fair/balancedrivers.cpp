@@ -100,11 +100,28 @@ bool LoadBalancer::newIdle(int cpu)
         updateBlocked(cpu);
         bool continueBalancing = true;
         for (size_t level = 0; level < domains.size(); ++level) {
-            const SchedDomain& sd = domains[level];
+            SchedDomain& sd = domains[level];
             updateNext(sd);
-            if (sd.flags & SdBalanceNewidle)
+            if (sd.flags & SdBalanceNewidle) {
+                // NI_RANDOM (§8.3): a 1024-sided die; the domain is balanced only with the
+                // probability of its recent success, and a success then counts 1024 / that
+                // probability, so the statistics keep estimating the rate of a balance tried.
+                uint32_t weight = 1;
+                if (m_features && m_features->has(Feature::NiRandom)) {
+                    const uint32_t d1k = schedRng(cpu) % 1024;
+                    weight = 1 + sd.newidleRatio;
+                    if (d1k > weight) {
+                        updateNewidleStats(sd, 0);
+                        continue;
+                    }
+                    weight = (1024 + weight / 2) / weight;
+                }
                 pulled = balanceRq(cpu, static_cast<int>(level), CpuIdleType::NewlyIdle,
                     MigrateReason::NewIdle, &continueBalancing);
+                // update_newidle_cost(): the statistics move with every balance that cost
+                // time, which on a real machine is every one.
+                updateNewidleStats(sd, pulled ? weight : 0);
+            }
             if (pulled || !continueBalancing)
                 break;
         }
@@ -119,6 +136,36 @@ bool LoadBalancer::newIdle(int cpu)
         && now >= m_nohzNextBlocked)
         m_newIlbKick[static_cast<size_t>(cpu)] = 1;
     return pulled > 0;
+}
+
+void LoadBalancer::updateNewidleStats(SchedDomain& sd, uint32_t success)
+{
+    // update_newidle_stats(): every 1024 calls the success count becomes the ratio, and both
+    // counts halve (a moving estimate).
+    ++sd.newidleCall;
+    sd.newidleSuccess += success;
+    if (sd.newidleCall >= 1024) {
+        sd.newidleRatio = sd.newidleSuccess;
+        sd.newidleCall /= 2;
+        sd.newidleSuccess /= 2;
+    }
+}
+
+uint32_t LoadBalancer::schedRng(int cpu)
+{
+    // sched_rng(): the CPU's own pseudo-random stream (the kernel's per-CPU prandom state; here
+    // one xoshiro stream per CPU derived from the run's seed, so a run stays reproducible).
+    if (m_rng.size() != static_cast<size_t>(m_sd.cpus()))
+        seedRng(0); // a balancer made without a run (tests)
+    return static_cast<uint32_t>(m_rng[static_cast<size_t>(cpu)].next() >> 32);
+}
+
+void LoadBalancer::seedRng(uint64_t seed)
+{
+    m_rng.clear();
+    uint64_t state = seed ^ 0x4e495f52414e44ULL; // "NI_RAND": a stream apart from the workload's
+    for (int c = 0; c < m_sd.cpus(); ++c)
+        m_rng.emplace_back(Prng::splitmix64(state));
 }
 
 void LoadBalancer::cpuEnteredIdle(int cpu)

@@ -8,6 +8,7 @@
 // through BalanceServices, so the balancer can be tested with fakes.
 #pragma once
 
+#include "core/base/prng.h"
 #include "core/kernel/profile.h"
 #include "core/sched/domains.h"
 #include "core/sched/machinecontext.h"
@@ -131,6 +132,8 @@ public:
     void tick(int cpu);
     /// sched_balance_newidle(): @p cpu is about to go idle; true if it pulled a task.
     bool newIdle(int cpu);
+    /// The per-CPU streams of sched_rng() (NI_RANDOM), derived from the run's @p seed.
+    void seedRng(uint64_t seed);
     /// add_nr_running(): a run queue reached two tasks (sets the root domain's overload flag).
     void noteOverloaded() { m_rdOverloaded = true; }
     /// do_idle() of @p cpu after it switched to idle: the NOHZ stats update a new-idle balance
@@ -222,6 +225,9 @@ private:
     std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)
     const ProfileTraits* m_traits = nullptr;
     const FeatureSet* m_features = nullptr;
+    std::vector<Prng> m_rng; ///< sched_rng() per CPU (seedRng())
+    void updateNewidleStats(SchedDomain& sd, uint32_t success);
+    uint32_t schedRng(int cpu);
     const CoreScheduler* m_core = nullptr;
     Placement* m_placement = nullptr;
     /// sched_feat(UTIL_EST): utilizations count the tasks' estimates (§6.8).

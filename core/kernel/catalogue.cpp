@@ -169,6 +169,16 @@ std::vector<CatalogueFix> buildCatalogue()
             .after = "forfeit_eligible",
             .section = "7.4",
             .verified = false},
+        {.commit = "33cf66d88306",
+            .title = "sched/fair: Proportional newidle balance",
+            .mainline = rel(6, 19),
+            .backports = {rel(6, 12, 65), rel(6, 18, 5)},
+            .setting = "NI_RANDOM",
+            .before = "false",
+            .after = "true",
+            .section = "8.3",
+            .verified = false,
+            .introduced = rel(6, 12)},
         {.commit = "6e3c0a4e1ad1",
             .title = "sched/fair: Fix lag clamp",
             .mainline = rel(7, 0),
@@ -260,11 +270,18 @@ const TraitDef* findTrait(std::string_view name)
     return nullptr;
 }
 
-/// Sets @p setting (choice or trait) of @p p to @p value; false if unknown.
+/// Sets @p setting (choice, trait or the default of a sched feature) of @p p to @p value; false
+/// if unknown.
 bool applySetting(KernelProfile& p, std::string_view setting, std::string_view value)
 {
     if (findTrait(setting))
         return applyTrait(p.traits, setting, value);
+    if (const auto f = featureFromName(setting)) {
+        if (value != "true" && value != "false")
+            return false;
+        p.features.set(*f, value == "true");
+        return true;
+    }
     return applyChoice(p.choices, setting, value);
 }
 
@@ -272,6 +289,8 @@ std::string settingValue(const KernelProfile& p, std::string_view setting)
 {
     if (findTrait(setting))
         return traitValue(p.traits, setting);
+    if (const auto f = featureFromName(setting))
+        return p.features.has(*f) ? "true" : "false";
     return choiceValue(p.choices, setting);
 }
 

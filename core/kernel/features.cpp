@@ -6,7 +6,7 @@ namespace schedlab {
 namespace {
 constexpr std::array<std::string_view, kFeatureCount> kNames{"PLACE_LAG", "PLACE_DEADLINE_INITIAL",
     "PLACE_REL_DEADLINE", "RUN_TO_PARITY", "PREEMPT_SHORT", "NEXT_BUDDY", "PICK_BUDDY",
-    "DELAY_DEQUEUE", "DELAY_ZERO", "WAKEUP_PREEMPTION", "HRTICK", "UTIL_EST"};
+    "DELAY_DEQUEUE", "DELAY_ZERO", "WAKEUP_PREEMPTION", "HRTICK", "UTIL_EST", "NI_RANDOM"};
 } // namespace
 
 std::string_view featureName(Feature f)

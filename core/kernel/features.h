@@ -23,6 +23,7 @@ enum class Feature {
     WakeupPreemption,
     HrTick,
     UtilEst,
+    NiRandom, ///< 6.19 (6.18.5, 6.12.65): new-idle balancing in proportion to its success
     Count
 };
 

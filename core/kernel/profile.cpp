@@ -109,9 +109,10 @@ std::vector<KernelProfile> buildProfiles()
         .misfitFittingCpu = true,
         .tgLoadAvgRatelimit = true,
     };
-    p612.features = features(
-        {F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity, F::PreemptShort,
-            F::PickBuddy, F::DelayDequeue, F::DelayZero, F::WakeupPreemption, F::UtilEst});
+    p612.features =
+        features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity,
+            F::PreemptShort, F::PickBuddy, F::DelayDequeue, F::DelayZero, F::WakeupPreemption,
+            F::UtilEst, F::NiRandom}); // NI_RANDOM since 6.12.65 (kernel-model.md §8.3)
     out.push_back(p612);
 
     KernelProfile p613;
@@ -154,6 +155,7 @@ std::vector<KernelProfile> buildProfiles()
         .tgLoadAvgRatelimit = true,
     };
     p613.features = p612.features;
+    p613.features.set(F::NiRandom, false); // 33cf66d88306 came with 6.19 (6.18.5 by the catalogue)
     out.push_back(p613);
 
     KernelProfile p70;

@@ -73,6 +73,10 @@ struct SchedDomain
     int nrBalanceFailed = 0;
     int64_t lastBalance = 0;      ///< jiffies
     int64_t maxNewidleLbCost = 0; ///< ns (no balance costs simulated time: stays 0)
+    // NI_RANDOM's success statistics (sd_init(): a 50 % success rate to start with).
+    uint32_t newidleCall = 512;
+    uint32_t newidleSuccess = 256;
+    uint32_t newidleRatio = 512; ///< successes per 1024 new-idle balances, last estimate
     bool contains(int cpu) const { return cpu >= first && cpu < first + weight; }
 };
 

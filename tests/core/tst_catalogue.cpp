@@ -24,6 +24,8 @@ namespace {
 
 std::string setting(const KernelProfile& p, const std::string& name)
 {
+    if (const auto f = featureFromName(name)) // a sched feature's default (NI_RANDOM)
+        return p.features.has(*f) ? "true" : "false";
     const std::string trait = traitValue(p.traits, name);
     return trait.empty() ? choiceValue(p.choices, name) : trait;
 }
@@ -238,8 +240,8 @@ void TestCatalogue::latestPointReleaseIsTheCoarseProfile()
 void TestCatalogue::everyFixHasABeforeAndAfterRelease()
 {
     const char* const releases[] = {"6.6.0", "6.6.4", "6.12.0", "6.12.7", "6.12.10", "6.12.13",
-        "6.12.58", "6.12.64", "6.13.0", "6.14.0", "6.15.0", "6.17.0", "6.18.0", "6.18.44", "6.19.0",
-        "7.0.0", "7.1.0", "7.2.0", "7.3.0"};
+        "6.12.58", "6.12.64", "6.12.65", "6.13.0", "6.14.0", "6.15.0", "6.17.0", "6.18.0", "6.18.5",
+        "6.18.44", "6.19.0", "7.0.0", "7.1.0", "7.2.0", "7.3.0"};
     QVERIFY(fixCatalogue().size() >= 20);
     for (const CatalogueFix& fix : fixCatalogue()) {
         bool before = false;

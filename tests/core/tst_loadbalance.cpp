@@ -36,6 +36,8 @@ class TestLoadBalance : public QObject
 private Q_SLOTS:
     void avgIdle();
     void nohzStatsCadence();
+    void newidleProportional_data();
+    void newidleProportional();
     void domainsTwoCpus();
     void domainsSmtMcPkg();
     void domainsSmtOneLlc();
@@ -1092,6 +1094,76 @@ void TestLoadBalance::nohzStatsCadence()
         352, 385, 418, 451, 453, 486, 519, 552, 585, 618, 651, 653, 686, 719, 752, 785, 818, 851,
         853, 886, 919, 952, 985};
     QCOMPARE(cpu0, expected);
+}
+
+// NI_RANDOM (kernel-model.md §8.3, 33cf66d88306): CPU 1 runs a pinned task and has a second one
+// waiting; CPU 0 goes newly idle again and again.
+// * While the waiting task is pinned too, no balance can pull: each call counts, successes stay
+//   0, and every 1024 calls the success count becomes the ratio and both halve. From sd_init()'s
+//   512 / 256 / 512: after 512 calls ratio 256 (call 512, success 128), then 128, 64, and after
+//   2048 calls ratio 32, call 512, success 16 -- with or without NI_RANDOM (the statistics are
+//   kept either way).
+// * Then, 300 times from that state, the waiting task may move. Without NI_RANDOM every one of
+//   300 new-idle balances pulls it. With it a balance is tried only when a 1024-sided die shows
+//   at most 1 + ratio = 33, probability 34 / 1024, so about 300 · 34 / 1024 = 10 pulls (the
+//   ratio is not renewed before call 1024, 512 calls away); 1-30 is beyond doubt for any seed.
+void TestLoadBalance::newidleProportional_data()
+{
+    QTest::addColumn<bool>("niRandom");
+    QTest::newRow("NI_RANDOM") << true;
+    QTest::newRow("NO_NI_RANDOM") << false;
+}
+
+void TestLoadBalance::newidleProportional()
+{
+    QFETCH(bool, niRandom);
+    Rig r(topology(2, 1, 2));
+    FeatureSet features;
+    features.set(Feature::NiRandom, niRandom);
+    r.lb.setUnits(&features, nullptr, nullptr);
+    r.lb.seedRng(1);
+    SchedEntity& running = r.m.addTask(1, 1024, r.m.now, true);
+    SchedEntity& waiting = r.m.addTask(1, 1024, 0); // last ran long ago: not cache hot
+    Task& waiter = r.m.task(static_cast<int>(waiting.task.index()));
+    r.m.task(static_cast<int>(running.task.index())).cpus = CpuSet::single(1);
+    waiter.cpus = CpuSet::single(1);
+    r.lb.noteOverloaded();
+    for (int i = 0; i < 2048; ++i)
+        QVERIFY(!r.lb.newIdle(0));
+    const SchedDomain& sd = r.d.domains(0)[0];
+    QCOMPARE(sd.newidleRatio, 32u);
+    QCOMPARE(sd.newidleCall, 512u);
+    QCOMPARE(sd.newidleSuccess, 16u);
+    QVERIFY(r.m.moves.empty());
+
+    // Each try on a machine of its own in that state (a pull changes the queues), the die's
+    // stream seeded differently each time.
+    int pulls = 0;
+    for (int i = 0; i < 300; ++i) {
+        Rig t(topology(2, 1, 2));
+        t.lb.setUnits(&features, nullptr, nullptr);
+        t.lb.seedRng(static_cast<uint64_t>(i) + 2);
+        SchedDomain& fresh = t.d.domains(0)[0];
+        fresh.newidleCall = sd.newidleCall;
+        fresh.newidleSuccess = sd.newidleSuccess;
+        fresh.newidleRatio = sd.newidleRatio;
+        SchedEntity& cur = t.m.addTask(1, 1024, t.m.now, true);
+        t.m.task(static_cast<int>(cur.task.index())).cpus = CpuSet::single(1);
+        SchedEntity& other = t.m.addTask(1, 1024, 0);
+        t.lb.noteOverloaded();
+        if (!t.lb.newIdle(0))
+            continue;
+        ++pulls;
+        QCOMPARE(t.m.moves.size(), size_t{1});
+        QCOMPARE(t.m.moves[0].task, static_cast<int>(other.task.index()));
+        QCOMPARE(t.m.moves[0].cpu, 0);
+    }
+    qInfo("%s: %d pulls in 300", niRandom ? "NI_RANDOM" : "NO_NI_RANDOM", pulls);
+    if (niRandom) {
+        QVERIFY2(pulls >= 1 && pulls <= 30, qPrintable(QString::number(pulls)));
+    } else {
+        QCOMPARE(pulls, 300);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestLoadBalance)

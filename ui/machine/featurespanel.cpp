@@ -49,6 +49,9 @@ QString featureTip(Feature f)
     case Feature::UtilEst:
         return QStringLiteral("a task's utilization is estimated from its last activations, so "
                               "a waking task counts with what it used, not a decayed util_avg");
+    case Feature::NiRandom:
+        return QStringLiteral("a newly idle CPU balances each domain only with the probability "
+                              "that such a balance pulled a task lately (6.19, 6.18.5, 6.12.65)");
     case Feature::Count:
         break;
     }
