@@ -594,6 +594,12 @@ void Runner::action(const Action& a, int index)
     switch (a.kind) {
     case Action::Kind::Feature:
         problems = features(a.features);
+        if (problems.empty()) { // the change in the trace: a replay makes it at this time too
+            std::string mark = "schedlab-features";
+            for (const auto& [name, on] : a.features)
+                mark += " " + name + "=" + (on ? "1" : "0");
+            traceMark(mark);
+        }
         break;
     case Action::Kind::Profile:
         break; // reported by the plan
@@ -728,6 +734,14 @@ bool Runner::writeTrace()
         s << "# schedlab-hz: " << hz << "\n";
     if (const std::string mode = preemptMode(u.release); !mode.empty())
         s << "# schedlab-preempt: " << mode << "\n";
+    // The sched features the scenario set at the start (a replay starts with them; a feature
+    // action during the run is a "schedlab-features" marker at its time).
+    if (!m_s.kernel.features.empty()) {
+        s << "# schedlab-features:";
+        for (const auto& [name, on] : m_s.kernel.features)
+            s << " " << name << "=" << (on ? 1 : 0);
+        s << "\n";
+    }
     std::ostringstream names;
     const int n = std::min(m_shared->count.load(), kMaxEntries);
     for (int i = 0; i < n; ++i) {

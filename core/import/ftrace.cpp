@@ -21,6 +21,7 @@
 #include "core/base/time.h"
 #include "core/import/dljobs.h"
 #include "core/import/ftracetext.h"
+#include "core/kernel/features.h"
 #include "core/sim/scenariospec.h"
 
 #include <algorithm>
@@ -36,6 +37,24 @@
 namespace schedlab {
 
 namespace {
+
+/// "NAME=0|1 NAME=0|1 …" of known sched features (the runner's header and markers); nullopt for
+/// anything else.
+std::optional<std::map<std::string, bool>> featureList(std::string_view text)
+{
+    std::map<std::string, bool> out;
+    std::istringstream fields{std::string(text)};
+    for (std::string kv; fields >> kv;) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || !featureFromName(std::string_view(kv).substr(0, eq)))
+            return std::nullopt;
+        const std::string_view v = std::string_view(kv).substr(eq + 1);
+        if (v != "0" && v != "1")
+            return std::nullopt;
+        out[kv.substr(0, eq)] = v == "1";
+    }
+    return out;
+}
 
 using std::string_view;
 using namespace ftracetext;
@@ -296,6 +315,9 @@ void Importer::comment(string_view text, int64_t number)
     } else if (const auto pm = directive("schedlab-preempt:")) {
         if (enumFromName<Preempt>(*pm))
             m_result.preempt = std::string(*pm);
+    } else if (const auto fs = directive("schedlab-features:")) {
+        if (const auto parsed = featureList(*fs))
+            m_result.features = *parsed;
     } else if (const auto n = directive("schedlab-cpus:")) {
         const auto cpus = toInt(*n);
         if (!cpus || *cpus < 1 || *cpus > kTraceMaxCpus) {
@@ -748,6 +770,16 @@ bool Importer::sched(string_view event, string_view p, int c, int64_t t, int64_t
                 return true;
             }
             warn(number, "schedlab-cpus marker not understood (expected pid=PID cpus=LIST)");
+            return true;
+        }
+        if (const size_t at = p.find("schedlab-features "); at != string_view::npos) {
+            // "schedlab-features NAME=0|1 …": a feature action of the run (replay.h).
+            if (const auto parsed = featureList(p.substr(at + 18)); parsed && !parsed->empty()) {
+                ++m_result.events;
+                m_result.featureChanges.emplace_back(t, *parsed);
+            } else {
+                warn(number, "schedlab-features marker not understood (expected NAME=0|1 …)");
+            }
             return true;
         }
         if (p.ends_with("schedlab-yield")) {

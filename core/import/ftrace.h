@@ -125,6 +125,10 @@ struct TraceImport
     int scenarioCpus = 0;   ///< "# schedlab-cpus: N" (the scenario's CPUs), 0 when absent
     int hz = 0;             ///< "# schedlab-hz: N" (CONFIG_HZ of the traced kernel), 0 unknown
     std::string preempt;    ///< "# schedlab-preempt: MODE" (none/voluntary/full/lazy) or ""
+    /// "# schedlab-features: NAME=0|1 …": the sched features the run set at its start.
+    std::map<std::string, bool> features;
+    /// "schedlab-features NAME=0|1 …" markers: features a run's action changed, at record times.
+    std::vector<std::pair<int64_t, std::map<std::string, bool>>> featureChanges;
 
     int machineCpus = 0; ///< CPUs the tracer had ("#P:N", trace-cmd's "cpus=N"), 0 unknown
     /// The cgroup files the runner set at the start ("# schedlab-cgroup-files:"), by path.

@@ -56,7 +56,9 @@ void applyPrio(TaskSpec& spec, std::optional<int> p, const std::optional<DlParam
     }
 }
 
-/// The profile that models release MAJOR.MINOR (core/kernel/profile.cpp's `covers`).
+/// The profile that models the release: the point release MAJOR.MINOR.PATCH itself when the fix
+/// catalogue resolves it (kernel-model.md §1.4), else the profile of MAJOR.MINOR
+/// (core/kernel/profile.cpp's `covers`).
 std::string profileForRelease(const std::string& kernel)
 {
     size_t p = 0;
@@ -64,8 +66,16 @@ std::string profileForRelease(const std::string& kernel)
         ++p;
     int major = 0;
     int minor = 0;
-    if (std::sscanf(kernel.c_str() + p, "%d.%d", &major, &minor) != 2)
+    int patch = 0;
+    const int parts = std::sscanf(kernel.c_str() + p, "%d.%d.%d", &major, &minor, &patch);
+    if (parts < 2)
         return {};
+    if (parts == 3) {
+        const std::string release =
+            std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+        if (findProfile(release))
+            return release;
+    }
     const int v = major * 100 + minor;
     if (v < 612)
         return "6.6";
@@ -511,6 +521,15 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
         sc.kernel.hz = trace.hz;
     if (!trace.preempt.empty())
         sc.kernel.preempt = enumFromName<Preempt>(trace.preempt);
+    // The sched features the run started with and those its actions changed, at their times.
+    sc.kernel.features = trace.features;
+    for (const auto& [time, features] : trace.featureChanges) {
+        Action act;
+        act.kind = Action::Kind::Feature;
+        act.at = Nanoseconds(time);
+        act.features = features;
+        sc.actions.push_back(std::move(act));
+    }
     std::set<std::string> ancestors; // every ancestor too; std::set orders "/a" before "/a/b"
     for (const std::string& g : cgroups)
         for (size_t p = g.find('/', 1); p != std::string::npos; p = g.find('/', p + 1))

@@ -133,6 +133,7 @@ private Q_SLOTS:
     void shippedRealTraceWithinThreePoints();
     void headerAffinityAndCgroupFiles();
     void markedAffinityAndDeadline();
+    void featuresAndReleaseProfile();
 };
 
 void TestReplay::chainProgramsByHand()
@@ -357,6 +358,35 @@ void TestReplay::headerAffinityAndCgroupFiles()
     const LoadResult back = parseScenario(writeScenario(r.scenario), "replay.json");
     QVERIFY2(back.ok(), back.errors.empty() ? "" : back.errors.front().c_str());
     QVERIFY(*back.scenario == r.scenario);
+}
+
+// The sched features of the run: the header's (set at the start: PLACE_LAG off) become the
+// replay's kernel features, the runner's marker at 50 ms (a feature action turning PLACE_LAG
+// on) a feature action at 50 ms of the replay (the first event is at 100.000000 s); a malformed
+// marker is a warning and changes nothing. The kernel 6.18.15+deb13-amd64 is replayed with the
+// point release's profile "6.18.15" (the fix catalogue), not its series' "6.13".
+void TestReplay::featuresAndReleaseProfile()
+{
+    const char* text = R"(# schedlab-kernel: 6.18.15+deb13-amd64
+# schedlab-features: PLACE_LAG=0
+# schedlab-task: 101 hog /
+# tracer: nop
+#P:1
+  <idle>-0     [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=hog next_pid=101 next_prio=120
+schedlab-run-100 [000] .....  100.050000: tracing_mark_write: schedlab-features PLACE_LAG=1
+schedlab-run-100 [000] .....  100.060000: tracing_mark_write: schedlab-features PLACE_LAG=yes
+     hog-101   [000] d..2.   100.100000: sched_switch: prev_comm=hog prev_pid=101 prev_prio=120 prev_state=R ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+    const TraceImport trace = importText(text);
+    QVERIFY2(trace.ok(), trace.errors.empty() ? "" : trace.errors.front().c_str());
+    QCOMPARE(trace.warnings.size(), size_t{1});
+    const ReplayScenario r = deriveScenario(trace);
+    QCOMPARE(r.scenario.kernel.profile, std::optional<std::string>("6.18.15"));
+    QCOMPARE(r.scenario.kernel.features, (std::map<std::string, bool>{{"PLACE_LAG", false}}));
+    QCOMPARE(r.scenario.actions.size(), size_t{1});
+    QCOMPARE(r.scenario.actions[0].kind, Action::Kind::Feature);
+    QCOMPARE(r.scenario.actions[0].at, Nanoseconds(50000000));
+    QCOMPARE(r.scenario.actions[0].features, (std::map<std::string, bool>{{"PLACE_LAG", true}}));
 }
 
 // The run's own marks (schedlab-run's trace_marker lines): hopper sets its own affinity after
