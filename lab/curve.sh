@@ -18,9 +18,11 @@
 # shell:20 shell:60": the fork helper's child sleeping that long, or that many busybox shell
 # loops sleeping 1 s), CURVE_RUNS (real runs per point, default 2), CURVE_SEEDS (model seeds,
 # default 5), CURVE_DURATION / CURVE_SWITCH / CURVE_SOAK / CURVE_START (seconds, default
-# 120 / 50 / 20 / 10), CURVE_PROFILE (the model's profile and overrides for this kernel, default
-# the mirrors' 6.18: "6.13" with protection=vprot_union, throttle=task; e.g. 6.12 for 6.12.117),
-# CURVE_MODEL_ONLY (1: no VM, the model's column only). Every lab.sh variable (LAB_LIGHT,
+# 120 / 50 / 20 / 10), CURVE_PROFILE (the model's profile, default the point release KERNEL,
+# e.g. 6.18.15: its series' profile with the fix catalogue),
+# CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_COUNT (1: each real run also counts
+# the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
+# per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
 # LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT defaults to 1 here (the children
 # cost what their programs say, as in the model). A disturbed run is flagged in the table and
 # left out of the point's real ratio.
@@ -40,7 +42,7 @@ DURATION=${CURVE_DURATION:-120}
 SWITCH=${CURVE_SWITCH:-50}
 SOAK=${CURVE_SOAK:-20}
 START=${CURVE_START:-10}
-PROFILE=${CURVE_PROFILE:-6.13}
+PROFILE=${CURVE_PROFILE:-}
 MODEL_ONLY=${CURVE_MODEL_ONLY:-0}
 for n in "$RUNS" "$SEEDS" "$DURATION" "$SWITCH" "$SOAK" "$START"; do
     case "$n" in ''|*[!0-9]*) echo "curve: CURVE_* counts and times are whole numbers" >&2; exit 2;; esac
@@ -52,12 +54,12 @@ fi
 CLI=$BUILD/bin/schedlab-cli
 [ -x "$CLI" ] || { echo "curve: $CLI is not built" >&2; exit 3; }
 mkdir -p "$OUT"
-if [ "$PROFILE" = 6.13 ]; then
-    kernel_json='"profile": "6.13", "hz": 250, "preempt": "lazy",
-              "overrides": { "protection": "vprot_union", "throttle": "task" }'
-else
-    kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"lazy\""
-fi
+# The model's profile: the kernel's own point release (kernel-model.md §1.4) unless given.
+case "$KERNEL" in
+*.*.*) PROFILE=${PROFILE:-$KERNEL} ;;
+*) PROFILE=${PROFILE:-6.18.15} ;;
+esac
+kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"lazy\""
 
 # scenario POINT FILE: the setup at one point, NO_PLACE_LAG until SWITCH.
 scenario() {
@@ -133,6 +135,23 @@ shares() {
     }' "$1"
 }
 
+# reweights DIR: /testgroup's entity on CPU 1, reweights per tick of CPU 1 in the PLACE_LAG
+# window, from the kernel's reweight_entity(cfs_rq, se, weight) calls (DIR/calls.txt: seconds cpu
+# cfs_rq se weight, in the trace's clock). The group's entities are the se's reweighted to more
+# than two weights (a task's weight changes only with its nice); the one reweighted most often on
+# CPU 1 is CPU 1's. The run's time 0 is the trace's first event.
+reweights() {
+    t0=$(grep -v '^#' "$1/trace.txt" | head -n 1 | sed -n 's/.* \([0-9][0-9]*\.[0-9]*\): .*/\1/p')
+    awk -v t0="${t0:-0}" -v a2=$((SWITCH + SOAK)) -v b2="$DURATION" '
+    { n[$4]++; if (!(($4, $5) in seen)) { seen[$4, $5] = 1; w[$4]++ }
+      if ($2 == 1) on1[$4]++
+      t = $1 - t0; if (t >= a2 && t < b2) win[$4]++ }
+    END {
+        best = ""; for (se in n) if (w[se] > 2 && on1[se] > on1[best]) best = se
+        if (best == "") print "-"; else printf "%.3f\n", win[best] / ((b2 - a2) * 250)
+    }' "$1/calls.txt"
+}
+
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -169,7 +188,9 @@ for point in $POINTS; do
         while [ "$r" -le "$RUNS" ]; do
             dir="$OUT/$tag-run$r"
             echo "curve: $point run $r of $RUNS on $KERNEL" >&2
-            if LAB_LIGHT=${LAB_LIGHT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
+            count=
+            [ "${CURVE_COUNT:-0}" = 1 ] && count=reweight_entity
+            if LAB_COUNT=$count LAB_LIGHT=${LAB_LIGHT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
                 "$here/lab.sh" "$KERNEL" "$scen" "$dir" > "$dir.log" 2>&1; then :; else
                 rc=$?
                 echo "curve: lab.sh failed (exit $rc), see $dir.log" >&2
@@ -177,9 +198,11 @@ for point in $POINTS; do
             fi
             "$CLI" import "$dir/trace.txt" --records "$dir/real.rec" --quiet
             set -- $(shares "$dir/real.rec")
+            rw=""
+            [ "${CURVE_COUNT:-0}" = 1 ] && rw=" $(reweights "$dir"), rw"
             verdict=$(cut -d: -f1 "$dir/steadiness.txt" | cut -d' ' -f1)
             rr=$(awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.3f", b / a; else print "-" }')
-            real="$real $rr ($1/$2, $verdict)"
+            real="$real $rr ($1/$2$rw, $verdict)"
             rm -f "$dir/real.rec"
             r=$((r + 1))
         done

@@ -275,7 +275,7 @@ if [ -n "$COUNT" ]; then
 fi
 boot=$(sed -n 's/^schedlab-lab: boot done at \([0-9.]*\).*/\1/p' "$OUT/console.log" | tr -d '\r' | head -n 1)
 echo "lab: VM ran $((end - start)) s in all; guest boot to /init: ${boot:-?} s (uptime)" >&2
-grep -E "^(schedlab-run|not reproduced|cannot run)" "$OUT/console.log" | tr -d '\r' >&2 || true
+grep -E "^(schedlab-run|not reproduced|cannot run|schedlab-lab: sched features)" "$OUT/console.log" | tr -d '\r' >&2 || true
 [ -s "$OUT/trace.txt" ] || { echo "lab: no trace came back; see $OUT/console.log" >&2; exit 4; }
 
 # --- steadiness: other work on the host while qemu ran, the guest's speed before and after ---
