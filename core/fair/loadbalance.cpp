@@ -273,7 +273,9 @@ bool LoadBalancer::migratable(const SchedEntity& taskSe) const
 {
     // can_migrate_task() over rq->cfs_tasks: fair tasks only.
     const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
-    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+    // A delayed task is queued while its task sleeps (§5.4).
+    return taskSe.onRq && !task.isRt()
+        && (task.state == TaskRunState::Runnable || taskSe.schedDelayed) && !task.parked;
 }
 
 bool LoadBalancer::throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
@@ -628,9 +630,13 @@ bool LoadBalancer::taskHot(const SchedEntity& se, LbEnv& env)
 
 bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
 {
-    // Delayed tasks (model: never moved; the kernel moves them only when balancing load) and
-    // tasks caught in a state change stay.
-    if (se.schedDelayed || !migratable(se))
+    // A delayed task (§5.4): ≤6.13 no rule, it moves like any queued task; 6.14+ (61b82dfb6b7e)
+    // only in a migrate_load balance (the active balance's env is one: migration_type 0). Tasks
+    // caught in a state change stay.
+    if (se.schedDelayed && (!m_choices || m_choices->lbDelayed == LbDelayed::LoadOnly)
+        && env.type != MigrationType::Load && !(env.flags & LbfActiveLb))
+        return false;
+    if (!migratable(se))
         return false;
     if (throttledLbPair(se, env.srcCpu, env.dstCpu))
         return false;

@@ -144,6 +144,8 @@ public:
     /// The profile's traits, read at each use (the profile may change during a run); null:
     /// the newest kernels' rules.
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
+    /// The profile's choices, read at each use; null: the newest kernels' rules.
+    void setChoices(const ProfileChoices* choices) { m_choices = choices; }
     /// The units the balancer reads: the sched features (UTIL_EST, read at each use), core
     /// scheduling (sched_core_cookie_match()) and the fair class's placement (SIS_UTIL's
     /// update_idle_cpu_scan()); each may be null (no UTIL_EST, every cookie matches, no scan).
@@ -221,6 +223,7 @@ private:
     std::vector<uint8_t> m_newIlbKick;     ///< NOHZ_NEWILB_KICK set by the new-idle balance
     std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)
     const ProfileTraits* m_traits = nullptr;
+    const ProfileChoices* m_choices = nullptr;
     const FeatureSet* m_features = nullptr;
     const CoreScheduler* m_core = nullptr;
     Placement* m_placement = nullptr;

@@ -50,6 +50,7 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = false,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::Any,
     };
     p66.traits = {
         .customSlices = false,
@@ -93,6 +94,7 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::Any,
     };
     p612.traits = {
         .customSlices = true,
@@ -137,6 +139,7 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::LoadOnly,
     };
     p613.traits = {
         .customSlices = true,
@@ -179,6 +182,7 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::LoadOnly,
     };
     p70.traits = {
         .customSlices = true,
@@ -221,6 +225,7 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::LoadOnly,
     };
     p71.traits = {
         .customSlices = true,
@@ -307,6 +312,7 @@ const std::vector<ChoiceDef>& choiceDefs()
         enumChoice("group_shares", {"smp", "concur"}, &ProfileChoices::groupShares),
         enumChoice("delayed_runnable", {"h_nr_running", "h_nr_runnable"},
             &ProfileChoices::delayedRunnable),
+        enumChoice("lb_delayed", {"any", "load_only"}, &ProfileChoices::lbDelayed),
     };
     return defs;
 }

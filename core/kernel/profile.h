@@ -30,6 +30,10 @@ enum class GroupShares { Smp, Concur }; // group_shares
 /// "h_nr_running" = every queued task, delayed ones included (6.12.0–6.12.6); "h_nr_runnable" =
 /// queued minus delayed (76f2f783294d "More PELT vs DELAYED_DEQUEUE", 6.13, 6.12.7).
 enum class DelayedRunnable { HNrRunning, HNrRunnable }; // delayed_runnable
+/// Which balances may move a delayed task (kernel-model.md §5.4): "any" (6.12–6.13:
+/// can_migrate_task() has no rule for them), "load_only" (61b82dfb6b7e "Do not try to migrate
+/// delayed dequeue task", 6.14: only a migrate_load balance, the active balance included).
+enum class LbDelayed { Any, LoadOnly }; // lb_delayed
 
 struct ProfileChoices
 {
@@ -48,6 +52,7 @@ struct ProfileChoices
     bool emptyGroupKeepWeight = true;
     GroupShares groupShares = GroupShares::Smp;
     DelayedRunnable delayedRunnable = DelayedRunnable::HNrRunnable;
+    LbDelayed lbDelayed = LbDelayed::LoadOnly;
     friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
 };
 
