@@ -179,6 +179,8 @@ private:
     bool shouldWeBalance(LbEnv& env);
     int findSrcRq(LbEnv& env, const SchedGroup& group);
     bool canMigrateTask(SchedEntity& se, LbEnv& env);
+    /// task_is_ineligible_on_dst_cpu() (873199d27bb2, kernel-model.md §8.3).
+    bool taskIneligibleOnDst(const SchedEntity& taskSe, int srcCpu, int dstCpu) const;
     bool taskHot(const SchedEntity& se, LbEnv& env);
     int detachTasks(LbEnv& env);
     bool needActiveBalance(const LbEnv& env) const;

@@ -51,6 +51,7 @@ std::vector<KernelProfile> buildProfiles()
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
         .lbDelayed = LbDelayed::Any,
+        .lbIneligible = LbIneligible::Any,
     };
     p66.traits = {
         .customSlices = false,
@@ -95,6 +96,7 @@ std::vector<KernelProfile> buildProfiles()
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
         .lbDelayed = LbDelayed::Any,
+        .lbIneligible = LbIneligible::Any,
     };
     p612.traits = {
         .customSlices = true,
@@ -140,6 +142,7 @@ std::vector<KernelProfile> buildProfiles()
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
         .lbDelayed = LbDelayed::LoadOnly,
+        .lbIneligible = LbIneligible::SoftLimit,
     };
     p613.traits = {
         .customSlices = true,
@@ -183,6 +186,7 @@ std::vector<KernelProfile> buildProfiles()
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
         .lbDelayed = LbDelayed::LoadOnly,
+        .lbIneligible = LbIneligible::SoftLimit,
     };
     p70.traits = {
         .customSlices = true,
@@ -226,6 +230,7 @@ std::vector<KernelProfile> buildProfiles()
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
         .lbDelayed = LbDelayed::LoadOnly,
+        .lbIneligible = LbIneligible::SoftLimit,
     };
     p71.traits = {
         .customSlices = true,
@@ -313,6 +318,7 @@ const std::vector<ChoiceDef>& choiceDefs()
         enumChoice("delayed_runnable", {"h_nr_running", "h_nr_runnable"},
             &ProfileChoices::delayedRunnable),
         enumChoice("lb_delayed", {"any", "load_only"}, &ProfileChoices::lbDelayed),
+        enumChoice("lb_ineligible", {"any", "soft_limit"}, &ProfileChoices::lbIneligible),
     };
     return defs;
 }

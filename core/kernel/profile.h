@@ -34,6 +34,11 @@ enum class DelayedRunnable { HNrRunning, HNrRunnable }; // delayed_runnable
 /// can_migrate_task() has no rule for them), "load_only" (61b82dfb6b7e "Do not try to migrate
 /// delayed dequeue task", 6.14: only a migrate_load balance, the active balance included).
 enum class LbDelayed { Any, LoadOnly }; // lb_delayed
+/// Whether a task balance may take a task that is not eligible where it is queued (kernel-model.md
+/// §8.3): "any" (≤6.13: no such rule), "soft_limit" (873199d27bb2 "Prioritize migrating eligible
+/// tasks in sched_balance_rq()", 6.14: only once the domain has failed a balance, or when the
+/// destination's queue of the task's group is empty).
+enum class LbIneligible { Any, SoftLimit }; // lb_ineligible
 
 struct ProfileChoices
 {
@@ -53,6 +58,7 @@ struct ProfileChoices
     GroupShares groupShares = GroupShares::Smp;
     DelayedRunnable delayedRunnable = DelayedRunnable::HNrRunnable;
     LbDelayed lbDelayed = LbDelayed::LoadOnly;
+    LbIneligible lbIneligible = LbIneligible::SoftLimit;
     friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
 };
 
