@@ -607,6 +607,9 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         return;
     }
     const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
+    // A delayed task enqueued without ENQUEUE_WAKEUP (moved by the balancer, §5.4) stays delayed:
+    // queued, not runnable (enqueue_task_fair(): task_new && sched_delayed).
+    const int hNrRunnable = (taskSe.schedDelayed && !(flags & EnqueueWakeup)) ? 0 : 1;
     int64_t slice = 0;
     SchedEntity* se = &taskSe;
     for (; se; se = se->parent) {
@@ -623,7 +626,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         enqueueEntity(cfsRq, *se, flags);
         slice = cfsRq.minSlice();
         ++cfsRq.hNrQueued;
-        ++cfsRq.hNrRunnable;
+        cfsRq.hNrRunnable += hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
         if (cfsRq.throttleDequeued)
             return; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
@@ -639,7 +642,7 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         }
         slice = cfsRq.minSlice();
         ++cfsRq.hNrQueued;
-        ++cfsRq.hNrRunnable;
+        cfsRq.hNrRunnable += hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
         if (cfsRq.throttleDequeued)
             return;

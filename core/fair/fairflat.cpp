@@ -146,6 +146,7 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
     if (isCurr)
         placeEntity(root, taskSe, flags); // before the counters include it
     const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
+    const int hNrRunnable = (taskSe.schedDelayed && !(flags & EnqueueWakeup)) ? 0 : 1; // §5.4
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
@@ -164,7 +165,7 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
             updateCfsGroup(*se);
         }
         ++cfsRq.hNrQueued;
-        ++cfsRq.hNrRunnable;
+        cfsRq.hNrRunnable += hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
         levelFlags = EnqueueWakeup;
     }

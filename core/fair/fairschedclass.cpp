@@ -37,7 +37,9 @@ void FairSchedClass::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int 
     // it went to sleep and comes back when it is woken.
     if (m_fair.feature(Feature::UtilEst)) {
         if (enqueued) {
-            utilEstEnqueue(*rq.cfs, taskSe);
+            // A delayed task moved by the balancer stays out of the sum (§5.4).
+            if (!taskSe.schedDelayed)
+                utilEstEnqueue(*rq.cfs, taskSe);
         } else {
             utilEstDequeue(*rq.cfs, taskSe);
             utilEstUpdate(taskSe, flags & DequeueSleep, m_topo.capacityOf(rq.cpu));

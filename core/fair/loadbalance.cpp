@@ -273,7 +273,9 @@ bool LoadBalancer::migratable(const SchedEntity& taskSe) const
 {
     // can_migrate_task() over rq->cfs_tasks: fair tasks only.
     const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
-    return taskSe.onRq && !task.isRt() && task.state == TaskRunState::Runnable && !task.parked;
+    // A delayed task is queued while its task sleeps (§5.4).
+    return taskSe.onRq && !task.isRt()
+        && (task.state == TaskRunState::Runnable || taskSe.schedDelayed) && !task.parked;
 }
 
 bool LoadBalancer::throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
@@ -285,6 +287,28 @@ bool LoadBalancer::throttledLbPair(const SchedEntity& taskSe, int srcCpu, int ds
     const TaskGroup& g = m_ctx.taskGroups()[static_cast<size_t>(task.group)];
     return g.cfsRq[static_cast<size_t>(srcCpu)]->throttleCount > 0
         || g.cfsRq[static_cast<size_t>(dstCpu)]->throttleCount > 0;
+}
+
+bool LoadBalancer::taskIneligibleOnDst(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
+{
+    // task_is_ineligible_on_dst_cpu() (§8.3): PLACE_LAG, the destination's queue of the task's
+    // group holds an entity (nr_queued, delayed ones included), and the task is not eligible on
+    // its own queue. 7.3's flat run queue (§6.1): rq->cfs of both CPUs, h_nr_queued.
+    if (!m_features || !m_features->has(Feature::PlaceLag))
+        return false;
+    if (m_choices && m_choices->flat) {
+        if (m_ctx.rq(dstCpu).cfs->hNrQueued == 0)
+            return false;
+        return !m_ctx.rq(srcCpu).cfs->entityEligible(taskSe);
+    }
+    const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
+    const CfsRq* dst = task.group == 0 ? m_ctx.rq(dstCpu).cfs.get()
+                                       : m_ctx.taskGroups()[static_cast<size_t>(task.group)]
+                                             .cfsRq[static_cast<size_t>(dstCpu)]
+                                             .get();
+    if (dst->nrQueued == 0)
+        return false;
+    return !taskSe.cfsRq->entityEligible(taskSe);
 }
 
 int64_t LoadBalancer::jiffies() const
@@ -628,11 +652,22 @@ bool LoadBalancer::taskHot(const SchedEntity& se, LbEnv& env)
 
 bool LoadBalancer::canMigrateTask(SchedEntity& se, LbEnv& env)
 {
-    // Delayed tasks (model: never moved; the kernel moves them only when balancing load) and
-    // tasks caught in a state change stay.
-    if (se.schedDelayed || !migratable(se))
+    // A delayed task (§5.4): ≤6.13 no rule, it moves like any queued task; 6.14+ (61b82dfb6b7e)
+    // only in a migrate_load balance (the active balance's env is one: migration_type 0). Tasks
+    // caught in a state change stay.
+    if (se.schedDelayed && (!m_choices || m_choices->lbDelayed == LbDelayed::LoadOnly)
+        && env.type != MigrationType::Load && !(env.flags & LbfActiveLb))
+        return false;
+    if (!migratable(se))
         return false;
     if (throttledLbPair(se, env.srcCpu, env.dstCpu))
+        return false;
+    // 873199d27bb2 (6.14, §8.3): a task not eligible where it is queued keeps its lag when
+    // placed on the destination (§4.2), so it would wait there too; it is soft-limited, taken
+    // only once the domain has failed a balance. Checked before the affinity test, as in the
+    // kernel: a refused task leaves LBF_ALL_PINNED set.
+    if ((!m_choices || m_choices->lbIneligible == LbIneligible::SoftLimit)
+        && env.sd->nrBalanceFailed == 0 && taskIneligibleOnDst(se, env.srcCpu, env.dstCpu))
         return false;
     if (!taskAllowed(se, env.dstCpu)) {
         env.flags |= LbfSomePinned;

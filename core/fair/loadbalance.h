@@ -147,6 +147,8 @@ public:
     /// The profile's traits, read at each use (the profile may change during a run); null:
     /// the newest kernels' rules.
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
+    /// The profile's choices, read at each use; null: the newest kernels' rules.
+    void setChoices(const ProfileChoices* choices) { m_choices = choices; }
     /// The units the balancer reads: the sched features (UTIL_EST, read at each use), core
     /// scheduling (sched_core_cookie_match()) and the fair class's placement (SIS_UTIL's
     /// update_idle_cpu_scan()); each may be null (no UTIL_EST, every cookie matches, no scan).
@@ -180,6 +182,8 @@ private:
     bool shouldWeBalance(LbEnv& env);
     int findSrcRq(LbEnv& env, const SchedGroup& group);
     bool canMigrateTask(SchedEntity& se, LbEnv& env);
+    /// task_is_ineligible_on_dst_cpu() (873199d27bb2, kernel-model.md §8.3).
+    bool taskIneligibleOnDst(const SchedEntity& taskSe, int srcCpu, int dstCpu) const;
     bool taskHot(const SchedEntity& se, LbEnv& env);
     int detachTasks(LbEnv& env);
     bool needActiveBalance(const LbEnv& env) const;
@@ -224,6 +228,7 @@ private:
     std::vector<uint8_t> m_newIlbKick;     ///< NOHZ_NEWILB_KICK set by the new-idle balance
     std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)
     const ProfileTraits* m_traits = nullptr;
+    const ProfileChoices* m_choices = nullptr;
     const FeatureSet* m_features = nullptr;
     std::vector<Prng> m_rng; ///< sched_rng() per CPU (seedRng())
     void updateNewidleStats(SchedDomain& sd, uint32_t success);

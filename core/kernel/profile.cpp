@@ -50,6 +50,8 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = false,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::Any,
+        .lbIneligible = LbIneligible::Any,
     };
     p66.traits = {
         .customSlices = false,
@@ -93,6 +95,8 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::Any,
+        .lbIneligible = LbIneligible::Any,
     };
     p612.traits = {
         .customSlices = true,
@@ -138,6 +142,8 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::LoadOnly,
+        .lbIneligible = LbIneligible::SoftLimit,
     };
     p613.traits = {
         .customSlices = true,
@@ -181,6 +187,8 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::LoadOnly,
+        .lbIneligible = LbIneligible::SoftLimit,
     };
     p70.traits = {
         .customSlices = true,
@@ -223,6 +231,8 @@ std::vector<KernelProfile> buildProfiles()
         .emptyGroupKeepWeight = true,
         .groupShares = GroupShares::Smp,
         .delayedRunnable = DelayedRunnable::HNrRunnable,
+        .lbDelayed = LbDelayed::LoadOnly,
+        .lbIneligible = LbIneligible::SoftLimit,
     };
     p71.traits = {
         .customSlices = true,
@@ -309,6 +319,8 @@ const std::vector<ChoiceDef>& choiceDefs()
         enumChoice("group_shares", {"smp", "concur"}, &ProfileChoices::groupShares),
         enumChoice("delayed_runnable", {"h_nr_running", "h_nr_runnable"},
             &ProfileChoices::delayedRunnable),
+        enumChoice("lb_delayed", {"any", "load_only"}, &ProfileChoices::lbDelayed),
+        enumChoice("lb_ineligible", {"any", "soft_limit"}, &ProfileChoices::lbIneligible),
     };
     return defs;
 }

@@ -30,6 +30,15 @@ enum class GroupShares { Smp, Concur }; // group_shares
 /// "h_nr_running" = every queued task, delayed ones included (6.12.0–6.12.6); "h_nr_runnable" =
 /// queued minus delayed (76f2f783294d "More PELT vs DELAYED_DEQUEUE", 6.13, 6.12.7).
 enum class DelayedRunnable { HNrRunning, HNrRunnable }; // delayed_runnable
+/// Which balances may move a delayed task (kernel-model.md §5.4): "any" (6.12–6.13:
+/// can_migrate_task() has no rule for them), "load_only" (61b82dfb6b7e "Do not try to migrate
+/// delayed dequeue task", 6.14: only a migrate_load balance, the active balance included).
+enum class LbDelayed { Any, LoadOnly }; // lb_delayed
+/// Whether a task balance may take a task that is not eligible where it is queued (kernel-model.md
+/// §8.3): "any" (≤6.13: no such rule), "soft_limit" (873199d27bb2 "Prioritize migrating eligible
+/// tasks in sched_balance_rq()", 6.14: only once the domain has failed a balance, or when the
+/// destination's queue of the task's group is empty).
+enum class LbIneligible { Any, SoftLimit }; // lb_ineligible
 
 struct ProfileChoices
 {
@@ -48,6 +57,8 @@ struct ProfileChoices
     bool emptyGroupKeepWeight = true;
     GroupShares groupShares = GroupShares::Smp;
     DelayedRunnable delayedRunnable = DelayedRunnable::HNrRunnable;
+    LbDelayed lbDelayed = LbDelayed::LoadOnly;
+    LbIneligible lbIneligible = LbIneligible::SoftLimit;
     friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
 };
 

@@ -24,6 +24,7 @@ void Machine::initBalancer(const Scenario& scenario)
     m_balancer = std::make_unique<LoadBalancer>(static_cast<MachineContext&>(*this),
         static_cast<BalanceServices&>(*this), m_domains, m_hz, m_tickNs);
     m_balancer->setTraits(&m_traits);
+    m_balancer->setChoices(&m_choices);
     m_balancer->seedRng(m_options.seed.value_or(scenario.seedOrDefault()));
 }
 

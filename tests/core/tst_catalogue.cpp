@@ -9,6 +9,9 @@
 #include "core/kernel/profile.h"
 #include "core/kernel/runoptions.h"
 #include "core/record/metrics.h"
+#include "core/record/recording.h"
+#include "core/scenario/scenarioio.h"
+#include "core/sched/migration.h"
 #include "core/sim/inspect.h"
 #include "core/sim/simulation.h"
 #include "support/simlookup.h"
@@ -58,6 +61,8 @@ private Q_SLOTS:
     void protectionMinSlice_data();
     void protectionMinSlice();
     void traitsAreOverrides();
+    void delayedTaskMigration_data();
+    void delayedTaskMigration();
 };
 
 void TestCatalogue::parseReleases()
@@ -453,6 +458,74 @@ void TestCatalogue::traitsAreOverrides()
         "tst_catalogue");
     QVERIFY(file);
     QCOMPARE(file->kernel.overrides.at("resched_at_protection_end"), std::string("false"));
+}
+
+// 61b82dfb6b7e (6.14, kernel-model.md §5.4): can_migrate_task() refuses a delayed task unless
+// the balance migrates load (the active balance's env is one). Before, nothing stops it: a
+// migrate_task balance of an idle CPU takes a delayed task like a runnable one, and it arrives
+// delayed (queued, not runnable) to be dequeued at its next pick there. The shipped lab-mirror
+// setup on 2 CPUs (shell loops that sleep while not eligible) meets both kinds of balance in its
+// first 3 s. The rule, checked on every migration of a delayed task: with `load_only` only
+// load/active balances move one; with `any` task balances do too.
+void TestCatalogue::delayedTaskMigration_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("override");
+    QTest::addColumn<bool>("any");
+    QTest::addRow("6.12") << "6.12"
+                          << "" << true;
+    QTest::addRow("6.12 + load_only") << "6.12"
+                                      << "lb_delayed=load_only" << false;
+    QTest::addRow("6.13.0") << "6.13.0"
+                            << "" << true;
+    QTest::addRow("6.14.0") << "6.14.0"
+                            << "" << false;
+    QTest::addRow("7.1 + any") << "7.1"
+                               << "lb_delayed=any" << true;
+}
+
+void TestCatalogue::delayedTaskMigration()
+{
+    QFETCH(QString, profile);
+    QFETCH(QString, override);
+    QFETCH(bool, any);
+    const LoadResult file =
+        loadScenarioFile(std::string(SCHEDLAB_SOURCE_DIR "/scenarios/lab-mirror-shell.json"));
+    QVERIFY(file.ok());
+    RunOptions o;
+    o.profile = profile.toStdString();
+    o.duration = Nanoseconds(3000000000);
+    if (!override.isEmpty()) {
+        const auto kv = override.split('=');
+        o.overrides.emplace_back(kv[0].toStdString(), kv[1].toStdString());
+    }
+    Simulation sim(*file.scenario, o);
+    sim.run();
+    QVERIFY(sim.invariantViolations().empty());
+    const auto& rs = sim.recording().records();
+    int byLoad = 0;
+    int byOther = 0;
+    for (size_t i = 0; i < rs.size(); ++i) {
+        if (rs[i].kind != RecordKind::Migrate)
+            continue;
+        // The moved task's first sample on the destination says whether it is still delayed.
+        for (size_t j = i + 1; j < rs.size(); ++j) {
+            if (rs[j].kind != RecordKind::Sample || rs[j].entity != rs[i].entity)
+                continue;
+            if (rs[j].flags & Record::kDelayed) {
+                const auto reason = MigrateReason(rs[i].payload.generic.c);
+                const MigrateDetail d = MigrateDetail::unpack(rs[i].payload.generic.d);
+                QVERIFY(reason != MigrateReason::Wakeup && reason != MigrateReason::Fork);
+                if (d.migration == MigrationType::Load || reason == MigrateReason::Active)
+                    ++byLoad;
+                else
+                    ++byOther;
+            }
+            break;
+        }
+    }
+    QVERIFY(byLoad + byOther > 0);
+    QCOMPARE(byOther > 0, any);
 }
 
 QTEST_APPLESS_MAIN(TestCatalogue)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The lab mirrors (kernel-model.md §12.7): scenarios/lab-mirror-{shell,fork,nofork}.json copy the
 // cgroup-weight-starvation setup measured on real Debian kernels with 2 vCPUs under qemu at
-// HZ=250. CPU 1 runs root-spin (root cgroup) and test-spin (/testgroup, cpu.weight 2000); 20
-// unpinned sleepers of /testgroup differ in how much they fork. The figures below are the lab's
+// HZ=250, as profile 6.18.15 (the measured release). CPU 1 runs root-spin (root cgroup) and
+// test-spin (/testgroup, cpu.weight 2000); 20 unpinned sleepers of /testgroup differ in how much
+// they fork. The figures below are the lab's
 // measurements (6.18.15, scenario descriptions), not the model's output:
 //
 //   sleepers     root-spin share of CPU 1         reweights of /testgroup@1
@@ -186,7 +187,7 @@ void TestLabMirror::initTestCase()
     }
 }
 
-// 6.18 (the file as written): the reweight rate of /testgroup's entity on CPU 1 within ±30 % of
+// 6.18.15 (the file as written): the reweight rate of /testgroup's entity on CPU 1 within ±30 % of
 // the measured one, root-spin's NO_PLACE_LAG share within ±40 %.
 void TestLabMirror::mirror618_data()
 {

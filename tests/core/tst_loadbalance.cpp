@@ -8,7 +8,9 @@
 // The core headers come before <QTest> (Qt's `forever` macro).
 #ifndef Q_MOC_RUN
 #include "core/base/cpuset.h"
+#include "core/fair/cfsrq.h"
 #include "core/fair/loadbalance.h"
+#include "core/kernel/features.h"
 #include "core/kernel/profile.h"
 #include "core/record/metrics.h"
 #include "core/record/recording.h"
@@ -54,6 +56,8 @@ private Q_SLOTS:
     void hotTaskMovedAfterFailures();
     void pinnedTaskSkipped();
     void allPinnedBacksOff();
+    void ineligibleSoftLimit_data();
+    void ineligibleSoftLimit();
     void heavyLightTwoCpus();
     void cgroupsSpreadOnFourCpus();
     void smtHogsSpreadToIdleCore();
@@ -586,6 +590,107 @@ void TestLoadBalance::allPinnedBacksOff()
     QVERIFY(m.moves.empty());
     QCOMPARE(d.domains(1)[0].nrBalanceFailed, 0);
     QCOMPARE(d.domains(1)[0].balanceInterval, 4);
+}
+
+// 873199d27bb2 (6.14, kernel-model.md §8.3, choice lb_ineligible): can_migrate_task() refuses a
+// task that is not eligible on its own queue while the destination's queue of its group holds an
+// entity, unless the domain has failed a balance (nr_balance_failed > 0). Equal nice-0 weights,
+// v0 = 0, so V is the mean vruntime of the queued tasks, curr included; a task is eligible iff
+// its vruntime ≤ V.
+//   "two waiting": CPU 0 has A and B waiting (cold, vruntime 3 ms) and C running (0 ms), CPU 1
+//     one running task (its queue: nr_queued 1). Loads as in hotTaskMovedAfterFailures:
+//     imbalance 1024, task_h_load 1023 fits. V = (3 + 3 + 0)/3 = 2 ms: A and B are not
+//     eligible, C is. `any`: the first balance takes the tail, A. `soft_limit`: A and B refused;
+//     C passes the test, clears LBF_ALL_PINNED and is running: nothing moved, nr_balance_failed
+//     1 (migrate_load: no active balance); the second balance takes A (1023 >> 1 = 511 ≤ 1024).
+//   "curr too": A, B and C at 3 ms, E at 0 ms waiting but pinned to CPU 0: V = 9/4 = 2.25 ms,
+//     only E eligible. Imbalance min(4096 − 2560, 2560 − 1024) = 1536. `soft_limit`: A, B, C are
+//     refused before the affinity test, E by its affinity (LBF_SOME_PINNED only): LBF_ALL_PINNED
+//     stays, the balance ends as all pinned, nr_balance_failed stays 0 and balance_interval
+//     doubles (2 → 4 → 8 ms): nothing moves however often it runs. `any`: A moves at once.
+//   "idle destination": as "two waiting" with CPU 1 empty (nr_queued 0): the rule does not
+//     apply, A moves at once either way.
+void TestLoadBalance::ineligibleSoftLimit_data()
+{
+    QTest::addColumn<QString>("setup");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QList<int>>("moved");  // tasks moved by balances 1, 2, 3 (-1: none)
+    QTest::addColumn<QList<int>>("failed"); // nr_balance_failed after each
+    QTest::addRow("two waiting, any") << "two"
+                                      << "any" << QList<int>{0, -1, -1} << QList<int>{0, 0, 0};
+    QTest::addRow("two waiting, soft_limit")
+        << "two"
+        << "soft_limit" << QList<int>{-1, 0, -1} << QList<int>{1, 0, 0};
+    QTest::addRow("curr too, any") << "curr"
+                                   << "any" << QList<int>{0, -1, -1} << QList<int>{0, 0, 0};
+    QTest::addRow("curr too, soft_limit")
+        << "curr"
+        << "soft_limit" << QList<int>{-1, -1, -1} << QList<int>{0, 0, 0};
+    QTest::addRow("idle destination, soft_limit")
+        << "idle"
+        << "soft_limit" << QList<int>{0, -1, -1} << QList<int>{0, 0, 0};
+}
+
+void TestLoadBalance::ineligibleSoftLimit()
+{
+    QFETCH(QString, setup);
+    QFETCH(QString, value);
+    QFETCH(QList<int>, moved);
+    QFETCH(QList<int>, failed);
+    constexpr uint64_t kMsV = 1000000;
+    BalanceMachine m(2);
+    SchedDomains d(topology(2, 1, 2));
+    LoadBalancer lb(m, m, d, 1000, 1000000);
+    ProfileChoices choices;
+    QVERIFY(applyChoice(choices, "lb_ineligible", value.toStdString()));
+    FeatureSet features;
+    features.set(Feature::PlaceLag, true);
+    lb.setChoices(&choices);
+    lb.setUnits(&features, nullptr, nullptr);
+    CfsRq& q0 = *m.rq(0).cfs;
+    auto waiting = [&](uint64_t v) -> SchedEntity& {
+        SchedEntity& se = m.addTask(0, 1024, 0); // cold: last ran 1 s ago
+        se.vruntime = v;
+        se.deadline = v + 700000;
+        q0.enqueueTree(se);
+        ++q0.nrQueued;
+        return se;
+    };
+    const bool curr = setup == "curr";
+    waiting(3 * kMsV); // A, task 0
+    waiting(3 * kMsV); // B, task 1
+    if (curr) {
+        waiting(0); // E, task 2, pinned
+        m.task(2).cpus = CpuSet::single(0);
+    }
+    SchedEntity& c = m.addTask(0, 1024, m.now, true);
+    c.vruntime = curr ? 3 * kMsV : 0;
+    q0.curr = &c; // counted in V as the running entity
+    ++q0.nrQueued;
+    if (setup != "idle") {
+        m.addTask(1, 1024, m.now, true);
+        m.rq(1).cfs->nrQueued = 1;
+    }
+    QCOMPARE(q0.entityEligible(m.task(0).se), false);
+    QCOMPARE(q0.entityEligible(c), !curr);
+    int interval = 2;
+    for (int i = 0; i < 3; ++i) {
+        const size_t before = m.moves.size();
+        lb.balanceRq(1, 0, setup == "idle" ? CpuIdleType::Idle : CpuIdleType::NotIdle,
+            MigrateReason::Periodic);
+        if (moved[i] < 0) {
+            QCOMPARE(m.moves.size(), before);
+        } else {
+            QCOMPARE(m.moves.size(), before + 1);
+            QCOMPARE(m.moves.back().task, moved[i]);
+            break; // the state changed: the rest is not planned
+        }
+        QCOMPARE(d.domains(1)[0].nrBalanceFailed, failed[i]);
+        if (setup == "curr" && value == "soft_limit") {
+            interval *= 2; // all pinned: backs off
+            QCOMPARE(d.domains(1)[0].balanceInterval, interval);
+        }
+    }
 }
 
 // --- whole runs --------------------------------------------------------------------------------

@@ -12,8 +12,10 @@
 // headers from it; the test class itself needs none of their declarations.
 #ifndef Q_MOC_RUN
 #include "core/fair/loadavg.h"
+#include "core/fair/loadbalance.h"
 #include "core/fair/pelt.h"
 #include "core/fair/utilest.h"
+#include "core/kernel/catalogue.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
 #include "support/fakemachine.h"
@@ -67,6 +69,8 @@ private Q_SLOTS:
     void utilEstRules();
     void delayedRunnable_data();
     void delayedRunnable();
+    void delayedRunnableClassification_data();
+    void delayedRunnableClassification();
 };
 
 // The table constants (copied as data from the kernel's generated sched-pelt.h) must be
@@ -690,6 +694,71 @@ void TestPelt::delayedRunnable()
     load.updateLoadAvg(root, a.se, false);
     QCOMPARE(a.se.avg.runnableAvg, uint64_t(43));
     QCOMPARE(a.se.avg.utilAvg, uint64_t(43));
+}
+
+// The balancer's view of the same state on the point releases of 76f2f783294d (issue 39: 6.12.6
+// against 6.12.7; kernel-model.md §5.4, §8.3). A runs and B is delayed on one CPU for 48 periods
+// from empty sums, one update at t = 48 · 1024 · 1024 ns: d1 = 1024, 48 periods, d3 = 0;
+// c1 = decay_load(1024, 48) = (1024 >> 1) · 0xb504f333 >> 32 = 362, c2 = 47742 −
+// decay_load(47742, 48) − 1024 = 47742 − ((47742 >> 1) · 0xb504f333 >> 32) − 1024 = 47742 −
+// 16879 − 1024 = 29839: contrib 30201, divider 46718. The root's util is (30201 << 10) / 46718 =
+// 661 in both; its runnable counts h_nr_running = 2 on 6.12.6, (2 · 30201 << 10) / 46718 =
+// 1323, and h_nr_runnable = 1 on 6.12.7, 661. The CPU as a one-CPU group of its MC domain
+// (imbalance_pct 117, capacity 1024, rq->nr_running 2: the delayed task is still queued):
+// * 6.12.6: nr 2 > 1; util 661 · 117 = 77337 ≤ 102400; runnable 1323 · 100 = 132300 >
+//   1024 · 117 = 119808: group_overloaded (a migrate_load balance from a CPU with one task that
+//   runs 65 % of the time);
+// * 6.12.7: runnable 66100 ≤ 119808, so not overloaded; has capacity: runnable not above and
+//   102400 > 77337: group_has_spare.
+void TestPelt::delayedRunnableClassification_data()
+{
+    QTest::addColumn<QString>("release");
+    QTest::addColumn<quint64>("rootRunnable");
+    QTest::addColumn<int>("type");
+    QTest::addRow("6.12.6") << "6.12.6" << quint64(1323) << int(GroupType::Overloaded);
+    QTest::addRow("6.12.7") << "6.12.7" << quint64(661) << int(GroupType::HasSpare);
+}
+
+void TestPelt::delayedRunnableClassification()
+{
+    QFETCH(QString, release);
+    QFETCH(quint64, rootRunnable);
+    QFETCH(int, type);
+    const KernelProfile* p = findProfile(release.toStdString());
+    QVERIFY(p);
+    QCOMPARE(p->name, release.toStdString());
+    FakeMachine services(1, p->choices);
+    std::vector<TaskGroup> groups(1);
+    LoadTracker load(services, groups, 1, 1000000);
+    load.setTraits(&p->traits);
+    load.setChoices(&p->choices);
+    CfsRq& root = *services.rq(0).cfs;
+    Task& a = services.addTask(0);
+    Task& b = services.addTask(0);
+    for (Task* t : {&a, &b}) {
+        t->se.cfsRq = &root;
+        t->se.load.weight = 1024ULL << 10;
+        t->se.onRq = true;
+        t->se.peltAttached = true;
+    }
+    b.se.schedDelayed = true;
+    root.loadWeight = 2048ULL << 10;
+    root.nrQueued = 2;
+    root.hNrQueued = 2;
+    root.hNrRunnable = 1;
+    root.curr = &a.se;
+    services.now = 48 * 1024 * 1024;
+    load.updateLoadAvg(root, a.se, false);
+    QCOMPARE(root.avg.utilAvg, uint64_t(661));
+    QCOMPARE(quint64(root.avg.runnableAvg), rootRunnable);
+    SgLbStats s;
+    s.groupWeight = 1;
+    s.groupCapacity = 1024;
+    s.sumNrRunning = 2;
+    s.sumHNrRunning = root.hNrRunnable;
+    s.groupUtil = int64_t(root.avg.utilAvg);
+    s.groupRunnable = int64_t(root.avg.runnableAvg);
+    QCOMPARE(int(groupClassify(117, s, false)), type);
 }
 
 QTEST_APPLESS_MAIN(TestPelt)
