@@ -26,6 +26,39 @@ Int128 floorDiv(Int128 num, Int128 den)
     return q;
 }
 
+// V − v0 (kernel-model.md §3.2) in 128 bits, for the sums the 64-bit path of peekAvgVruntime()
+// cannot hold (kept out of line so that the common path stays short).
+[[gnu::noinline]] int64_t avgKeyWide(
+    Int128 num, Int128 den, bool currQueued, int64_t currKey, uint64_t currWeight)
+{
+    if (currQueued) {
+        const Int128 w = currWeight;
+        num += static_cast<Int128>(currKey) * w;
+        den += w;
+    }
+    Int128 q = 0;
+    if (den > 0)
+        q = floorDiv(num, den);
+    else if (currQueued)
+        q = currKey;
+    return static_cast<int64_t>(q);
+}
+
+// Builds the vruntime tree from the deadline tree's entities in their insertion order: each takes
+// the place (equal keys in insertion order) the incremental inserts gave it; the priorities only
+// shape the treap.
+[[gnu::noinline]] void buildVTree(const CfsRq::Tree& tree, CfsRq::VTree& vtree)
+{
+    std::vector<SchedEntity*> entities;
+    entities.reserve(tree.size());
+    for (SchedEntity* se = tree.leftmost(); se; se = CfsRq::Tree::next(*se))
+        entities.push_back(se);
+    std::sort(entities.begin(), entities.end(),
+        [](const SchedEntity* a, const SchedEntity* b) { return a->treeSeq < b->treeSeq; });
+    for (SchedEntity* se : entities)
+        vtree.insert(*se, se->treeLinks.priority);
+}
+
 // splitmix64: the treap priorities (any sequence independent of the keys keeps the expected depth
 // O(log n); this one is deterministic, so the trees' shapes are too).
 uint32_t nextPriority(uint64_t& state)
@@ -184,21 +217,9 @@ uint64_t CfsRq::peekAvgVruntime() const
             return v0 + static_cast<uint64_t>(q);
         }
     }
-    Int128 num = sumWVruntime;
-    Int128 den = sumWeight;
-    const SchedEntity* ec = eevdfCurr();
-    const bool currQueued = ec && ec->onRq;
-    if (currQueued) {
-        const Int128 w = avgWeight(*ec);
-        num += static_cast<Int128>(key(*ec)) * w;
-        den += w;
-    }
-    Int128 q = 0;
-    if (den > 0)
-        q = floorDiv(num, den);
-    else if (currQueued)
-        q = key(*ec);
-    return v0 + static_cast<uint64_t>(static_cast<int64_t>(q));
+    return v0
+        + static_cast<uint64_t>(avgKeyWide(sumWVruntime, sumWeight, queued,
+            queued ? key(*running) : 0, queued ? avgWeight(*running) : 0));
 }
 
 uint64_t CfsRq::avgVruntime()
@@ -269,16 +290,7 @@ void CfsRq::ensureVTree() const
     if (m_vtreeKept)
         return;
     m_vtreeKept = true;
-    // Inserted in their original order, the entities take the places (equal keys in insertion
-    // order) the incremental inserts gave them; the priorities only shape the treap.
-    std::vector<SchedEntity*> entities;
-    entities.reserve(m_tree.size());
-    for (SchedEntity* se = m_tree.leftmost(); se; se = Tree::next(*se))
-        entities.push_back(se);
-    std::sort(entities.begin(), entities.end(),
-        [](const SchedEntity* a, const SchedEntity* b) { return a->treeSeq < b->treeSeq; });
-    for (SchedEntity* se : entities)
-        m_vtree.insert(*se, se->treeLinks.priority);
+    buildVTree(m_tree, m_vtree);
 }
 
 bool CfsRq::minTreeVruntime(uint64_t& v) const
