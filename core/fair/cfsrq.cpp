@@ -415,6 +415,11 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
 
 void CfsRq::sliceInsert(int64_t slice)
 {
+    // One slice shared by every tree entity (the common case): no search.
+    if (m_slices.size() == 1 && m_slices.front().first == slice) {
+        ++m_slices.front().second;
+        return;
+    }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
     if (it != m_slices.end() && it->first == slice)
         ++it->second;
@@ -424,6 +429,11 @@ void CfsRq::sliceInsert(int64_t slice)
 
 void CfsRq::sliceErase(int64_t slice)
 {
+    if (m_slices.size() == 1 && m_slices.front().first == slice) {
+        if (--m_slices.front().second == 0)
+            m_slices.clear();
+        return;
+    }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
     if (it != m_slices.end() && it->first == slice && --it->second == 0)
         m_slices.erase(it);
