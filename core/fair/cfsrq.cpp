@@ -26,6 +26,39 @@ Int128 floorDiv(Int128 num, Int128 den)
     return q;
 }
 
+// V − v0 (kernel-model.md §3.2) in 128 bits, for the sums the 64-bit path of peekAvgVruntime()
+// cannot hold (kept out of line so that the common path stays short).
+[[gnu::noinline]] int64_t avgKeyWide(
+    Int128 num, Int128 den, bool currQueued, int64_t currKey, uint64_t currWeight)
+{
+    if (currQueued) {
+        const Int128 w = currWeight;
+        num += static_cast<Int128>(currKey) * w;
+        den += w;
+    }
+    Int128 q = 0;
+    if (den > 0)
+        q = floorDiv(num, den);
+    else if (currQueued)
+        q = currKey;
+    return static_cast<int64_t>(q);
+}
+
+// Builds the vruntime tree from the deadline tree's entities in their insertion order: each takes
+// the place (equal keys in insertion order) the incremental inserts gave it; the priorities only
+// shape the treap.
+[[gnu::noinline]] void buildVTree(const CfsRq::Tree& tree, CfsRq::VTree& vtree)
+{
+    std::vector<SchedEntity*> entities;
+    entities.reserve(tree.size());
+    for (SchedEntity* se = tree.leftmost(); se; se = CfsRq::Tree::next(*se))
+        entities.push_back(se);
+    std::sort(entities.begin(), entities.end(),
+        [](const SchedEntity* a, const SchedEntity* b) { return a->treeSeq < b->treeSeq; });
+    for (SchedEntity* se : entities)
+        vtree.insert(*se, se->treeLinks.priority);
+}
+
 // splitmix64: the treap priorities (any sequence independent of the keys keeps the expected depth
 // O(log n); this one is deterministic, so the trees' shapes are too).
 uint32_t nextPriority(uint64_t& state)
@@ -92,6 +125,7 @@ private:
 
 CfsRq::CfsRq(const ProfileChoices& choices)
     : m_choices(choices)
+    , m_vtreeKept(choices.treeKey == TreeKey::Vruntime)
 { }
 
 CfsRq::~CfsRq()
@@ -103,6 +137,7 @@ void CfsRq::clearTrees()
 {
     m_tree.clear();
     m_vtree.clear();
+    m_vtreeKept = m_choices.treeKey == TreeKey::Vruntime;
     m_slices.clear();
     sumWVruntime = 0;
     sumWeight = 0;
@@ -121,8 +156,12 @@ void CfsRq::enqueueTree(SchedEntity& se)
     sumWVruntime += static_cast<Int128>(key(se)) * w;
     sumWeight += w;
     const uint32_t priority = nextPriority(m_prioritySeed);
+    se.treeSeq = m_treeSeq++;
+    if (m_tree.empty() || vdiff(se.vruntime, m_vruntimeMark) > 0)
+        m_vruntimeMark = se.vruntime;
     m_tree.insert(se, priority);
-    m_vtree.insert(se, priority);
+    if (m_vtreeKept)
+        m_vtree.insert(se, priority);
     sliceInsert(se.slice);
     if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
         syncZeroVruntime();
@@ -131,7 +170,8 @@ void CfsRq::enqueueTree(SchedEntity& se)
 void CfsRq::dequeueTree(SchedEntity& se)
 {
     m_tree.erase(se);
-    m_vtree.erase(se);
+    if (m_vtreeKept)
+        m_vtree.erase(se);
     sliceErase(se.slice);
     const Int128 w = avgWeight(se);
     sumWVruntime -= static_cast<Int128>(key(se)) * w;
@@ -177,21 +217,9 @@ uint64_t CfsRq::peekAvgVruntime() const
             return v0 + static_cast<uint64_t>(q);
         }
     }
-    Int128 num = sumWVruntime;
-    Int128 den = sumWeight;
-    const SchedEntity* ec = eevdfCurr();
-    const bool currQueued = ec && ec->onRq;
-    if (currQueued) {
-        const Int128 w = avgWeight(*ec);
-        num += static_cast<Int128>(key(*ec)) * w;
-        den += w;
-    }
-    Int128 q = 0;
-    if (den > 0)
-        q = floorDiv(num, den);
-    else if (currQueued)
-        q = key(*ec);
-    return v0 + static_cast<uint64_t>(static_cast<int64_t>(q));
+    return v0
+        + static_cast<uint64_t>(avgKeyWide(sumWVruntime, sumWeight, queued,
+            queued ? key(*running) : 0, queued ? avgWeight(*running) : 0));
 }
 
 uint64_t CfsRq::avgVruntime()
@@ -219,11 +247,11 @@ void CfsRq::updateMinVruntime()
     const SchedEntity* c = (ec && ec->onRq) ? ec : nullptr;
     if (c)
         vruntime = c->vruntime;
-    if (const SchedEntity* se = leftmostVruntime()) {
+    if (uint64_t least = 0; minTreeVruntime(least)) {
         if (!c)
-            vruntime = se->vruntime;
-        else if (vdiff(se->vruntime, vruntime) < 0)
-            vruntime = se->vruntime;
+            vruntime = least;
+        else if (vdiff(least, vruntime) < 0)
+            vruntime = least;
     }
     if (vdiff(vruntime, v0) > 0)
         moveV0(vdiff(vruntime, v0));
@@ -253,7 +281,46 @@ SchedEntity* CfsRq::leftmostDeadline() const
 
 SchedEntity* CfsRq::leftmostVruntime() const
 {
+    ensureVTree();
     return m_vtree.leftmost();
+}
+
+void CfsRq::ensureVTree() const
+{
+    if (m_vtreeKept)
+        return;
+    m_vtreeKept = true;
+    buildVTree(m_tree, m_vtree);
+}
+
+bool CfsRq::minTreeVruntime(uint64_t& v) const
+{
+    if (m_vtreeKept) {
+        const SchedEntity* se = m_vtree.leftmost();
+        if (se)
+            v = se->vruntime;
+        return se != nullptr;
+    }
+    if (m_tree.empty())
+        return false;
+    m_tree.augment();
+    v = m_tree.root()->subtreeMinVruntime;
+    return true;
+}
+
+void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
+{
+    if (m_vtreeKept) {
+        lo = key(*m_vtree.leftmost());
+        hi = key(*m_vtree.rightmost());
+        return;
+    }
+    // No largest vruntime is kept without the vruntime tree; the mark bounds it from above
+    // (vruntimes do not change in the tree), so a range it declares exact is exact, and the
+    // walk serves the other cases with the same answer (§3.5 "Complexity").
+    m_tree.augment();
+    lo = vdiff(m_tree.root()->subtreeMinVruntime, v0);
+    hi = vdiff(m_vruntimeMark, v0);
 }
 
 // §3.5 steps 5–6 (6.8+): the first eligible entity in deadline order. A subtree holds an eligible
@@ -269,7 +336,10 @@ SchedEntity* CfsRq::firstEligibleByDeadline() const
     // Step 5's fast path: an eligible leftmost is the first eligible entity, monotone or not.
     if (SchedEntity* first = m_tree.leftmost(); eligible(first->vruntime))
         return first;
-    if (!eligible.exactFor(key(*m_vtree.leftmost()), key(*m_vtree.rightmost())))
+    int64_t lo = 0;
+    int64_t hi = 0;
+    keyRange(lo, hi);
+    if (!eligible.exactFor(lo, hi))
         return firstEligibleByDeadlineWalk();
     m_tree.augment();
     if (!eligible(node->subtreeMinVruntime))
@@ -293,6 +363,7 @@ SchedEntity* CfsRq::firstEligibleByDeadline() const
 // later one replaces the best only with a strictly earlier deadline: O(depth).
 SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix() const
 {
+    ensureVTree();
     const Eligibility eligible(*this);
     SchedEntity* node = m_vtree.root();
     if (!node)
@@ -330,6 +401,7 @@ SchedEntity* CfsRq::firstEligibleByDeadlineWalk() const
 
 SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
 {
+    ensureVTree();
     const Eligibility eligible(*this);
     SchedEntity* best = nullptr;
     for (SchedEntity* se = m_vtree.leftmost(); se; se = VTree::next(*se)) {
@@ -343,6 +415,11 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
 
 void CfsRq::sliceInsert(int64_t slice)
 {
+    // One slice shared by every tree entity (the common case): no search.
+    if (m_slices.size() == 1 && m_slices.front().first == slice) {
+        ++m_slices.front().second;
+        return;
+    }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
     if (it != m_slices.end() && it->first == slice)
         ++it->second;
@@ -352,6 +429,11 @@ void CfsRq::sliceInsert(int64_t slice)
 
 void CfsRq::sliceErase(int64_t slice)
 {
+    if (m_slices.size() == 1 && m_slices.front().first == slice) {
+        if (--m_slices.front().second == 0)
+            m_slices.clear();
+        return;
+    }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
     if (it != m_slices.end() && it->first == slice && --it->second == 0)
         m_slices.erase(it);
@@ -395,7 +477,7 @@ std::string CfsRq::checkInvariants() const
     const bool flat = m_choices.flat;
     if (const char* problem = m_tree.check())
         return std::string("deadline tree: ") + problem;
-    if (const char* problem = m_vtree.check())
+    if (const char* problem = m_vtreeKept ? m_vtree.check() : nullptr)
         return std::string("vruntime tree: ") + problem;
     for (const SchedEntity* p = m_tree.leftmost(); p; p = Tree::next(*p)) {
         const SchedEntity& se = *p;
@@ -417,14 +499,14 @@ std::string CfsRq::checkInvariants() const
         ++queued;
         anyEligible = anyEligible || entityEligible(*ec);
     }
-    if (m_vtree.size() != m_tree.size())
+    if (m_vtreeKept && m_vtree.size() != m_tree.size())
         return "vruntime tree and deadline tree differ in size";
     if (sw != sumWeight || swv != sumWVruntime)
         return "sum_weight/sum_w_vruntime differ from the tree";
     // The O(log n) picks against the walks they replace (§3.5 "Complexity").
     if (firstEligibleByDeadline() != firstEligibleByDeadlineWalk())
         return "the deadline-tree pick differs from the walk in deadline order";
-    if (earliestDeadlineInEligiblePrefix() != earliestDeadlineInEligiblePrefixWalk())
+    if (m_vtreeKept && earliestDeadlineInEligiblePrefix() != earliestDeadlineInEligiblePrefixWalk())
         return "the vruntime-tree pick differs from the walk in vruntime order";
     if (flat) {
         // 7.3 (§6.1): the tree holds every queued task of the CPU (rq->cfs) or nothing (a group

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One cfs_rq: the queued entities of one task group on one CPU (kernel-model.md §3).
 //
-// Storage. Queued entities other than `curr` live in two intrusive augmented trees
+// Storage. Queued entities other than `curr` live in intrusive augmented trees
 // (core/fair/eevdftree.h), each keeping equal keys in insertion order (a new entity goes right of
 // its equals):
 //   - the deadline tree, ordered by deadline (the 6.8+ key); every node caches the smallest
 //     vruntime of its subtree (the kernel's min_vruntime);
 //   - the vruntime tree, ordered by vruntime (the 6.6–6.7 key); every node caches the entity of
 //     its subtree with the earliest deadline (6.6's min_deadline).
-// The profile's tree_key decides which order the pick walks (§3.4, §3.5); the other tree's
-// leftmost serves min_vruntime and the single-entity pick. A tree keeps its cached values from
-// the first pick that reads them on (EevdfTree::augment()), so the tree the profile does not
-// walk costs no upkeep. Slices of tree entities are kept as a
-// sorted (slice, count) vector (cfs_rq_min_slice / max_slice, §3.4).
+// The profile's tree_key decides which order the pick walks (§3.4, §3.5). The deadline tree is
+// always kept; the vruntime tree only while the profile's key is vruntime or since something read
+// it (leftmostVruntime(), the 6.6 pick, a pick explanation): it is then built from the deadline
+// tree in the entities' insertion order (SchedEntity::treeSeq), which gives the in-order sequence
+// the incremental inserts would have given, and kept from then on. Without it, min_vruntime is
+// the deadline tree's root value (as the kernel's 6.8+ update_min_vruntime() reads it). A tree
+// keeps its cached values from the first reader on (EevdfTree::augment()). Slices of tree
+// entities are kept as a sorted (slice, count) vector (cfs_rq_min_slice / max_slice, §3.4).
 //
 // Sums (§3.2): sumWVruntime = Σ (v_i − v0)·ŵ_i and sumWeight = Σ ŵ_i over tree entities only
 // (ŵ = scale_load_down(w) or the full w, per weight_precision). 128-bit so that full weights
@@ -250,10 +253,20 @@ public:
 private:
     void sliceInsert(int64_t slice);
     void sliceErase(int64_t slice);
+    /// Builds the vruntime tree from the deadline tree if it is not kept (see Storage above).
+    void ensureVTree() const;
+    /// The smallest vruntime of the tree entities (false if the tree is empty).
+    bool minTreeVruntime(uint64_t& v) const;
+    /// The smallest key of the tree entities and the largest, or (without the vruntime tree) a
+    /// bound at least as large; the tree must not be empty.
+    void keyRange(int64_t& lo, int64_t& hi) const;
     class Eligibility;
 
     mutable VTree m_vtree;
-    uint64_t m_prioritySeed = 0; // the treap priorities' generator (splitmix64 state)
+    mutable bool m_vtreeKept = false; // the vruntime tree holds every tree entity
+    uint64_t m_treeSeq = 0;           // next SchedEntity::treeSeq
+    uint64_t m_vruntimeMark = 0;      // the largest vruntime inserted since the tree was empty
+    uint64_t m_prioritySeed = 0;      // the treap priorities' generator (splitmix64 state)
 };
 
 } // namespace schedlab

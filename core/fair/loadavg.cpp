@@ -183,29 +183,39 @@ bool LoadTracker::propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
 
 bool LoadTracker::updateCfsRqLoad(CfsRq& cfsRq)
 {
+    return updateCfsRqLoadAt(cfsRq, peltClock(cfsRq.cpu));
+}
+
+bool LoadTracker::updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now)
+{
     bool decayed = false;
     if (cfsRq.removedLoad || cfsRq.removedUtil || cfsRq.removedRunnable) {
         // update_cfs_rq_load_avg(): take out what entities that left (exit, migration) had
-        // contributed; the sums stay at least avg · PELT_MIN_DIVIDER.
-        PeltAvg& sa = cfsRq.avg;
-        const uint64_t divider = peltDivider(sa);
-        subPositive(sa.loadAvg, cfsRq.removedLoad);
-        subPositive(sa.loadSum, cfsRq.removedLoad * divider);
-        sa.loadSum = std::max<uint64_t>(sa.loadSum, sa.loadAvg * kPeltMinDivider);
-        subPositive(sa.utilAvg, cfsRq.removedUtil);
-        subPositive(sa.utilSum, cfsRq.removedUtil * divider);
-        sa.utilSum =
-            std::max<uint32_t>(sa.utilSum, static_cast<uint32_t>(sa.utilAvg * kPeltMinDivider));
-        subPositive(sa.runnableAvg, cfsRq.removedRunnable);
-        subPositive(sa.runnableSum, cfsRq.removedRunnable * divider);
-        sa.runnableSum = std::max<uint64_t>(sa.runnableSum, sa.runnableAvg * kPeltMinDivider);
-        // removed_runnable is the unweighted removed load: its sum estimates the load_sum lost.
-        addTgCfsPropagate(cfsRq, -static_cast<int64_t>(cfsRq.removedRunnable * divider) >> 10);
-        cfsRq.removedLoad = cfsRq.removedUtil = cfsRq.removedRunnable = 0;
+        // contributed; the sums stay at least avg · PELT_MIN_DIVIDER. Out of line: rare.
+        auto takeRemoved = [&cfsRq]() __attribute__((noinline))
+        {
+            PeltAvg& sa = cfsRq.avg;
+            const uint64_t divider = peltDivider(sa);
+            subPositive(sa.loadAvg, cfsRq.removedLoad);
+            subPositive(sa.loadSum, cfsRq.removedLoad * divider);
+            sa.loadSum = std::max<uint64_t>(sa.loadSum, sa.loadAvg * kPeltMinDivider);
+            subPositive(sa.utilAvg, cfsRq.removedUtil);
+            subPositive(sa.utilSum, cfsRq.removedUtil * divider);
+            sa.utilSum =
+                std::max<uint32_t>(sa.utilSum, static_cast<uint32_t>(sa.utilAvg * kPeltMinDivider));
+            subPositive(sa.runnableAvg, cfsRq.removedRunnable);
+            subPositive(sa.runnableSum, cfsRq.removedRunnable * divider);
+            sa.runnableSum = std::max<uint64_t>(sa.runnableSum, sa.runnableAvg * kPeltMinDivider);
+            // removed_runnable is the unweighted removed load: its sum estimates the load_sum
+            // lost.
+            addTgCfsPropagate(cfsRq, -static_cast<int64_t>(cfsRq.removedRunnable * divider) >> 10);
+            cfsRq.removedLoad = cfsRq.removedUtil = cfsRq.removedRunnable = 0;
+        };
+        takeRemoved();
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSum(peltClock(cfsRq.cpu), cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+    if (peltUpdateSum(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
             static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
@@ -326,7 +336,7 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
             utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
     }
-    bool decayed = updateCfsRqLoad(cfsRq);
+    bool decayed = updateCfsRqLoadAt(cfsRq, now); // the same CPU's PELT clock
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
     // this before setting on_rq), not later when it is first picked.

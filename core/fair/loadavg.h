@@ -65,6 +65,8 @@ private:
             addLeaf(cfsRq);
     }
     void addLeaf(CfsRq& cfsRq);
+    /// updateCfsRqLoad() at the PELT clock @p now (its CPU's, read once by the caller).
+    bool updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now);
     /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq.
     bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se);
 

@@ -57,8 +57,11 @@ struct SchedEntity
     bool onRq = false;
     bool schedDelayed = false;
     bool relDeadline = false;
+    /// Order of insertion into the cfs_rq's trees (a counter of the cfs_rq): rebuilds the
+    /// vruntime tree, kept only for the profiles that read it, with equal keys in insertion order.
+    uint64_t treeSeq = 0;
 
-    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime).
+    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime), while it is kept.
     TreeLinks vtreeLinks;
     /// Vruntime tree: the entity of this subtree with the earliest deadline, the first in vruntime
     /// order among equals (6.6's se->min_deadline, kept as the entity to keep the tie-break).

@@ -94,50 +94,57 @@ void Machine::sample(const SchedEntity& se)
         m_rec.drop();
         return;
     }
-    const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
-    Record r;
-    r.time = clock();
-    r.entity = refOf(se);
-    r.cpu = static_cast<uint16_t>(rq.cpu);
-    r.kind = RecordKind::Sample;
-    r.payload.sample.vruntime = se.vruntime;
-    r.payload.sample.deadline = se.deadline;
-    r.payload.sample.avgVruntime = rq.peekAvgVruntime();
-    int64_t vlag = se.vlag;
-    if (se.onRq) // the live lag of a queued entity; the saved one otherwise
-        vlag = vdiff(r.payload.sample.avgVruntime, se.vruntime);
-    if (vlag > INT32_MAX || vlag < INT32_MIN) {
-        r.flags |= Record::kVlagSaturated;
-        vlag = std::clamp<int64_t>(vlag, INT32_MIN, INT32_MAX);
-    }
-    r.payload.sample.vlag = static_cast<int32_t>(vlag);
-    r.payload.sample.weight =
-        static_cast<uint32_t>(std::min<uint64_t>((flat ? se.hLoad : se.load).weight, UINT32_MAX));
-    if (se.onRq && rq.entityEligible(se))
-        r.flags |= Record::kEligible;
-    if (rq.eevdfCurr() == &se)
-        r.flags |= Record::kCurr;
-    if (se.schedDelayed)
-        r.flags |= Record::kDelayed;
-    if (se.onRq)
-        r.flags |= Record::kQueued;
-    m_rec.append(r);
-    if (!m_options.recordPelt)
-        return;
-    // The averages at their last update (kernel-model.md §6.6): PELT is updated at enqueue,
-    // dequeue, tick and pick, not at every sample. The cfs_rq is the one the entity is queued on
-    // (its group's: 7.3 keeps PELT per level too).
-    const CfsRq& own = *se.cfsRq;
-    auto sat = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)); };
-    Record p;
-    p.time = r.time;
-    p.entity = r.entity;
-    p.cpu = static_cast<uint16_t>(own.cpu);
-    p.kind = RecordKind::Pelt;
-    p.payload.pelt = {sat(se.avg.loadAvg), sat(se.avg.runnableAvg), sat(se.avg.utilAvg),
-        sat(own.avg.loadAvg), sat(own.avg.runnableAvg), sat(own.avg.utilAvg), own.hNrQueued,
-        own.hNrRunnable};
-    m_rec.append(p);
+    // The records are built out of line, so that the common paths above stay short.
+    auto build = [ this, &se, flat ]() __attribute__((noinline))
+    {
+        const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
+        Record r;
+        r.time = clock();
+        r.entity = refOf(se);
+        r.cpu = static_cast<uint16_t>(rq.cpu);
+        r.kind = RecordKind::Sample;
+        r.payload.sample.vruntime = se.vruntime;
+        r.payload.sample.deadline = se.deadline;
+        r.payload.sample.avgVruntime = rq.peekAvgVruntime();
+        int64_t vlag = se.vlag;
+        if (se.onRq) // the live lag of a queued entity; the saved one otherwise
+            vlag = vdiff(r.payload.sample.avgVruntime, se.vruntime);
+        if (vlag > INT32_MAX || vlag < INT32_MIN) {
+            r.flags |= Record::kVlagSaturated;
+            vlag = std::clamp<int64_t>(vlag, INT32_MIN, INT32_MAX);
+        }
+        r.payload.sample.vlag = static_cast<int32_t>(vlag);
+        r.payload.sample.weight = static_cast<uint32_t>(
+            std::min<uint64_t>((flat ? se.hLoad : se.load).weight, UINT32_MAX));
+        if (se.onRq && rq.entityEligible(se))
+            r.flags |= Record::kEligible;
+        if (rq.eevdfCurr() == &se)
+            r.flags |= Record::kCurr;
+        if (se.schedDelayed)
+            r.flags |= Record::kDelayed;
+        if (se.onRq)
+            r.flags |= Record::kQueued;
+        m_rec.append(r);
+        if (!m_options.recordPelt)
+            return;
+        // The averages at their last update (kernel-model.md §6.6): PELT is updated at enqueue,
+        // dequeue, tick and pick, not at every sample. The cfs_rq is the one the entity is queued
+        // on (its group's: 7.3 keeps PELT per level too).
+        const CfsRq& own = *se.cfsRq;
+        auto sat = [](uint64_t v) {
+            return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX));
+        };
+        Record p;
+        p.time = r.time;
+        p.entity = r.entity;
+        p.cpu = static_cast<uint16_t>(own.cpu);
+        p.kind = RecordKind::Pelt;
+        p.payload.pelt = {sat(se.avg.loadAvg), sat(se.avg.runnableAvg), sat(se.avg.utilAvg),
+            sat(own.avg.loadAvg), sat(own.avg.runnableAvg), sat(own.avg.utilAvg), own.hNrQueued,
+            own.hNrRunnable};
+        m_rec.append(p);
+    };
+    build();
 }
 
 void Machine::checkLagBound(const SchedEntity& se)

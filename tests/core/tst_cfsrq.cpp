@@ -110,6 +110,7 @@ private Q_SLOTS:
     void augmentedPickDeep_data();
     void augmentedPickDeep();
     void augmentedPickWrapFallsBackToWalk();
+    void vruntimeTreeBuiltOnDemand();
 };
 
 // Three (or two) entities in the tree, no curr. Expected values are by hand:
@@ -844,6 +845,43 @@ void TestCfsRq::augmentedPickWrapFallsBackToWalk()
     QVERIFY(rq.entityEligible(se[2]));
     QCOMPARE(rq.firstEligibleByDeadline(), &se[2]);
     QCOMPARE(rq.earliestDeadlineInEligiblePrefix(), static_cast<SchedEntity*>(nullptr));
+    unlinkAll(rq);
+}
+
+void TestCfsRq::vruntimeTreeBuiltOnDemand()
+{
+    // A deadline-key profile keeps no vruntime tree until something reads it; built then from
+    // the insertion order, it must hold equal vruntimes in insertion order, as if kept all along.
+    SchedEntity a;
+    SchedEntity b;
+    SchedEntity c;
+    SchedEntity d;
+    const ProfileChoices choices = choicesFor(WeightPrecision::ScaledDown);
+    QVERIFY(choices.treeKey == TreeKey::Deadline);
+    CfsRq rq(choices);
+    enqueue(rq, entity(a, 100, kNice0, 600));
+    enqueue(rq, entity(b, 100, kNice0, 500));
+    enqueue(rq, entity(c, 50, kNice0, 700));
+    enqueue(rq, entity(d, 100, kNice0, 500));
+    dequeue(rq, c);
+    enqueue(rq, entity(c, 100, kNice0, 500)); // now after d
+    dequeue(rq, b);
+    enqueue(rq, entity(b, 100, kNice0, 500)); // now after c
+    // Every vruntime is 100 = V: all eligible. Vruntime order by insertion: a, d, c, b. The 6.6
+    // pick takes the earliest deadline (500), the first met in that order: d.
+    QCOMPARE(rq.leftmostVruntime(), &a);
+    QCOMPARE(rq.earliestDeadlineInEligiblePrefix(), &d);
+    QCOMPARE(rq.earliestDeadlineInEligiblePrefixWalk(), &d);
+    // The deadline order among the 500s is the same insertion order: d, c, b.
+    QCOMPARE(rq.firstEligibleByDeadline(), &d);
+    QCOMPARE(QString::fromStdString(rq.checkInvariants()), QString());
+    // Kept from now on: d leaves (c is first among the 500s), comes back last (still c).
+    dequeue(rq, d);
+    QCOMPARE(rq.earliestDeadlineInEligiblePrefix(), &c);
+    enqueue(rq, entity(d, 100, kNice0, 500));
+    QCOMPARE(rq.earliestDeadlineInEligiblePrefix(), &c);
+    QCOMPARE(rq.leftmostVruntime(), &a);
+    QCOMPARE(QString::fromStdString(rq.checkInvariants()), QString());
     unlinkAll(rq);
 }
 
