@@ -36,6 +36,7 @@ void CpuLanesPlottable::setSource(
     m_throttled.clear();
     m_openThrottle.clear();
     m_throttleScanned = 0;
+    m_laneCache.clear();
 }
 
 void CpuLanesPlottable::updateThrottled()
@@ -129,8 +130,17 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
         const int bins = std::max(1, static_cast<int>(std::lround(lay.right())) - x0);
         const int top = static_cast<int>(std::lround(band.top()));
         const int height = std::max(1, static_cast<int>(std::lround(band.height())));
-        const auto columns = stackBins(m_index->binShares(cpu, lay.start(), lay.end(), m_now, bins),
-            height, lay.start(), lay.end(), bins, m_groupOf);
+        if (m_laneCache.size() < static_cast<size_t>(m_cpuCount))
+            m_laneCache.resize(static_cast<size_t>(m_cpuCount));
+        LaneCache& cache = m_laneCache[static_cast<size_t>(cpu)];
+        const std::array<int64_t, 6> key{lay.start().count(), lay.end().count(), m_now.count(),
+            bins, height, static_cast<int64_t>(m_index->consumedRecords())};
+        if (!m_caching || cache.key != key) {
+            cache.columns = stackBins(m_index->binShares(cpu, lay.start(), lay.end(), m_now, bins),
+                height, lay.start(), lay.end(), bins, m_groupOf);
+            cache.key = m_caching ? key : std::array<int64_t, 6>{};
+        }
+        const std::vector<StackColumn>& columns = cache.columns;
         size_t i = 0;
         // Coloured by cgroup, a task's colour changes where it moves: join only equal colours.
         const auto sameColours = [&](const StackColumn& a, const StackColumn& b) {
@@ -226,21 +236,24 @@ std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height,
     // when given, then by first appearance (then task id, the order within a bin). A per-bin
     // key would reorder a column's stack whenever it changes (a cgroup move), and two tasks
     // would swap places from one column to the next.
-    std::map<int, std::pair<int, size_t>> rank; // task -> (key, first appearance)
-    for (const LaneBin& bin : bins)
-        for (const auto& [task, busy] : bin.tasks)
-            if (!rank.contains(task))
-                rank.emplace(
-                    task, std::pair{orderKey ? orderKey(task, bin.start) : 0, rank.size()});
-    // Each task's place in that order, looked up by task id (task -1, unknown, at slot 0): the
-    // per-bin sorts below compare two integers, not two map lookups.
-    std::vector<std::pair<std::pair<int, size_t>, int>> order;
-    order.reserve(rank.size());
+    // Tasks by first appearance, with their keys (a task's slot is task + 1: task -1, unknown,
+    // at slot 0; negative ids below that are not tasks and never appear).
+    std::vector<char> seen;
+    std::vector<std::pair<std::pair<int, size_t>, int>> order; // ((key, appearance), task)
     int highest = -1;
-    for (const auto& [task, key] : rank) {
-        order.push_back({key, task});
-        highest = std::max(highest, task);
-    }
+    for (const LaneBin& bin : bins)
+        for (const auto& [task, busy] : bin.tasks) {
+            const auto slot = static_cast<size_t>(std::max(task + 1, 0));
+            if (slot >= seen.size())
+                seen.resize(slot + 1, 0);
+            if (seen[slot])
+                continue;
+            seen[slot] = 1;
+            order.push_back({{orderKey ? orderKey(task, bin.start) : 0, order.size()}, task});
+            highest = std::max(highest, task);
+        }
+    // Each task's place in that order, looked up by task id: the per-bin sorts below compare
+    // two integers.
     std::sort(order.begin(), order.end());
     std::vector<int> place(static_cast<size_t>(highest + 2), 0);
     for (size_t k = 0; k < order.size(); ++k)
@@ -251,6 +264,7 @@ std::vector<StackColumn> stackBins(const std::vector<LaneBin>& bins, int height,
         const double length =
             static_cast<double>(std::max<int64_t>((bin.end - bin.start).count(), 1));
         StackColumn c;
+        c.pieces.reserve(bin.tasks.size());
         c.column = std::clamp(
             static_cast<int>(std::floor(lay.mapTimeToX(bin.start) + 0.5)), 0, columns - 1);
         c.at = bin.start;

@@ -9,6 +9,8 @@
 #include "ui/timeline/model/timelinelayout.h"
 #include "ui/timeline/qcp.h"
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -59,6 +61,14 @@ public:
     void setGroupColouring(std::function<int(int, Nanoseconds)> groupOf)
     {
         m_groupOf = std::move(groupOf);
+        m_laneCache.clear();
+    }
+    /// Caching (default on): a drawing of the same window, columns, lane height, present and
+    /// records indexed as the previous one reuses each lane's stacked columns.
+    void setCaching(bool on)
+    {
+        m_caching = on;
+        m_laneCache.clear();
     }
     bool coloursByGroup() const { return static_cast<bool>(m_groupOf); }
 
@@ -100,6 +110,15 @@ private:
     Nanoseconds m_now{0};
     std::function<int(int, Nanoseconds)> m_groupOf;
     mutable std::vector<QColor> m_colourCache; ///< taskColor() by task + 1, for one draw
+    /// Per CPU, the stacked columns of the last drawing and what they were built for (window,
+    /// present, columns, lane height, records indexed).
+    struct LaneCache
+    {
+        std::array<int64_t, 6> key{};
+        std::vector<StackColumn> columns;
+    };
+    std::vector<LaneCache> m_laneCache;
+    bool m_caching = true;
 };
 
 /// Milliseconds (plot keys) ↔ nanoseconds (core time).

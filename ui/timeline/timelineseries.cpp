@@ -237,6 +237,8 @@ void TimelineView::refreshWeights()
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
     const int bins = columns();
+    if (!m_caching)
+        m_weightDrawnFor = {};
     const std::array<int64_t, 5> drawnFor{from.count(), to.count(), bins, m_now.count(),
         static_cast<int64_t>(m_samples.consumedRecords())};
     if (drawnFor == m_weightDrawnFor)
@@ -359,6 +361,7 @@ void TimelineView::refreshVruntime()
             m_peltGraphs.push_back(pelt);
         }
         m_plotted = tasks;
+        ++m_seriesGeneration;
     }
     m_hint->setVisible(m_hints && m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
@@ -368,8 +371,22 @@ void TimelineView::refreshVruntime()
     if (!m_recording || m_graphs.empty()) {
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
             g->data()->clear();
+        m_seriesDrawnFor = {};
         return;
     }
+    const Nanoseconds from = viewStart();
+    const Nanoseconds to = viewEnd();
+    // Level of detail: the pane's pixel columns (envelope.h), for the samples and the lines.
+    const int bins = columns();
+    m_dataColumns = bins;
+    // The lines below depend on nothing else: a drawing of the same keeps them (and the pens,
+    // value ranges and level of detail fitted to them).
+    const std::array<int64_t, 7> drawnFor{from.count(), to.count(), bins, m_now.count(),
+        static_cast<int64_t>(m_samples.consumedRecords()) * 2 + (pelt ? 1 : 0), m_seriesGeneration,
+        m_vruntimeRect->width()};
+    if (m_caching && drawnFor == m_seriesDrawnFor)
+        return;
+    m_seriesDrawnFor = drawnFor;
 
     // vruntime is an unsigned counter that may start near 2^64 (the kernel's initial
     // min_vruntime); plot differences to the first sample so wrap-around cannot show.
@@ -382,11 +399,6 @@ void TimelineView::refreshVruntime()
             break;
         }
     }
-    const Nanoseconds from = viewStart();
-    const Nanoseconds to = viewEnd();
-    // Level of detail: the pane's pixel columns (envelope.h), for the samples and the lines.
-    const int bins = columns();
-    m_dataColumns = bins;
     const Nanoseconds until = std::min(m_now, to);
     bool any = false;
     for (size_t i = 0; i < m_graphs.size(); ++i) {

@@ -60,7 +60,8 @@ TimelineView::TimelineView(QWidget* parent)
     // Every drawing decimates the series for the pixel columns it is about to fill.
     static_cast<TimelinePlot*>(m_plot)->setLayoutHook([this](double scale) {
         m_scale = scale;
-        const bool refresh = columns() != m_dataColumns || peltFits() != m_peltFitted;
+        // Without caching every drawing rebuilds the series (the benchmark's uncached figure).
+        const bool refresh = columns() != m_dataColumns || peltFits() != m_peltFitted || !m_caching;
         if (refresh)
             refreshVruntime();
         placeMarkers();
@@ -307,6 +308,7 @@ void TimelineView::setRecording(const Recording* recording, Nanoseconds duration
     m_segments.clear();
     m_samples.clear();
     m_weightDrawnFor = {};
+    ++m_seriesGeneration;
     m_now = Nanoseconds{0};
     m_duration = std::max(duration, Nanoseconds{1000});
     const int cpus = recording ? std::max(recording->cpus, 1) : 1;
@@ -445,6 +447,16 @@ void TimelineView::onRangeChanged(const QCPRange& requested)
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     Q_EMIT viewRangeChanged(msToNs(range.lower), msToNs(range.upper));
+}
+
+void TimelineView::setCaching(bool on)
+{
+    m_caching = on;
+    m_lanes->setCaching(on);
+    m_weightDrawnFor = {};
+    ++m_seriesGeneration;
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineView::setCursorTime(Nanoseconds t)
@@ -672,6 +684,7 @@ void TimelineView::setLagClampRules(ClampRules rules, Nanoseconds baseSlice, int
     m_clampRules = std::move(rules);
     m_baseSlice = baseSlice;
     m_tick = Nanoseconds{1'000'000'000 / std::max(1, hz)};
+    ++m_seriesGeneration;
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -760,6 +773,7 @@ void TimelineView::setTaskCgroups(TaskCgroups cgroups, TaskMoves moves)
 {
     m_taskCgroups = std::move(cgroups);
     m_taskMoves = std::move(moves);
+    ++m_seriesGeneration;
     refreshVruntime();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -104,6 +104,13 @@ public:
     /// The time axis's title under the last pane as well (pictures), not only under the lanes.
     void setTimeLabelOnLastPane(bool on) { m_timeLabelOnLast = on; }
 
+    /// Caching (default on): a drawing whose window, pixel columns, present, records indexed and
+    /// settings are those of the previous one reuses its decimated series and lane columns
+    /// instead of rebuilding them (the same pixels: tests/ui/tst_drawcache.cpp). Off, every
+    /// drawing rebuilds everything (tests, the benchmark's uncached figure).
+    void setCaching(bool on);
+    bool caching() const { return m_caching; }
+
     /// The cursor: a blue line in every pane (inspector time). Clicking the plot moves it.
     void setCursorTime(Nanoseconds t);
     Nanoseconds cursorTime() const { return m_cursor; }
@@ -195,6 +202,12 @@ private:
     /// What the weight pane's lines were last decimated for (window, columns, present, records
     /// indexed): a refresh for the same skips the decimation.
     std::array<int64_t, 5> m_weightDrawnFor{};
+    /// The same for the task panes (window, columns, present, records indexed, PELT shown,
+    /// settings generation, pane width); m_seriesGeneration counts changes of the settings the
+    /// lines depend on (tasks plotted, clamp rules, cgroups, recording).
+    std::array<int64_t, 7> m_seriesDrawnFor{};
+    int64_t m_seriesGeneration = 0;
+    bool m_caching = true;
     Nanoseconds m_duration{0};
     QVector<int> m_selected;
     QVector<int> m_plotted;

@@ -132,17 +132,33 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 
 } // namespace
 
-void SampleIndex::Series::append(const Record& r, const Record* pelt, uint32_t position)
+void SampleIndex::Series::append(const Record& r, uint32_t position)
 {
     if (positions.empty())
         reference = r.payload.sample.vruntime;
-    summary.push(leafSummary(r, reference, position));
-    // The PELT extremes are summarised while every sample has them (a run records PELT for all
-    // or none); a sample without stops it for good (decimate() then reads them one by one).
-    peltAligned = peltAligned && pelt;
-    if (peltAligned)
-        peltSummary.push(peltLeaf(*pelt, position));
     positions.push_back(position);
+}
+
+void SampleIndex::Series::summarize(const std::vector<Record>& records) const
+{
+    for (; summarized < positions.size(); ++summarized) {
+        const uint32_t position = positions[summarized];
+        if (summarized + 8 < positions.size()) {
+            // The samples are scattered over a recording far larger than the caches: ask for
+            // a few ahead, so the reads overlap.
+            const auto* ahead = reinterpret_cast<const char*>(&records[positions[summarized + 8]]);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 2 * sizeof(Record) - 1); // with its Pelt record
+        }
+        summary.push(leafSummary(records[position], reference, position));
+        // The PELT extremes are summarised while every sample has them (a run records PELT for
+        // all or none); a sample without stops it for good (decimate() then reads them one by
+        // one).
+        const Record* pelt = peltOf(records, position);
+        peltAligned = peltAligned && pelt;
+        if (peltAligned)
+            peltSummary.push(peltLeaf(*pelt, position));
+    }
 }
 
 void SampleIndex::update(const Recording& recording)
@@ -176,7 +192,7 @@ void SampleIndex::update(const Recording& recording)
                 m_groupOrder.push_back(r.entity.raw);
                 m_perGroup.emplace_back();
             }
-            m_perGroup[slot->second].append(r, pelt, static_cast<uint32_t>(i));
+            m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
             continue;
         }
         if (!r.entity.isTask())
@@ -184,7 +200,7 @@ void SampleIndex::update(const Recording& recording)
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_perTask.size())
             m_perTask.resize(task + 1);
-        m_perTask[task].append(r, pelt, static_cast<uint32_t>(i));
+        m_perTask[task].append(r, static_cast<uint32_t>(i));
     }
     m_consumed = records.size();
 }
@@ -289,6 +305,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         }
         return out;
     }
+    series.summarize(records);
     // Record positions of the samples to keep; their order is the samples' time order.
     std::vector<uint32_t> kept;
     kept.reserve(static_cast<size_t>(bins) * 4 + 2);

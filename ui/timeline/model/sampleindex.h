@@ -60,7 +60,7 @@ public:
     void clear();
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
-    /// Memory held by the index (sample positions and their summaries).
+    /// Memory held by the index (sample positions and the summaries built so far).
     size_t bytes() const;
 
     /// Samples of @p task inside [from, to] plus the nearest one on each side, so lines run
@@ -161,14 +161,21 @@ public:
         Nanoseconds to, int bins, unsigned keep = KeepAll) const;
 
 private:
+    /// One entity's samples. update() only notes their positions; the summaries are built
+    /// (and caught up with new samples) when a window first needs them (summarize()): indexing
+    /// a run costs one pass over its records, and series nobody draws cost no summaries.
     struct Series
     {
         std::vector<uint32_t> positions; ///< record positions of the entity's samples
         uint64_t reference = 0;          ///< vruntime of its first sample
-        SummaryPyramid<SampleSummary> summary;
-        SummaryPyramid<PeltSummary> peltSummary; ///< item for item with `summary` if aligned
-        bool peltAligned = true;                 ///< every sample so far had PELT
-        void append(const Record& r, const Record* pelt, uint32_t position);
+        mutable SummaryPyramid<SampleSummary> summary;
+        mutable SummaryPyramid<PeltSummary>
+            peltSummary;                 ///< item for item with `summary` if aligned
+        mutable bool peltAligned = true; ///< every sample summarized had PELT
+        mutable size_t summarized = 0;   ///< samples folded into the summaries
+        void append(const Record& r, uint32_t position);
+        /// Folds the samples not yet summarized into the summaries.
+        void summarize(const std::vector<Record>& records) const;
     };
     /// The sample at record position @p position, with its PELT from the Pelt record that
     /// follows it, if any.

@@ -25,10 +25,10 @@ size_t RunSegmentIndex::bytes() const
 {
     size_t n = 0;
     for (const Lane& l : m_lanes) {
-        n += l.closed.capacity() * sizeof(RunSegment) + l.busyBefore.capacity() * sizeof(int64_t)
+        n += l.closed.capacity() * sizeof(Run) + l.busyBefore.capacity() * sizeof(int64_t)
             + l.summary.bytes();
         for (const auto& t : l.perTask)
-            n += t.runs.capacity() * sizeof(uint32_t) + t.before.capacity() * sizeof(int64_t);
+            n += t.runs.capacity() * sizeof(t.runs[0]) + t.before.capacity() * sizeof(int64_t);
     }
     return n;
 }
@@ -58,12 +58,12 @@ void RunSegmentIndex::update(const Recording& recording)
             l.busyBefore.push_back(l.closed.empty()
                     ? 0
                     : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
-            l.closed.push_back({r.cpu, l.current, l.since, t});
+            l.closed.push_back({l.since, t, l.current});
             const int64_t length = (t - l.since).count();
             if (l.perTask.size() <= static_cast<size_t>(l.current))
                 l.perTask.resize(static_cast<size_t>(l.current) + 1);
             auto& mine = l.perTask[static_cast<size_t>(l.current)];
-            mine.runs.push_back(static_cast<uint32_t>(l.closed.size() - 1));
+            mine.runs.emplace_back(l.since.count(), t.count());
             mine.before.push_back(mine.before.back() + length);
             l.summary.push({l.since.count(), t.count(), length, l.current, length});
         }
@@ -90,9 +90,9 @@ std::vector<RunSegment> RunSegmentIndex::segments(
     };
     // Closed segments are disjoint and sorted, so their ends are sorted too.
     auto it = std::upper_bound(l.closed.begin(), l.closed.end(), from,
-        [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
+        [](Nanoseconds t, const Run& s) { return t < s.end; });
     for (; it != l.closed.end() && it->start < to; ++it)
-        clipped(*it);
+        clipped({cpu, it->task, it->start, it->end});
     if (l.current >= 0)
         clipped({cpu, l.current, l.since, std::max(now, l.since)});
     return out;
@@ -101,8 +101,8 @@ std::vector<RunSegment> RunSegmentIndex::segments(
 int64_t RunSegmentIndex::closedBusyBefore(const Lane& l, Nanoseconds t)
 {
     // First closed run ending after t: everything before it ran entirely before t.
-    const auto it = std::upper_bound(l.closed.begin(), l.closed.end(), t,
-        [](Nanoseconds v, const RunSegment& s) { return v < s.end; });
+    const auto it = std::upper_bound(
+        l.closed.begin(), l.closed.end(), t, [](Nanoseconds v, const Run& s) { return v < s.end; });
     const auto i = static_cast<size_t>(it - l.closed.begin());
     int64_t busy = i < l.busyBefore.size()
         ? l.busyBefore[i]
@@ -138,15 +138,16 @@ int64_t RunSegmentIndex::taskBusyBefore(const Lane& l, int task, Nanoseconds t, 
     const size_t n = mine.runs.size();
     size_t lo = hint ? std::min(*hint, n) : 0;
     size_t hi = n;
-    const auto endOf = [&](size_t k) { return l.closed[mine.runs[k]].end; };
+    const int64_t at = t.count();
+    const auto endOf = [&](size_t k) { return mine.runs[k].second; };
     if (hint) {
         // Monotone queries move a little each time: gallop from the hint (the answer is not
         // before it), then bisect the last step.
-        if (lo < n && endOf(lo) <= t) {
+        if (lo < n && endOf(lo) <= at) {
             size_t prev = lo;
             size_t step = 1;
             size_t cur = lo + 1;
-            while (cur < n && endOf(cur) <= t) {
+            while (cur < n && endOf(cur) <= at) {
                 prev = cur;
                 step *= 2;
                 cur = prev + step;
@@ -159,14 +160,14 @@ int64_t RunSegmentIndex::taskBusyBefore(const Lane& l, int task, Nanoseconds t, 
     }
     // First run of the task ending after t: all before it ended by t.
     const auto it = std::upper_bound(mine.runs.begin() + static_cast<std::ptrdiff_t>(lo),
-        mine.runs.begin() + static_cast<std::ptrdiff_t>(hi), t,
-        [&](Nanoseconds v, uint32_t run) { return v < l.closed[run].end; });
+        mine.runs.begin() + static_cast<std::ptrdiff_t>(hi), at,
+        [](int64_t v, const std::pair<int64_t, int64_t>& run) { return v < run.second; });
     const auto k = static_cast<size_t>(it - mine.runs.begin());
     if (hint)
         *hint = k;
     int64_t busy = mine.before[k];
-    if (k < mine.runs.size() && l.closed[mine.runs[k]].start < t)
-        busy += (t - l.closed[mine.runs[k]].start).count();
+    if (k < mine.runs.size() && mine.runs[k].first < at)
+        busy += at - mine.runs[k].first;
     return busy;
 }
 
@@ -225,9 +226,9 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
     // a busy lane at fine zoom): walk them once, in time order, adding each bin's run time per
     // task as the walk leaves the bin; many runs: per task, each bin from the prefix sums.
     const auto firstRun = std::upper_bound(l.closed.begin(), l.closed.end(), from,
-        [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
-    const auto endRun = std::lower_bound(firstRun, l.closed.end(), to,
-        [](const RunSegment& s, Nanoseconds t) { return s.start < t; });
+        [](Nanoseconds t, const Run& s) { return t < s.end; });
+    const auto endRun = std::lower_bound(
+        firstRun, l.closed.end(), to, [](const Run& s, Nanoseconds t) { return s.start < t; });
     if (endRun - firstRun <= static_cast<std::ptrdiff_t>(bins) * std::max(tasks, 1) / 4) {
         std::vector<int64_t> acc(static_cast<size_t>(std::max(tasks, 0)), 0);
         std::vector<int> touched;
@@ -286,10 +287,10 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
             // Few runs in the window: walk them (the one straddling `to` included).
             const auto& mine = l.perTask[static_cast<size_t>(task)];
             for (size_t k = first; k <= last && k < mine.runs.size(); ++k) {
-                const RunSegment& run = l.closed[mine.runs[k]];
-                if (run.start >= to)
+                const auto [start, end] = mine.runs[k];
+                if (start >= to.count())
                     break;
-                spread(run.start, run.end);
+                spread(Nanoseconds{start}, Nanoseconds{end});
             }
         } else {
             // Many: each bin's time from the prefix sums at its edges.
@@ -336,9 +337,9 @@ std::vector<RunSegment> RunSegmentIndex::binnedSegments(
         return {};
     const Lane& l = m_lanes[static_cast<size_t>(cpu)];
     const auto first = std::upper_bound(l.closed.begin(), l.closed.end(), from,
-        [](Nanoseconds t, const RunSegment& s) { return t < s.end; });
+        [](Nanoseconds t, const Run& s) { return t < s.end; });
     const auto last = std::lower_bound(l.closed.begin(), l.closed.end(), to,
-        [](const RunSegment& s, Nanoseconds t) { return s.start < t; });
+        [](const Run& s, Nanoseconds t) { return s.start < t; });
     if (last - first <= 2 * static_cast<std::ptrdiff_t>(bins))
         return segments(cpu, from, to, now);
 
@@ -404,7 +405,7 @@ std::vector<RunSegment> RunSegmentIndex::binnedSegments(
             i += items;
             continue;
         }
-        const RunSegment& s = l.closed[i];
+        const Run& s = l.closed[i];
         addRun(s.task, s.start.count(), s.end.count());
         ++i;
     }
@@ -420,10 +421,10 @@ std::optional<RunSegment> RunSegmentIndex::segmentAt(int cpu, Nanoseconds t, Nan
     if (cpu < 0 || cpu >= cpuCount())
         return std::nullopt;
     const Lane& l = m_lanes[static_cast<size_t>(cpu)];
-    auto it = std::upper_bound(l.closed.begin(), l.closed.end(), t,
-        [](Nanoseconds v, const RunSegment& s) { return v < s.end; });
+    auto it = std::upper_bound(
+        l.closed.begin(), l.closed.end(), t, [](Nanoseconds v, const Run& s) { return v < s.end; });
     if (it != l.closed.end() && it->start <= t)
-        return *it;
+        return RunSegment{cpu, it->task, it->start, it->end};
     if (l.current >= 0 && l.since <= t && t < std::max(now, l.since))
         return RunSegment{cpu, l.current, l.since, now};
     return std::nullopt;

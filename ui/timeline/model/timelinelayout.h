@@ -107,16 +107,25 @@ public:
     };
 
 private:
+    /// A closed run as the index keeps it (24 bytes: a RunSegment's CPU is the lane's, its
+    /// `busy` is 1).
+    struct Run
+    {
+        Nanoseconds start{0};
+        Nanoseconds end{0};
+        int task = -1;
+    };
     struct Lane
     {
-        std::vector<RunSegment> closed;
+        std::vector<Run> closed;
         SummaryPyramid<RunSummary> summary; ///< over `closed`
         std::vector<int64_t> busyBefore;    ///< run time of closed[0 .. i) (prefix sums)
-        /// Per task: positions of its runs in `closed`, and its run time before each of them
-        /// (one more entry than runs: the total last).
+        /// Per task: its runs' [start, end) in ns, side by side (a search over one task's runs
+        /// reads them contiguously), and its run time before each of them (one more entry than
+        /// runs: the total last).
         struct TaskRuns
         {
-            std::vector<uint32_t> runs;
+            std::vector<std::pair<int64_t, int64_t>> runs;
             std::vector<int64_t> before{0};
         };
         std::vector<TaskRuns> perTask;
