@@ -14,6 +14,7 @@
 #include "ui/run/simulationcontroller.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDataStream>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -500,6 +501,15 @@ private Q_SLOTS:
         waitIdle(c);
         panel.refresh(c.simulation(), 1000);
         QVERIFY(placeLag->isChecked());
+
+        // A point release the profile list does not hold is shown as the run's profile.
+        Scenario point = groups();
+        point.kernel.profile = "6.18.15";
+        SimulationController c2;
+        QVERIFY(c2.load(point));
+        panel.refresh(c2.simulation(), 1000);
+        QCOMPARE(panel.profileBox()->currentText(), QStringLiteral("6.18.15"));
+        QVERIFY(panel.featureBox(QStringLiteral("NI_RANDOM"))->isChecked()); // 6.18.5+
     }
 };
 

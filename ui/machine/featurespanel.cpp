@@ -131,7 +131,12 @@ void FeaturesPanel::refresh(const Simulation* simulation, int hz)
     }
     {
         const QSignalBlocker block(m_profile);
-        m_profile->setCurrentIndex(m_profile->findData(toQString(simulation->profileName())));
+        // A point release (6.18.15: its series' profile with the fix catalogue) is listed once
+        // a run uses it, like an HZ the list does not have.
+        const QString name = toQString(simulation->profileName());
+        if (m_profile->findData(name) < 0)
+            m_profile->addItem(name, name);
+        m_profile->setCurrentIndex(m_profile->findData(name));
     }
     const QSignalBlocker block(m_hz);
     const int index = m_hz->findData(hz);
