@@ -24,6 +24,8 @@ FakeMachine::~FakeMachine()
     for (auto& rq : rqs) {
         rq->cfsTasks.clear();
         rq->curr = nullptr;
+        if (rq->cfs)
+            rq->cfs->clearTrees(); // a test may leave entities queued in the trees
     }
 }
 
