@@ -302,6 +302,14 @@ bool applySetting(KernelProfile& p, std::string_view setting, std::string_view v
     return applyChoice(p.choices, setting, value);
 }
 
+} // namespace
+
+const std::vector<CatalogueFix>& fixCatalogue()
+{
+    static const std::vector<CatalogueFix> fixes = buildCatalogue();
+    return fixes;
+}
+
 std::string settingValue(const KernelProfile& p, std::string_view setting)
 {
     if (findTrait(setting))
@@ -309,14 +317,6 @@ std::string settingValue(const KernelProfile& p, std::string_view setting)
     if (const auto f = featureFromName(setting))
         return p.features.has(*f) ? "true" : "false";
     return choiceValue(p.choices, setting);
-}
-
-} // namespace
-
-const std::vector<CatalogueFix>& fixCatalogue()
-{
-    static const std::vector<CatalogueFix> fixes = buildCatalogue();
-    return fixes;
 }
 
 bool carriesFix(const CatalogueFix& fix, const KernelRelease& r)

@@ -62,6 +62,9 @@ std::vector<std::string> traitNames();
 bool applyTrait(ProfileTraits& traits, std::string_view trait, std::string_view value);
 /// "true"/"false", empty for an unknown trait.
 std::string traitValue(const ProfileTraits& traits, std::string_view trait);
+/// The value of a catalogue setting in @p p: a trait, the default of a sched feature (NI_RANDOM)
+/// or a behaviour choice; "" if @p setting is none of them.
+std::string settingValue(const KernelProfile& p, std::string_view setting);
 
 /// One override (`kernel.overrides`, `--override`, a profile action, a compare variant): a
 /// behaviour choice (applyChoice()) or one of the catalogue's traits (traitNames(), "true" /

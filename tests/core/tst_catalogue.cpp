@@ -27,10 +27,7 @@ namespace {
 
 std::string setting(const KernelProfile& p, const std::string& name)
 {
-    if (const auto f = featureFromName(name)) // a sched feature's default (NI_RANDOM)
-        return p.features.has(*f) ? "true" : "false";
-    const std::string trait = traitValue(p.traits, name);
-    return trait.empty() ? choiceValue(p.choices, name) : trait;
+    return settingValue(p, name);
 }
 
 const KernelProfile& profile(const char* name)

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 // moc 6.4 runs with C++17 predefines and cannot parse <concepts> (via <compare>): hide the core
 // headers from it; the test class itself needs none of their declarations.
@@ -408,6 +409,27 @@ std::vector<TaskGroup> rootAndOneGroup(const ProfileChoices& choices)
     return groups;
 }
 
+/// Two nice-0 tasks queued on CPU 0's root cfs_rq with their PELT attached: A running, B
+/// delayed (on_rq, sched_delayed; h_nr_runnable 1 of h_nr_queued 2).
+std::pair<Task&, Task&> runningAndDelayed(FakeMachine& services, CfsRq& root)
+{
+    Task& a = services.addTask(0);
+    Task& b = services.addTask(0);
+    for (Task* t : {&a, &b}) {
+        t->se.cfsRq = &root;
+        t->se.load.weight = 1024ULL << 10;
+        t->se.onRq = true;
+        t->se.peltAttached = true;
+    }
+    b.se.schedDelayed = true;
+    root.loadWeight = 2048ULL << 10;
+    root.nrQueued = 2;
+    root.hNrQueued = 2;
+    root.hNrRunnable = 1;
+    root.curr = &a.se;
+    return {a, b};
+}
+
 } // namespace
 
 // update_tg_load_avg() (kernel-model.md §6.3): a group cfs_rq publishes its load_avg in
@@ -667,20 +689,7 @@ void TestPelt::delayedRunnable()
     load.setTraits(&p->traits);
     load.setChoices(&choices);
     CfsRq& root = *services.rq(0).cfs;
-    Task& a = services.addTask(0);
-    Task& b = services.addTask(0);
-    for (Task* t : {&a, &b}) {
-        t->se.cfsRq = &root;
-        t->se.load.weight = 1024ULL << 10;
-        t->se.onRq = true;
-        t->se.peltAttached = true;
-    }
-    b.se.schedDelayed = true;
-    root.loadWeight = 2048ULL << 10;
-    root.nrQueued = 2;
-    root.hNrQueued = 2;
-    root.hNrRunnable = 1;
-    root.curr = &a.se;
+    auto [a, b] = runningAndDelayed(services, root);
     services.now = 2 * 1024 * 1024;
     load.updateLoadAvg(root, b.se, false);
     QCOMPARE(b.se.avg.loadSum, uint64_t(1981));
@@ -733,20 +742,7 @@ void TestPelt::delayedRunnableClassification()
     load.setTraits(&p->traits);
     load.setChoices(&p->choices);
     CfsRq& root = *services.rq(0).cfs;
-    Task& a = services.addTask(0);
-    Task& b = services.addTask(0);
-    for (Task* t : {&a, &b}) {
-        t->se.cfsRq = &root;
-        t->se.load.weight = 1024ULL << 10;
-        t->se.onRq = true;
-        t->se.peltAttached = true;
-    }
-    b.se.schedDelayed = true;
-    root.loadWeight = 2048ULL << 10;
-    root.nrQueued = 2;
-    root.hNrQueued = 2;
-    root.hNrRunnable = 1;
-    root.curr = &a.se;
+    auto [a, b] = runningAndDelayed(services, root);
     services.now = 48 * 1024 * 1024;
     load.updateLoadAvg(root, a.se, false);
     QCOMPARE(root.avg.utilAvg, uint64_t(661));
