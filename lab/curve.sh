@@ -23,7 +23,7 @@
 # CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
-# LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT defaults to 1 here (the children
+# LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT and LAB_EXACT default to 1 here (the children
 # cost what their programs say, as in the model). A disturbed run is flagged in the table and
 # left out of the point's real ratio.
 # Exit codes: 0 ok, 2 bad arguments, 3 a tool is missing, 4 a VM run failed.
@@ -190,7 +190,7 @@ for point in $POINTS; do
             echo "curve: $point run $r of $RUNS on $KERNEL" >&2
             count=
             [ "${CURVE_COUNT:-0}" = 1 ] && count=reweight_entity
-            if LAB_COUNT=$count LAB_LIGHT=${LAB_LIGHT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
+            if LAB_COUNT=$count LAB_LIGHT=${LAB_LIGHT:-1} LAB_EXACT=${LAB_EXACT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
                 "$here/lab.sh" "$KERNEL" "$scen" "$dir" > "$dir.log" 2>&1; then :; else
                 rc=$?
                 echo "curve: lab.sh failed (exit $rc), see $dir.log" >&2

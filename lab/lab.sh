@@ -16,7 +16,12 @@
 # exits 5 instead of only being flagged), LAB_ICOUNT (a shift 0-10: qemu -icount, the guest's
 # clocks count instructions, 2^SHIFT ns each, so the host's load cannot reach its timing),
 # LAB_LIGHT (1: schedlab-run --light-children, forked children the parent waits for start as
-# vfork() does, so they cost what their programs say), LAB_MEM (the guest's memory in MiB,
+# vfork() does, so they cost what their programs say), LAB_PROBE (a file of probe events, one per
+# line as the kernel's dynamic_events takes them but named `f:NAME SYMBOL ARGS`, `p:NAME ...`
+# or `t:NAME TRACEPOINT ...`, with BTF field access such as p->se.avg.util_avg: recorded
+# during the run in a trace instance of their own, written to OUTDIR/probes.txt), LAB_EXACT (1: schedlab-run --exact-costs,
+# each task's run operations absorb what it spent between them: its start, forks, waits and
+# wake-ups cost nothing beyond its program's runs but its exit), LAB_MEM (the guest's memory in MiB,
 # default 512; the trace is kept in it until the run ends).
 # The machine's own apt configuration is not touched: the kernel package is looked up with a
 # separate sources list and lists directory under LAB_CACHE.
@@ -89,6 +94,10 @@ STRICT=${LAB_STRICT:-0}
 ICOUNT=${LAB_ICOUNT:-}
 LIGHT=${LAB_LIGHT:-}
 case "$LIGHT" in ''|1) ;; *) echo "lab: LAB_LIGHT must be 1 or empty" >&2; exit 2;; esac
+PROBE=${LAB_PROBE:-}
+if [ -n "$PROBE" ] && [ ! -f "$PROBE" ]; then echo "lab: LAB_PROBE: $PROBE is not a file" >&2; exit 2; fi
+EXACT=${LAB_EXACT:-}
+case "$EXACT" in ''|1) ;; *) echo "lab: LAB_EXACT must be 1 or empty" >&2; exit 2;; esac
 case "$ICOUNT" in ''|[0-9]|10) ;; *) echo "lab: LAB_ICOUNT must be a shift of 0-10" >&2; exit 2;; esac
 # LAB_MODE=safety (lab/safety.sh): the guest runs lab/safety-guest.sh, the runner's clean-up
 # test, seeded by LAB_SEED, instead of one run and the comparison.
@@ -165,6 +174,7 @@ cp "$BUILD/bin/schedlab-run" "$ird/bin/schedlab-run"
 cp "$SCENARIO" "$ird/lab/scenario.json"
 cp "$here/init" "$ird/init"
 cp "$here/safety-guest.sh" "$ird/lab/safety.sh"
+[ -z "$PROBE" ] || cp "$PROBE" "$ird/lab/probes"
 # The kernel's config where a Debian system has it, so that the runner's trace header names HZ
 # and the preemption model (a replay of the trace uses them).
 release=$(sed -n 's/^linux-image-\([^_]*\)_.*/\1/p' "$kdir/packages" | sed 's/-unsigned$//' | head -n 1)
@@ -233,7 +243,7 @@ set +e
 timeout "$TIMEOUT" qemu-system-x86_64 $accel -cpu max -smp "$smp" -m "$MEM" \
     -display none -monitor none -no-reboot -pidfile "$OUT/qemu.pid" \
     -kernel "$kdir/vmlinuz" -initrd "$OUT/initramfs.gz" \
-    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED${LIGHT:+ schedlab.light=1}" \
+    -append "console=ttyS0 rdinit=/init quiet panic=-1${MITIGATIONS:+ mitigations=$MITIGATIONS} schedlab.cpus=$cpus${COUNT:+ schedlab.count=$COUNT} schedlab.mode=$MODE schedlab.seed=$SEED${LIGHT:+ schedlab.light=1}${EXACT:+ schedlab.exact=1}" \
     -serial "file:$OUT/console.log" -serial "file:$OUT/bulk.txt" &
 vm=$!
 sample_qemu "$vm" &
@@ -272,6 +282,11 @@ if [ -n "$COUNT" ]; then
         tr -d '\r' > "$OUT/calls.txt"
     echo "lab: calls of $COUNT (count cpu arg1 arg2 last-arg3), $OUT/counts.txt:" >&2
     sort -rn "$OUT/counts.txt" | head -n 8 >&2
+fi
+if [ -n "$PROBE" ]; then
+    sed -n '/^=== probe trace ===/,/^=== end probe trace ===/p' "$OUT/bulk.txt" | sed '1d;$d' |
+        tr -d '\r' > "$OUT/probes.txt"
+    echo "lab: probe events: $(grep -c . "$OUT/probes.txt") lines in $OUT/probes.txt" >&2
 fi
 boot=$(sed -n 's/^schedlab-lab: boot done at \([0-9.]*\).*/\1/p' "$OUT/console.log" | tr -d '\r' | head -n 1)
 echo "lab: VM ran $((end - start)) s in all; guest boot to /init: ${boot:-?} s (uptime)" >&2

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // schedlab-run SCENARIO [--trace OUT] [--names OUT] [--no-trace] [--duration D]
-//              [--cgroup-base DIR] [--adopt] [--light-children] [--journal FILE]
+//              [--cgroup-base DIR] [--adopt] [--light-children] [--exact-costs] [--journal FILE]
 //              [--limit NAME=N] [--check]
 // schedlab-run --restore JOURNAL
 // schedlab-run --calibrate
@@ -50,6 +50,10 @@ void usage(std::ostream& out)
            "                     no copy-on-write faults, so the child costs what its program\n"
            "                     says, not the runner's image (programs without locks, wait\n"
            "                     queues, completions, forks or cookies; others fork)\n"
+           "  --exact-costs      a run operation tops the task's CPU clock up to the sum of\n"
+           "                     its program's runs so far: what it spent between them (its\n"
+           "                     start, a fork, a wait, a wake-up) is absorbed, so a task\n"
+           "                     costs what its program says but for its exit\n"
            "  --journal FILE     the journal of the run's changes (default\n"
            "                     /run/schedlab-run-PID.journal, or beside the trace without\n"
            "                     /run; created, never overwritten; printed at the start)\n"
@@ -140,6 +144,8 @@ int main(int argc, char* argv[])
             config.traceOut.clear();
         } else if (ar.flag("--light-children")) {
             config.lightChildren = true;
+        } else if (ar.flag("--exact-costs")) {
+            config.exactCosts = true;
         } else if (ar.flag("--adopt")) {
             config.adopt = true;
         } else if (ar.option("--limit")) {
@@ -209,7 +215,8 @@ int main(int argc, char* argv[])
         runner::makePlan(s, static_cast<int>(online > 0 ? online : 1), u.release);
     std::cerr << "schedlab-run: scenario " << s.name << " on Linux " << u.release << ", "
               << plan.cpus << " of " << online << " CPUs, " << plan.tasks.size() << " tasks"
-              << (config.lightChildren ? ", light children" : "") << "\n";
+              << (config.lightChildren ? ", light children" : "")
+              << (config.exactCosts ? ", exact costs" : "") << "\n";
     for (const auto& n : plan.notes)
         std::cerr << "not reproduced: " << file << ": " << n << "\n";
     for (const auto& e : plan.errors)

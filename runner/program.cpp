@@ -271,6 +271,18 @@ void busyFor(int64_t ns, const BusyClocks& clocks)
         spin();
 }
 
+void busyForExact(int64_t ns, CostLedger& ledger, const BusyClocks& clocks)
+{
+    if (ns < 0) {
+        busyFor(ns, clocks);
+        return;
+    }
+    ledger.owed += ns;
+    const int64_t left = ledger.base + ledger.owed - clocks.threadCpu();
+    if (left > 0)
+        busyFor(left, clocks);
+}
+
 bool lightChildProgram(const std::vector<Op>& ops)
 {
     for (const Op& op : ops) {
@@ -370,7 +382,11 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
     for (const Op& op : ops) {
         switch (op.kind) {
         case Op::Kind::Run:
-            busyFor(drawDuration(op.duration, prng));
+            if (hooks.ledger)
+                busyForExact(drawDuration(op.duration, prng), *hooks.ledger,
+                    BusyClocks{monotonicNs, threadCpuNs});
+            else
+                busyFor(drawDuration(op.duration, prng));
             break;
         case Op::Kind::Sleep: {
             const int64_t d = drawDuration(op.duration, prng);

@@ -65,6 +65,21 @@ struct BusyClocks
 void busyFor(int64_t ns);
 void busyFor(int64_t ns, const BusyClocks& clocks);
 
+/// Exact costs (`schedlab-run --exact-costs`, docs/real-kernels.md): the CPU time a task's
+/// program asked for so far, against its CPU clock. A run operation tops the clock up to
+/// base + owed, so what the process spent between runs (its own start-up, a fork's clone and
+/// wait, a wake-up, a system call) is absorbed by the next run instead of adding to it: the
+/// task costs what its program says, but for what it spends after its last run (its exit)
+/// and any overhead larger than the runs after it.
+struct CostLedger
+{
+    int64_t base = 0; ///< the CPU clock where the program started (0 for a forked child)
+    int64_t owed = 0; ///< the run operations' durations so far
+};
+
+/// One run operation of @p ns under @p ledger (ns < 0: forever, as busyFor()).
+void busyForExact(int64_t ns, CostLedger& ledger, const BusyClocks& clocks);
+
 /// Hooks of the interpreter into the runner (tests replace them).
 struct ProgramHooks
 {
@@ -85,6 +100,8 @@ struct ProgramHooks
     std::function<void(const std::string& text)> mark;
     bool markYields = false;
     int cpus = 1;
+    /// Exact costs: run operations absorb the time spent between them (nullptr: off).
+    CostLedger* ledger = nullptr;
 };
 
 /// The model's task guards (ResourceLimits::liveTasks and createdTasks, docs/limits.md)

@@ -518,6 +518,16 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
             (void)!::write(markerFd, line.data(), line.size());
         };
     hooks.markYields = deadline;
+    // Exact costs: a forked child's CPU clock starts at its creation (0), so its start-up is
+    // the workload's; a task the run started begins owing from here, as in the model.
+    CostLedger ledger;
+    if (startNs >= 0) {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        ledger.base = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+    }
+    if (m_config.exactCosts)
+        hooks.ledger = &ledger;
     runProgram(spec.program, prng, hooks);
     taskExited(m_shared->tasks);
     _exit(0);

@@ -29,6 +29,9 @@ struct RunConfig
     bool adopt = false; ///< use scenario cgroups that exist already (dangerous)
     /// Children the parent waits for run as light children (runner.h, lightFork()).
     bool lightChildren = false;
+    /// Every task's run operations absorb the CPU time it spent between them (runner.h,
+    /// CostLedger): a task costs what its program says.
+    bool exactCosts = false;
     int pid = 0;            ///< names the run's subtree and trace instance (0 = getpid())
     int64_t durationNs = 0; ///< 0 = the scenario's
     int bufferKb = 16384;   ///< per-CPU trace buffer (of the run's own trace instance)

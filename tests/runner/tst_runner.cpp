@@ -213,6 +213,48 @@ private slots:
         QCOMPARE(wall, int64_t{5'000'000 + 20'021'000 + 20 * 3'000'000});
     }
 
+    void exactCostsAbsorbTheTimeBetweenRuns()
+    {
+        // Fake clocks as above without preemption: each monotonic read is 1 µs of running, each
+        // CPU-clock read 1 µs of CPU. A forked child (base 0) whose start-up took 0.5 ms runs
+        // 1.8 ms: the run tops its clock up to 1.8 ms, so it works 1.3 ms and no more (within
+        // a read's µs). Then 0.3 ms spent sleeping and waking; a run of 1 ms ends at 2.8 ms.
+        // An overhead larger than the run asks for (3 ms before a 0.2 ms run) skips the run
+        // with one clock read, and the next run of 1 ms only pays the debt back: it ends
+        // where base + owed (4 ms) lies below the clock, so it skips too.
+        static int64_t cpu;
+        cpu = 500'000;
+        const BusyClocks fake{[] {
+                                  cpu += 1000;
+                                  return cpu;
+                              },
+            [] {
+                cpu += 1000;
+                return cpu;
+            }};
+        CostLedger ledger;
+        busyForExact(1'800'000, ledger, fake);
+        QVERIFY(cpu >= 1'800'000 && cpu <= 1'800'000 + 3'000);
+        QCOMPARE(ledger.owed, int64_t{1'800'000});
+        cpu += 300'000;
+        const int64_t before = cpu;
+        busyForExact(1'000'000, ledger, fake);
+        QVERIFY(cpu >= 2'800'000 && cpu <= 2'800'000 + 3'000);
+        QVERIFY(cpu - before < 1'000'000); // the 0.3 ms was absorbed
+        cpu += 3'000'000;                  // a costly fork, say
+        const int64_t afterFork = cpu;
+        busyForExact(200'000, ledger, fake);
+        QCOMPARE(cpu, afterFork + 1000); // one clock read, no work
+        busyForExact(1'000'000, ledger, fake);
+        QCOMPARE(cpu, afterFork + 2000); // 4 ms owed, the clock is past it
+        QCOMPARE(ledger.owed, int64_t{4'000'000});
+        // A task started by the run owes from its base: the same 1 ms run is 1 ms of work.
+        CostLedger started{cpu, 0};
+        const int64_t s0 = cpu;
+        busyForExact(1'000'000, started, fake);
+        QVERIFY(cpu - s0 >= 1'000'000 && cpu - s0 <= 1'000'000 + 3'000);
+    }
+
     void interpreterRunsEveryOperation()
     {
         const Scenario s = parse(R"({
