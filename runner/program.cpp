@@ -4,6 +4,7 @@
 #include "core/scenario/jsonvalues.h"
 #include "runner.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
@@ -271,14 +272,16 @@ void busyFor(int64_t ns, const BusyClocks& clocks)
         spin();
 }
 
-void busyForExact(int64_t ns, CostLedger& ledger, const BusyClocks& clocks)
+void busyForExact(int64_t ns, CostLedger& ledger, const BusyClocks& clocks, bool last)
 {
     if (ns < 0) {
         busyFor(ns, clocks);
         return;
     }
     ledger.owed += ns;
-    const int64_t left = ledger.base + ledger.owed - clocks.threadCpu();
+    if (last)
+        ledger.prepaid = std::clamp<int64_t>(ledger.exitPrepay, 0, ns);
+    const int64_t left = ledger.base + ledger.owed - ledger.prepaid - clocks.threadCpu();
     if (left > 0)
         busyFor(left, clocks);
 }
@@ -332,7 +335,7 @@ int lightChildEntry(void* p)
 
 } // namespace
 
-bool lightFork(void (*body)(void*), void* arg, pid_t* pid)
+bool lightFork(void (*body)(void*), void* arg, pid_t* pid, int64_t* cpuNs)
 {
     constexpr size_t kStack = size_t{1} << 20; // the child's own stack, freed once it is reaped
     void* stack = mmap(
@@ -345,8 +348,12 @@ bool lightFork(void (*body)(void*), void* arg, pid_t* pid)
     const pid_t child = ::clone(
         lightChildEntry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
     const int err = errno;
+    rusage ru{};
     if (child > 0)
-        while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) { }
+        while (wait4(child, nullptr, 0, &ru) < 0 && errno == EINTR) { }
+    if (cpuNs)
+        *cpuNs = (int64_t{ru.ru_utime.tv_sec} + ru.ru_stime.tv_sec) * 1'000'000'000
+            + (int64_t{ru.ru_utime.tv_usec} + ru.ru_stime.tv_usec) * 1000;
     munmap(stack, kStack);
     if (pid)
         *pid = child;
@@ -384,7 +391,8 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
         case Op::Kind::Run:
             if (hooks.ledger)
                 busyForExact(drawDuration(op.duration, prng), *hooks.ledger,
-                    BusyClocks{monotonicNs, threadCpuNs});
+                    BusyClocks{monotonicNs, threadCpuNs},
+                    &ops == hooks.ledger->program && &op == &ops.back());
             else
                 busyFor(drawDuration(op.duration, prng));
             break;

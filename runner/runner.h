@@ -75,10 +75,16 @@ struct CostLedger
 {
     int64_t base = 0; ///< the CPU clock where the program started (0 for a forked child)
     int64_t owed = 0; ///< the run operations' durations so far
+    /// The exit's cost, paid ahead by the program's last operation when that is a run (a light
+    /// child: its parent measured the exits of the children before it, lightFork()).
+    int64_t exitPrepay = 0;
+    int64_t prepaid = 0;                      ///< what the last run paid of it
+    const std::vector<Op>* program = nullptr; ///< the task's program (its last run prepays)
 };
 
-/// One run operation of @p ns under @p ledger (ns < 0: forever, as busyFor()).
-void busyForExact(int64_t ns, CostLedger& ledger, const BusyClocks& clocks);
+/// One run operation of @p ns under @p ledger (ns < 0: forever, as busyFor()); @p last: the
+/// program's last operation, which also pays ledger.exitPrepay (at most its own length).
+void busyForExact(int64_t ns, CostLedger& ledger, const BusyClocks& clocks, bool last = false);
 
 /// Hooks of the interpreter into the runner (tests replace them).
 struct ProgramHooks
@@ -128,7 +134,8 @@ bool lightChildProgram(const std::vector<Op>& ops);
 /// Runs @p body in a light child (its own stack, the caller's memory) and waits for it; the
 /// body must end the child with _exit(). The child's pid in @p pid; false with errno set when
 /// clone() failed (nothing ran).
-bool lightFork(void (*body)(void*), void* arg, pid_t* pid);
+/// With @p cpuNs, the child's CPU time in all (its exit included), from wait4()'s rusage.
+bool lightFork(void (*body)(void*), void* arg, pid_t* pid, int64_t* cpuNs = nullptr);
 
 /// Runs @p ops in the calling process; false when an `exit` operation ended the program.
 bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hooks);

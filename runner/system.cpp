@@ -224,6 +224,15 @@ private:
     Changer m_changer;
     pid_t m_runnerPid = 0;
     int m_sigfd = -1;
+    /// Exact costs of light children (runner.h, CostLedger): what a light child owed and
+    /// prepaid, written by the child into its parent's memory (CLONE_VM; the parent sleeps
+    /// until it has exited), and the parent's estimate of a child's exit from the ones before.
+    struct LightExit
+    {
+        int64_t prepay = 0, owed = 0, prepaid = 0;
+    };
+    LightExit* m_lightExit = nullptr; ///< set in a light child only
+    int64_t m_exitEstimate = 0;       ///< ns, 0 until a light child has been measured
     sigset_t m_oldMask{};
     bool m_finished = false;
     Shared* m_shared = nullptr;
@@ -477,17 +486,31 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
                 const std::string* cgroup;
                 bool inCgroup;
                 pid_t parent;
-            } start{this, &child, &childName, &childCgroup, childCgroup == current, self};
+                LightExit* exit;
+            };
+            LightExit childExit{m_exitEstimate, 0, 0};
+            Start start{
+                this, &child, &childName, &childCgroup, childCgroup == current, self, &childExit};
             pid_t pid = -1;
+            int64_t childCpu = 0;
             if (!lightFork(
                     [](void* p) {
                         const Start& s = *static_cast<const Start*>(p);
+                        s.runner->m_lightExit = s.exit; // the shared memory: undone below
                         s.runner->childSetup(s.parent);
                         s.runner->taskMain(*s.spec, *s.name, *s.cgroup, -1, false, s.inCgroup);
                     },
-                    &start, &pid)) {
+                    &start, &pid, &childCpu)) {
                 taskExited(m_shared->tasks);
                 warn("task " + name + ": clone: " + std::strerror(errno));
+            }
+            m_lightExit = nullptr;
+            // The child's exit: its CPU time in all beyond what it spent up to its last run.
+            if (m_config.exactCosts && childCpu > 0) {
+                const int64_t cost =
+                    std::max<int64_t>(0, childCpu - (childExit.owed - childExit.prepaid));
+                m_exitEstimate =
+                    m_exitEstimate == 0 ? cost : m_exitEstimate + (cost - m_exitEstimate) / 4;
             }
             return true;
         }
@@ -526,9 +549,16 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
         ledger.base = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
     }
+    ledger.program = &spec.program;
+    if (m_lightExit) // a light child prepays its exit, as measured on its siblings
+        ledger.exitPrepay = m_lightExit->prepay;
     if (m_config.exactCosts)
         hooks.ledger = &ledger;
     runProgram(spec.program, prng, hooks);
+    if (m_lightExit) {
+        m_lightExit->owed = ledger.owed;
+        m_lightExit->prepaid = ledger.prepaid;
+    }
     taskExited(m_shared->tasks);
     _exit(0);
 }

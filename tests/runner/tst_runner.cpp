@@ -253,6 +253,19 @@ private slots:
         const int64_t s0 = cpu;
         busyForExact(1'000'000, started, fake);
         QVERIFY(cpu - s0 >= 1'000'000 && cpu - s0 <= 1'000'000 + 3'000);
+        // The program's last run prepays the exit (0.35 ms measured on the siblings): a 1 ms
+        // run works 0.65 ms; a prepay longer than the run is capped at the run (0.2 ms run:
+        // nothing is worked, and no more than 0.2 ms is taken off).
+        CostLedger child{cpu, 0, 350'000};
+        const int64_t c0 = cpu;
+        busyForExact(1'000'000, child, fake, true);
+        QVERIFY(cpu - c0 >= 650'000 && cpu - c0 <= 650'000 + 3'000);
+        QCOMPARE(child.prepaid, int64_t{350'000});
+        CostLedger shortRun{cpu, 0, 350'000};
+        const int64_t c1 = cpu;
+        busyForExact(200'000, shortRun, fake, true);
+        QCOMPARE(shortRun.prepaid, int64_t{200'000});
+        QCOMPARE(cpu, c1 + 1000); // one clock read
     }
 
     void interpreterRunsEveryOperation()
