@@ -82,8 +82,9 @@ public:
                 break;
             case Op::Kind::Cookie:
                 note(at,
-                    "core-scheduling cookie operation not run (prctl PR_SCHED_CORE is not "
-                    "supported by schedlab-run)");
+                    "core-scheduling cookie: prctl(PR_SCHED_CORE) needs a kernel with "
+                    "CONFIG_SCHED_CORE and SMT siblings to matter (a refused call is reported "
+                    "when it runs)");
                 break;
             case Op::Kind::Write:
                 note(at, "cgroup write operation not run (the cost model's kernel work)");
@@ -469,8 +470,11 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             if (!runProgram(op.body, prng, hooks))
                 return false;
             break;
-        case Op::Kind::Cookie: // reported by the plan
-        case Op::Kind::Write:
+        case Op::Kind::Cookie:
+            if (hooks.cookie)
+                hooks.cookie(op);
+            break;
+        case Op::Kind::Write: // reported by the plan
             break;
         }
     }

@@ -99,6 +99,9 @@ struct ProgramHooks
     /// the task guard refused the fork: the program ends there (the run stops, exit 3).
     std::function<bool(const TaskSpec& child, bool wait)> fork;
     std::function<void(const std::string& cgroup)> moveToCgroup;
+    /// A core-scheduling cookie operation (prctl PR_SCHED_CORE): create, or share with the
+    /// task named in @p op (share_to, share_from).
+    std::function<void(const Op& op)> cookie;
     std::function<void(const std::string& what)> warn;
     /// Writes a line to the run's trace (trace_marker): the affinity a `cpus` operation set,
     /// and, with @p markYields, "schedlab-yield" before each sched_yield() (a SCHED_DEADLINE

@@ -36,6 +36,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef PR_SCHED_CORE
+#define PR_SCHED_CORE 62 // linux/prctl.h, Linux 5.14+
+#endif
+
 namespace schedlab::runner {
 
 namespace {
@@ -526,6 +530,32 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
         if (pid > 0 && wait)
             while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) { }
         return true;
+    };
+    hooks.cookie = [this, name](const Op& op) {
+        // prctl(PR_SCHED_CORE, …, PR_SCHED_CORE_SCOPE_THREAD) as the model's Machine applies
+        // it. A task named by a share is found by its name in the run's table; a child forked
+        // just before registers itself when it starts, so it is waited for (up to 1 s).
+        constexpr int kCmdCreate = 1, kCmdShareTo = 2, kCmdShareFrom = 3, kScopeThread = 0;
+        pid_t target = 0;
+        if (op.cookie != Op::CookieCmd::Create) {
+            for (int i = 0; i < 1000 && target == 0; ++i) {
+                const std::vector<pid_t> pids = pidsOf(op.name);
+                if (!pids.empty())
+                    target = pids.back();
+                else
+                    sleepUntil(monotonicNs() + 1'000'000);
+            }
+            if (target == 0) {
+                warn("task " + name + ": cookie: no task named " + op.name);
+                return;
+            }
+        }
+        const int cmd = op.cookie == Op::CookieCmd::Create ? kCmdCreate
+            : op.cookie == Op::CookieCmd::ShareTo          ? kCmdShareTo
+                                                           : kCmdShareFrom;
+        if (prctl(PR_SCHED_CORE, cmd, target, kScopeThread, 0) != 0)
+            warn("task " + name + ": prctl(PR_SCHED_CORE): " + std::strerror(errno)
+                + (errno == EINVAL ? " (no CONFIG_SCHED_CORE, or no SMT)" : ""));
     };
     hooks.moveToCgroup = [this, &current](const std::string& path) {
         const std::string e = writeKernelFile(procsDir(path) + "/cgroup.procs", "0");

@@ -277,6 +277,7 @@ private slots:
               "count": 3 },
             { "resume": "q" }, { "suspend": "q" },
             { "complete": "c" }, { "wait_for_completion": "c" },
+            { "cookie": "create" }, { "cookie": { "share_to": "t.1" } },
             { "sleep": "5ms" },
             { "fork": { "program": [ { "run": "1ms" } ] }, "wait": true },
             { "loop": [ { "sleep": "1ms" } ], "for": "3ms" },
@@ -298,6 +299,10 @@ private slots:
             calls.push_back("fork " + std::to_string(child.program.size()) + (wait ? " wait" : ""));
             return true;
         };
+        hooks.cookie = [&](const Op& op) {
+            calls.push_back(op.cookie == Op::CookieCmd::Create ? "cookie create"
+                                                               : "cookie share_to " + op.name);
+        };
         Prng prng(1);
         const int64_t cpu0 = clockNs(CLOCK_THREAD_CPUTIME_ID);
         const int64_t wall0 = clockNs(CLOCK_MONOTONIC);
@@ -307,7 +312,7 @@ private slots:
         QCOMPARE(calls,
             (std::vector<std::string>{"lock m", "unlock m", "lock m", "unlock m", "lock m",
                 "unlock m", "resume q", "suspend q", "complete c", "wait_for_completion c",
-                "fork 1 wait"}));
+                "cookie create", "cookie share_to t.1", "fork 1 wait"}));
         QVERIFY(cpu >= 3'000'000); // three 1 ms runs (the fork hook ran nothing)
         QVERIFY(wall >= 3'000'000 + 5'000'000 + 3'000'000); // runs, the sleep, the timed loop
     }
