@@ -15,8 +15,8 @@
 # LAB_MITIGATIONS (off: the guest boots with mitigations=off), LAB_STRICT (1: a disturbed run
 # exits 5 instead of only being flagged), LAB_ICOUNT (a shift 0-10: qemu -icount, the guest's
 # clocks count instructions, 2^SHIFT ns each, so the host's load cannot reach its timing),
-# LAB_LIGHT (1: schedlab-run --light-children, forked children the parent waits for start as
-# vfork() does, so they cost what their programs say), LAB_PROBE (a file of probe events, one per
+# LAB_LIGHT (1: schedlab-run --light-children, forked children the parent waits for start in
+# its memory, clone(CLONE_VM), so they cost what their programs say), LAB_PROBE (a file of probe events, one per
 # line as the kernel's dynamic_events takes them but named `f:NAME SYMBOL ARGS`, `p:NAME ...`
 # or `t:NAME TRACEPOINT ...`, with BTF field access such as p->se.avg.util_avg: recorded
 # during the run in a trace instance of their own, written to OUTDIR/probes.txt), LAB_EXACT (1: schedlab-run --exact-costs,

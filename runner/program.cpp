@@ -344,14 +344,24 @@ bool lightFork(void (*body)(void*), void* arg, pid_t* pid, int64_t* cpuNs)
     if (stack == MAP_FAILED)
         return false;
     LightChild c{body, arg};
-    // CLONE_VFORK: this process sleeps until the child has exited (it never execs), so the
-    // shared memory is never used by both at once.
-    const pid_t child = ::clone(
-        lightChildEntry, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+    // No CLONE_VFORK: a vfork parent is woken when the child releases its memory (before its
+    // exit, and not as a synchronous wakeup), while a forking parent that waits is woken by
+    // the child's exit (exit_notify(): a WF_SYNC wakeup) — the scenario's fork and wait, which
+    // the model runs. So this process goes straight into wait4(), running nothing else while
+    // the child shares its memory (and its thread-local storage: errno is not read until the
+    // child is reaped; an interrupted wait is told from a missing child by waitid()).
+    const pid_t child =
+        ::clone(lightChildEntry, static_cast<char*>(stack) + kStack, CLONE_VM | SIGCHLD, &c);
     const int err = errno;
     rusage ru{};
     if (child > 0)
-        while (wait4(child, nullptr, 0, &ru) < 0 && errno == EINTR) { }
+        for (;;) {
+            if (wait4(child, nullptr, 0, &ru) == child)
+                break;
+            siginfo_t info{};
+            if (waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+                break; // not our child any more (reaped elsewhere): nothing to wait for
+        }
     if (cpuNs)
         *cpuNs = (int64_t{ru.ru_utime.tv_sec} + ru.ru_stime.tv_sec) * 1'000'000'000
             + (int64_t{ru.ru_utime.tv_usec} + ru.ru_stime.tv_usec) * 1000;

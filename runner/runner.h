@@ -127,10 +127,11 @@ std::string admitTask(TaskCounters& counters, const ResourceLimits& limits);
 void taskExited(TaskCounters& counters);
 
 /// Light children (`schedlab-run --light-children`, docs/real-kernels.md): a child the parent
-/// waits for is started with clone(CLONE_VM | CLONE_VFORK) instead of fork(), as vfork() does:
-/// the child shares the parent's memory while the parent sleeps until it exits, so it costs
-/// neither the copy of the parent's page tables nor copy-on-write faults nor an address space
-/// to tear down — the runner's own image no longer weighs on the workload's forks. Only for a
+/// waits for is started with clone(CLONE_VM) instead of fork(): the child shares the parent's
+/// memory while the parent sleeps in wait4() until it exits (woken by its exit, as after a
+/// fork — not by the release of its memory, as a vfork parent is), so it costs neither the
+/// copy of the parent's page tables nor copy-on-write faults nor an address space to tear
+/// down — the runner's own image no longer weighs on the workload's forks. Only for a
 /// child whose program (recursively) uses none of: locks, wait queues, completions, forks,
 /// core-scheduling cookies (what shares state with other processes or makes processes).
 bool lightChildProgram(const std::vector<Op>& ops);
