@@ -410,6 +410,14 @@ int FairSchedClass::selectTaskRq(const Task& task, int wakeFlags)
         event >= 0 && event < m_topo.cpus ? event : std::clamp(task.cpu, 0, m_topo.cpus - 1);
     const SchedEntity* curr = m_ctx.rq(ctx.thisCpu).curr;
     ctx.waker = curr && curr != &task.se ? static_cast<int>(curr->task.value) : -1;
+    // select_task_rq_fair(): a wakeup is sync only when `current` is not exiting
+    // (PF_EXITING): an exiting task's wakeup of its parent (do_notify_parent(), WF_SYNC)
+    // weighs both CPUs' loads like any other (kernel-model.md §8.2).
+    if ((wakeFlags & WakeSync) && ctx.waker >= 0) {
+        const Task& waker = m_ctx.task(ctx.waker);
+        if (waker.exiting || waker.state == TaskRunState::Exited)
+            ctx.flags &= ~WakeSync;
+    }
     ctx.jiffies = m_ctx.clock() * m_hz / 1000000000;
     // select_idle_sibling() on a machine of differing capacities brings the waking task's
     // utilization up to date before it checks where the task fits (kernel-model.md §8.4).

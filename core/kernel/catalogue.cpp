@@ -180,7 +180,10 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "79104becf42b",
             .title = "sched/fair: Forfeit vruntime on yield",
             .mainline = rel(6, 19),
-            .backports = {rel(6, 12, 58)},
+            // 6.18.y: measured in the lab on 6.18.5 (the oldest 6.18.y Debian has) and 6.18.15,
+            // as on 6.12.117 (docs/real-kernels.md, "The other seeds"); the first 6.18.y with it
+            // is not known.
+            .backports = {rel(6, 12, 58), rel(6, 18, 5)},
             .setting = "yield",
             .before = "deadline_bump",
             .after = "forfeit_eligible",

@@ -149,7 +149,10 @@ void Machine::exitTask(Task& task)
         return;
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (rq.curr == &task.se) {
+        // do_exit(): PF_EXITING, then exit_notify() wakes a waiting parent while the task is
+        // still `current` on its CPU (its last schedule() comes after), kernel-model.md §8.2.
         task.exiting = true;
+        notifyParent(task);
         resched(task.cpu, false);
         return;
     }
@@ -177,13 +180,22 @@ void Machine::finishExit(Task& task)
     task.pendingFork = nullptr;
     task.program.reset();
     record(RecordKind::Exit, task.se, 0, 0, 0);
-    // Only the parent can wait for this task (fork with wait).
-    if (task.parent >= 0) {
-        Task& parent = *m_tasks[static_cast<size_t>(task.parent)];
-        if (parent.waitingFor == task.index && parent.state == TaskRunState::WaitingChild) {
-            parent.waitingFor = -1;
-            tryToWakeUp(parent, WakeSync); // do_notify_parent(): a sync wakeup
-        }
+    notifyParent(task); // a task killed while not running: nothing woke its parent yet
+}
+
+void Machine::notifyParent(Task& task)
+{
+    // Only the parent can wait for this task (fork with wait): do_notify_parent() passes
+    // WF_SYNC, which select_task_rq_fair() drops for an exiting waker.
+    if (task.parent < 0)
+        return;
+    Task& parent = *m_tasks[static_cast<size_t>(task.parent)];
+    if (parent.waitingFor == task.index && parent.state == TaskRunState::WaitingChild) {
+        parent.waitingFor = -1;
+        const int eventCpu = m_eventCpu;
+        m_eventCpu = task.cpu; // the wakeup runs on the exiting task's CPU
+        tryToWakeUp(parent, WakeSync);
+        m_eventCpu = eventCpu;
     }
 }
 
@@ -251,8 +263,11 @@ void Machine::startRunning(Task& task)
 {
     task.runStart = clock();
     task.state = TaskRunState::Running;
-    if (task.workLeft == 0)
+    if (task.workLeft == 0) {
         m_interp->advance(task); // executes instantaneous operations; may block or exit
+        if (task.exiting)
+            notifyParent(task); // exit_notify() while the task is still current
+    }
     if (task.workLeft > 0 && !task.blocking && !task.exiting) {
         const int index = task.index;
         task.workDone =

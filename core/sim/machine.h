@@ -138,6 +138,8 @@ private:
     int llcOf(int cpu) const;
     void exitTask(Task& task);
     void finishExit(Task& task);
+    /// exit_notify()'s wakeup of a parent waiting for @p task (fork with wait).
+    void notifyParent(Task& task);
     Task* taskByName(const std::string& name);
     Task& taskOf(const SchedEntity& se) { return *m_tasks[se.task.index()]; }
 

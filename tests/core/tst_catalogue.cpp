@@ -177,6 +177,13 @@ void TestCatalogue::pointReleases_data()
     QTest::addRow("6.18.44 reweight") << "6.18.44"
                                       << "reweight"
                                       << "rescale";
+    // 79104becf42b measured on 6.18.5 and 6.18.15 (lab/scenarios/seed002-yield-smt2.json).
+    QTest::addRow("6.18.4 yield") << "6.18.4"
+                                  << "yield"
+                                  << "deadline_bump";
+    QTest::addRow("6.18.5 yield") << "6.18.5"
+                                  << "yield"
+                                  << "forfeit_eligible";
     QTest::addRow("6.19.3 yield") << "6.19.3"
                                   << "yield"
                                   << "forfeit_eligible";

@@ -126,6 +126,7 @@ private Q_SLOTS:
     void yieldVariants_data();
     void yieldVariants();
     void determinism();
+    void exitNotifiesParentWhileCurrent();
 
     // §1.1 differences visible on one CPU
     void profilePickTieRule_data();
@@ -665,6 +666,66 @@ void TestFairBehaviour::yieldVariants()
 }
 
 // --- 7. determinism ------------------------------------------------------------------------------
+
+// do_exit(): exit_notify() wakes a parent waiting in fork+wait while the child is still
+// `current` (kernel-model.md §8.2). On one CPU the rq never empties: the child's last switch goes
+// straight to the parent, at the child's exit, with no idle in between. On two CPUs, a child on
+// CPU 0 waking its parent whose last CPU (1) is idle: the wakeup is passed as WF_SYNC, but
+// select_task_rq_fair() drops sync for an exiting `current`, so wake_affine_idle() does not take
+// the waker's CPU (it runs only the waker: the sync case) and returns the idle prev CPU 1.
+void TestFairBehaviour::exitNotifiesParentWhileCurrent()
+{
+    const auto one = load(R"({ "schedlab": 1, "name": "exit-one", "duration": "10ms",
+      "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 1 },
+      "tasks": [ { "name": "p", "program": [
+        { "fork": { "program": [ { "run": "2ms" } ] }, "wait": true }, { "run": "1ms" } ] } ] })");
+    QVERIFY(one);
+    Simulation a(*one, options("7.1"));
+    a.run();
+    VERIFY_INVARIANTS(a);
+    const Recording& ra = a.recording();
+    const EntityRef parent = taskRef(ra, "p");
+    const EntityRef child = taskRef(ra, "p.1");
+    QVERIFY(parent.valid() && child.valid());
+    int64_t exitAt = -1;
+    int64_t wokenAt = -1;
+    for (const Record& r : ra.records()) {
+        if (r.kind == RecordKind::Exit && r.entity == child)
+            exitAt = r.time;
+        if (r.kind == RecordKind::Wakeup && r.entity == parent)
+            wokenAt = r.time;
+        if (r.kind == RecordKind::Switch && r.entity == child)
+            QCOMPARE(r.payload.generic.a, int64_t{parent.raw}); // never child -> idle
+    }
+    QCOMPARE(exitAt, int64_t{2'000'000}); // forked at 0, 2 ms of work
+    QCOMPARE(wokenAt, exitAt);
+
+    const auto two = load(R"({ "schedlab": 1, "name": "exit-two", "duration": "10ms",
+      "kernel": { "profile": "7.1", "hz": 1000 }, "machine": { "cpus": 2 },
+      "tasks": [ { "name": "p", "cpus": "1", "program": [ { "cpus": "0-1" },
+        { "fork": { "program": [ { "run": "2ms" } ] }, "wait": true }, { "run": "1ms" } ] } ] })");
+    QVERIFY(two);
+    Simulation b(*two, options("7.1"));
+    b.run();
+    VERIFY_INVARIANTS(b);
+    const Recording& rb = b.recording();
+    const EntityRef p2 = taskRef(rb, "p");
+    const EntityRef c2 = taskRef(rb, "p.1");
+    int childCpu = -1;
+    int parentWokenOn = -1;
+    int parentMigrations = 0;
+    for (const Record& r : rb.records()) {
+        if (r.kind == RecordKind::Spawn && r.entity == c2)
+            childCpu = r.cpu;
+        if (r.kind == RecordKind::Wakeup && r.entity == p2)
+            parentWokenOn = r.cpu;
+        if (r.kind == RecordKind::Migrate && r.entity == p2)
+            ++parentMigrations;
+    }
+    QCOMPARE(childCpu, 0); // find_idlest: CPU 0 idle, CPU 1 runs the parent
+    QCOMPARE(parentWokenOn, 1);
+    QCOMPARE(parentMigrations, 0);
+}
 
 void TestFairBehaviour::determinism()
 {
