@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <sys/resource.h>
 #include <vector>
 
@@ -82,19 +83,17 @@ double msSince(const Stopwatch& t)
 /// 1350 bins, 100 vruntime series of 170 bins; and the indexes' memory.
 void breakdown(const Simulation& sim)
 {
+    // Both indexes in one pass over the recording, as the view builds them.
     Stopwatch indexing;
     ui::RunSegmentIndex lanes;
-    lanes.update(sim.recording());
-    const double lanesIndexMs = indexing.cpuMs();
-    indexing.restart();
     ui::SampleIndex samples;
-    samples.update(sim.recording());
-    const double samplesIndexMs = indexing.cpuMs();
+    ui::updateIndexes(sim.recording(), lanes, samples);
+    const double indexMs = indexing.cpuMs();
     std::printf("BENCH timeline: indexes %.0f MB (lanes %.0f MB, samples %.0f MB) budget 500 MB; "
-                "built in %.1f ms CPU (lanes %.1f ms, samples %.1f ms) budget 300 ms\n",
+                "built in %.1f ms CPU (one pass) budget 300 ms\n",
         static_cast<double>(lanes.bytes() + samples.bytes()) / 1e6,
         static_cast<double>(lanes.bytes()) / 1e6, static_cast<double>(samples.bytes()) / 1e6,
-        lanesIndexMs + samplesIndexMs, lanesIndexMs, samplesIndexMs);
+        indexMs);
     std::vector<double> lanesMs, sharesMs, stackMs, seriesMs;
     size_t bins = 0, points = 0;
     double firstSeriesMs = 0;
@@ -132,6 +131,42 @@ void breakdown(const Simulation& sim)
     std::printf("BENCH timeline: whole run, binned lanes %.1f ms (%zu bins), lane shares %.1f ms "
                 "and stacking %.1f ms, decimated series %.1f ms (%zu points)\n",
         medianMs(lanesMs), bins, medianMs(sharesMs), medianMs(stackMs), medianMs(seriesMs), points);
+    {
+        // What a whole-run drawing with 8 tasks selected decimates (1350 columns): the 8 tasks'
+        // series with every quantity the panes draw, and the group entities' weights.
+        std::vector<double> detailMs, groupMs;
+        size_t detailSamples = 0, groupPoints = 0;
+        for (int rep = 0; rep < 5; ++rep) {
+            Stopwatch one;
+            detailSamples = 0;
+            for (int task = 0; task < 8; ++task)
+                detailSamples += samples
+                                     .decimatedSeries(sim.recording(), task, Nanoseconds{0},
+                                         sim.endTime(), 1350, ui::SampleIndex::KeepAll)
+                                     .size();
+            detailMs.push_back(msSince(one));
+            one.restart();
+            groupPoints = 0;
+            for (const int32_t raw : samples.groupEntities())
+                groupPoints += samples
+                                   .groupSeries(sim.recording(), raw, Nanoseconds{0}, sim.endTime(),
+                                       1350, ui::SampleIndex::KeepWeight)
+                                   .size();
+            groupMs.push_back(msSince(one));
+        }
+        std::printf(
+            "BENCH timeline: whole run at 1350 columns, 8 tasks' series (all quantities) "
+            "%.1f ms (%zu of %zu samples kept), %zu group entities' weights %.1f ms "
+            "(%zu samples kept)\n",
+            medianMs(detailMs), detailSamples,
+            [&] {
+                size_t n = 0;
+                for (int task = 0; task < 8; ++task)
+                    n += samples.sampleCount(task);
+                return n;
+            }(),
+            samples.groupEntities().size(), medianMs(groupMs), groupPoints);
+    }
     // The summaries of a series are built when a window first needs them (above: all 100).
     std::printf("BENCH timeline: indexes with every task's summaries %.0f MB (samples %.0f MB) "
                 "budget 500 MB; the first whole-run series of all 100 tasks (summaries built) "
@@ -140,28 +175,57 @@ void breakdown(const Simulation& sim)
         static_cast<double>(samples.bytes()) / 1e6, firstSeriesMs);
 }
 
-/// Replot time with one pane's plottables visible at a time, then with none (axes, grid).
+/// Replot time (median of 3) with one pane's plottables visible at a time, then with none (axes,
+/// grid); with BENCH_TIMELINE_PLOTTABLES set, also each plottable alone that costs 0.3 ms or more
+/// over none.
 void paneCosts(QCustomPlot* plot)
 {
     const auto rects = plot->axisRects();
-    const char* const names[] = {"lanes", "vruntime", "lag", "weight"};
+    const char* const names[] = {"lanes", "vruntime", "lag", "weight", "pelt"};
     std::vector<bool> visible;
     for (int p = 0; p < plot->plottableCount(); ++p)
         visible.push_back(plot->plottable(p)->visible());
-    QString line = QStringLiteral("  panes:");
-    for (int keep = 0; keep <= rects.size(); ++keep) {
+    const auto timeWith = [&](const std::function<bool(int)>& shown) {
         for (int p = 0; p < plot->plottableCount(); ++p)
-            plot->plottable(p)->setVisible(visible[static_cast<size_t>(p)] && keep < rects.size()
-                && plot->plottable(p)->keyAxis()->axisRect() == rects[keep]);
-        Stopwatch one;
-        plot->replot(QCustomPlot::rpImmediateRefresh);
+            plot->plottable(p)->setVisible(visible[static_cast<size_t>(p)] && shown(p));
+        std::vector<double> ms;
+        for (int rep = 0; rep < 3; ++rep) {
+            Stopwatch one;
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            ms.push_back(msSince(one));
+        }
+        return medianMs(ms);
+    };
+    QString line = QStringLiteral("  panes:");
+    double none = 0;
+    for (int keep = 0; keep <= rects.size(); ++keep) {
+        const double ms = timeWith([&](int p) {
+            return keep < rects.size() && plot->plottable(p)->keyAxis()->axisRect() == rects[keep];
+        });
+        if (keep == rects.size())
+            none = ms;
         line += QStringLiteral(" %1 %2 ms")
-                    .arg(keep < rects.size() && keep < 4 ? names[keep] : "none")
-                    .arg(msSince(one), 0, 'f', 1);
+                    .arg(keep < rects.size() && keep < 5 ? names[keep] : "none")
+                    .arg(ms, 0, 'f', 1);
+    }
+    std::printf("%s\n", qPrintable(line));
+    if (qEnvironmentVariableIsSet("BENCH_TIMELINE_PLOTTABLES")) {
+        for (int q = 0; q < plot->plottableCount(); ++q) {
+            if (!visible[static_cast<size_t>(q)])
+                continue;
+            const double ms = timeWith([&](int p) { return p == q; }) - none;
+            if (ms >= 0.3)
+                std::printf("    plottable %d (%s, %s, %d points): +%.1f ms\n", q,
+                    plot->plottable(q)->metaObject()->className(),
+                    qPrintable(plot->plottable(q)->name()),
+                    qobject_cast<QCPGraph*>(plot->plottable(q))
+                        ? qobject_cast<QCPGraph*>(plot->plottable(q))->dataCount()
+                        : -1,
+                    ms);
+        }
     }
     for (int p = 0; p < plot->plottableCount(); ++p)
         plot->plottable(p)->setVisible(visible[static_cast<size_t>(p)]);
-    std::printf("%s\n", qPrintable(line));
 }
 
 } // namespace
@@ -200,7 +264,14 @@ private Q_SLOTS:
         QVector<int> all;
         for (int i = 0; i < 100; ++i)
             all << i;
-        for (const int selected : {0, 8, 100}) {
+        // For a profiler: BENCH_TIMELINE_SELECTED=8 times one selection only,
+        // BENCH_TIMELINE_WINDOW="whole run" one window only, BENCH_TIMELINE_REPEAT=50 repeats each
+        // drawing 50 times instead of 7.
+        std::vector<int> selections{0, 8, 100};
+        if (qEnvironmentVariableIsSet("BENCH_TIMELINE_SELECTED"))
+            selections = {qEnvironmentVariableIntValue("BENCH_TIMELINE_SELECTED")};
+        const int repeat = std::max(7, qEnvironmentVariableIntValue("BENCH_TIMELINE_REPEAT"));
+        for (const int selected : selections) {
             view.setSelectedTasks(all.mid(0, selected));
             QCOMPARE(view.plottedTasks().size(), selected);
             std::printf("BENCH timeline: %d selected tasks plotted\n", selected);
@@ -220,10 +291,13 @@ private Q_SLOTS:
                 {"1 s", sim.endTime() / 2, sim.endTime() / 2 + Nanoseconds{1'000'000'000}},
                 {"10 ms", sim.endTime() / 2, sim.endTime() / 2 + Nanoseconds{10'000'000}},
             };
+            const QByteArray only = qgetenv("BENCH_TIMELINE_WINDOW"); // e.g. "whole run"
             for (const Window& w : windows) {
+                if (!only.isEmpty() && only != w.name)
+                    continue;
                 view.setCaching(w.cached);
                 std::vector<double> samples, data, wall;
-                for (int i = 0; i < 7; ++i) {
+                for (int i = 0; i < repeat; ++i) {
                     Stopwatch one;
                     // A pan by 1 % and back forces the series to be rebuilt, as when dragging
                     // (the whole run cannot pan: the view clamps it back to the same window).
@@ -234,7 +308,7 @@ private Q_SLOTS:
                     samples.push_back(one.cpuMs());
                     wall.push_back(one.wallMs());
                 }
-                if (w.name[0] == 'w' && !view.caching()) // the whole run: which pane costs what
+                if (w.name[0] == 'w') // the whole run: which pane costs what
                     paneCosts(view.plot());
                 std::printf(
                     "BENCH timeline redraw %-15s median %7.1f ms CPU (series %6.1f ms, max %7.1f "

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <random>
 
 using namespace schedlab;
 using namespace schedlab::ui;
@@ -121,6 +122,64 @@ private Q_SLOTS:
             v.setSelectedTasks({2, 3});
         });
         same("new recording");
+    }
+
+    void randomWindowsEqualRebuilt()
+    {
+        // Zooms and scrolls anywhere, with any selection and size: the cached drawing (lane
+        // strips and the panes' dense series kept as images) is the rebuilt one, and so is the
+        // second drawing of each, which reuses them.
+        LoadResult r = parseScenario(kScenario, "drawcache");
+        QVERIFY(r.ok());
+        RunOptions options;
+        options.recordPelt = true;
+        Simulation sim(*r.scenario, options);
+        const Nanoseconds duration = r.scenario->duration.value_or(Nanoseconds{400'000'000});
+        sim.runUntil(duration);
+        TimelineView cached, rebuilt;
+        rebuilt.setCaching(false);
+        for (TimelineView* v : {&cached, &rebuilt}) {
+            v->resize(900, 640);
+            v->setRecording(&sim.recording(), duration);
+            v->setTaskCgroups(taskCgroups(*r.scenario), taskMoves(*r.scenario));
+            v->setNow(sim.now());
+        }
+        std::mt19937_64 random(33); // fixed seed: the same windows every run
+        for (int step = 0; step < 16; ++step) {
+            const int64_t span = std::uniform_int_distribution<int64_t>(10'000, duration.count())(
+                random); // 10 µs to the whole run
+            const int64_t from =
+                std::uniform_int_distribution<int64_t>(0, duration.count() - span)(random);
+            QVector<int> tasks;
+            for (int task = 0; task < 8; ++task)
+                if (random() % 3 == 0)
+                    tasks << task;
+            const QSize size(std::uniform_int_distribution<int>(500, 1100)(random),
+                std::uniform_int_distribution<int>(380, 800)(random));
+            for (TimelineView* v : {&cached, &rebuilt}) {
+                v->setSelectedTasks(tasks);
+                v->setViewRange(Nanoseconds{from}, Nanoseconds{from + span});
+            }
+            for (int pass = 0; pass < 2; ++pass) {
+                const QImage a = cached.plot()
+                                     ->toPixmap(size.width(), size.height())
+                                     .toImage()
+                                     .convertToFormat(QImage::Format_RGB32);
+                const QImage b = rebuilt.plot()
+                                     ->toPixmap(size.width(), size.height())
+                                     .toImage()
+                                     .convertToFormat(QImage::Format_RGB32);
+                QVERIFY2(a == b,
+                    qPrintable(QStringLiteral("window %1 + %2 ns, %3 tasks, %4x%5, drawing %6: "
+                                              "the cached drawing differs from the rebuilt one")
+                                   .arg(from)
+                                   .arg(span)
+                                   .arg(tasks.size())
+                                   .arg(size.width())
+                                   .arg(size.height())
+                                   .arg(pass + 1)));
+            }
+        }
     }
 };
 

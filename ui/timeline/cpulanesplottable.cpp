@@ -139,9 +139,9 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
             cache.columns = stackBins(m_index->binShares(cpu, lay.start(), lay.end(), m_now, bins),
                 height, lay.start(), lay.end(), bins, m_groupOf);
             cache.key = m_caching ? key : std::array<int64_t, 6>{};
+            cache.stripBuilt = false;
         }
         const std::vector<StackColumn>& columns = cache.columns;
-        size_t i = 0;
         // Coloured by cgroup, a task's colour changes where it moves: join only equal colours.
         const auto sameColours = [&](const StackColumn& a, const StackColumn& b) {
             if (!m_groupOf)
@@ -151,44 +151,47 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                     return false;
             return true;
         };
-        // Narrow spans (a whole-run view is thousands of one-pixel columns of several pieces)
-        // are written into an image of the lane, painted at once; wide ones as rectangles.
-        QImage strip;
-        const auto stripPixels = [&]() -> QImage& {
-            if (strip.isNull()) {
-                strip = QImage(bins, height, QImage::Format_RGB32);
-                strip.fill(laneBack);
-            }
-            return strip;
-        };
-        std::vector<std::tuple<int, int, size_t>> wide; // (left, width, column index)
-        while (i < columns.size()) {
-            size_t j = i + 1;
-            while (j < columns.size() && columns[j].column == columns[j - 1].column + 1
-                && columns[j].pieces == columns[i].pieces && sameColours(columns[i], columns[j]))
-                ++j;
-            const int left = x0 + columns[i].column;
-            const int width = columns[j - 1].column + 1 - columns[i].column;
-            if (width >= 4) {
-                wide.emplace_back(left, width, i);
-                i = j;
-                continue;
-            }
-            QImage& img = stripPixels();
-            for (const StackPiece& p : columns[i].pieces) {
-                const QRgb c = cachedColour(p.task, columns[i].at).rgb();
-                for (int row = height - p.top; row < height - p.bottom; ++row) {
-                    auto* line = reinterpret_cast<QRgb*>(img.scanLine(row));
-                    for (int x = columns[i].column; x < columns[i].column + width && x < bins; ++x)
-                        line[x] = c;
+        if (!cache.stripBuilt || cache.stripBack != laneBack.rgb()) {
+            // Narrow spans (a whole-run view is thousands of one-pixel columns of several
+            // pieces) are written into an image of the lane, painted at once (and kept with the
+            // columns); wide ones as rectangles.
+            cache.strip = QImage();
+            cache.wide.clear();
+            QImage& strip = cache.strip;
+            size_t i = 0;
+            while (i < columns.size()) {
+                size_t j = i + 1;
+                while (j < columns.size() && columns[j].column == columns[j - 1].column + 1
+                    && columns[j].pieces == columns[i].pieces
+                    && sameColours(columns[i], columns[j]))
+                    ++j;
+                const int width = columns[j - 1].column + 1 - columns[i].column;
+                if (width >= 4) {
+                    cache.wide.emplace_back(columns[i].column, width, i);
+                    i = j;
+                    continue;
                 }
+                if (strip.isNull()) {
+                    strip = QImage(bins, height, QImage::Format_RGB32);
+                    strip.fill(laneBack);
+                }
+                const int end = std::min(columns[i].column + width, bins);
+                for (const StackPiece& p : columns[i].pieces) {
+                    const QRgb c = cachedColour(p.task, columns[i].at).rgb();
+                    for (int row = height - p.top; row < height - p.bottom; ++row) {
+                        auto* line = reinterpret_cast<QRgb*>(strip.scanLine(row));
+                        std::fill(line + columns[i].column, line + end, c);
+                    }
+                }
+                i = j;
             }
-            i = j;
+            cache.stripBack = laneBack.rgb();
+            cache.stripBuilt = true;
         }
-        if (!strip.isNull())
-            painter->drawImage(QPoint(x0, top), strip);
-        for (const auto& [left, width, k] : wide) {
-            i = k;
+        if (!cache.strip.isNull())
+            painter->drawImage(QPoint(x0, top), cache.strip);
+        for (const auto& [column, width, i] : cache.wide) {
+            const int left = x0 + column;
             for (const StackPiece& p : columns[i].pieces)
                 painter->fillRect(QRect(left, top + height - p.top, width, p.top - p.bottom),
                     cachedColour(p.task, columns[i].at));

@@ -116,6 +116,13 @@ private:
     {
         std::array<int64_t, 6> key{};
         std::vector<StackColumn> columns;
+        /// The lane's narrow spans painted into an image (null: none), and the background it
+        /// was painted on; kept with `columns` while that background stays.
+        QImage strip;
+        QRgb stripBack = 0;
+        bool stripBuilt = false;
+        /// Spans at least 4 columns wide, painted as rectangles: (left column, width, column).
+        std::vector<std::tuple<int, int, size_t>> wide;
     };
     std::vector<LaneCache> m_laneCache;
     bool m_caching = true;

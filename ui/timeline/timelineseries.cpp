@@ -11,6 +11,7 @@
 #include "ui/timeline/model/entitylines.h"
 #include "ui/timeline/model/envelope.h"
 #include "ui/timeline/model/peltlines.h"
+#include "ui/timeline/seriesgraph.h"
 #include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timelineview.h"
 #include "ui/timeline/timeticker.h"
@@ -69,102 +70,14 @@ QVector<QCPGraphData> toGraph(const std::vector<LinePoint>& line, double scale =
     return points;
 }
 
-/// A series graph. Sparse, it is QCustomPlot's polyline, smoothed; QCustomPlot draws that half a
-/// pixel down and right in a raster (its strokes on pixel centres) but not in a vector device,
-/// so it is shifted there too, and an SVG or PDF rasterized at the PNG's resolution puts each
-/// line on the PNG's pixels. Dense (setColumns), it is painted as the rows it covers in each
-/// device pixel column (columnspans.h): exact, on the device grid in every format, and a fill
-/// of a few thousand rectangles instead of a smoothed polyline of tens of thousands of points.
-class SeriesGraph : public QCPGraph
-{
-public:
-    SeriesGraph(QCPAxis* key, QCPAxis* value, const double* scale)
-        : QCPGraph(key, value)
-        , m_scale(scale)
-    { }
-
-    void setColumns(bool on) { m_columns = on; }
-
-protected:
-    void draw(QCPPainter* painter) override
-    {
-        if (m_columns && lineStyle() == lsLine && !mDataContainer->isEmpty()) {
-            drawColumns(painter);
-            return;
-        }
-        const bool shift = painter->modes().testFlag(QCPPainter::pmVectorized) && antialiased();
-        if (shift)
-            painter->translate(0.5, 0.5);
-        QCPGraph::draw(painter);
-        if (shift)
-            painter->translate(-0.5, -0.5);
-    }
-
-private:
-    void drawColumns(QCPPainter* painter)
-    {
-        QCPGraphDataContainer::const_iterator begin, end;
-        getVisibleDataBounds(begin, end, QCPDataRange(0, dataCount()));
-        std::vector<PixelPoint> points;
-        points.reserve(static_cast<size_t>(end - begin));
-        for (auto it = begin; it != end; ++it)
-            points.push_back({keyAxis()->coordToPixel(it->key),
-                std::isnan(it->value) ? it->value : valueAxis()->coordToPixel(it->value)});
-        const double s = m_scale && *m_scale > 0 ? *m_scale : 1.0;
-        const QRect c = clipRect();
-        const DeviceClip clip{static_cast<int>(std::floor(c.left() * s)),
-            static_cast<int>(std::floor(c.top() * s)),
-            static_cast<int>(std::ceil((c.left() + c.width()) * s)),
-            static_cast<int>(std::ceil((c.top() + c.height()) * s))};
-        const std::vector<ColumnSpan> spans = columnSpans(points, s, pen().widthF(), clip);
-        const QColor colour = pen().color();
-        const QTransform t = painter->transform();
-        painter->save();
-        painter->setAntialiasing(false); // edges on the device grid: nothing to smooth
-        if (!painter->modes().testFlag(QCPPainter::pmVectorized)
-            && t.type() <= QTransform::TxScale) {
-            // A raster: the spans in device pixels, filled as integer rectangles (the raster
-            // engine's fast path; the same pixels as the scaled rectangles below).
-            painter->resetTransform();
-            const auto devX = [&](int col) {
-                return static_cast<int>(std::lround(t.m11() * (col / s) + t.dx()));
-            };
-            const auto devY = [&](int row) {
-                return static_cast<int>(std::lround(t.m22() * (row / s) + t.dy()));
-            };
-            QVector<QRect> rects;
-            rects.reserve(static_cast<qsizetype>(spans.size()));
-            for (const ColumnSpan& span : spans) {
-                const int x0 = devX(span.columnBegin);
-                const int y0 = devY(span.rowBegin);
-                rects.append(QRect(x0, y0, devX(span.columnEnd) - x0, devY(span.rowEnd) - y0));
-            }
-            painter->setPen(Qt::NoPen);
-            painter->setBrush(colour);
-            painter->drawRects(rects);
-        } else {
-            QVector<QRectF> rects;
-            rects.reserve(static_cast<qsizetype>(spans.size()));
-            for (const ColumnSpan& span : spans)
-                rects.append(QRectF(span.columnBegin / s, span.rowBegin / s,
-                    (span.columnEnd - span.columnBegin) / s, (span.rowEnd - span.rowBegin) / s));
-            painter->setPen(Qt::NoPen);
-            painter->setBrush(colour);
-            painter->drawRects(rects);
-        }
-        painter->restore();
-    }
-
-    const double* m_scale;
-    bool m_columns = false;
-};
-
 /// A graph drawing exactly the points it is given: QCustomPlot's own adaptive sampling (a
 /// second decimation, which also joins across the NaN of a break) is off; envelope() has
-/// already left at most four points per pixel column.
-QCPGraph* addSeries(const double* scale, QCPAxis* key, QCPAxis* value)
+/// already left at most four points per pixel column. Its dense drawing is painted with its
+/// pane's (seriesgraph.h).
+QCPGraph* addSeries(
+    const double* scale, QCPAxis* key, QCPAxis* value, const std::shared_ptr<PaneColumns>& pane)
 {
-    QCPGraph* g = new SeriesGraph(key, value, scale);
+    QCPGraph* g = new SeriesGraph(key, value, scale, pane);
     g->setAdaptiveSampling(false);
     return g;
 }
@@ -182,6 +95,16 @@ Qt::PenStyle cpuPenStyle(EntityRef e)
 }
 
 } // namespace
+
+std::shared_ptr<PaneColumns> TimelineView::pane(QCPAxisRect* rect)
+{
+    for (const auto& [r, p] : m_panes)
+        if (r == rect)
+            return p;
+    m_panes.emplace_back(rect, std::make_shared<PaneColumns>());
+    m_panes.back().second->setCaching(m_caching);
+    return m_panes.back().second;
+}
 
 int64_t TimelineView::lagLimit(Nanoseconds t, Nanoseconds slice, uint32_t weight) const
 {
@@ -214,7 +137,7 @@ void TimelineView::refreshWeights()
         for (const int32_t raw : keys) {
             const EntityRef e{raw};
             QCPGraph* g = addSeries(&m_scale, m_weightRect->axis(QCPAxis::atBottom),
-                m_weightRect->axis(QCPAxis::atLeft));
+                m_weightRect->axis(QCPAxis::atLeft), pane(m_weightRect));
             // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
             // CPU as well.
             QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
@@ -244,6 +167,7 @@ void TimelineView::refreshWeights()
     if (drawnFor == m_weightDrawnFor)
         return; // the same lines as drawn
     m_weightDrawnFor = drawnFor;
+    pane(m_weightRect)->invalidate();
     int points = 0;
     for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
         // The weight holds between samples (it changes only where update_cfs_group() records
@@ -292,8 +216,8 @@ void TimelineView::refreshVruntime()
     QCPAxis* lKey = m_lagRect->axis(QCPAxis::atBottom);
     QCPAxis* lValue = m_lagRect->axis(QCPAxis::atLeft);
     if (!m_avgGraph) {
-        m_bandUpper = addSeries(&m_scale, lKey, lValue);
-        m_bandLower = addSeries(&m_scale, lKey, lValue);
+        m_bandUpper = addSeries(&m_scale, lKey, lValue, pane(m_lagRect));
+        m_bandLower = addSeries(&m_scale, lKey, lValue, pane(m_lagRect));
         const QColor band(0x90, 0x90, 0x90, 60);
         m_bandUpper->setPen(QPen(band.darker(150), 1, Qt::DotLine));
         m_bandLower->setPen(QPen(band.darker(150), 1, Qt::DotLine));
@@ -302,7 +226,7 @@ void TimelineView::refreshVruntime()
         m_bandUpper->setName(QStringLiteral("lag clamp ±limit"));
         m_bandLower->removeFromLegend();
         m_bandUpper->removeFromLegend();
-        m_avgGraph = addSeries(&m_scale, vKey, vValue);
+        m_avgGraph = addSeries(&m_scale, vKey, vValue, pane(m_vruntimeRect));
         m_avgGraph->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.5, Qt::DotLine));
         m_avgGraph->removeFromLegend();
     }
@@ -321,17 +245,17 @@ void TimelineView::refreshVruntime()
                 m_plot->removeGraph(g);
         m_peltGraphs.clear();
         for (const int task : tasks) {
-            QCPGraph* g = addSeries(&m_scale, vKey, vValue);
+            QCPGraph* g = addSeries(&m_scale, vKey, vValue, pane(m_vruntimeRect));
             g->setPen(QPen(taskColor(task), width));
             g->setName(taskName(task));
             m_graphs.push_back(g);
-            QCPGraph* d = addSeries(&m_scale, vKey, vValue);
+            QCPGraph* d = addSeries(&m_scale, vKey, vValue, pane(m_vruntimeRect));
             QColor light = taskColor(task);
             light.setAlpha(150);
             d->setPen(QPen(light, 1, many ? Qt::SolidLine : Qt::DashLine));
             d->removeFromLegend();
             m_deadlineGraphs.push_back(d);
-            QCPGraph* l = addSeries(&m_scale, lKey, lValue);
+            QCPGraph* l = addSeries(&m_scale, lKey, lValue, pane(m_lagRect));
             l->setPen(QPen(taskColor(task), many ? 1.0 : 1.5));
             l->removeFromLegend();
             m_lagGraphs.push_back(l);
@@ -341,7 +265,7 @@ void TimelineView::refreshVruntime()
             // edges dotted in the task's colour.
             if (m_lagGraphs.size() > 1) {
                 for (int edge = 0; edge < 2; ++edge) {
-                    QCPGraph* b = addSeries(&m_scale, lKey, lValue);
+                    QCPGraph* b = addSeries(&m_scale, lKey, lValue, pane(m_lagRect));
                     QColor c = taskColor(task);
                     c.setAlpha(170);
                     b->setPen(QPen(c, 1, Qt::DotLine));
@@ -354,8 +278,8 @@ void TimelineView::refreshVruntime()
             QCPAxis* pKey = m_peltRect->axis(QCPAxis::atBottom);
             std::array<QCPGraph*, 8> pelt{};
             for (size_t k = 0; k < pelt.size(); ++k) {
-                pelt[k] = addSeries(
-                    &m_scale, pKey, m_peltRect->axis(k < 6 ? QCPAxis::atLeft : QCPAxis::atRight));
+                pelt[k] = addSeries(&m_scale, pKey,
+                    m_peltRect->axis(k < 6 ? QCPAxis::atLeft : QCPAxis::atRight), pane(m_peltRect));
                 pelt[k]->removeFromLegend();
             }
             m_peltGraphs.push_back(pelt);
@@ -372,6 +296,8 @@ void TimelineView::refreshVruntime()
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
             g->data()->clear();
         m_seriesDrawnFor = {};
+        for (QCPAxisRect* rect : {m_vruntimeRect, m_lagRect, m_peltRect})
+            pane(rect)->invalidate();
         return;
     }
     const Nanoseconds from = viewStart();
@@ -387,6 +313,8 @@ void TimelineView::refreshVruntime()
     if (m_caching && drawnFor == m_seriesDrawnFor)
         return;
     m_seriesDrawnFor = drawnFor;
+    for (QCPAxisRect* rect : {m_vruntimeRect, m_lagRect, m_peltRect})
+        pane(rect)->invalidate();
 
     // vruntime is an unsigned counter that may start near 2^64 (the kernel's initial
     // min_vruntime); plot differences to the first sample so wrap-around cannot show.

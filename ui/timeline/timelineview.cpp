@@ -5,6 +5,7 @@
 #include "ui/common/format.h"
 #include "ui/common/taskpalette.h"
 #include "ui/timeline/cpulanesplottable.h"
+#include "ui/timeline/seriesgraph.h"
 #include "ui/timeline/timelineplot.h"
 #include "ui/timeline/timeticker.h"
 
@@ -380,8 +381,7 @@ void TimelineView::setNow(Nanoseconds now)
         setViewRange(now - (end - start) * 9 / 10, now + (end - start) / 10);
     m_now = now;
     if (m_recording) {
-        m_segments.update(*m_recording);
-        m_samples.update(*m_recording);
+        updateIndexes(*m_recording, m_segments, m_samples); // one pass over the new records
     }
     m_lanes->setNow(now);
     for (QCPItemLine* line : m_nowLines)
@@ -453,6 +453,8 @@ void TimelineView::setCaching(bool on)
 {
     m_caching = on;
     m_lanes->setCaching(on);
+    for (const auto& [rect, columns] : m_panes)
+        columns->setCaching(on);
     m_weightDrawnFor = {};
     ++m_seriesGeneration;
     refreshVruntime();

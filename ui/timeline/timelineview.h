@@ -22,6 +22,8 @@
 
 #include <array>
 #include <functional>
+#include <memory>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -42,6 +44,7 @@ class Recording;
 namespace schedlab::ui {
 
 class CpuLanesPlottable;
+class PaneColumns;
 class TimeTicker;
 
 class TimelineView : public QWidget
@@ -149,6 +152,9 @@ private:
     QString taskName(int task) const;
     /// Device pixel columns of the time panes for the drawing being laid out (envelope.h).
     int columns() const;
+    /// The dense series of @p rect's pane, painted together (seriesgraph.h).
+    std::shared_ptr<PaneColumns> pane(QCPAxisRect* rect);
+    std::vector<std::pair<QCPAxisRect*, std::shared_ptr<PaneColumns>>> m_panes;
     /// Before each drawing: markers inside the window only, the eligible shade inside the pane.
     void placeMarkers();
     /// Before each drawing: axis titles and tick counts that fit the panes. True if changed.

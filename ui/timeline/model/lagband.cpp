@@ -84,16 +84,24 @@ std::vector<LinePoint> lagBand(const std::vector<LinePoint>& weight, const Clamp
         return {};
     const Nanoseconds start = weight.front().time;
     // Every time where one of the three may change, from the band's start.
+    // Three lists in time order each: merged, not sorted (a whole-run band has thousands).
     std::vector<Nanoseconds> times;
+    times.reserve(weight.size() + rules.size() + slices.size());
     for (const LinePoint& p : weight)
         times.push_back(p.time);
-    for (const auto& r : rules)
-        if (r.first > start && r.first <= until)
-            times.push_back(r.first);
-    for (const auto& s : slices)
-        if (s.first > start && s.first <= until)
-            times.push_back(s.first);
-    std::sort(times.begin(), times.end());
+    if (!std::is_sorted(times.begin(), times.end()))
+        std::sort(times.begin(), times.end());
+    const auto mergeIn = [&](const auto& changes) {
+        const auto middle = static_cast<std::ptrdiff_t>(times.size());
+        for (const auto& c : changes)
+            if (c.first > start && c.first <= until)
+                times.push_back(c.first);
+        if (!std::is_sorted(times.begin() + middle, times.end()))
+            std::sort(times.begin() + middle, times.end());
+        std::inplace_merge(times.begin(), times.begin() + middle, times.end());
+    };
+    mergeIn(rules);
+    mergeIn(slices);
     times.erase(std::unique(times.begin(), times.end()), times.end());
     std::vector<LinePoint> steps;
     size_t w = 0, r = 0, s = 0;

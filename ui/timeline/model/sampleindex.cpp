@@ -3,6 +3,7 @@
 
 #include "core/record/recording.h"
 #include "ui/timeline/model/envelope.h"
+#include "ui/timeline/model/timelinelayout.h"
 
 #include <algorithm>
 #include <array>
@@ -163,46 +164,74 @@ void SampleIndex::Series::summarize(const std::vector<Record>& records) const
 
 void SampleIndex::update(const Recording& recording)
 {
+    begin(recording);
     const auto& records = recording.records();
-    if (records.size() < m_consumed)
+    for (size_t i = m_consumed; i < records.size(); ++i)
+        consume(records, i);
+    end(records.size());
+}
+
+void SampleIndex::begin(const Recording& recording)
+{
+    if (recording.records().size() < m_consumed)
         clear();
-    for (size_t i = m_consumed; i < records.size(); ++i) {
-        const Record& r = records[i];
-        if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
-            const auto task = static_cast<size_t>(r.entity.taskIndex());
-            if (task >= m_slices.size())
-                m_slices.resize(task + 1);
-            auto& slices = m_slices[task];
-            if (slices.empty() || slices.back().second != r.payload.generic.b)
-                slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
-            continue;
-        }
-        if (r.kind != RecordKind::Sample)
-            continue;
-        const Record* pelt = peltOf(records, i);
-        m_hasPelt = m_hasPelt || pelt;
-        if (r.flags & Record::kQueued) {
-            if (m_queuedPerCpu.size() <= r.cpu)
-                m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
-            m_queuedPerCpu[r.cpu].push_back(static_cast<uint32_t>(i));
-        }
-        if (r.entity.isGroup()) {
-            const auto [slot, added] = m_groupSlot.try_emplace(r.entity.raw, m_groupOrder.size());
-            if (added) {
-                m_groupOrder.push_back(r.entity.raw);
-                m_perGroup.emplace_back();
-            }
-            m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
-            continue;
-        }
-        if (!r.entity.isTask())
-            continue;
+}
+
+void SampleIndex::consume(const std::vector<Record>& records, size_t i)
+{
+    const Record& r = records[i];
+    if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
         const auto task = static_cast<size_t>(r.entity.taskIndex());
-        if (task >= m_perTask.size())
-            m_perTask.resize(task + 1);
-        m_perTask[task].append(r, static_cast<uint32_t>(i));
+        if (task >= m_slices.size())
+            m_slices.resize(task + 1);
+        auto& slices = m_slices[task];
+        if (slices.empty() || slices.back().second != r.payload.generic.b)
+            slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+        return;
     }
-    m_consumed = records.size();
+    if (r.kind != RecordKind::Sample)
+        return;
+    const Record* pelt = peltOf(records, i);
+    m_hasPelt = m_hasPelt || pelt;
+    if (r.flags & Record::kQueued) {
+        if (m_queuedPerCpu.size() <= r.cpu)
+            m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
+        m_queuedPerCpu[r.cpu].push_back(static_cast<uint32_t>(i));
+    }
+    if (r.entity.isGroup()) {
+        const auto [slot, added] = m_groupSlot.try_emplace(r.entity.raw, m_groupOrder.size());
+        if (added) {
+            m_groupOrder.push_back(r.entity.raw);
+            m_perGroup.emplace_back();
+        }
+        m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
+        return;
+    }
+    if (!r.entity.isTask())
+        return;
+    const auto task = static_cast<size_t>(r.entity.taskIndex());
+    if (task >= m_perTask.size())
+        m_perTask.resize(task + 1);
+    m_perTask[task].append(r, static_cast<uint32_t>(i));
+}
+
+void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleIndex& samples)
+{
+    lanes.begin(recording);
+    samples.begin(recording);
+    const auto& records = recording.records();
+    if (lanes.consumedRecords() != samples.consumedRecords()) {
+        // Not in step (one was cleared or filled on its own): each its own pass.
+        lanes.update(recording);
+        samples.update(recording);
+        return;
+    }
+    for (size_t i = samples.consumedRecords(); i < records.size(); ++i) {
+        lanes.consume(records[i]);
+        samples.consume(records, i);
+    }
+    lanes.end(records.size());
+    samples.end(records.size());
 }
 
 std::vector<EntitySample> SampleIndex::series(

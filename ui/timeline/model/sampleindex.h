@@ -58,6 +58,11 @@ class SampleIndex
 public:
     void update(const Recording& recording);
     void clear();
+    /// update() one record at a time (see RunSegmentIndex::begin()): @p i is the record's
+    /// position in @p records.
+    void begin(const Recording& recording);
+    void consume(const std::vector<Record>& records, size_t i);
+    void end(size_t consumed) { m_consumed = consumed; }
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
     /// Memory held by the index (sample positions and the summaries built so far).
@@ -192,5 +197,11 @@ private:
     size_t m_consumed = 0;
     bool m_hasPelt = false;
 };
+
+class RunSegmentIndex;
+
+/// Both indexes' update() in one pass over the records appended since the last call (each
+/// reads every record: the recording is read once, not twice).
+void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleIndex& samples);
 
 } // namespace schedlab::ui

@@ -42,37 +42,43 @@ RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
 
 void RunSegmentIndex::update(const Recording& recording)
 {
+    begin(recording);
     const auto& records = recording.records();
-    if (records.size() < m_consumed)
+    for (size_t i = m_consumed; i < records.size(); ++i)
+        consume(records[i]);
+    end(records.size());
+}
+
+void RunSegmentIndex::begin(const Recording& recording)
+{
+    if (recording.records().size() < m_consumed)
         clear();
     if (cpuCount() < recording.cpus)
         m_lanes.resize(static_cast<size_t>(recording.cpus));
-    for (size_t i = m_consumed; i < records.size(); ++i) {
-        const Record& r = records[i];
-        if (r.kind != RecordKind::Switch)
-            continue;
-        Lane& l = lane(r.cpu);
-        // Time never goes back in a run; clamp anyway so a bad record cannot invert a segment.
-        const Nanoseconds t = std::max(Nanoseconds{r.time}, l.since);
-        if (l.current >= 0 && t > l.since) {
-            l.busyBefore.push_back(l.closed.empty()
-                    ? 0
-                    : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
-            l.closed.push_back({l.since, t, l.current});
-            const int64_t length = (t - l.since).count();
-            if (l.perTask.size() <= static_cast<size_t>(l.current))
-                l.perTask.resize(static_cast<size_t>(l.current) + 1);
-            auto& mine = l.perTask[static_cast<size_t>(l.current)];
-            mine.runs.emplace_back(l.since.count(), t.count());
-            mine.before.push_back(mine.before.back() + length);
-            l.summary.push({l.since.count(), t.count(), length, l.current, length});
-        }
-        const int64_t next = r.payload.generic.a;
-        l.current = next >= 0 ? static_cast<int>(next) : -1;
-        l.since = t;
-        m_lastSwitch = std::max(m_lastSwitch, t);
+}
+
+void RunSegmentIndex::consumeSwitch(const Record& r)
+{
+    Lane& l = lane(r.cpu);
+    // Time never goes back in a run; clamp anyway so a bad record cannot invert a segment.
+    const Nanoseconds t = std::max(Nanoseconds{r.time}, l.since);
+    if (l.current >= 0 && t > l.since) {
+        l.busyBefore.push_back(l.closed.empty()
+                ? 0
+                : l.busyBefore.back() + (l.closed.back().end - l.closed.back().start).count());
+        l.closed.push_back({l.since, t, l.current});
+        const int64_t length = (t - l.since).count();
+        if (l.perTask.size() <= static_cast<size_t>(l.current))
+            l.perTask.resize(static_cast<size_t>(l.current) + 1);
+        auto& mine = l.perTask[static_cast<size_t>(l.current)];
+        mine.runs.emplace_back(l.since.count(), t.count());
+        mine.before.push_back(mine.before.back() + length);
+        l.summary.push({l.since.count(), t.count(), length, l.current, length});
     }
-    m_consumed = records.size();
+    const int64_t next = r.payload.generic.a;
+    l.current = next >= 0 ? static_cast<int>(next) : -1;
+    l.since = t;
+    m_lastSwitch = std::max(m_lastSwitch, t);
 }
 
 std::vector<RunSegment> RunSegmentIndex::segments(

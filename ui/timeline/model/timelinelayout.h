@@ -6,16 +6,13 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/record/recording.h"
 #include "ui/timeline/model/summarypyramid.h"
 
 #include <cstddef>
 #include <optional>
 #include <utility>
 #include <vector>
-
-namespace schedlab {
-class Recording;
-}
 
 namespace schedlab::ui {
 
@@ -58,6 +55,16 @@ public:
     /// shorter one). Switch records close the lane's current segment and open the next task's.
     void update(const Recording& recording);
     void clear();
+    /// update() one record at a time, for a single pass that builds several indexes
+    /// (updateIndexes()): begin() before the first new record, consume() each new record in
+    /// order, end() after the last.
+    void begin(const Recording& recording);
+    void consume(const Record& r)
+    {
+        if (r.kind == RecordKind::Switch)
+            consumeSwitch(r);
+    }
+    void end(size_t consumed) { m_consumed = consumed; }
 
     int cpuCount() const { return static_cast<int>(m_lanes.size()); }
     size_t consumedRecords() const { return m_consumed; }
@@ -133,6 +140,7 @@ private:
         Nanoseconds since{0};
     };
     Lane& lane(int cpu);
+    void consumeSwitch(const Record& r);
     /// Run time of the closed runs of @p l before @p t.
     static int64_t closedBusyBefore(const Lane& l, Nanoseconds t);
     /// Run time of the closed runs of @p task in @p l before @p t; @p hint (in, out) is a
