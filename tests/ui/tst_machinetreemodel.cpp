@@ -54,8 +54,8 @@ QString dump(const QAbstractItemModel& model, const QModelIndex& parent = {})
             + QLatin1Char('|')
             + model.index(row, MachineTreeModel::CpusColumn, parent).data().toString()
             + QLatin1Char(']');
-        if (model.rowCount(name) > 0)
-            s += QLatin1Char('(') + dump(model, name) + QLatin1Char(')');
+        if (const QString children = dump(model, name); !children.isEmpty())
+            s += QLatin1Char('(') + children + QLatin1Char(')');
         parts << s;
     }
     return parts.join(QLatin1Char(','));

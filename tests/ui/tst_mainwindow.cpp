@@ -357,7 +357,7 @@ private Q_SLOTS:
             e1, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QVERIFY(w.timeline()->plottedTasks().isEmpty());
         QCOMPARE(w.timeline()->plottedGroupEntities().size(), size_t{1});
-        const EntityRef e{w.timeline()->plottedGroupEntities().front()};
+        const schedlab::EntityRef e{w.timeline()->plottedGroupEntities().front()};
         QVERIFY(e.isGroup());
         QCOMPARE(e.groupCpu(), 1);
         // With a task: both.

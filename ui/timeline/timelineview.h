@@ -78,8 +78,9 @@ public:
     /// force and HZ (TICK_NSEC = 1 s / HZ). One rule for the whole run.
     void setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz);
     /// The same with the rule over time (clampRules(); a mid-run profile action or override may
-    /// change it). Each task's band is drawn from its own slice (its deadline renewals in the
-    /// recording; @p baseSlice when it has none), its weight and the rule in force (lagband.h).
+    /// change it). Each task's band is the clamp in force (lagband.h): the rule, its weight and
+    /// its own slice (its deadline renewals in the recording; @p baseSlice when it has none) or,
+    /// for max_slice_tick, the largest slice queued on its cfs_rq (MaxSlice records).
     void setLagClampRules(ClampRules rules, Nanoseconds baseSlice, int hz);
     /// The clamp limit in virtual ns of a task with slice @p slice and scaled load weight
     /// @p weight under the rule in force at @p t (lagBandLimit()).
