@@ -252,9 +252,16 @@ int screenshot(schedlab::ui::MainWindow& window, const QCommandLineParser& p, co
     if (p.isSet(QStringLiteral("select"))) {
         QItemSelectionModel* selection = window.machineTree()->selectionModel();
         for (const QString& name : p.value(QStringLiteral("select")).split(QLatin1Char(','))) {
-            const QModelIndex index = model->indexForTask(name);
+            // A task, or a group entity "/A@1" (its PELT averages in the PELT pane).
+            const QModelIndex index = name.startsWith(QLatin1Char('/'))
+                ? model->indexForGroupEntity(name)
+                : model->indexForTask(name);
             if (!index.isValid()) {
-                complain(QStringLiteral("--select: no task \"%1\" in the scenario").arg(name));
+                complain(name.startsWith(QLatin1Char('/'))
+                        ? QStringLiteral("--select: no group entity \"%1\" in the scenario "
+                                         "(expected /CGROUP@CPU)")
+                              .arg(name)
+                        : QStringLiteral("--select: no task \"%1\" in the scenario").arg(name));
                 return kExitBadInput;
             }
             selection->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
@@ -370,7 +377,9 @@ int main(int argc, char* argv[])
             QStringLiteral("task:cgroup")},
         {QStringLiteral("edit-at"), QStringLiteral("With --move: when (ms)."), QStringLiteral("ms"),
             QStringLiteral("0")},
-        {QStringLiteral("select"), QStringLiteral("With --screenshot: tasks to plot."),
+        {QStringLiteral("select"),
+            QStringLiteral("With --screenshot: tasks to plot, and group entities /CGROUP@CPU "
+                           "whose PELT the PELT pane draws."),
             QStringLiteral("a,b")},
         {QStringLiteral("view"), QStringLiteral("With --screenshot: visible window (ms)."),
             QStringLiteral("from:to")},

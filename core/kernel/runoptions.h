@@ -49,6 +49,11 @@ struct RunOptions
     /// h_nr_queued and h_nr_runnable (kernel-model.md §6.6, §5.4). Off by default: it doubles
     /// the samples; `run --csv` turns it on for samples.csv.
     bool recordPelt = false;
+    /// A MaxSlice record wherever the largest slice queued on a cfs_rq (cfs_rq_max_slice(),
+    /// `curr` included: the slice lag_clamp=max_slice_tick clamps with, kernel-model.md §4.1)
+    /// is seen to change at an entity sample, for the lag band of the timeline. Off by default;
+    /// the window and `capture` turn it on.
+    bool recordMaxSlice = false;
     Nanoseconds watchdogThreshold{1'000'000'000};
     ResourceLimits limits;
 };

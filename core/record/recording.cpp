@@ -52,6 +52,8 @@ const char* kindName(RecordKind kind)
         return "park";
     case RecordKind::Pelt:
         return "pelt";
+    case RecordKind::MaxSlice:
+        return "maxslice";
     }
     return "?";
 }
@@ -141,6 +143,10 @@ std::string formatRecord(const Record& r, const Recording& names)
     }
     case RecordKind::Feature:
         out += std::to_string(g.a) + "=" + std::to_string(g.b);
+        break;
+    case RecordKind::MaxSlice:
+        out +=
+            name(r.entity) + " group=" + std::to_string(g.b) + " max_slice=" + std::to_string(g.a);
         break;
     case RecordKind::Migrate: {
         out += name(r.entity) + " " + std::to_string(g.a) + " " + std::to_string(g.b);

@@ -53,6 +53,9 @@ enum class RecordKind : uint8_t {
     Unthrottle,    ///< it is unthrottled; a = runtime_remaining, b = 1 for a wakeup boost
     Park,          ///< 6.18+: a task of a throttled hierarchy is parked at return to user
     Pelt,          ///< follows a Sample when RunOptions::recordPelt: see Payload::pelt
+    MaxSlice,      ///< RunOptions::recordMaxSlice: the largest slice queued on the cfs_rq of
+                   ///< group b (0 = root) on `cpu` is now a (ns; 0: empty), as the sample of
+                   ///< `entity` just before found it (kernel-model.md §4.1)
 };
 
 struct Record

@@ -182,6 +182,10 @@ private:
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
     /// Bug-hunt metric: the task's lag against vslice(slice + tick) (kernel-model.md §4.1).
     void checkLagBound(const SchedEntity& se);
+    /// RunOptions::recordMaxSlice: a MaxSlice record for each cfs_rq from @p se's up to the
+    /// root whose largest queued slice differs from the one last recorded for it.
+    void recordMaxSlices(const SchedEntity& se);
+    std::unordered_map<uint32_t, int64_t> m_maxSliceRecorded; ///< (group << 12 | cpu) → ns
     /// An "ignored_setting" finding: a custom slice under a profile without custom slices.
     void ignoredSlice(const std::string& task, Nanoseconds slice);
     std::vector<int> groupsMatching(const std::string& pattern) const override;

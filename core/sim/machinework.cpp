@@ -145,6 +145,33 @@ void Machine::sample(const SchedEntity& se)
         m_rec.append(p);
     };
     build();
+    if (m_options.recordMaxSlice)
+        recordMaxSlices(se);
+}
+
+void Machine::recordMaxSlices(const SchedEntity& se)
+{
+    // The slice lag_clamp=max_slice_tick clamps with (kernel-model.md §4.1: cfs_rq_max_slice(),
+    // curr included) on the entity's cfs_rq and on each above it (a group entity's slice moves
+    // with its queue's, §6.5), where it differs from the last one recorded for that queue.
+    const bool flat = m_choices.flat;
+    for (const SchedEntity* s = &se; s && s->cfsRq; s = flat ? nullptr : s->parent) {
+        const CfsRq& q = flat ? *m_rqs[static_cast<size_t>(s->cfsRq->cpu)]->cfs : *s->cfsRq;
+        const int64_t slice = q.maxSlice();
+        const uint32_t key =
+            (static_cast<uint32_t>(q.groupIndex) << 12) | (static_cast<uint32_t>(q.cpu) & 0xfffu);
+        const auto [it, fresh] = m_maxSliceRecorded.try_emplace(key, slice);
+        if (!fresh && it->second == slice)
+            continue;
+        it->second = slice;
+        Record r;
+        r.time = clock();
+        r.entity = refOf(se);
+        r.cpu = static_cast<uint16_t>(q.cpu);
+        r.kind = RecordKind::MaxSlice;
+        r.payload.generic = {slice, q.groupIndex, 0, 0};
+        m_rec.append(r);
+    }
 }
 
 void Machine::checkLagBound(const SchedEntity& se)

@@ -38,19 +38,24 @@ TaskSpec task(const std::string& name, const std::string& group = {}, std::optio
     return t;
 }
 
-/// "name[weight|cpus](children…)", depth first, so one string pins the whole tree.
+/// "name[weight|cpus](children…)", depth first, so one string pins the whole tree — but for
+/// the group entities each cgroup lists after its tasks (one per CPU: groupEntities() checks
+/// them).
 QString dump(const QAbstractItemModel& model, const QModelIndex& parent = {})
 {
     QStringList parts;
     for (int row = 0; row < model.rowCount(parent); ++row) {
         const QModelIndex name = model.index(row, MachineTreeModel::NameColumn, parent);
+        if (name.data(MachineTreeModel::KindRole).toInt()
+            == static_cast<int>(MachineTreeModel::NodeKind::GroupEntity))
+            continue;
         QString s = name.data().toString() + QLatin1Char('[')
             + model.index(row, MachineTreeModel::WeightColumn, parent).data().toString()
             + QLatin1Char('|')
             + model.index(row, MachineTreeModel::CpusColumn, parent).data().toString()
             + QLatin1Char(']');
-        if (model.rowCount(name) > 0)
-            s += QLatin1Char('(') + dump(model, name) + QLatin1Char(')');
+        if (const QString children = dump(model, name); !children.isEmpty())
+            s += QLatin1Char('(') + children + QLatin1Char(')');
         parts << s;
     }
     return parts.join(QLatin1Char(','));
@@ -241,6 +246,52 @@ private Q_SLOTS:
                     .toString()
                     .contains(QStringLiteral("cpu.weight: 2000")));
         QVERIFY(!model.indexForTask(QStringLiteral("sleeper")).isValid());
+    }
+
+    void groupEntities()
+    {
+        // Each cgroup but the root lists its sched entity on every CPU (4 here) after its tasks
+        // and child cgroups: "/testgroup@0" … "/testgroup@3", selectable, never edited, dragged
+        // or dropped on; the root has none.
+        const Scenario s = starvation();
+        MachineTreeModel model;
+        QAbstractItemModelTester tester(
+            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setScenario(&s);
+        const QModelIndex group = model.indexForCgroup(QStringLiteral("/testgroup"));
+        QCOMPARE(model.rowCount(group), 3 + 4); // test-spin, sleeper-1, sleeper-2, then 4 CPUs
+        for (int cpu = 0; cpu < 4; ++cpu) {
+            const QModelIndex e = model.index(3 + cpu, 0, group);
+            const QString name = QStringLiteral("/testgroup@%1").arg(cpu);
+            QCOMPARE(e.data().toString(), name);
+            QCOMPARE(e.data(MachineTreeModel::KindRole).toInt(),
+                static_cast<int>(MachineTreeModel::NodeKind::GroupEntity));
+            QCOMPARE(e.data(MachineTreeModel::EntityNameRole).toString(), name);
+            QCOMPARE(e.data(MachineTreeModel::CpuRole).toInt(), cpu);
+            QCOMPARE(
+                e.data(MachineTreeModel::CgroupPathRole).toString(), QStringLiteral("/testgroup"));
+            QVERIFY(e.data(MachineTreeModel::TaskNameRole).toString().isEmpty());
+            QCOMPARE(e.data(MachineTreeModel::TaskIndexRole).toInt(), -1);
+            QCOMPARE(model.indexForGroupEntity(name), e);
+            QVERIFY(e.data(Qt::ToolTipRole).toString().contains(QStringLiteral("PELT")));
+            for (int column = 0; column < MachineTreeModel::ColumnCount; ++column) {
+                const Qt::ItemFlags f = model.flags(model.index(3 + cpu, column, group));
+                QCOMPARE(f, Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+            }
+            QVERIFY(!model.setData(model.index(3 + cpu, MachineTreeModel::WeightColumn, group),
+                QStringLiteral("5"), Qt::EditRole));
+            QVERIFY(model.mimeData({e}) == nullptr); // nothing to drag
+        }
+        // The nested cgroup's entities are under it, its parent's after it.
+        const QModelIndex inner = model.indexForCgroup(QStringLiteral("/limited/inner"));
+        QCOMPARE(model.rowCount(inner), 4);
+        QCOMPARE(model.indexForGroupEntity(QStringLiteral("/limited/inner@3")).parent(), inner);
+        QCOMPARE(model.indexForGroupEntity(QStringLiteral("/limited@0")).row(), 1);
+        // No such CPU, no such cgroup, the root: none.
+        QVERIFY(!model.indexForGroupEntity(QStringLiteral("/testgroup@4")).isValid());
+        QVERIFY(!model.indexForGroupEntity(QStringLiteral("/nowhere@0")).isValid());
+        QVERIFY(!model.indexForGroupEntity(QStringLiteral("/@0")).isValid());
+        QCOMPARE(model.rowCount(model.index(0, 0)), 3); // testgroup, limited, root-spin
     }
 
     void unchangedValueIsNoEdit()

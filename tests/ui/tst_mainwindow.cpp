@@ -348,6 +348,23 @@ private Q_SLOTS:
         w.machineTree()->selectionModel()->select(
             grp, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QCOMPARE(w.timeline()->plottedTasks(), QVector<int>{0});
+        QVERIFY(w.timeline()->plottedGroupEntities().empty()); // its entities are not selected
+
+        // A group entity (/grp@1): the PELT pane draws it; no task is plotted then.
+        const QModelIndex e1 = w.machineTreeModel()->indexForGroupEntity(QStringLiteral("/grp@1"));
+        QVERIFY(e1.isValid());
+        w.machineTree()->selectionModel()->select(
+            e1, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(w.timeline()->plottedTasks().isEmpty());
+        QCOMPARE(w.timeline()->plottedGroupEntities().size(), size_t{1});
+        const schedlab::EntityRef e{w.timeline()->plottedGroupEntities().front()};
+        QVERIFY(e.isGroup());
+        QCOMPARE(e.groupCpu(), 1);
+        // With a task: both.
+        w.machineTree()->selectionModel()->select(
+            b1, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QCOMPARE(w.timeline()->plottedTasks(), QVector<int>{1});
+        QCOMPARE(w.timeline()->plottedGroupEntities().size(), size_t{1});
     }
 
     void colourLanesByCgroup()

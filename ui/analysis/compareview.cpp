@@ -117,6 +117,7 @@ void CompareView::setBase(const Scenario& scenario, const RunOptions& options)
 {
     m_scenario = scenario;
     m_options = options;
+    m_options.recordMaxSlice = true; // the lag bands of max_slice_tick (lagband.h), as the window
     m_baseLabel->setText(tr("<b>current</b>: %1").arg(toQString(scenario.name)));
 }
 

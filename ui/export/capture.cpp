@@ -218,8 +218,8 @@ void setUpCaptureView(
         view.setTaskCgroups(o.cgroups, o.moves);
     if (!o.lagClampRules.empty())
         view.setLagClampRules(o.lagClampRules, o.baseSlice, o.hz);
-    if (!o.tasks.isEmpty())
-        view.setSelectedTasks(o.tasks);
+    if (!o.tasks.isEmpty() || !o.groupEntities.empty())
+        view.setSelection(o.tasks, o.groupEntities);
     view.setViewRange(o.from, o.to);
     QCustomPlot* plot = view.plot();
     // The last pane gets a time axis title too (the GUI titles only the one under the lanes).
@@ -438,7 +438,8 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
         err << "capture: " << why << "\n";
         return kBad;
     }
-    options.recordPelt = true; // the PELT pane, as in the window
+    options.recordPelt = true;     // the PELT pane, as in the window
+    options.recordMaxSlice = true; // the lag band, as in the window
     try {
         Simulation sim(scenario, options);
         sim.runUntil(*to); // deterministic: the same as the prefix of a full run
@@ -468,6 +469,27 @@ int runCaptureCli(const std::vector<std::string>& args, std::ostream& out, std::
             o.annotations.append({an.at, QString::fromStdString(an.text)});
         if (!entities.empty()) {
             for (const QString& name : QString::fromStdString(entities).split(QLatin1Char(','))) {
+                // A group entity "/A@1": its PELT averages in the PELT pane.
+                if (const std::string n = name.trimmed().toStdString(); !n.empty() && n[0] == '/') {
+                    const auto at = n.rfind('@');
+                    const auto g = at == std::string::npos
+                        ? rec.groupPaths.end()
+                        : std::find(rec.groupPaths.begin(), rec.groupPaths.end(), n.substr(0, at));
+                    bool ok = false;
+                    const int cpu = at == std::string::npos
+                        ? -1
+                        : QString::fromStdString(n.substr(at + 1)).toInt(&ok);
+                    if (g == rec.groupPaths.end() || !ok || cpu < 0 || cpu >= rec.cpus) {
+                        err << "capture: --entities: no group entity \"" << n
+                            << "\" in the run (expected /CGROUP@CPU, CPU 0-" << rec.cpus - 1
+                            << ")\n";
+                        return kBad;
+                    }
+                    o.groupEntities.push_back(
+                        EntityRef::group(static_cast<int32_t>(g - rec.groupPaths.begin()), cpu)
+                            .raw);
+                    continue;
+                }
                 const auto it = std::find(
                     rec.taskNames.begin(), rec.taskNames.end(), name.trimmed().toStdString());
                 if (it == rec.taskNames.end()) {

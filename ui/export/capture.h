@@ -49,6 +49,8 @@ struct CaptureOptions
     int dpi = 96;
     QString title;
     QVector<int> tasks; ///< vruntime pane; empty: the view's default (all tasks if ≤ 8)
+    /// Group entities (EntityRef raw values, "/A@1") whose PELT the PELT pane draws.
+    std::vector<int32_t> groupEntities;
     QVector<QPair<Nanoseconds, QString>> annotations;
     /// The lag clamp band's parameters (TimelineView::setLagClampRules()): the rule over time
     /// (lagband.h); the view's defaults if empty. fromSimulation() takes them from the run, as

@@ -174,6 +174,19 @@ void MachineTreeModel::rebuild()
     });
     for (const int a : spawns)
         addTask(actions[static_cast<size_t>(a)].spawn.front(), 0, a);
+    // Each cgroup's sched entity per CPU (the root has none), after the cgroup's tasks.
+    const int cpus = std::max(1, m_scenario->machine.cpuCount());
+    for (const auto& [path, id] : byPath) {
+        if (id == 0)
+            continue;
+        for (int cpu = 0; cpu < cpus; ++cpu) {
+            Node node;
+            node.kind = NodeKind::GroupEntity;
+            node.spec = m_nodes[static_cast<size_t>(id)].spec;
+            node.cpu = cpu;
+            addChild(id, node);
+        }
+    }
     foldActions();
 }
 
@@ -335,6 +348,9 @@ int MachineTreeModel::columnCount(const QModelIndex&) const
 
 QString MachineTreeModel::nodeName(const Node& node) const
 {
+    if (node.kind == NodeKind::GroupEntity)
+        return toQString(m_scenario->cgroups[static_cast<size_t>(node.spec)].path)
+            + QLatin1Char('@') + QString::number(node.cpu);
     if (node.kind == NodeKind::Task) {
         const QString name = toQString(taskSpec(node).name);
         return node.replica > 0 ? QString(name + QLatin1Char('-') + QString::number(node.replica))
@@ -361,6 +377,8 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
     case NameColumn:
         return nodeName(node);
     case WeightColumn:
+        if (node.kind == NodeKind::GroupEntity)
+            return {};
         if (node.kind == NodeKind::Task) {
             const TaskSpec& t = taskSpec(node);
             const Policy policy = t.policy.value_or(Policy::Normal);
@@ -409,6 +427,14 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
 QString MachineTreeModel::toolTip(const Node& node) const
 {
     QStringList lines;
+    if (node.kind == NodeKind::GroupEntity)
+        return QStringLiteral(
+            "sched entity of cgroup %1 on CPU %2: it stands for the cgroup's cfs_rq on that CPU "
+            "in the parent's cfs_rq.\nSelect it to draw its own PELT averages (load_avg, "
+            "runnable_avg, util_avg) and those of the cfs_rq it is queued on in the PELT pane "
+            "(docs/kernel-model.md §6.6).")
+            .arg(cgroupPath(node))
+            .arg(node.cpu);
     if (node.kind == NodeKind::Task) {
         const TaskSpec& t = taskSpec(node);
         lines << QStringLiteral("task %1 (#%2)").arg(nodeName(node)).arg(node.taskIndex)
@@ -491,6 +517,10 @@ QVariant MachineTreeModel::data(const QModelIndex& index, int role) const
         return node.kind == NodeKind::Task ? nodeName(node) : QString();
     case CgroupPathRole:
         return cgroupPath(node);
+    case EntityNameRole:
+        return node.kind == NodeKind::GroupEntity ? nodeName(node) : QString();
+    case CpuRole:
+        return node.kind == NodeKind::GroupEntity ? node.cpu : -1;
     default:
         return {};
     }
@@ -542,12 +572,24 @@ QModelIndex MachineTreeModel::indexForTask(const QString& name) const
     return {};
 }
 
+QModelIndex MachineTreeModel::indexForGroupEntity(const QString& name) const
+{
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const Node& n = m_nodes[i];
+        if (n.kind == NodeKind::GroupEntity && nodeName(n) == name)
+            return createIndex(n.row, 0, static_cast<quintptr>(i));
+    }
+    return {};
+}
+
 Qt::ItemFlags MachineTreeModel::flags(const QModelIndex& index) const
 {
     if (!index.isValid() || !m_scenario)
         return Qt::ItemIsDropEnabled;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
     const Node& node = m_nodes[static_cast<size_t>(nodeOf(index))];
+    if (node.kind == NodeKind::GroupEntity)
+        return f; // selectable only: no edit, no drag, no drop
     if (node.kind == NodeKind::Task) {
         if (node.killed)
             return f;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The machine tree (README.md, the sandbox): the cgroup hierarchy of a Scenario, root "/" first,
 // child cgroups by path, tasks as leaves (a task with `count: N` shows as name-1 … name-N), then
-// the tasks that `spawn` actions create later.
+// the tasks that `spawn` actions create later. Below each cgroup but the root, after its tasks,
+// its sched entity on every CPU ("/A@1", the name records and exports use): selecting one draws
+// its own PELT averages in the timeline's PELT pane (the root group has no entity).
 //
 // The model adapts, it does not own: it keeps a pointer to a Scenario owned by
 // the window and a table of nodes holding indexes into that Scenario. QModelIndex::internalId()
@@ -39,8 +41,10 @@ public:
         TaskIndexRole,               ///< simulation task index (see setTaskNames), -1 for cgroups
         TaskNameRole,                ///< expanded task name, empty for cgroups
         CgroupPathRole,              ///< the cgroup path (for tasks: their cgroup)
+        EntityNameRole,              ///< group entities: "/path@cpu"; empty otherwise
+        CpuRole,                     ///< group entities: their CPU; -1 otherwise
     };
-    enum class NodeKind { Cgroup, Task };
+    enum class NodeKind { Cgroup, Task, GroupEntity };
 
     explicit MachineTreeModel(QObject* parent = nullptr);
 
@@ -62,6 +66,8 @@ public:
 
     QModelIndex indexForCgroup(const QString& path) const;
     QModelIndex indexForTask(const QString& name) const;
+    /// The node of group entity @p name ("/A@1"), if the scenario has that cgroup and CPU.
+    QModelIndex indexForGroupEntity(const QString& name) const;
     int taskCount() const { return m_taskCount; }
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -102,6 +108,7 @@ private:
         int action = -1;    ///< Task: index in Scenario::actions when spawned by an action
         int replica = 0;    ///< Task: 1…N for `count: N`, 0 for a single task
         int taskIndex = -1; ///< Task: simulation index (expansion order until known)
+        int cpu = -1;       ///< GroupEntity: its CPU (spec: its cgroup's index)
         std::vector<int> children;
         // State folded in from actions up to m_time.
         std::optional<int> nice;

@@ -25,6 +25,7 @@ SimulationController::SimulationController(QObject* parent)
 {
     // The timeline's PELT pane reads the Pelt record after each sample (issue 39).
     m_options.recordPelt = true;
+    m_options.recordMaxSlice = true; // the lag band of lag_clamp=max_slice_tick
     setClock({});
     m_timer.setInterval(kFrameMs);
     connect(&m_timer, &QTimer::timeout, this, &SimulationController::tick);

@@ -116,6 +116,14 @@ int64_t TimelineView::lagLimit(Nanoseconds t, Nanoseconds slice, uint32_t weight
     return lagBandLimit(rule, slice.count(), m_tick.count(), weight);
 }
 
+QColor TimelineView::groupEntityColor(int32_t raw) const
+{
+    // By first appearance in the recording, as the weight pane orders its lines.
+    const auto& all = m_samples.groupEntities();
+    const auto at = std::find(all.begin(), all.end(), raw);
+    return taskColor(3 + static_cast<int>(at - all.begin()));
+}
+
 void TimelineView::refreshWeights()
 {
     constexpr size_t kMaxGroupEntities = 16;
@@ -140,7 +148,7 @@ void TimelineView::refreshWeights()
                 m_weightRect->axis(QCPAxis::atLeft), pane(m_weightRect));
             // A colour of its own for every drawn entity (group and CPU), and a dash pattern by
             // CPU as well.
-            QPen pen(taskColor(3 + static_cast<int>(m_weightGraphs.size())), 1.5);
+            QPen pen(groupEntityColor(raw), 1.5);
             pen.setStyle(cpuPenStyle(e));
             g->setPen(pen);
             g->setName(QString::fromStdString(entityName(e, *m_recording)));
@@ -204,7 +212,7 @@ void TimelineView::refreshVruntime()
     m_dataColumns = columns();
     refreshWeights();
     QVector<int> tasks = m_selected;
-    if (tasks.isEmpty() && m_recording) {
+    if (tasks.isEmpty() && m_selectedGroups.empty() && m_recording) {
         const int known = static_cast<int>(m_recording->taskNames.size());
         if (known <= kAutoPlotMaxTasks)
             for (int t = 0; t < known; ++t)
@@ -287,12 +295,41 @@ void TimelineView::refreshVruntime()
         m_plotted = tasks;
         ++m_seriesGeneration;
     }
+    if (m_selectedGroups != m_plottedGroups) {
+        // Group entities in the PELT pane: the same eight lines as a task's, the util line named
+        // in the PELT key (the entity is in no other pane's legend).
+        auto* peltLegend = m_plot->findChild<QCPLegend*>(QStringLiteral("peltLegend"));
+        for (const auto& graphs : m_groupPeltGraphs)
+            for (QCPGraph* g : graphs) {
+                if (peltLegend)
+                    g->removeFromLegend(peltLegend);
+                m_plot->removeGraph(g);
+            }
+        m_groupPeltGraphs.clear();
+        QCPAxis* pKey = m_peltRect->axis(QCPAxis::atBottom);
+        for (const int32_t raw : m_selectedGroups) {
+            std::array<QCPGraph*, 8> pelt{};
+            for (size_t k = 0; k < pelt.size(); ++k) {
+                pelt[k] = addSeries(
+                    &m_scale, pKey, m_peltRect->axis(k < 6 ? QCPAxis::atLeft : QCPAxis::atRight));
+                pelt[k]->removeFromLegend();
+            }
+            if (m_recording)
+                pelt[2]->setName(QString::fromStdString(entityName(EntityRef{raw}, *m_recording)));
+            if (peltLegend)
+                pelt[2]->addToLegend(peltLegend);
+            m_groupPeltGraphs.push_back(pelt);
+        }
+        m_plottedGroups = m_selectedGroups;
+        ++m_seriesGeneration;
+    }
     m_hint->setVisible(m_hints && m_graphs.empty());
     m_plot->legend->setVisible(!m_graphs.empty());
     m_peltFitted = peltFits();
-    const bool pelt = m_recording && !m_graphs.empty() && m_samples.hasPelt() && m_peltFitted;
+    const bool pelt = m_recording && (!m_graphs.empty() || !m_groupPeltGraphs.empty())
+        && m_samples.hasPelt() && m_peltFitted;
     showPeltPane(pelt);
-    if (!m_recording || m_graphs.empty()) {
+    if (!m_recording || (m_graphs.empty() && !pelt)) {
         for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
             g->data()->clear();
         m_seriesDrawnFor = {};
@@ -300,6 +337,9 @@ void TimelineView::refreshVruntime()
             pane(rect)->invalidate();
         return;
     }
+    if (m_graphs.empty()) // group entities only: no task's V or band
+        for (QCPGraph* g : {m_avgGraph, m_bandUpper, m_bandLower})
+            g->data()->clear();
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
     // Level of detail: the pane's pixel columns (envelope.h), for the samples and the lines.
@@ -391,10 +431,14 @@ void TimelineView::refreshVruntime()
         if (i == 0)
             m_avgGraph->data()->clear(); // V itself is the pane's zero (each entity's own V)
         if (detail) {
-            // The task's clamp band (lagband.h): its slice, its weight and the rule at each time,
-            // held between changes, through the one decimation like every line.
-            const std::vector<LinePoint> band = drawn(lagBand(lines.weight, m_clampRules,
-                m_samples.sliceChanges(task), m_baseSlice.count(), m_tick.count(), until));
+            // The task's clamp band (lagband.h): the clamp in force at each time — its slice or
+            // its queue's largest one, its weight and the rule —, held between changes, through
+            // the one decimation like every line.
+            const SliceSteps queueSlices = queueMaxSlices(
+                series, [this](int cpu, int group) { return m_samples.maxSlices(cpu, group); });
+            const std::vector<LinePoint> band =
+                drawn(lagBand(lines.weight, m_clampRules, m_samples.sliceChanges(task),
+                    m_baseSlice.count(), m_tick.count(), until, queueSlices));
             std::vector<LinePoint> negated = band;
             for (LinePoint& p : negated)
                 p.value = -p.value;
@@ -420,6 +464,18 @@ void TimelineView::refreshVruntime()
             m_lagGraphs[i]->data()->set(toGraph(drawn(lines.lag)), true);
         }
     }
+    // Group entities: their own averages and their cfs_rq's (the parent's queue on their CPU,
+    // which never changes: a group entity belongs to one CPU and one parent).
+    for (size_t i = 0; pelt && i < m_groupPeltGraphs.size(); ++i) {
+        const auto series = m_samples.groupSeries(
+            *m_recording, m_plottedGroups[i], from, to, bins, SampleIndex::KeepPelt);
+        const PeltLines p = peltLines(series, until);
+        const std::array<const std::vector<LinePoint>*, 8> peltLine{&p.load, &p.runnable, &p.util,
+            &p.rqLoad, &p.rqRunnable, &p.rqUtil, &p.hNrQueued, &p.hNrRunnable};
+        for (size_t k = 0; k < peltLine.size(); ++k)
+            m_groupPeltGraphs[i][k]->data()->set(
+                toGraph(envelope(*peltLine[k], from, to, bins), 1.0), true);
+    }
     // Level of detail in painting: a dense window (decimated series) is drawn with thin solid
     // pens, as the rows each line covers per device pixel column (SeriesGraph): Qt's stroker
     // makes wide, dashed or smoothed polylines costly, and an unsmoothed polyline's segments
@@ -436,16 +492,20 @@ void TimelineView::refreshVruntime()
         g->setAntialiased(!dense);
         setColumns(g, dense);
     }
-    for (size_t i = 0; i < m_peltGraphs.size(); ++i) {
+    for (size_t i = 0; i < m_peltGraphs.size() + m_groupPeltGraphs.size(); ++i) {
         // The entity's averages in the task's colour (util solid, runnable dashed, load
         // dotted), its cfs_rq's thin and light, the counts dash-dotted. Dense: thin solid pens
-        // drawn as column spans (as the lag lines).
-        const QColor c = taskColor(m_plotted[static_cast<int>(i)]);
+        // drawn as column spans (as the lag lines). A group entity in its weight-pane colour.
+        const bool group = i >= m_peltGraphs.size();
+        const std::array<QCPGraph*, 8>& graphs =
+            group ? m_groupPeltGraphs[i - m_peltGraphs.size()] : m_peltGraphs[i];
+        const QColor c = group ? groupEntityColor(m_plottedGroups[i - m_peltGraphs.size()])
+                               : taskColor(m_plotted[static_cast<int>(i)]);
         QColor pale = c;
         pale.setAlpha(120);
         const Qt::PenStyle styles[3] = {Qt::DotLine, Qt::DashLine, Qt::SolidLine};
         for (size_t k = 0; k < 8; ++k) {
-            QCPGraph* g = m_peltGraphs[i][k];
+            QCPGraph* g = graphs[k];
             g->setAntialiased(!dense);
             setColumns(g, dense);
             const Qt::PenStyle style = k < 6 ? styles[k % 3]

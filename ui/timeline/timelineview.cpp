@@ -397,6 +397,26 @@ void TimelineView::setSelectedTasks(const QVector<int>& tasks)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::setSelectedGroupEntities(const std::vector<int32_t>& entities)
+{
+    setSelection(m_selected, entities);
+}
+
+void TimelineView::setSelection(
+    const QVector<int>& tasks, const std::vector<int32_t>& groupEntities)
+{
+    constexpr size_t kMaxGroups = 8;
+    m_selected = tasks;
+    m_selectedGroups.clear();
+    for (const int32_t raw : groupEntities)
+        if (EntityRef{raw}.isGroup() && m_selectedGroups.size() < kMaxGroups
+            && std::find(m_selectedGroups.begin(), m_selectedGroups.end(), raw)
+                == m_selectedGroups.end())
+            m_selectedGroups.push_back(raw);
+    refreshVruntime();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void TimelineView::setViewRange(Nanoseconds from, Nanoseconds to)
 {
     m_lanesRect->axis(QCPAxis::atBottom)->setRange(nsToMs(from), nsToMs(to));
@@ -811,10 +831,12 @@ void TimelineView::showToolTip(QMouseEvent* event)
         QToolTip::showText(event->globalPosition().toPoint(),
             tr("lag V − v in virtual time: positive = owed service. Shaded green: lag ≥ 0, "
                "the entity is eligible.\nBand: ±limit of the lag clamp "
-               "(docs/kernel-model.md §4.1) per task, from its own slice, its weight and the "
-               "rule in force at that time (own_slice: max(2·slice, TICK)·1024/w; "
-               "max_slice_tick: (slice + TICK)·1024/w, the least the kernel's max_slice gives); "
-               "the first task's band is filled, the others' edges dotted in their colour."),
+               "(docs/kernel-model.md §4.1) per task: the clamp the kernel would apply if the "
+               "task left its queue then, from the rule in force (own_slice: "
+               "max(2·slice, TICK)·1024/w with its own slice; max_slice_tick: "
+               "(max_slice + TICK)·1024/w with the largest slice queued on its cfs_rq, itself "
+               "included) and its weight; held while it sleeps at the clamp its saved lag got. "
+               "The first task's band is filled, the others' edges dotted in their colour."),
             m_plot);
         return;
     }
@@ -824,7 +846,9 @@ void TimelineView::showToolTip(QMouseEvent* event)
                "(dashed), load_avg (dotted) of each task, and of the cfs_rq it is queued on "
                "(thin, light; broken at a migration or cgroup move). Right axis: that cfs_rq's "
                "h_nr_queued and h_nr_runnable (§5.4; delayed tasks count in the first only). "
-               "Values hold between updates."),
+               "Group entities selected in the machine tree (\"/A@1\") are drawn the same way "
+               "in their weight-pane colour: the group entity's own averages and its parent "
+               "cfs_rq's. Values hold between updates."),
             m_plot);
         return;
     }

@@ -65,19 +65,32 @@ public:
 
     /// Tasks (simulation indexes) whose vruntime the lower pane plots.
     void setSelectedTasks(const QVector<int>& tasks);
+    /// Group entities (EntityRef raw values: "/A@1") whose own PELT averages, and those of the
+    /// cfs_rq they are queued on, the PELT pane draws (at most 8, in the order given; drawn in
+    /// the colour of their line in the weight pane). With group entities selected and no task,
+    /// no task is plotted (the default of all tasks applies when nothing is selected).
+    void setSelectedGroupEntities(const std::vector<int32_t>& entities);
+    /// Both at once (one redraw).
+    void setSelection(const QVector<int>& tasks, const std::vector<int32_t>& groupEntities);
+    /// Group entities drawn in the PELT pane.
+    const std::vector<int32_t>& plottedGroupEntities() const { return m_plottedGroups; }
+    /// The PELT pane's graphs of plotted group entity @p i (load, runnable, util, rq load,
+    /// rq runnable, rq util, h_nr_queued, h_nr_runnable), for tests.
+    const std::array<QCPGraph*, 8>& groupPeltGraphs(size_t i) const { return m_groupPeltGraphs[i]; }
     /// Parameters of the lag clamp band (docs/kernel-model.md §4.1): the rule, the base slice in
     /// force and HZ (TICK_NSEC = 1 s / HZ). One rule for the whole run.
     void setLagClamp(LagClamp rule, Nanoseconds baseSlice, int hz);
     /// The same with the rule over time (clampRules(); a mid-run profile action or override may
-    /// change it). Each task's band is drawn from its own slice (its deadline renewals in the
-    /// recording; @p baseSlice when it has none), its weight and the rule in force (lagband.h).
+    /// change it). Each task's band is the clamp in force (lagband.h): the rule, its weight and
+    /// its own slice (its deadline renewals in the recording; @p baseSlice when it has none) or,
+    /// for max_slice_tick, the largest slice queued on its cfs_rq (MaxSlice records).
     void setLagClampRules(ClampRules rules, Nanoseconds baseSlice, int hz);
     /// The clamp limit in virtual ns of a task with slice @p slice and scaled load weight
     /// @p weight under the rule in force at @p t (lagBandLimit()).
     int64_t lagLimit(Nanoseconds t, Nanoseconds slice, uint32_t weight) const;
-    /// The PELT pane (load/runnable/util_avg of the plotted tasks and of their cfs_rq's,
-    /// h_nr_queued and h_nr_runnable on the right axis) is shown when the recording holds PELT
-    /// (RunOptions::recordPelt) and tasks are plotted.
+    /// The PELT pane (load/runnable/util_avg of the plotted tasks and selected group entities
+    /// and of their cfs_rq's, h_nr_queued and h_nr_runnable on the right axis) is shown when the
+    /// recording holds PELT (RunOptions::recordPelt) and tasks or group entities are plotted.
     QCPAxisRect* peltRect() const { return m_peltRect; }
     /// Each task's cgroup over time (taskCgroups() of the scenario that ran): with it, the lag of
     /// a waiting task follows its cfs_rq's V between its own samples (entityLines()).
@@ -142,6 +155,8 @@ private:
     void onRangeChanged(const QCPRange& range);
     void refreshVruntime();
     void refreshWeights();
+    /// A group entity's colour: its weight-pane line's (by first appearance in the recording).
+    QColor groupEntityColor(int32_t raw) const;
     void showWeightPane(bool show);
     void showPeltPane(bool show);
     /// The plot is tall enough for the PELT pane (480 layout pixels).
@@ -179,6 +194,11 @@ private:
     /// Per plotted task (detail ones): load, runnable, util, rq load, rq runnable, rq util,
     /// h_nr_queued, h_nr_runnable.
     std::vector<std::array<QCPGraph*, 8>> m_peltGraphs;
+    /// The same per plotted group entity (m_plottedGroups); its util graph is in the PELT key
+    /// under the entity's name.
+    std::vector<std::array<QCPGraph*, 8>> m_groupPeltGraphs;
+    std::vector<int32_t> m_selectedGroups;
+    std::vector<int32_t> m_plottedGroups;
     ClampRules m_clampRules{{Nanoseconds{0}, LagClamp::MaxSliceTick}};
     Nanoseconds m_baseSlice{700'000};
     Nanoseconds m_tick{1'000'000};

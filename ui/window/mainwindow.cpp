@@ -569,7 +569,15 @@ void MainWindow::onSelectionChanged()
     const Simulation* sim = m_controller->simulation();
     static const std::vector<std::string> kNoNames;
     const std::vector<std::string>& names = sim ? sim->recording().taskNames : kNoNames;
+    // Group entities ("/A@1") only where selected themselves, not below a selected cgroup.
+    std::set<int32_t> groupEntities;
+    const auto kindOf = [](const QModelIndex& index) {
+        return static_cast<MachineTreeModel::NodeKind>(
+            index.data(MachineTreeModel::KindRole).toInt());
+    };
     std::function<void(const QModelIndex&)> collect = [&](const QModelIndex& index) {
+        if (kindOf(index) == MachineTreeModel::NodeKind::GroupEntity)
+            return;
         const QString name = index.data(MachineTreeModel::TaskNameRole).toString();
         if (!name.isEmpty()) {
             const auto it = std::find(names.begin(), names.end(), name.toStdString());
@@ -579,9 +587,22 @@ void MainWindow::onSelectionChanged()
         for (int row = 0; row < m_treeModel->rowCount(index); ++row)
             collect(m_treeModel->index(row, 0, index));
     };
-    for (const QModelIndex& index : m_tree->selectionModel()->selectedRows())
+    for (const QModelIndex& index : m_tree->selectionModel()->selectedRows()) {
+        if (kindOf(index) == MachineTreeModel::NodeKind::GroupEntity && sim) {
+            const std::string path =
+                index.data(MachineTreeModel::CgroupPathRole).toString().toStdString();
+            const auto& paths = sim->recording().groupPaths;
+            const auto it = std::find(paths.begin(), paths.end(), path);
+            const int cpu = index.data(MachineTreeModel::CpuRole).toInt();
+            if (it != paths.end() && cpu >= 0)
+                groupEntities.insert(
+                    EntityRef::group(static_cast<int32_t>(it - paths.begin()), cpu).raw);
+            continue;
+        }
         collect(index);
-    m_timeline->setSelectedTasks(QVector<int>(tasks.begin(), tasks.end()));
+    }
+    m_timeline->setSelection(QVector<int>(tasks.begin(), tasks.end()),
+        std::vector<int32_t>(groupEntities.begin(), groupEntities.end()));
 }
 
 void MainWindow::setKernelChoice(const QString& choice, const QString& value)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "ui/timeline/model/lagband.h"
 
+#include "core/record/recording.h"
 #include "ui/timeline/model/envelope.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace schedlab::ui {
 
@@ -76,9 +78,40 @@ int64_t lagBandLimit(LagClamp rule, int64_t sliceNs, int64_t tickNs, uint32_t we
     return (x << 20) / static_cast<int64_t>(weight);
 }
 
+SliceSteps queueMaxSlices(const std::vector<EntitySample>& samples,
+    const std::function<const SliceSteps*(int cpu, int group)>& queue)
+{
+    SliceSteps out;
+    const auto add = [&](Nanoseconds t, int64_t v) {
+        if (out.empty() || out.back().second != v)
+            out.emplace_back(t, v);
+    };
+    for (size_t i = 0; i < samples.size(); ++i) {
+        const EntitySample& s = samples[i];
+        if (!(s.flags & Record::kQueued))
+            continue; // dequeued: the value it left with holds
+        const int group = std::max<int>(0, s.group);
+        const SliceSteps* q = queue ? queue(s.cpu, group) : nullptr;
+        if (!q && group != 0)
+            q = queue(s.cpu, 0);
+        if (!q || q->empty())
+            continue;
+        const Nanoseconds next = i + 1 < samples.size() ? samples[i + 1].time : Nanoseconds::max();
+        auto it = std::upper_bound(q->begin(), q->end(), s.time,
+            [](Nanoseconds t, const std::pair<Nanoseconds, int64_t>& step) {
+                return t < step.first;
+            });
+        if (it != q->begin())
+            add(s.time, std::prev(it)->second);
+        for (; it != q->end() && it->first < next; ++it)
+            add(it->first, it->second);
+    }
+    return out;
+}
+
 std::vector<LinePoint> lagBand(const std::vector<LinePoint>& weight, const ClampRules& rules,
     const std::vector<std::pair<Nanoseconds, int64_t>>& slices, int64_t defaultSlice,
-    int64_t tickNs, Nanoseconds until)
+    int64_t tickNs, Nanoseconds until, const SliceSteps& queueSlices)
 {
     if (weight.empty())
         return {};
@@ -86,7 +119,7 @@ std::vector<LinePoint> lagBand(const std::vector<LinePoint>& weight, const Clamp
     // Every time where one of the three may change, from the band's start.
     // Three lists in time order each: merged, not sorted (a whole-run band has thousands).
     std::vector<Nanoseconds> times;
-    times.reserve(weight.size() + rules.size() + slices.size());
+    times.reserve(weight.size() + rules.size() + slices.size() + queueSlices.size());
     for (const LinePoint& p : weight)
         times.push_back(p.time);
     if (!std::is_sorted(times.begin(), times.end()))
@@ -102,18 +135,25 @@ std::vector<LinePoint> lagBand(const std::vector<LinePoint>& weight, const Clamp
     };
     mergeIn(rules);
     mergeIn(slices);
+    mergeIn(queueSlices);
     times.erase(std::unique(times.begin(), times.end()), times.end());
     std::vector<LinePoint> steps;
-    size_t w = 0, r = 0, s = 0;
+    size_t w = 0, r = 0, s = 0, q = 0;
     LagClamp rule = rules.empty() ? LagClamp::MaxSliceTick : rules.front().second;
-    int64_t slice = slices.empty() ? defaultSlice : slices.front().second;
+    int64_t own = slices.empty() ? defaultSlice : slices.front().second;
+    int64_t queued = 0; // the queue's largest slice; 0 before its first step (own slice alone)
     for (const Nanoseconds t : times) {
         // The values in force at t: the last of each at or before t (a weight line's two points
         // at one time, old then new value: every weight it held there).
         while (r < rules.size() && rules[r].first <= t)
             rule = rules[r++].second;
         while (s < slices.size() && slices[s].first <= t)
-            slice = slices[s++].second;
+            own = slices[s++].second;
+        while (q < queueSlices.size() && queueSlices[q].first <= t)
+            queued = queueSlices[q++].second;
+        // max_slice_tick: the queue's largest slice, never below the task's own (it is queued
+        // there while the kernel takes it).
+        const int64_t slice = rule == LagClamp::MaxSliceTick ? std::max(own, queued) : own;
         const size_t firstAtT = w;
         while (w < weight.size() && weight[w].time <= t)
             ++w;

@@ -19,6 +19,7 @@ void SampleIndex::clear()
     m_groupSlot.clear();
     m_queuedPerCpu.clear();
     m_slices.clear();
+    m_maxSlices.clear();
     m_consumed = 0;
     m_hasPelt = false;
 }
@@ -49,7 +50,19 @@ size_t SampleIndex::bytes() const
         n += cpu.capacity() * sizeof(uint32_t);
     for (const auto& slices : m_slices)
         n += slices.capacity() * sizeof(slices[0]);
+    for (const auto& [key, slices] : m_maxSlices)
+        n += slices.capacity() * sizeof(slices[0]);
     return n;
+}
+
+const std::vector<std::pair<Nanoseconds, int64_t>>* SampleIndex::maxSlices(int cpu, int group) const
+{
+    if (cpu < 0 || group < 0)
+        return nullptr;
+    const uint32_t key =
+        (static_cast<uint32_t>(group) << 12) | (static_cast<uint32_t>(cpu) & 0xfffu);
+    const auto it = m_maxSlices.find(key);
+    return it == m_maxSlices.end() ? nullptr : &it->second;
 }
 
 void SampleIndex::SampleSummary::merge(const SampleSummary& next)
@@ -187,6 +200,12 @@ void SampleIndex::consume(const std::vector<Record>& records, size_t i)
         auto& slices = m_slices[task];
         if (slices.empty() || slices.back().second != r.payload.generic.b)
             slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+        return;
+    }
+    if (r.kind == RecordKind::MaxSlice) {
+        const uint32_t key = (static_cast<uint32_t>(r.payload.generic.b) << 12)
+            | (static_cast<uint32_t>(r.cpu) & 0xfffu);
+        m_maxSlices[key].emplace_back(Nanoseconds{r.time}, r.payload.generic.a);
         return;
     }
     if (r.kind != RecordKind::Sample)

@@ -159,6 +159,11 @@ public:
         Nanoseconds from, Nanoseconds to, int points,
         const std::function<bool(const Record&)>& onQueue) const;
 
+    /// The largest slice queued on the cfs_rq of group @p group (0 = root) on @p cpu over time,
+    /// (time, ns) where MaxSlice records (RunOptions::recordMaxSlice) saw it change, in record
+    /// order; nullptr when the recording has none for that queue.
+    const std::vector<std::pair<Nanoseconds, int64_t>>* maxSlices(int cpu, int group) const;
+
     /// Group entities (EntityRef raw values) that have samples, in first-seen order.
     const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
     /// Decimated samples of group entity @p raw (as decimatedSeries()).
@@ -194,6 +199,8 @@ private:
     std::vector<Series> m_perTask;
     std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
     std::vector<std::vector<std::pair<Nanoseconds, int64_t>>> m_slices; ///< per task
+    /// Per cfs_rq, (group << 12 | cpu) as Machine keys them: its MaxSlice records.
+    std::unordered_map<uint32_t, std::vector<std::pair<Nanoseconds, int64_t>>> m_maxSlices;
     size_t m_consumed = 0;
     bool m_hasPelt = false;
 };
