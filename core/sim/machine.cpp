@@ -211,25 +211,30 @@ void Machine::releaseExited()
         // row without CPU time, which the summary lists) or a long wait ends the folding of its
         // root: its tasks are summarised one by one from then on.
         RootFold& rf = m_folds.at(forkRoot(t->name, m_listedNames));
-        if (!rf.broken && (t->probe || t->cpuTime == 0 || rf.order.size() > kFoldWindow))
+        auto foldable = [](const Task& u) { return !u.probe && u.cpuTime > 0; };
+        if (!rf.broken && (!foldable(*t) || rf.order.size() > kFoldWindow))
             rf.broken = true;
-        if (rf.broken) {
-            for (const int j : rf.order) // the tasks that waited, then this one
-                if (Task* w = m_tasks[static_cast<size_t>(j)].get(); w && w != t && releasable(*w))
-                    releaseTask(*w, nullptr);
-            rf.order.clear();
-            releaseTask(*t, nullptr);
-            continue;
-        }
-        while (!rf.order.empty()) {
+        while (!rf.broken && !rf.order.empty()) {
             Task* front = m_tasks[static_cast<size_t>(rf.order.front())].get();
             if (front && !releasable(*front))
                 break; // alive, or kept: the tasks after it wait
+            if (front && !foldable(*front)) {
+                rf.broken = true;
+                break;
+            }
             if (front) {
                 rf.fold.root = forkRoot(front->name, m_listedNames);
                 releaseTask(*front, &rf.fold);
             }
             rf.order.pop_front();
+        }
+        if (rf.broken) { // the tasks that waited, this one among them, summarised one by one
+            for (const int j : rf.order)
+                if (Task* w = m_tasks[static_cast<size_t>(j)].get(); w && releasable(*w))
+                    releaseTask(*w, nullptr);
+            rf.order.clear();
+            if (m_tasks[static_cast<size_t>(index)])
+                releaseTask(*t, nullptr);
         }
     }
     m_exitedThisEvent.clear();
