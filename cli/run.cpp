@@ -83,14 +83,15 @@ void printSummary(const Metrics& m, std::ostream& out, bool all)
     std::vector<Line> lines;
     const std::set<std::string> listed = listedTasks(m);
     std::map<std::string, Line> forks;
-    std::map<std::string, int> forkCount;
+    std::map<std::string, int64_t> forkCount;
     std::vector<std::string> idle;   ///< never switched in
     std::vector<std::string> noTime; ///< switched in, no CPU time: not "never ran"
     for (const auto& t : m.tasks) {
         if (!all && t.forked) {
-            const std::string root = forkRoot(t.name, listed);
+            // A row the run folded already (TaskMetrics::folded) is its root's tasks.
+            const std::string root = t.folded ? t.name : forkRoot(t.name, listed);
             Line& f = forks[root];
-            ++forkCount[root];
+            forkCount[root] += t.folded ? t.folded : 1;
             f.cgroup = printable(t.cgroup);
             f.cpu += t.cpuTimeNs;
             f.share += t.share;
@@ -345,6 +346,10 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         for (const auto& w : writers)
             fanout.add(w.get());
         sim.streamRecording(fanout.empty() ? nullptr : &fanout);
+        // Nothing of run reads an exited task but its metrics row: a forked task is freed after
+        // its exit, its row summarised, or folded into its root's line when only the summary
+        // reads it (docs/limits.md, Memory).
+        sim.releaseExitedTasks(ra.metricsOut.empty() && !ra.all);
         runWithProgress(sim, err, "");
         sim.flushRecording();
         fanout.finish(sim.recording(), sim.now());

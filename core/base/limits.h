@@ -61,6 +61,9 @@ struct ScenarioLimits
     /// One completed wait kept for the percentiles of the metrics (8 bytes, twice for the
     /// vector's growth).
     static constexpr int64_t bytesPerWait = 16;
+    /// One forked task released at its exit (Simulation::releaseExitedTasks): its metrics
+    /// summary, its slot in the task table and its recording name, plus its name's bytes twice.
+    static constexpr int64_t bytesPerReleasedTask = 256;
     /// One cgroup (TaskGroup, RT group, path index, recording path), plus its path's bytes twice.
     static constexpr int64_t bytesPerCgroup = 1024;
     /// One cgroup on one CPU: its cfs_rq and group entity.

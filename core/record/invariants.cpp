@@ -42,8 +42,8 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
     std::map<const CfsRq*, std::pair<int, int>> counts; // h_nr_queued, h_nr_runnable
     std::vector<int> perCpu(static_cast<size_t>(cpus), 0);
     for (int i = 0; i < machine.taskCount(); ++i) {
-        const Task* t = &machine.task(i);
-        if (!t->se.onRq)
+        const Task* t = machine.findTask(i); // null: released at its exit
+        if (!t || !t->se.onRq)
             continue;
         if (t->se.cfsRq->cpu != t->cpu)
             report("task " + t->name + " is queued on cpu" + std::to_string(t->se.cfsRq->cpu)

@@ -14,6 +14,9 @@
 
 namespace schedlab {
 
+struct ExitedTaskSummary;
+struct FoldedForks;
+
 class MachineView : public MachineContext
 {
 public:
@@ -23,6 +26,12 @@ public:
     virtual uint64_t eventsExecuted() const = 0;
     /// The core scheduler's own consistency check: "" or what is wrong.
     virtual std::string coreSchedInvariants() const = 0;
+    /// The tasks released at their exit (Simulation::releaseExitedTasks), in index order: their
+    /// metrics rows. A released task's index has no task any more (findTask() is null).
+    virtual std::vector<const ExitedTaskSummary*> releasedTasks() const { return {}; }
+    /// The folds of released forked tasks (Simulation::releaseExitedTasks(true)), ordered by
+    /// their lastIndex.
+    virtual std::vector<const FoldedForks*> foldedForks() const { return {}; }
 };
 
 } // namespace schedlab

@@ -48,6 +48,12 @@ struct TaskMetrics
     int64_t lagExcessMaxNs = 0;
     std::optional<DlTaskMetrics> deadline; ///< SCHED_DEADLINE tasks only
     bool forked = false; ///< created by a fork operation (not written to JSON; tables fold these)
+    /// More than 0: this row is not one task but the sum of that many exited forked tasks of the
+    /// fork root `name` (forkRoot()), folded while the run went because nothing but the run
+    /// summary reads them (Simulation::releaseExitedTasks(true), schedlab-cli run without
+    /// --metrics or --all). Only the CPU time, share, worst wait, switches and migrations are
+    /// meaningful. Never in JSON: a run whose metrics are written keeps one row per task.
+    int64_t folded = 0;
 };
 
 struct CgroupMetrics

@@ -11,6 +11,141 @@
 
 namespace schedlab {
 
+namespace {
+
+double shareOf(int64_t cpuTime, int64_t now)
+{
+    return now > 0 ? static_cast<double>(cpuTime) / static_cast<double>(now) : 0.0;
+}
+
+void addReasons(TaskMetrics& tm, const std::array<int64_t, kMigrateReasonCount>& byReason)
+{
+    for (size_t r = 0; r < byReason.size(); ++r)
+        if (byReason[r] > 0)
+            tm.migrationsByReason[r == 0 ? "unknown"
+                                         : migrateReasonName(MigrateReason(uint8_t(r)))] =
+                byReason[r];
+}
+
+DlTaskMetrics deadlineOf(const Task& t)
+{
+    DlTaskMetrics dm;
+    dm.runtimeNs = t.dl.params.runtime;
+    dm.deadlineNs = t.dl.params.deadline;
+    dm.periodNs = t.dl.params.effectivePeriod();
+    dm.reclaim = t.dl.params.reclaim();
+    dm.jobs = t.dl.jobs;
+    dm.misses = t.dl.misses;
+    dm.throttles = t.dl.throttles;
+    dm.worstResponseNs = t.dl.worstResponse;
+    return dm;
+}
+
+// The row of a released task: what the loop of addMachineMetrics() computes from a task whose
+// metrics are final (no open wait, stretch on a CPU or lock wait).
+void addReleasedRow(
+    Metrics& m, const ExitedTaskSummary& e, const std::vector<TaskGroup>& groups, int64_t now)
+{
+    TaskMetrics tm;
+    tm.name = e.name;
+    tm.cgroup = groups[static_cast<size_t>(e.group)].path;
+    tm.cpuTimeNs = e.cpuTimeNs;
+    tm.share = shareOf(e.cpuTimeNs, now);
+    tm.waitMaxNs = e.waitMaxNs;
+    tm.waitP50Ns = e.waitP50Ns;
+    tm.waitP99Ns = e.waitP99Ns;
+    tm.switches = e.switches;
+    tm.migrations = e.migrations;
+    if (e.migrationsByReason)
+        addReasons(tm, *e.migrationsByReason);
+    tm.exitedAtNs = e.exitedAtNs;
+    tm.forked = e.forked;
+    tm.longestRunNs = e.longestRunNs;
+    tm.lagExcessSamples = e.lagExcessSamples;
+    tm.lagExcessMaxNs = e.lagExcessMaxNs;
+    if (e.deadline)
+        tm.deadline = *e.deadline;
+    if (e.lockWaitNs >= 0)
+        tm.lockWaitNs = e.lockWaitNs;
+    m.tasks.push_back(tm);
+    if (e.probe)
+        m.probes.push_back({e.name, e.spawnedAtNs, e.exitedAtNs - e.spawnedAtNs});
+}
+
+// A fold's row, where the summary's folding of per-task rows would have put its last task.
+void addFoldRow(Metrics& m, const FoldedForks& f, const std::vector<TaskGroup>& groups, int64_t now)
+{
+    TaskMetrics tm;
+    tm.name = f.root;
+    tm.cgroup = groups[static_cast<size_t>(f.group)].path;
+    tm.cpuTimeNs = f.cpuTimeNs;
+    tm.share = now == f.endNs ? f.shareAtEnd : shareOf(f.cpuTimeNs, now);
+    tm.waitMaxNs = f.waitMaxNs;
+    tm.switches = f.switches;
+    tm.migrations = f.migrations;
+    addReasons(tm, f.migrationsByReason);
+    tm.forked = true;
+    tm.folded = f.count;
+    m.tasks.push_back(std::move(tm));
+}
+
+} // namespace
+
+void foldExited(FoldedForks& fold, const Task& t, int64_t endNs)
+{
+    fold.endNs = endNs;
+    fold.shareAtEnd += shareOf(t.cpuTime, endNs);
+    if (t.index > fold.lastIndex) {
+        fold.lastIndex = t.index;
+        fold.group = t.group;
+    }
+    ++fold.count;
+    fold.cpuTimeNs += t.cpuTime;
+    if (!t.waits.empty())
+        fold.waitMaxNs =
+            std::max(fold.waitMaxNs, *std::max_element(t.waits.begin(), t.waits.end()));
+    fold.switches += t.switches;
+    fold.migrations += t.migrations;
+    for (size_t r = 0; r < fold.migrationsByReason.size(); ++r)
+        fold.migrationsByReason[r] += t.migrationsByReason[r];
+}
+
+bool metricsFinal(const Task& t)
+{
+    return t.state == TaskRunState::Exited && t.waitStart < 0 && t.onCpuSince < 0
+        && t.lockWaitStart < 0;
+}
+
+ExitedTaskSummary summarizeExited(const Task& t)
+{
+    ExitedTaskSummary e;
+    e.name = t.name;
+    e.index = t.index;
+    e.group = t.group;
+    e.cpuTimeNs = t.cpuTime;
+    e.waitMaxNs = t.waits.empty() ? 0 : *std::max_element(t.waits.begin(), t.waits.end());
+    e.waitP50Ns = nearestRankPercentile(t.waits, 50);
+    e.waitP99Ns = nearestRankPercentile(t.waits, 99);
+    e.switches = t.switches;
+    e.migrations = t.migrations;
+    if (std::any_of(t.migrationsByReason.begin(), t.migrationsByReason.end(),
+            [](int64_t n) { return n > 0; }))
+        e.migrationsByReason =
+            std::make_unique<std::array<int64_t, kMigrateReasonCount>>(t.migrationsByReason);
+    e.exitedAtNs = t.exitedAt;
+    e.spawnedAtNs = t.spawnedAt;
+    e.longestRunNs = t.longestRunNs;
+    e.lagExcessSamples = t.lagExcessSamples;
+    e.lagExcessMaxNs = t.lagExcessMaxNs;
+    if (t.usedLocks)
+        e.lockWaitNs = t.lockWaitNs;
+    e.forked = t.parent >= 0;
+    e.probe = t.probe;
+    if (t.isDl())
+        e.deadline = std::make_unique<DlTaskMetrics>(deadlineOf(t));
+    return e;
+}
+
 std::string forkRoot(const std::string& name, const std::set<std::string>& listed)
 {
     std::string best;
@@ -29,13 +164,24 @@ void addMachineMetrics(
     const int64_t now = machine.clock();
     const std::vector<TaskGroup>& groups = machine.taskGroups();
     m.durationNs = now;
+    const std::vector<const ExitedTaskSummary*> released = machine.releasedTasks();
+    const std::vector<const FoldedForks*> folds = machine.foldedForks();
+    auto nextReleased = released.begin();
+    auto nextFold = folds.begin();
     for (int i = 0; i < machine.taskCount(); ++i) {
-        const Task* t = &machine.task(i);
+        const Task* t = machine.findTask(i);
+        if (!t) { // released at its exit: its row was summarised or folded then
+            if (nextReleased != released.end() && (*nextReleased)->index == i)
+                addReleasedRow(m, **nextReleased++, groups, now);
+            if (nextFold != folds.end() && (*nextFold)->lastIndex == i)
+                addFoldRow(m, **nextFold++, groups, now);
+            continue;
+        }
         TaskMetrics tm;
         tm.name = t->name;
         tm.cgroup = groups[static_cast<size_t>(t->group)].path;
         tm.cpuTimeNs = t->cpuTime;
-        tm.share = now > 0 ? static_cast<double>(t->cpuTime) / static_cast<double>(now) : 0.0;
+        tm.share = shareOf(t->cpuTime, now);
         std::vector<int64_t> waits = t->waits;
         if (t->waitStart >= 0)
             waits.push_back(now - t->waitStart); // still waiting at the end of the run
@@ -44,11 +190,7 @@ void addMachineMetrics(
         tm.waitP99Ns = nearestRankPercentile(waits, 99);
         tm.switches = t->switches;
         tm.migrations = t->migrations;
-        for (size_t r = 0; r < t->migrationsByReason.size(); ++r)
-            if (t->migrationsByReason[r] > 0)
-                tm.migrationsByReason[r == 0 ? "unknown"
-                                             : migrateReasonName(MigrateReason(uint8_t(r)))] =
-                    t->migrationsByReason[r];
+        addReasons(tm, t->migrationsByReason);
         if (t->exitedAt >= 0)
             tm.exitedAtNs = t->exitedAt;
         tm.forked = t->parent >= 0;
@@ -57,18 +199,8 @@ void addMachineMetrics(
             tm.longestRunNs = std::max(tm.longestRunNs, now - t->onCpuSince);
         tm.lagExcessSamples = t->lagExcessSamples;
         tm.lagExcessMaxNs = t->lagExcessMaxNs;
-        if (t->isDl()) {
-            DlTaskMetrics dm;
-            dm.runtimeNs = t->dl.params.runtime;
-            dm.deadlineNs = t->dl.params.deadline;
-            dm.periodNs = t->dl.params.effectivePeriod();
-            dm.reclaim = t->dl.params.reclaim();
-            dm.jobs = t->dl.jobs;
-            dm.misses = t->dl.misses;
-            dm.throttles = t->dl.throttles;
-            dm.worstResponseNs = t->dl.worstResponse;
-            tm.deadline = dm;
-        }
+        if (t->isDl())
+            tm.deadline = deadlineOf(*t);
         if (t->usedLocks) {
             int64_t lockWait = t->lockWaitNs;
             if (t->lockWaitStart >= 0)

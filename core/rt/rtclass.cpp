@@ -372,8 +372,8 @@ int RtClass::setBandwidth(
     auto build = [&] {
         built = true;
         for (int i = 0; i < m_ctx.taskCount(); ++i) {
-            const Task* t = &m_ctx.task(i);
-            if (!t->alive)
+            const Task* t = m_ctx.findTask(i); // null: released at its exit
+            if (!t || !t->alive)
                 continue;
             ++liveThreads;
             const int64_t inGroup = ++groupThreads[t->group];

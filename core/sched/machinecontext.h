@@ -41,11 +41,14 @@ public:
     /// cpu_rq(@p cpu).
     virtual Rq& rq(int cpu) = 0;
     virtual const Rq& rq(int cpu) const = 0;
-    /// Tasks ever created, in fork order: task(0 … taskCount() − 1).
+    /// Tasks ever created, in fork order: task(0 … taskCount() − 1), released ones included.
     virtual int taskCount() const = 0;
-    /// The task of index @p index (its pid, find_task_by_vpid()).
+    /// The task of index @p index (its pid, find_task_by_vpid()); not for a released task.
     virtual Task& task(int index) = 0;
     virtual const Task& task(int index) const = 0;
+    /// The task of index @p index, or null once it has been released at its exit
+    /// (Simulation::releaseExitedTasks): what a walk over every index reads.
+    virtual const Task* findTask(int index) const { return &task(index); }
     /// The task groups, indexed by group; group 0 is the root.
     virtual const std::vector<TaskGroup>& taskGroups() const = 0;
     /// smp_processor_id() of the running event (the waker's, parent's or timer's CPU), -1 for

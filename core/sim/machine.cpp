@@ -180,30 +180,152 @@ void Machine::finishExit(Task& task)
     task.pendingFork = nullptr;
     task.program.reset();
     record(RecordKind::Exit, task.se, 0, 0, 0);
+    // Only forked tasks are released after the event (a released parent has exited).
+    if (task.parent >= 0 && m_releaseExited)
+        m_exitedThisEvent.push_back(task.index);
     notifyParent(task); // a task killed while not running: nothing woke its parent yet
 }
 
 void Machine::notifyParent(Task& task)
 {
     // Only the parent can wait for this task (fork with wait): do_notify_parent() passes
-    // WF_SYNC, which select_task_rq_fair() drops for an exiting waker.
+    // WF_SYNC, which select_task_rq_fair() drops for an exiting waker. A released parent has
+    // exited.
     if (task.parent < 0)
         return;
-    Task& parent = *m_tasks[static_cast<size_t>(task.parent)];
-    if (parent.waitingFor == task.index && parent.state == TaskRunState::WaitingChild) {
-        parent.waitingFor = -1;
+    Task* parent = m_tasks[static_cast<size_t>(task.parent)].get();
+    if (parent && parent->waitingFor == task.index && parent->state == TaskRunState::WaitingChild) {
+        parent->waitingFor = -1;
         const int eventCpu = m_eventCpu;
         m_eventCpu = task.cpu; // the wakeup runs on the exiting task's CPU
-        tryToWakeUp(parent, WakeSync);
+        tryToWakeUp(*parent, WakeSync);
         m_eventCpu = eventCpu;
     }
 }
 
+void Machine::releaseExited()
+{
+    // After the event (and the schedule() calls it caused): the switch away from a dying task
+    // has been recorded and nothing of the machine points at it any more. Its PELT load left its
+    // cfs_rq at exit (LoadTracker::remove(), remove_entity_load_avg()); the run queues, the
+    // balancer, the wake chains (Placement keeps task indices, never pointers), mutexes and
+    // timers let go of it in exitTask()/finishExit().
+    for (const int index : m_exitedThisEvent) {
+        Task* t = m_tasks[static_cast<size_t>(index)].get();
+        if (!t || !releasable(*t))
+            continue;
+        if (!m_foldForked || m_dottedListed) {
+            releaseTask(*t, nullptr);
+            continue;
+        }
+        // Folded in index order only: the summary sums its rows' shares in that order, so a fold
+        // is always the first rows of its root, and a task that exits before an older sibling
+        // waits (held) until that one is folded. A task read on its own (a probe's latency, a
+        // row without CPU time, which the summary lists) or a long wait ends the folding of its
+        // root: its tasks are summarised one by one from then on.
+        RootFold& rf = m_folds.at(forkRoot(t->name, m_listedNames));
+        auto foldable = [](const Task& u) { return !u.probe && u.cpuTime > 0; };
+        if (!rf.broken && (!foldable(*t) || rf.order.size() > kFoldWindow))
+            rf.broken = true;
+        while (!rf.broken && !rf.order.empty()) {
+            Task* front = m_tasks[static_cast<size_t>(rf.order.front())].get();
+            if (front && !releasable(*front))
+                break; // alive, or kept: the tasks after it wait
+            if (front && !foldable(*front)) {
+                rf.broken = true;
+                break;
+            }
+            if (front) {
+                rf.fold.root = forkRoot(front->name, m_listedNames);
+                releaseTask(*front, &rf.fold);
+            }
+            rf.order.pop_front();
+        }
+        if (rf.broken) { // the tasks that waited, this one among them, summarised one by one
+            for (const int j : rf.order)
+                if (Task* w = m_tasks[static_cast<size_t>(j)].get(); w && releasable(*w))
+                    releaseTask(*w, nullptr);
+            rf.order.clear();
+            if (m_tasks[static_cast<size_t>(index)])
+                releaseTask(*t, nullptr);
+        }
+    }
+    m_exitedThisEvent.clear();
+}
+
+bool Machine::releasable(const Task& t) const
+{
+    // Kept: a row still open at the end of the run (rare), or an entity still on its CPU's
+    // rq->cfs_tasks (the 7.3 flat run queue's dequeue leaves it there, and the balancer walks
+    // that list: freeing the task would unlink it and change the run).
+    return t.parent >= 0 && metricsFinal(t) && !t.se.groupNode.is_linked();
+}
+
+void Machine::releaseTask(Task& t, FoldedForks* fold)
+{
+    m_guard.taskReleased(t.name.size(), t.waits.size());
+    if (fold)
+        foldExited(*fold, t, m_end.count());
+    else
+        m_released.push_back(summarizeExited(t));
+    m_tasks[static_cast<size_t>(t.index)].reset();
+}
+
+void Machine::noteForked(const Task& child)
+{
+    if (!m_foldForked || m_dottedListed)
+        return;
+    if (RootFold& rf = m_folds[forkRoot(child.name, m_listedNames)]; !rf.broken)
+        rf.order.push_back(child.index);
+}
+
+void Machine::releaseExitedTasks(bool fold)
+{
+    m_releaseExited = true;
+    m_foldForked = fold;
+    if (!fold)
+        return;
+    for (const auto& t : m_tasks)
+        if (t && t->parent < 0)
+            m_listedNames.insert(t->name);
+    m_dottedListed = std::any_of(m_listedNames.begin(), m_listedNames.end(),
+        [](const std::string& n) { return n.find('.') != std::string::npos; });
+    for (const auto& t : m_tasks) // forked before (by index: their fold order)
+        if (t && t->parent >= 0)
+            noteForked(*t);
+}
+
+std::vector<const FoldedForks*> Machine::foldedForks() const
+{
+    std::vector<const FoldedForks*> out;
+    for (const auto& [root, rf] : m_folds) {
+        (void)root;
+        if (rf.fold.count > 0)
+            out.push_back(&rf.fold);
+    }
+    std::sort(out.begin(), out.end(),
+        [](const FoldedForks* a, const FoldedForks* b) { return a->lastIndex < b->lastIndex; });
+    return out;
+}
+
+std::vector<const ExitedTaskSummary*> Machine::releasedTasks() const
+{
+    std::vector<const ExitedTaskSummary*> out;
+    out.reserve(m_released.size());
+    for (const ExitedTaskSummary& e : m_released)
+        out.push_back(&e);
+    std::sort(out.begin(), out.end(),
+        [](const ExitedTaskSummary* a, const ExitedTaskSummary* b) { return a->index < b->index; });
+    return out;
+}
+
 Task* Machine::taskByName(const std::string& name)
 {
-    for (auto& t : m_tasks)
-        if (t->name == name)
-            return t.get();
+    // The first task of that name, by index, as in the task list: null when it has been released
+    // at its exit, which the callers treat as they treat an exited task (ESRCH: nothing to do).
+    for (size_t i = 0; i < m_rec.taskNames.size(); ++i)
+        if (m_rec.taskNames[i] == name)
+            return m_tasks[i].get();
     return nullptr;
 }
 
@@ -454,10 +576,14 @@ void Machine::dispatchEvent(void* machine, const Event& event)
         m.tick(event.a);
         return;
     case kWorkDoneEvent:
+        if (!m.m_tasks[static_cast<size_t>(event.a)])
+            return; // (cancelled at exit: never happens)
         m.m_eventCpu = m.m_tasks[static_cast<size_t>(event.a)]->cpu;
         m.onWorkDone(event.a);
         return;
     case kTimerEvent:
+        if (!m.m_tasks[static_cast<size_t>(event.a)])
+            return; // (cancelled at exit: never happens)
         m.timerWakeUp(event.a, event.b < 0 ? m.clock() : event.b);
         return;
     case kHrtickEvent:
@@ -765,7 +891,8 @@ void Machine::apply(const Action& action)
         if (m_choices.weightPrecision != before) {
             rebuildSums();
             for (auto& t : m_tasks) // the lag bound's calc_delta_fair changed with the precision
-                t->lagBoundSlice = -1;
+                if (t)
+                    t->lagBoundSlice = -1;
         }
         break;
     }
@@ -812,6 +939,8 @@ void Machine::apply(const Action& action)
         break;
     }
     processResched();
+    if (!m_exitedThisEvent.empty())
+        releaseExited();
 }
 
 // --- the event loop -----------------------------------------------------------------------------
@@ -831,6 +960,8 @@ bool Machine::step()
     }
     m_events.step();
     processResched();
+    if (!m_exitedThisEvent.empty())
+        releaseExited();
     checkLimits();
 #ifdef SCHEDLAB_CHECKED
     checkInvariants(static_cast<const MachineView&>(*this), m_violations);

@@ -33,7 +33,9 @@
 #include "core/workload/mutexes.h"
 #include "core/workload/task.h"
 
+#include <algorithm>
 #include <array>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +66,13 @@ public:
     uint64_t eventsExecuted() const override { return m_events.executed(); }
     const Recording& recording() const { return m_rec; }
     Recording& streamedRecording() { return m_rec; } ///< for Simulation::streamRecording()
+    /// Simulation::releaseExitedTasks(): from now on a forked task is freed after its exit.
+    void releaseExitedTasks(bool fold);
+    int tasksHeld() const
+    {
+        return static_cast<int>(std::count_if(
+            m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t != nullptr; }));
+    }
     std::vector<TaskView> taskViews() const;
     std::vector<CgroupView> cgroupViews() const;
     int cpuCount() const override { return m_cpus; }
@@ -97,6 +106,10 @@ private:
     const Rq& rq(int cpu) const override { return *m_rqs[static_cast<size_t>(cpu)]; }
     Task& task(int index) override { return *m_tasks[static_cast<size_t>(index)]; }
     const Task& task(int index) const override { return *m_tasks[static_cast<size_t>(index)]; }
+    const Task* findTask(int index) const override
+    {
+        return m_tasks[static_cast<size_t>(index)].get();
+    }
     int taskCount() const override { return static_cast<int>(m_tasks.size()); }
     const std::vector<TaskGroup>& taskGroups() const override { return m_groups; }
     int thisCpu() const override { return m_eventCpu; }
@@ -140,6 +153,9 @@ private:
     void finishExit(Task& task);
     /// exit_notify()'s wakeup of a parent waiting for @p task (fork with wait).
     void notifyParent(Task& task);
+    /// Frees the tasks that exited during the event just run (releaseExitedTasks()): their
+    /// metrics rows are summarised first (ExitedTaskSummary), the index stays taken.
+    void releaseExited();
     Task* taskByName(const std::string& name);
     Task& taskOf(const SchedEntity& se) { return *m_tasks[se.task.index()]; }
 
@@ -244,6 +260,8 @@ private:
     // MachineView (metrics and invariant checks, core/record/)
     std::vector<int64_t> groupCpuTimes() const override;
     std::string coreSchedInvariants() const override { return m_core->checkInvariants(); }
+    std::vector<const ExitedTaskSummary*> releasedTasks() const override;
+    std::vector<const FoldedForks*> foldedForks() const override;
     void markWaiting(Task& task, int cpu) { WaitBook::markWaiting(task, cpu, clock()); }
     void endWaiting(Task& task) { m_waits.endWaiting(task, clock()); }
 
@@ -267,7 +285,28 @@ private:
 
     std::vector<TaskGroup> m_groups;
     std::vector<std::unique_ptr<Rq>> m_rqs;
+    /// Every task created, by index; null once released at its exit (releaseExitedTasks()).
     std::vector<std::unique_ptr<Task>> m_tasks;
+    bool m_releaseExited = false;
+    std::vector<int> m_exitedThisEvent; ///< forked tasks that exited, to release (releaseExited)
+    std::deque<ExitedTaskSummary> m_released; ///< in release order (releasedTasks() sorts them)
+    /// releaseExitedTasks(true): released forked tasks are summed per fork root, by root.
+    bool m_foldForked = false;
+    struct RootFold
+    {
+        FoldedForks fold;
+        std::deque<int> order; ///< its forked tasks not folded yet, by index
+        bool broken = false;   ///< no more folding (a task read on its own, or a long wait)
+    };
+    static constexpr size_t kFoldWindow = 1024; ///< tasks of a root waiting for an older one
+    std::map<std::string, RootFold> m_folds;    ///< by fork root
+    bool releasable(const Task& task) const;
+    /// Frees @p task, its row summarised, or folded into @p fold.
+    void releaseTask(Task& task, FoldedForks* fold);
+    /// A forked task was created: its place in its root's fold order.
+    void noteForked(const Task& child);
+    std::set<std::string> m_listedNames; ///< the tasks not forked (forkRoot()'s listed names)
+    bool m_dottedListed = false;         ///< one of them has a '.': a later one could change a root
     std::unique_ptr<FairClass> m_fair;
     std::unique_ptr<LoadTracker> m_load;
     std::unique_ptr<CfsBandwidthControl> m_bw;

@@ -120,7 +120,7 @@ Inspection Machine::inspect(bool settle)
         for (int index : m_dl->queuedTasks(*rq))
             cpu.dl.push_back(dlOf(*m_tasks[static_cast<size_t>(index)]));
         for (const auto& t : m_tasks)
-            if (t->isDl() && t->cpu == rq->cpu && t->dl.onRq && !t->dl.inTree)
+            if (t && t->isDl() && t->cpu == rq->cpu && t->dl.onRq && !t->dl.inTree)
                 cpu.dl.push_back(dlOf(*t));
         if (m_traits.fairDeadlineServer && rq->fairServer.periodEnd >= 0) {
             DlEntityInspection d;

@@ -307,6 +307,12 @@ Task& Machine::createTask(const TaskSpec& spec, const std::string& name, int par
     t.cpu = t.cpus.first() < 0 ? 0 : t.cpus.first();
     m_guard.taskCreated(name);
     m_rec.taskNames.push_back(name);
+    if (m_foldForked && parent < 0) { // a task spawned while released forks are folded
+        m_listedNames.insert(name);
+        m_dottedListed = m_dottedListed || name.find('.') != std::string::npos;
+    }
+    if (parent >= 0)
+        noteForked(t);
     m_tasks.push_back(std::move(task));
     attachToCpu(t, t.cpu);
     return t;

@@ -230,8 +230,16 @@ std::vector<TaskView> Machine::taskViews() const
 {
     std::vector<TaskView> out;
     out.reserve(m_tasks.size());
-    for (const auto& t : m_tasks) {
+    for (size_t i = 0; i < m_tasks.size(); ++i) {
+        const Task* t = m_tasks[i].get();
         TaskView v;
+        if (!t) { // released at its exit (Simulation::releaseExitedTasks): its name and state
+            v.index = static_cast<int>(i);
+            v.name = m_rec.taskNames[i];
+            v.state = TaskState::Exited;
+            out.push_back(std::move(v));
+            continue;
+        }
         v.index = t->index;
         v.name = t->name;
         v.cgroup = m_groups[static_cast<size_t>(t->group)].path;

@@ -7,6 +7,7 @@
 #include "core/base/time.h"
 #include "core/fair/cfsrq.h"
 #include "core/fair/taskgroup.h"
+#include "core/record/metricsbuilder.h"
 #include "core/rt/rtclass.h"
 #include "core/sched/rq.h"
 #include "core/sim/scenariospec.h"
@@ -22,6 +23,10 @@ namespace schedlab {
 static_assert(sizeof(Task) + sizeof(Task::Frame) + 3 * sizeof(std::string) + 64
         <= ScenarioLimits::bytesPerTask,
     "ScenarioLimits::bytesPerTask is below a task's size");
+static_assert(sizeof(ExitedTaskSummary) + sizeof(std::unique_ptr<Task>) + sizeof(std::string)
+            + 32 /* Placement's wakee state */ + 16
+        <= ScenarioLimits::bytesPerReleasedTask,
+    "ScenarioLimits::bytesPerReleasedTask is below a released task's size");
 static_assert(sizeof(TaskGroup) + sizeof(RtGroup) + 2 * sizeof(std::string) + 128
         <= ScenarioLimits::bytesPerCgroup,
     "ScenarioLimits::bytesPerCgroup is below a cgroup's size");
@@ -88,6 +93,14 @@ void ResourceGuard::taskCreated(const std::string& name)
 {
     ++m_liveTasks;
     m_modelBytes += ScenarioLimits::bytesPerTask + 2 * name.size();
+}
+
+void ResourceGuard::taskReleased(size_t nameBytes, size_t waits)
+{
+    const uint64_t freed =
+        ScenarioLimits::bytesPerTask + nameBytes + waits * ScenarioLimits::bytesPerWait;
+    const uint64_t kept = ScenarioLimits::bytesPerReleasedTask + nameBytes;
+    m_modelBytes -= std::min(m_modelBytes, freed - std::min(freed, kept));
 }
 
 void ResourceGuard::waitKept()

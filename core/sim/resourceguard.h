@@ -36,6 +36,9 @@ public:
     bool canCreateTask(const std::string& name, int cpu, int64_t createdTasks, int64_t now);
     void taskCreated(const std::string& name);
     void taskExited() { --m_liveTasks; }
+    /// An exited task of a @p nameBytes name that completed @p waits waits is freed: its summary
+    /// stays (ScenarioLimits::bytesPerReleasedTask), and its name in the recording.
+    void taskReleased(size_t nameBytes, size_t waits);
     /// A completed wait kept for the metrics.
     void waitKept();
 

@@ -42,6 +42,16 @@ uint64_t Simulation::eventsExecuted() const
 {
     return m_impl->eventsExecuted();
 }
+void Simulation::releaseExitedTasks(bool fold)
+{
+    m_impl->releaseExitedTasks(fold);
+}
+
+int Simulation::tasksHeld() const
+{
+    return m_impl->tasksHeld();
+}
+
 void Simulation::streamRecording(RecordSink* sink)
 {
     m_impl->streamedRecording().streamTo(sink);

@@ -78,6 +78,17 @@ public:
     /// flushRecording() hands over the last chunk.
     void streamRecording(RecordSink* sink);
     void flushRecording();
+    /// From now on a forked task is freed soon after it exits (the end of the event it exits in)
+    /// and only a summary of its metrics row is kept (ExitedTaskSummary, docs/limits.md, Memory),
+    /// so a run that forks short-lived tasks all along no longer grows by a whole task per fork.
+    /// Metrics and the recording are unchanged; tasks() shows a released task by its name and
+    /// state only. For runs that read nothing of an exited task but its metrics (schedlab-cli
+    /// run). With @p fold, the rows of exited forked tasks are summed per fork root instead
+    /// (TaskMetrics::folded): for a run that writes no per-task metrics, only the run summary,
+    /// whose folded lines they give unchanged, so memory no longer grows with each fork.
+    void releaseExitedTasks(bool fold = false);
+    /// Task objects the machine holds: every task created minus those released at their exit.
+    int tasksHeld() const;
     std::vector<TaskView> tasks() const;
     std::vector<CgroupView> cgroups() const;
     int cpuCount() const;

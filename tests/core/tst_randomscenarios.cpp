@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Properties over random valid scenarios (tests/support/scenariogen.h): each one loads, survives
 // save -> load -> save unchanged, runs without an invariant violation (checked builds), runs
-// byte-identically twice, loses no task, and its CPU time adds up. The number of scenarios comes
+// byte-identically twice (the second run frees its forked tasks at exit, as schedlab-cli run
+// does: Simulation::releaseExitedTasks), and a third run that folds them gives the run summary's
+// folded lines unchanged; it loses no task, and its CPU time adds up. The number of scenarios comes
 // from SCHEDLAB_RANDOM_SCENARIOS (default kDefaultCount), the first seed from
 // SCHEDLAB_RANDOM_SEED (default 1); nothing depends on the machine's speed.
 #include "core/record/metrics.h"
@@ -14,7 +16,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 
 using namespace schedlab;
 
@@ -102,6 +106,31 @@ Replay replay(const Recording& rec, int cpus, int64_t now)
     return r;
 }
 
+/// What the run summary shows of the forked tasks of each fork root: how many, their CPU time,
+/// worst wait, switches and share (summed in row order, as the summary does; a folded row,
+/// TaskMetrics::folded, counts for its tasks).
+using ForkLine = std::tuple<int64_t, int64_t, int64_t, int64_t, double>;
+std::map<std::string, ForkLine> forkLines(const Metrics& m)
+{
+    std::set<std::string> listed;
+    for (const TaskMetrics& t : m.tasks)
+        if (!t.forked)
+            listed.insert(t.name);
+    std::map<std::string, ForkLine> lines;
+    for (const TaskMetrics& t : m.tasks) {
+        if (!t.forked)
+            continue;
+        auto& [count, cpu, waitMax, switches, share] =
+            lines[t.folded ? t.name : forkRoot(t.name, listed)];
+        count += t.folded ? t.folded : 1;
+        cpu += t.cpuTimeNs;
+        waitMax = std::max(waitMax, t.waitMaxNs);
+        switches += t.switches;
+        share += t.share;
+    }
+    return lines;
+}
+
 /// Checks one scenario; returns the first property that fails, or an empty string.
 std::string check(uint64_t seed, std::string* text)
 {
@@ -115,10 +144,12 @@ std::string check(uint64_t seed, std::string* text)
     if (writeScenario(*loaded.scenario) != *text)
         return "save -> load -> save changes the text";
 
-    std::unique_ptr<Simulation> runs[2];
-    for (auto& sim : runs) {
-        sim = std::make_unique<Simulation>(*loaded.scenario);
-        sim->run();
+    std::unique_ptr<Simulation> runs[3];
+    for (size_t i = 0; i < 3; ++i) {
+        runs[i] = std::make_unique<Simulation>(*loaded.scenario);
+        if (i > 0)
+            runs[i]->releaseExitedTasks(i == 2);
+        runs[i]->run();
     }
     const Simulation& sim = *runs[0];
     if (!sim.invariantViolations().empty())
@@ -142,7 +173,18 @@ std::string check(uint64_t seed, std::string* text)
     }
     const Metrics metrics = sim.metrics();
     if (metricsToJson(metrics) != metricsToJson(runs[1]->metrics()))
-        return "two runs give different metrics";
+        return "two runs give different metrics (the second frees exited tasks)";
+    const Metrics folded = runs[2]->metrics();
+    if (runs[2]->recording().size() != a.size() || folded.run.events != metrics.run.events)
+        return "a run that folds exited tasks runs differently";
+    if (forkLines(folded) != forkLines(metrics))
+        return "folding exited tasks changes the summary's fork lines";
+    auto withoutForked = [](Metrics m) {
+        std::erase_if(m.tasks, [](const TaskMetrics& t) { return t.forked; });
+        return metricsToJson(m);
+    };
+    if (withoutForked(folded) != withoutForked(metrics))
+        return "folding exited tasks changes the other metrics";
 
     // CPU time adds up: per CPU, the busy time of the metrics is the time some task was switched
     // in, and busy + idle is the elapsed time; a task's CPU time is at most its switched-in time.
