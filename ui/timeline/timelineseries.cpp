@@ -310,8 +310,8 @@ void TimelineView::refreshVruntime()
         for (const int32_t raw : m_selectedGroups) {
             std::array<QCPGraph*, 8> pelt{};
             for (size_t k = 0; k < pelt.size(); ++k) {
-                pelt[k] = addSeries(
-                    &m_scale, pKey, m_peltRect->axis(k < 6 ? QCPAxis::atLeft : QCPAxis::atRight));
+                pelt[k] = addSeries(&m_scale, pKey,
+                    m_peltRect->axis(k < 6 ? QCPAxis::atLeft : QCPAxis::atRight), pane(m_peltRect));
                 pelt[k]->removeFromLegend();
             }
             if (m_recording)
