@@ -27,13 +27,6 @@ int64_t monotonicNs()
     return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-int64_t threadCpuNs()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 void sleepNs(int64_t ns)
 {
     if (ns <= 0)
@@ -232,6 +225,13 @@ Plan makePlan(const Scenario& s, int onlineCpus, const std::string& kernelReleas
         }
     }
     return plan;
+}
+
+int64_t threadCpuNs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
 void busyFor(int64_t ns)

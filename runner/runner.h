@@ -60,6 +60,9 @@ struct BusyClocks
     int64_t (*threadCpu)(); ///< CLOCK_THREAD_CPUTIME_ID, a system call running update_curr()
 };
 
+/// The calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), ns.
+int64_t threadCpuNs();
+
 /// Busy work until the calling thread's CPU clock advanced by @p ns (< 0: forever), without
 /// reading that clock while it works (a read runs the scheduler's update_curr()).
 void busyFor(int64_t ns);

@@ -574,11 +574,8 @@ void Runner::taskMain(const TaskSpec& spec, const std::string& name, const std::
     // Exact costs: a forked child's CPU clock starts at its creation (0), so its start-up is
     // the workload's; a task the run started begins owing from here, as in the model.
     CostLedger ledger;
-    if (startNs >= 0) {
-        timespec ts{};
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        ledger.base = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-    }
+    if (startNs >= 0)
+        ledger.base = threadCpuNs();
     ledger.program = &spec.program;
     if (m_lightExit) // a light child prepays its exit, as measured on its siblings
         ledger.exitPrepay = m_lightExit->prepay;
