@@ -194,6 +194,10 @@ void Machine::notifyParent(Task& task)
     if (task.parent < 0)
         return;
     Task* parent = m_tasks[static_cast<size_t>(task.parent)].get();
+    if (parent && parent->waitingFor == task.index && parent->waitPending) {
+        parent->waitingFor = -1; // it has not called wait4() yet: the wait will return at once
+        return;
+    }
     if (parent && parent->waitingFor == task.index && parent->state == TaskRunState::WaitingChild) {
         parent->waitingFor = -1;
         const int eventCpu = m_eventCpu;
@@ -385,6 +389,14 @@ void Machine::startRunning(Task& task)
 {
     task.runStart = clock();
     task.state = TaskRunState::Running;
+    if (task.waitPending) {
+        // The wait4() of a fork+wait whose parent was preempted on its way out of fork().
+        task.waitPending = false;
+        if (task.waitingFor >= 0) {
+            task.blocking = true;
+            return;
+        }
+    }
     if (task.workLeft == 0) {
         m_interp->advance(task); // executes instantaneous operations; may block or exit
         if (task.exiting)
@@ -473,7 +485,9 @@ void Machine::schedule(int cpu)
     }
     if (nextTask != prev)
         recordSwitch(cpu, prev, nextTask);
-    if (nextTask && (nextTask != prev || nextTask->state != TaskRunState::Running)) {
+    if (nextTask
+        && (nextTask != prev || nextTask->state != TaskRunState::Running
+            || nextTask->waitPending)) {
         endWaiting(*nextTask);
         startRunning(*nextTask);
         if (nextTask->blocking || nextTask->exiting)

@@ -25,6 +25,17 @@ bool Machine::completeFork(Task& task, const Op& op)
     wakeUpNewTask(child);
     if (op.wait && child.state != TaskRunState::Exited) {
         task.waitingFor = child.index;
+        const Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+        if (rq.curr == &task.se && task.kernelDepth == 0
+            && (rq.needResched || rq.needReschedLazy)) {
+            // fork() returns to user mode with a reschedule pending (wake_up_new_task()'s
+            // wakeup_preempt() chose the child, or a lazy request is acted on there): the parent
+            // is preempted before it can call wait4(), and waits when it runs again
+            // (kernel-model.md §8.2).
+            task.waitPending = true;
+            resched(task.cpu, false);
+            return true;
+        }
         task.blocking = true;
         resched(task.cpu, false);
         return true;

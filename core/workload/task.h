@@ -78,6 +78,10 @@ struct Task
     int64_t sleepFor = 0;
     int sleepCpu = 0;    ///< CPU whose timer wakes the task
     int waitingFor = -1; ///< child index while blocked in fork+wait
+    /// fork+wait: fork() returned to user mode with a reschedule pending (the child preempted its
+    /// parent), so the parent calls wait4() for waitingFor only when it runs again (-1: the
+    /// child exited meanwhile, the wait returns at once).
+    bool waitPending = false;
 
     // Kernel sections, mutexes (core/workload/mutexes) and CFS bandwidth (core/fair/cfsbandwidth).
     int kernelDepth = 0;           ///< open kernel sections (0: user mode)

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace schedlab;
@@ -127,6 +128,7 @@ private Q_SLOTS:
     void yieldVariants();
     void determinism();
     void exitNotifiesParentWhileCurrent();
+    void forkPreemptsParentBeforeWait();
 
     // §1.1 differences visible on one CPU
     void profilePickTieRule_data();
@@ -725,6 +727,75 @@ void TestFairBehaviour::exitNotifiesParentWhileCurrent()
     QCOMPARE(childCpu, 0); // find_idlest: CPU 0 idle, CPU 1 runs the parent
     QCOMPARE(parentWokenOn, 1);
     QCOMPARE(parentMigrations, 0);
+}
+
+// kernel-model.md §8.2: fork() returns to user mode, and a parent whose child preempted it at
+// wake_up_new_task() is preempted there, before it calls wait4(); it waits when it runs again.
+// One CPU, HZ 1000, profile 6.12 (0.7 ms slices, PLACE_DEADLINE_INITIAL). The parent's deadline,
+// renewed at the 1 ms tick, is 1.0 + 0.7 = 1.7 ms (vruntime = its CPU time, nice 0). A child
+// forked at 1.2 ms is placed at V = 1.2 with half a slice, deadline 1.55 < 1.7: it preempts. At
+// the 2 ms tick the child (vruntime 2.0, deadline renewed to 2.7) and the parent (1.2, 1.7) are
+// both queued; V = 1.6, the parent is eligible and earlier: it runs, calls wait4() and sleeps
+// (eligible: no delayed dequeue). The child runs its last 1.2 ms and exits at 3.2 ms, waking the
+// parent, which runs 1 ms more. A child forked at 1.5 ms (deadline 1.85 > 1.7) does not preempt:
+// the parent waits at once. So does the parent on 6.19+ (profile 7.1), whose
+// wakeup_preempt_fair() never preempts for a fork (WF_FORK), at 1.2 ms as well.
+void TestFairBehaviour::forkPreemptsParentBeforeWait()
+{
+    auto run = [](const char* profile, const char* before) {
+        const QByteArray json =
+            QByteArray(R"({ "schedlab": 1, "name": "fork-wait", "duration": "10ms",
+          "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+          "tasks": [ { "name": "p", "program": [ { "run": ")")
+            + before + R"(" },
+            { "fork": { "program": [ { "run": "2ms" } ] }, "wait": true }, { "run": "1ms" } ] } ] })";
+        const auto s = load(json);
+        Simulation sim(*s, options(QString::fromLatin1(profile)));
+        sim.run();
+        return sim.recording();
+    };
+    constexpr int64_t kUs = 1000;
+    {
+        const Recording rec = run("6.12", "1200us");
+        const EntityRef p = taskRef(rec, "p");
+        const EntityRef c = taskRef(rec, "p.1");
+        QVERIFY(p.valid() && c.valid());
+        std::vector<std::pair<int64_t, int64_t>> switches; // (time, next) on CPU 0
+        for (const Record& r : recordsOf(rec, RecordKind::Switch))
+            switches.emplace_back(r.time, r.payload.generic.a); // the record's entity is prev
+        QVERIFY(switches.size() >= 5);
+        QCOMPARE(switches[1], std::make_pair(1200 * kUs, int64_t{c.raw})); // preempted by its child
+        QCOMPARE(switches[2], std::make_pair(2000 * kUs, int64_t{p.raw})); // back at the tick
+        QCOMPARE(switches[3], std::make_pair(2000 * kUs, int64_t{c.raw})); // wait4(): it sleeps
+        const auto dequeues = recordsOf(rec, RecordKind::Dequeue, p);
+        QVERIFY(!dequeues.empty());
+        QCOMPARE(dequeues.front().time, 2000 * kUs); // not at the fork
+        QVERIFY(recordsOf(rec, RecordKind::Delay, p).empty());
+        const auto exits = recordsOf(rec, RecordKind::Exit, c);
+        QCOMPARE(exits.size(), size_t{1});
+        QCOMPARE(exits.front().time, 3200 * kUs);
+        const auto wakeups = recordsOf(rec, RecordKind::Wakeup, p);
+        QCOMPARE(wakeups.size(), size_t{1});
+        QCOMPARE(wakeups.front().time, 3200 * kUs);
+        const auto parentExit = recordsOf(rec, RecordKind::Exit, p);
+        QCOMPARE(parentExit.size(), size_t{1});
+        QCOMPARE(parentExit.front().time, 4200 * kUs);
+    }
+    for (const auto& [profile, before, forkAt] :
+        {std::tuple{"6.12", "1500us", 1500 * kUs}, std::tuple{"7.1", "1200us", 1200 * kUs}}) {
+        const Recording rec = run(profile, before);
+        const EntityRef p = taskRef(rec, "p");
+        const EntityRef c = taskRef(rec, "p.1");
+        const auto dequeues = recordsOf(rec, RecordKind::Dequeue, p);
+        QVERIFY(!dequeues.empty());
+        QCOMPARE(dequeues.front().time, forkAt); // waits at once
+        const auto exits = recordsOf(rec, RecordKind::Exit, c);
+        QCOMPARE(exits.size(), size_t{1});
+        QCOMPARE(exits.front().time, forkAt + 2000 * kUs);
+        const auto wakeups = recordsOf(rec, RecordKind::Wakeup, p);
+        QCOMPARE(wakeups.size(), size_t{1});
+        QCOMPARE(wakeups.front().time, forkAt + 2000 * kUs);
+    }
 }
 
 void TestFairBehaviour::determinism()
