@@ -159,7 +159,7 @@ table="$OUT/curve.txt"
 {
     echo "# lab/curve.sh $KERNEL: root-spin's share of CPU 1, NO_PLACE_LAG in [$START s, $SWITCH s), PLACE_LAG in [$((SWITCH + SOAK)) s, $DURATION s); model profile $PROFILE, $SEEDS seeds"
     printf "%-12s %-28s %-22s %-8s %s\n" point "model ratio (min-max)" "model NPL/PL share" \
-        "model rw" "real ratio per run (NPL/PL share, steadiness)"
+        "model rw" "real ratio per run (NPL/PL share, the run replayed by the model, sleepers' timers over 1 ms late, steadiness)"
 } > "$table"
 for point in $POINTS; do
     tag=$(echo "$point" | tr ':' '-')
@@ -201,8 +201,18 @@ for point in $POINTS; do
             rw=""
             [ "${CURVE_COUNT:-0}" = 1 ] && rw=" $(reweights "$dir"), rw"
             verdict=$(cut -d: -f1 "$dir/steadiness.txt" | cut -d' ' -f1)
+            # how late the sleepers' timers fired (lab/init): the share over 1 ms
+            late=$(sed -n 's/.*, \([0-9.]*\) % over 1 ms.*/\1 %/p' "$dir/steadiness.txt")
             rr=$(awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.3f", b / a; else print "-" }')
-            real="$real $rr ($1/$2$rw, $verdict)"
+            # The model at this run's own timing: its trace replayed (each burst, sleep and
+            # wake-up as measured, the PLACE_LAG switch where the runner marked it).
+            rp="-"
+            if [ -s "$dir/replay.json" ] &&
+                "$CLI" run "$dir/replay.json" --no-samples --quiet --records "$dir/replay.rec" 2>/dev/null; then
+                rp=$(shares "$dir/replay.rec" | awk '$1 > 0 { printf "%.3f", $2 / $1 }')
+            fi
+            rm -f "$dir/replay.rec"
+            real="$real $rr ($1/$2$rw, replayed ${rp:--}, timers ${late:-?} late, $verdict)"
             rm -f "$dir/real.rec"
             r=$((r + 1))
         done
