@@ -113,6 +113,8 @@ private Q_SLOTS:
     void ratioOrder();
     void fixedReweight_data();
     void fixedReweight();
+    void curve_data();
+    void curve();
 
 private:
     /// Runs (once, then cached) @p setup under @p profile ("" = as written: 6.18) and
@@ -256,6 +258,115 @@ void TestLabMirror::fixedReweight()
     QVERIFY2(r >= 0.8 && r <= 1.25, qPrintable(QString::number(r)));
     QVERIFY(run(setup, profile, false).violations.empty());
     QVERIFY(run(setup, profile, true).violations.empty());
+}
+
+// The dose–response curve (docs/real-kernels.md "The dose–response curve", lab/curve.sh): the
+// fork helper at several periods and 20 shell loops, 120 s each, NO_PLACE_LAG until 50 s and
+// PLACE_LAG after, root-spin's share of CPU 1 in [10 s, 50 s) and [70 s, 120 s). `real` is the
+// mean ratio of the steady lab runs of the curve's table (6.18.15; 6.12.117 for the flat rows).
+// Asserted, as the curve's table promises: the model's median over seeds 1–5 within ±0.15 of the
+// real ratio (within a factor of 2 where the real one is below 0.1), and no seed more than 0.2
+// from that median. The scenario files are lab/curve.sh's, kept in tests/data/curve/.
+namespace {
+
+struct CurvePoint
+{
+    const char* file;    ///< tests/data/curve/FILE.json
+    const char* profile; ///< the kernel the real ratio was measured on
+    double real;         ///< mean ratio of the steady lab runs
+    /// Why the model is known to miss this point (docs/real-kernels.md), or nullptr.
+    const char* missed = nullptr;
+};
+
+// The real ratios: means of the steady runs of the curve's table with the lab as it is now
+// (light children woken as after fork(), exact costs): 6.18.15 fork 1 s 0.714, 0.709, 0.693,
+// 0.630; 500 ms 0.496, 0.540, 0.696; 250 ms 0.458, 0.403, 0.566, 0.324; 100 ms 0.0004, 0.0000,
+// 0.0000; 50 ms 0.0008; 20 shell loops 0.601, 0.497, 0.429. 6.12.117: CURVE612_NOTE
+constexpr CurvePoint kCurve[] = {
+    {"fork-1s", "6.18.15", 0.6865},
+    {"fork-500ms", "6.18.15", 0.5773,
+        "docs/real-kernels.md, the dose-response curve: at 500 ms the model is 0.2 above the real "
+        "mean (its three runs spread over 0.50-0.70)"},
+    {"fork-250ms", "6.18.15", 0.4378},
+    {"fork-100ms", "6.18.15", 0.0001},
+    {"fork-50ms", "6.18.15", 0.0008},
+    {"shell-20", "6.18.15", 0.5090},
+    {"fork-1s", "6.12.117", 1.0},
+    {"fork-250ms", "6.12.117", 1.0},
+    {"fork-100ms", "6.12.117", 1.0},
+};
+
+/// root-spin's share of CPU 1's busy time in [from, to).
+double rootShareOn1(const Recording& rec, int64_t from, int64_t to)
+{
+    const auto root = std::find(rec.taskNames.begin(), rec.taskNames.end(), "root-spin");
+    if (root == rec.taskNames.end())
+        return -1;
+    const auto times = runTimeOn(rec, kCpu, from, to);
+    int64_t busy = 0;
+    for (const auto& [task, ns] : times)
+        busy += ns;
+    const auto r = times.find(int32_t(root - rec.taskNames.begin()));
+    return busy > 0 ? (r == times.end() ? 0.0 : double(r->second) / double(busy)) : -1;
+}
+
+} // namespace
+
+void TestLabMirror::curve_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<double>("real");
+    QTest::addColumn<QString>("missed");
+    for (const CurvePoint& p : kCurve)
+        QTest::addRow("%s %s", p.file, p.profile)
+            << QString::fromLatin1(p.file) << QString::fromLatin1(p.profile) << p.real
+            << QString::fromLatin1(p.missed ? p.missed : "");
+}
+
+void TestLabMirror::curve()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, profile);
+    QFETCH(double, real);
+    QFETCH(QString, missed);
+    const std::string path =
+        std::string(SCHEDLAB_SOURCE_DIR) + "/tests/data/curve/" + file.toStdString() + ".json";
+    LoadResult loaded = loadScenarioFile(path);
+    for (const std::string& e : loaded.errors)
+        qWarning("%s", e.c_str());
+    QVERIFY2(loaded.ok(), path.c_str());
+    QCOMPARE(loaded.scenario->durationOrDefault(), Nanoseconds(120 * kS));
+    std::vector<double> ratios;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+        RunOptions o;
+        o.profile = profile.toStdString();
+        o.seed = seed;
+        o.recordSamples = false;
+        o.recordEvents = false;
+        Simulation sim(*loaded.scenario, o);
+        sim.run();
+        QVERIFY(sim.invariantViolations().empty());
+        const double npl = rootShareOn1(sim.recording(), 10 * kS, 50 * kS);
+        const double pl = rootShareOn1(sim.recording(), 70 * kS, 120 * kS);
+        QVERIFY2(npl > 0 && pl >= 0, qPrintable(QStringLiteral("%1 %2").arg(npl).arg(pl)));
+        ratios.push_back(pl / npl);
+    }
+    std::vector<double> sorted = ratios;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    qInfo("%s on %s: model median %.3f (%.3f-%.3f), real %.3f", qPrintable(file),
+        qPrintable(profile), median, sorted.front(), sorted.back(), real);
+    for (const double r : ratios)
+        QVERIFY2(r >= median - 0.2 && r <= median + 0.2, qPrintable(QString::number(r)));
+    // Below 0.1 a factor of 2; a ratio under 0.002 (root-spin ran less than 0.05 % of CPU 1
+    // after the switch, 25 ms in 50 s) is starvation on both sides whatever the factor.
+    const bool agrees = real < 0.1
+        ? (median <= 2 * real && median >= real / 2) || (median < 0.002 && real < 0.002)
+        : median >= real - 0.15 && median <= real + 0.15;
+    if (!missed.isEmpty())
+        QEXPECT_FAIL("", qPrintable(missed), Continue);
+    QVERIFY2(agrees, qPrintable(QStringLiteral("model %1, real %2").arg(median).arg(real)));
 }
 
 QTEST_APPLESS_MAIN(TestLabMirror)
