@@ -469,8 +469,9 @@ void TestCatalogue::traitsAreOverrides()
 // migrate_task balance of an idle CPU takes a delayed task like a runnable one, and it arrives
 // delayed (queued, not runnable) to be dequeued at its next pick there. The shipped lab-mirror
 // setup on 2 CPUs (shell loops that sleep while not eligible) meets both kinds of balance in its
-// first 10 s (in its first 3 s until its parents were preempted by their children at the fork). The rule, checked on every migration of a delayed task: with `load_only` only
-// load/active balances move one; with `any` task balances do too.
+// first 10 s (in its first 3 s until its parents were preempted by their children at the fork). The
+// rule, checked on every migration of a delayed task: with `load_only` only load/active balances
+// move one; with `any` task balances do too.
 void TestCatalogue::delayedTaskMigration_data()
 {
     QTest::addColumn<QString>("profile");
