@@ -229,10 +229,12 @@ void LoadTracker::attach(CfsRq& cfsRq, SchedEntity& se)
     const uint32_t divider = peltDivider(cfsRq.avg);
     se.avg.lastUpdateTime = cfsRq.avg.lastUpdateTime;
     se.avg.periodContrib = cfsRq.avg.periodContrib;
+    // load_sum = load_avg · divider / weight, but never 0 (40f5aa4c5eae, 5.18): an entity whose
+    // load_avg · divider does not exceed its weight, an empty one included (a task whose load
+    // decayed to 0, a new group's entity), is attached with load_sum 1 (§6.6).
     const uint64_t w = scaleLoadDown(se.load.weight);
-    se.avg.loadSum = w ? se.avg.loadAvg * divider / w : 0;
-    if (se.avg.loadSum == 0 && se.avg.loadAvg)
-        se.avg.loadSum = 1;
+    const uint64_t loadSum = se.avg.loadAvg * divider;
+    se.avg.loadSum = w > 0 && w < loadSum ? loadSum / w : 1;
     se.avg.utilSum = static_cast<uint32_t>(se.avg.utilAvg * divider);
     se.avg.runnableSum = se.avg.runnableAvg * divider;
     cfsRq.avg.loadAvg += se.avg.loadAvg;

@@ -67,6 +67,7 @@ private Q_SLOTS:
     void tgLoadAvgPublication();
     void reweightSwapsContribution();
     void newTaskUtilAndPropagation();
+    void attachKeepsLoadSumPositive();
     void utilEstRules();
     void delayedRunnable_data();
     void delayedRunnable();
@@ -596,6 +597,52 @@ void TestPelt::newTaskUtilAndPropagation()
     QCOMPARE(ge.avg.loadAvg, uint64_t(599));
     QCOMPARE(root.avg.loadAvg, uint64_t(599));
     QCOMPARE(root.avg.loadSum, uint64_t(2048 * 13686));
+}
+
+// attach_entity_load_avg() (kernel-model.md §6.6) derives load_sum = load_avg · divider / ŵ but
+// never leaves it 0 (40f5aa4c5eae): with divider 46718 (period_contrib 0),
+//  - load_avg 0 (a sleeper whose load decayed away): 0 does not exceed ŵ 1024, load_sum 1, and
+//    the cfs_rq's load_sum grows by ŵ · 1 = 1024 while its load_avg stays; the mark is +1;
+//  - load_avg 1 at nice 0: 46718 > 1024, load_sum 46718 / 1024 = 45;
+//  - load_avg 1 at nice −20 (ŵ 88761): 46718 does not exceed 88761, load_sum 1;
+//  - load_avg 1024 at nice 0: 1024 · 46718 / 1024 = 46718.
+void TestPelt::attachKeepsLoadSumPositive()
+{
+    const KernelProfile* p = findProfile("7.1");
+    QVERIFY(p);
+    FakeMachine services(1, p->choices);
+    std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
+    LoadTracker load(services, groups, 1, 1000000);
+    load.setTraits(&p->traits);
+    struct Attached
+    {
+        uint64_t loadSum, rqLoadAvg, rqLoadSum;
+        int64_t mark;
+    };
+    const auto attach = [&](uint64_t weight, uint64_t loadAvg) {
+        CfsRq rq(p->choices);
+        SchedEntity se;
+        se.cfsRq = &rq;
+        se.load.weight = weight << 10;
+        se.avg.loadAvg = loadAvg;
+        load.attach(rq, se);
+        return Attached{se.avg.loadSum, rq.avg.loadAvg, rq.avg.loadSum, rq.propRunnableSum};
+    };
+    const Attached empty = attach(1024, 0);
+    QCOMPARE(empty.loadSum, uint64_t(1));
+    QCOMPARE(empty.rqLoadAvg, uint64_t(0));
+    QCOMPARE(empty.rqLoadSum, uint64_t(1024));
+    QCOMPARE(empty.mark, int64_t(1));
+    const Attached one = attach(1024, 1);
+    QCOMPARE(one.loadSum, uint64_t(45));
+    QCOMPARE(one.rqLoadAvg, uint64_t(1));
+    QCOMPARE(one.rqLoadSum, uint64_t(1024 * 45));
+    QCOMPARE(one.mark, int64_t(45));
+    QCOMPARE(attach(88761, 1).loadSum, uint64_t(1));
+    const Attached full = attach(1024, 1024);
+    QCOMPARE(full.loadSum, uint64_t(46718));
+    QCOMPARE(full.rqLoadSum, uint64_t(1024 * 46718));
+    QCOMPARE(full.mark, int64_t(46718));
 }
 
 // util_est (kernel-model.md §6.8), worked by hand: the estimate follows increases at once and
