@@ -247,6 +247,44 @@ void LoadTracker::attach(CfsRq& cfsRq, SchedEntity& se)
     se.peltAttached = true;
 }
 
+void LoadTracker::onlineGroup(int group)
+{
+    // online_fair_sched_group(), when the cgroup is created (kernel-model.md §6.6): on every CPU
+    // the group's entity joins its parent's cfs_rq with the empty averages of
+    // init_entity_runnable_average() (a group entity starts without load). From then on it is
+    // attached (last_update_time set), so its first enqueue does not attach it again: it only
+    // takes its cfs_rq's averages by propagation, and the parent gains them once.
+    for (const auto& se : m_groups[static_cast<size_t>(group)].se)
+        attachEntityCfsRq(*se);
+}
+
+void LoadTracker::attachEntityCfsRq(SchedEntity& se)
+{
+    // attach_entity_cfs_rq(): update_load_avg() without DO_ATTACH (an entity that was never
+    // attached is not aged), attach_entity_load_avg(), update_tg_load_avg(), then the ancestors.
+    // Groups are created before anything runs, so no cfs_rq on the way is throttled.
+    CfsRq& cfsRq = *se.cfsRq;
+    const uint64_t now = peltClock(cfsRq.cpu);
+    if (se.peltAttached
+        && peltUpdateSum(
+            now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se))
+        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+    updateCfsRqLoadAt(cfsRq, now);
+    propagateEntityLoadAvg(cfsRq, se);
+    attach(cfsRq, se);
+    updateTgLoadAvg(cfsRq);
+    propagateEntityCfsRq(se);
+}
+
+void LoadTracker::propagateEntityCfsRq(SchedEntity& se)
+{
+    // propagate_entity_cfs_rq(): the cfs_rq joins the leaf list, and each ancestor entity is
+    // updated with UPDATE_TG, which passes the change of its cfs_rq one level up.
+    listLeaf(*se.cfsRq);
+    for (SchedEntity* p = se.parent; p; p = p->parent)
+        updateLoadAvg(*p->cfsRq, *p, true);
+}
+
 void LoadTracker::postInitUtil(SchedEntity& se, int64_t cpuScale)
 {
     // post_init_entity_util_avg(): a new fair task starts with its cfs_rq's utilization per unit
@@ -341,12 +379,15 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
     bool decayed = updateCfsRqLoadAt(cfsRq, now); // the same CPU's PELT clock
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
-    // this before setting on_rq), not later when it is first picked.
+    // this before setting on_rq), not later when it is first picked. A group entity was attached
+    // when its group was created (onlineGroup()); one that was not (a hierarchy built by hand in
+    // a unit test) is attached here, after the propagation above, as the kernel would: its
+    // parent then counts its cfs_rq's averages twice (kernel-model.md §6.6).
     if (!se.peltAttached && (se.onRq || se.isTask())) {
         attach(cfsRq, se);
         updateTgLoadAvg(cfsRq);
     } else if (!se.peltAttached && !se.isTask()) {
-        attach(cfsRq, se); // group entities are attached from the start
+        attach(cfsRq, se);
     } else if (decayed && updateTg) {
         updateTgLoadAvg(cfsRq);
     }
