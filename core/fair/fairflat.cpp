@@ -238,6 +238,8 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
             updateLoadAvg(cfsRq, *se, true);
             se->onRq = false;
             accountDequeue(cfsRq, *se);
+            if (se == &taskSe) // account_entity_dequeue(): off rq->cfs_tasks (§8.3)
+                taskSe.groupNode.unlink();
             returnCfsRqRuntime(cfsRq); // §9.3 slack on the last dequeue
             updateCfsGroup(*se);
             if (se != &taskSe)

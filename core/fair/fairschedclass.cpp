@@ -230,6 +230,14 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
     return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
 }
 
+void FairSchedClass::groupCreated(int group, int /*parent*/)
+{
+    // sched_online_group() → online_fair_sched_group(): the new group's entities are attached to
+    // their parents' PELT sums now, not at their first enqueue (kernel-model.md §6.6).
+    if (m_load)
+        m_load->onlineGroup(group);
+}
+
 RtWalkCount FairSchedClass::writeFiles(
     int group, const CgroupFiles& files, std::vector<std::string>& /*refused*/)
 {

@@ -111,8 +111,10 @@ private:
     /// account_entity_enqueue()'s rq->cfs_tasks and add_nr_running()'s set_rd_overloaded().
     void taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags) override;
     void fairQueued(Rq& rq, bool any) override;
-    // SchedGroupOps: cpu.weight, cpu.weight.nice (sched_group_set_shares()), cpu.max
-    // (tg_set_cfs_bandwidth()), cpu.idle (sched_group_set_idle())
+    // SchedGroupOps: online_fair_sched_group() (the group entities' PELT attach); cpu.weight,
+    // cpu.weight.nice (sched_group_set_shares()), cpu.max (tg_set_cfs_bandwidth()), cpu.idle
+    // (sched_group_set_idle())
+    void groupCreated(int group, int parent) override;
     RtWalkCount writeFiles(
         int group, const CgroupFiles& files, std::vector<std::string>& refused) override;
 

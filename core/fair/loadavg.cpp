@@ -229,10 +229,12 @@ void LoadTracker::attach(CfsRq& cfsRq, SchedEntity& se)
     const uint32_t divider = peltDivider(cfsRq.avg);
     se.avg.lastUpdateTime = cfsRq.avg.lastUpdateTime;
     se.avg.periodContrib = cfsRq.avg.periodContrib;
+    // load_sum = load_avg · divider / weight, but never 0 (40f5aa4c5eae, 5.18): an entity whose
+    // load_avg · divider does not exceed its weight, an empty one included (a task whose load
+    // decayed to 0, a new group's entity), is attached with load_sum 1 (§6.6).
     const uint64_t w = scaleLoadDown(se.load.weight);
-    se.avg.loadSum = w ? se.avg.loadAvg * divider / w : 0;
-    if (se.avg.loadSum == 0 && se.avg.loadAvg)
-        se.avg.loadSum = 1;
+    const uint64_t loadSum = se.avg.loadAvg * divider;
+    se.avg.loadSum = w > 0 && w < loadSum ? loadSum / w : 1;
     se.avg.utilSum = static_cast<uint32_t>(se.avg.utilAvg * divider);
     se.avg.runnableSum = se.avg.runnableAvg * divider;
     cfsRq.avg.loadAvg += se.avg.loadAvg;
@@ -243,6 +245,44 @@ void LoadTracker::attach(CfsRq& cfsRq, SchedEntity& se)
     cfsRq.avg.runnableSum += se.avg.runnableSum;
     addTgCfsPropagate(cfsRq, static_cast<int64_t>(se.avg.loadSum));
     se.peltAttached = true;
+}
+
+void LoadTracker::onlineGroup(int group)
+{
+    // online_fair_sched_group(), when the cgroup is created (kernel-model.md §6.6): on every CPU
+    // the group's entity joins its parent's cfs_rq with the empty averages of
+    // init_entity_runnable_average() (a group entity starts without load). From then on it is
+    // attached (last_update_time set), so its first enqueue does not attach it again: it only
+    // takes its cfs_rq's averages by propagation, and the parent gains them once.
+    for (const auto& se : m_groups[static_cast<size_t>(group)].se)
+        attachEntityCfsRq(*se);
+}
+
+void LoadTracker::attachEntityCfsRq(SchedEntity& se)
+{
+    // attach_entity_cfs_rq(): update_load_avg() without DO_ATTACH (an entity that was never
+    // attached is not aged), attach_entity_load_avg(), update_tg_load_avg(), then the ancestors.
+    // Groups are created before anything runs, so no cfs_rq on the way is throttled.
+    CfsRq& cfsRq = *se.cfsRq;
+    const uint64_t now = peltClock(cfsRq.cpu);
+    if (se.peltAttached
+        && peltUpdateSum(
+            now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se))
+        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+    updateCfsRqLoadAt(cfsRq, now);
+    propagateEntityLoadAvg(cfsRq, se);
+    attach(cfsRq, se);
+    updateTgLoadAvg(cfsRq);
+    propagateEntityCfsRq(se);
+}
+
+void LoadTracker::propagateEntityCfsRq(SchedEntity& se)
+{
+    // propagate_entity_cfs_rq(): the cfs_rq joins the leaf list, and each ancestor entity is
+    // updated with UPDATE_TG, which passes the change of its cfs_rq one level up.
+    listLeaf(*se.cfsRq);
+    for (SchedEntity* p = se.parent; p; p = p->parent)
+        updateLoadAvg(*p->cfsRq, *p, true);
 }
 
 void LoadTracker::postInitUtil(SchedEntity& se, int64_t cpuScale)
@@ -339,12 +379,15 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
     bool decayed = updateCfsRqLoadAt(cfsRq, now); // the same CPU's PELT clock
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
-    // this before setting on_rq), not later when it is first picked.
+    // this before setting on_rq), not later when it is first picked. A group entity was attached
+    // when its group was created (onlineGroup()); one that was not (a hierarchy built by hand in
+    // a unit test) is attached here, after the propagation above, as the kernel would: its
+    // parent then counts its cfs_rq's averages twice (kernel-model.md §6.6).
     if (!se.peltAttached && (se.onRq || se.isTask())) {
         attach(cfsRq, se);
         updateTgLoadAvg(cfsRq);
     } else if (!se.peltAttached && !se.isTask()) {
-        attach(cfsRq, se); // group entities are attached from the start
+        attach(cfsRq, se);
     } else if (decayed && updateTg) {
         updateTgLoadAvg(cfsRq);
     }

@@ -25,6 +25,9 @@ public:
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg);
     /// attach_entity_load_avg().
     void attach(CfsRq& cfsRq, SchedEntity& se);
+    /// online_fair_sched_group() of group @p group: attach_entity_cfs_rq() of its entity on every
+    /// CPU, with the empty averages of a new group (kernel-model.md §6.6).
+    void onlineGroup(int group);
     /// remove_entity_load_avg(): the load leaves with the task (exit, migration).
     void remove(SchedEntity& se);
     /// sync_entity_load_avg(): a blocked entity decayed to its cfs_rq's last update.
@@ -69,6 +72,10 @@ private:
     bool updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now);
     /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq.
     bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se);
+    /// attach_entity_cfs_rq(): @p se joins its cfs_rq's sums now, and the change is passed up.
+    void attachEntityCfsRq(SchedEntity& se);
+    /// propagate_entity_cfs_rq(): the ancestors of @p se take the change of its cfs_rq.
+    void propagateEntityCfsRq(SchedEntity& se);
 
     MachineContext& m_ctx;
     std::vector<TaskGroup>& m_groups;

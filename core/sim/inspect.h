@@ -90,6 +90,9 @@ struct CpuInspection
     /// fair server while it has a period.
     std::vector<DlEntityInspection> dl;
     std::vector<CfsRqInspection> rqs; ///< root first, then depth-first below queued groups
+    /// rq->cfs_tasks, most recently picked first: the CPU's queued fair tasks (delayed ones
+    /// included), the list the load balancer walks from its tail (kernel-model.md §8.3).
+    std::vector<std::string> cfsTasks;
 };
 
 struct Inspection

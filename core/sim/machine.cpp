@@ -260,8 +260,8 @@ void Machine::releaseExited()
 bool Machine::releasable(const Task& t) const
 {
     // Kept: a row still open at the end of the run (rare), or an entity still on its CPU's
-    // rq->cfs_tasks (the 7.3 flat run queue's dequeue leaves it there, and the balancer walks
-    // that list: freeing the task would unlink it and change the run).
+    // rq->cfs_tasks (never after its final dequeue; freeing a listed task would unlink it from
+    // the list the balancer walks and change the run).
     return t.parent >= 0 && metricsFinal(t) && !t.se.groupNode.is_linked();
 }
 

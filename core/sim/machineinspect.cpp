@@ -32,6 +32,8 @@ Inspection Machine::inspect(bool settle)
         CpuInspection cpu;
         cpu.cpu = rq->cpu;
         cpu.running = rq->curr ? nameOf(*rq->curr) : std::string("idle");
+        for (const SchedEntity& se : rq->cfsTasks)
+            cpu.cfsTasks.push_back(nameOf(se));
         std::function<void(const CfsRq&, int)> visit = [&](const CfsRq& cfsRq, int depth) {
             const size_t self = cpu.rqs.size();
             cpu.rqs.emplace_back();

@@ -5,6 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "core/fair/weights.h"
 #include "core/kernel/profile.h"
+#include "core/kernel/runoptions.h"
 #include "core/record/metrics.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/inspect.h"
@@ -38,6 +39,8 @@ private Q_SLOTS:
     void concurShares();
     void seedScenarioNoPlaceLagEffect();
     void flatNeedsTaskThrottle();
+    void sleeperLeavesCfsTasks_data();
+    void sleeperLeavesCfsTasks();
 
 private:
 };
@@ -476,3 +479,43 @@ void TestFlatRq::flatNeedsTaskThrottle()
 
 QTEST_GUILESS_MAIN(TestFlatRq)
 #include "tst_flatrq.moc"
+
+// account_entity_dequeue() takes a task off rq->cfs_tasks, the list the load balancer walks
+// (kernel-model.md §8.3), when it leaves its queue; 7.3's dequeue_hierarchy() goes through it for
+// the task's own level like every release. One CPU, HZ 1000: hog runs forever, sleeper runs 1 ms
+// then sleeps 1 s. At 0.5 ms both are queued, so the list holds both; by 50 ms sleeper has run
+// its 1 ms (hog's slice is 0.7 ms, so it gets the CPU within a few ms) and blocked (a delayed
+// dequeue, if any, ends when it is next picked, within the same few ms), so the list holds only
+// hog, on the flat run queue as on 7.1's hierarchical one, with or without a cgroup.
+void TestFlatRq::sleeperLeavesCfsTasks_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("cgroup");
+    for (const char* profile : {"7.1", "7.3"})
+        for (const char* cgroup : {"/", "/g"})
+            QTest::addRow("%s %s", profile, cgroup) << QString(profile) << QString(cgroup);
+}
+
+void TestFlatRq::sleeperLeavesCfsTasks()
+{
+    QFETCH(QString, profile);
+    QFETCH(QString, cgroup);
+    const std::string g = cgroup.toStdString();
+    const Scenario sc = parse(R"({"schedlab": 1, "name": "sleeper", "duration": "100ms",
+        "kernel": {"profile": ")"
+        + profile.toStdString() + R"(", "hz": 1000}, "machine": {"cpus": 1},
+        "cgroups": [{"path": "/g"}],
+        "tasks": [
+          {"name": "hog", "cgroup": ")"
+        + g + R"(", "program": [{"run": "forever"}]},
+          {"name": "sleeper", "cgroup": ")"
+        + g + R"(", "program": [{"run": "1ms"}, {"sleep": "1s"}]}]})");
+    auto listed = [&](int64_t t) {
+        const Inspection at = inspectAt(sc, RunOptions{}, Nanoseconds{t});
+        std::vector<std::string> names = at.cpus.at(0).cfsTasks;
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    QCOMPARE(listed(500000), (std::vector<std::string>{"hog", "sleeper"}));
+    QCOMPARE(listed(50 * kMs), (std::vector<std::string>{"hog"}));
+}

@@ -18,7 +18,10 @@
 #include "core/fair/utilest.h"
 #include "core/kernel/catalogue.h"
 #include "core/kernel/profile.h"
+#include "core/kernel/runoptions.h"
+#include "core/scenario/scenarioio.h"
 #include "core/sched/rq.h"
+#include "core/sim/inspect.h"
 #include "support/fakemachine.h"
 #endif
 
@@ -67,6 +70,10 @@ private Q_SLOTS:
     void tgLoadAvgPublication();
     void reweightSwapsContribution();
     void newTaskUtilAndPropagation();
+    void attachKeepsLoadSumPositive();
+    void groupEntityAttachedAtCreation();
+    void newGroupsFirstTaskCountedOnce_data();
+    void newGroupsFirstTaskCountedOnce();
     void utilEstRules();
     void delayedRunnable_data();
     void delayedRunnable();
@@ -596,6 +603,156 @@ void TestPelt::newTaskUtilAndPropagation()
     QCOMPARE(ge.avg.loadAvg, uint64_t(599));
     QCOMPARE(root.avg.loadAvg, uint64_t(599));
     QCOMPARE(root.avg.loadSum, uint64_t(2048 * 13686));
+}
+
+// attach_entity_load_avg() (kernel-model.md §6.6) derives load_sum = load_avg · divider / ŵ but
+// never leaves it 0 (40f5aa4c5eae): with divider 46718 (period_contrib 0),
+//  - load_avg 0 (a sleeper whose load decayed away): 0 does not exceed ŵ 1024, load_sum 1, and
+//    the cfs_rq's load_sum grows by ŵ · 1 = 1024 while its load_avg stays; the mark is +1;
+//  - load_avg 1 at nice 0: 46718 > 1024, load_sum 46718 / 1024 = 45;
+//  - load_avg 1 at nice −20 (ŵ 88761): 46718 does not exceed 88761, load_sum 1;
+//  - load_avg 1024 at nice 0: 1024 · 46718 / 1024 = 46718.
+void TestPelt::attachKeepsLoadSumPositive()
+{
+    const KernelProfile* p = findProfile("7.1");
+    QVERIFY(p);
+    FakeMachine services(1, p->choices);
+    std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
+    LoadTracker load(services, groups, 1, 1000000);
+    load.setTraits(&p->traits);
+    struct Attached
+    {
+        uint64_t loadSum, rqLoadAvg, rqLoadSum;
+        int64_t mark;
+    };
+    const auto attach = [&](uint64_t weight, uint64_t loadAvg) {
+        CfsRq rq(p->choices);
+        SchedEntity se;
+        se.cfsRq = &rq;
+        se.load.weight = weight << 10;
+        se.avg.loadAvg = loadAvg;
+        load.attach(rq, se);
+        return Attached{se.avg.loadSum, rq.avg.loadAvg, rq.avg.loadSum, rq.propRunnableSum};
+    };
+    const Attached empty = attach(1024, 0);
+    QCOMPARE(empty.loadSum, uint64_t(1));
+    QCOMPARE(empty.rqLoadAvg, uint64_t(0));
+    QCOMPARE(empty.rqLoadSum, uint64_t(1024));
+    QCOMPARE(empty.mark, int64_t(1));
+    const Attached one = attach(1024, 1);
+    QCOMPARE(one.loadSum, uint64_t(45));
+    QCOMPARE(one.rqLoadAvg, uint64_t(1));
+    QCOMPARE(one.rqLoadSum, uint64_t(1024 * 45));
+    QCOMPARE(one.mark, int64_t(45));
+    QCOMPARE(attach(88761, 1).loadSum, uint64_t(1));
+    const Attached full = attach(1024, 1024);
+    QCOMPARE(full.loadSum, uint64_t(46718));
+    QCOMPARE(full.rqLoadSum, uint64_t(1024 * 46718));
+    QCOMPARE(full.mark, int64_t(46718));
+}
+
+// online_fair_sched_group() → attach_entity_cfs_rq() (kernel-model.md §6.6): a new group's entity
+// joins the root's sums when the group is created, with empty averages; its queue's averages
+// then reach the root once, by propagation at its first enqueue. By hand, divider 46718 (no
+// period started: period_contrib 0):
+//  - at creation the entity's load_avg is 0, so attach_entity_load_avg() gives it load_sum 1
+//    (load_avg · divider = 0 does not exceed its weight 1024) and the root gains
+//    load_sum 1024 · 1 = 1024, load_avg 0, and a mark of +1;
+//  - a new nice-0 task on /g: load_avg 1024, util = runnable = (1024 − 0) / 2 = 512 (an empty
+//    cfs_rq), attached to /g at its enqueue with load_sum 1024 · 46718 / 1024 = 46718;
+//  - the group entity's update: util and runnable 512 from /g (the root gains 512 each), load_sum
+//    min(46718 + 1, 46718) = 46718, load_avg 1024 · 46718 / 46718 = 1024; the root's load_sum
+//    1024 + (1024 · 46718 − 1024 · 1) = 1024 · 46718.
+// So the root has load_avg 1024 and util_avg 512, not 2048 and 1024 (attached again afterwards).
+void TestPelt::groupEntityAttachedAtCreation()
+{
+    const KernelProfile* p = findProfile("7.1");
+    QVERIFY(p);
+    FakeMachine services(1, p->choices);
+    std::vector<TaskGroup> groups = rootAndOneGroup(p->choices);
+    CfsRq& g = *groups[1].cfsRq[0];
+    CfsRq& root = *services.rq(0).cfs;
+    groups[1].se.push_back(std::make_unique<SchedEntity>());
+    SchedEntity& ge = *groups[1].se[0];
+    ge.myQ = &g;
+    ge.cfsRq = &root;
+    ge.load.weight = 1024ULL << 10; // init_tg_cfs_entry(): NICE_0_LOAD
+    g.owner = &ge;
+    LoadTracker load(services, groups, 1, 1000000);
+    load.setTraits(&p->traits);
+    load.setChoices(&p->choices);
+    constexpr uint64_t kDiv = 46718;
+
+    load.onlineGroup(1);
+    QVERIFY(ge.peltAttached);
+    QCOMPARE(ge.avg.loadAvg, uint64_t(0));
+    QCOMPARE(ge.avg.loadSum, uint64_t(1));
+    QCOMPARE(root.avg.loadAvg, uint64_t(0));
+    QCOMPARE(root.avg.loadSum, uint64_t(1024));
+    QCOMPARE(root.avg.utilAvg, uint64_t(0));
+    QVERIFY(root.propagate);
+    QCOMPARE(root.propRunnableSum, int64_t(1));
+
+    // The first task, enqueued as enqueue_task_fair() does: its own level, then the group's.
+    SchedEntity task;
+    task.cfsRq = &g;
+    task.parent = &ge;
+    task.load.weight = 1024ULL << 10;
+    task.avg.loadAvg = 1024; // init_entity_runnable_average()
+    load.postInitUtil(task, 1024);
+    QCOMPARE(task.avg.utilAvg, uint64_t(512));
+    load.updateLoadAvg(g, task, true); // DO_ATTACH
+    task.onRq = true;
+    g.loadWeight += task.load.weight;
+    g.hNrQueued = g.hNrRunnable = 1;
+    QCOMPARE(g.avg.loadAvg, uint64_t(1024));
+    QCOMPARE(g.propRunnableSum, int64_t(kDiv));
+    load.updateLoadAvg(root, ge, true);
+    QCOMPARE(ge.avg.loadAvg, uint64_t(1024));
+    QCOMPARE(ge.avg.loadSum, kDiv);
+    QCOMPARE(ge.avg.utilAvg, uint64_t(512));
+    QCOMPARE(root.avg.loadAvg, uint64_t(1024));
+    QCOMPARE(root.avg.loadSum, 1024 * kDiv);
+    QCOMPARE(root.avg.utilAvg, uint64_t(512));
+    QCOMPARE(root.avg.utilSum, uint32_t(512 * kDiv));
+    QCOMPARE(root.avg.runnableAvg, uint64_t(512));
+}
+
+// The same through whole runs, for every profile (the kernels from 6.6 to 7.3 online a group
+// the same way; 7.3's flat run queue keeps the group levels' PELT) and for a group one and two
+// levels deep: one CPU, cgroups /a and /a/b created at 0, a nice-0 hog started at 0 in one of
+// them. At 0.5 ms no PELT period has ended, so every average is still what the enqueue at 0 left
+// (above): the root's load_avg 1024, runnable_avg and util_avg 512. Two levels deep the mark of
+// each level is min(46718 + 1, 46718) again, so the root gets the same. (With tg_shares 1024 on
+// one CPU, calc_group_shares() leaves every group entity at 1024: no reweight at the enqueue.)
+void TestPelt::newGroupsFirstTaskCountedOnce_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("cgroup");
+    for (const char* profile : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
+        for (const char* cgroup : {"/a", "/a/b"})
+            QTest::addRow("%s %s", profile, cgroup) << QString(profile) << QString(cgroup);
+}
+
+void TestPelt::newGroupsFirstTaskCountedOnce()
+{
+    QFETCH(QString, profile);
+    QFETCH(QString, cgroup);
+    const std::string json = R"({"schedlab": 1, "name": "new group", "duration": "10ms",
+        "kernel": {"profile": ")"
+        + profile.toStdString() + R"(", "hz": 1000}, "machine": {"cpus": 1},
+        "cgroups": [{"path": "/a"}, {"path": "/a/b"}],
+        "tasks": [{"name": "hog", "cgroup": ")"
+        + cgroup.toStdString() + R"(", "program": [{"run": "forever"}]}]})";
+    const LoadResult loaded = parseScenario(json, "new-group.json");
+    QVERIFY(loaded.ok());
+    const Inspection at = inspectAt(*loaded.scenario, RunOptions{}, Nanoseconds{500000});
+    QCOMPARE(at.cpus.size(), size_t(1));
+    const CfsRqInspection& root = at.cpus[0].rqs.at(0);
+    QCOMPARE(root.group, 0);
+    QCOMPARE(root.loadAvg, uint64_t(1024));
+    QCOMPARE(root.runnableAvg, uint64_t(512));
+    QCOMPARE(root.utilAvg, uint64_t(512));
 }
 
 // util_est (kernel-model.md §6.8), worked by hand: the estimate follows increases at once and
