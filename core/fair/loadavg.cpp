@@ -369,6 +369,14 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
     if (se.myQ)
         listLeaf(*se.myQ);                     // the group entity's own average changes too
     const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
+    // A task entity and its cfs_rq both updated less than one 1024 ns PELT "µs" ago (the switch
+    // that follows a tick at the same instant puts the task the tick has just updated), with no
+    // removed load to take out: neither sum accrues, nothing decays, a task propagates nothing and
+    // is attached already, so the whole update below would change nothing.
+    if (se.peltAttached && se.isTask() && now - se.avg.lastUpdateTime < 1024
+        && now - cfsRq.avg.lastUpdateTime < 1024
+        && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable))
+        return;
     if (se.peltAttached
         && peltUpdateSum(
             now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se)) {

@@ -363,11 +363,16 @@ void Machine::processResched()
     // schedule() counts as an event for the guards: a storm of them at one instant (CPUs
     // handing work back and forth) stops the run like a storm of events.
     while (!m_reschedPending.empty() && !m_guard.stopped()) {
-        std::sort(m_reschedPending.begin(), m_reschedPending.end());
-        m_reschedPending.erase(
-            std::unique(m_reschedPending.begin(), m_reschedPending.end()), m_reschedPending.end());
-        const int c = m_reschedPending.front();
-        m_reschedPending.erase(m_reschedPending.begin());
+        int c = m_reschedPending.front();
+        if (m_reschedPending.size() == 1) { // the common case: one CPU, nothing to order
+            m_reschedPending.clear();
+        } else {
+            std::sort(m_reschedPending.begin(), m_reschedPending.end());
+            m_reschedPending.erase(std::unique(m_reschedPending.begin(), m_reschedPending.end()),
+                m_reschedPending.end());
+            c = m_reschedPending.front();
+            m_reschedPending.erase(m_reschedPending.begin());
+        }
         if (!m_rqs[static_cast<size_t>(c)]->needResched || !preemptible(c))
             continue; // (not preemptible: honoured when the kernel section ends)
         m_eventCpu = c;
