@@ -23,7 +23,9 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <iterator>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace schedlab;
@@ -42,6 +44,18 @@ const char* const kScenario = R"({
     { "name": "root", "count": 20, "program": [ { "loop": [ { "run": "1ms" }, { "sleep": "20ms" } ] } ] }
   ]
 })";
+
+/// This process's resident memory now (/proc/self/statm), in MB.
+double residentMb()
+{
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6;
+}
 
 double medianMs(std::vector<double> v)
 {
@@ -251,7 +265,26 @@ private Q_SLOTS:
             static_cast<long long>(sim.endTime().count() / 1'000'000'000),
             static_cast<double>(t.elapsed()) / 1e3, sim.recording().size(),
             static_cast<double>(sim.recording().bytes()) / 1e6);
+        {
+            // Where the recording's memory goes: records per kind.
+            static const char* const kinds[] = {"switch", "wakeup", "enqueue", "dequeue", "delay",
+                "place", "deadline", "reweight", "sample", "migrate", "spawn", "exit", "yield",
+                "feature", "tick", "throttle", "unthrottle", "park", "pelt", "maxslice"};
+            size_t perKind[std::size(kinds)] = {};
+            for (const Record& rec : sim.recording().records())
+                if (static_cast<size_t>(rec.kind) < std::size(kinds))
+                    ++perKind[static_cast<size_t>(rec.kind)];
+            QString line = QStringLiteral("BENCH timeline: records by kind:");
+            for (size_t k = 0; k < std::size(kinds); ++k)
+                if (perKind[k])
+                    line += QStringLiteral(" %1 %2").arg(kinds[k]).arg(perKind[k]);
+            std::printf("%s\n", qPrintable(line));
+        }
 
+        const double simulatedMb = residentMb();
+        // The breakdown's own indexes (and their summaries) are gone before the view builds its
+        // own, so the resident figures below are those of one set of indexes, as in the GUI.
+        breakdown(sim);
         ui::TimelineView view;
         view.resize(1400, 900);
         view.show();
@@ -260,7 +293,7 @@ private Q_SLOTS:
         view.setNow(sim.endTime());
         std::printf(
             "BENCH timeline: indexing %.1f ms CPU (%.1f ms wall)\n", index.cpuMs(), index.wallMs());
-        breakdown(sim);
+        const double indexedMb = residentMb();
         QVector<int> all;
         for (int i = 0; i < 100; ++i)
             all << i;
@@ -323,8 +356,13 @@ private Q_SLOTS:
         view.setCaching(true);
         rusage usage{};
         getrusage(RUSAGE_SELF, &usage);
-        std::printf("BENCH timeline: peak resident %.0f MB (recording %.0f MB of it)\n",
+        std::printf("BENCH timeline: resident %.0f MB after the run, %.0f MB once the view indexed "
+                    "it, %.0f MB after drawing every task (their summaries built) budget 500 MB\n",
+            simulatedMb, indexedMb, residentMb());
+        std::printf("BENCH timeline: peak resident %.0f MB (recording %.0f MB of it, %.0f MB "
+                    "reserved)\n",
             static_cast<double>(usage.ru_maxrss) / 1e3,
+            static_cast<double>(sim.recording().bytes()) / 1e6,
             static_cast<double>(sim.recording().records().capacity() * sizeof(Record)) / 1e6);
     }
 };

@@ -7,6 +7,32 @@
 
 #include <QTest>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+// Heap allocations through operator new in this test binary (the counting is the test's own: it
+// replaces the global operator new of this executable only).
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}
+
+void* operator new(std::size_t size)
+{
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(size ? size : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept
+{
+    std::free(p);
+}
+
 using schedlab::EntityRef;
 using schedlab::Nanoseconds;
 using schedlab::Record;
@@ -384,6 +410,59 @@ private Q_SLOTS:
         index.update(shorter);
         QCOMPARE(index.sampleCount(0), size_t(0));
         QCOMPARE(index.sampleCount(2), size_t(1));
+    }
+
+    /// Indexing a long run costs no heap allocation per record (only the vectors' doublings)
+    /// and keeps one copy of each run's times: a task's runs are positions in its lane's runs.
+    void indexMemory()
+    {
+        // 4096 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns, from 0 to 4096000),
+        // and per switch a sample of the task switched in and one of its group entity on each
+        // of 4 CPUs (/g1 and /g2 in turn): 4097 switches, 4097 task samples and 16388 group
+        // samples.
+        constexpr int kRuns = 4096;
+        Recording rec;
+        rec.cpus = 4;
+        rec.reserve(size_t{kRuns + 1} * 6);
+        for (int i = 0; i <= kRuns; ++i) {
+            const int64_t t = int64_t{i} * 1000;
+            rec.append(switchRecord(t, 0, i == 0 ? -1 : (i - 1) % 2, i % 2));
+            rec.append(sample(t, i % 2, static_cast<uint64_t>(t)));
+            for (int cpu = 0; cpu < 4; ++cpu) {
+                Record group = sample(t, 0, static_cast<uint64_t>(t));
+                group.entity = EntityRef::group(1 + i % 2, cpu);
+                group.cpu = static_cast<uint16_t>(cpu);
+                rec.append(group);
+            }
+        }
+        RunSegmentIndex lanes;
+        SampleIndex samples;
+        const uint64_t before = g_allocations.load();
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        const uint64_t allocations = g_allocations.load() - before;
+        // Each of the index's vectors doubles about log2(24 582) = 15 times: the lanes' 4
+        // lanes (runs, prefix sums, two tasks' positions and prefix sums, three summary levels
+        // and their pending nodes), 2 task and 8 group entity series, 4 CPUs' queued samples
+        // and the slot tables: well under 100 vectors, so fewer than 1 500 allocations where
+        // one per record would be 24 582.
+        QVERIFY2(allocations < 1500, qPrintable(QString::number(allocations)));
+        QCOMPARE(samples.sampleCount(0), size_t{kRuns / 2 + 1});
+        QCOMPARE(samples.groupEntities().size(), size_t{8});
+        QCOMPARE(samples.groupEntities().front(), EntityRef::group(1, 0).raw);
+
+        // The 4096 closed runs of CPU 0 cost, by hand: a run 24 bytes (start, end, task), its
+        // lane's run time before it 8, its position among its task's runs 4 and its task's run
+        // time before it 8 (44 bytes a run; each vector's capacity is a power of two: 4096 or
+        // 2048 exactly, the prefix sums' 2049 entries take 4096), plus the summaries (256 + 16
+        // + 1 nodes of 40 bytes): 98 304 + 32 768 + 16 384 + 65 536 + 10 920 = 223 912 bytes,
+        // under 56 bytes a run. A second copy of each run's start and end per task (16 bytes
+        // instead of 4) would be 49 152 bytes more, 66 bytes a run.
+        QVERIFY2(lanes.bytes() <= size_t{kRuns} * 56, qPrintable(QString::number(lanes.bytes())));
+        QCOMPARE(lanes
+                     .taskBusyTime(
+                         0, 1, Nanoseconds{0}, Nanoseconds{kRuns * 1000}, Nanoseconds{kRuns * 1000})
+                     .count(),
+            int64_t{kRuns / 2 * 1000});
     }
 };
 

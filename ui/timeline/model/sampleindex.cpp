@@ -55,6 +55,19 @@ size_t SampleIndex::bytes() const
     return n;
 }
 
+size_t SampleIndex::groupSlot(int32_t raw) const
+{
+    const EntityRef e{raw};
+    if (!e.isGroup())
+        return SIZE_MAX;
+    const auto group = static_cast<size_t>(e.groupIndex());
+    const auto cpu = static_cast<size_t>(e.groupCpu());
+    if (group >= m_groupSlot.size() || cpu >= m_groupSlot[group].size()
+        || m_groupSlot[group][cpu] == 0)
+        return SIZE_MAX;
+    return m_groupSlot[group][cpu] - 1;
+}
+
 const std::vector<std::pair<Nanoseconds, int64_t>>* SampleIndex::maxSlices(int cpu, int group) const
 {
     if (cpu < 0 || group < 0)
@@ -218,12 +231,19 @@ void SampleIndex::consume(const std::vector<Record>& records, size_t i)
         m_queuedPerCpu[r.cpu].push_back(static_cast<uint32_t>(i));
     }
     if (r.entity.isGroup()) {
-        const auto [slot, added] = m_groupSlot.try_emplace(r.entity.raw, m_groupOrder.size());
-        if (added) {
+        const auto group = static_cast<size_t>(r.entity.groupIndex());
+        const auto cpu = static_cast<size_t>(r.entity.groupCpu());
+        if (group >= m_groupSlot.size())
+            m_groupSlot.resize(group + 1);
+        auto& perCpu = m_groupSlot[group];
+        if (cpu >= perCpu.size())
+            perCpu.resize(cpu + 1, 0);
+        if (perCpu[cpu] == 0) {
             m_groupOrder.push_back(r.entity.raw);
             m_perGroup.emplace_back();
+            perCpu[cpu] = static_cast<uint32_t>(m_groupOrder.size());
         }
-        m_perGroup[slot->second].append(r, static_cast<uint32_t>(i));
+        m_perGroup[perCpu[cpu] - 1].append(r, static_cast<uint32_t>(i));
         return;
     }
     if (!r.entity.isTask())
@@ -289,10 +309,10 @@ std::vector<EntitySample> SampleIndex::decimatedSeries(const Recording& recordin
 std::vector<EntitySample> SampleIndex::groupSeries(const Recording& recording, int32_t raw,
     Nanoseconds from, Nanoseconds to, int bins, unsigned keep) const
 {
-    const auto it = m_groupSlot.find(raw);
-    if (it == m_groupSlot.end())
+    const size_t slot = groupSlot(raw);
+    if (slot == SIZE_MAX)
         return {};
-    return decimate(m_perGroup[it->second], recording, from, to, bins, keep);
+    return decimate(m_perGroup[slot], recording, from, to, bins, keep);
 }
 
 std::vector<std::pair<Nanoseconds, uint64_t>> SampleIndex::queueV(const Recording& recording,

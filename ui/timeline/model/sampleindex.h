@@ -195,7 +195,11 @@ private:
         const std::vector<Nanoseconds>& moves = {});
     std::vector<Series> m_perGroup; ///< by position in m_groupOrder
     std::vector<int32_t> m_groupOrder;
-    std::unordered_map<int32_t, size_t> m_groupSlot; ///< EntityRef raw → position in m_groupOrder
+    /// EntityRef raw → position in m_groupOrder + 1 (0: none yet), by group index then CPU: a
+    /// direct look-up for every group entity's sample, no hashing.
+    std::vector<std::vector<uint32_t>> m_groupSlot;
+    /// The position of group entity @p raw in m_groupOrder, or SIZE_MAX.
+    size_t groupSlot(int32_t raw) const;
     std::vector<Series> m_perTask;
     std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
     std::vector<std::vector<std::pair<Nanoseconds, int64_t>>> m_slices; ///< per task

@@ -71,7 +71,7 @@ void RunSegmentIndex::consumeSwitch(const Record& r)
         if (l.perTask.size() <= static_cast<size_t>(l.current))
             l.perTask.resize(static_cast<size_t>(l.current) + 1);
         auto& mine = l.perTask[static_cast<size_t>(l.current)];
-        mine.runs.emplace_back(l.since.count(), t.count());
+        mine.runs.push_back(static_cast<uint32_t>(l.closed.size() - 1));
         mine.before.push_back(mine.before.back() + length);
         l.summary.push({l.since.count(), t.count(), length, l.current, length});
     }
@@ -145,7 +145,7 @@ int64_t RunSegmentIndex::taskBusyBefore(const Lane& l, int task, Nanoseconds t, 
     size_t lo = hint ? std::min(*hint, n) : 0;
     size_t hi = n;
     const int64_t at = t.count();
-    const auto endOf = [&](size_t k) { return mine.runs[k].second; };
+    const auto endOf = [&](size_t k) { return l.closed[mine.runs[k]].end.count(); };
     if (hint) {
         // Monotone queries move a little each time: gallop from the hint (the answer is not
         // before it), then bisect the last step.
@@ -167,13 +167,13 @@ int64_t RunSegmentIndex::taskBusyBefore(const Lane& l, int task, Nanoseconds t, 
     // First run of the task ending after t: all before it ended by t.
     const auto it = std::upper_bound(mine.runs.begin() + static_cast<std::ptrdiff_t>(lo),
         mine.runs.begin() + static_cast<std::ptrdiff_t>(hi), at,
-        [](int64_t v, const std::pair<int64_t, int64_t>& run) { return v < run.second; });
+        [&](int64_t v, uint32_t run) { return v < l.closed[run].end.count(); });
     const auto k = static_cast<size_t>(it - mine.runs.begin());
     if (hint)
         *hint = k;
     int64_t busy = mine.before[k];
-    if (k < mine.runs.size() && mine.runs[k].first < at)
-        busy += at - mine.runs[k].first;
+    if (k < mine.runs.size() && l.closed[mine.runs[k]].start.count() < at)
+        busy += at - l.closed[mine.runs[k]].start.count();
     return busy;
 }
 
@@ -293,10 +293,10 @@ std::vector<LaneBin> RunSegmentIndex::binShares(
             // Few runs in the window: walk them (the one straddling `to` included).
             const auto& mine = l.perTask[static_cast<size_t>(task)];
             for (size_t k = first; k <= last && k < mine.runs.size(); ++k) {
-                const auto [start, end] = mine.runs[k];
-                if (start >= to.count())
+                const Run& run = l.closed[mine.runs[k]];
+                if (run.start >= to)
                     break;
-                spread(Nanoseconds{start}, Nanoseconds{end});
+                spread(run.start, run.end);
             }
         } else {
             // Many: each bin's time from the prefix sums at its edges.

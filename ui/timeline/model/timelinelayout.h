@@ -127,12 +127,12 @@ private:
         std::vector<Run> closed;
         SummaryPyramid<RunSummary> summary; ///< over `closed`
         std::vector<int64_t> busyBefore;    ///< run time of closed[0 .. i) (prefix sums)
-        /// Per task: its runs' [start, end) in ns, side by side (a search over one task's runs
-        /// reads them contiguously), and its run time before each of them (one more entry than
-        /// runs: the total last).
+        /// Per task: where its runs are in `closed` (4 bytes a run, not a second copy of their
+        /// times), and its run time before each of them (one more entry than runs: the total
+        /// last).
         struct TaskRuns
         {
-            std::vector<std::pair<int64_t, int64_t>> runs;
+            std::vector<uint32_t> runs;
             std::vector<int64_t> before{0};
         };
         std::vector<TaskRuns> perTask;
