@@ -223,8 +223,11 @@ void TestLabMirror::mirror618()
 }
 
 // The more the sleepers fork, the more tg->load_avg churns and the more often the running group
-// entity's lag is inflated by the 6.13–7.0 reweight: shell < fork helper < no fork (measured
-// 0.44 < 0.53 < 0.85). The shell loops show the effect clearly: below the fixed kernels' band.
+// entity's lag is inflated by the 6.13–7.0 reweight: both forking setups well below the no-fork
+// one (measured 0.44 and 0.53 against 0.85) and below the fixed kernels' band. Between the shell
+// and the fork helper the order is not asserted: one real run carries about ±0.06 (docs/
+// real-kernels.md), so 0.44 against 0.53 does not order them, and the model's seed 1 puts them
+// within 0.02 of each other (its other seeds either way).
 void TestLabMirror::ratioOrder()
 {
     const double shell = ratio("shell", {});
@@ -232,9 +235,9 @@ void TestLabMirror::ratioOrder()
     const double nofork = ratio("nofork", {});
     qInfo("6.18 ratios PLACE_LAG/NO_PLACE_LAG: shell %.2f, fork %.2f, no fork %.2f", shell, fork,
         nofork);
-    QVERIFY2(shell > 0 && shell < fork && fork < nofork,
+    QVERIFY2(shell > 0 && fork > 0 && shell < 0.8 * nofork && fork < 0.8 * nofork,
         qPrintable(QStringLiteral("%1 %2 %3").arg(shell).arg(fork).arg(nofork)));
-    QVERIFY2(shell < 0.8, qPrintable(QString::number(shell)));
+    QVERIFY2(shell < 0.8 && fork < 0.8, qPrintable(QStringLiteral("%1 %2").arg(shell).arg(fork)));
 }
 
 // 6.12 (reweight_eevdf) and 7.1 (the revert) keep V across a reweight: PLACE_LAG makes no real
@@ -273,7 +276,7 @@ struct CurvePoint
 {
     const char* file;    ///< tests/data/curve/FILE.json
     const char* profile; ///< the kernel the real ratio was measured on
-    double real;         ///< mean ratio of the steady lab runs
+    double real;         ///< mean ratio of the steady lab runs; -1: none steady, flat band
     /// Why the model is known to miss this point (docs/real-kernels.md), or nullptr.
     const char* missed = nullptr;
 };
@@ -281,7 +284,9 @@ struct CurvePoint
 // The real ratios: means of the steady runs of the curve's table with the lab as it is now
 // (light children woken as after fork(), exact costs): 6.18.15 fork 1 s 0.714, 0.709, 0.693,
 // 0.630; 500 ms 0.496, 0.540, 0.696; 250 ms 0.458, 0.403, 0.566, 0.324; 100 ms 0.0004, 0.0000,
-// 0.0000; 50 ms 0.0008; 20 shell loops 0.601, 0.497, 0.429. 6.12.117: CURVE612_NOTE
+// 0.0000; 50 ms 0.0008; 20 shell loops 0.601, 0.497, 0.429. 6.12.117: fork 1 s 0.952 (its one
+// steady run); at 250 ms (0.830, 0.824) and 100 ms (0.981) every run was flagged, so there the
+// model is held to the flat band of the fixed kernels instead (0.8–1.25, as fixedReweight).
 constexpr CurvePoint kCurve[] = {
     {"fork-1s", "6.18.15", 0.6865},
     {"fork-500ms", "6.18.15", 0.5773,
@@ -291,9 +296,9 @@ constexpr CurvePoint kCurve[] = {
     {"fork-100ms", "6.18.15", 0.0001},
     {"fork-50ms", "6.18.15", 0.0008},
     {"shell-20", "6.18.15", 0.5090},
-    {"fork-1s", "6.12.117", 1.0},
-    {"fork-250ms", "6.12.117", 1.0},
-    {"fork-100ms", "6.12.117", 1.0},
+    {"fork-1s", "6.12.117", 0.952},
+    {"fork-250ms", "6.12.117", -1},
+    {"fork-100ms", "6.12.117", -1},
 };
 
 /// root-spin's share of CPU 1's busy time in [from, to).
@@ -361,7 +366,8 @@ void TestLabMirror::curve()
         QVERIFY2(r >= median - 0.2 && r <= median + 0.2, qPrintable(QString::number(r)));
     // Below 0.1 a factor of 2; a ratio under 0.002 (root-spin ran less than 0.05 % of CPU 1
     // after the switch, 25 ms in 50 s) is starvation on both sides whatever the factor.
-    const bool agrees = real < 0.1
+    const bool agrees = real < 0 ? median >= 0.8 && median <= 1.25
+        : real < 0.1
         ? (median <= 2 * real && median >= real / 2) || (median < 0.002 && real < 0.002)
         : median >= real - 0.15 && median <= real + 0.15;
     if (!missed.isEmpty())
