@@ -3,6 +3,7 @@
 // min and max over the seeds (hand-computed below), the files it writes, and its errors.
 #include "core/base/csv.h"
 #include "ui/export/sweepplot.h"
+#include "ui/timeline/qcp.h"
 
 #include <QFile>
 #include <QImage>
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void seriesMeans();
     void writesPngAndSvg();
     void errors();
+    void legendKeepsOffTheData();
 };
 
 void TestSweepPlot::seriesMeans()
@@ -91,6 +93,41 @@ void TestSweepPlot::writesPngAndSvg()
     QFile f(svg);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readAll().contains("<svg"));
+}
+
+// The legend lies outside the axes, so no point can hide under it (7.1 at 250 ms, the highest
+// mean (0.70) at the highest x, is where a top-right legend went), and the subtitle counts the
+// runs per point as they are: 6.12 at 250 ms has one, the others two.
+void TestSweepPlot::legendKeepsOffTheData()
+{
+    SweepPlotOptions o;
+    o.metric = "task:a:share";
+    o.x = "/p";
+    o.series = "profile";
+    o.size = QSize(600, 400);
+    QString error;
+    QCustomPlot plot;
+    QVERIFY2(buildSweepPlot(plot, table(), o, &error), qPrintable(error));
+    QVERIFY(plot.legend->visible());
+    QCOMPARE(plot.legend->itemCount(), 2);
+    const QRect axes = plot.axisRect()->outerRect();
+    const QRect legend = plot.legend->outerRect();
+    QVERIFY(!legend.isEmpty());
+    QVERIFY2(!axes.intersects(legend), "the legend overlaps the axes");
+    QVERIFY(legend.top() >= axes.bottom());
+    for (int i = 0; i < plot.graphCount(); ++i) {
+        const QCPGraph* g = plot.graph(i);
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+            const QPointF px = g->coordsToPixels(it->key, it->value);
+            QVERIFY(axes.contains(px.toPoint()));
+            QVERIFY(!legend.contains(px.toPoint()));
+        }
+    }
+    bool subtitle = false;
+    for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)
+        if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i)))
+            subtitle = subtitle || t->text().contains(QStringLiteral("mean of 1–2 runs per point"));
+    QVERIFY(subtitle);
 }
 
 void TestSweepPlot::errors()

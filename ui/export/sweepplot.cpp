@@ -146,8 +146,8 @@ bool sweepSeries(const CsvTable& table, const SweepPlotOptions& o, std::vector<S
     return true;
 }
 
-bool plotSweep(
-    const CsvTable& table, const QString& path, const SweepPlotOptions& o, QString* error)
+bool buildSweepPlot(
+    QCustomPlot& plot, const CsvTable& table, const SweepPlotOptions& o, QString* error)
 {
     std::vector<SweepSeries> series;
     std::string why;
@@ -169,7 +169,6 @@ bool plotSweep(
     const bool percent = endsWith(o.metric, ":share");
     const double scale = percent ? 100.0 : 1.0;
 
-    QCustomPlot plot;
     plot.resize(o.size);
     plot.setAntialiasedElements(QCP::aeAll);
     QCPAxis* xAxis = plot.xAxis;
@@ -237,12 +236,25 @@ bool plotSweep(
     const double yspan = yhi - ylo;
     const double ypad = yspan > 0 ? yspan * 0.04 : 1.0; // a series at 0 stays off the axis
     yAxis->setRange(std::min(0.0, ylo) - ypad, yhi + 2 * ypad);
+    // The legend in a row of its own under the axes: inside them it could hide a series' point
+    // (a curve's highest values sit where a corner legend goes).
     plot.legend->setVisible(true);
-    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    int runsPerPoint = 0;
+    plot.axisRect()->insetLayout()->take(plot.legend);
+    plot.plotLayout()->addElement(1, 0, plot.legend);
+    plot.plotLayout()->setRowStretchFactor(1, 0.001);
+    plot.legend->setWrap(2); // two entries a row
+    plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    plot.legend->setMargins(QMargins(6, 4, 6, 4));
+    int fewestRuns = std::numeric_limits<int>::max(), mostRuns = 0;
     for (const auto& ser : series)
-        for (const auto& p : ser.points)
-            runsPerPoint = std::max(runsPerPoint, p.n);
+        for (const auto& p : ser.points) {
+            fewestRuns = std::min(fewestRuns, p.n);
+            mostRuns = std::max(mostRuns, p.n);
+        }
+    // Points of different series may average different numbers of runs: say so.
+    const QString runsPerPoint = fewestRuns == mostRuns
+        ? QString::number(mostRuns)
+        : QStringLiteral("%1–%2").arg(fewestRuns).arg(mostRuns);
     const QString title = o.title.isEmpty()
         ? QStringLiteral("%1 against %2")
               .arg(QString::fromStdString(o.metric), QString::fromStdString(o.x))
@@ -254,6 +266,19 @@ bool plotSweep(
                 + QStringLiteral("\nmean of %1 runs per point, bars: min to max").arg(runsPerPoint),
             QFont(plot.font().family(), 11, QFont::Bold)));
     plot.replot();
+    return true;
+}
+
+bool plotSweep(
+    const CsvTable& table, const QString& path, const SweepPlotOptions& o, QString* error)
+{
+    QCustomPlot plot;
+    if (!buildSweepPlot(plot, table, o, error))
+        return false;
+    const QString title = o.title.isEmpty()
+        ? QStringLiteral("%1 against %2")
+              .arg(QString::fromStdString(o.metric), QString::fromStdString(o.x))
+        : o.title;
     return savePlot(
         &plot, path, o.size, o.dpi, title, QStringLiteral("schedlab sweep plot"), error);
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+class QCustomPlot;
+
 namespace schedlab {
 struct CsvTable;
 }
@@ -46,6 +48,11 @@ struct SweepSeries
 /// Groups @p table's rows by series and x value (rows with an empty metric cell are skipped).
 bool sweepSeries(const CsvTable& table, const SweepPlotOptions& options,
     std::vector<SweepSeries>& series, std::string* error);
+
+/// Lays out the plot of @p table on @p plot (its size from @p options; the legend in a row of its
+/// own under the axes) and replots it. False with @p error.
+bool buildSweepPlot(
+    QCustomPlot& plot, const CsvTable& table, const SweepPlotOptions& options, QString* error);
 
 /// Draws the plot of @p table into @p path. False with @p error.
 bool plotSweep(
