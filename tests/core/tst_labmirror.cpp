@@ -100,6 +100,20 @@ std::map<int32_t, int64_t> runTimeOn(const Recording& rec, int cpu, int64_t from
     return out;
 }
 
+/// root-spin's share of CPU 1's busy time in [from, to).
+double rootShareOn1(const Recording& rec, int64_t from, int64_t to)
+{
+    const auto root = std::find(rec.taskNames.begin(), rec.taskNames.end(), "root-spin");
+    if (root == rec.taskNames.end())
+        return -1;
+    const auto times = runTimeOn(rec, kCpu, from, to);
+    int64_t busy = 0;
+    for (const auto& [task, ns] : times)
+        busy += ns;
+    const auto r = times.find(int32_t(root - rec.taskNames.begin()));
+    return busy > 0 ? (r == times.end() ? 0.0 : double(r->second) / double(busy)) : -1;
+}
+
 } // namespace
 
 class TestLabMirror : public QObject
@@ -149,13 +163,7 @@ const MirrorRun& TestLabMirror::run(const QString& setup, const QString& profile
     const auto root = std::find(rec.taskNames.begin(), rec.taskNames.end(), "root-spin");
     const auto g = std::find(rec.groupPaths.begin(), rec.groupPaths.end(), "/testgroup");
     if (root != rec.taskNames.end() && g != rec.groupPaths.end()) {
-        const auto times = runTimeOn(rec, kCpu, kFrom, kTo);
-        int64_t busy = 0;
-        for (const auto& [task, ns] : times)
-            busy += ns;
-        const auto r = times.find(int32_t(root - rec.taskNames.begin()));
-        if (busy > 0)
-            out.rootShare = r == times.end() ? 0.0 : double(r->second) / double(busy);
+        out.rootShare = rootShareOn1(rec, kFrom, kTo);
         const EntityRef ge = EntityRef::group(int32_t(g - rec.groupPaths.begin()), kCpu);
         int64_t reweights = 0;
         for (const Record& rr : rec.records())
@@ -300,20 +308,6 @@ constexpr CurvePoint kCurve[] = {
     {"fork-250ms", "6.12.117", -1},
     {"fork-100ms", "6.12.117", -1},
 };
-
-/// root-spin's share of CPU 1's busy time in [from, to).
-double rootShareOn1(const Recording& rec, int64_t from, int64_t to)
-{
-    const auto root = std::find(rec.taskNames.begin(), rec.taskNames.end(), "root-spin");
-    if (root == rec.taskNames.end())
-        return -1;
-    const auto times = runTimeOn(rec, kCpu, from, to);
-    int64_t busy = 0;
-    for (const auto& [task, ns] : times)
-        busy += ns;
-    const auto r = times.find(int32_t(root - rec.taskNames.begin()));
-    return busy > 0 ? (r == times.end() ? 0.0 : double(r->second) / double(busy)) : -1;
-}
 
 } // namespace
 
