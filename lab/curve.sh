@@ -190,9 +190,18 @@ for point in $POINTS; do
             echo "curve: $point run $r of $RUNS on $KERNEL" >&2
             count=
             [ "${CURVE_COUNT:-0}" = 1 ] && count=reweight_entity
-            if LAB_COUNT=$count LAB_LIGHT=${LAB_LIGHT:-1} LAB_EXACT=${LAB_EXACT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
-                "$here/lab.sh" "$KERNEL" "$scen" "$dir" > "$dir.log" 2>&1; then :; else
-                rc=$?
+            # A guest that panicked while booting (lab.sh exit 6: nothing ran) boots again, up
+            # to three boots in all; each failed boot's log is kept as DIR.bootN.log.
+            boot=1
+            while :; do
+                if LAB_COUNT=$count LAB_LIGHT=${LAB_LIGHT:-1} LAB_EXACT=${LAB_EXACT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
+                    "$here/lab.sh" "$KERNEL" "$scen" "$dir" > "$dir.log" 2>&1; then rc=0; else rc=$?; fi
+                [ "$rc" -eq 6 ] && [ "$boot" -lt 3 ] || break
+                cp "$dir.log" "$dir.boot$boot.log"
+                echo "curve: the guest did not boot (boot $boot, see $dir.boot$boot.log); booting again" >&2
+                boot=$((boot + 1))
+            done
+            if [ "$rc" -ne 0 ]; then
                 echo "curve: lab.sh failed (exit $rc), see $dir.log" >&2
                 [ "$rc" -eq 5 ] || exit 4
             fi
