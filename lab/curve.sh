@@ -59,7 +59,15 @@ case "$KERNEL" in
 *.*.*) PROFILE=${PROFILE:-$KERNEL} ;;
 *) PROFILE=${PROFILE:-6.18.15} ;;
 esac
-kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"lazy\""
+# The preemption model: lazy where the kernel has it (6.13+; Debian builds it in), else the
+# voluntary preemption Debian's 6.12 and older kernels run (they refuse "lazy" and run on in
+# their own, so the model must run that too).
+major=$(echo "$KERNEL" | cut -d. -f1)
+minor=$(echo "$KERNEL" | cut -d. -f2)
+case "$major$minor" in *[!0-9]*|'') major=6 minor=18 ;; esac
+PREEMPT=lazy
+[ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 13 ]; } && PREEMPT=voluntary
+kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
 
 # scenario POINT FILE: the setup at one point, NO_PLACE_LAG until SWITCH.
 scenario() {

@@ -53,6 +53,12 @@ Plan makePlan(const Scenario& scenario, int onlineCpus, const std::string& kerne
 /// Version "6.12.3-amd64" → 6012 (major * 1000 + minor); 0 when unreadable.
 int kernelVersionCode(const std::string& release);
 
+/// The preemption model the kernel runs now, as the trace's `# schedlab-preempt:` header gives
+/// it: debugfs sched/preempt's current mode (the one in parentheses) below @p debugfs, else the
+/// one /boot/config-@p release builds in, else "". Never the mode a scenario asked for: a
+/// kernel that refused it (6.12 has no "lazy") runs its own.
+std::string preemptModeInEffect(const std::string& debugfs, const std::string& release);
+
 /// The clocks busyFor() reads, in ns (tests replace them).
 struct BusyClocks
 {

@@ -206,8 +206,8 @@ private:
     void traceMark(const std::string& text) const;
     /// CONFIG_HZ of the running kernel (/boot/config-RELEASE), 0 when unknown.
     int kernelHz(const std::string& release) const;
-    /// The preemption model in effect: the run's, debugfs sched/preempt's current mode, or the
-    /// kernel's config; "" when unknown.
+    /// The preemption model in effect (preemptModeInEffect()): debugfs sched/preempt's current
+    /// mode, or the kernel's config; "" when unknown.
     std::string preemptMode(const std::string& release) const;
     std::string features(const std::map<std::string, bool>& f);
     /// Waits until CLOCK_MONOTONIC @p ns; the signal that ended the wait early, else 0.
@@ -765,25 +765,7 @@ int Runner::kernelHz(const std::string& release) const
 
 std::string Runner::preemptMode(const std::string& release) const
 {
-    if (m_s.kernel.preempt) // the run set it
-        return std::string(enumName(*m_s.kernel.preempt));
-    // PREEMPT_DYNAMIC: debugfs shows the modes with the current one in parentheses.
-    if (const auto text = readKernelFile(m_config.debugfs + "/sched/preempt")) {
-        const size_t open = text->find('(');
-        const size_t close = text->find(')', open);
-        if (open != std::string::npos && close != std::string::npos)
-            if (const auto mode = enumFromName<Preempt>(text->substr(open + 1, close - open - 1)))
-                return std::string(enumName(*mode));
-    }
-    if (kernelConfig(release, "CONFIG_PREEMPT_LAZY") == "y")
-        return "lazy";
-    if (kernelConfig(release, "CONFIG_PREEMPT") == "y")
-        return "full";
-    if (kernelConfig(release, "CONFIG_PREEMPT_VOLUNTARY") == "y")
-        return "voluntary";
-    if (kernelConfig(release, "CONFIG_PREEMPT_NONE") == "y")
-        return "none";
-    return {};
+    return preemptModeInEffect(m_config.debugfs, release);
 }
 
 bool Runner::writeTrace()
@@ -1122,6 +1104,29 @@ int Runner::run()
 }
 
 } // namespace
+
+std::string preemptModeInEffect(const std::string& debugfs, const std::string& release)
+{
+    // PREEMPT_DYNAMIC: debugfs shows the modes with the current one in parentheses. It is read
+    // even when the scenario set a mode: a kernel without that mode refuses the write (6.12 has
+    // no "lazy") and runs on in its own, which is what the trace's header must say.
+    if (const auto text = readKernelFile(debugfs + "/sched/preempt")) {
+        const size_t open = text->find('(');
+        const size_t close = text->find(')', open);
+        if (open != std::string::npos && close != std::string::npos)
+            if (const auto mode = enumFromName<Preempt>(text->substr(open + 1, close - open - 1)))
+                return std::string(enumName(*mode));
+    }
+    if (kernelConfig(release, "CONFIG_PREEMPT_LAZY") == "y")
+        return "lazy";
+    if (kernelConfig(release, "CONFIG_PREEMPT") == "y")
+        return "full";
+    if (kernelConfig(release, "CONFIG_PREEMPT_VOLUNTARY") == "y")
+        return "voluntary";
+    if (kernelConfig(release, "CONFIG_PREEMPT_NONE") == "y")
+        return "none";
+    return {};
+}
 
 int runScenario(
     const Scenario& scenario, const Plan& plan, const RunConfig& config, std::ostream& err)

@@ -124,6 +124,28 @@ private slots:
         QCOMPARE(kernelVersionCode("garbage"), 0);
     }
 
+    // The trace's header names the preemption model the kernel ran, read back from debugfs: a
+    // 6.12 kernel refuses "lazy" (EINVAL) and runs on in "voluntary", which the header must say
+    // whatever the scenario asked for; without debugfs and without /boot/config-RELEASE, nothing.
+    void preemptModeIsTheKernels()
+    {
+        QTemporaryDir dir;
+        const std::string debugfs = dir.path().toStdString() + "/debug";
+        QVERIFY(QDir().mkpath(QString::fromStdString(debugfs + "/sched")));
+        const std::string release = "0.0.0-schedlab-test-no-such-config";
+        QCOMPARE(preemptModeInEffect(debugfs, release), std::string());
+        {
+            std::ofstream f(debugfs + "/sched/preempt");
+            f << "none (voluntary) full\n";
+        }
+        QCOMPARE(preemptModeInEffect(debugfs, release), std::string("voluntary"));
+        {
+            std::ofstream f(debugfs + "/sched/preempt");
+            f << "none voluntary full (lazy)\n";
+        }
+        QCOMPARE(preemptModeInEffect(debugfs, release), std::string("lazy"));
+    }
+
     void planReportsWhatCannotBeReproduced()
     {
         const Scenario s = parse(R"({
