@@ -126,7 +126,7 @@ struct Builder
     int64_t blockedAt = 0;
     std::optional<int64_t> start; ///< creation time for a task not forked in the trace
     bool woken = false;           ///< its first event was a wakeup of a task asleep before
-    bool slept = false;           ///< it blocked at least once in the trace (or before it)
+    int64_t runnableSince = 0;    ///< when it last became runnable (0: runnable from the start)
 
     void flush()
     {
@@ -304,9 +304,9 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
                 if (a.kind == Kind::Woken && a.detail != 2) {
                     t.phase = Builder::Phase::Blocked; // asleep since before the trace
                     t.blockedAt = 0;
-                    t.slept = true;
                 } else if (a.kind == Kind::Woken) {
                     t.phase = Builder::Phase::Runnable;
+                    t.runnableSince = a.time;
                     continue;
                 } else if (a.kind == Kind::On) {
                     t.phase = Builder::Phase::Runnable;
@@ -331,7 +331,6 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
                     t.flush();
                     t.phase = a.detail == 1 ? Builder::Phase::Blocked : Builder::Phase::Dead;
                     t.blockedAt = a.time;
-                    t.slept = true;
                 }
                 break;
             case Kind::Woken:
@@ -344,6 +343,7 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
                     t.ops.push_back(sleepOp(a.time - t.blockedAt));
                     ++out.timedSleeps;
                 }
+                t.runnableSince = a.time;
                 t.phase = Builder::Phase::Runnable;
                 break;
             case Kind::Wakes:
@@ -368,18 +368,20 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
         case Builder::Phase::Running:
         case Builder::Phase::Runnable:
             t.ranUntil(end);
-            if (t.slept) {
-                // A task that slept in the trace and was runnable at its end (a periodic thread
-                // woken just before it, a sleeper preempted at the end) has the CPU time it got
-                // since its last wakeup and then sleeps past the end: what comes after the trace
-                // is not known. `run forever` here had it spin from the moment the model got
-                // there, seconds before the end when the model ran it sooner than the trace
-                // did (an `rcu_preempt` at 13 % of a CPU in the last 10 s of a 120 s replay).
+            if (2 * (end - t.runnableSince) < end) {
+                // Runnable only for the last part of the trace (a periodic thread woken just
+                // before the end, a sleeper preempted there): the CPU time it had since its last
+                // wakeup, then asleep past the end; what it would have done after the trace is
+                // not in it. `run forever` here had it spin from wherever the model reached that
+                // point, seconds before the end when the model ran its sleeps' wake-ups sooner
+                // than the trace did (an `rcu_preempt` at 13 % of a CPU in the last 10 s of a
+                // 120 s replay).
                 t.flush();
                 t.ops.push_back(sleepOp(end));
                 break;
             }
-            // It never blocked: a CPU-bound task, runnable until the end and past it.
+            // Runnable through at least the second half of the trace: a CPU-bound task (perhaps
+            // after a short block at its start), runnable until the end and past it.
             t.burst = 0;
             t.ops.push_back(runOp(0));
             t.ops.back().duration = DurationSpec::forEver();

@@ -463,20 +463,23 @@ schedlab-run-100 [001] .....  100.020000: tracing_mark_write: schedlab-cpus pid=
     QVERIFY(*back.scenario == r.scenario);
 }
 
-// The end of the trace (2 CPUs, 10 ms): t-30 runs [0, 2) ms, sleeps until a timer wakes it at 5,
-// runs [5, 7), is preempted by h-31 on CPU 0 and waits until the end at 10: it slept in the
-// trace, so its program is what it did, run 2ms, sleep 3ms, run 2ms, then a sleep past the end
-// (10 ms), never a run forever. h-31 runs [7, 10) and never blocks, nor does spin-32 on CPU 1,
-// there for the whole trace: both CPU-bound, both run forever.
+// The end of the trace (2 CPUs, 10 ms): t-30 runs [0, 2) ms, sleeps until a timer wakes it at 6,
+// runs [6, 7), is preempted by h-31 on CPU 0 and waits until the end at 10: runnable for only the
+// last 4 ms (less than half the trace), so its program is what it did, run 2ms, sleep 4ms, run
+// 1ms, then a sleep past the end (10 ms), never a run forever. h-31 runs [7, 10), runnable from
+// the start as far as the trace shows; spin-32 runs on CPU 1 for the whole trace; late-33, asleep
+// before the trace, is woken on CPU 1 at 1 ms and waits from then on (runnable for 9 of the 10
+// ms): all three CPU-bound, all three run forever (late-33 after its sleep of 1 ms).
 void TestReplay::runnableAtTheEnd()
 {
     const char* text = R"(# tracer: nop
 #P:2
   <idle>-0     [000] d..2.   100.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=t next_pid=30 next_prio=120
   <idle>-0     [001] d..2.   100.000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=spin next_pid=32 next_prio=120
+  <idle>-0     [001] d.h2.   100.001000: sched_wakeup: comm=late pid=33 prio=120 target_cpu=001
        t-30    [000] d..2.   100.002000: sched_switch: prev_comm=t prev_pid=30 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
-  <idle>-0     [000] d.h2.   100.005000: sched_wakeup: comm=t pid=30 prio=120 target_cpu=000
-  <idle>-0     [000] d..2.   100.005000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=t next_pid=30 next_prio=120
+  <idle>-0     [000] d.h2.   100.006000: sched_wakeup: comm=t pid=30 prio=120 target_cpu=000
+  <idle>-0     [000] d..2.   100.006000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=t next_pid=30 next_prio=120
        t-30    [000] d..2.   100.007000: sched_switch: prev_comm=t prev_pid=30 prev_prio=120 prev_state=R ==> next_comm=h next_pid=31 next_prio=120
        h-31    [000] d..2.   100.010000: sched_switch: prev_comm=h prev_pid=31 prev_prio=120 prev_state=R ==> next_comm=h next_pid=31 next_prio=120
 )";
@@ -489,11 +492,14 @@ void TestReplay::runnableAtTheEnd()
     const TaskSpec* spin = findSpec(r.scenario, "spin-32");
     QVERIFY(t && h && spin);
     QCOMPARE_PROGRAM(describe(t->program),
-        describe({run(2 * kMs), sleep(3 * kMs), run(2 * kMs), sleep(10 * kMs)}));
+        describe({run(2 * kMs), sleep(4 * kMs), run(1 * kMs), sleep(10 * kMs)}));
     Op endless = run(0);
     endless.duration = DurationSpec::forEver();
     QCOMPARE_PROGRAM(describe(h->program), describe({endless}));
     QCOMPARE_PROGRAM(describe(spin->program), describe({endless}));
+    const TaskSpec* late = findSpec(r.scenario, "late-33");
+    QVERIFY(late);
+    QCOMPARE_PROGRAM(describe(late->program), describe({sleep(1 * kMs), endless}));
 }
 
 QTEST_GUILESS_MAIN(TestReplay)
