@@ -13,9 +13,10 @@
 //   p-20 runs [0, 2): forks c-21 at 1 (woken new at 1), blocks at 2 (waits for the child).
 //   c-21 runs [2, 3.6): at 3.5 it exits and wakes its parent (a chain), dies at 3.6.
 //   p-20 runs [3.6, 4), blocks.
-//   Programs: p = run 1ms, fork { run 1.5ms, complete wake:p-20, run 0.1ms }, run 1ms,
-//   wait_for_completion wake:p-20, run 0.4ms, sleep 4ms. Timed: the wait is a sleep of 1.5 ms
-//   and the child's runs join: run 1.6ms.
+//   Programs: p = run 1ms, fork { run 1.5ms, kernel { complete wake:p-20, run 0.1ms } }, run
+//   1ms, wait_for_completion wake:p-20, run 0.4ms, sleep 4ms (the child's wake-up of its parent
+//   and its 0.1 ms after it are the end of its exit: kernel work, which a lazy preemption waits
+//   for). Timed: the wait is a sleep of 1.5 ms and the child's runs join: run 1.6ms.
 #include "core/import/replay.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
@@ -109,6 +110,8 @@ std::string describe(const std::vector<Op>& ops)
             + std::to_string(op.duration.value.count()) + (op.duration.endless ? "∞" : "");
         if (!op.fork.empty())
             out += "{" + describe(op.fork.front().program) + "}";
+        if (!op.body.empty())
+            out += "[" + describe(op.body) + "]";
         out += " ";
     }
     return out;
@@ -191,7 +194,10 @@ void TestReplay::forkedChildInsideItsParent()
     QVERIFY(p);
     Op fork = named(Op::Kind::Fork, "");
     TaskSpec child;
-    child.program = {run(1500 * kUs), named(Op::Kind::Complete, "wake:p-20"), run(100 * kUs)};
+    Op exitTail;
+    exitTail.kind = Op::Kind::Kernel;
+    exitTail.body = {named(Op::Kind::Complete, "wake:p-20"), run(100 * kUs)};
+    child.program = {run(1500 * kUs), exitTail};
     fork.fork.push_back(child);
     QCOMPARE_PROGRAM(describe(p->program),
         describe({run(1 * kMs), fork, run(1 * kMs), named(Op::Kind::WaitCompletion, "wake:p-20"),
