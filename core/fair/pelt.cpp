@@ -39,6 +39,25 @@ uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3)
 
 namespace {
 
+// decay_load() with its factor y^n taken apart once for several values: n > 63·32 gives 0,
+// otherwise n / 32 halvings, then the table's y^(n % 32) (the same integer steps as
+// peltDecayLoad(), so the same results).
+struct PeltDecay
+{
+    explicit PeltDecay(uint64_t n)
+        : zero(n > uint64_t{kLoadAvgPeriod} * 63)
+        , shift(zero ? 0 : static_cast<unsigned>(n / kLoadAvgPeriod))
+        , inv(zero ? 0 : kRunnableAvgYNInv[n % kLoadAvgPeriod])
+    { }
+    uint64_t operator()(uint64_t val) const
+    {
+        return static_cast<uint64_t>((static_cast<UInt128>(val >> shift) * inv) >> 32);
+    }
+    bool zero;
+    unsigned shift;
+    uint32_t inv;
+};
+
 // accumulate_sum(): @p delta in µs (> 0); returns the number of period boundaries crossed.
 uint64_t accumulateSum(uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
 {
@@ -46,14 +65,17 @@ uint64_t accumulateSum(uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runn
     delta += sa.periodContrib;
     const uint64_t periods = delta / 1024;
     if (periods) {
-        sa.loadSum = peltDecayLoad(sa.loadSum, periods);
-        sa.runnableSum = peltDecayLoad(sa.runnableSum, periods);
-        sa.utilSum = static_cast<uint32_t>(peltDecayLoad(sa.utilSum, periods));
+        const PeltDecay decay(periods); // y^periods, once for the three sums and the segments
+        sa.loadSum = decay(sa.loadSum);
+        sa.runnableSum = decay(sa.runnableSum);
+        sa.utilSum = static_cast<uint32_t>(decay(sa.utilSum));
         delta %= 1024;
         // With load == 0 nothing below uses contrib (runnable and running are 0 too).
+        // __accumulate_pelt_segments() as peltAccumulateSegments(), with the same decay.
         if (load)
-            contrib = peltAccumulateSegments(
-                periods, 1024 - sa.periodContrib, static_cast<uint32_t>(delta));
+            contrib = static_cast<uint32_t>(decay(1024 - sa.periodContrib))
+                + static_cast<uint32_t>(kLoadAvgMax - decay(kLoadAvgMax) - 1024)
+                + static_cast<uint32_t>(delta);
     }
     sa.periodContrib = static_cast<uint32_t>(delta);
     if (load)

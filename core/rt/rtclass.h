@@ -100,6 +100,8 @@ struct RtRq
         return -1;
     }
     int firstIndex() const { return nextIndex(0); }
+    /// No list holds a task (the pick finds nothing).
+    bool empty() const { return (bitmap[0] | bitmap[1]) == 0; }
 };
 
 /// How much a tg_set_rt_bandwidth() call walked (§10.2–§10.3), for the cost model.

@@ -508,9 +508,12 @@ void Machine::schedule(int cpu)
         startTick(cpu);
     if (nextTask != prev) // hrtick_start_fair() from set_next_task_fair()
         armHrtick(rq);
-    // The classes' balancing after the switch (the RT push/pull, kernel-model.md §10).
-    for (SchedClass* cls : m_classes)
-        cls->balance(rq);
+    // The classes' balancing after the switch (the RT push/pull, kernel-model.md §10, and the
+    // deadline class's, §15.7). Only those two balance; with no RT or DL task queued on any CPU
+    // theirs return at once, so the walk is skipped.
+    if (m_rt->queued() > 0 || m_dl->queued() > 0)
+        for (SchedClass* cls : m_classes)
+            cls->balance(rq);
 }
 
 void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
