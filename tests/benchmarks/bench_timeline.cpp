@@ -361,7 +361,7 @@ private Q_SLOTS:
             simulatedMb, indexedMb, residentMb());
         std::printf("BENCH timeline: peak resident %.0f MB (recording %.0f MB of it, %.0f MB "
                     "reserved)\n",
-            static_cast<double>(usage.ru_maxrss) / 1e3,
+            static_cast<double>(usage.ru_maxrss) * 1024 / 1e6, // ru_maxrss is in KiB
             static_cast<double>(sim.recording().bytes()) / 1e6,
             static_cast<double>(sim.recording().records().capacity() * sizeof(Record)) / 1e6);
     }

@@ -106,6 +106,31 @@ private Q_SLOTS:
         QCOMPARE(p.level(1)[0].count, int64_t{256});
     }
 
+    /// reserve() makes each level's room exactly the nodes the reserved items will complete,
+    /// also for levels created after it; shrinkToFit() gives back room a doubling left unused.
+    void pyramidReserveIsExact()
+    {
+        SummaryPyramid<SumNode> p;
+        const int n = 16 * 16 + 5; // as above: 16 blocks of 16, 1 of 256
+        p.reserve(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i)
+            p.push({i, 1, i});
+        QCOMPARE(p.level(0).capacity(), size_t{16});
+        QCOMPARE(p.level(1).capacity(), size_t{1});
+        QCOMPARE(p.level(2).capacity(), size_t{0});
+        QCOMPARE(p.bytes(), size_t{17} * sizeof(SumNode));
+
+        SummaryPyramid<SumNode> grown; // no reserve: 17 blocks of 16 double level 0's room
+        for (int i = 0; i < 16 * 17; ++i)
+            grown.push({i, 1, i});
+        QCOMPARE(grown.level(0).size(), size_t{17});
+        QVERIFY(grown.level(0).capacity() > 17);
+        grown.shrinkToFit();
+        QCOMPARE(grown.level(0).capacity(), size_t{17});
+        QCOMPARE(grown.bytes(), size_t{17 + 1} * sizeof(SumNode));
+        QCOMPARE(grown.level(0)[16].sum, int64_t{16 * 16 * 16 + 120}); // block 16 unchanged
+    }
+
     void pyramidLargestAt()
     {
         SummaryPyramid<SumNode> p;

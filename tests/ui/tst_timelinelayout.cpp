@@ -464,6 +464,55 @@ private Q_SLOTS:
                      .count(),
             int64_t{kRuns / 2 * 1000});
     }
+
+    /// A run indexed whole holds no room beyond its contents: every vector of both indexes is
+    /// shrunk to its size after the pass, and a series' summaries, built when first drawn, are
+    /// allocated once at their exact size. The bytes are counted by hand from the records.
+    void indexHoldsNoSpareRoom()
+    {
+        // 32 768 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns), and per switch
+        // a sample (not queued) of the task switched in: 2 · 32 769 = 65 538 records, just
+        // over kShrinkAfter.
+        constexpr int kRuns = 32768;
+        Recording rec;
+        rec.cpus = 1;
+        for (int i = 0; i <= kRuns; ++i) {
+            const int64_t t = int64_t{i} * 1000;
+            rec.append(switchRecord(t, 0, i == 0 ? -1 : (i - 1) % 2, i % 2));
+            rec.append(sample(t, i % 2, static_cast<uint64_t>(t)));
+        }
+        QVERIFY(rec.records().size() >= schedlab::ui::kShrinkAfter);
+        RunSegmentIndex lanes;
+        SampleIndex samples;
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+
+        // Lanes: per run 24 bytes (start, end, task), its lane's run time before it 8, its
+        // position among its task's runs 4; per task its run time before each run and the
+        // total (16 385 · 8); summaries of 40 bytes: 2 048 blocks of 16, 128 of 256, 8 of 4 096.
+        QCOMPARE(sizeof(RunSegmentIndex::RunSummary), size_t{40});
+        constexpr size_t kRunBytes = 24 + 8 + 4;
+        const size_t laneBytes =
+            size_t{kRuns} * kRunBytes + 2 * size_t{kRuns / 2 + 1} * 8 + size_t{2048 + 128 + 8} * 40;
+        QCOMPARE(lanes.bytes(), laneBytes); // 1 179 648 + 262 160 + 87 360
+        // Samples: task 0 has 16 385 (switched in at even i), task 1 16 384; 4 bytes each.
+        QCOMPARE(samples.sampleCount(0), size_t{kRuns / 2 + 1});
+        QCOMPARE(samples.sampleCount(1), size_t{kRuns / 2});
+        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4);
+
+        // Drawing task 0's whole series in 10 columns builds its summaries: 16 385 samples make
+        // 1 024 blocks of 16, 64 of 256 and 4 of 4 096 (no PELT: no PELT summaries).
+        const auto drawn =
+            samples.decimatedSeries(rec, 0, Nanoseconds{0}, Nanoseconds{int64_t{kRuns} * 1000}, 10);
+        QVERIFY(!drawn.empty());
+        QCOMPARE(samples.bytes(),
+            size_t{kRuns + 1} * 4 + size_t{1024 + 64 + 4} * sizeof(SampleIndex::SampleSummary));
+
+        // A live run's small passes do not shrink: one more switch and sample grow the vectors
+        // by doubling again (the bytes exceed the contents).
+        rec.append(switchRecord(int64_t{kRuns + 1} * 1000, 0, kRuns % 2, (kRuns + 1) % 2));
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        QVERIFY(lanes.bytes() > laneBytes + kRunBytes + 8);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestTimelineLayout)

@@ -168,6 +168,13 @@ void SampleIndex::Series::append(const Record& r, uint32_t position)
 
 void SampleIndex::Series::summarize(const std::vector<Record>& records) const
 {
+    if (summarized < positions.size() && positions.size() - summarized >= summarized) {
+        // Catching up with at least as many samples as are summarized (the first drawing of
+        // a series indexed whole): each level's nodes allocated once, exactly, not doubled.
+        summary.reserve(positions.size());
+        if (peltAligned && peltOf(records, positions[summarized]))
+            peltSummary.reserve(positions.size());
+    }
     for (; summarized < positions.size(); ++summarized) {
         const uint32_t position = positions[summarized];
         if (summarized + 8 < positions.size()) {
@@ -254,23 +261,44 @@ void SampleIndex::consume(const std::vector<Record>& records, size_t i)
     m_perTask[task].append(r, static_cast<uint32_t>(i));
 }
 
+void SampleIndex::shrinkToFit()
+{
+    for (auto* all : {&m_perTask, &m_perGroup})
+        for (Series& s : *all)
+            s.positions.shrink_to_fit();
+    for (auto& cpu : m_queuedPerCpu)
+        cpu.shrink_to_fit();
+    for (auto& slices : m_slices)
+        slices.shrink_to_fit();
+    for (auto& [key, slices] : m_maxSlices)
+        slices.shrink_to_fit();
+}
+
 void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleIndex& samples)
 {
     lanes.begin(recording);
     samples.begin(recording);
     const auto& records = recording.records();
+    const size_t from = std::min(lanes.consumedRecords(), samples.consumedRecords());
     if (lanes.consumedRecords() != samples.consumedRecords()) {
         // Not in step (one was cleared or filled on its own): each its own pass.
         lanes.update(recording);
         samples.update(recording);
-        return;
+    } else {
+        for (size_t i = samples.consumedRecords(); i < records.size(); ++i) {
+            lanes.consume(records[i]);
+            samples.consume(records, i);
+        }
+        lanes.end(records.size());
+        samples.end(records.size());
     }
-    for (size_t i = samples.consumedRecords(); i < records.size(); ++i) {
-        lanes.consume(records[i]);
-        samples.consume(records, i);
+    if (records.size() - from >= kShrinkAfter && records.size() - from >= from) {
+        // Most of the indexes were built by this pass (a finished run indexed whole): their
+        // vectors grew by doubling, a third of their room unused on average. Give it back
+        // (one vector copied at a time); a live run's small passes keep doubling.
+        lanes.shrinkToFit();
+        samples.shrinkToFit();
     }
-    lanes.end(records.size());
-    samples.end(records.size());
 }
 
 std::vector<EntitySample> SampleIndex::series(

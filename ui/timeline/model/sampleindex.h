@@ -65,6 +65,9 @@ public:
     void end(size_t consumed) { m_consumed = consumed; }
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
+    /// Frees the room the index's vectors hold beyond their contents (updateIndexes() does,
+    /// after a pass that built most of the index).
+    void shrinkToFit();
     /// Memory held by the index (sample positions and the summaries built so far).
     size_t bytes() const;
 
@@ -212,7 +215,10 @@ private:
 class RunSegmentIndex;
 
 /// Both indexes' update() in one pass over the records appended since the last call (each
-/// reads every record: the recording is read once, not twice).
+/// reads every record: the recording is read once, not twice). A pass that read at least
+/// kShrinkAfter records and at least as many as were indexed before (a finished run indexed
+/// whole) ends with both indexes' shrinkToFit(): they then hold no room beyond their contents.
 void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleIndex& samples);
+inline constexpr size_t kShrinkAfter = 65536;
 
 } // namespace schedlab::ui

@@ -27,6 +27,24 @@ public:
         m_levels.clear();
         m_pending.clear();
         m_pendingCount.clear();
+        m_reserved = 0;
+    }
+
+    /// Makes room for the complete nodes of @p items items in all (the nodes stored by then:
+    /// items / 16 on level 0, items / 256 on level 1, …), so an index summarizing a series whose
+    /// length it knows allocates each level once and exactly instead of doubling it.
+    void reserve(size_t items)
+    {
+        m_reserved = items; // for the levels push() creates later
+        for (size_t k = 0; k < m_levels.size(); ++k)
+            m_levels[k].reserve(items / span(k));
+    }
+
+    /// Frees the room no stored node uses (after the last push of a long build).
+    void shrinkToFit()
+    {
+        for (auto& level : m_levels)
+            level.shrink_to_fit();
     }
 
     /// Appends the summary of one more item. Every time kFanout^(k+1) items are complete, the
@@ -39,6 +57,7 @@ public:
                 m_pending.push_back(carry);
                 m_pendingCount.push_back(1);
                 m_levels.emplace_back();
+                m_levels.back().reserve(m_reserved / span(k));
             } else if (m_pendingCount[k] == 0) {
                 m_pending[k] = carry;
                 m_pendingCount[k] = 1;
@@ -98,6 +117,7 @@ private:
     std::vector<std::vector<Node>> m_levels; ///< complete nodes per level
     std::vector<Node> m_pending;             ///< the block being filled, per level
     std::vector<size_t> m_pendingCount;      ///< its number of children so far
+    size_t m_reserved = 0;                   ///< items reserve() made room for
 };
 
 } // namespace schedlab::ui

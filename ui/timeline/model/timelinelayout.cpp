@@ -33,6 +33,19 @@ size_t RunSegmentIndex::bytes() const
     return n;
 }
 
+void RunSegmentIndex::shrinkToFit()
+{
+    for (Lane& l : m_lanes) {
+        l.closed.shrink_to_fit();
+        l.busyBefore.shrink_to_fit();
+        l.summary.shrinkToFit();
+        for (auto& t : l.perTask) {
+            t.runs.shrink_to_fit();
+            t.before.shrink_to_fit();
+        }
+    }
+}
+
 RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
 {
     if (cpu >= cpuCount())

@@ -70,6 +70,8 @@ public:
     size_t consumedRecords() const { return m_consumed; }
     /// Memory held by the index (runs and their summaries).
     size_t bytes() const;
+    /// Frees the room the index's vectors hold beyond their contents (see updateIndexes()).
+    void shrinkToFit();
     /// Latest switch time seen on any CPU.
     Nanoseconds lastSwitch() const { return m_lastSwitch; }
 
