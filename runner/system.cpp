@@ -206,9 +206,6 @@ private:
     void traceMark(const std::string& text) const;
     /// CONFIG_HZ of the running kernel (/boot/config-RELEASE), 0 when unknown.
     int kernelHz(const std::string& release) const;
-    /// The preemption model in effect (preemptModeInEffect()): debugfs sched/preempt's current
-    /// mode, or the kernel's config; "" when unknown.
-    std::string preemptMode(const std::string& release) const;
     std::string features(const std::map<std::string, bool>& f);
     /// Waits until CLOCK_MONOTONIC @p ns; the signal that ended the wait early, else 0.
     int waitUntil(int64_t ns);
@@ -763,11 +760,6 @@ int Runner::kernelHz(const std::string& release) const
     return isConfigHz(hz) ? hz : 0;
 }
 
-std::string Runner::preemptMode(const std::string& release) const
-{
-    return preemptModeInEffect(m_config.debugfs, release);
-}
-
 bool Runner::writeTrace()
 {
     AtomicFile out(m_config.traceOut);
@@ -781,7 +773,7 @@ bool Runner::writeTrace()
     // HZ and the preemption model the run had, where the kernel says (a replay uses them).
     if (const int hz = kernelHz(u.release); hz > 0)
         s << "# schedlab-hz: " << hz << "\n";
-    if (const std::string mode = preemptMode(u.release); !mode.empty())
+    if (const std::string mode = preemptModeInEffect(m_config.debugfs, u.release); !mode.empty())
         s << "# schedlab-preempt: " << mode << "\n";
     // The sched features the scenario set at the start (a replay starts with them; a feature
     // action during the run is a "schedlab-features" marker at its time).

@@ -16,47 +16,50 @@ const std::array<uint32_t, kLoadAvgPeriod> kRunnableAvgYNInv{0xffffffff, 0xfa83b
     0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9, 0x9837f050, 0x94f4efa8, 0x91c3d373,
     0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698};
 
-uint64_t peltDecayLoad(uint64_t val, uint64_t n)
-{
-    if (n > uint64_t{kLoadAvgPeriod} * 63)
-        return 0;
-    // y^n = (1/2)^(n/32) · y^(n%32).
-    if (n >= kLoadAvgPeriod) {
-        val >>= n / kLoadAvgPeriod;
-        n %= kLoadAvgPeriod;
-    }
-    // mul_u64_u32_shr(val, inv, 32): exact with a 128-bit product.
-    return static_cast<uint64_t>((static_cast<UInt128>(val) * kRunnableAvgYNInv[n]) >> 32);
-}
-
-uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3)
-{
-    // c1 = d1·y^p; c2 = 1024·Σ_{n=1}^{p-1} y^n = LOAD_AVG_MAX − LOAD_AVG_MAX·y^p − 1024; c3 = d3.
-    const auto c1 = static_cast<uint32_t>(peltDecayLoad(d1, periods));
-    const auto c2 = static_cast<uint32_t>(kLoadAvgMax - peltDecayLoad(kLoadAvgMax, periods) - 1024);
-    return c1 + c2 + d3;
-}
-
 namespace {
 
-// decay_load() with its factor y^n taken apart once for several values: n > 63·32 gives 0,
-// otherwise n / 32 halvings, then the table's y^(n % 32) (the same integer steps as
-// peltDecayLoad(), so the same results).
+// decay_load()'s factor y^n taken apart once, for as many values as need it: n > 63·32 gives 0,
+// otherwise n / 32 halvings, then the table's y^(n % 32) (y^n = (1/2)^(n/32) · y^(n%32)).
 struct PeltDecay
 {
     explicit PeltDecay(uint64_t n)
-        : zero(n > uint64_t{kLoadAvgPeriod} * 63)
-        , shift(zero ? 0 : static_cast<unsigned>(n / kLoadAvgPeriod))
-        , inv(zero ? 0 : kRunnableAvgYNInv[n % kLoadAvgPeriod])
-    { }
+    {
+        if (n <= uint64_t{kLoadAvgPeriod} * 63) {
+            shift = static_cast<unsigned>(n / kLoadAvgPeriod);
+            inv = kRunnableAvgYNInv[n % kLoadAvgPeriod];
+        }
+    }
+    /// mul_u64_u32_shr(val >> halvings, inv, 32): exact with a 128-bit product.
     uint64_t operator()(uint64_t val) const
     {
         return static_cast<uint64_t>((static_cast<UInt128>(val >> shift) * inv) >> 32);
     }
-    bool zero;
-    unsigned shift;
-    uint32_t inv;
+    unsigned shift = 0;
+    uint32_t inv = 0; ///< 0 past 63 half-lives: everything has decayed
 };
+
+// __accumulate_pelt_segments() with the decay of its periods: c1 = d1·y^p;
+// c2 = 1024·Σ_{n=1}^{p-1} y^n = LOAD_AVG_MAX − LOAD_AVG_MAX·y^p − 1024; c3 = d3.
+uint32_t accumulateSegments(const PeltDecay& decay, uint32_t d1, uint32_t d3)
+{
+    const auto c1 = static_cast<uint32_t>(decay(d1));
+    const auto c2 = static_cast<uint32_t>(kLoadAvgMax - decay(kLoadAvgMax) - 1024);
+    return c1 + c2 + d3;
+}
+
+} // namespace
+
+uint64_t peltDecayLoad(uint64_t val, uint64_t n)
+{
+    return PeltDecay(n)(val);
+}
+
+uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3)
+{
+    return accumulateSegments(PeltDecay(periods), d1, d3);
+}
+
+namespace {
 
 // accumulate_sum(): @p delta in µs (> 0); returns the number of period boundaries crossed.
 uint64_t accumulateSum(uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
@@ -71,11 +74,9 @@ uint64_t accumulateSum(uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runn
         sa.utilSum = static_cast<uint32_t>(decay(sa.utilSum));
         delta %= 1024;
         // With load == 0 nothing below uses contrib (runnable and running are 0 too).
-        // __accumulate_pelt_segments() as peltAccumulateSegments(), with the same decay.
         if (load)
-            contrib = static_cast<uint32_t>(decay(1024 - sa.periodContrib))
-                + static_cast<uint32_t>(kLoadAvgMax - decay(kLoadAvgMax) - 1024)
-                + static_cast<uint32_t>(delta);
+            contrib =
+                accumulateSegments(decay, 1024 - sa.periodContrib, static_cast<uint32_t>(delta));
     }
     sa.periodContrib = static_cast<uint32_t>(delta);
     if (load)

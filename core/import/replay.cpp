@@ -327,25 +327,26 @@ ReplayScenario deriveScenario(const TraceImport& trace, const ReplayOptions& opt
                 t.ranUntil(a.time);
                 if (a.detail == 0) {
                     t.phase = Builder::Phase::Runnable;
-                } else if (a.detail != 1 && t.burst > 0 && !t.ops.empty()
-                    && t.ops.back().kind == Op::Kind::Complete) {
-                    // The end of an exit: the wake-up of its parent (exit_notify()) and what
-                    // follows until the last switch are kernel work, so a preemption that wakeup
-                    // asks for waits for it, as it does in the kernel under PREEMPT_LAZY; as a
-                    // plain complete and run the woken parent took the CPU from its dying child,
-                    // which stayed runnable until the parent's next fork picked it again.
-                    Op section;
-                    section.kind = Op::Kind::Kernel;
-                    section.body.push_back(std::move(t.ops.back()));
-                    t.ops.pop_back();
-                    section.body.push_back(runOp(t.burst));
-                    t.ops.push_back(std::move(section));
-                    t.burst = 0;
-                    t.phase = Builder::Phase::Dead;
-                    t.blockedAt = a.time;
                 } else {
-                    t.flush();
-                    t.phase = a.detail == 1 ? Builder::Phase::Blocked : Builder::Phase::Dead;
+                    const bool exiting = a.detail != 1;
+                    if (exiting && t.burst > 0 && !t.ops.empty()
+                        && t.ops.back().kind == Op::Kind::Complete) {
+                        // The end of an exit: the wake-up of its parent (exit_notify()) and what
+                        // follows until the last switch are kernel work, so a preemption that
+                        // wakeup asks for waits for it, as it does in the kernel under
+                        // PREEMPT_LAZY; as a plain complete and run the woken parent took the CPU
+                        // from its dying child, which stayed runnable until the parent's next
+                        // fork picked it again.
+                        Op section;
+                        section.kind = Op::Kind::Kernel;
+                        section.body.push_back(std::move(t.ops.back()));
+                        section.body.push_back(runOp(t.burst));
+                        t.ops.back() = std::move(section);
+                        t.burst = 0;
+                    } else {
+                        t.flush();
+                    }
+                    t.phase = exiting ? Builder::Phase::Dead : Builder::Phase::Blocked;
                     t.blockedAt = a.time;
                 }
                 break;
