@@ -63,7 +63,7 @@ EntityRef Machine::refOf(const SchedEntity& se) const
     return EntityRef::group(se.myQ->groupIndex, se.myQ->cpu);
 }
 
-void Machine::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
+void Machine::buildRecord(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
 {
     if (!m_options.recordEvents && kind != RecordKind::Spawn && kind != RecordKind::Exit)
         return;
@@ -90,7 +90,7 @@ void Machine::recordMigrate(
         m_rec.lastRecord().payload.generic.d = detail.pack();
 }
 
-void Machine::sample(const SchedEntity& se)
+void Machine::buildSample(const SchedEntity& se)
 {
     if (se.isTask() && se.onRq && se.cfsRq)
         checkLagBound(se);
