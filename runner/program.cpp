@@ -294,6 +294,7 @@ bool lightChildProgram(const std::vector<Op>& ops)
         case Op::Kind::Run:
         case Op::Kind::Sleep:
         case Op::Kind::Yield:
+        case Op::Kind::CpuClock:
         case Op::Kind::Exit:
         case Op::Kind::Nice:
         case Op::Kind::Cpus:
@@ -426,6 +427,9 @@ bool runProgram(const std::vector<Op>& ops, Prng& prng, const ProgramHooks& hook
             }
             break;
         }
+        case Op::Kind::CpuClock:
+            threadCpuNs(); // a system call (not the vDSO): update_curr(), then back to user mode
+            break;
         case Op::Kind::Yield:
             if (hooks.markYields && hooks.mark)
                 hooks.mark("schedlab-yield");

@@ -331,6 +331,9 @@ private:
                     "completions have no rt-app equivalent (its suspend/resume lose a resume "
                     "that comes first): not exported");
                 break;
+            case Op::Kind::CpuClock:
+                warn(p, "CPU-clock reads have no rt-app equivalent: not exported");
+                break;
             }
         }
     }

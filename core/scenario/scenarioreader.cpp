@@ -613,6 +613,7 @@ std::optional<Op> ScenarioReader::parseOp(
         break;
     case Op::Kind::Yield:
     case Op::Kind::Exit:
+    case Op::Kind::CpuClock:
         literalTrue(value, valuePath);
         break;
     case Op::Kind::Lock:

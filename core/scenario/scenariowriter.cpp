@@ -46,6 +46,7 @@ Json opJson(const Op& op)
         break;
     case Op::Kind::Yield:
     case Op::Kind::Exit:
+    case Op::Kind::CpuClock:
         out[verb] = true;
         break;
     case Op::Kind::Lock:

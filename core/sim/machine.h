@@ -237,6 +237,7 @@ private:
     // kernel sections (machinebandwidth.cpp)
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     void returnToUser(Task& task) override;
+    bool readCpuClock(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
     bool kernelSectionPreemptible(int cpu) const override;
     /// The task running on @p cpu is inside a kernel section of its program (and not on its way

@@ -27,6 +27,31 @@ void Machine::returnToUser(Task& task)
     }
 }
 
+bool Machine::readCpuClock(Task& task)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr != &task.se)
+        return false;
+    // task_sched_runtime(): the running task's class brings its runtime up to date. The fair
+    // class's update_curr_fair() updates the task's own cfs_rq only (kernel-model.md §7.1): at
+    // the end of a slice, or of its protection, that asks for a (lazy) reschedule, as a tick
+    // would.
+    if (!task.isDl() && !task.isRt()) {
+        if (task.se.cfsRq && task.se.cfsRq->curr == &task.se)
+            m_fair->updateCurr(*task.se.cfsRq);
+    } else {
+        classOf(task).updateCurr(rq);
+    }
+    if (task.kernelDepth > 0)
+        return false; // read inside a kernel section: no return to user mode here
+    // exit_to_user_mode(): NEED_RESCHED_LAZY is acted on like NEED_RESCHED.
+    if (rq.needReschedLazy) {
+        rq.needReschedLazy = false;
+        resched(task.cpu, false);
+    }
+    return rq.needResched;
+}
+
 bool Machine::inKernelMode(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];

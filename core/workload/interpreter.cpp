@@ -189,6 +189,10 @@ void ProgramInterpreter::advance(Task& task)
         case Op::Kind::Cookie:
             m_s.applyCookieOp(task, op);
             continue;
+        case Op::Kind::CpuClock:
+            if (m_s.readCpuClock(task))
+                return; // preempted on its way back to user mode: goes on when it runs again
+            continue;
         }
     }
 }

@@ -34,6 +34,11 @@ public:
     virtual void programError(const Task& task, const std::string& what) = 0;
     /// Leaving the last kernel section: task work (parking), end of a boost, deferred preemption.
     virtual void returnToUser(Task& task) = 0;
+    /// clock_gettime(CLOCK_THREAD_CPUTIME_ID) by the running @p task: task_sched_runtime()
+    /// runs its class's update_curr(), and the system call returns to user mode, where a
+    /// reschedule pending (or just set) is acted on. True if @p task is to be switched out
+    /// before its next operation (kernel-model.md §7.1).
+    virtual bool readCpuClock(Task& task) = 0;
     /// Is @p task to be parked at the return to user mode (CFS bandwidth, throttle at return)?
     virtual bool shouldPark(const Task& task) const = 0;
     /// sched_yield() of the running @p task (yield_task(), then resched).

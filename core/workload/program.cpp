@@ -9,9 +9,9 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kPolicies{
     "normal", "batch", "idle", "fifo", "rr", "deadline"};
-constexpr std::array<std::string_view, 18> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
+constexpr std::array<std::string_view, 19> kOps{"run", "sleep", "loop", "yield", "lock", "unlock",
     "fork", "exit", "nice", "cpus", "cgroup", "cookie", "kernel", "write", "suspend", "resume",
-    "complete", "wait_for_completion"};
+    "complete", "wait_for_completion", "cpu_clock"};
 
 } // namespace
 

@@ -56,8 +56,9 @@ struct Op
         Write,
         Suspend,
         Resume,
-        Complete,      ///< complete(): wakes the first waiter of a completion, or counts
-        WaitCompletion ///< wait_for_completion(): takes a count, or blocks until a complete()
+        Complete,       ///< complete(): wakes the first waiter of a completion, or counts
+        WaitCompletion, ///< wait_for_completion(): takes a count, or blocks until a complete()
+        CpuClock ///< clock_gettime(CLOCK_THREAD_CPUTIME_ID): update_curr(), then back to user mode
     };
     /// prctl(PR_SCHED_CORE, …) commands of a Cookie operation (scope: the thread).
     enum class CookieCmd { Create, ShareTo, ShareFrom };

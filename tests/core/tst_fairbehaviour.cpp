@@ -129,6 +129,8 @@ private Q_SLOTS:
     void determinism();
     void exitNotifiesParentWhileCurrent();
     void forkPreemptsParentBeforeWait();
+    void cpuClockReadPreempts_data();
+    void cpuClockReadPreempts();
 
     // §1.1 differences visible on one CPU
     void profilePickTieRule_data();
@@ -798,6 +800,75 @@ void TestFairBehaviour::forkPreemptsParentBeforeWait()
     }
 }
 
+void TestFairBehaviour::cpuClockReadPreempts_data()
+{
+    QTest::addColumn<QString>("preempt");
+    QTest::addColumn<QString>("readAt");
+    QTest::addColumn<bool>("read");
+    QTest::addColumn<qint64>("firstSwitch");
+    QTest::addColumn<qint64>("aExits");
+    // a and b start together on one CPU at HZ 100 (ticks at 10 ms, 20 ms, ...); a runs first,
+    // b waits at V with a half slice (0.35 ms). a runs READ, reads its CPU clock, runs 2 ms more
+    // and exits; b spins.
+    // - Read at 3 ms: update_curr() finds a's deadline passed (a: v = 3 ms, past its first
+    //   deadline of 0.35 ms) and asks for a reschedule, acted on as the call returns to user
+    //   mode: b (v = 0, the only eligible one at V = 1.5 ms) runs from 3 ms, lazily or not. At
+    //   the 10 ms tick b (v = 7 ms) is past its deadline and a (v = 3 ms < V = 5 ms, deadline
+    //   renewed to 3.7 ms at the read) is picked: its 2 ms left end at 12 ms.
+    // - Without the read a runs its 5 ms at once (no tick before 10 ms) and exits at 5 ms.
+    // - Read at 0.2 ms, before a's first deadline: nothing to reschedule, a exits at 2.2 ms.
+    for (const char* model : {"voluntary", "lazy"}) {
+        const QString m = QString::fromLatin1(model);
+        QTest::addRow("%s, read at 3 ms", model)
+            << m << "3ms" << true << qint64{3 * kMs} << qint64{12 * kMs};
+        QTest::addRow("%s, no read", model)
+            << m << "3ms" << false << qint64{5 * kMs} << qint64{5 * kMs};
+        QTest::addRow("%s, read at 0.2 ms", model)
+            << m << "200us" << true << qint64{2200 * kUs} << qint64{2200 * kUs};
+    }
+}
+
+void TestFairBehaviour::cpuClockReadPreempts()
+{
+    QFETCH(QString, preempt);
+    QFETCH(QString, readAt);
+    QFETCH(bool, read);
+    QFETCH(qint64, firstSwitch);
+    QFETCH(qint64, aExits);
+    const QByteArray json = QByteArray(R"({ "schedlab": 1, "name": "clock-read", "duration": "30ms",
+      "kernel": { "hz": 100, "preempt": ")")
+        + preempt.toLatin1() + R"(" }, "machine": { "cpus": 1 },
+      "tasks": [ { "name": "a", "program": [ { "run": ")"
+        + readAt.toLatin1() + R"(" }, )" + (read ? R"({ "cpu_clock": true }, )" : "")
+        + R"({ "run": "2ms" } ] },
+                 { "name": "b", "program": [ { "run": "forever" } ] } ] })";
+    const auto s = load(json);
+    QVERIFY(s);
+    Simulation sim(*s, options("6.13"));
+    sim.run();
+    QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
+    const Recording& rec = sim.recording();
+    const EntityRef a = taskRef(rec, "a");
+    const EntityRef b = taskRef(rec, "b");
+    QVERIFY(a.valid() && b.valid());
+    // The first switch away from a, to b.
+    const auto switches = recordsOf(rec, RecordKind::Switch, a);
+    QVERIFY(!switches.empty());
+    QCOMPARE(switches.front().time, firstSwitch);
+    QCOMPARE(switches.front().payload.generic.a, int64_t{b.raw});
+    const auto exits = recordsOf(rec, RecordKind::Exit, a);
+    QCOMPARE(exits.size(), size_t{1});
+    QCOMPARE(exits.front().time, aExits);
+    if (read && firstSwitch < aExits) {
+        // a was switched out runnable (not dequeued) and came back at the 10 ms tick.
+        QVERIFY(recordsOf(rec, RecordKind::Dequeue, a).empty()
+            || recordsOf(rec, RecordKind::Dequeue, a).front().time >= aExits);
+        const auto back = recordsOf(rec, RecordKind::Switch, b);
+        QVERIFY(!back.empty());
+        QCOMPARE(back.front().time, 10 * kMs);
+        QCOMPARE(back.front().payload.generic.a, int64_t{a.raw});
+    }
+}
 void TestFairBehaviour::determinism()
 {
     const auto s = load(kRandom);
