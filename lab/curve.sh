@@ -20,7 +20,8 @@
 # default 5), CURVE_DURATION / CURVE_SWITCH / CURVE_SOAK / CURVE_START (seconds, default
 # 120 / 50 / 20 / 10), CURVE_PROFILE (the model's profile, default the point release KERNEL,
 # e.g. 6.18.15: its series' profile with the fix catalogue),
-# CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_COUNT (1: each real run also counts
+# CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (1: the model's scenario
+# reads the CPU clock after every run, as schedlab-run does on the real kernel), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
 # LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT and LAB_EXACT default to 1 here (the children
@@ -70,6 +71,10 @@ PREEMPT=lazy
 kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
 
 # scenario POINT FILE: the setup at one point, NO_PLACE_LAG until SWITCH.
+# CURVE_CLOCK=1: every run ends with a read of the CPU clock, as schedlab-run's do
+# (kernel-model.md §7.2, "Between ticks"; docs/real-kernels.md, "The runner's clock reads").
+clock=
+[ "${CURVE_CLOCK:-0}" = 1 ] && clock=', { "cpu_clock": true }'
 scenario() {
     kind=${1%%:*}
     arg=${1#*:}
@@ -78,14 +83,14 @@ scenario() {
         # The fork helper (scenarios/lab-mirror-fork.json): 2.3 ms in the parent, a child of
         # 1.8 ms, a sleep of ARG and 1 ms at its exit, waited for.
         sleepers=20
-        program="{ \"run\": \"2.3ms\" },
-        { \"fork\": { \"program\": [ { \"run\": \"1.8ms\" }, { \"sleep\": \"$arg\" }, { \"run\": \"1ms\" } ] }, \"wait\": true }"
+        program="{ \"run\": \"2.3ms\" }$clock,
+        { \"fork\": { \"program\": [ { \"run\": \"1.8ms\" }$clock, { \"sleep\": \"$arg\" }, { \"run\": \"1ms\" }$clock ] }, \"wait\": true }"
         ;;
     shell)
         # ARG busybox loops `while true; do sleep 1; done` (scenarios/lab-mirror-shell.json).
         sleepers=$arg
-        program="{ \"run\": \"2.8ms\" },
-        { \"fork\": { \"program\": [ { \"run\": \"8.6ms\" }, { \"sleep\": \"1s\" }, { \"run\": \"2ms\" } ] }, \"wait\": true }"
+        program="{ \"run\": \"2.8ms\" }$clock,
+        { \"fork\": { \"program\": [ { \"run\": \"8.6ms\" }$clock, { \"sleep\": \"1s\" }, { \"run\": \"2ms\" }$clock ] }, \"wait\": true }"
         ;;
     *) echo "curve: unknown point $1 (fork:PERIOD or shell:LOOPS)" >&2; exit 2 ;;
     esac
