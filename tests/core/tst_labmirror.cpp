@@ -296,16 +296,17 @@ struct CurvePoint
 // 0.0004, 0.0000, 0.0000; 50 ms 0.0008; 20 shell loops 0.601, 0.497, 0.429; 60 shell loops 0.267,
 // 0.249. 6.12.117 (voluntary
 // preemption: it has no lazy mode, and lab/curve.sh writes its scenarios so): fork 1 s 0.952 (the
-// later three runs flagged); 500 ms 1.027, 0.771, 1.001; 250 ms 0.892; 100 ms 1.002, 0.979; 50 ms 1.020, 0.972.
-// 20 shell loops 0.887 (with 2 GB for the guest; the two earlier runs were flagged); 60 shell
-// loops 0.822.
+// later three runs flagged); 500 ms 1.027, 0.771, 1.001; 250 ms 0.892; 100 ms 1.002, 0.979; 50
+// ms 1.020, 0.972. 20 shell loops 0.887 (with 2 GB for the guest; the two earlier runs were
+// flagged); 60 shell loops 0.822.
 constexpr CurvePoint kCurve[] = {
     {"fork-1s", "6.18.15", 0.6865},
     {"fork-500ms", "6.18.15", 0.505,
         "docs/real-kernels.md, the dose-response curve: at 500 ms the model is 0.27 above the real "
         "mean (ten runs, 0.41-0.70). The lab's runner reads its CPU clock at the end of every run, "
         "a preemption point the file does not have; with it (cpu_clock, CURVE_CLOCK=1) the model "
-        "gives 0.37 here but crowds CPU 0 more than the kernel does (\"The runner's clock reads\")"},
+        "gives 0.37 here but crowds CPU 0 more than the kernel does (\"The runner's clock "
+        "reads\")"},
     {"fork-250ms", "6.18.15", 0.4287},
     {"fork-100ms", "6.18.15", 0.0001},
     {"fork-50ms", "6.18.15", 0.0008},
