@@ -814,9 +814,9 @@ void TestFairBehaviour::determinism()
     const auto c = runOnce(2);
     VERIFY_INVARIANTS(*a);
     VERIFY_INVARIANTS(*c);
-    const auto& ra = a->recording().records();
-    const auto& rb = b->recording().records();
-    const auto& rc = c->recording().records();
+    const auto ra = a->recording().records().toVector();
+    const auto rb = b->recording().records().toVector();
+    const auto rc = c->recording().records().toVector();
     QVERIFY(ra.size() > 500);
     QCOMPARE(ra.size(), rb.size());
     QVERIFY(std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(Record)) == 0);

@@ -49,22 +49,22 @@ void CpuLanesPlottable::updateThrottled()
         m_openThrottle.clear();
         m_throttleScanned = 0;
     }
-    for (size_t i = m_throttleScanned; i < records.size(); ++i) {
-        const Record& r = records[i];
-        if (r.kind != RecordKind::Throttle && r.kind != RecordKind::Unthrottle)
-            continue;
-        if (m_throttled.size() <= r.cpu)
-            m_throttled.resize(static_cast<size_t>(r.cpu) + 1);
-        auto& lane = m_throttled[r.cpu];
-        const auto open = m_openThrottle.find(r.entity.raw);
-        if (r.kind == RecordKind::Throttle && open == m_openThrottle.end()) {
-            m_openThrottle[r.entity.raw] = lane.size();
-            lane.emplace_back(r.time, -1);
-        } else if (r.kind == RecordKind::Unthrottle && open != m_openThrottle.end()) {
-            lane[open->second].second = r.time;
-            m_openThrottle.erase(open);
-        }
-    }
+    forEachRecord(*m_recording, m_throttleScanned, records.size(),
+        [&](const Record& r, const Record*, size_t) {
+            if (r.kind != RecordKind::Throttle && r.kind != RecordKind::Unthrottle)
+                return;
+            if (m_throttled.size() <= r.cpu)
+                m_throttled.resize(static_cast<size_t>(r.cpu) + 1);
+            auto& lane = m_throttled[r.cpu];
+            const auto open = m_openThrottle.find(r.entity.raw);
+            if (r.kind == RecordKind::Throttle && open == m_openThrottle.end()) {
+                m_openThrottle[r.entity.raw] = lane.size();
+                lane.emplace_back(r.time, -1);
+            } else if (r.kind == RecordKind::Unthrottle && open != m_openThrottle.end()) {
+                lane[open->second].second = r.time;
+                m_openThrottle.erase(open);
+            }
+        });
     m_throttleScanned = records.size();
 }
 

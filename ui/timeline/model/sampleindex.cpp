@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
 
 namespace schedlab::ui {
 
@@ -118,13 +119,24 @@ namespace {
 
 /// The Pelt record of the sample at @p position: the record right after it, of the same entity
 /// and time (Machine appends the two together), if any.
-const Record* peltOf(const std::vector<Record>& records, size_t position)
+bool isPeltOf(const Record& p, const Record& s)
+{
+    return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time;
+}
+
+std::optional<Record> peltOf(const RecordsView& records, size_t position)
 {
     if (position + 1 >= records.size())
-        return nullptr;
-    const Record& s = records[position];
-    const Record& p = records[position + 1];
-    return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time ? &p : nullptr;
+        return std::nullopt;
+    const Record s = records[position];
+    const Record p = records[position + 1];
+    return isPeltOf(p, s) ? std::optional<Record>(p) : std::nullopt;
+}
+
+/// The same for a sample read with its successor (@p next, nullptr: none).
+const Record* peltOf(const Record& s, const Record* next)
+{
+    return next && isPeltOf(*next, s) ? next : nullptr;
 }
 
 /// The PELT values of @p pelt (a Pelt record) as the leaf of a PeltSummary.
@@ -166,7 +178,7 @@ void SampleIndex::Series::append(const Record& r, uint32_t position)
     positions.push_back(position);
 }
 
-void SampleIndex::Series::summarize(const std::vector<Record>& records) const
+void SampleIndex::Series::summarize(const RecordsView& records) const
 {
     if (summarized < positions.size() && positions.size() - summarized >= summarized) {
         // Catching up with at least as many samples as are summarized (the first drawing of
@@ -180,15 +192,16 @@ void SampleIndex::Series::summarize(const std::vector<Record>& records) const
         if (summarized + 8 < positions.size()) {
             // The samples are scattered over a recording far larger than the caches: ask for
             // a few ahead, so the reads overlap.
-            const auto* ahead = reinterpret_cast<const char*>(&records[positions[summarized + 8]]);
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 2 * sizeof(Record) - 1); // with its Pelt record
+            records.prefetch(positions[summarized + 8]);
         }
-        summary.push(leafSummary(records[position], reference, position));
+        Record pair[2];
+        const size_t n = std::min<size_t>(2, records.size() - position);
+        records.copy(position, n, pair);
+        summary.push(leafSummary(pair[0], reference, position));
         // The PELT extremes are summarised while every sample has them (a run records PELT for
         // all or none); a sample without stops it for good (decimate() then reads them one by
         // one).
-        const Record* pelt = peltOf(records, position);
+        const Record* pelt = peltOf(pair[0], n == 2 ? &pair[1] : nullptr);
         peltAligned = peltAligned && pelt;
         if (peltAligned)
             peltSummary.push(peltLeaf(*pelt, position));
@@ -198,10 +211,10 @@ void SampleIndex::Series::summarize(const std::vector<Record>& records) const
 void SampleIndex::update(const Recording& recording)
 {
     begin(recording);
-    const auto& records = recording.records();
-    for (size_t i = m_consumed; i < records.size(); ++i)
-        consume(records, i);
-    end(records.size());
+    const size_t count = recording.records().size();
+    forEachRecord(recording, m_consumed, count,
+        [&](const Record& r, const Record* next, size_t i) { consume(r, next, i); });
+    end(count);
 }
 
 void SampleIndex::begin(const Recording& recording)
@@ -210,9 +223,8 @@ void SampleIndex::begin(const Recording& recording)
         clear();
 }
 
-void SampleIndex::consume(const std::vector<Record>& records, size_t i)
+void SampleIndex::consume(const Record& r, const Record* next, size_t i)
 {
-    const Record& r = records[i];
     if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_slices.size())
@@ -230,7 +242,7 @@ void SampleIndex::consume(const std::vector<Record>& records, size_t i)
     }
     if (r.kind != RecordKind::Sample)
         return;
-    const Record* pelt = peltOf(records, i);
+    const Record* pelt = peltOf(r, next);
     m_hasPelt = m_hasPelt || pelt;
     if (r.flags & Record::kQueued) {
         if (m_queuedPerCpu.size() <= r.cpu)
@@ -278,17 +290,18 @@ void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleInd
 {
     lanes.begin(recording);
     samples.begin(recording);
-    const auto& records = recording.records();
+    const RecordsView records = recording.records();
     const size_t from = std::min(lanes.consumedRecords(), samples.consumedRecords());
     if (lanes.consumedRecords() != samples.consumedRecords()) {
         // Not in step (one was cleared or filled on its own): each its own pass.
         lanes.update(recording);
         samples.update(recording);
     } else {
-        for (size_t i = samples.consumedRecords(); i < records.size(); ++i) {
-            lanes.consume(records[i]);
-            samples.consume(records, i);
-        }
+        forEachRecord(recording, samples.consumedRecords(), records.size(),
+            [&](const Record& r, const Record* next, size_t i) {
+                lanes.consume(r);
+                samples.consume(r, next, i);
+            });
         lanes.end(records.size());
         samples.end(records.size());
     }
@@ -310,13 +323,16 @@ std::vector<EntitySample> SampleIndex::series(
     return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
 }
 
-EntitySample SampleIndex::toSample(const std::vector<Record>& records, uint32_t position)
+EntitySample SampleIndex::toSample(const RecordsView& records, uint32_t position)
 {
-    const Record& r = records[position];
+    Record pair[2];
+    const size_t n = std::min<size_t>(2, records.size() - position);
+    records.copy(position, n, pair);
+    const Record& r = pair[0];
     EntitySample s{Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
         r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
         false, r.cpu, -1, false, PeltValues{}};
-    if (const Record* pelt = peltOf(records, position)) {
+    if (const Record* pelt = peltOf(r, n == 2 ? &pair[1] : nullptr)) {
         const auto& p = pelt->payload.pelt;
         s.hasPelt = true;
         s.pelt = {p.loadAvg, p.runnableAvg, p.utilAvg, p.rqLoadAvg, p.rqRunnableAvg, p.rqUtilAvg,
@@ -351,7 +367,7 @@ std::vector<std::pair<Nanoseconds, uint64_t>> SampleIndex::queueV(const Recordin
     if (cpu < 0 || static_cast<size_t>(cpu) >= m_queuedPerCpu.size() || to <= from || points <= 0)
         return out;
     const auto& positions = m_queuedPerCpu[static_cast<size_t>(cpu)];
-    const auto& records = recording.records();
+    const RecordsView records = recording.records();
     if (positions.empty() || positions.back() >= records.size())
         return out;
     constexpr int kLookBack = 64;
@@ -380,7 +396,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     const std::vector<Nanoseconds>& moves)
 {
     const auto& positions = series.positions;
-    const auto& records = recording.records();
+    const RecordsView records = recording.records();
     if (positions.empty() || positions.back() >= records.size())
         return {};                   // none, or the recording was replaced without update()
     const auto at = [&](int64_t t) { // index of the first sample with time > t
@@ -493,9 +509,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         prefetched = std::min(last, (i / kBlock + 1) * kBlock);
         for (size_t k = i; k < prefetched; ++k) {
             // A 48-byte record may straddle two cache lines: ask for both.
-            const auto* p = reinterpret_cast<const char*>(&records[positions[k]]);
-            __builtin_prefetch(p);
-            __builtin_prefetch(p + sizeof(Record) - 1);
+            records.prefetch(positions[k]);
         }
     };
     for (size_t i = first; i < last;) {
@@ -527,8 +541,11 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             i += items;
         } else {
             prefetchBlock(i);
-            const Record& r = records[positions[i]];
-            const Record* pelt = wantPelt ? peltOf(records, positions[i]) : nullptr;
+            Record pair[2];
+            const size_t n = std::min<size_t>(wantPelt ? 2 : 1, records.size() - positions[i]);
+            records.copy(positions[i], n, pair);
+            const Record& r = pair[0];
+            const Record* pelt = wantPelt ? peltOf(r, n == 2 ? &pair[1] : nullptr) : nullptr;
             const PeltSummary leafPelt = pelt ? peltLeaf(*pelt, positions[i]) : PeltSummary{};
             take(leafSummary(r, series.reference, positions[i]), pelt ? &leafPelt : nullptr,
                 moves.empty() ? 0 : movesBefore(r.time, r.flags & Record::kQueued));
@@ -547,9 +564,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     for (size_t k = 0; k < kept.size(); ++k) {
         if (k + kAhead < kept.size()) {
             // A 48-byte record may straddle two cache lines: ask for both.
-            const auto* ahead = reinterpret_cast<const char*>(&records[kept[k + kAhead]]);
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + sizeof(Record) - 1);
+            records.prefetch(kept[k + kAhead]);
         }
         out.push_back(toSample(records, kept[k]));
         // Its index in the series (positions are sorted), searched from the previous one.

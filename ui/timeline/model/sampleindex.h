@@ -18,6 +18,7 @@
 
 namespace schedlab {
 class Recording;
+class RecordsView;
 struct Record;
 } // namespace schedlab
 
@@ -58,10 +59,10 @@ class SampleIndex
 public:
     void update(const Recording& recording);
     void clear();
-    /// update() one record at a time (see RunSegmentIndex::begin()): @p i is the record's
-    /// position in @p records.
+    /// update() one record at a time (see RunSegmentIndex::begin()): @p r is the record at
+    /// position @p i, @p next the one after it (nullptr: none yet).
     void begin(const Recording& recording);
-    void consume(const std::vector<Record>& records, size_t i);
+    void consume(const Record& r, const Record* next, size_t i);
     void end(size_t consumed) { m_consumed = consumed; }
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
@@ -188,11 +189,11 @@ private:
         mutable size_t summarized = 0;   ///< samples folded into the summaries
         void append(const Record& r, uint32_t position);
         /// Folds the samples not yet summarized into the summaries.
-        void summarize(const std::vector<Record>& records) const;
+        void summarize(const RecordsView& records) const;
     };
     /// The sample at record position @p position, with its PELT from the Pelt record that
     /// follows it, if any.
-    static EntitySample toSample(const std::vector<Record>& records, uint32_t position);
+    static EntitySample toSample(const RecordsView& records, uint32_t position);
     static std::vector<EntitySample> decimate(const Series& series, const Recording& recording,
         Nanoseconds from, Nanoseconds to, int bins, unsigned keep,
         const std::vector<Nanoseconds>& moves = {});

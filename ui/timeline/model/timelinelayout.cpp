@@ -56,10 +56,10 @@ RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
 void RunSegmentIndex::update(const Recording& recording)
 {
     begin(recording);
-    const auto& records = recording.records();
-    for (size_t i = m_consumed; i < records.size(); ++i)
-        consume(records[i]);
-    end(records.size());
+    const size_t count = recording.records().size();
+    forEachRecord(
+        recording, m_consumed, count, [&](const Record& r, const Record*, size_t) { consume(r); });
+    end(count);
 }
 
 void RunSegmentIndex::begin(const Recording& recording)
