@@ -77,6 +77,27 @@ inline int64_t queuedLag(uint64_t avg, uint64_t vruntime)
 
 } // namespace
 
+CompactRecords::CompactRecords(const CompactRecords& other)
+    : m_groups(other.m_groups)
+    , m_pageUsed(other.m_pageUsed)
+    , m_count(other.m_count)
+    , m_encoded(other.m_encoded)
+{
+    m_pages.reserve(other.m_pages.size());
+    for (size_t i = 0; i < other.m_pages.size(); ++i) {
+        m_pages.push_back(std::make_unique_for_overwrite<uint8_t[]>(kPageBytes));
+        const size_t used = i + 1 == other.m_pages.size() ? other.m_pageUsed : kPageBytes;
+        std::memcpy(m_pages.back().get(), other.m_pages[i].get(), used);
+    }
+}
+
+CompactRecords& CompactRecords::operator=(const CompactRecords& other)
+{
+    if (this != &other)
+        *this = CompactRecords(other);
+    return *this;
+}
+
 uint64_t CompactRecords::encodeEntity(EntityRef e)
 {
     const int32_t raw = e.raw;

@@ -26,6 +26,12 @@ public:
     static constexpr size_t kMaxRecordBytes = 10 + 5 + 3 + 2 + 1 + 40;
     static constexpr size_t kMaxGroupBytes = 10 + kGroup * (1 + kMaxRecordBytes);
 
+    CompactRecords() = default;
+    CompactRecords(const CompactRecords& other);
+    CompactRecords& operator=(const CompactRecords& other);
+    CompactRecords(CompactRecords&&) noexcept = default;
+    CompactRecords& operator=(CompactRecords&&) noexcept = default;
+
     /// Appends @p count records; every call but the last must append a multiple of kGroup.
     void append(const Record* records, size_t count);
     size_t size() const { return m_count; }

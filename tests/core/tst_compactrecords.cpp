@@ -266,6 +266,15 @@ private Q_SLOTS:
         });
         QCOMPARE(visited, count - 10);
         QVERIFY(sameBytes(rec.records().back(), appended.back()));
+        // A copy reads the same records, and keeps them when the original goes on.
+        Recording copy = rec;
+        rec.append(appended.front());
+        QCOMPARE(copy.records().size(), count);
+        const std::vector<Record> copied = copy.records().toVector();
+        QVERIFY(std::memcmp(copied.data(), appended.data(), count * sizeof(Record)) == 0);
+        copy = rec;
+        QCOMPARE(copy.records().size(), count + 1);
+        QVERIFY(sameBytes(copy.records()[count], appended.front()));
 
         // Streamed from here on: the sink gets every record kept so far, in order.
         SinkAll sink;
