@@ -158,7 +158,8 @@ public:
     void syncZeroVruntime();
     /// The "L" of place_entity(): weight already counted in V (tree + curr if queued) (§4.2).
     Int128 countedWeight() const;
-    /// ineligible_vruntime used by 6.17+ protection: v0 + floor(sumWV/sumW) + 1, without curr.
+    /// ineligible_vruntime() of 7.3's protection (trait protect_ineligible), without curr:
+    /// v0 + floor(sumWV/sumW) + 1.
     uint64_t ineligibleVruntime() const;
 
     // --- walk orders ------------------------------------------------------------------------

@@ -444,7 +444,7 @@ void FairClass::setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
     se.vprot = se.deadline;
     if (slice != se.slice) {
         uint64_t limit = 0;
-        if (feature(Feature::PreemptShort))
+        if (m_p.traits->protectIneligible && feature(Feature::PreemptShort))
             limit = cfsRq.ineligibleVruntime();
         else
             limit = se.vruntime + vslice(slice, se);
@@ -468,9 +468,12 @@ void FairClass::updateProtectSlice(CfsRq& cfsRq, SchedEntity& se)
     if (m_p.choices->protection == Protection::DeadlineHack)
         return;
     const int64_t slice = cfsRq.minSlice();
-    uint64_t base = cfsRq.peekAvgVruntime();
-    if (vdiff(se.vruntime, base) < 0)
-        base = se.vruntime;
+    uint64_t base = se.vruntime; // 6.17–7.2: from curr's own v
+    if (m_p.traits->protectIneligible) {
+        const uint64_t avg = cfsRq.peekAvgVruntime(); // 7.3: from min(v, V)
+        if (vdiff(avg, base) < 0)
+            base = avg;
+    }
     const uint64_t limit = base + vslice(slice, se);
     if (vdiff(limit, se.vprot) < 0)
         se.vprot = limit;
@@ -901,8 +904,13 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
     }
     const bool cseIdle = isIdleEntity(*se);
     const bool pseIdle = isIdleEntity(*pse);
-    if (cseIdle && !pseIdle)
+    if (cseIdle && !pseIdle) {
+        // 6.12+ (with custom slices, 85e511df3cec): an idle entity keeps no slice protection
+        // when a non-idle one preempts it, or the pick would hand the CPU back to it.
+        if (m_p.traits->customSlices)
+            cancelProtectSlice(*se);
         return preempt();
+    }
     if (cseIdle != pseIdle)
         return false;
     CfsRq& cfsRq = eevdfRq(*se);
@@ -913,12 +921,24 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
         updateCurr(cfsRq);
     }
 
-    if (!v619) {
+    if (!v619 && m_p.choices->protection == Protection::DeadlineHack) {
+        // 6.12–6.16 check_preempt_wakeup_fair(): an eligible shorter-slice wakee cancels curr's
+        // protection before the pick, whether or not it preempts.
         if (doPreemptShort(cfsRq, *pse, *se))
             cancelProtectSlice(*se);
-        if (pickEevdf(cfsRq, true) == pse)
+        return pickEevdf(cfsRq, true) == pse ? preempt() : false;
+    }
+    if (!v619) {
+        // 6.17–6.18 (the 6.17 run-to-parity series, §3.7): a shorter-slice wakee is picked
+        // against curr unprotected; curr's protection is cancelled only if it preempts, and
+        // shrunk to the shortest slice (update_protect_slice()) if it does not.
+        const bool preemptShort = feature(Feature::PreemptShort) && pse->slice < se->slice;
+        if (pickEevdf(cfsRq, !preemptShort) == pse) {
+            if (preemptShort)
+                cancelProtectSlice(*se);
             return preempt();
-        if (m_p.choices->protection != Protection::DeadlineHack && feature(Feature::RunToParity))
+        }
+        if (feature(Feature::RunToParity) && preemptShort)
             updateProtectSlice(cfsRq, *se);
         return false;
     }
@@ -933,11 +953,16 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
         return picked;
     };
     if (feature(Feature::PreemptShort) && pse->slice < se->slice) {
+        // PREEMPT_WAKEUP_SHORT goes straight to the unprotected pick (fork or not); if the
+        // wakee is not picked, protection only shrinks.
         if (pickIgnoringDelayed(false) == pse) {
             cancelProtectSlice(*se);
             clearBuddies(cfsRq, *se);
             return preempt();
         }
+        if (feature(Feature::RunToParity))
+            updateProtectSlice(cfsRq, *se);
+        return false;
     }
     if ((wakeFlags & WakeFork) || pse->schedDelayed)
         return false;

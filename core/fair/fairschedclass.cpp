@@ -359,8 +359,9 @@ void FairSchedClass::updateCurr(Rq& rq)
 
 bool FairSchedClass::schedIdleCpu(int cpu) const
 {
-    const int n = m_ctx.nrRunning(cpu);
-    return n > 0 && n == m_ctx.rq(cpu).cfs->hNrIdle;
+    // sched_idle_cpu(): every runnable task is SCHED_IDLE (none at all: the CPU is idle instead).
+    const int idle = m_ctx.rq(cpu).cfs->hNrIdle;
+    return idle > 0 && m_ctx.nrRunning(cpu) == idle;
 }
 
 int FairSchedClass::nrDelayed(int cpu) const

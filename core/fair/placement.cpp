@@ -382,25 +382,21 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
     int nr = llc(target).nrIdleScan + 1;
     if (nr == 1)
         return -1;
-    // sd_llc span ∩ p->cpus_ptr: the LLC is the contiguous range [first, first + weight).
+    // sd_llc span ∩ p->cpus_ptr: the LLC is the contiguous range [first, first + weight),
+    // walked by for_each_cpu_wrap(…, target + 1).
     const int first = topo().llcFirst(target);
     const int weight = topo().llcSize(target);
-    std::vector<bool>& cpus = m_scanMask;
-    cpus.assign(static_cast<size_t>(topo().cpus), false);
-    for (int c = first; c < first + weight; ++c)
-        cpus[static_cast<size_t>(c)] = p.cpus.test(c);
+    const int start = (target - first + 1) % weight;
     int idleCpu = -1;
-    for (int k = 0; k < weight; ++k) {
-        const int c = first + (target - first + 1 + k) % weight; // for_each_cpu_wrap(…, target + 1)
-        if (!cpus[static_cast<size_t>(c)])
-            continue;
-        if (hasIdleCore) {
-            const int i = selectIdleCore(p, c, cpus, idleCpu);
-            if (i >= 0) {
-                path = WakePath::IdleCore;
-                return i;
-            }
-        } else {
+    if (!hasIdleCore) {
+        // The mask is only read: each CPU is tested against p->cpus_ptr as the walk reaches it,
+        // without building the mask (the scan usually stops long before the LLC's end).
+        for (int k = 0, off = start; k < weight; ++k) {
+            const int c = first + off;
+            if (++off == weight)
+                off = 0;
+            if (!p.cpus.test(c))
+                continue;
             if (--nr <= 0)
                 return -1;
             if (idleOrSchedIdle(c)) {
@@ -408,9 +404,27 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
                 break;
             }
         }
+        path = WakePath::IdleCpu;
+        return idleCpu;
     }
-    if (hasIdleCore)
-        llc(target).hasIdleCores = false; // the hint was stale: no allowed idle core found
+    // select_idle_core() takes the CPUs of each busy core it visits out of the mask.
+    std::vector<bool>& cpus = m_scanMask;
+    cpus.assign(static_cast<size_t>(topo().cpus), false);
+    for (int c = first; c < first + weight; ++c)
+        cpus[static_cast<size_t>(c)] = p.cpus.test(c);
+    for (int k = 0, off = start; k < weight; ++k) {
+        const int c = first + off;
+        if (++off == weight)
+            off = 0;
+        if (!cpus[static_cast<size_t>(c)])
+            continue;
+        const int i = selectIdleCore(p, c, cpus, idleCpu);
+        if (i >= 0) {
+            path = WakePath::IdleCore;
+            return i;
+        }
+    }
+    llc(target).hasIdleCores = false; // the hint was stale: no allowed idle core found
     path = WakePath::IdleCpu;
     return idleCpu;
 }

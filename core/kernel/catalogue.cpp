@@ -250,6 +250,20 @@ std::vector<CatalogueFix> buildCatalogue()
             .section = "4.1",
             .verified = false,
             .introduced = rel(6, 12)},
+        // Read in Debian's linux-source-7.2 (7.2.13: set_protect_slice() from v + vslice,
+        // update_protect_slice() from v) and linux-source-7.3 (ineligible_vruntime(), min(v, V));
+        // the commit itself is not identified.
+        {.commit = "",
+            .title = "slice protection ends where curr turns ineligible (ineligible_vruntime()); "
+                     "update_protect_slice() from min(v, V)",
+            .mainline = rel(7, 3),
+            .backports = {},
+            .setting = "protect_ineligible",
+            .before = "false",
+            .after = "true",
+            .section = "3.7",
+            .verified = false,
+            .introduced = rel(6, 17)},
         {.commit = "fb1050ac8e40",
             .title = "sched/fair: Change the default cgroup_mode to concur",
             .mainline = rel(7, 3),
@@ -280,6 +294,7 @@ constexpr TraitDef kTraits[] = {
     {"pick_buddy", &ProfileTraits::pickBuddy},
     {"place_lag_skip_zero", &ProfileTraits::placeLagSkipZero},
     {"resched_at_protection_end", &ProfileTraits::resched617},
+    {"protect_ineligible", &ProfileTraits::protectIneligible},
 };
 
 const TraitDef* findTrait(std::string_view name)

@@ -265,6 +265,7 @@ std::vector<KernelProfile> buildProfiles()
     p73.choices.flat = true;
     p73.choices.groupShares = GroupShares::Concur; // fb1050ac8e40: default cgroup_mode concur
     p73.traits = p71.traits;
+    p73.traits.protectIneligible = true;
     p73.features = p612.features;
     out.push_back(p73);
     return out;

@@ -91,6 +91,10 @@ struct ProfileTraits
     /// its load in tg->load_avg at most once per ms (kernel-model.md §6.3). Earlier: whenever it
     /// moved by more than 1/64.
     bool tgLoadAvgRatelimit = true;
+    /// 7.3: with PREEMPT_SHORT and a shorter queued slice, set_protect_slice() ends protection
+    /// where curr turns ineligible (ineligible_vruntime()), and update_protect_slice() starts
+    /// from min(v, V) (kernel-model.md §3.7). 6.17–7.2: both from curr's own v + vslice.
+    bool protectIneligible = false;
 };
 
 struct KernelProfile

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "core/base/eventid.h"
+#include "core/fair/schedentity.h"
 #include "core/record/recording.h"
 #include "core/sched/migration.h"
 
@@ -25,7 +26,6 @@
 namespace schedlab {
 
 struct Rq;
-struct SchedEntity;
 struct Task;
 struct TaskGroup;
 
@@ -80,11 +80,36 @@ public:
     /// update_curr_common()'s accounting: @p delta ns of CPU time of the task of @p taskSe.
     virtual void accountExec(SchedEntity& taskSe, int64_t delta) = 0;
 
-    /// A record of the recording (core/record/recording.h).
-    virtual void record(
-        RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0) = 0;
-    /// Samples @p se's state after a change (vruntime, lag, deadline, weight).
-    virtual void sample(const SchedEntity& se) = 0;
+    /// A record of the recording (core/record/recording.h). While nothing reads the recording
+    /// (countOnly()) it is counted here, without a call into the machine.
+    void record(RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0, int64_t c = 0)
+    {
+        if (!m_counted || !m_counted->discarding()) {
+            buildRecord(kind, se, a, b, c);
+            return;
+        }
+        if (m_countEvents || kind == RecordKind::Spawn || kind == RecordKind::Exit)
+            m_counted->drop();
+    }
+    /// Samples @p se's state after a change (vruntime, lag, deadline, weight). While nothing
+    /// reads the recording the sample is counted here; a queued task's still goes to the
+    /// machine's lag-bound metric (checkLagBound()).
+    void sample(const SchedEntity& se)
+    {
+        if (!m_counted || !m_counted->discarding()) {
+            buildSample(se);
+            return;
+        }
+        if (!se.cfsRq)
+            return;
+        if (se.isTask()) {
+            if (se.onRq)
+                checkLagBound(se);
+            if (m_countSamples)
+                m_counted->drop();
+        } else if (m_countSamples && !m_countFlat) // a flat run samples no group entity
+            m_counted->drop();
+    }
 
     /// hrtimer_start() in absolute mode: @p fn runs at @p at on @p cpu (-1: no CPU, a global
     /// timer); thisCpu() is @p cpu while it runs.
@@ -93,6 +118,30 @@ public:
     virtual void cancelTimer(EventId id) = 0;
     /// hrtimer_active(): armed and not yet run.
     virtual bool timerPending(EventId id) const = 0;
+
+protected:
+    /// record() and sample() when the recording is read: the machine builds the records.
+    virtual void buildRecord(
+        RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) = 0;
+    virtual void buildSample(const SchedEntity& se) = 0;
+    /// The lag-bound metric's check of a queued task's sample (sample() while counting only).
+    virtual void checkLagBound(const SchedEntity&) { }
+    /// Lets record() and sample() count in place while @p rec discards (Recording::discarding()):
+    /// what the machine's buildRecord() and buildSample() would count with these options
+    /// (records of events, samples, a flat run queue), fixed for the run.
+    void countOnly(Recording* rec, bool events, bool samples, bool flat)
+    {
+        m_counted = rec;
+        m_countEvents = events;
+        m_countSamples = samples;
+        m_countFlat = flat;
+    }
+
+private:
+    Recording* m_counted = nullptr;
+    bool m_countEvents = false;
+    bool m_countSamples = false;
+    bool m_countFlat = false;
 };
 
 } // namespace schedlab

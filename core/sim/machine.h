@@ -94,11 +94,12 @@ public:
     int64_t after(int64_t d) const { return saturatingAdd(clock(), d); }
     void resched(int cpu, bool lazy = false) override;
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
-    void record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
+    void buildRecord(
+        RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;
     /// A Migrate record with why the task moved (core/sched/migration.h).
     void recordMigrate(
         const SchedEntity& se, int from, int to, MigrateReason reason, MigrateDetail detail = {});
-    void sample(const SchedEntity& se) override;
+    void buildSample(const SchedEntity& se) override;
 
 private:
     // MachineContext (the classes' and units' view of the machine)
@@ -197,7 +198,7 @@ private:
     EventId startSectionEnd(int cpu, int64_t at) override;
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
     /// Bug-hunt metric: the task's lag against vslice(slice + tick) (kernel-model.md §4.1).
-    void checkLagBound(const SchedEntity& se);
+    void checkLagBound(const SchedEntity& se) override;
     /// RunOptions::recordMaxSlice: a MaxSlice record for each cfs_rq from @p se's up to the
     /// root whose largest queued slice differs from the one last recorded for it.
     void recordMaxSlices(const SchedEntity& se);

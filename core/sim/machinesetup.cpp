@@ -55,6 +55,9 @@ Machine::Machine(const Scenario& scenario, const RunOptions& options)
     buildKernel(scenario, options);
     m_rec.cpus = m_cpus;
     m_rec.setCapacityLimit(options.limits.recordingBytes);
+    // While nothing reads the recording, records and samples are counted in place (the run
+    // queue's structure, flat or not, is fixed for the run after buildKernel()).
+    countOnly(&m_rec, options.recordEvents, options.recordSamples, m_choices.flat);
     for (int c = 0; c < m_cpus; ++c)
         m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
     m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);

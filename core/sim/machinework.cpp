@@ -63,14 +63,12 @@ EntityRef Machine::refOf(const SchedEntity& se) const
     return EntityRef::group(se.myQ->groupIndex, se.myQ->cpu);
 }
 
-void Machine::record(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
+void Machine::buildRecord(RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c)
 {
+    // Only reached while the recording is read: MachineContext::record() counts in place
+    // while it discards (countOnly()).
     if (!m_options.recordEvents && kind != RecordKind::Spawn && kind != RecordKind::Exit)
         return;
-    if (m_rec.discarding()) { // nothing reads it: counted, not built
-        m_rec.drop();
-        return;
-    }
     Record r;
     r.time = clock();
     r.entity = refOf(se);
@@ -90,7 +88,7 @@ void Machine::recordMigrate(
         m_rec.lastRecord().payload.generic.d = detail.pack();
 }
 
-void Machine::sample(const SchedEntity& se)
+void Machine::buildSample(const SchedEntity& se)
 {
     if (se.isTask() && se.onRq && se.cfsRq)
         checkLagBound(se);
@@ -101,11 +99,9 @@ void Machine::sample(const SchedEntity& se)
     const bool flat = m_choices.flat;
     if (flat && !se.isTask())
         return;
-    if (m_rec.discarding()) { // nothing reads it: counted, not built
-        m_rec.drop();
-        return;
-    }
-    // The records are built out of line, so that the common paths above stay short.
+    // Only reached while the recording is read: MachineContext::sample() counts in place while
+    // it discards (countOnly()). The records are built out of line, so that the common paths above
+    // stay short.
     auto build = [ this, &se, flat ]() __attribute__((noinline))
     {
         const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;

@@ -348,7 +348,8 @@ void TestCatalogue::delayedRunnable6126vs6127()
 // at half the runner's rate), and its lag falls by 1 ms per ms while it runs: the samples of the
 // short task, taken at its ticks, see |lag| = 4.5 ms at the first tick, beyond its bound
 // vslice(0.7 ms + 1 ms) = 1.7 ms by 2.8 ms. On 7.1 (protection limited to the shortest queued
-// slice) the blocks are 2 ms, as the report of 052c3d87c82e says, and the bound holds.
+// slice, 0.7 ms: less than a tick) the tasks alternate at every tick, 1 ms blocks (see
+// protectionMinSlice), and the bound holds.
 void TestCatalogue::bugHuntMetrics()
 {
     auto run = [](const char* json, const char* profile) {
@@ -378,7 +379,7 @@ void TestCatalogue::bugHuntMetrics()
         const Metrics m = run(custom, profile);
         const bool v613 = std::string_view(profile) == "6.13";
         for (const TaskMetrics& t : m.tasks) {
-            QCOMPARE(t.longestRunNs, int64_t(v613 ? 10000000 : 2000000));
+            QCOMPARE(t.longestRunNs, int64_t(v613 ? 10000000 : 1000000));
             if (t.name == "short") {
                 QCOMPARE(t.lagExcessSamples > 0, v613);
                 QCOMPARE(t.lagExcessMaxNs, int64_t(v613 ? 2800000 : 0));
@@ -390,12 +391,19 @@ void TestCatalogue::bugHuntMetrics()
 // 052c3d87c82e alone (kernel-model.md §3.7): the scenario "c" of bugHuntMetrics, a 10 ms-slice
 // task against a default-slice one, HZ=1000, PREEMPT_SHORT and RUN_TO_PARITY on.
 // deadline_hack: protection lasts the whole request: 10 ms blocks (see bugHuntMetrics).
-// vprot_union: the short task runs 0–1 ms (it preempted the long one's fork-time protection),
-// then the long one (v 0) is picked with vprot = the vruntime at which it stops being eligible,
-// short's v + 1 = 1e6 + 1: protected at the 2 ms tick (v 1e6), not at 3 ms (v 2e6 > V = 1.5e6,
-// ineligible, so PREEMPT_SHORT reschedules with or without 0b9ca2dcabc3): 1 → 3 ms. The short
-// one renews at 4 ms (d 2.7e6, both at V = 2e6, the earlier deadline wins) and stops being
-// eligible at 5 ms: 3 → 5 ms. 2 ms blocks on either side.
+// vprot_union (6.17–7.2): the short task runs 0–1 ms (it preempted the long one's fork-time
+// protection; at the 1 ms tick its v 1e6 passed its d 0.35e6, d := 1.7e6). V = 0.5e6: the long
+// one (v 0, d 5e6) is the only eligible one and is picked with vprot = min(d, v + vslice(min
+// slice 0.7 ms)) = 0.7e6. At the 2 ms tick its v 1e6 is past vprot: resched; V = 1e6, both
+// eligible, the short one's d 1.7e6 is earlier. At 3 ms the short one renews (d 2.7e6) and is
+// not eligible (v 2e6 > V 1.5e6): the long one again, protected to 1.7e6, which it passes by
+// the 4 ms tick. 1 ms blocks: every tick switches. 6.13 + vprot_union alone lacks 0b9ca2dcabc3
+// (no resched at the end of protection): at the 2 ms tick the long one is past vprot but still
+// eligible (v = V = 1e6), so it runs on to the 3 ms tick, where it is not (PREEMPT_SHORT's
+// did_preempt_short()): 2 ms blocks.
+// 7.3's protect_ineligible: the long one's vprot is instead the vruntime at which it stops
+// being eligible, the short one's v + 1 = 1e6 + 1: still protected at the 2 ms tick (v 1e6),
+// not at 3 ms (v 2e6 > V 1.5e6): 1 → 3 ms; 2 ms blocks on either side.
 void TestCatalogue::protectionMinSlice_data()
 {
     QTest::addColumn<QString>("profile");
@@ -408,9 +416,13 @@ void TestCatalogue::protectionMinSlice_data()
     QTest::addRow("6.16.9") << "6.16.9"
                             << "" << qint64(10000000);
     QTest::addRow("6.17.0") << "6.17.0"
-                            << "" << qint64(2000000);
+                            << "" << qint64(1000000);
     QTest::addRow("6.17.0 + deadline_hack") << "6.17.0"
                                             << "protection=deadline_hack" << qint64(10000000);
+    QTest::addRow("7.1") << "7.1"
+                         << "" << qint64(1000000);
+    QTest::addRow("7.1 + protect_ineligible") << "7.1"
+                                              << "protect_ineligible=true" << qint64(2000000);
 }
 
 void TestCatalogue::protectionMinSlice()

@@ -15,6 +15,7 @@
 #include "core/fair/fairclass.h"
 #include "core/fair/taskgroup.h"
 #include "core/fair/weights.h"
+#include "core/kernel/catalogue.h"
 #include "core/kernel/profile.h"
 #include "core/sched/rq.h"
 #include "support/fakemachine.h"
@@ -58,9 +59,16 @@ struct Bench
         choices = p->choices;
         traits = p->traits;
         featureSet = p->features;
-        for (const QString& f : features)
-            if (!featureSet.apply(f.toStdString()))
+        for (const QString& f : features) {
+            const qsizetype eq = f.indexOf(u'=');
+            if (eq >= 0) { // an override: a behaviour choice or a catalogue trait
+                if (!applyOverride(
+                        choices, traits, f.left(eq).toStdString(), f.mid(eq + 1).toStdString()))
+                    qFatal("unknown override");
+            } else if (!featureSet.apply(f.toStdString())) {
                 qFatal("unknown feature");
+            }
+        }
         rq = std::make_unique<Rq>(0, choices);
         FairParams params;
         params.choices = &choices;
@@ -141,6 +149,8 @@ private Q_SLOTS:
     void pickEevdf();
     void checkPreemptWakeup_data();
     void checkPreemptWakeup();
+    void updateProtectSlice_data();
+    void updateProtectSlice();
     void setProtectSlice_data();
     void setProtectSlice();
     void calcGroupShares_data();
@@ -897,6 +907,80 @@ void TestFairFormulas::checkPreemptWakeup()
     QCOMPARE(b.cfs().next == &wakee, expBuddy);
 }
 
+void TestFairFormulas::updateProtectSlice_data()
+{
+    // curr (v, slice, d = vprot = the end of its request) runs; one other entity is queued; a
+    // wakee arrives and does not preempt. What is left of curr's
+    // protection (vprot; kernel-model.md §3.7)?
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<qint64>("currV");
+    QTest::addColumn<qint64>("currSlice");
+    QTest::addColumn<qint64>("otherV");
+    QTest::addColumn<qint64>("otherSlice");
+    QTest::addColumn<qint64>("wakeeV");
+    QTest::addColumn<qint64>("wakeeSlice");
+    QTest::addColumn<quint64>("expVprot");
+
+    const QStringList none;
+    // A: curr v 0 with a 3 ms request (vprot 3 000 000), a 0.1 ms entity queued (v 0), a wakee
+    // with curr's own 3 ms slice. 6.17–6.18 shrink protection only for a shorter-slice wakee:
+    // unchanged. 6.19+ shrink it at every wakeup that does not preempt, to
+    // v + vslice(cfs_rq_min_slice 0.1 ms) = 100 000.
+    QTest::addRow("6.18.15, equal-slice wakee")
+        << "6.18.15" << none << qint64(0) << qint64(3000000) << qint64(0) << qint64(100000)
+        << qint64(0) << qint64(3000000) << quint64(3000000);
+    QTest::addRow("7.1, equal-slice wakee")
+        << "7.1" << none << qint64(0) << qint64(3000000) << qint64(0) << qint64(100000) << qint64(0)
+        << qint64(3000000) << quint64(100000);
+    // B: a 0.1 ms wakee at v 300 000 against curr at 0 and the other (3 ms) at 0: V = 100 000,
+    // so the wakee is not eligible and the unprotected pick is still curr; 6.18 shrinks
+    // protection to v + vslice(0.1 ms) = 100 000.
+    QTest::addRow("6.18.15, shorter-slice wakee not eligible")
+        << "6.18.15" << none << qint64(0) << qint64(3000000) << qint64(0) << qint64(3000000)
+        << qint64(300000) << qint64(100000) << quint64(100000);
+    // C: the base. curr at v 400 000 (0.7 ms request: vprot 1 100 000), the other at 0, the
+    // wakee at 200 000 (all 0.7 ms): V = 200 000, so curr is not eligible and the pick is the
+    // other entity (d 700 000), not the wakee. 7.1 starts from v: min(1 100 000, 400 000 +
+    // 700 000) = unchanged; 7.3 (protect_ineligible) from min(v, V) = 200 000: 900 000.
+    QTest::addRow("7.1, base v") << "7.1" << none << qint64(400000) << kSlice << qint64(0) << kSlice
+                                 << qint64(200000) << kSlice << quint64(1100000);
+    QTest::addRow("7.1 + protect_ineligible, base min(v, V)")
+        << "7.1" << QStringList{"protect_ineligible=true"} << qint64(400000) << kSlice << qint64(0)
+        << kSlice << qint64(200000) << kSlice << quint64(900000);
+}
+
+void TestFairFormulas::updateProtectSlice()
+{
+    QFETCH(QString, profile);
+    QFETCH(QStringList, overrides);
+    QFETCH(qint64, currV);
+    QFETCH(qint64, currSlice);
+    QFETCH(qint64, otherV);
+    QFETCH(qint64, otherSlice);
+    QFETCH(qint64, wakeeV);
+    QFETCH(qint64, wakeeSlice);
+    QFETCH(quint64, expVprot);
+
+    Bench b(profile, overrides);
+    QVERIFY(b.choices.protection != Protection::DeadlineHack);
+    SchedEntity& curr = b.make(0, uint64_t(currV), kW0, uint64_t(currV + currSlice), currSlice);
+    curr.customSlice = currSlice != kSlice;
+    curr.vprot = curr.deadline;
+    b.setCurr(curr);
+    SchedEntity& other =
+        b.make(1, uint64_t(otherV), kW0, uint64_t(otherV + otherSlice), otherSlice);
+    other.customSlice = otherSlice != kSlice;
+    b.queue(other);
+    SchedEntity& wakee =
+        b.make(2, uint64_t(wakeeV), kW0, uint64_t(wakeeV + wakeeSlice), wakeeSlice);
+    wakee.customSlice = wakeeSlice != kSlice;
+    b.queue(wakee);
+    QVERIFY(!b.fair->checkPreemptWakeup(*b.rq, wakee, 0));
+    QVERIFY(b.hooks.reschedCpus.empty());
+    QCOMPARE(quint64(curr.vprot), expVprot);
+}
+
 void TestFairFormulas::setProtectSlice_data()
 {
     QTest::addColumn<QString>("profile");
@@ -916,10 +1000,14 @@ void TestFairFormulas::setProtectSlice_data()
     QTest::addRow("7.1 equal slices")
         << "7.1" << none << kSlice << kSlice << true << quint64(700000);
     // A 0.1 ms entity queued: slice = min(cfs_rq_min_slice, own) = 0.1 ms ≠ own →
-    // PREEMPT_SHORT: vprot = min(d, ineligible_vruntime) where, without the picked entity, the
-    // average is the other one's v: 200 000 + 1 = 200 001.
+    // 6.17–7.2: vprot = min(d, v + vslice(0.1 ms)) = 100 000, PREEMPT_SHORT or not.
     QTest::addRow("7.1 shorter slice queued, PREEMPT_SHORT")
-        << "7.1" << none << kSlice << qint64(100000) << true << quint64(200001);
+        << "7.1" << none << kSlice << qint64(100000) << true << quint64(100000);
+    // 7.3 (protect_ineligible): with PREEMPT_SHORT, vprot = min(d, ineligible_vruntime) where,
+    // without the picked entity, the average is the other one's v: 200 000 + 1 = 200 001.
+    QTest::addRow("7.1 + protect_ineligible, shorter slice queued, PREEMPT_SHORT")
+        << "7.1" << QStringList{"protect_ineligible=true"} << kSlice << qint64(100000) << true
+        << quint64(200001);
     // NO_PREEMPT_SHORT: vprot = min(d, v + vslice(0.1 ms)) = 100 000.
     QTest::addRow("7.1 shorter slice queued, NO_PREEMPT_SHORT")
         << "7.1" << QStringList{"NO_PREEMPT_SHORT"} << kSlice << qint64(100000) << true

@@ -117,12 +117,12 @@ public:
     void moveQueuedTask(
         Task& task, int cpu, MigrateReason reason, MigrateDetail detail = {}) override;
     void accountExec(SchedEntity&, int64_t delta) override { executed += delta; }
-    void record(RecordKind kind, const SchedEntity& se, int64_t a = 0, int64_t b = 0,
-        int64_t c = 0) override
+    void buildRecord(
+        RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override
     {
         records.push_back({kind, &se, a, b, c});
     }
-    void sample(const SchedEntity&) override { ++samples; }
+    void buildSample(const SchedEntity&) override { ++samples; }
     EventId startTimer(int64_t at, int cpu, std::function<void()> fn) override;
     void cancelTimer(EventId id) override;
     bool timerPending(EventId id) const override;
