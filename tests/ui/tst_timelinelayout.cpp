@@ -414,6 +414,46 @@ private Q_SLOTS:
 
     /// Indexing a long run costs no heap allocation per record (only the vectors' doublings)
     /// and keeps one copy of each run's times: a task's runs are positions in its lane's runs.
+    /// Throttled intervals are read in the indexing pass (the lanes draw them from the index):
+    /// per CPU, from each Throttle of a group's cfs_rq to its Unthrottle, −1 while still open; a
+    /// second Throttle of an open one, or an Unthrottle of one not throttled, changes nothing.
+    void throttledIntervals()
+    {
+        const auto record = [](int64_t time, int cpu, int group, RecordKind kind) {
+            Record r;
+            r.time = time;
+            r.cpu = static_cast<uint16_t>(cpu);
+            r.kind = kind;
+            r.entity = EntityRef::group(group, cpu);
+            return r;
+        };
+        Recording rec;
+        rec.cpus = 2;
+        rec.append(switchRecord(0, 0, -1, 0));
+        rec.append(record(10, 0, 1, RecordKind::Throttle));
+        rec.append(record(12, 1, 1, RecordKind::Unthrottle)); // not throttled on CPU 1
+        rec.append(record(15, 0, 1, RecordKind::Throttle));   // already throttled
+        rec.append(record(20, 1, 2, RecordKind::Throttle));
+        rec.append(record(30, 0, 1, RecordKind::Unthrottle));
+        rec.append(record(40, 0, 2, RecordKind::Throttle));
+        RunSegmentIndex lanes;
+        SampleIndex samples;
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        using Intervals = std::vector<std::pair<int64_t, int64_t>>;
+        QCOMPARE(lanes.throttled(0), (Intervals{{10, 30}, {40, -1}}));
+        QCOMPARE(lanes.throttled(1), (Intervals{{20, -1}}));
+        QVERIFY(lanes.throttled(2).empty());
+
+        // More records later (a live run): the open intervals close.
+        rec.append(record(50, 1, 2, RecordKind::Unthrottle));
+        rec.append(record(55, 0, 2, RecordKind::Unthrottle));
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        QCOMPARE(lanes.throttled(0), (Intervals{{10, 30}, {40, 55}}));
+        QCOMPARE(lanes.throttled(1), (Intervals{{20, 50}}));
+        lanes.clear();
+        QVERIFY(lanes.throttled(0).empty());
+    }
+
     void indexMemory()
     {
         // 4096 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns, from 0 to 4096000),
@@ -465,9 +505,8 @@ private Q_SLOTS:
             int64_t{kRuns / 2 * 1000});
     }
 
-    /// A run indexed whole holds no room beyond its contents: every vector of both indexes is
-    /// shrunk to its size after the pass, and a series' summaries, built when first drawn, are
-    /// allocated once at their exact size. The bytes are counted by hand from the records.
+    /// A run indexed whole holds no room beyond its contents: every vector of both indexes,
+    /// the series' summaries included, is shrunk to its size after the pass. The bytes are counted by hand from the records.
     void indexHoldsNoSpareRoom()
     {
         // 32 768 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns), and per switch
@@ -494,18 +533,20 @@ private Q_SLOTS:
         const size_t laneBytes =
             size_t{kRuns} * kRunBytes + 2 * size_t{kRuns / 2 + 1} * 8 + size_t{2048 + 128 + 8} * 40;
         QCOMPARE(lanes.bytes(), laneBytes); // 1 179 648 + 262 160 + 87 360
-        // Samples: task 0 has 16 385 (switched in at even i), task 1 16 384; 4 bytes each.
+        // Samples: task 0 has 16 385 (switched in at even i), task 1 16 384; 4 bytes each, and
+        // their summaries, built in the same pass: 16 385 samples make 1 024 blocks of 16, 64
+        // of 256 and 4 of 4 096 (its last sample waits in a pending node, not counted), 16 384
+        // the same (no PELT: no PELT summaries).
         QCOMPARE(samples.sampleCount(0), size_t{kRuns / 2 + 1});
         QCOMPARE(samples.sampleCount(1), size_t{kRuns / 2});
-        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4);
+        const size_t summaryBytes = 2 * size_t{1024 + 64 + 4} * sizeof(SampleIndex::SampleSummary);
+        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4 + summaryBytes);
 
-        // Drawing task 0's whole series in 10 columns builds its summaries: 16 385 samples make
-        // 1 024 blocks of 16, 64 of 256 and 4 of 4 096 (no PELT: no PELT summaries).
+        // Drawing task 0's whole series in 10 columns reads those summaries: nothing is built.
         const auto drawn =
             samples.decimatedSeries(rec, 0, Nanoseconds{0}, Nanoseconds{int64_t{kRuns} * 1000}, 10);
         QVERIFY(!drawn.empty());
-        QCOMPARE(samples.bytes(),
-            size_t{kRuns + 1} * 4 + size_t{1024 + 64 + 4} * sizeof(SampleIndex::SampleSummary));
+        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4 + summaryBytes);
 
         // A live run's small passes do not shrink: one more switch and sample grow the vectors
         // by doubling again (the bytes exceed the contents).

@@ -171,41 +171,21 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 
 } // namespace
 
-void SampleIndex::Series::append(const Record& r, uint32_t position)
+void SampleIndex::Series::append(
+    const Record& r, const Record* pelt, bool complete, uint32_t position)
 {
     if (positions.empty())
         reference = r.payload.sample.vruntime;
     positions.push_back(position);
-}
-
-void SampleIndex::Series::summarize(const RecordsView& records) const
-{
-    if (summarized < positions.size() && positions.size() - summarized >= summarized) {
-        // Catching up with at least as many samples as are summarized (the first drawing of
-        // a series indexed whole): each level's nodes allocated once, exactly, not doubled.
-        summary.reserve(positions.size());
-        if (peltAligned && peltOf(records, positions[summarized]))
-            peltSummary.reserve(positions.size());
-    }
-    for (; summarized < positions.size(); ++summarized) {
-        const uint32_t position = positions[summarized];
-        if (summarized + 8 < positions.size()) {
-            // The samples are scattered over a recording far larger than the caches: ask for
-            // a few ahead, so the reads overlap.
-            records.prefetch(positions[summarized + 8]);
-        }
-        Record pair[2];
-        const size_t n = std::min<size_t>(2, records.size() - position);
-        records.copy(position, n, pair);
-        summary.push(leafSummary(pair[0], reference, position));
-        // The PELT extremes are summarised while every sample has them (a run records PELT for
-        // all or none); a sample without stops it for good (decimate() then reads them one by
-        // one).
-        const Record* pelt = peltOf(pair[0], n == 2 ? &pair[1] : nullptr);
-        peltAligned = peltAligned && pelt;
-        if (peltAligned)
-            peltSummary.push(peltLeaf(*pelt, position));
-    }
+    // Summarized here, in the indexing pass that reads the records in order anyway: reading
+    // them again later, one sample at a time out of order, would decode each one's group again.
+    summary.push(leafSummary(r, reference, position));
+    // The PELT extremes are summarised while every sample has them (a run records PELT for all
+    // or none); a sample without stops it for good (decimate() then reads them one by one).
+    peltAligned = peltAligned && pelt;
+    mayHavePelt = mayHavePelt || pelt || !complete;
+    if (peltAligned)
+        peltSummary.push(peltLeaf(*pelt, position));
 }
 
 void SampleIndex::update(const Recording& recording)
@@ -262,7 +242,7 @@ void SampleIndex::consume(const Record& r, const Record* next, size_t i)
             m_perGroup.emplace_back();
             perCpu[cpu] = static_cast<uint32_t>(m_groupOrder.size());
         }
-        m_perGroup[perCpu[cpu] - 1].append(r, static_cast<uint32_t>(i));
+        m_perGroup[perCpu[cpu] - 1].append(r, pelt, next != nullptr, static_cast<uint32_t>(i));
         return;
     }
     if (!r.entity.isTask())
@@ -270,14 +250,17 @@ void SampleIndex::consume(const Record& r, const Record* next, size_t i)
     const auto task = static_cast<size_t>(r.entity.taskIndex());
     if (task >= m_perTask.size())
         m_perTask.resize(task + 1);
-    m_perTask[task].append(r, static_cast<uint32_t>(i));
+    m_perTask[task].append(r, pelt, next != nullptr, static_cast<uint32_t>(i));
 }
 
 void SampleIndex::shrinkToFit()
 {
     for (auto* all : {&m_perTask, &m_perGroup})
-        for (Series& s : *all)
+        for (Series& s : *all) {
             s.positions.shrink_to_fit();
+            s.summary.shrinkToFit();
+            s.peltSummary.shrinkToFit();
+        }
     for (auto& cpu : m_queuedPerCpu)
         cpu.shrink_to_fit();
     for (auto& slices : m_slices)
@@ -323,10 +306,11 @@ std::vector<EntitySample> SampleIndex::series(
     return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
 }
 
-EntitySample SampleIndex::toSample(const RecordsView& records, uint32_t position)
+EntitySample SampleIndex::toSample(const RecordsView& records, uint32_t position, bool mayHavePelt)
 {
     Record pair[2];
-    const size_t n = std::min<size_t>(2, records.size() - position);
+    // The record after a sample is read only for its PELT, and only if the series has any.
+    const size_t n = std::min<size_t>(mayHavePelt ? 2 : 1, records.size() - position);
     records.copy(position, n, pair);
     const Record& r = pair[0];
     EntitySample s{Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
@@ -400,9 +384,33 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     if (positions.empty() || positions.back() >= records.size())
         return {};                   // none, or the recording was replaced without update()
     const auto at = [&](int64_t t) { // index of the first sample with time > t
-        return static_cast<size_t>(
-            std::upper_bound(positions.begin(), positions.end(), t,
-                [&](int64_t v, uint32_t pos) { return v < records[pos].time; })
+        // The blocks of 16 of the summary give the times of their first and last samples: the
+        // search reads the recording only inside the one block where the answer lies (each read
+        // decodes part of a group of the compact recording).
+        size_t lo = 0;
+        size_t hi = positions.size();
+        if (series.summary.levelCount() > 0) {
+            constexpr size_t kSpan = SummaryPyramid<SampleSummary>::kFanout;
+            const auto& blocks = series.summary.level(0);
+            const auto j = static_cast<size_t>(
+                std::upper_bound(blocks.begin(), blocks.end(), t,
+                    [](int64_t v, const SampleSummary& block) { return v < block.first; })
+                - blocks.begin());
+            if (j < blocks.size())
+                hi = j * kSpan; // that block's first sample is after t
+            if (j > 0) {
+                if (blocks[j - 1].last <= t)
+                    lo = std::min(j * kSpan, positions.size()); // the whole block is not after t
+                else
+                    lo = (j - 1) * kSpan + 1; // its first sample is not after t
+            }
+        }
+        return static_cast<size_t>(std::upper_bound(positions.begin()
+                                           + static_cast<std::ptrdiff_t>(lo),
+                                       positions.begin() + static_cast<std::ptrdiff_t>(hi), t,
+                                       [&](int64_t v, uint32_t pos) {
+                                           return v < records[pos].time;
+                                       })
             - positions.begin());
     };
     const size_t first = at(from.count());
@@ -411,13 +419,12 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     if (bins <= 0 || to <= from || last - first <= static_cast<size_t>(bins) * 4) {
         // Few samples: all of them, plus the nearest one on each side.
         for (size_t i = first > 0 ? first - 1 : 0; i < positions.size(); ++i) {
-            out.push_back(toSample(records, positions[i]));
+            out.push_back(toSample(records, positions[i], series.mayHavePelt));
             if (records[positions[i]].time > to.count())
                 break;
         }
         return out;
     }
-    series.summarize(records);
     // Record positions of the samples to keep; their order is the samples' time order.
     std::vector<uint32_t> kept;
     kept.reserve(static_cast<size_t>(bins) * 4 + 2);
@@ -566,7 +573,7 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             // A 48-byte record may straddle two cache lines: ask for both.
             records.prefetch(kept[k + kAhead]);
         }
-        out.push_back(toSample(records, kept[k]));
+        out.push_back(toSample(records, kept[k], series.mayHavePelt));
         // Its index in the series (positions are sorted), searched from the previous one.
         const auto index = static_cast<size_t>(
             std::lower_bound(
