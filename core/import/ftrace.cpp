@@ -846,7 +846,7 @@ TraceImport Importer::finish()
     if (rec.records().size() > recorded) {
         // Tasks first known here spawn at time 0: their records go first, so that the
         // recording stays in time order (found by fuzz_ftrace_import).
-        const std::vector<Record> all = rec.records().toVector();
+        std::vector<Record> all = rec.records();
         rec.clear();
         for (size_t i = recorded; i < all.size(); ++i)
             rec.append(all[i]);

@@ -23,14 +23,14 @@ TaskMove moveOf(const Record& r)
 std::vector<TaskMove> lastMoves(const Recording& rec, int64_t t)
 {
     std::vector<TaskMove> out(rec.taskNames.size());
-    const RecordsView records = rec.records();
+    const std::vector<Record>& records = rec.records();
     // Records are in time order: walk back from the last one at or before t until every task
     // has its answer (a task's Spawn record is its earliest, so the walk ends there at worst).
     auto end = std::upper_bound(records.begin(), records.end(), t,
         [](int64_t time, const Record& r) { return time < r.time; });
     size_t open = out.size();
     for (auto it = end; it != records.begin() && open > 0;) {
-        const Record r = *--it;
+        const Record& r = *--it;
         if ((r.kind != RecordKind::Migrate && r.kind != RecordKind::Spawn) || !r.entity.isTask())
             continue;
         const size_t task = static_cast<size_t>(r.entity.taskIndex());

@@ -70,47 +70,18 @@ void Recording::grow()
         flushStream();
         return;
     }
-    if (m_records.size() >= kTail) { // the last records are made compact, their room reused
-        const size_t whole = m_records.size() / CompactRecords::kGroup * CompactRecords::kGroup;
-        m_sealed.append(m_records.data(), whole);
-        m_records.erase(m_records.begin(), m_records.begin() + static_cast<std::ptrdiff_t>(whole));
-        return;
-    }
-    size_t want = std::min<size_t>(std::max<size_t>(m_records.capacity() * 2, 256), kTail);
+    constexpr size_t kSlack = 4096; // records one event may append after the limit is reached
+    size_t want = std::max<size_t>(m_records.capacity() * 2, 4096);
     if (m_capacityLimit)
-        want = std::min<size_t>(want, std::max<size_t>(m_capacityLimit, 256));
-    m_records.reserve(std::max(want, m_records.size() + 1));
-}
-
-void Recording::copyRecords(size_t first, size_t count, Record* out) const
-{
-    const size_t sealed = m_sealed.size();
-    if (first < sealed) {
-        const size_t n = std::min(count, sealed - first);
-        m_sealed.decode(first, n, out);
-        first += n;
-        count -= n;
-        out += n;
-    }
-    if (count)
-        std::copy_n(m_records.begin() + static_cast<std::ptrdiff_t>(first - sealed), count, out);
+        want = std::max(
+            std::min<size_t>(want, m_capacityLimit + kSlack), m_records.capacity() + kSlack);
+    m_records.reserve(want);
 }
 
 void Recording::streamTo(RecordSink* sink)
 {
     m_sink = sink;
     m_streaming = true;
-    if (m_sealed.size()) { // the compact records first, in chunks, then the last ones
-        std::vector<Record> chunk(kStreamChunk);
-        for (size_t first = 0; first < m_sealed.size(); first += kStreamChunk) {
-            const size_t n = std::min(kStreamChunk, m_sealed.size() - first);
-            m_sealed.decode(first, n, chunk.data());
-            if (m_sink)
-                m_sink->consume(chunk.data(), n, *this);
-            m_streamed += n;
-        }
-        m_sealed.clear();
-    }
     flushStream();
     m_records.shrink_to_fit();
     m_records.reserve(kStreamChunk);

@@ -6,17 +6,94 @@
 #pragma once
 
 #include "core/base/time.h"
-#include "core/record/compactrecords.h"
-#include "core/record/record.h"
 
-#include <algorithm>
-#include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <string>
 #include <vector>
 
 namespace schedlab {
+
+/// Identifies an entity in records: a task (>= 0) or a group entity (group index, cpu).
+struct EntityRef
+{
+    int32_t raw = -1;
+    static constexpr int32_t kGroupBit = 0x40000000;
+    static EntityRef task(int32_t taskIndex) { return {taskIndex}; }
+    static EntityRef group(int32_t groupIndex, int32_t cpu)
+    {
+        return {kGroupBit | (groupIndex << 12) | (cpu & 0xfff)};
+    }
+    bool valid() const { return raw >= 0; }
+    bool isTask() const { return raw >= 0 && !(raw & kGroupBit); }
+    bool isGroup() const { return raw >= 0 && (raw & kGroupBit); }
+    int32_t taskIndex() const { return raw; }
+    int32_t groupIndex() const { return (raw & ~kGroupBit) >> 12; }
+    int32_t groupCpu() const { return raw & 0xfff; }
+    friend bool operator==(EntityRef, EntityRef) = default;
+};
+
+enum class RecordKind : uint8_t {
+    Switch,        ///< cpu switches from `entity` (prev task, -1 idle) to `a` (next task, -1 idle)
+    Wakeup,        ///< task becomes runnable; a = target cpu
+    Enqueue,       ///< entity joins its cfs_rq; a = flags
+    Dequeue,       ///< entity leaves its cfs_rq; a = flags
+    Delay,         ///< entity stays queued as delayed (DELAY_DEQUEUE)
+    Place,         ///< place_entity: a = V, b = lag used, c = vlag before
+    DeadlineRenew, ///< update_deadline: a = new deadline, b = slice
+    Reweight,      ///< a = old weight, b = new weight
+    Sample,        ///< entity state: see Payload::sample
+    Migrate,       ///< task moves: a = from cpu, b = to cpu, c = why, d = detail (migration.h)
+    Spawn,         ///< task created; a = parent task or -1; placed by fork balancing away from
+                   ///< the parent's CPU: b = that CPU, c = MigrateReason::Fork, d = detail
+    Exit,          ///< task exits
+    Yield,         ///< sched_yield
+    Feature,       ///< feature toggled: a = feature index, b = on
+    Tick,          ///< not recorded by default (too many); kept for completeness
+    Throttle,      ///< a group's cfs_rq (entity = group@cpu) is throttled; a = runtime_remaining
+    Unthrottle,    ///< it is unthrottled; a = runtime_remaining, b = 1 for a wakeup boost
+    Park,          ///< 6.18+: a task of a throttled hierarchy is parked at return to user
+    Pelt,          ///< follows a Sample when RunOptions::recordPelt: see Payload::pelt
+    MaxSlice,      ///< RunOptions::recordMaxSlice: the largest slice queued on the cfs_rq of
+                   ///< group b (0 = root) on `cpu` is now a (ns; 0: empty), as the sample of
+                   ///< `entity` just before found it (kernel-model.md §4.1)
+};
+
+struct Record
+{
+    int64_t time = 0;
+    EntityRef entity;
+    uint16_t cpu = 0;
+    RecordKind kind = RecordKind::Switch;
+    uint8_t flags = 0; ///< Sample: bit0 eligible, bit1 vlag saturated, bit2 curr, bit3 delayed,
+                       ///< bit4 queued (on_rq)
+    union Payload {
+        struct
+        {
+            int64_t a, b, c, d;
+        } generic;
+        struct
+        {
+            uint64_t vruntime;
+            uint64_t deadline;
+            uint64_t avgVruntime; ///< V of the cfs_rq the entity is queued on
+            int32_t vlag;         ///< saturated to int32 (flag bit1)
+            uint32_t weight;      ///< scaled load weight (≤ 2^28 for any task or group)
+        } sample;
+        struct
+        {
+            uint32_t loadAvg, runnableAvg, utilAvg;       ///< the entity's (§6.6), saturated
+            uint32_t rqLoadAvg, rqRunnableAvg, rqUtilAvg; ///< its cfs_rq's
+            int32_t hNrQueued, hNrRunnable;               ///< its cfs_rq's task counts (§5.4)
+        } pelt;
+    } payload{};
+
+    static constexpr uint8_t kEligible = 1;
+    static constexpr uint8_t kVlagSaturated = 2;
+    static constexpr uint8_t kCurr = 4;
+    static constexpr uint8_t kDelayed = 8;
+    static constexpr uint8_t kQueued = 16; ///< on its cfs_rq (running, waiting or delayed)
+};
+static_assert(sizeof(Record) == 48, "a recorded event must stay within 48 bytes");
 
 class Recording;
 
@@ -30,104 +107,6 @@ public:
     virtual void consume(const Record* records, size_t count, const Recording& names) = 0;
 };
 
-/// The records a Recording keeps, read by value (each a decoded copy of the 48-byte record): a
-/// random-access range over positions 0 … size() − 1. Valid while the Recording lives; appending
-/// adds positions at the end and moves none.
-class RecordsView
-{
-public:
-    RecordsView() = default;
-    explicit RecordsView(const Recording* recording)
-        : m_recording(recording)
-    { }
-    size_t size() const;
-    bool empty() const { return size() == 0; }
-    Record operator[](size_t i) const;
-    Record front() const { return (*this)[0]; }
-    Record back() const { return (*this)[size() - 1]; }
-    /// Records [@p first, @p first + @p count) decoded into @p out (faster than one by one).
-    void copy(size_t first, size_t count, Record* out) const;
-    /// Every record, decoded (a copy: 48 bytes each).
-    std::vector<Record> toVector() const
-    {
-        std::vector<Record> all(size());
-        copy(0, all.size(), all.data());
-        return all;
-    }
-    /// Asks the caches for record @p i ahead of a read of it.
-    void prefetch(size_t i) const;
-
-    class iterator
-    {
-    public:
-        using iterator_category = std::random_access_iterator_tag;
-        using value_type = Record;
-        using difference_type = std::ptrdiff_t;
-        using reference = Record;
-        struct pointer
-        {
-            Record r;
-            const Record* operator->() const { return &r; }
-        };
-        iterator() = default;
-        iterator(const Recording* recording, size_t i)
-            : m_recording(recording)
-            , m_i(i)
-        { }
-        Record operator*() const;
-        pointer operator->() const { return {**this}; }
-        Record operator[](difference_type n) const { return *(*this + n); }
-        iterator& operator++()
-        {
-            ++m_i;
-            return *this;
-        }
-        iterator operator++(int)
-        {
-            iterator t = *this;
-            ++m_i;
-            return t;
-        }
-        iterator& operator--()
-        {
-            --m_i;
-            return *this;
-        }
-        iterator operator--(int)
-        {
-            iterator t = *this;
-            --m_i;
-            return t;
-        }
-        iterator& operator+=(difference_type n)
-        {
-            m_i = static_cast<size_t>(static_cast<difference_type>(m_i) + n);
-            return *this;
-        }
-        iterator& operator-=(difference_type n) { return *this += -n; }
-        friend iterator operator+(iterator a, difference_type n) { return a += n; }
-        friend iterator operator+(difference_type n, iterator a) { return a += n; }
-        friend iterator operator-(iterator a, difference_type n) { return a -= n; }
-        friend difference_type operator-(const iterator& a, const iterator& b)
-        {
-            return static_cast<difference_type>(a.m_i) - static_cast<difference_type>(b.m_i);
-        }
-        friend bool operator==(const iterator& a, const iterator& b) { return a.m_i == b.m_i; }
-        friend auto operator<=>(const iterator& a, const iterator& b) { return a.m_i <=> b.m_i; }
-        size_t position() const { return m_i; }
-
-    private:
-        const Recording* m_recording = nullptr;
-        size_t m_i = 0;
-    };
-    using const_iterator = iterator;
-    iterator begin() const { return {m_recording, 0}; }
-    iterator end() const { return {m_recording, size()}; }
-
-private:
-    const Recording* m_recording = nullptr;
-};
-
 class Recording
 {
 public:
@@ -137,33 +116,16 @@ public:
             grow();
         m_records.push_back(r);
     }
-    /// The simulation stops its run once bytes() reaches its recording-bytes guard (a few records
-    /// later); the kept records take less memory than bytes() says (memoryBytes()).
+    /// Storage never grows past @p bytes plus a little slack (the simulation stops its run at
+    /// the limit, a few records later), so a doubling cannot overshoot a resource guard.
     void setCapacityLimit(uint64_t bytes) { m_capacityLimit = bytes / sizeof(Record); }
     /// The records kept in memory: all of them, or when streaming only the chunk not yet handed
-    /// to the sink. All but the last few thousand are held compactly (CompactRecords) and
-    /// decoded where they are read, each exactly the record appended.
-    RecordsView records() const { return RecordsView(this); }
-    /// The kept record at @p i (records()[i]).
-    Record record(size_t i) const
-    {
-        const size_t sealed = m_sealed.size();
-        return i < sealed ? m_sealed.at(i) : m_records[i - sealed];
-    }
-    size_t keptCount() const { return m_sealed.size() + m_records.size(); }
-    /// Records [@p first, @p first + @p count) of the kept ones into @p out.
-    void copyRecords(size_t first, size_t count, Record* out) const;
-    void prefetchRecord(size_t i) const
-    {
-        if (i < m_sealed.size())
-            m_sealed.prefetch(i);
-    }
+    /// to the sink.
+    const std::vector<Record>& records() const { return m_records; }
     Record& lastRecord() { return m_records.back(); }
     /// Records appended so far (streamed ones included) and their size.
-    size_t size() const { return m_streamed + keptCount(); }
+    size_t size() const { return m_streamed + m_records.size(); }
     size_t bytes() const { return size() * sizeof(Record); }
-    /// Memory the kept records take (compact part and the last records as they were appended).
-    size_t memoryBytes() const { return m_sealed.bytes() + m_records.capacity() * sizeof(Record); }
 
     /// Streaming: from now on records go to @p sink (nullptr: dropped) a chunk of kStreamChunk
     /// at a time instead of being kept, so memory no longer grows with the run; the records kept
@@ -179,15 +141,8 @@ public:
     /// Counts one record that nothing reads (only while discarding()).
     void drop() { ++m_streamed; }
     static constexpr size_t kStreamChunk = 8192;
-    /// Records kept as appended before they are made compact (a multiple of
-    /// CompactRecords::kGroup).
-    static constexpr size_t kTail = 4096;
-    void reserve(size_t n) { m_records.reserve(std::min(n, kTail)); }
-    void clear()
-    {
-        m_sealed.clear();
-        m_records.clear();
-    }
+    void reserve(size_t n) { m_records.reserve(n); }
+    void clear() { m_records.clear(); }
 
     /// Names for display (filled by the simulation as tasks and groups appear).
     std::vector<std::string> taskNames;
@@ -196,54 +151,12 @@ public:
 
 private:
     void grow();
-    CompactRecords m_sealed;       ///< the kept records but the last ones, compact
-    std::vector<Record> m_records; ///< the last ones (at most kTail), or the streamed chunk
-    uint64_t m_capacityLimit = 0;  ///< records; 0 = none
+    std::vector<Record> m_records;
+    uint64_t m_capacityLimit = 0; ///< records; 0 = none
     RecordSink* m_sink = nullptr;
     bool m_streaming = false;
     size_t m_streamed = 0; ///< records handed to the sink (or dropped) so far
 };
-
-inline size_t RecordsView::size() const
-{
-    return m_recording->keptCount();
-}
-inline Record RecordsView::operator[](size_t i) const
-{
-    return m_recording->record(i);
-}
-inline Record RecordsView::iterator::operator*() const
-{
-    return m_recording->record(m_i);
-}
-inline void RecordsView::copy(size_t first, size_t count, Record* out) const
-{
-    m_recording->copyRecords(first, count, out);
-}
-
-inline void RecordsView::prefetch(size_t i) const
-{
-    m_recording->prefetchRecord(i);
-}
-
-/// Calls @p fn(record, the record after it or nullptr, its position) for the kept records
-/// [@p first, @p last) of @p recording in order, decoded a block at a time.
-template <class Fn>
-void forEachRecord(const Recording& recording, size_t first, size_t last, Fn&& fn)
-{
-    constexpr size_t kBlock = 1024;
-    if (first >= last)
-        return;
-    std::vector<Record> block(std::min(kBlock, last - first) + 1);
-    const size_t kept = recording.keptCount();
-    for (size_t at = first; at < last; at += kBlock) {
-        const size_t n = std::min(kBlock, last - at);
-        const size_t withNext = std::min(n + 1, kept - at);
-        recording.copyRecords(at, withNext, block.data());
-        for (size_t k = 0; k < n; ++k)
-            fn(block[k], k + 1 < withNext ? &block[k + 1] : nullptr, at + k);
-    }
-}
 
 /// Display name of an entity: the task name, "idle", or "/group@cpu".
 std::string entityName(EntityRef e, const Recording& names);

@@ -618,14 +618,12 @@ void ExportFanout::finish(const Recording& names, Nanoseconds end)
 bool feedRecording(const Recording& rec, RecordSink& sink,
     const std::function<bool(size_t done, size_t total)>& progress)
 {
-    const RecordsView records = rec.records();
-    std::vector<Record> chunk(std::min(Recording::kStreamChunk, records.size()));
+    const auto& records = rec.records();
     for (size_t at = 0; at < records.size(); at += Recording::kStreamChunk) {
         if (progress && !progress(at, records.size()))
             return false;
-        const size_t n = std::min(Recording::kStreamChunk, records.size() - at);
-        records.copy(at, n, chunk.data());
-        sink.consume(chunk.data(), n, rec);
+        sink.consume(
+            records.data() + at, std::min(Recording::kStreamChunk, records.size() - at), rec);
     }
     if (progress)
         progress(records.size(), records.size());

@@ -7,7 +7,6 @@
 // (CLOCK_THREAD_CPUTIME_ID), which a busy machine does not stretch as it does wall-clock time
 // (printed beside it: a wall figure far above the CPU figure says the machine was busy). Needs
 // QT_QPA_PLATFORM=offscreen (set by CTest).
-#include "core/record/compactrecords.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
 #include "ui/timeline/cpulanesplottable.h"
@@ -272,37 +271,14 @@ private Q_SLOTS:
                 "place", "deadline", "reweight", "sample", "migrate", "spawn", "exit", "yield",
                 "feature", "tick", "throttle", "unthrottle", "park", "pelt", "maxslice"};
             size_t perKind[std::size(kinds)] = {};
-            size_t encoded[std::size(kinds)] = {}; // compact bytes (length byte included)
-            int64_t previous = 0;
-            uint8_t buffer[CompactRecords::kMaxRecordBytes];
-            forEachRecord(sim.recording(), 0, sim.recording().records().size(),
-                [&](const Record& rec, const Record*, size_t) {
-                    if (static_cast<size_t>(rec.kind) < std::size(kinds)) {
-                        ++perKind[static_cast<size_t>(rec.kind)];
-                        encoded[static_cast<size_t>(rec.kind)] +=
-                            1 + CompactRecords::encode(rec, previous, buffer);
-                    }
-                    previous = rec.time;
-                });
+            for (const Record& rec : sim.recording().records())
+                if (static_cast<size_t>(rec.kind) < std::size(kinds))
+                    ++perKind[static_cast<size_t>(rec.kind)];
             QString line = QStringLiteral("BENCH timeline: records by kind:");
             for (size_t k = 0; k < std::size(kinds); ++k)
                 if (perKind[k])
                     line += QStringLiteral(" %1 %2").arg(kinds[k]).arg(perKind[k]);
             std::printf("%s\n", qPrintable(line));
-            line = QStringLiteral("BENCH timeline: compact bytes per record by kind:");
-            for (size_t k = 0; k < std::size(kinds); ++k)
-                if (perKind[k])
-                    line += QStringLiteral(" %1 %2").arg(kinds[k]).arg(
-                        static_cast<double>(encoded[k]) / static_cast<double>(perKind[k]), 0, 'f',
-                        1);
-            std::printf("%s\n", qPrintable(line));
-            std::printf(
-                "BENCH timeline: the recording held in %.0f MB (%.0f MB as 48-byte records), "
-                "%.1f bytes a record\n",
-                static_cast<double>(sim.recording().memoryBytes()) / 1e6,
-                static_cast<double>(sim.recording().bytes()) / 1e6,
-                static_cast<double>(sim.recording().memoryBytes())
-                    / static_cast<double>(sim.recording().size()));
         }
 
         const double simulatedMb = residentMb();
@@ -383,11 +359,11 @@ private Q_SLOTS:
         std::printf("BENCH timeline: resident %.0f MB after the run, %.0f MB once the view indexed "
                     "it, %.0f MB after drawing every task (their summaries built) budget 500 MB\n",
             simulatedMb, indexedMb, residentMb());
-        std::printf("BENCH timeline: peak resident %.0f MB (recording %.0f MB of it, %.0f MB as "
-                    "48-byte records)\n",
+        std::printf("BENCH timeline: peak resident %.0f MB (recording %.0f MB of it, %.0f MB "
+                    "reserved)\n",
             static_cast<double>(usage.ru_maxrss) * 1024 / 1e6, // ru_maxrss is in KiB
-            static_cast<double>(sim.recording().memoryBytes()) / 1e6,
-            static_cast<double>(sim.recording().bytes()) / 1e6);
+            static_cast<double>(sim.recording().bytes()) / 1e6,
+            static_cast<double>(sim.recording().records().capacity() * sizeof(Record)) / 1e6);
     }
 };
 

@@ -394,8 +394,8 @@ void TestCoreSched::determinism()
     };
     const auto a = once();
     const auto b = once();
-    const auto ra = a->recording().records().toVector();
-    const auto rb = b->recording().records().toVector();
+    const auto& ra = a->recording().records();
+    const auto& rb = b->recording().records();
     QVERIFY(ra.size() > 1000);
     QCOMPARE(ra.size(), rb.size());
     QVERIFY(std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(Record)) == 0);

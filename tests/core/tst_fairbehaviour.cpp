@@ -814,9 +814,9 @@ void TestFairBehaviour::determinism()
     const auto c = runOnce(2);
     VERIFY_INVARIANTS(*a);
     VERIFY_INVARIANTS(*c);
-    const auto ra = a->recording().records().toVector();
-    const auto rb = b->recording().records().toVector();
-    const auto rc = c->recording().records().toVector();
+    const auto& ra = a->recording().records();
+    const auto& rb = b->recording().records();
+    const auto& rc = c->recording().records();
     QVERIFY(ra.size() > 500);
     QCOMPARE(ra.size(), rb.size());
     QVERIFY(std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(Record)) == 0);
@@ -1378,10 +1378,10 @@ void TestFairBehaviour::pickBuddyAfterGroupSleep()
     }
     QCOMPARE(gv, quint64(21800000));
     QCOMPARE(rv, quint64(21700000));
-    std::optional<Record> at436;
+    const Record* at436 = nullptr;
     for (const Record& r : rec.records())
         if (r.kind == RecordKind::Switch && r.time == 43600000)
-            at436 = r;
+            at436 = &r;
     if (buddy) {
         QVERIFY(at436);
         QCOMPARE(at436->payload.generic.a, qint64(taskRef(rec, "gsleeper").taskIndex()));
@@ -1584,12 +1584,12 @@ void TestFairBehaviour::delayedLagKept()
     //         → v 4 150 000, d = v + 0.7e6 = 4 850 000.
     int64_t lastV = -1;
     int64_t lastD = -1;
-    std::optional<Record> place92;
+    const Record* place92 = nullptr;
     for (const Record& r : rec.records()) {
         if (r.entity != d || r.time > 9200000)
             continue;
         if (r.kind == RecordKind::Place && r.time == 9200000)
-            place92 = r;
+            place92 = &r;
         if (r.kind == RecordKind::Sample) {
             lastV = int64_t(r.payload.sample.vruntime);
             lastD = int64_t(r.payload.sample.deadline);

@@ -210,13 +210,13 @@ std::optional<Scenario> twoHogsLetGo(
     })");
 }
 
-/// The Migrate records of a run (copies: the recording decodes each record where it is read).
-std::vector<Record> migrations(const Recording& rec)
+/// The Migrate records of a run.
+std::vector<const Record*> migrations(const Recording& rec)
 {
-    std::vector<Record> out;
+    std::vector<const Record*> out;
     for (const Record& r : rec.records())
         if (r.kind == RecordKind::Migrate)
-            out.push_back(r);
+            out.push_back(&r);
     return out;
 }
 
@@ -774,7 +774,7 @@ void TestLoadBalance::smtHogsSpreadToIdleCore()
         qPrintable(QStringLiteral("h0 on %1, h1 on %2").arg(h0->cpu).arg(h1->cpu)));
     const auto moves = migrations(sim.recording());
     QVERIFY(std::any_of(moves.begin(), moves.end(),
-        [](const Record& r) { return r.payload.generic.c == int64_t(MigrateReason::Active); }));
+        [](const Record* r) { return r->payload.generic.c == int64_t(MigrateReason::Active); }));
 }
 
 // --- asymmetric CPU capacity (kernel-model.md §8.4) ------------------------------------------
@@ -969,7 +969,7 @@ void TestLoadBalance::misfitHogMovesToBigCpu()
     sim.run();
     const auto moves = migrations(sim.recording());
     QCOMPARE(int(moves.size()), 1);
-    const Record& r = moves[0];
+    const Record& r = *moves[0];
     const MigrateDetail dt = MigrateDetail::unpack(r.payload.generic.d);
     QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Active));
     QCOMPARE(dt.busiestGroup, GroupType::MisfitTask);
@@ -1018,13 +1018,13 @@ void TestLoadBalance::utilEstKeepsWakerOffLittleCpu()
     sim.run();
     // (Running on CPU 1 after a wakeup there, p turns misfit and is moved later by active
     // balance: only the wakeup's own placement is compared.)
-    std::vector<Record> moves;
-    for (const Record& r : migrations(sim.recording()))
-        if (r.payload.generic.c == int64_t(MigrateReason::Wakeup))
+    std::vector<const Record*> moves;
+    for (const Record* r : migrations(sim.recording()))
+        if (r->payload.generic.c == int64_t(MigrateReason::Wakeup))
             moves.push_back(r);
     if (utilEst) {
         QCOMPARE(int(moves.size()), 1);
-        const Record& r = moves[0];
+        const Record& r = *moves[0];
         QCOMPARE(r.time, int64_t{70000000});
         QCOMPARE(r.payload.generic.c, int64_t(MigrateReason::Wakeup));
         QCOMPARE(r.payload.generic.a, int64_t{1});
@@ -1143,8 +1143,7 @@ void TestLoadBalance::itmtHogsPackOnPreferredCpus()
     QCOMPARE(std::max(h0->cpu, h1->cpu), 3);
     const auto moves = migrations(sim.recording());
     QCOMPARE(int(moves.size()), 2);
-    for (const Record& m : moves) {
-        const Record* r = &m;
+    for (const Record* r : moves) {
         const MigrateDetail dt = MigrateDetail::unpack(r->payload.generic.d);
         QCOMPARE(r->payload.generic.c, int64_t(MigrateReason::Active));
         QCOMPARE(dt.busiestGroup, GroupType::AsymPacking);

@@ -24,8 +24,8 @@ inline Record switchRecord(int64_t time, int cpu, int next)
 /// Same records, byte for byte.
 inline bool sameRecords(const Recording& a, const Recording& b)
 {
-    const auto ra = a.records().toVector();
-    const auto rb = b.records().toVector();
+    const auto& ra = a.records();
+    const auto& rb = b.records();
     return ra.size() == rb.size()
         && (ra.empty() || std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(ra[0])) == 0);
 }

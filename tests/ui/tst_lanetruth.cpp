@@ -23,7 +23,6 @@
 #include <QTest>
 
 #include <map>
-#include <optional>
 
 using namespace schedlab;
 using namespace schedlab::ui;
@@ -337,12 +336,12 @@ void TestLaneTruth::vruntimePaneComparesQueues()
     QVERIFY(root < static_cast<int>(rec.taskNames.size()));
     QVERIFY(test < static_cast<int>(rec.taskNames.size()));
     // The last queued sample of each: raw vruntimes more than a second apart.
-    std::optional<Record> last[2];
+    const Record* last[2] = {nullptr, nullptr};
     for (const Record& r : rec.records())
         if (r.kind == RecordKind::Sample && r.entity.isTask() && (r.flags & Record::kQueued))
             for (int k = 0; k < 2; ++k)
                 if (r.entity.taskIndex() == (k == 0 ? root : test))
-                    last[k] = r;
+                    last[k] = &r;
     QVERIFY(last[0] && last[1]);
     const auto raw =
         static_cast<int64_t>(last[1]->payload.sample.vruntime - last[0]->payload.sample.vruntime);
@@ -504,11 +503,8 @@ void TestLaneTruth::seriesPointsAreSamples()
     const int task = static_cast<int>(
         std::find(rec.taskNames.begin(), rec.taskNames.end(), "hog-b") - rec.taskNames.begin());
     QVERIFY(task < static_cast<int>(rec.taskNames.size()));
-    // The task's samples, in time order (read once: the recording decodes each record where it
-    // is read).
-    const std::vector<Record> records = rec.records().toVector();
-    std::vector<const Record*> all;
-    for (const Record& r : records)
+    std::vector<const Record*> all; // the task's samples, in time order
+    for (const Record& r : rec.records())
         if (r.kind == RecordKind::Sample && r.entity == EntityRef::task(task))
             all.push_back(&r);
     QVERIFY(all.size() > 5000);

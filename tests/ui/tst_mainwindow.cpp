@@ -540,8 +540,8 @@ private Q_SLOTS:
         // Replaying the file reaches the same state as the edited session.
         again.controller()->stepBy(at);
         QCOMPARE(again.controller()->now(), at);
-        const auto a = again.controller()->simulation()->recording().records().toVector();
-        const auto b = c->simulation()->recording().records().toVector();
+        const auto& a = again.controller()->simulation()->recording().records();
+        const auto& b = c->simulation()->recording().records();
         QCOMPARE(a.size(), b.size());
         QVERIFY(std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0);
     }

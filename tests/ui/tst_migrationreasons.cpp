@@ -14,8 +14,6 @@
 #include <QTest>
 #include <QTreeWidget>
 
-#include <optional>
-
 using namespace schedlab;
 using namespace schedlab::ui;
 
@@ -70,7 +68,7 @@ private Q_SLOTS:
         Simulation sim(parse(kWakeMove), RunOptions{});
         sim.run();
         const Recording& rec = sim.recording();
-        std::optional<Record> first;
+        const Record* first = nullptr;
         int wakeups = 0;
         int sleeper = -1;
         for (size_t i = 0; i < rec.taskNames.size(); ++i)
@@ -81,7 +79,7 @@ private Q_SLOTS:
             if (r.kind != RecordKind::Migrate || r.entity.taskIndex() != sleeper)
                 continue;
             if (!first)
-                first = r;
+                first = &r;
             wakeups += r.payload.generic.c == int64_t(MigrateReason::Wakeup);
         }
         QVERIFY(first);

@@ -310,8 +310,7 @@ void TstPeltPane::groupEntityFollowsTheKernelSums()
     // load_avg … rq_util_avg, h_nr_queued, h_nr_runnable (the 13th to the 20th).
     std::ostringstream csv;
     SamplesCsvWriter writer(csv);
-    const std::vector<Record> all = rec.records().toVector();
-    writer.consume(all.data(), all.size(), rec);
+    writer.consume(rec.records().data(), rec.records().size(), rec);
     writer.finish(rec, sim.now());
     std::istringstream lines2(csv.str());
     std::string line;

@@ -454,6 +454,38 @@ private Q_SLOTS:
         QVERIFY(lanes.throttled(0).empty());
     }
 
+    /// Once a series is summarized, its time searches start from the blocks of 16 (their first
+    /// and last times) and read samples only inside one block or after the last: the samples of
+    /// a window are still those inside it plus the nearest one on each side, at a block's edge,
+    /// inside a block, after the last block and before the first sample.
+    void searchWithinSummaryBlocks()
+    {
+        // 40 samples of task 0 at 0, 10, 20, … 390, except the 17th (index 16, the first of the
+        // second block) at 150 like the one before it: blocks [0, 150] and [150, 310], and 8
+        // samples (320 … 390) after them.
+        Recording rec;
+        rec.cpus = 1;
+        for (int i = 0; i < 40; ++i)
+            rec.append(sample(i == 16 ? 150 : int64_t{i} * 10, 0, 1000));
+        RunSegmentIndex lanes;
+        SampleIndex samples;
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        // 40 samples in 2 columns: decimated, which builds the summaries.
+        QVERIFY(!samples.decimatedSeries(rec, 0, Nanoseconds{0}, Nanoseconds{400}, 2).empty());
+        const auto times = [&](int64_t from, int64_t to) {
+            QString out;
+            for (const auto& s : samples.series(rec, 0, Nanoseconds{from}, Nanoseconds{to}))
+                out += QString::number(s.time.count()) + QLatin1Char(' ');
+            return out.trimmed();
+        };
+        QCOMPARE(times(150, 150), QStringLiteral("150 170")); // from the second 150 on
+        QCOMPARE(times(140, 145), QStringLiteral("140 150"));
+        QCOMPARE(times(145, 160), QStringLiteral("140 150 150 170"));
+        QCOMPARE(times(315, 335), QStringLiteral("310 320 330 340"));
+        QCOMPARE(times(-5, 5), QStringLiteral("0 10"));
+        QCOMPARE(times(385, 500), QStringLiteral("380 390"));
+    }
+
     void indexMemory()
     {
         // 4096 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns, from 0 to 4096000),
@@ -505,8 +537,9 @@ private Q_SLOTS:
             int64_t{kRuns / 2 * 1000});
     }
 
-    /// A run indexed whole holds no room beyond its contents: every vector of both indexes,
-    /// the series' summaries included, is shrunk to its size after the pass. The bytes are counted by hand from the records.
+    /// A run indexed whole holds no room beyond its contents: every vector of both indexes is
+    /// shrunk to its size after the pass, and a series' summaries, built when first drawn, are
+    /// allocated once at their exact size. The bytes are counted by hand from the records.
     void indexHoldsNoSpareRoom()
     {
         // 32 768 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns), and per switch
@@ -533,20 +566,18 @@ private Q_SLOTS:
         const size_t laneBytes =
             size_t{kRuns} * kRunBytes + 2 * size_t{kRuns / 2 + 1} * 8 + size_t{2048 + 128 + 8} * 40;
         QCOMPARE(lanes.bytes(), laneBytes); // 1 179 648 + 262 160 + 87 360
-        // Samples: task 0 has 16 385 (switched in at even i), task 1 16 384; 4 bytes each, and
-        // their summaries, built in the same pass: 16 385 samples make 1 024 blocks of 16, 64
-        // of 256 and 4 of 4 096 (its last sample waits in a pending node, not counted), 16 384
-        // the same (no PELT: no PELT summaries).
+        // Samples: task 0 has 16 385 (switched in at even i), task 1 16 384; 4 bytes each.
         QCOMPARE(samples.sampleCount(0), size_t{kRuns / 2 + 1});
         QCOMPARE(samples.sampleCount(1), size_t{kRuns / 2});
-        const size_t summaryBytes = 2 * size_t{1024 + 64 + 4} * sizeof(SampleIndex::SampleSummary);
-        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4 + summaryBytes);
+        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4);
 
-        // Drawing task 0's whole series in 10 columns reads those summaries: nothing is built.
+        // Drawing task 0's whole series in 10 columns builds its summaries: 16 385 samples make
+        // 1 024 blocks of 16, 64 of 256 and 4 of 4 096 (no PELT: no PELT summaries).
         const auto drawn =
             samples.decimatedSeries(rec, 0, Nanoseconds{0}, Nanoseconds{int64_t{kRuns} * 1000}, 10);
         QVERIFY(!drawn.empty());
-        QCOMPARE(samples.bytes(), size_t{kRuns + 1} * 4 + summaryBytes);
+        QCOMPARE(samples.bytes(),
+            size_t{kRuns + 1} * 4 + size_t{1024 + 64 + 4} * sizeof(SampleIndex::SampleSummary));
 
         // A live run's small passes do not shrink: one more switch and sample grow the vectors
         // by doubling again (the bytes exceed the contents).

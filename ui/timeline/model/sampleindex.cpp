@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <optional>
 
 namespace schedlab::ui {
 
@@ -119,24 +118,13 @@ namespace {
 
 /// The Pelt record of the sample at @p position: the record right after it, of the same entity
 /// and time (Machine appends the two together), if any.
-bool isPeltOf(const Record& p, const Record& s)
-{
-    return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time;
-}
-
-std::optional<Record> peltOf(const RecordsView& records, size_t position)
+const Record* peltOf(const std::vector<Record>& records, size_t position)
 {
     if (position + 1 >= records.size())
-        return std::nullopt;
-    const Record s = records[position];
-    const Record p = records[position + 1];
-    return isPeltOf(p, s) ? std::optional<Record>(p) : std::nullopt;
-}
-
-/// The same for a sample read with its successor (@p next, nullptr: none).
-const Record* peltOf(const Record& s, const Record* next)
-{
-    return next && isPeltOf(*next, s) ? next : nullptr;
+        return nullptr;
+    const Record& s = records[position];
+    const Record& p = records[position + 1];
+    return p.kind == RecordKind::Pelt && p.entity == s.entity && p.time == s.time ? &p : nullptr;
 }
 
 /// The PELT values of @p pelt (a Pelt record) as the leaf of a PeltSummary.
@@ -171,30 +159,49 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 
 } // namespace
 
-void SampleIndex::Series::append(
-    const Record& r, const Record* pelt, bool complete, uint32_t position)
+void SampleIndex::Series::append(const Record& r, uint32_t position)
 {
     if (positions.empty())
         reference = r.payload.sample.vruntime;
     positions.push_back(position);
-    // Summarized here, in the indexing pass that reads the records in order anyway: reading
-    // them again later, one sample at a time out of order, would decode each one's group again.
-    summary.push(leafSummary(r, reference, position));
-    // The PELT extremes are summarised while every sample has them (a run records PELT for all
-    // or none); a sample without stops it for good (decimate() then reads them one by one).
-    peltAligned = peltAligned && pelt;
-    mayHavePelt = mayHavePelt || pelt || !complete;
-    if (peltAligned)
-        peltSummary.push(peltLeaf(*pelt, position));
+}
+
+void SampleIndex::Series::summarize(const std::vector<Record>& records) const
+{
+    if (summarized < positions.size() && positions.size() - summarized >= summarized) {
+        // Catching up with at least as many samples as are summarized (the first drawing of
+        // a series indexed whole): each level's nodes allocated once, exactly, not doubled.
+        summary.reserve(positions.size());
+        if (peltAligned && peltOf(records, positions[summarized]))
+            peltSummary.reserve(positions.size());
+    }
+    for (; summarized < positions.size(); ++summarized) {
+        const uint32_t position = positions[summarized];
+        if (summarized + 8 < positions.size()) {
+            // The samples are scattered over a recording far larger than the caches: ask for
+            // a few ahead, so the reads overlap.
+            const auto* ahead = reinterpret_cast<const char*>(&records[positions[summarized + 8]]);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 2 * sizeof(Record) - 1); // with its Pelt record
+        }
+        summary.push(leafSummary(records[position], reference, position));
+        // The PELT extremes are summarised while every sample has them (a run records PELT for
+        // all or none); a sample without stops it for good (decimate() then reads them one by
+        // one).
+        const Record* pelt = peltOf(records, position);
+        peltAligned = peltAligned && pelt;
+        if (peltAligned)
+            peltSummary.push(peltLeaf(*pelt, position));
+    }
 }
 
 void SampleIndex::update(const Recording& recording)
 {
     begin(recording);
-    const size_t count = recording.records().size();
-    forEachRecord(recording, m_consumed, count,
-        [&](const Record& r, const Record* next, size_t i) { consume(r, next, i); });
-    end(count);
+    const auto& records = recording.records();
+    for (size_t i = m_consumed; i < records.size(); ++i)
+        consume(records, i);
+    end(records.size());
 }
 
 void SampleIndex::begin(const Recording& recording)
@@ -203,8 +210,9 @@ void SampleIndex::begin(const Recording& recording)
         clear();
 }
 
-void SampleIndex::consume(const Record& r, const Record* next, size_t i)
+void SampleIndex::consume(const std::vector<Record>& records, size_t i)
 {
+    const Record& r = records[i];
     if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
         const auto task = static_cast<size_t>(r.entity.taskIndex());
         if (task >= m_slices.size())
@@ -222,7 +230,7 @@ void SampleIndex::consume(const Record& r, const Record* next, size_t i)
     }
     if (r.kind != RecordKind::Sample)
         return;
-    const Record* pelt = peltOf(r, next);
+    const Record* pelt = peltOf(records, i);
     m_hasPelt = m_hasPelt || pelt;
     if (r.flags & Record::kQueued) {
         if (m_queuedPerCpu.size() <= r.cpu)
@@ -242,7 +250,7 @@ void SampleIndex::consume(const Record& r, const Record* next, size_t i)
             m_perGroup.emplace_back();
             perCpu[cpu] = static_cast<uint32_t>(m_groupOrder.size());
         }
-        m_perGroup[perCpu[cpu] - 1].append(r, pelt, next != nullptr, static_cast<uint32_t>(i));
+        m_perGroup[perCpu[cpu] - 1].append(r, static_cast<uint32_t>(i));
         return;
     }
     if (!r.entity.isTask())
@@ -250,17 +258,14 @@ void SampleIndex::consume(const Record& r, const Record* next, size_t i)
     const auto task = static_cast<size_t>(r.entity.taskIndex());
     if (task >= m_perTask.size())
         m_perTask.resize(task + 1);
-    m_perTask[task].append(r, pelt, next != nullptr, static_cast<uint32_t>(i));
+    m_perTask[task].append(r, static_cast<uint32_t>(i));
 }
 
 void SampleIndex::shrinkToFit()
 {
     for (auto* all : {&m_perTask, &m_perGroup})
-        for (Series& s : *all) {
+        for (Series& s : *all)
             s.positions.shrink_to_fit();
-            s.summary.shrinkToFit();
-            s.peltSummary.shrinkToFit();
-        }
     for (auto& cpu : m_queuedPerCpu)
         cpu.shrink_to_fit();
     for (auto& slices : m_slices)
@@ -273,18 +278,17 @@ void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleInd
 {
     lanes.begin(recording);
     samples.begin(recording);
-    const RecordsView records = recording.records();
+    const auto& records = recording.records();
     const size_t from = std::min(lanes.consumedRecords(), samples.consumedRecords());
     if (lanes.consumedRecords() != samples.consumedRecords()) {
         // Not in step (one was cleared or filled on its own): each its own pass.
         lanes.update(recording);
         samples.update(recording);
     } else {
-        forEachRecord(recording, samples.consumedRecords(), records.size(),
-            [&](const Record& r, const Record* next, size_t i) {
-                lanes.consume(r);
-                samples.consume(r, next, i);
-            });
+        for (size_t i = samples.consumedRecords(); i < records.size(); ++i) {
+            lanes.consume(records[i]);
+            samples.consume(records, i);
+        }
         lanes.end(records.size());
         samples.end(records.size());
     }
@@ -306,17 +310,13 @@ std::vector<EntitySample> SampleIndex::series(
     return decimate(m_perTask[static_cast<size_t>(task)], recording, from, to, 0, KeepAll);
 }
 
-EntitySample SampleIndex::toSample(const RecordsView& records, uint32_t position, bool mayHavePelt)
+EntitySample SampleIndex::toSample(const std::vector<Record>& records, uint32_t position)
 {
-    Record pair[2];
-    // The record after a sample is read only for its PELT, and only if the series has any.
-    const size_t n = std::min<size_t>(mayHavePelt ? 2 : 1, records.size() - position);
-    records.copy(position, n, pair);
-    const Record& r = pair[0];
+    const Record& r = records[position];
     EntitySample s{Nanoseconds{r.time}, r.payload.sample.vruntime, r.payload.sample.deadline,
         r.payload.sample.avgVruntime, r.flags, r.payload.sample.vlag, r.payload.sample.weight,
         false, r.cpu, -1, false, PeltValues{}};
-    if (const Record* pelt = peltOf(r, n == 2 ? &pair[1] : nullptr)) {
+    if (const Record* pelt = peltOf(records, position)) {
         const auto& p = pelt->payload.pelt;
         s.hasPelt = true;
         s.pelt = {p.loadAvg, p.runnableAvg, p.utilAvg, p.rqLoadAvg, p.rqRunnableAvg, p.rqUtilAvg,
@@ -351,7 +351,7 @@ std::vector<std::pair<Nanoseconds, uint64_t>> SampleIndex::queueV(const Recordin
     if (cpu < 0 || static_cast<size_t>(cpu) >= m_queuedPerCpu.size() || to <= from || points <= 0)
         return out;
     const auto& positions = m_queuedPerCpu[static_cast<size_t>(cpu)];
-    const RecordsView records = recording.records();
+    const auto& records = recording.records();
     if (positions.empty() || positions.back() >= records.size())
         return out;
     constexpr int kLookBack = 64;
@@ -380,13 +380,13 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     const std::vector<Nanoseconds>& moves)
 {
     const auto& positions = series.positions;
-    const RecordsView records = recording.records();
+    const auto& records = recording.records();
     if (positions.empty() || positions.back() >= records.size())
         return {};                   // none, or the recording was replaced without update()
     const auto at = [&](int64_t t) { // index of the first sample with time > t
-        // The blocks of 16 of the summary give the times of their first and last samples: the
-        // search reads the recording only inside the one block where the answer lies (each read
-        // decodes part of a group of the compact recording).
+        // The blocks of 16 summarized so far give the times of their first and last samples:
+        // the search reads the recording only inside the one block where the answer lies, or
+        // after the last block (each read of a sample is a cache miss in a long run).
         size_t lo = 0;
         size_t hi = positions.size();
         if (series.summary.levelCount() > 0) {
@@ -398,19 +398,14 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
                 - blocks.begin());
             if (j < blocks.size())
                 hi = j * kSpan; // that block's first sample is after t
-            if (j > 0) {
-                if (blocks[j - 1].last <= t)
-                    lo = std::min(j * kSpan, positions.size()); // the whole block is not after t
-                else
-                    lo = (j - 1) * kSpan + 1; // its first sample is not after t
-            }
+            if (j > 0)
+                lo = blocks[j - 1].last <= t ? j * kSpan // no sample of that block is after t
+                                             : (j - 1) * kSpan + 1; // its first is not
         }
-        return static_cast<size_t>(std::upper_bound(positions.begin()
-                                           + static_cast<std::ptrdiff_t>(lo),
-                                       positions.begin() + static_cast<std::ptrdiff_t>(hi), t,
-                                       [&](int64_t v, uint32_t pos) {
-                                           return v < records[pos].time;
-                                       })
+        return static_cast<size_t>(
+            std::upper_bound(positions.begin() + static_cast<std::ptrdiff_t>(lo),
+                positions.begin() + static_cast<std::ptrdiff_t>(hi), t,
+                [&](int64_t v, uint32_t pos) { return v < records[pos].time; })
             - positions.begin());
     };
     const size_t first = at(from.count());
@@ -419,12 +414,13 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     if (bins <= 0 || to <= from || last - first <= static_cast<size_t>(bins) * 4) {
         // Few samples: all of them, plus the nearest one on each side.
         for (size_t i = first > 0 ? first - 1 : 0; i < positions.size(); ++i) {
-            out.push_back(toSample(records, positions[i], series.mayHavePelt));
+            out.push_back(toSample(records, positions[i]));
             if (records[positions[i]].time > to.count())
                 break;
         }
         return out;
     }
+    series.summarize(records);
     // Record positions of the samples to keep; their order is the samples' time order.
     std::vector<uint32_t> kept;
     kept.reserve(static_cast<size_t>(bins) * 4 + 2);
@@ -516,7 +512,9 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
         prefetched = std::min(last, (i / kBlock + 1) * kBlock);
         for (size_t k = i; k < prefetched; ++k) {
             // A 48-byte record may straddle two cache lines: ask for both.
-            records.prefetch(positions[k]);
+            const auto* p = reinterpret_cast<const char*>(&records[positions[k]]);
+            __builtin_prefetch(p);
+            __builtin_prefetch(p + sizeof(Record) - 1);
         }
     };
     for (size_t i = first; i < last;) {
@@ -548,11 +546,8 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
             i += items;
         } else {
             prefetchBlock(i);
-            Record pair[2];
-            const size_t n = std::min<size_t>(wantPelt ? 2 : 1, records.size() - positions[i]);
-            records.copy(positions[i], n, pair);
-            const Record& r = pair[0];
-            const Record* pelt = wantPelt ? peltOf(r, n == 2 ? &pair[1] : nullptr) : nullptr;
+            const Record& r = records[positions[i]];
+            const Record* pelt = wantPelt ? peltOf(records, positions[i]) : nullptr;
             const PeltSummary leafPelt = pelt ? peltLeaf(*pelt, positions[i]) : PeltSummary{};
             take(leafSummary(r, series.reference, positions[i]), pelt ? &leafPelt : nullptr,
                 moves.empty() ? 0 : movesBefore(r.time, r.flags & Record::kQueued));
@@ -571,9 +566,11 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     for (size_t k = 0; k < kept.size(); ++k) {
         if (k + kAhead < kept.size()) {
             // A 48-byte record may straddle two cache lines: ask for both.
-            records.prefetch(kept[k + kAhead]);
+            const auto* ahead = reinterpret_cast<const char*>(&records[kept[k + kAhead]]);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + sizeof(Record) - 1);
         }
-        out.push_back(toSample(records, kept[k], series.mayHavePelt));
+        out.push_back(toSample(records, kept[k]));
         // Its index in the series (positions are sorted), searched from the previous one.
         const auto index = static_cast<size_t>(
             std::lower_bound(

@@ -18,7 +18,6 @@
 
 namespace schedlab {
 class Recording;
-class RecordsView;
 struct Record;
 } // namespace schedlab
 
@@ -59,17 +58,17 @@ class SampleIndex
 public:
     void update(const Recording& recording);
     void clear();
-    /// update() one record at a time (see RunSegmentIndex::begin()): @p r is the record at
-    /// position @p i, @p next the one after it (nullptr: none yet).
+    /// update() one record at a time (see RunSegmentIndex::begin()): @p i is the record's
+    /// position in @p records.
     void begin(const Recording& recording);
-    void consume(const Record& r, const Record* next, size_t i);
+    void consume(const std::vector<Record>& records, size_t i);
     void end(size_t consumed) { m_consumed = consumed; }
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
     /// Frees the room the index's vectors hold beyond their contents (updateIndexes() does,
     /// after a pass that built most of the index).
     void shrinkToFit();
-    /// Memory held by the index (sample positions and their summaries).
+    /// Memory held by the index (sample positions and the summaries built so far).
     size_t bytes() const;
 
     /// Samples of @p task inside [from, to] plus the nearest one on each side, so lines run
@@ -175,27 +174,25 @@ public:
         Nanoseconds to, int bins, unsigned keep = KeepAll) const;
 
 private:
-    /// One entity's samples: their positions, and their summaries, built as update() reads the
-    /// records in order (in the recording's compact form a record read later out of order
-    /// costs the decoding of its group again: building them when a series is first drawn cost
-    /// more than the indexing pass itself).
+    /// One entity's samples. update() only notes their positions; the summaries are built
+    /// (and caught up with new samples) when a window first needs them (summarize()): indexing
+    /// a run costs one pass over its records, and series nobody draws cost no summaries.
     struct Series
     {
         std::vector<uint32_t> positions; ///< record positions of the entity's samples
         uint64_t reference = 0;          ///< vruntime of its first sample
-        SummaryPyramid<SampleSummary> summary;
-        SummaryPyramid<PeltSummary> peltSummary; ///< item for item with `summary` if aligned
-        bool peltAligned = true;                 ///< every sample summarized had PELT
-        /// Some sample had PELT, or was indexed before the record after it was appended.
-        bool mayHavePelt = false;
-        /// Notes the sample @p r at @p position (with @p pelt, its Pelt record, if any; @p
-        /// complete: the record after it was read) and folds it into the summaries.
-        void append(const Record& r, const Record* pelt, bool complete, uint32_t position);
+        mutable SummaryPyramid<SampleSummary> summary;
+        mutable SummaryPyramid<PeltSummary>
+            peltSummary;                 ///< item for item with `summary` if aligned
+        mutable bool peltAligned = true; ///< every sample summarized had PELT
+        mutable size_t summarized = 0;   ///< samples folded into the summaries
+        void append(const Record& r, uint32_t position);
+        /// Folds the samples not yet summarized into the summaries.
+        void summarize(const std::vector<Record>& records) const;
     };
     /// The sample at record position @p position, with its PELT from the Pelt record that
     /// follows it, if any.
-    static EntitySample toSample(
-        const RecordsView& records, uint32_t position, bool mayHavePelt = true);
+    static EntitySample toSample(const std::vector<Record>& records, uint32_t position);
     static std::vector<EntitySample> decimate(const Series& series, const Recording& recording,
         Nanoseconds from, Nanoseconds to, int bins, unsigned keep,
         const std::vector<Nanoseconds>& moves = {});

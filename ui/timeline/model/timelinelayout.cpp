@@ -60,10 +60,10 @@ RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
 void RunSegmentIndex::update(const Recording& recording)
 {
     begin(recording);
-    const size_t count = recording.records().size();
-    forEachRecord(
-        recording, m_consumed, count, [&](const Record& r, const Record*, size_t) { consume(r); });
-    end(count);
+    const auto& records = recording.records();
+    for (size_t i = m_consumed; i < records.size(); ++i)
+        consume(records[i]);
+    end(records.size());
 }
 
 void RunSegmentIndex::begin(const Recording& recording)
