@@ -48,6 +48,8 @@ void RunSegmentIndex::shrinkToFit()
             t.before.shrink_to_fit();
         }
     }
+    for (auto& intervals : m_throttled)
+        intervals.shrink_to_fit();
 }
 
 RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
