@@ -414,6 +414,78 @@ private Q_SLOTS:
 
     /// Indexing a long run costs no heap allocation per record (only the vectors' doublings)
     /// and keeps one copy of each run's times: a task's runs are positions in its lane's runs.
+    /// Throttled intervals are read in the indexing pass (the lanes draw them from the index):
+    /// per CPU, from each Throttle of a group's cfs_rq to its Unthrottle, −1 while still open; a
+    /// second Throttle of an open one, or an Unthrottle of one not throttled, changes nothing.
+    void throttledIntervals()
+    {
+        const auto record = [](int64_t time, int cpu, int group, RecordKind kind) {
+            Record r;
+            r.time = time;
+            r.cpu = static_cast<uint16_t>(cpu);
+            r.kind = kind;
+            r.entity = EntityRef::group(group, cpu);
+            return r;
+        };
+        Recording rec;
+        rec.cpus = 2;
+        rec.append(switchRecord(0, 0, -1, 0));
+        rec.append(record(10, 0, 1, RecordKind::Throttle));
+        rec.append(record(12, 1, 1, RecordKind::Unthrottle)); // not throttled on CPU 1
+        rec.append(record(15, 0, 1, RecordKind::Throttle));   // already throttled
+        rec.append(record(20, 1, 2, RecordKind::Throttle));
+        rec.append(record(30, 0, 1, RecordKind::Unthrottle));
+        rec.append(record(40, 0, 2, RecordKind::Throttle));
+        RunSegmentIndex lanes;
+        SampleIndex samples;
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        using Intervals = std::vector<std::pair<int64_t, int64_t>>;
+        QCOMPARE(lanes.throttled(0), (Intervals{{10, 30}, {40, -1}}));
+        QCOMPARE(lanes.throttled(1), (Intervals{{20, -1}}));
+        QVERIFY(lanes.throttled(2).empty());
+
+        // More records later (a live run): the open intervals close.
+        rec.append(record(50, 1, 2, RecordKind::Unthrottle));
+        rec.append(record(55, 0, 2, RecordKind::Unthrottle));
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        QCOMPARE(lanes.throttled(0), (Intervals{{10, 30}, {40, 55}}));
+        QCOMPARE(lanes.throttled(1), (Intervals{{20, 50}}));
+        lanes.clear();
+        QVERIFY(lanes.throttled(0).empty());
+    }
+
+    /// Once a series is summarized, its time searches start from the blocks of 16 (their first
+    /// and last times) and read samples only inside one block or after the last: the samples of
+    /// a window are still those inside it plus the nearest one on each side, at a block's edge,
+    /// inside a block, after the last block and before the first sample.
+    void searchWithinSummaryBlocks()
+    {
+        // 40 samples of task 0 at 0, 10, 20, … 390, except the 17th (index 16, the first of the
+        // second block) at 150 like the one before it: blocks [0, 150] and [150, 310], and 8
+        // samples (320 … 390) after them.
+        Recording rec;
+        rec.cpus = 1;
+        for (int i = 0; i < 40; ++i)
+            rec.append(sample(i == 16 ? 150 : int64_t{i} * 10, 0, 1000));
+        RunSegmentIndex lanes;
+        SampleIndex samples;
+        schedlab::ui::updateIndexes(rec, lanes, samples);
+        // 40 samples in 2 columns: decimated, which builds the summaries.
+        QVERIFY(!samples.decimatedSeries(rec, 0, Nanoseconds{0}, Nanoseconds{400}, 2).empty());
+        const auto times = [&](int64_t from, int64_t to) {
+            QString out;
+            for (const auto& s : samples.series(rec, 0, Nanoseconds{from}, Nanoseconds{to}))
+                out += QString::number(s.time.count()) + QLatin1Char(' ');
+            return out.trimmed();
+        };
+        QCOMPARE(times(150, 150), QStringLiteral("150 170")); // from the second 150 on
+        QCOMPARE(times(140, 145), QStringLiteral("140 150"));
+        QCOMPARE(times(145, 160), QStringLiteral("140 150 150 170"));
+        QCOMPARE(times(315, 335), QStringLiteral("310 320 330 340"));
+        QCOMPARE(times(-5, 5), QStringLiteral("0 10"));
+        QCOMPARE(times(385, 500), QStringLiteral("380 390"));
+    }
+
     void indexMemory()
     {
         // 4096 runs on CPU 0, tasks 0 and 1 in turn (a switch every 1000 ns, from 0 to 4096000),

@@ -33,39 +33,7 @@ void CpuLanesPlottable::setSource(
     m_index = index;
     m_recording = recording;
     m_cpuCount = cpuCount;
-    m_throttled.clear();
-    m_openThrottle.clear();
-    m_throttleScanned = 0;
     m_laneCache.clear();
-}
-
-void CpuLanesPlottable::updateThrottled()
-{
-    if (!m_recording)
-        return;
-    const auto& records = m_recording->records();
-    if (records.size() < m_throttleScanned) { // a new run in the same recording
-        m_throttled.clear();
-        m_openThrottle.clear();
-        m_throttleScanned = 0;
-    }
-    for (size_t i = m_throttleScanned; i < records.size(); ++i) {
-        const Record& r = records[i];
-        if (r.kind != RecordKind::Throttle && r.kind != RecordKind::Unthrottle)
-            continue;
-        if (m_throttled.size() <= r.cpu)
-            m_throttled.resize(static_cast<size_t>(r.cpu) + 1);
-        auto& lane = m_throttled[r.cpu];
-        const auto open = m_openThrottle.find(r.entity.raw);
-        if (r.kind == RecordKind::Throttle && open == m_openThrottle.end()) {
-            m_openThrottle[r.entity.raw] = lane.size();
-            lane.emplace_back(r.time, -1);
-        } else if (r.kind == RecordKind::Unthrottle && open != m_openThrottle.end()) {
-            lane[open->second].second = r.time;
-            m_openThrottle.erase(open);
-        }
-    }
-    m_throttleScanned = records.size();
 }
 
 TimelineLayout CpuLanesPlottable::layout() const
@@ -212,12 +180,11 @@ void CpuLanesPlottable::draw(QCPPainter* painter)
                 }
             }
         }
-        updateThrottled();
-        if (static_cast<size_t>(cpu) < m_throttled.size()) {
+        if (!m_index->throttled(cpu).empty()) {
             // Throttled time: a hatched strip along the bottom fifth of the lane.
             const double h = std::max(3.0, band.height() * 0.2);
             const QBrush hatch(QColor(0xc0, 0x30, 0x30), Qt::BDiagPattern);
-            for (const auto& [from, to] : m_throttled[static_cast<size_t>(cpu)]) {
+            for (const auto& [from, to] : m_index->throttled(cpu)) {
                 const Nanoseconds end{to < 0 ? m_now.count() : to};
                 if (end <= lay.start() || Nanoseconds{from} >= lay.end())
                     continue;

@@ -97,14 +97,8 @@ private:
     static QColor groupColour(int group);
     /// The run's colour: its task's, or its cgroup's when colouring by group.
     QColor cachedColour(int task, Nanoseconds at) const;
-    /// Reads new Throttle/Unthrottle records into m_throttled (incremental, like RunSegmentIndex).
-    void updateThrottled();
 
-    const RunSegmentIndex* m_index = nullptr;
-    /// Per CPU, [from, to) ns intervals with a throttled cfs_rq; to = -1 while still throttled.
-    std::vector<std::vector<std::pair<int64_t, int64_t>>> m_throttled;
-    std::map<int32_t, size_t> m_openThrottle; ///< group entity → index of its open interval
-    size_t m_throttleScanned = 0;
+    const RunSegmentIndex* m_index = nullptr; ///< its runs and throttled intervals are drawn
     const Recording* m_recording = nullptr;
     int m_cpuCount = 0;
     Nanoseconds m_now{0};

@@ -384,8 +384,27 @@ std::vector<EntitySample> SampleIndex::decimate(const Series& series, const Reco
     if (positions.empty() || positions.back() >= records.size())
         return {};                   // none, or the recording was replaced without update()
     const auto at = [&](int64_t t) { // index of the first sample with time > t
+        // The blocks of 16 summarized so far give the times of their first and last samples:
+        // the search reads the recording only inside the one block where the answer lies, or
+        // after the last block (each read of a sample is a cache miss in a long run).
+        size_t lo = 0;
+        size_t hi = positions.size();
+        if (series.summary.levelCount() > 0) {
+            constexpr size_t kSpan = SummaryPyramid<SampleSummary>::kFanout;
+            const auto& blocks = series.summary.level(0);
+            const auto j = static_cast<size_t>(
+                std::upper_bound(blocks.begin(), blocks.end(), t,
+                    [](int64_t v, const SampleSummary& block) { return v < block.first; })
+                - blocks.begin());
+            if (j < blocks.size())
+                hi = j * kSpan; // that block's first sample is after t
+            if (j > 0)
+                lo = blocks[j - 1].last <= t ? j * kSpan // no sample of that block is after t
+                                             : (j - 1) * kSpan + 1; // its first is not
+        }
         return static_cast<size_t>(
-            std::upper_bound(positions.begin(), positions.end(), t,
+            std::upper_bound(positions.begin() + static_cast<std::ptrdiff_t>(lo),
+                positions.begin() + static_cast<std::ptrdiff_t>(hi), t,
                 [&](int64_t v, uint32_t pos) { return v < records[pos].time; })
             - positions.begin());
     };

@@ -17,6 +17,8 @@ __extension__ typedef __int128 Wide;
 void RunSegmentIndex::clear()
 {
     m_lanes.clear();
+    m_throttled.clear();
+    m_openThrottle.clear();
     m_consumed = 0;
     m_lastSwitch = Nanoseconds{0};
 }
@@ -30,6 +32,8 @@ size_t RunSegmentIndex::bytes() const
         for (const auto& t : l.perTask)
             n += t.runs.capacity() * sizeof(t.runs[0]) + t.before.capacity() * sizeof(int64_t);
     }
+    for (const auto& intervals : m_throttled)
+        n += intervals.capacity() * sizeof(intervals[0]);
     return n;
 }
 
@@ -44,6 +48,8 @@ void RunSegmentIndex::shrinkToFit()
             t.before.shrink_to_fit();
         }
     }
+    for (auto& intervals : m_throttled)
+        intervals.shrink_to_fit();
 }
 
 RunSegmentIndex::Lane& RunSegmentIndex::lane(int cpu)
@@ -68,6 +74,29 @@ void RunSegmentIndex::begin(const Recording& recording)
         clear();
     if (cpuCount() < recording.cpus)
         m_lanes.resize(static_cast<size_t>(recording.cpus));
+}
+
+const std::vector<std::pair<int64_t, int64_t>>& RunSegmentIndex::throttled(int cpu) const
+{
+    static const std::vector<std::pair<int64_t, int64_t>> kNone;
+    return cpu >= 0 && static_cast<size_t>(cpu) < m_throttled.size()
+        ? m_throttled[static_cast<size_t>(cpu)]
+        : kNone;
+}
+
+void RunSegmentIndex::consumeThrottle(const Record& r)
+{
+    const auto open = m_openThrottle.find(r.entity.raw);
+    if (r.kind == RecordKind::Throttle && open == m_openThrottle.end()) {
+        if (m_throttled.size() <= r.cpu)
+            m_throttled.resize(static_cast<size_t>(r.cpu) + 1);
+        auto& intervals = m_throttled[r.cpu];
+        m_openThrottle[r.entity.raw] = {r.cpu, intervals.size()};
+        intervals.emplace_back(r.time, -1);
+    } else if (r.kind == RecordKind::Unthrottle && open != m_openThrottle.end()) {
+        m_throttled[open->second.first][open->second.second].second = r.time;
+        m_openThrottle.erase(open);
+    }
 }
 
 void RunSegmentIndex::consumeSwitch(const Record& r)

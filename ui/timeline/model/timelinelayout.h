@@ -10,6 +10,7 @@
 #include "ui/timeline/model/summarypyramid.h"
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -63,6 +64,8 @@ public:
     {
         if (r.kind == RecordKind::Switch)
             consumeSwitch(r);
+        else if (r.kind == RecordKind::Throttle || r.kind == RecordKind::Unthrottle)
+            consumeThrottle(r);
     }
     void end(size_t consumed) { m_consumed = consumed; }
 
@@ -74,6 +77,10 @@ public:
     void shrinkToFit();
     /// Latest switch time seen on any CPU.
     Nanoseconds lastSwitch() const { return m_lastSwitch; }
+    /// Throttled time of the group cfs_rqs on @p cpu: (Throttle time, Unthrottle time or −1
+    /// while still throttled) per interval, in the order they began. Read in the same pass as
+    /// the runs, so drawing them never reads the recording again.
+    const std::vector<std::pair<int64_t, int64_t>>& throttled(int cpu) const;
 
     /// Segments of @p cpu overlapping [from, to), clipped to it, in time order. A task still
     /// running at the end of the recording is shown as running until @p now.
@@ -143,6 +150,7 @@ private:
     };
     Lane& lane(int cpu);
     void consumeSwitch(const Record& r);
+    void consumeThrottle(const Record& r);
     /// Run time of the closed runs of @p l before @p t.
     static int64_t closedBusyBefore(const Lane& l, Nanoseconds t);
     /// Run time of the closed runs of @p task in @p l before @p t; @p hint (in, out) is a
@@ -150,6 +158,9 @@ private:
     static int64_t taskBusyBefore(const Lane& l, int task, Nanoseconds t, size_t* hint = nullptr);
 
     std::vector<Lane> m_lanes;
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> m_throttled; ///< per CPU
+    /// Group entity (raw) → its open throttled interval: CPU and index in m_throttled[CPU].
+    std::map<int32_t, std::pair<size_t, size_t>> m_openThrottle;
     size_t m_consumed = 0;
     Nanoseconds m_lastSwitch{0};
 };
