@@ -43,8 +43,9 @@ struct SchedEntity
 {
     // Laid out for the cache (measured with bench_speed --big, docs/limits.md "Speed"): what a
     // deadline-tree walk, the pick and update_curr() read comes first, so that a tree descent
-    // touches one 64-byte line per entity; the vruntime tree and the weights follow; what only
-    // the switch, the balancer and PELT read comes after.
+    // touches one 64-byte line per entity; the weights and what the switch, the balancer and
+    // PELT read follow (four lines in all); what only some profiles read (the vruntime tree,
+    // the flat run queue's weight) comes last.
 
     /// Links in CfsRq's deadline tree (queued, not running, entities of one cfs_rq).
     TreeLinks treeLinks;
@@ -57,15 +58,6 @@ struct SchedEntity
     bool onRq = false;
     bool schedDelayed = false;
     bool relDeadline = false;
-    /// Order of insertion into the cfs_rq's trees (a counter of the cfs_rq): rebuilds the
-    /// vruntime tree, kept only for the profiles that read it, with equal keys in insertion order.
-    uint64_t treeSeq = 0;
-
-    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime), while it is kept.
-    TreeLinks vtreeLinks;
-    /// Vruntime tree: the entity of this subtree with the earliest deadline, the first in vruntime
-    /// order among equals (6.6's se->min_deadline, kept as the entity to keep the tie-break).
-    SchedEntity* subtreeMinDeadline = nullptr;
     LoadWeight load;
     CfsRq* cfsRq = nullptr; ///< the cfs_rq this entity is (or would be) queued on
 
@@ -83,9 +75,6 @@ struct SchedEntity
     bool idlePolicy = false;   ///< SCHED_IDLE task, or cpu.idle group entity
     bool batchPolicy = false;  ///< SCHED_BATCH task (never wakeup-preempts)
     bool peltAttached = false; ///< avg is attached to cfsRq's sums (last_update_time != 0)
-    /// Flat run queue (choice flat, 7.3): the task's effective weight in rq->cfs, the product of
-    /// the weight fractions of its hierarchy (kernel-model.md §6.1); unused otherwise.
-    LoadWeight hLoad;
 
     /// se.group_node: task entities on their CPU's rq->cfs_tasks (most recently picked first),
     /// from enqueue to the final dequeue; walked from the tail by the load balancer (§8.3).
@@ -93,6 +82,21 @@ struct SchedEntity
         groupNode;
 
     PeltAvg avg; ///< load/runnable/util averages (§6.6)
+    /// Order of insertion into the cfs_rq's trees (a counter of the cfs_rq): rebuilds the
+    /// vruntime tree, kept only for the profiles that read it, with equal keys in insertion order.
+    uint64_t treeSeq = 0; // written at every insertion
+
+    // Read only by some profiles: the vruntime tree (kept for 6.6–6.7 or once a query reads it)
+    // and the flat run queue's weight (7.3).
+
+    /// Links in CfsRq's vruntime tree (the same entities ordered by vruntime), while it is kept.
+    TreeLinks vtreeLinks;
+    /// Vruntime tree: the entity of this subtree with the earliest deadline, the first in vruntime
+    /// order among equals (6.6's se->min_deadline, kept as the entity to keep the tie-break).
+    SchedEntity* subtreeMinDeadline = nullptr;
+    /// Flat run queue (choice flat, 7.3): the task's effective weight in rq->cfs, the product of
+    /// the weight fractions of its hierarchy (kernel-model.md §6.1); unused otherwise.
+    LoadWeight hLoad;
 
     bool isTask() const { return myQ == nullptr; }
 };

@@ -47,10 +47,29 @@ void EventQueue::siftDown(size_t i)
 
 void EventQueue::popTop()
 {
-    m_heap.front() = m_heap.back();
+    // Bottom-up (Floyd's) pop: the hole left by the top goes down to a leaf along the least
+    // children, then the last entry, itself from the bottom, goes up from there. The last entry
+    // nearly always belongs near the bottom, so this saves the compare with it at every level
+    // that siftDown() makes. The keys are unique: the heap's shape never changes the order.
+    const size_t n = m_heap.size() - 1; // entries once the last one is taken out
+    size_t i = 0;
+    for (;;) {
+        const size_t first = i * kArity + 1;
+        if (first >= n)
+            break;
+        size_t best = first;
+        const size_t last = std::min(first + kArity, n);
+        for (size_t c = first + 1; c < last; ++c)
+            if (before(m_heap[c], m_heap[best]))
+                best = c;
+        m_heap[i] = m_heap[best];
+        i = best;
+    }
+    if (i != n) {
+        m_heap[i] = m_heap[n];
+        siftUp(i);
+    }
     m_heap.pop_back();
-    if (!m_heap.empty())
-        siftDown(0);
 }
 
 void EventQueue::releaseSlot(uint32_t slot)
