@@ -24,20 +24,27 @@ void EventQueue::siftUp(size_t i)
     m_heap[i] = e;
 }
 
+size_t EventQueue::leastChild(size_t i, size_t n) const
+{
+    // The earliest of entry i's children among the first n entries; n if it has none.
+    const size_t first = i * kArity + 1;
+    if (first >= n)
+        return n;
+    size_t best = first;
+    const size_t last = std::min(first + kArity, n);
+    for (size_t c = first + 1; c < last; ++c)
+        if (before(m_heap[c], m_heap[best]))
+            best = c;
+    return best;
+}
+
 void EventQueue::siftDown(size_t i)
 {
     const size_t n = m_heap.size();
     const Entry e = m_heap[i];
     for (;;) {
-        const size_t first = i * kArity + 1;
-        if (first >= n)
-            break;
-        size_t best = first;
-        const size_t last = std::min(first + kArity, n);
-        for (size_t c = first + 1; c < last; ++c)
-            if (before(m_heap[c], m_heap[best]))
-                best = c;
-        if (!before(m_heap[best], e))
+        const size_t best = leastChild(i, n);
+        if (best >= n || !before(m_heap[best], e))
             break;
         m_heap[i] = m_heap[best];
         i = best;
@@ -54,14 +61,9 @@ void EventQueue::popTop()
     const size_t n = m_heap.size() - 1; // entries once the last one is taken out
     size_t i = 0;
     for (;;) {
-        const size_t first = i * kArity + 1;
-        if (first >= n)
+        const size_t best = leastChild(i, n);
+        if (best >= n)
             break;
-        size_t best = first;
-        const size_t last = std::min(first + kArity, n);
-        for (size_t c = first + 1; c < last; ++c)
-            if (before(m_heap[c], m_heap[best]))
-                best = c;
         m_heap[i] = m_heap[best];
         i = best;
     }

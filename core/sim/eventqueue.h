@@ -104,6 +104,8 @@ private:
             return a.priority < b.priority;
         return a.seq < b.seq;
     }
+    /// The earliest child of entry @p i among the first @p n entries; @p n if it has none.
+    size_t leastChild(size_t i, size_t n) const;
     void siftUp(size_t i);
     void siftDown(size_t i);
     void popTop();
