@@ -20,8 +20,8 @@
 # default 5), CURVE_DURATION / CURVE_SWITCH / CURVE_SOAK / CURVE_START (seconds, default
 # 120 / 50 / 20 / 10), CURVE_PROFILE (the model's profile, default the point release KERNEL,
 # e.g. 6.18.15: its series' profile with the fix catalogue),
-# CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (1: the model's scenario
-# reads the CPU clock after every run, as schedlab-run does on the real kernel), CURVE_COUNT (1: each real run also counts
+# CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
+# scenario reads the CPU clock after every run, as schedlab-run does on the real kernel; 0: plain runs), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
 # LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT and LAB_EXACT default to 1 here (the children
@@ -71,10 +71,10 @@ PREEMPT=lazy
 kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
 
 # scenario POINT FILE: the setup at one point, NO_PLACE_LAG until SWITCH.
-# CURVE_CLOCK=1: every run ends with a read of the CPU clock, as schedlab-run's do
+# CURVE_CLOCK=1 (the default): every run ends with a read of the CPU clock, as schedlab-run's do
 # (kernel-model.md §7.2, "Between ticks"; docs/real-kernels.md, "The runner's clock reads").
 clock=
-[ "${CURVE_CLOCK:-0}" = 1 ] && clock=', { "cpu_clock": true }'
+[ "${CURVE_CLOCK:-1}" = 1 ] && clock=', { "cpu_clock": true }'
 scenario() {
     kind=${1%%:*}
     arg=${1#*:}

@@ -574,7 +574,9 @@ void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
         cfsRq.dequeueTree(se); // curr is never in the tree
         // PELT with UPDATE_TG (§7.3); put_prev_entity() updates without it.
         updateLoadAvg(cfsRq, se, true);
-        // 6.6–6.19: protection set at every set_next; 7.0+: only at a genuine pick.
+        // 6.6–6.19: protection set at every set_next; 7.0+ (bcd74b2ffdd0 "Only set slice
+        // protection at pick time"): not when a sched_change (a nice, affinity or group change
+        // of the running task, the exit's group move, §8.2) sets it again.
         if (first || m_p.choices->protection != Protection::Vprot)
             setProtectSlice(cfsRq, se);
     }

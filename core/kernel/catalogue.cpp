@@ -135,6 +135,18 @@ std::vector<CatalogueFix> buildCatalogue()
             .before = "any",
             .after = "soft_limit",
             .section = "8.3"},
+        {.commit = "",
+            .title = "Revert \"sched/core: Reduce cost of sched_move_task when config autogroup\"",
+            .mainline = rel(6, 14),
+            // 6.12.y: counted in the lab on 6.12.117 (task_change_group_fair() at every exit,
+            // docs/real-kernels.md "The exit's group move"); the first 6.12.y with it is not
+            // known, nor whether 6.6.y has it.
+            .backports = {rel(6, 12, 117)},
+            .setting = "exit_group_move",
+            .before = "false",
+            .after = "true",
+            .section = "8.2",
+            .verified = false},
         {.commit = "4423af84b297",
             .title = "sched/fair: optimize the PLACE_LAG when se->vlag is zero",
             .mainline = rel(6, 15),

@@ -52,6 +52,7 @@ std::vector<KernelProfile> buildProfiles()
         .delayedRunnable = DelayedRunnable::HNrRunnable,
         .lbDelayed = LbDelayed::Any,
         .lbIneligible = LbIneligible::Any,
+        .exitGroupMove = false, // eff6c8ce8d4d (6.4) skips the move of a task staying in its group
     };
     p66.traits = {
         .customSlices = false,
@@ -322,6 +323,7 @@ const std::vector<ChoiceDef>& choiceDefs()
             &ProfileChoices::delayedRunnable),
         enumChoice("lb_delayed", {"any", "load_only"}, &ProfileChoices::lbDelayed),
         enumChoice("lb_ineligible", {"any", "soft_limit"}, &ProfileChoices::lbIneligible),
+        boolChoice("exit_group_move", &ProfileChoices::exitGroupMove),
     };
     return defs;
 }

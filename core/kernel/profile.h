@@ -59,6 +59,10 @@ struct ProfileChoices
     DelayedRunnable delayedRunnable = DelayedRunnable::HNrRunnable;
     LbDelayed lbDelayed = LbDelayed::LoadOnly;
     LbIneligible lbIneligible = LbIneligible::SoftLimit;
+    /// CONFIG_SCHED_AUTOGROUP (kernel-model.md §8.2 "Exit"): do_exit() moves the exiting task to
+    /// its own group again (sched_autogroup_exit_task() → sched_move_task()) before it wakes its
+    /// parent. A build option, on in Debian's, Ubuntu's and Fedora's kernels.
+    bool exitGroupMove = true;
     friend bool operator==(const ProfileChoices&, const ProfileChoices&) = default;
 };
 

@@ -404,6 +404,8 @@ void Machine::startRunning(Task& task)
     }
     if (task.workLeft == 0) {
         m_interp->advance(task); // executes instantaneous operations; may block or exit
+        if (task.exiting && exitGroupMove(task))
+            return; // preempted inside do_exit(): the exit goes on when it runs again
         if (task.exiting)
             notifyParent(task); // exit_notify() while the task is still current
     }
@@ -831,6 +833,12 @@ void Machine::moveTask(Task& task, int group)
                 + ": EINVAL (the group has cpu.rt_runtime_us 0)");
         return;
     }
+    schedMoveTask(task, group);
+}
+
+void Machine::schedMoveTask(Task& task, int group)
+{
+    SchedClass& cls = classOf(task);
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (cls.changeGroupInPlace(rq, task, group)) {
         attachToCpu(task, task.cpu);
@@ -852,6 +860,35 @@ void Machine::moveTask(Task& task, int group)
         task.group = group;
         attachToCpu(task, task.cpu);
     });
+    // "the running task may have joined a throttled one": resched_curr(), acted on at the next
+    // preemption point (the return to user mode of the task that wrote cgroup.procs, or of the
+    // interrupt the request sends).
+    if (rq.curr == &task.se)
+        resched(task.cpu, false);
+}
+
+bool Machine::exitGroupMove(Task& task)
+{
+    // do_exit() → sched_autogroup_exit_task() → sched_move_task() (kernel-model.md §8.2 "Exit"),
+    // before exit_notify(): the exiting task is dequeued (SAVE|MOVE) and put, its load detached
+    // and attached again to its own group's queue, enqueued (RESTORE|MOVE: placed again with the
+    // lag it had, or at V with NO_PLACE_LAG) and set as curr, and resched_curr() asks for a pick.
+    // A kernel that preempts in kernel mode (full, lazy) makes that pick as the rq lock is
+    // dropped, and another entity may run before the exit goes on (a switch out with
+    // prev_state R+); voluntary and none take it only at the exit's final schedule(). Fair
+    // tasks only: an exiting RT or DL task keeps its place (not modelled).
+    if (!m_choices.exitGroupMove || task.exitMoved || &classOf(task) != m_classes[kFairClass])
+        return false;
+    Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
+    if (rq.curr != &task.se)
+        return false;
+    task.exitMoved = true;
+    task.exiting = false; // still an ordinary queued task while it is moved
+    schedMoveTask(task, task.group);
+    if (m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)
+        return true; // resched_curr() above: the pick comes first; advance() resumes the exit
+    task.exiting = true;
+    return false;
 }
 
 void Machine::setFeature(Feature f, bool on)

@@ -174,6 +174,11 @@ private:
     void setPolicy(Task& task, Policy policy);
     void setAffinity(Task& task, const CpuSet& cpus) override;
     void moveTask(Task& task, int group) override;
+    /// sched_move_task(): the task leaves its group's queue and joins @p group's (its own again
+    /// at exit); a running task gets resched_curr().
+    void schedMoveTask(Task& task, int group);
+    /// do_exit()'s sched_autogroup_exit_task(): true if the exiting task was preempted there.
+    bool exitGroupMove(Task& task);
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     /// The stopper preempts @p task, running on @p rq (it stays queued).

@@ -52,6 +52,11 @@ int64_t ProgramInterpreter::draw(const DurationSpec& d)
 void ProgramInterpreter::advance(Task& task)
 {
     task.workLeft = 0;
+    if (task.exitMoved) { // preempted inside do_exit() (kernel-model.md §8.2 "Exit"): finish it
+        task.exiting = true;
+        m_ctx.resched(task.cpu);
+        return;
+    }
     if (m_work.continueWork(task)) // a fork or cgroup writes in progress (core/kernel)
         return;
     for (int ops = 0;; ++ops) {

@@ -48,6 +48,9 @@ struct alignas(64) Task
     bool parked = false;   ///< 6.18+: on a throttled cfs_rq's limbo list
     bool boosted = false;  ///< boost_throttled_on_wakeup: runs in a throttled group
     bool probe = false;
+    /// do_exit() has made its group move (sched_autogroup_exit_task(), kernel-model.md §8.2):
+    /// the task was preempted there and finishes its exit when it runs again.
+    bool exitMoved = false;
     /// fork+wait: fork() returned to user mode with a reschedule pending (the child preempted its
     /// parent), so the parent calls wait4() for waitingFor only when it runs again (-1: the
     /// child exited meanwhile, the wait returns at once).

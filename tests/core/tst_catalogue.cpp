@@ -510,36 +510,41 @@ void TestCatalogue::delayedTaskMigration()
     const LoadResult file =
         loadScenarioFile(std::string(SCHEDLAB_SOURCE_DIR "/scenarios/lab-mirror-shell.json"));
     QVERIFY(file.ok());
-    RunOptions o;
-    o.profile = profile.toStdString();
-    o.duration = Nanoseconds(60000000000);
-    if (!override.isEmpty()) {
-        const auto kv = override.split('=');
-        o.overrides.emplace_back(kv[0].toStdString(), kv[1].toStdString());
-    }
-    Simulation sim(*file.scenario, o);
-    sim.run();
-    QVERIFY(sim.invariantViolations().empty());
-    const auto& rs = sim.recording().records();
+    // A balance finds a delayed task to move a few times a minute at most: three seeds of 60 s
+    // each, so that every row sees some (the rule is checked on all of them).
     int byLoad = 0;
     int byOther = 0;
-    for (size_t i = 0; i < rs.size(); ++i) {
-        if (rs[i].kind != RecordKind::Migrate)
-            continue;
-        // The moved task's first sample on the destination says whether it is still delayed.
-        for (size_t j = i + 1; j < rs.size(); ++j) {
-            if (rs[j].kind != RecordKind::Sample || rs[j].entity != rs[i].entity)
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        RunOptions o;
+        o.profile = profile.toStdString();
+        o.duration = Nanoseconds(60000000000);
+        o.seed = seed;
+        if (!override.isEmpty()) {
+            const auto kv = override.split('=');
+            o.overrides.emplace_back(kv[0].toStdString(), kv[1].toStdString());
+        }
+        Simulation sim(*file.scenario, o);
+        sim.run();
+        QVERIFY(sim.invariantViolations().empty());
+        const auto& rs = sim.recording().records();
+        for (size_t i = 0; i < rs.size(); ++i) {
+            if (rs[i].kind != RecordKind::Migrate)
                 continue;
-            if (rs[j].flags & Record::kDelayed) {
-                const auto reason = MigrateReason(rs[i].payload.generic.c);
-                const MigrateDetail d = MigrateDetail::unpack(rs[i].payload.generic.d);
-                QVERIFY(reason != MigrateReason::Wakeup && reason != MigrateReason::Fork);
-                if (d.migration == MigrationType::Load || reason == MigrateReason::Active)
-                    ++byLoad;
-                else
-                    ++byOther;
+            // The moved task's first sample on the destination says whether it is still delayed.
+            for (size_t j = i + 1; j < rs.size(); ++j) {
+                if (rs[j].kind != RecordKind::Sample || rs[j].entity != rs[i].entity)
+                    continue;
+                if (rs[j].flags & Record::kDelayed) {
+                    const auto reason = MigrateReason(rs[i].payload.generic.c);
+                    const MigrateDetail d = MigrateDetail::unpack(rs[i].payload.generic.d);
+                    QVERIFY(reason != MigrateReason::Wakeup && reason != MigrateReason::Fork);
+                    if (d.migration == MigrationType::Load || reason == MigrateReason::Active)
+                        ++byLoad;
+                    else
+                        ++byOther;
+                }
+                break;
             }
-            break;
         }
     }
     QVERIFY(byLoad + byOther > 0);

@@ -131,6 +131,8 @@ private Q_SLOTS:
     void forkPreemptsParentBeforeWait();
     void cpuClockReadPreempts_data();
     void cpuClockReadPreempts();
+    void exitGroupMove_data();
+    void exitGroupMove();
 
     // §1.1 differences visible on one CPU
     void profilePickTieRule_data();
@@ -844,7 +846,8 @@ void TestFairBehaviour::cpuClockReadPreempts()
                  { "name": "b", "program": [ { "run": "forever" } ] } ] })";
     const auto s = load(json);
     QVERIFY(s);
-    Simulation sim(*s, options("6.13"));
+    // Without the exit's group move (exitGroupMove below): a dies where its program ends.
+    Simulation sim(*s, options("6.13", {}, {QStringLiteral("exit_group_move=false")}));
     sim.run();
     QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
     const Recording& rec = sim.recording();
@@ -869,6 +872,90 @@ void TestFairBehaviour::cpuClockReadPreempts()
         QCOMPARE(back.front().payload.generic.a, int64_t{a.raw});
     }
 }
+void TestFairBehaviour::exitGroupMove_data()
+{
+    QTest::addColumn<QString>("profile");
+    QTest::addColumn<QString>("preempt");
+    QTest::addColumn<bool>("move");
+    QTest::addColumn<bool>("placeLag");
+    QTest::addColumn<qint64>("aExits");
+    // One CPU at HZ 100 (ticks at 10 ms, 20 ms, ...), slice 0.7 ms: a and b start together at
+    // v = 0 with half a slice (deadlines 0.35 ms); a runs first, 3 ms, and exits; b spins. At
+    // a's exit (3 ms, no tick yet) do_exit() moves it to its own group again (kernel-model.md
+    // §8.2 "Exit"):
+    // - dequeue (SAVE): update_curr() gives a v = 3 ms and renews its deadline to 3.7 ms (kept
+    //   relative, +0.7 ms); V = (3 + 0)/2 = 1.5 ms, so a's lag is 1.5 − 3 = −1.5 ms.
+    // - enqueue (RESTORE) with PLACE_LAG: the lag inflated by (W + w)/W = 2 is −3 ms; a is placed
+    //   at V(b alone) = 0 − (−3) = 3 ms (V stays 1.5 ms): not eligible. resched_curr(): under lazy
+    //   preemption the pick comes at once and takes b; a waits runnable. At the 10 ms tick b
+    //   (v = 7 ms, past its deadline) gives way: V = (3 + 7)/2 = 5 ms, a (3 ≤ 5) is the only
+    //   eligible one and finishes its exit at 10 ms.
+    // - NO_PLACE_LAG: a is placed at V(b) = 0, eligible, with deadline 0.7 ms against b's
+    //   0.35 ms, but protected: up to 6.19 (profiles 6.13, 6.18.15) an entity is protected anew
+    //   whenever it is set as curr, and 7.0+ (profile 7.1), which protects only at a genuine
+    //   pick, kept a's protection from its pick at 0 (vprot = 0.35 ms, and v is 0 again). a
+    //   keeps the CPU and exits at 3 ms.
+    // - Voluntary preemption does not preempt in the kernel: the resched waits for the exit's
+    //   own schedule(). Without the move (6.4–6.13 releases skip it) nothing asks for a pick.
+    //   Either way a exits at 3 ms.
+    for (const char* profile : {"6.13", "6.18.15", "7.1"}) {
+        for (const char* model : {"lazy", "voluntary"}) {
+            const QString p = QString::fromLatin1(profile);
+            const QString m = QString::fromLatin1(model);
+            const bool lazy = QByteArray(model) == "lazy";
+            const qint64 three = 3 * kMs;
+            QTest::addRow("%s, %s, move, PLACE_LAG", profile, model)
+                << p << m << true << true << (lazy ? 10 * kMs : three);
+            QTest::addRow("%s, %s, move, NO_PLACE_LAG", profile, model)
+                << p << m << true << false << three;
+            QTest::addRow("%s, %s, no move", profile, model) << p << m << false << true << three;
+        }
+    }
+}
+
+void TestFairBehaviour::exitGroupMove()
+{
+    QFETCH(QString, profile);
+    QFETCH(QString, preempt);
+    QFETCH(bool, move);
+    QFETCH(bool, placeLag);
+    QFETCH(qint64, aExits);
+    const QByteArray json = QByteArray(R"({ "schedlab": 1, "name": "exit-move", "duration": "30ms",
+      "kernel": { "hz": 100, "preempt": ")")
+        + preempt.toLatin1() + R"(", "features": { "PLACE_LAG": )" + (placeLag ? "true" : "false")
+        + R"( } }, "machine": { "cpus": 1 },
+      "tasks": [ { "name": "a", "program": [ { "run": "3ms" } ] },
+                 { "name": "b", "program": [ { "run": "forever" } ] } ] })";
+    const auto s = load(json);
+    QVERIFY(s);
+    Simulation sim(*s,
+        options(profile, {},
+            {QStringLiteral("exit_group_move=")
+                + (move ? QStringLiteral("true") : QStringLiteral("false"))}));
+    sim.run();
+    QVERIFY2(sim.invariantViolations().empty(), qPrintable(violations(sim)));
+    const Recording& rec = sim.recording();
+    const EntityRef a = taskRef(rec, "a");
+    const EntityRef b = taskRef(rec, "b");
+    QVERIFY(a.valid() && b.valid());
+    // a is switched out for b at 3 ms, dying or not.
+    const auto switches = recordsOf(rec, RecordKind::Switch, a);
+    QVERIFY(!switches.empty());
+    QCOMPARE(switches.front().time, 3 * kMs);
+    QCOMPARE(switches.front().payload.generic.a, int64_t{b.raw});
+    const auto exits = recordsOf(rec, RecordKind::Exit, a);
+    QCOMPARE(exits.size(), size_t{1});
+    QCOMPARE(exits.front().time, aExits);
+    if (aExits > 3 * kMs) {
+        // Preempted inside its exit: b gives the CPU back at the tick, and a dies at once.
+        const auto back = recordsOf(rec, RecordKind::Switch, b);
+        QVERIFY(!back.empty());
+        QCOMPARE(back.front().time, 10 * kMs);
+        QCOMPARE(back.front().payload.generic.a, int64_t{a.raw});
+        QCOMPARE(switches.size(), size_t{2}); // 3 ms: a → b; 10 ms: dead a → b
+    }
+}
+
 void TestFairBehaviour::determinism()
 {
     const auto s = load(kRandom);
