@@ -44,11 +44,9 @@ bool Machine::readCpuClock(Task& task)
     }
     if (task.kernelDepth > 0)
         return false; // read inside a kernel section: no return to user mode here
-    // exit_to_user_mode(): NEED_RESCHED_LAZY is acted on like NEED_RESCHED.
-    if (rq.needReschedLazy) {
-        rq.needReschedLazy = false;
-        resched(task.cpu, false);
-    }
+    // The system call returns to user mode like any other (exit_to_user_mode(): its task work,
+    // the 6.18+ throttle's parking, and NEED_RESCHED_LAZY acted on like NEED_RESCHED).
+    returnToUser(task);
     return rq.needResched;
 }
 
