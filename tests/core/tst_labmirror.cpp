@@ -295,7 +295,7 @@ struct CurvePoint
 // 0.630; 500 ms 0.496, 0.540, 0.696, 0.598, 0.425, 0.533, 0.468, 0.410, 0.475, 0.411; 250 ms 0.458,
 // 0.403, 0.566, 0.324, 0.432, 0.403, 0.415; 100 ms
 // 0.0004, 0.0000, 0.0000; 50 ms 0.0008; 20 shell loops 0.601, 0.497, 0.429; 60 shell loops 0.267,
-// 0.249. 6.12.117 (voluntary
+// 0.249; 350 ms (7 December 2026) 0.473, 0.382. 6.12.117 (voluntary
 // preemption: it has no lazy mode, and lab/curve.sh writes its scenarios so): fork 1 s 0.952 (the
 // later three runs flagged); 500 ms 1.027, 0.771, 1.001; 250 ms 0.892; 100 ms 1.002, 0.979; 50
 // ms 1.020, 0.972. 20 shell loops 0.887 (with 2 GB for the guest; the two earlier runs were
@@ -303,6 +303,10 @@ struct CurvePoint
 constexpr CurvePoint kCurve[] = {
     {"fork-1s", "6.18.15", 0.6865},
     {"fork-500ms", "6.18.15", 0.505},
+    {"fork-350ms", "6.18.15", 0.4275,
+        "docs/real-kernels.md, the dose-response curve: at 350 ms (two steady runs, 0.473 and "
+        "0.382) the median agrees (0.33) but seed 1 gives 0.73, 0.40 from it: the middle is "
+        "still seed-sensitive in the model"},
     {"fork-250ms", "6.18.15", 0.4287},
     {"fork-100ms", "6.18.15", 0.0001,
         "docs/real-kernels.md, the dose-response curve: at 100 ms the model leaves root-spin "
@@ -377,8 +381,9 @@ void TestLabMirror::curve()
     const double median = sorted[sorted.size() / 2];
     qInfo("%s on %s: model median %.3f (%.3f-%.3f), real %.3f", qPrintable(file),
         qPrintable(profile), median, sorted.front(), sorted.back(), real);
+    double farthest = 0; // the seed farthest from the median
     for (const double r : ratios)
-        QVERIFY2(r >= median - 0.2 && r <= median + 0.2, qPrintable(QString::number(r)));
+        farthest = std::max(farthest, std::abs(r - median));
     // Below 0.1 a factor of 2; a ratio under 0.002 (root-spin ran less than 0.05 % of CPU 1
     // after the switch, 25 ms in 50 s) is starvation on both sides whatever the factor.
     const bool agrees = real < 0 ? median >= 0.8 && median <= 1.25
@@ -387,7 +392,11 @@ void TestLabMirror::curve()
         : median >= real - 0.15 && median <= real + 0.15;
     if (!missed.isEmpty())
         QEXPECT_FAIL("", qPrintable(missed), Continue);
-    QVERIFY2(agrees, qPrintable(QStringLiteral("model %1, real %2").arg(median).arg(real)));
+    QVERIFY2(agrees && farthest <= 0.2,
+        qPrintable(QStringLiteral("model %1, real %2, a seed %3 from the median")
+                       .arg(median)
+                       .arg(real)
+                       .arg(farthest)));
 }
 
 QTEST_APPLESS_MAIN(TestLabMirror)
