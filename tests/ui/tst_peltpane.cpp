@@ -17,6 +17,7 @@
 #include "core/record/streamexport.h"
 #include "core/scenario/scenarioio.h"
 #include "core/sim/simulation.h"
+#include "ui/timeline/model/entitylines.h"
 #include "ui/timeline/model/envelope.h"
 #include "ui/timeline/model/lagband.h"
 #include "ui/timeline/model/peltlines.h"
@@ -145,6 +146,7 @@ class TstPeltPane : public QObject
 private Q_SLOTS:
     void peltLinesHoldBetweenSamples();
     void hogFollowsTheKernelSums();
+    void linesEndAtExit();
     void groupEntityFollowsTheKernelSums();
     void decimationKeepsEveryExcursion();
     void bandLimitFormula();
@@ -183,6 +185,41 @@ void TstPeltPane::peltLinesHoldBetweenSamples()
     QCOMPARE(l.hNrQueued, queued);
     QCOMPARE(l.load.back(), (LinePoint{Nanoseconds{40}, 130}));
     QCOMPARE(l.hNrRunnable.front(), (LinePoint{Nanoseconds{0}, 1}));
+}
+
+void TstPeltPane::linesEndAtExit()
+{
+    // HZ 100 (no tick before 10 ms): a runs first, 3 ms, and exits at 3 ms (no exit move:
+    // exit_group_move false); b spins to 20 ms. The
+    // index knows a's exit, not b's; a's lag, weight and PELT lines end at 3 ms where the view
+    // holds them (it passes min(present, exit) as their end), b's run on to the present.
+    const LoadResult loaded = load(R"({"schedlab": 1, "name": "exit", "duration": "20ms",
+        "kernel": {"profile": "7.1", "hz": 100, "overrides": {"exit_group_move": false}},
+        "machine": {"cpus": 1},
+        "tasks": [{"name": "a", "program": [{"run": "3ms"}]},
+                  {"name": "b", "program": [{"run": "forever"}]}]})");
+    QVERIFY(loaded.ok());
+    RunOptions options;
+    options.recordPelt = true;
+    Simulation sim(*loaded.scenario, options);
+    sim.run();
+    SampleIndex index;
+    index.update(sim.recording());
+    QCOMPARE(index.exitTime(0), Nanoseconds{3 * kMs});
+    QCOMPARE(index.exitTime(1), Nanoseconds{-1});
+    const Nanoseconds now{20 * kMs};
+    const auto a = index.series(sim.recording(), 0, Nanoseconds{0}, now);
+    QVERIFY(!a.empty());
+    const Nanoseconds until = std::min(now, index.exitTime(0));
+    const EntityLines lines = entityLines(a, 0, until);
+    QVERIFY(!lines.lag.empty() && !lines.weight.empty());
+    QCOMPARE(lines.lag.back().time, Nanoseconds{3 * kMs});
+    QCOMPARE(lines.weight.back().time, Nanoseconds{3 * kMs});
+    const PeltLines p = peltLines(a, until);
+    QVERIFY(!p.util.empty());
+    QCOMPARE(p.util.back().time, Nanoseconds{3 * kMs});
+    // Held to the present without the exit (what the lines showed before): past it.
+    QVERIFY(entityLines(a, 0, now).lag.back().time > Nanoseconds{3 * kMs});
 }
 
 void TstPeltPane::hogFollowsTheKernelSums()

@@ -418,7 +418,10 @@ void TimelineView::refreshVruntime()
                     m_taskCgroups(*m_recording, task, queued ? s.time : s.time - Nanoseconds{1}));
             }
         }
-        const EntityLines lines = entityLines(series, reference, until, queueV);
+        // A task that exited has no lag, weight or averages after its exit: its lines end there.
+        const Nanoseconds exited = m_samples.exitTime(task);
+        const Nanoseconds taskUntil = exited >= Nanoseconds{0} ? std::min(until, exited) : until;
+        const EntityLines lines = entityLines(series, reference, taskUntil, queueV);
         // Every line through the one decimation: clipped to the window, first, last, lowest
         // and highest point per pixel column.
         const auto drawn = [&](const std::vector<LinePoint>& line) {
@@ -438,7 +441,7 @@ void TimelineView::refreshVruntime()
                 series, [this](int cpu, int group) { return m_samples.maxSlices(cpu, group); });
             const std::vector<LinePoint> band =
                 drawn(lagBand(lines.weight, m_clampRules, m_samples.sliceChanges(task),
-                    m_baseSlice.count(), m_tick.count(), until, queueSlices));
+                    m_baseSlice.count(), m_tick.count(), taskUntil, queueSlices));
             std::vector<LinePoint> negated = band;
             for (LinePoint& p : negated)
                 p.value = -p.value;
@@ -448,7 +451,7 @@ void TimelineView::refreshVruntime()
             lower->data()->set(toGraph(negated), true);
         }
         if (detail && pelt) {
-            const PeltLines p = peltLines(series, until);
+            const PeltLines p = peltLines(series, taskUntil);
             const std::array<const std::vector<LinePoint>*, 8> peltLine{&p.load, &p.runnable,
                 &p.util, &p.rqLoad, &p.rqRunnable, &p.rqUtil, &p.hNrQueued, &p.hNrRunnable};
             for (size_t k = 0; k < peltLine.size(); ++k)

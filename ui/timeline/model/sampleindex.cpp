@@ -19,6 +19,7 @@ void SampleIndex::clear()
     m_groupSlot.clear();
     m_queuedPerCpu.clear();
     m_slices.clear();
+    m_exits.clear();
     m_maxSlices.clear();
     m_consumed = 0;
     m_hasPelt = false;
@@ -195,6 +196,13 @@ void SampleIndex::Series::summarize(const std::vector<Record>& records) const
     }
 }
 
+Nanoseconds SampleIndex::exitTime(int task) const
+{
+    return task >= 0 && static_cast<size_t>(task) < m_exits.size()
+        ? Nanoseconds{m_exits[static_cast<size_t>(task)]}
+        : Nanoseconds{-1};
+}
+
 void SampleIndex::update(const Recording& recording)
 {
     begin(recording);
@@ -220,6 +228,13 @@ void SampleIndex::consume(const std::vector<Record>& records, size_t i)
         auto& slices = m_slices[task];
         if (slices.empty() || slices.back().second != r.payload.generic.b)
             slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+        return;
+    }
+    if (r.kind == RecordKind::Exit && r.entity.isTask()) {
+        const auto task = static_cast<size_t>(r.entity.taskIndex());
+        if (task >= m_exits.size())
+            m_exits.resize(task + 1, -1);
+        m_exits[task] = r.time;
         return;
     }
     if (r.kind == RecordKind::MaxSlice) {

@@ -101,6 +101,8 @@ public:
     /// The slices @p task's deadline renewals used (DeadlineRenew records, b = se->slice): (time,
     /// slice ns) where it changed, in time order; empty without renewals (or without events).
     const std::vector<std::pair<Nanoseconds, int64_t>>& sliceChanges(int task) const;
+    /// When @p task exited (its Exit record), or -1 while it lives: its lines end there.
+    Nanoseconds exitTime(int task) const;
 
     /// Level of detail for long windows: like series(), but when more than 4·@p bins samples
     /// fall inside [from, to], each of @p bins time bins (the view's pixel columns: bin b is
@@ -206,6 +208,7 @@ private:
     std::vector<Series> m_perTask;
     std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
     std::vector<std::vector<std::pair<Nanoseconds, int64_t>>> m_slices; ///< per task
+    std::vector<int64_t> m_exits; ///< per task: its exit time, -1 while alive
     /// Per cfs_rq, (group << 12 | cpu) as Machine keys them: its MaxSlice records.
     std::unordered_map<uint32_t, std::vector<std::pair<Nanoseconds, int64_t>>> m_maxSlices;
     size_t m_consumed = 0;
