@@ -110,14 +110,6 @@ bool peltUpdateSumSlow(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnab
     return accumulateSum(delta, sa, load, runnable, running) != 0;
 }
 
-void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight)
-{
-    const uint32_t divider = peltDivider(sa);
-    sa.loadAvg = loadWeight * sa.loadSum / divider;
-    sa.runnableAvg = sa.runnableSum / divider;
-    sa.utilAvg = sa.utilSum / divider;
-}
-
 void peltReweight(PeltAvg& queue, PeltAvg& se, uint64_t oldWeight, uint64_t newWeight)
 {
     // §6.6: dequeue_load_avg() (sub_positive, and load_sum kept at least load_avg times the

@@ -60,11 +60,17 @@ inline bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t run
 }
 /// ___update_load_avg(): averages from the sums; @p loadWeight is ŵ (unscaled) for entities,
 /// 1 for cfs_rq's whose load sums already carry weights.
-void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight);
 /// get_pelt_divider()
 inline uint32_t peltDivider(const PeltAvg& sa)
 {
     return kPeltMinDivider + sa.periodContrib;
+}
+inline void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight)
+{
+    const uint32_t divider = peltDivider(sa);
+    sa.loadAvg = loadWeight * sa.loadSum / divider;
+    sa.runnableAvg = sa.runnableSum / divider;
+    sa.utilAvg = sa.utilSum / divider;
 }
 /// reweight_entity()'s load-average part: the entity's load_avg is recomputed from its unweighted
 /// load_sum with the new weight, and its queue's sums trade the old contribution for the new one
