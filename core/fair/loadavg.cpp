@@ -216,7 +216,7 @@ __attribute__((always_inline)) inline bool LoadTracker::updateCfsRqLoadBody(
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSum(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+    if (peltUpdateSumInline(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
             static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
@@ -384,7 +384,7 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable))
         return;
     if (se.peltAttached
-        && peltUpdateSum(
+        && peltUpdateSumInline(
             now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se)) {
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
         if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
