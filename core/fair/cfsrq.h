@@ -53,7 +53,7 @@
 
 namespace schedlab {
 
-class CfsRq
+class alignas(64) CfsRq
 {
 public:
     /// The deadline tree: ordered by deadline, caching the subtree's smallest vruntime.
@@ -193,9 +193,17 @@ public:
     void clearTrees();
 
     // --- state (the kernel's struct cfs_rq fields) --------------------------------------------
-    // Laid out for the cache (docs/limits.md "Speed"): what the pick, update_curr() and V read at
-    // every level of every event first (two 64-byte lines with the deadline tree's root),
-    // the rest after.
+    // Laid out for the cache (docs/limits.md "Speed"; the object is aligned to a 64-byte line):
+    //   line 0: what the pick, update_curr() and V read first (curr, the counts, v0, the weight);
+    //   line 1: V's sums and the deadline tree's root;
+    //   line 2: what an enqueue or dequeue also writes (the slices, the tree's counters), the
+    //           flat queue's running task, the CPU and group;
+    //   line 3: the PELT averages;
+    //   line 4: what update_load_avg() and the tg->load_avg publication read besides (removed
+    //           load, the published contributions, the flags of propagation and of the leaf
+    //           list), the throttle count and flags, whether the vruntime tree is kept;
+    //   then what only attach/detach, bandwidth, core scheduling and the 6.6-6.7 vruntime tree
+    //   read.
 private:
     const ProfileChoices& m_choices;
 
@@ -217,33 +225,40 @@ private:
     // mutable: a pick (const) turns on the upkeep of the cached values it reads (augment()).
     mutable Tree m_tree;
     std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
+    uint64_t m_treeSeq = 0;                        // next SchedEntity::treeSeq
+    uint64_t m_vruntimeMark = 0; // the largest vruntime inserted since the tree was empty
+    uint64_t m_prioritySeed = 0; // the treap priorities' generator (splitmix64 state)
 
 public:
     /// Flat run queue (7.3), rq->cfs only: the running task, the kernel's 7.3 cfs_rq->curr.
     SchedEntity* taskCurr = nullptr;
     int cpu = 0;
     int groupIndex = 0; ///< task group index (0 = root)
-    // CFS bandwidth, per CPU (§9.1–§9.3); more below.
-    bool throttled = false;      ///< this cfs_rq's own runtime is exhausted
-    bool runtimeEnabled = false; ///< the group has a finite quota
-    int throttleCount = 0;       ///< throttled cfs_rq's at or above this one (throttled_hierarchy)
 
     PeltAvg avg;                       ///< cfs_rq PELT (§6.6)
     uint64_t removedLoad = 0;          ///< load of entities that left (applied at next update)
     uint64_t removedUtil = 0;          ///< ... their util_avg
     uint64_t removedRunnable = 0;      ///< ... their runnable_avg
-    bool propagate = false;            ///< a change to pass to the group entity (§6.6)
-    int64_t propRunnableSum = 0;       ///< prop_runnable_sum: the load_sum change to pass on
     uint64_t tgLoadAvgContrib = 0;     ///< this cfs_rq's share published in tg->load_avg
     uint64_t tgRunnableAvgContrib = 0; ///< ... in tg->runnable_avg (group_shares=concur, 7.3)
     int64_t lastTgUpdate = -1;         ///< ns of the last tg->load_avg publication (1 ms ratelimit)
-    bool onLeafList = false;           ///< on_list: on its CPU's leaf list (rq->leafGroups)
+    int throttleCount = 0;   ///< throttled cfs_rq's at or above this one (throttled_hierarchy)
+    bool propagate = false;  ///< a change to pass to the group entity (§6.6)
+    bool onLeafList = false; ///< on_list: on its CPU's leaf list (rq->leafGroups)
+    // CFS bandwidth, per CPU (§9.1–§9.3); more below.
+    bool throttled = false;      ///< this cfs_rq's own runtime is exhausted
+    bool runtimeEnabled = false; ///< the group has a finite quota
 
+private:
+    mutable bool m_vtreeKept = false; // the vruntime tree holds every tree entity
+
+public:
+    int64_t propRunnableSum = 0;  ///< prop_runnable_sum: the load_sum change to pass on (rare)
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)
-    uint64_t v0Fi = 0;            ///< min_vruntime_fi / zero_vruntime_fi (core scheduling, §11.3)
-    uint64_t forceIdleSeq = 0;    ///< forceidle_seq of the last v0Fi snapshot
     // CFS bandwidth, per CPU (§9.1–§9.3).
     int64_t runtimeRemaining = 0;
+    uint64_t v0Fi = 0;         ///< min_vruntime_fi / zero_vruntime_fi (core scheduling, §11.3)
+    uint64_t forceIdleSeq = 0; ///< forceidle_seq of the last v0Fi snapshot
     /// ≤6.17: the group entity chain was dequeued at throttle time (enqueue/dequeue walks stop
     /// here); false for a task-based (6.18+) throttle. Kept per cfs_rq so that a profile switch
     /// while throttled unthrottles the way it throttled.
@@ -264,10 +279,6 @@ private:
     class Eligibility;
 
     mutable VTree m_vtree;
-    mutable bool m_vtreeKept = false; // the vruntime tree holds every tree entity
-    uint64_t m_treeSeq = 0;           // next SchedEntity::treeSeq
-    uint64_t m_vruntimeMark = 0;      // the largest vruntime inserted since the tree was empty
-    uint64_t m_prioritySeed = 0;      // the treap priorities' generator (splitmix64 state)
 };
 
 } // namespace schedlab

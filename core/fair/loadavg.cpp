@@ -42,8 +42,8 @@ uint64_t LoadTracker::peltClock(int cpu) const
     const int64_t now = m_ctx.clock();
     const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
     int64_t clock = now;
-    if (pc.busySince >= 0 && static_cast<size_t>(cpu) < m_capacity.size())
-        clock = pc.busySince + capScale(now - pc.busySince, m_capacity[static_cast<size_t>(cpu)]);
+    if (pc.busySince >= 0 && pc.scaled)
+        clock = pc.busySince + capScale(now - pc.busySince, pc.capacity);
     return static_cast<uint64_t>(clock - pc.lostIdleTime);
 }
 
@@ -135,12 +135,12 @@ void takeGroupAverage(PeltAvg& parent, uint64_t& seAvg, Sum& seSum, uint64_t gro
 
 } // namespace
 
-bool LoadTracker::propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
+bool LoadTracker::propagateGroupLoadAvg(CfsRq& cfsRq, SchedEntity& se)
 {
     // propagate_entity_load_avg(): a group cfs_rq that gained or lost entities (attach, detach,
-    // removal) passes the change to its group entity and so to the parent cfs_rq (§6.6).
-    if (se.isTask() || !se.myQ->propagate)
-        return false;
+    // removal) passes the change to its group entity and so to the parent cfs_rq (§6.6). The
+    // caller (propagateEntityLoadAvg()) has checked that se is a group entity whose cfs_rq has
+    // something to pass on.
     CfsRq& g = *se.myQ;
     g.propagate = false;
     addTgCfsPropagate(cfsRq, g.propRunnableSum);
@@ -186,7 +186,8 @@ bool LoadTracker::updateCfsRqLoad(CfsRq& cfsRq)
     return updateCfsRqLoadAt(cfsRq, peltClock(cfsRq.cpu));
 }
 
-bool LoadTracker::updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now)
+__attribute__((always_inline)) inline bool LoadTracker::updateCfsRqLoadBody(
+    CfsRq& cfsRq, uint64_t now)
 {
     bool decayed = false;
     if (cfsRq.removedLoad || cfsRq.removedUtil || cfsRq.removedRunnable) {
@@ -215,12 +216,17 @@ bool LoadTracker::updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now)
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSum(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+    if (peltUpdateSumInline(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
             static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
     }
     return decayed;
+}
+
+bool LoadTracker::updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now)
+{
+    return updateCfsRqLoadBody(cfsRq, now);
 }
 
 void LoadTracker::attach(CfsRq& cfsRq, SchedEntity& se)
@@ -378,13 +384,13 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable))
         return;
     if (se.peltAttached
-        && peltUpdateSum(
+        && peltUpdateSumInline(
             now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se)) {
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
         if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
             utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
     }
-    bool decayed = updateCfsRqLoadAt(cfsRq, now); // the same CPU's PELT clock
+    bool decayed = updateCfsRqLoadBody(cfsRq, now); // the same CPU's PELT clock
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls
     // this before setting on_rq), not later when it is first picked. A group entity was attached

@@ -51,7 +51,13 @@ public:
     /// The sched features, read at every update (UTIL_EST).
     void setFeatures(const FeatureSet* features) { m_features = features; }
     /// arch_scale_cpu_capacity() of every CPU, for the PELT clock (all 1024 if never set).
-    void setCapacities(std::vector<int64_t> capacities) { m_capacity = std::move(capacities); }
+    void setCapacities(const std::vector<int64_t>& capacities)
+    {
+        for (size_t cpu = 0; cpu < m_peltClock.size(); ++cpu) {
+            m_peltClock[cpu].scaled = cpu < capacities.size();
+            m_peltClock[cpu].capacity = m_peltClock[cpu].scaled ? capacities[cpu] : 0;
+        }
+    }
     /// rq_clock_pelt() of @p cpu (ns): clock_task while the CPU is idle; while it runs, time
     /// scaled by its capacity; minus the idle time lost to an always-running CPU (§6.6).
     uint64_t peltClock(int cpu) const;
@@ -70,8 +76,17 @@ private:
     void addLeaf(CfsRq& cfsRq);
     /// updateCfsRqLoad() at the PELT clock @p now (its CPU's, read once by the caller).
     bool updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now);
-    /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq.
-    bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se);
+    /// Its body, inlined into updateLoadAvg() (defined in loadavg.cpp, used there only).
+    bool updateCfsRqLoadBody(CfsRq& cfsRq, uint64_t now);
+    /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq: false at once
+    /// for a task or a group with nothing to pass on (the common case, inline).
+    bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
+    {
+        if (se.isTask() || !se.myQ->propagate)
+            return false;
+        return propagateGroupLoadAvg(cfsRq, se);
+    }
+    bool propagateGroupLoadAvg(CfsRq& cfsRq, SchedEntity& se);
     /// attach_entity_cfs_rq(): @p se joins its cfs_rq's sums now, and the change is passed up.
     void attachEntityCfsRq(SchedEntity& se);
     /// propagate_entity_cfs_rq(): the ancestors of @p se take the change of its cfs_rq.
@@ -85,14 +100,15 @@ private:
     const ProfileChoices* m_choices = nullptr;
     const FeatureSet* m_features = nullptr;
     /// rq->clock_pelt, kept lazily: the clock_task at which the CPU last became busy (−1 while
-    /// idle) and rq->lost_idle_time.
+    /// idle), rq->lost_idle_time, and the CPU's capacity (read with them at every update).
     struct PeltClock
     {
         int64_t busySince = -1;
         int64_t lostIdleTime = 0;
+        int64_t capacity = 0; ///< arch_scale_cpu_capacity(), if scaled
+        bool scaled = false;  ///< a capacity was set (otherwise time is not scaled)
     };
     std::vector<PeltClock> m_peltClock;
-    std::vector<int64_t> m_capacity;
 };
 
 } // namespace schedlab

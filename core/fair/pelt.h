@@ -8,6 +8,8 @@
 // Invariant: with constant inputs a sum stays below (its per-µs increment) × LOAD_AVG_MAX.
 #pragma once
 
+#include "core/fair/weights.h"
+
 #include <array>
 #include <cstdint>
 
@@ -46,6 +48,90 @@ uint64_t peltDecayLoad(uint64_t val, uint64_t n);
 /// and d3 (µs of the new, current period) undecayed.
 uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3);
 
+/// The arithmetic of ___update_load_sum(), inline for the callers on the hot path
+/// (peltUpdateSumInline()); peltUpdateSumSlow() is its out-of-line copy.
+namespace pelt_detail {
+
+// decay_load()'s factor y^n taken apart once, for as many values as need it: n > 63·32 gives 0,
+// otherwise n / 32 halvings, then the table's y^(n % 32) (y^n = (1/2)^(n/32) · y^(n%32)).
+struct PeltDecay
+{
+    explicit PeltDecay(uint64_t n)
+    {
+        if (n <= uint64_t{kLoadAvgPeriod} * 63) {
+            shift = static_cast<unsigned>(n / kLoadAvgPeriod);
+            inv = kRunnableAvgYNInv[n % kLoadAvgPeriod];
+        }
+    }
+    /// mul_u64_u32_shr(val >> halvings, inv, 32): exact with a 128-bit product.
+    uint64_t operator()(uint64_t val) const
+    {
+        return static_cast<uint64_t>((static_cast<UInt128>(val >> shift) * inv) >> 32);
+    }
+    unsigned shift = 0;
+    uint32_t inv = 0; ///< 0 past 63 half-lives: everything has decayed
+};
+
+// __accumulate_pelt_segments() with the decay of its periods: c1 = d1·y^p;
+// c2 = 1024·Σ_{n=1}^{p-1} y^n = LOAD_AVG_MAX − LOAD_AVG_MAX·y^p − 1024; c3 = d3.
+inline uint32_t accumulateSegments(const PeltDecay& decay, uint32_t d1, uint32_t d3)
+{
+    const auto c1 = static_cast<uint32_t>(decay(d1));
+    const auto c2 = static_cast<uint32_t>(kLoadAvgMax - decay(kLoadAvgMax) - 1024);
+    return c1 + c2 + d3;
+}
+
+// accumulate_sum(): @p delta in µs (> 0); returns the number of period boundaries crossed.
+inline uint64_t accumulateSum(
+    uint64_t delta, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+{
+    auto contrib = static_cast<uint32_t>(delta); // no boundary crossed: delta < 1024
+    delta += sa.periodContrib;
+    const uint64_t periods = delta / 1024;
+    if (periods) {
+        const PeltDecay decay(periods); // y^periods, once for the three sums and the segments
+        sa.loadSum = decay(sa.loadSum);
+        sa.runnableSum = decay(sa.runnableSum);
+        sa.utilSum = static_cast<uint32_t>(decay(sa.utilSum));
+        delta %= 1024;
+        // With load == 0 nothing below uses contrib (runnable and running are 0 too).
+        if (load)
+            contrib =
+                accumulateSegments(decay, 1024 - sa.periodContrib, static_cast<uint32_t>(delta));
+    }
+    sa.periodContrib = static_cast<uint32_t>(delta);
+    if (load)
+        sa.loadSum += load * contrib;
+    if (runnable)
+        sa.runnableSum += (runnable * contrib) << kSchedCapacityShift;
+    if (running)
+        sa.utilSum += contrib << kSchedCapacityShift;
+    return periods;
+}
+
+/// ___update_load_sum() after the caller's check (peltUpdateSum()).
+inline bool updateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+{
+    uint64_t delta = now - sa.lastUpdateTime;
+    if (static_cast<int64_t>(delta) < 0) {
+        // Time went backwards: resynchronise without accumulating anything.
+        sa.lastUpdateTime = now;
+        return false;
+    }
+    delta >>= 10; // 1024 ns "µs"
+    if (!delta)
+        return false;
+    sa.lastUpdateTime += delta << 10;
+    // running ⊆ runnable ⊆ load: an entity without load accrues nothing.
+    if (!load) {
+        runnable = 0;
+        running = false;
+    }
+    return accumulateSum(delta, sa, load, runnable, running) != 0;
+}
+
+} // namespace pelt_detail
+
 /// ___update_load_sum(): advances @p sa to @p now (ns). @p load, @p runnable, @p running are the
 /// state held during the elapsed interval (load/runnable as 0/1 or a count for cfs_rq's).
 /// Returns true when at least one 1024 µs period boundary was crossed.
@@ -58,13 +144,27 @@ inline bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t run
         return false;
     return peltUpdateSumSlow(now, sa, load, runnable, running);
 }
+/// peltUpdateSum() with the whole update inline (update_load_avg()'s two updates per call).
+__attribute__((always_inline)) inline bool peltUpdateSumInline(
+    uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
+{
+    if (now - sa.lastUpdateTime < 1024)
+        return false;
+    return pelt_detail::updateSum(now, sa, load, runnable, running);
+}
 /// ___update_load_avg(): averages from the sums; @p loadWeight is ŵ (unscaled) for entities,
 /// 1 for cfs_rq's whose load sums already carry weights.
-void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight);
 /// get_pelt_divider()
 inline uint32_t peltDivider(const PeltAvg& sa)
 {
     return kPeltMinDivider + sa.periodContrib;
+}
+inline void peltUpdateAvg(PeltAvg& sa, uint64_t loadWeight)
+{
+    const uint32_t divider = peltDivider(sa);
+    sa.loadAvg = loadWeight * sa.loadSum / divider;
+    sa.runnableAvg = sa.runnableSum / divider;
+    sa.utilAvg = sa.utilSum / divider;
 }
 /// reweight_entity()'s load-average part: the entity's load_avg is recomputed from its unweighted
 /// load_sum with the new weight, and its queue's sums trade the old contribution for the new one

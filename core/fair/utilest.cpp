@@ -56,11 +56,6 @@ void utilEstUpdate(SchedEntity& taskSe, bool taskSleep, int64_t cpuCapacity)
     taskSe.avg.utilEst = ewma | kUtilAvgUnchanged;
 }
 
-void utilEstUtilChanged(PeltAvg& avg)
-{
-    avg.utilEst &= ~kUtilAvgUnchanged;
-}
-
 uint64_t cfsCpuUtil(const PeltAvg& rootAvg, bool utilEst, int64_t capacity)
 {
     uint64_t util = rootAvg.utilAvg;

@@ -7,12 +7,13 @@
 // on; cfsCpuUtil() and cfsTaskUtil() take the feature as an argument.
 #pragma once
 
+#include "core/fair/pelt.h"
+
 #include <cstdint>
 
 namespace schedlab {
 
 class CfsRq;
-struct PeltAvg;
 struct SchedEntity;
 
 /// UTIL_AVG_UNCHANGED: set in a task's estimate at its last dequeue, cleared when its PELT
@@ -35,7 +36,10 @@ void utilEstDequeue(CfsRq& root, const SchedEntity& taskSe);
 /// is arch_scale_cpu_capacity() of its CPU.
 void utilEstUpdate(SchedEntity& taskSe, bool taskSleep, int64_t cpuCapacity);
 /// cfs_se_util_change(): the task's util_avg was updated, its estimate may be updated again.
-void utilEstUtilChanged(PeltAvg& avg);
+inline void utilEstUtilChanged(PeltAvg& avg)
+{
+    avg.utilEst &= ~kUtilAvgUnchanged;
+}
 /// cpu_util_cfs() (§8.2): the root cfs_rq's util_avg, with @p utilEst at least its util_est, at
 /// most @p capacity (arch_scale_cpu_capacity()).
 uint64_t cfsCpuUtil(const PeltAvg& rootAvg, bool utilEst, int64_t capacity);
