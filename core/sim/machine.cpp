@@ -885,10 +885,9 @@ bool Machine::exitGroupMove(Task& task)
     task.exitMoved = true;
     task.exiting = false; // still an ordinary queued task while it is moved
     schedMoveTask(task, task.group);
-    if (m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)
-        return true; // resched_curr() above: the pick comes first; advance() resumes the exit
-    task.exiting = true;
-    return false;
+    // Preempted here, resched_curr() above makes the pick first, and advance() resumes the exit.
+    task.exiting = !preemptsInKernel();
+    return !task.exiting;
 }
 
 void Machine::setFeature(Feature f, bool on)

@@ -179,6 +179,12 @@ private:
     void schedMoveTask(Task& task, int group);
     /// do_exit()'s sched_autogroup_exit_task(): true if the exiting task was preempted there.
     bool exitGroupMove(Task& task);
+    /// The preemption model preempts a task in kernel mode (full, lazy: NEED_RESCHED is acted on
+    /// as preemption is enabled again); voluntary and none wait for the task's own schedule().
+    bool preemptsInKernel() const
+    {
+        return m_preempt == Preempt::Full || m_preempt == Preempt::Lazy;
+    }
     /// The sched_change pattern: dequeue (SAVE), put_prev, mutate, enqueue (RESTORE), set_next.
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     /// The stopper preempts @p task, running on @p rq (it stays queued).

@@ -69,7 +69,7 @@ void Machine::programError(const Task& task, const std::string& what)
 bool Machine::kernelSectionPreemptible(int cpu) const
 {
     const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    if (!rq.curr || m_preempt == Preempt::Full || m_preempt == Preempt::Lazy)
+    if (!rq.curr || preemptsInKernel())
         return true;
     return !inKernelMode(cpu);
 }

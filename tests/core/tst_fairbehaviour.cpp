@@ -75,6 +75,34 @@ std::vector<Record> recordsOf(const Recording& rec, RecordKind kind, EntityRef w
     return out;
 }
 
+/// Two tasks a and b on one CPU: a's first switch out goes to b at @p firstSwitch, and a exits
+/// once, at @p aExits. Returns a's switches (empty if a check failed).
+std::vector<Record> checkFirstSwitchAndExit(
+    const Recording& rec, EntityRef a, EntityRef b, int64_t firstSwitch, int64_t aExits)
+{
+    auto switches = recordsOf(rec, RecordKind::Switch, a);
+    [&] {
+        QVERIFY(!switches.empty());
+        QCOMPARE(switches.front().time, firstSwitch);
+        QCOMPARE(switches.front().payload.generic.a, int64_t{b.raw});
+        const auto exits = recordsOf(rec, RecordKind::Exit, a);
+        QCOMPARE(exits.size(), size_t{1});
+        QCOMPARE(exits.front().time, aExits);
+    }();
+    if (QTest::currentTestFailed())
+        switches.clear();
+    return switches;
+}
+
+/// b's first switch out gives the CPU back to a at the 10 ms tick.
+void checkBackToAAtTick(const Recording& rec, EntityRef a, EntityRef b)
+{
+    const auto back = recordsOf(rec, RecordKind::Switch, b);
+    QVERIFY(!back.empty());
+    QCOMPARE(back.front().time, 10 * kMs);
+    QCOMPARE(back.front().payload.generic.a, int64_t{a.raw});
+}
+
 /// The first record of @p kind for @p who after index @p from, and its index; -1 if none.
 qsizetype nextRecord(const Recording& rec, qsizetype from, RecordKind kind, EntityRef who)
 {
@@ -855,21 +883,14 @@ void TestFairBehaviour::cpuClockReadPreempts()
     const EntityRef b = taskRef(rec, "b");
     QVERIFY(a.valid() && b.valid());
     // The first switch away from a, to b.
-    const auto switches = recordsOf(rec, RecordKind::Switch, a);
-    QVERIFY(!switches.empty());
-    QCOMPARE(switches.front().time, firstSwitch);
-    QCOMPARE(switches.front().payload.generic.a, int64_t{b.raw});
-    const auto exits = recordsOf(rec, RecordKind::Exit, a);
-    QCOMPARE(exits.size(), size_t{1});
-    QCOMPARE(exits.front().time, aExits);
+    checkFirstSwitchAndExit(rec, a, b, firstSwitch, aExits);
+    if (QTest::currentTestFailed())
+        return;
     if (read && firstSwitch < aExits) {
         // a was switched out runnable (not dequeued) and came back at the 10 ms tick.
         QVERIFY(recordsOf(rec, RecordKind::Dequeue, a).empty()
             || recordsOf(rec, RecordKind::Dequeue, a).front().time >= aExits);
-        const auto back = recordsOf(rec, RecordKind::Switch, b);
-        QVERIFY(!back.empty());
-        QCOMPARE(back.front().time, 10 * kMs);
-        QCOMPARE(back.front().payload.generic.a, int64_t{a.raw});
+        checkBackToAAtTick(rec, a, b);
     }
 }
 void TestFairBehaviour::exitGroupMove_data()
@@ -939,19 +960,12 @@ void TestFairBehaviour::exitGroupMove()
     const EntityRef b = taskRef(rec, "b");
     QVERIFY(a.valid() && b.valid());
     // a is switched out for b at 3 ms, dying or not.
-    const auto switches = recordsOf(rec, RecordKind::Switch, a);
-    QVERIFY(!switches.empty());
-    QCOMPARE(switches.front().time, 3 * kMs);
-    QCOMPARE(switches.front().payload.generic.a, int64_t{b.raw});
-    const auto exits = recordsOf(rec, RecordKind::Exit, a);
-    QCOMPARE(exits.size(), size_t{1});
-    QCOMPARE(exits.front().time, aExits);
+    const auto switches = checkFirstSwitchAndExit(rec, a, b, 3 * kMs, aExits);
+    if (QTest::currentTestFailed())
+        return;
     if (aExits > 3 * kMs) {
         // Preempted inside its exit: b gives the CPU back at the tick, and a dies at once.
-        const auto back = recordsOf(rec, RecordKind::Switch, b);
-        QVERIFY(!back.empty());
-        QCOMPARE(back.front().time, 10 * kMs);
-        QCOMPARE(back.front().payload.generic.a, int64_t{a.raw});
+        checkBackToAAtTick(rec, a, b);
         QCOMPARE(switches.size(), size_t{2}); // 3 ms: a → b; 10 ms: dead a → b
     }
 }

@@ -28,6 +28,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <sstream>
 
 using namespace schedlab;
@@ -107,6 +108,16 @@ struct RefPelt
 LoadResult load(const char* json)
 {
     return parseScenario(json, "test.json");
+}
+
+/// @p scenario run to its end with PELT recorded.
+std::unique_ptr<Simulation> runWithPelt(const Scenario& scenario)
+{
+    RunOptions options;
+    options.recordPelt = true;
+    auto sim = std::make_unique<Simulation>(scenario, options);
+    sim->run();
+    return sim;
 }
 
 /// One nice-0 entity that runs alone on one CPU from t = 0 (HZ 1000) and its cfs_rq: their
@@ -199,16 +210,13 @@ void TstPeltPane::linesEndAtExit()
         "tasks": [{"name": "a", "program": [{"run": "3ms"}]},
                   {"name": "b", "program": [{"run": "forever"}]}]})");
     QVERIFY(loaded.ok());
-    RunOptions options;
-    options.recordPelt = true;
-    Simulation sim(*loaded.scenario, options);
-    sim.run();
+    const auto sim = runWithPelt(*loaded.scenario);
     SampleIndex index;
-    index.update(sim.recording());
+    index.update(sim->recording());
     QCOMPARE(index.exitTime(0), Nanoseconds{3 * kMs});
     QCOMPARE(index.exitTime(1), Nanoseconds{-1});
     const Nanoseconds now{20 * kMs};
-    const auto a = index.series(sim.recording(), 0, Nanoseconds{0}, now);
+    const auto a = index.series(sim->recording(), 0, Nanoseconds{0}, now);
     QVERIFY(!a.empty());
     const Nanoseconds until = std::min(now, index.exitTime(0));
     const EntityLines lines = entityLines(a, 0, until);
@@ -229,15 +237,12 @@ void TstPeltPane::hogFollowsTheKernelSums()
         "kernel": {"profile": "7.1", "hz": 1000}, "machine": {"cpus": 1},
         "tasks": [{"name": "hog", "program": [{"run": "forever"}]}]})");
     QVERIFY(loaded.ok());
-    RunOptions options;
-    options.recordPelt = true;
-    Simulation sim(*loaded.scenario, options);
-    sim.run();
+    const auto sim = runWithPelt(*loaded.scenario);
     SampleIndex index;
-    index.update(sim.recording());
+    index.update(sim->recording());
     QVERIFY(index.hasPelt());
     const std::vector<EntitySample> samples =
-        index.series(sim.recording(), 0, Nanoseconds{0}, Nanoseconds{70 * kMs});
+        index.series(sim->recording(), 0, Nanoseconds{0}, Nanoseconds{70 * kMs});
     QVERIFY(samples.size() >= 70);
 
     const auto expected = loneRunnerAverages(70);
@@ -303,11 +308,8 @@ void TstPeltPane::groupEntityFollowsTheKernelSums()
         "cgroups": [{"path": "/g"}],
         "tasks": [{"name": "hog", "cgroup": "/g", "program": [{"run": "forever"}]}]})");
     QVERIFY(loaded.ok());
-    RunOptions options;
-    options.recordPelt = true;
-    Simulation sim(*loaded.scenario, options);
-    sim.run();
-    const Recording& rec = sim.recording();
+    const auto sim = runWithPelt(*loaded.scenario);
+    const Recording& rec = sim->recording();
     const auto g = std::find(rec.groupPaths.begin(), rec.groupPaths.end(), "/g");
     QVERIFY(g != rec.groupPaths.end());
     const int32_t raw = EntityRef::group(static_cast<int32_t>(g - rec.groupPaths.begin()), 0).raw;
@@ -348,7 +350,7 @@ void TstPeltPane::groupEntityFollowsTheKernelSums()
     std::ostringstream csv;
     SamplesCsvWriter writer(csv);
     writer.consume(rec.records().data(), rec.records().size(), rec);
-    writer.finish(rec, sim.now());
+    writer.finish(rec, sim->now());
     std::istringstream lines2(csv.str());
     std::string line;
     int rows = 0;
