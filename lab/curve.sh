@@ -20,7 +20,9 @@
 # default 5), CURVE_DURATION / CURVE_SWITCH / CURVE_SOAK / CURVE_START (seconds, default
 # 120 / 50 / 20 / 10), CURVE_PROFILE (the model's profile, default the point release KERNEL,
 # e.g. 6.18.15: its series' profile with the fix catalogue),
-# CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
+# CURVE_SPREAD (the standard deviations of the sleepers' bursts in µs, "P C1 C2": the parent's,
+# the child's first and its last; default the lab's measured ones, 0 for fixed costs: see
+# spread_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
 # scenario reads the CPU clock after every run, as schedlab-run does on the real kernel; 0: plain runs), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
@@ -48,6 +50,13 @@ MODEL_ONLY=${CURVE_MODEL_ONLY:-0}
 for n in "$RUNS" "$SEEDS" "$DURATION" "$SWITCH" "$SOAK" "$START"; do
     case "$n" in ''|*[!0-9]*) echo "curve: CURVE_* counts and times are whole numbers" >&2; exit 2;; esac
 done
+if [ -n "${CURVE_SPREAD:-}" ] && [ "$CURVE_SPREAD" != 0 ]; then
+    set -- $CURVE_SPREAD
+    [ $# -eq 3 ] || { echo "curve: CURVE_SPREAD is 0 or three deviations in µs (\"P C1 C2\")" >&2; exit 2; }
+    for n in "$@"; do
+        case "$n" in ''|*[!0-9]*) echo "curve: CURVE_SPREAD's deviations are whole µs" >&2; exit 2;; esac
+    done
+fi
 if [ "$START" -ge "$SWITCH" ] || [ $((SWITCH + SOAK)) -ge "$DURATION" ]; then
     echo "curve: the windows [START, SWITCH) and [SWITCH + SOAK, DURATION) must not be empty" >&2
     exit 2
@@ -70,7 +79,33 @@ PREEMPT=lazy
 [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 13 ]; } && PREEMPT=voluntary
 kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
 
-# scenario POINT FILE: the setup at one point, NO_PLACE_LAG until SWITCH.
+# The sleepers' spread (CURVE_SPREAD). On the lab the runner keeps each task's CPU account
+# exact over its life (--exact-costs), but not each burst: what a fork, a wait, a wake-up or an
+# exit costs lands in one burst and is taken off the next, so a burst's CPU time scatters about
+# the scenario's figure. Measured in the traces of ten runs on 6.18.15 and 6.12.117 (docs/
+# real-kernels.md, "The sleepers' spread"; each run's own is in the table, see bursts below): the
+# standard deviation of the parent's burst, of the child's first and of its last, in µs, 490 / 300
+# / 190 for the fork helper (the mean of 14 runs) and 410 / 680 / 420 for the shell loops (4 runs). With every burst
+# exactly as written the model's sleepers fall into a train that never meets on CPU 0 (a fixed
+# period with fixed costs); the real ones keep meeting. CURVE_SPREAD="P C1 C2" (µs) sets the
+# deviations; 0 writes every run as a fixed duration. A run step with spread is uniform about
+# its figure with the same standard deviation (half-width sqrt(3) sd, kept above 50 µs).
+spread_default() {
+    case "$1" in
+    fork) echo "490 300 190" ;;
+    shell) echo "410 680 420" ;;
+    esac
+}
+# run_step NOMINAL_US SD_US: the JSON value of a run step of NOMINAL µs with that deviation.
+run_step() {
+    awk -v m="$1" -v sd="$2" 'BEGIN {
+        if (sd <= 0) { printf "\"%dus\"", m; exit }
+        h = int(sqrt(3) * sd + 0.5); lo = m - h; if (lo < 50) lo = 50
+        printf "{ \"uniform\": [\"%dus\", \"%dus\"] }", lo, m + h }'
+}
+
+# scenario POINT FILE [SPREAD]: the setup at one point, NO_PLACE_LAG until SWITCH; SPREAD as
+# CURVE_SPREAD (0: the fixed costs the real run is given: its own spread is the machine's).
 # CURVE_CLOCK=1 (the default): every run ends with a read of the CPU clock, as schedlab-run's do
 # (kernel-model.md §7.2, "Between ticks"; docs/real-kernels.md, "The runner's clock reads").
 clock=
@@ -79,20 +114,26 @@ scenario() {
     kind=${1%%:*}
     arg=${1#*:}
     case "$kind" in
+    fork|shell) ;;
+    *) echo "curve: unknown point $1 (fork:PERIOD or shell:LOOPS)" >&2; exit 2 ;;
+    esac
+    sd=${3:-${CURVE_SPREAD:-$(spread_default "$kind")}}
+    [ "$sd" = 0 ] && sd="0 0 0"
+    set -- "$1" "$2" $sd
+    case "$kind" in
     fork)
         # The fork helper (scenarios/lab-mirror-fork.json): 2.3 ms in the parent, a child of
         # 1.8 ms, a sleep of ARG and 1 ms at its exit, waited for.
         sleepers=20
-        program="{ \"run\": \"2.3ms\" }$clock,
-        { \"fork\": { \"program\": [ { \"run\": \"1.8ms\" }$clock, { \"sleep\": \"$arg\" }, { \"run\": \"1ms\" }$clock ] }, \"wait\": true }"
+        program="{ \"run\": $(run_step 2300 "$3") }$clock,
+        { \"fork\": { \"program\": [ { \"run\": $(run_step 1800 "$4") }$clock, { \"sleep\": \"$arg\" }, { \"run\": $(run_step 1000 "$5") }$clock ] }, \"wait\": true }"
         ;;
     shell)
         # ARG busybox loops `while true; do sleep 1; done` (scenarios/lab-mirror-shell.json).
         sleepers=$arg
-        program="{ \"run\": \"2.8ms\" }$clock,
-        { \"fork\": { \"program\": [ { \"run\": \"8.6ms\" }$clock, { \"sleep\": \"1s\" }, { \"run\": \"2ms\" }$clock ] }, \"wait\": true }"
+        program="{ \"run\": $(run_step 2800 "$3") }$clock,
+        { \"fork\": { \"program\": [ { \"run\": $(run_step 8600 "$4") }$clock, { \"sleep\": \"1s\" }, { \"run\": $(run_step 2000 "$5") }$clock ] }, \"wait\": true }"
         ;;
-    *) echo "curve: unknown point $1 (fork:PERIOD or shell:LOOPS)" >&2; exit 2 ;;
     esac
     cat > "$2" <<EOF
 {
@@ -165,6 +206,35 @@ reweights() {
     }' "$1/calls.txt"
 }
 
+# bursts RECORDS: the standard deviations (µs) of the sleepers' CPU bursts from START on, as
+# "P/C1/C2": the parent's (from a wake-up to its next), the child's first (to its first wake-up
+# after the one that starts it) and its last (to its exit), from `import --records` text. A
+# task's burst is its time on a CPU between two of its wake-ups (it blocks before each).
+bursts() {
+    awk -v A="$START" '
+    BEGIN { A *= 1e9 }
+    $3 == "switch" {
+        t = substr($1, 3) + 0; n = split($4, p, "->")
+        if (($2 in on) && on[$2] == p[1] && (p[1] in since)) { acc[p[1]] += t - since[p[1]]; delete since[p[1]] }
+        on[$2] = p[n]; since[p[n]] = t
+    }
+    ($3 == "wakeup" || $3 == "exit") && $4 ~ /^sleeper-[0-9]+(\.[0-9]+)?$/ {
+        t = substr($1, 3) + 0; name = $4
+        if ($3 == "exit" && (name in since)) { acc[name] += t - since[name]; delete since[name] }
+        if (name ~ /\./) { nw[name]++; r = $3 == "exit" ? 3 : nw[name] == 2 ? 2 : 0 }
+        else r = $3 == "wakeup" ? 1 : 0
+        if (t >= A && r && (name in began)) { v = acc[name] / 1e3; s[r] += v; q[r] += v * v; k[r]++ }
+        acc[name] = 0; began[name] = 1
+    }
+    END {
+        for (r = 1; r <= 3; r++) {
+            d = k[r] ? q[r] / k[r] - (s[r] / k[r]) ^ 2 : -1
+            out = out (r > 1 ? "/" : "") (d < 0 ? "-" : sprintf("%d", sqrt(d) + 0.5))
+        }
+        print out
+    }' "$1"
+}
+
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -172,13 +242,17 @@ table="$OUT/curve.txt"
 {
     echo "# lab/curve.sh $KERNEL: root-spin's share of CPU 1, NO_PLACE_LAG in [$START s, $SWITCH s), PLACE_LAG in [$((SWITCH + SOAK)) s, $DURATION s); model profile $PROFILE, $SEEDS seeds"
     printf "%-12s %-28s %-22s %-8s %s\n" point "model ratio (min-max)" "model NPL/PL share" \
-        "model rw" "real ratio per run (NPL/PL share, the run replayed by the model, sleepers' timers over 1 ms late, steadiness)"
+        "model rw" "real ratio per run (NPL/PL share, the run replayed by the model, the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
 } > "$table"
 for point in $POINTS; do
     tag=$(echo "$point" | tr ':' '-')
     scen="$OUT/$tag.json"
     scenario "$point" "$scen"
     "$CLI" validate "$scen" >/dev/null || { echo "curve: $scen does not validate" >&2; exit 2; }
+    # The real run is given every burst as written: the machine adds its own spread.
+    lscen="$OUT/$tag-lab.json"
+    scenario "$point" "$lscen" 0
+    "$CLI" validate "$lscen" >/dev/null || { echo "curve: $lscen does not validate" >&2; exit 2; }
     # The model, CURVE_SEEDS seeds.
     : > "$OUT/$tag.model"
     s=1
@@ -208,7 +282,7 @@ for point in $POINTS; do
             boot=1
             while :; do
                 if LAB_COUNT=$count LAB_LIGHT=${LAB_LIGHT:-1} LAB_EXACT=${LAB_EXACT:-1} LAB_MEM=${LAB_MEM:-1024} LAB_SEED=$r BUILD="$BUILD" \
-                    "$here/lab.sh" "$KERNEL" "$scen" "$dir" > "$dir.log" 2>&1; then rc=0; else rc=$?; fi
+                    "$here/lab.sh" "$KERNEL" "$lscen" "$dir" > "$dir.log" 2>&1; then rc=0; else rc=$?; fi
                 [ "$rc" -eq 6 ] && [ "$boot" -lt 3 ] || break
                 cp "$dir.log" "$dir.boot$boot.log"
                 echo "curve: the guest did not boot (boot $boot, see $dir.boot$boot.log); booting again" >&2
@@ -219,6 +293,7 @@ for point in $POINTS; do
                 [ "$rc" -eq 5 ] || exit 4
             fi
             "$CLI" import "$dir/trace.txt" --records "$dir/real.rec" --quiet
+            spread=$(bursts "$dir/real.rec")
             set -- $(shares "$dir/real.rec")
             rw=""
             [ "${CURVE_COUNT:-0}" = 1 ] && rw=" $(reweights "$dir"), rw"
@@ -234,7 +309,7 @@ for point in $POINTS; do
                 rp=$(shares "$dir/replay.rec" | awk '$1 > 0 { printf "%.3f", $2 / $1 }')
             fi
             rm -f "$dir/replay.rec"
-            real="$real $rr ($1/$2$rw, replayed ${rp:--}, timers ${late:-?} late, $verdict)"
+            real="$real $rr ($1/$2$rw, replayed ${rp:--}, bursts' sd $spread µs, timers ${late:-?} late, $verdict)"
             rm -f "$dir/real.rec"
             r=$((r + 1))
         done
