@@ -82,7 +82,7 @@ kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
 # The sleepers' spread (CURVE_SPREAD). On the lab the runner keeps each task's CPU account
 # exact over its life (--exact-costs), but not each burst: what a fork, a wait, a wake-up or an
 # exit costs lands in one burst and is taken off the next, so a burst's CPU time scatters about
-# the scenario's figure. Measured in the traces of ten runs on 6.18.15 and 6.12.117 (docs/
+# the scenario's figure. Measured in the traces of 18 runs on 6.18.15 and 6.12.117 (docs/
 # real-kernels.md, "The sleepers' spread"; each run's own is in the table, see bursts below): the
 # standard deviation of the parent's burst, of the child's first and of its last, in µs, 490 / 300
 # / 190 for the fork helper (the mean of 14 runs) and 410 / 680 / 420 for the shell loops (4 runs). With every burst
@@ -207,33 +207,8 @@ reweights() {
 }
 
 # bursts RECORDS: the standard deviations (µs) of the sleepers' CPU bursts from START on, as
-# "P/C1/C2": the parent's (from a wake-up to its next), the child's first (to its first wake-up
-# after the one that starts it) and its last (to its exit), from `import --records` text. A
-# task's burst is its time on a CPU between two of its wake-ups (it blocks before each).
-bursts() {
-    awk -v A="$START" '
-    BEGIN { A *= 1e9 }
-    $3 == "switch" {
-        t = substr($1, 3) + 0; n = split($4, p, "->")
-        if (($2 in on) && on[$2] == p[1] && (p[1] in since)) { acc[p[1]] += t - since[p[1]]; delete since[p[1]] }
-        on[$2] = p[n]; since[p[n]] = t
-    }
-    ($3 == "wakeup" || $3 == "exit") && $4 ~ /^sleeper-[0-9]+(\.[0-9]+)?$/ {
-        t = substr($1, 3) + 0; name = $4
-        if ($3 == "exit" && (name in since)) { acc[name] += t - since[name]; delete since[name] }
-        if (name ~ /\./) { nw[name]++; r = $3 == "exit" ? 3 : nw[name] == 2 ? 2 : 0 }
-        else r = $3 == "wakeup" ? 1 : 0
-        if (t >= A && r && (name in began)) { v = acc[name] / 1e3; s[r] += v; q[r] += v * v; k[r]++ }
-        acc[name] = 0; began[name] = 1
-    }
-    END {
-        for (r = 1; r <= 3; r++) {
-            d = k[r] ? q[r] / k[r] - (s[r] / k[r]) ^ 2 : -1
-            out = out (r > 1 ? "/" : "") (d < 0 ? "-" : sprintf("%d", sqrt(d) + 0.5))
-        }
-        print out
-    }' "$1"
-}
+# "P/C1/C2" (lab/bursts.awk).
+bursts() { awk -v A="$START" -f "$here/bursts.awk" "$1"; }
 
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
