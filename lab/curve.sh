@@ -79,17 +79,18 @@ PREEMPT=lazy
 [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 13 ]; } && PREEMPT=voluntary
 kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
 
-# The sleepers' spread (CURVE_SPREAD). On the lab the runner keeps each task's CPU account
-# exact over its life (--exact-costs), but not each burst: what a fork, a wait, a wake-up or an
-# exit costs lands in one burst and is taken off the next, so a burst's CPU time scatters about
-# the scenario's figure. Measured in the traces of 18 runs on 6.18.15 and 6.12.117 (docs/
-# real-kernels.md, "The sleepers' spread"; each run's own is in the table, see bursts below): the
-# standard deviation of the parent's burst, of the child's first and of its last, in µs, 490 / 300
-# / 190 for the fork helper (the mean of 14 runs) and 410 / 680 / 420 for the shell loops (4 runs). With every burst
-# exactly as written the model's sleepers fall into a train that never meets on CPU 0 (a fixed
-# period with fixed costs); the real ones keep meeting. CURVE_SPREAD="P C1 C2" (µs) sets the
-# deviations; 0 writes every run as a fixed duration. A run step with spread is uniform about
-# its figure with the same standard deviation (half-width sqrt(3) sd, kept above 50 µs).
+# The sleepers' spread (CURVE_SPREAD). On the lab the runner keeps each task's CPU account exact
+# over its life (--exact-costs), but not each burst: what a fork, a wait, a wake-up or an exit
+# costs lands in one burst and is taken off the next, so a burst's CPU time scatters about the
+# scenario's figure. Measured in the traces of 18 runs on 6.18.15 and 6.12.117
+# (docs/real-kernels.md, "The sleepers' spread"; each run's own is in the table, see bursts
+# below): the standard deviation of the parent's burst, of the child's first and of its last, in
+# µs, 490 / 300 / 190 for the fork helper (the mean of 14 runs) and 410 / 680 / 420 for the shell
+# loops (4 runs). With every burst exactly as written the model's sleepers fall into a train that
+# never meets on CPU 0 (a fixed period with fixed costs); the real ones keep meeting.
+# CURVE_SPREAD="P C1 C2" (µs) sets the deviations; 0 writes every run as a fixed duration. A run
+# step with spread is uniform about its figure with the same standard deviation (half-width
+# sqrt(3) sd, kept above 50 µs).
 spread_default() {
     case "$1" in
     fork) echo "490 300 190" ;;
