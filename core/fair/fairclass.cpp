@@ -890,10 +890,13 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
         m_ctx.resched(rq.cpu, true);
         return true;
     };
-    if (se->idlePolicy && !wakee.idlePolicy)
-        return preempt(); // idle tasks are by definition preempted by non-idle tasks
-    if (wakee.batchPolicy || wakee.idlePolicy)
-        return false; // batch and idle tasks do not wakeup-preempt (the tick does)
+    const bool matchedIdle = m_p.traits->idlePreemptMatched;
+    if (!matchedIdle) {
+        if (se->idlePolicy && !wakee.idlePolicy)
+            return preempt(); // idle tasks are by definition preempted by non-idle tasks
+        if (wakee.batchPolicy || wakee.idlePolicy)
+            return false; // batch and idle tasks do not wakeup-preempt (the tick does)
+    }
     SchedEntity* pse = &wakee;
     // find_matching_se(): walk both up to siblings on one cfs_rq (7.3: both are in rq->cfs).
     while (!flat() && se->depth > pse->depth)
@@ -915,6 +918,8 @@ bool FairClass::checkPreemptWakeup(Rq& rq, SchedEntity& wakee, int wakeFlags)
     }
     if (cseIdle != pseIdle)
         return false;
+    if (matchedIdle && (wakee.batchPolicy || wakee.idlePolicy))
+        return false; // 6.12.117: !normal_policy(p->policy), tested after the idle entities
     CfsRq& cfsRq = eevdfRq(*se);
     if (flat()) {
         for (SchedEntity* s = se; s; s = s->parent) // update_curr_fair(): every level

@@ -95,6 +95,8 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "66951e4860d3",
             .title = "sched/fair: Fix update_cfs_group() vs DELAY_DEQUEUE",
             .mainline = rel(6, 13),
+            // In 6.12.117's source (update_cfs_group() returns on an empty group); 6.12.10 as the
+            // first is not verified.
             .backports = {rel(6, 12, 10)},
             .setting = "empty_group_keep_weight",
             .before = "false",
@@ -112,6 +114,8 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "2a77e4be12cb",
             .title = "sched/fair: Untangle NEXT_BUDDY and pick_next_task()",
             .mainline = rel(6, 14),
+            // In 6.12.117's source (PICK_BUDDY, checked in pick_next_entity()); 6.12.13 as the
+            // first is not verified.
             .backports = {rel(6, 12, 13)},
             .setting = "pick_buddy",
             .before = "false",
@@ -121,7 +125,7 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "61b82dfb6b7e",
             .title = "sched/fair: Do not try to migrate delayed dequeue task",
             .mainline = rel(6, 14),
-            .backports = {},
+            .backports = {}, // not in 6.12.117 (can_migrate_task() does not test sched_delayed)
             .setting = "lb_delayed",
             .before = "any",
             .after = "load_only",
@@ -139,8 +143,10 @@ std::vector<CatalogueFix> buildCatalogue()
             .title = "Revert \"sched/core: Reduce cost of sched_move_task when config autogroup\"",
             .mainline = rel(6, 14),
             // 6.12.y: counted in the lab on 6.12.117 (task_change_group_fair() at every exit,
-            // docs/real-kernels.md "The exit's group move"); the first 6.12.y with it is not
-            // known, nor whether 6.6.y has it.
+            // docs/real-kernels.md "The exit's group move") and read in its source
+            // (sched_move_task() has no early return; do_exit() calls
+            // sched_autogroup_exit_task()); the first 6.12.y with it is not known, nor whether
+            // 6.6.y has it.
             .backports = {rel(6, 12, 117)},
             .setting = "exit_group_move",
             .before = "false",
@@ -183,6 +189,8 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "79f3f9bedd14",
             .title = "sched/eevdf: zero_vruntime as the reference of the sums",
             .mainline = rel(6, 19),
+            // 6.12.117 has zero_vruntime (in b3d99f43c72b's form); 6.12.64 as the first 6.12.y
+            // with it is not verified.
             .backports = {rel(6, 12, 64)},
             .setting = "v0",
             .before = "min_vruntime",
@@ -194,7 +202,8 @@ std::vector<CatalogueFix> buildCatalogue()
             .mainline = rel(6, 19),
             // 6.18.y: measured in the lab on 6.18.5 (the oldest 6.18.y Debian has) and 6.18.15,
             // as on 6.12.117 (docs/real-kernels.md, "The other seeds"); the first 6.18.y with it
-            // is not known.
+            // is not known. 6.12.117's source has it (yield_task_fair() forfeits if eligible);
+            // 6.12.58 as the first 6.12.y is not verified.
             .backports = {rel(6, 12, 58), rel(6, 18, 5)},
             .setting = "yield",
             .before = "deadline_bump",
@@ -204,6 +213,8 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "33cf66d88306",
             .title = "sched/fair: Proportional newidle balance",
             .mainline = rel(6, 19),
+            // In 6.12.117's source (NI_RANDOM on, update_newidle_stats() as 6.19); the first
+            // 6.12.y and 6.18.y are not verified.
             .backports = {rel(6, 12, 65), rel(6, 18, 5)},
             .setting = "NI_RANDOM",
             .before = "false",
@@ -214,7 +225,7 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "6e3c0a4e1ad1",
             .title = "sched/fair: Fix lag clamp",
             .mainline = rel(7, 0),
-            .backports = {},
+            .backports = {}, // not in 6.12.117 (entity_lag() clamps to the entity's own slice)
             .setting = "lag_clamp",
             .before = "own_slice",
             .after = "max_slice_tick",
@@ -230,11 +241,15 @@ std::vector<CatalogueFix> buildCatalogue()
         {.commit = "b3d99f43c72b",
             .title = "sched/eevdf: zero_vruntime tracked inside avg_vruntime()",
             .mainline = rel(7, 0),
-            .backports = {},
+            // 6.12.y: read in Debian's linux-source-6.12 (6.12.117: update_zero_vruntime() called
+            // from avg_vruntime(), not from __enqueue_entity()); the first 6.12.y with it is not
+            // known.
+            .backports = {rel(6, 12, 117)},
             .setting = "v0",
             .before = "zero_vruntime_enqueue",
             .after = "zero_vruntime_avg",
-            .section = "3.2"},
+            .section = "3.2",
+            .verified = false},
         {.commit = "101f3498b4bd",
             .title = "Revert \"sched/fair: Fix EEVDF entity placement bug causing scheduling lag\"",
             .mainline = rel(7, 1),
@@ -307,6 +322,7 @@ constexpr TraitDef kTraits[] = {
     {"place_lag_skip_zero", &ProfileTraits::placeLagSkipZero},
     {"resched_at_protection_end", &ProfileTraits::resched617},
     {"protect_ineligible", &ProfileTraits::protectIneligible},
+    {"idle_preempt_matched", &ProfileTraits::idlePreemptMatched}, // no catalogue row (§1.5)
 };
 
 const TraitDef* findTrait(std::string_view name)

@@ -77,12 +77,14 @@ std::vector<KernelProfile> buildProfiles()
     p612.name = "6.12";
     p612.covers = "6.12.y LTS (as of 6.12.117, with stable backports)";
     p612.description = "Deadline-sorted tree, reweight_eevdf() (V-invariant), delayed dequeue, "
-                       "custom slices, PREEMPT_SHORT; stable backports: zero_vruntime, "
-                       "PICK_BUDDY, forfeit-on-yield, 0.70 ms slice, empty groups keep weight.";
+                       "custom slices, PREEMPT_SHORT; stable backports: zero_vruntime inside "
+                       "avg_vruntime(), PICK_BUDDY, forfeit-on-yield, 0.70 ms slice, empty groups "
+                       "keep weight. Checked against the 6.12.117 source.";
     p612.baseSlice = Nanoseconds(700000);
     p612.choices = {
         .treeKey = TreeKey::Deadline,
-        .v0 = V0Mode::ZeroVruntimeEnqueue,
+        // 6.12.117 (read in its source): avg_vruntime() moves zero_vruntime itself, as 7.0
+        .v0 = V0Mode::ZeroVruntimeAvg,
         .weightPrecision = WeightPrecision::ScaledDown,
         .lagClamp = LagClamp::OwnSlice,
         .reweight = ReweightRule::Eevdf,
@@ -113,6 +115,7 @@ std::vector<KernelProfile> buildProfiles()
         .fairDeadlineServer = true,
         .misfitFittingCpu = true,
         .tgLoadAvgRatelimit = true,
+        .idlePreemptMatched = true, // read in 6.12.117's check_preempt_wakeup_fair()
     };
     p612.features =
         features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity,

@@ -99,6 +99,13 @@ struct ProfileTraits
     /// where curr turns ineligible (ineligible_vruntime()), and update_protect_slice() starts
     /// from min(v, V) (kernel-model.md §3.7). 6.17–7.2: both from curr's own v + vslice.
     bool protectIneligible = false;
+    /// check_preempt_wakeup_fair() as in 6.12.117's source (kernel-model.md §7.1, §1.5): no
+    /// SCHED_IDLE-curr shortcut before find_matching_se(); the idle test is made on the matched
+    /// entities (a group entity is idle by its cpu.idle), and a BATCH or IDLE wakee is turned
+    /// away only after it. Off: the 6.6 order (idle curr preempted by any non-idle wakee, batch
+    /// and idle wakees turned away first). Set on profile 6.12 only; 7.2's and 7.3's sources
+    /// have the same order as 6.12.117 (the other profiles are left unchanged so far).
+    bool idlePreemptMatched = false;
 };
 
 struct KernelProfile

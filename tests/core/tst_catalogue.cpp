@@ -142,6 +142,14 @@ void TestCatalogue::pointReleases_data()
     QTest::addRow("6.12.64 v0") << "6.12.64"
                                 << "v0"
                                 << "zero_vruntime_enqueue";
+    // b3d99f43c72b (zero_vruntime moved inside avg_vruntime()) read in 6.12.117's source; the
+    // first 6.12.y with it is not known, so the catalogue starts it at 6.12.117.
+    QTest::addRow("6.12.116 v0") << "6.12.116"
+                                 << "v0"
+                                 << "zero_vruntime_enqueue";
+    QTest::addRow("6.12.117 v0") << "6.12.117"
+                                 << "v0"
+                                 << "zero_vruntime_avg";
     QTest::addRow("6.12.100 reweight") << "6.12.100"
                                        << "reweight"
                                        << "eevdf";

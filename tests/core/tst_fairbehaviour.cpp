@@ -187,6 +187,8 @@ private Q_SLOTS:
     void pickBuddyAfterGroupSleep();
     void v0Origin_data();
     void v0Origin();
+    void idlePreemptMatched_data();
+    void idlePreemptMatched();
     void vprotSurvivesReweight_data();
     void vprotSurvivesReweight();
     void weightPrecisionGroupEntity_data();
@@ -1582,6 +1584,11 @@ void TestFairBehaviour::v0Origin_data()
     QTest::addRow("7.0 zero_vruntime_avg") << "7.0" << QStringList{} << qint64(1500000);
     QTest::addRow("7.0 + v0=zero_vruntime_enqueue")
         << "7.0" << QStringList{"v0=zero_vruntime_enqueue"} << qint64(0);
+    // 6.12.117 has b3d99f43c72b's form (avg_vruntime() calls update_zero_vruntime(), read in its
+    // source): as 7.0, v0 = 1.5e6. A 6.12.y before it (6.12.116 by the catalogue) has the 6.19
+    // form, 0.
+    QTest::addRow("6.12 zero_vruntime_avg") << "6.12" << QStringList{} << qint64(1500000);
+    QTest::addRow("6.12.116") << "6.12.116" << QStringList{} << qint64(0);
 }
 
 void TestFairBehaviour::v0Origin()
@@ -1604,6 +1611,57 @@ void TestFairBehaviour::v0Origin()
     // Only the origin moves: the schedule is the same (the fixes keep the 64-bit sums of the
     // kernel away from overflow, §3.5; a small run cannot reach it).
     QCOMPARE(switchTimes(rec), (QList<qint64>{0, 1500000, 2500000}));
+}
+
+// /a is an idle cgroup (cpu.idle 1) whose task runs alone; at 0.3 ms a SCHED_BATCH task with a
+// 0.1 ms slice forks in /b (one CPU).
+const QByteArray kIdleGroupBatchWakee = R"({ "schedlab": 1, "name": "idle-group-batch-wakee",
+  "duration": "3ms", "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "cgroups": [ { "path": "/a", "cpu.idle": 1 }, { "path": "/b" } ],
+  "tasks": [ { "name": "i", "cgroup": "/a", "program": [ { "run": "forever" } ] },
+             { "name": "w", "cgroup": "/b", "policy": "batch", "slice": "0.1ms", "start": "0.3ms",
+               "program": [ { "run": "forever" } ] } ] })";
+
+void TestFairBehaviour::idlePreemptMatched_data()
+{
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<qint64>("wRuns"); // ns: w's first switch in
+
+    // Root level: /a's entity A and /b's entity B; vslice(x) = x at the default shares (the
+    // kernel gives an idle group WEIGHT_IDLEPRIO shares, which the model does not, §7.1; the
+    // times below hold with either weight of A). 0: A placed at V = 0, d 0.7e6 (its queue's
+    // 0.7 ms slice), picked and protected (vlag = d). 0.3 ms: A's v 0.3e6; B placed at
+    // V = 0.3e6 with no lag, d 0.3e6 + 0.1e6 = 0.4e6 (the minimum slice of /b).
+    // 6.12.117 check_preempt_wakeup_fair(): find_matching_se() gives A and B; A is idle (cpu.idle)
+    // and B is not, so A's protection is cancelled (vlag = d + 1) and curr is rescheduled before
+    // the !normal_policy() test could turn the batch wakee away. The pick: V = 0.3e6, both
+    // eligible, A not protected; B has the earlier deadline (0.4e6 < 0.7e6): w runs at 0.3 ms.
+    QTest::addRow("6.12 matched entities") << QStringList{} << qint64(300000);
+    // The 6.6 order: a batch wakee is turned away first; A keeps the CPU until the 1 ms tick
+    // renews its deadline (v 1.0e6 ≥ 0.7e6) and V = (1.0e6 + 0.3e6)/2 = 0.65e6 leaves A
+    // ineligible: B is picked, w runs at 1 ms.
+    QTest::addRow("6.12 + idle_preempt_matched=false")
+        << QStringList{"idle_preempt_matched=false"} << qint64(1000000);
+}
+
+void TestFairBehaviour::idlePreemptMatched()
+{
+    QFETCH(QStringList, overrides);
+    QFETCH(qint64, wRuns);
+
+    const auto s = load(kIdleGroupBatchWakee);
+    QVERIFY(s);
+    Simulation sim(*s, options("6.12", {}, overrides));
+    sim.run();
+    VERIFY_INVARIANTS(sim);
+    const Recording& rec = sim.recording();
+    const EntityRef w = taskRef(rec, "w");
+    std::optional<int64_t> first;
+    for (const Record& r : recordsOf(rec, RecordKind::Switch))
+        if (!first && r.payload.generic.a == int64_t{w.raw})
+            first = r.time;
+    QVERIFY(first);
+    QCOMPARE(*first, wRuns);
 }
 
 void TestFairBehaviour::vprotSurvivesReweight_data()
