@@ -115,7 +115,9 @@ std::vector<KernelProfile> buildProfiles()
         .fairDeadlineServer = true,
         .misfitFittingCpu = true,
         .tgLoadAvgRatelimit = true,
-        .idlePreemptMatched = true, // read in 6.12.117's check_preempt_wakeup_fair()
+        // The SCHED_IDLE tests on the matched entities, the wakee's policy after them: read in
+        // 6.12.117's check_preempt_wakeup_fair() and 7.2's and 7.3's wakeup_preempt_fair().
+        .idlePreemptMatched = true,
     };
     p612.features =
         features({F::PlaceLag, F::PlaceDeadlineInitial, F::PlaceRelDeadline, F::RunToParity,
@@ -163,6 +165,7 @@ std::vector<KernelProfile> buildProfiles()
         .fairDeadlineServer = true,
         .misfitFittingCpu = true,
         .tgLoadAvgRatelimit = true,
+        .idlePreemptMatched = true, // as 6.12 (§1.5)
     };
     p613.features = p612.features;
     p613.features.set(F::NiRandom, false); // 33cf66d88306 came with 6.19 (6.18.5 by the catalogue)
@@ -208,6 +211,7 @@ std::vector<KernelProfile> buildProfiles()
         .fairDeadlineServer = true,
         .misfitFittingCpu = true,
         .tgLoadAvgRatelimit = true,
+        .idlePreemptMatched = true, // as 6.12 (§1.5)
     };
     p70.features = p612.features;
     out.push_back(p70);
@@ -252,6 +256,7 @@ std::vector<KernelProfile> buildProfiles()
         .fairDeadlineServer = true,
         .misfitFittingCpu = true,
         .tgLoadAvgRatelimit = true,
+        .idlePreemptMatched = true, // as 6.12 (§1.5)
     };
     p71.features = p612.features;
     out.push_back(p71);

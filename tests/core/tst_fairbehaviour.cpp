@@ -1624,6 +1624,7 @@ const QByteArray kIdleGroupBatchWakee = R"({ "schedlab": 1, "name": "idle-group-
 
 void TestFairBehaviour::idlePreemptMatched_data()
 {
+    QTest::addColumn<QString>("profile");
     QTest::addColumn<QStringList>("overrides");
     QTest::addColumn<qint64>("wRuns"); // ns: w's first switch in
 
@@ -1636,22 +1637,34 @@ void TestFairBehaviour::idlePreemptMatched_data()
     // and B is not, so A's protection is cancelled (vlag = d + 1) and curr is rescheduled before
     // the !normal_policy() test could turn the batch wakee away. The pick: V = 0.3e6, both
     // eligible, A not protected; B has the earlier deadline (0.4e6 < 0.7e6): w runs at 0.3 ms.
-    QTest::addRow("6.12 matched entities") << QStringList{} << qint64(300000);
+    QTest::addRow("6.12 matched entities") << "6.12" << QStringList{} << qint64(300000);
     // The 6.6 order: a batch wakee is turned away first; A keeps the CPU until the 1 ms tick
     // renews its deadline (v 1.0e6 ≥ 0.7e6) and V = (1.0e6 + 0.3e6)/2 = 0.65e6 leaves A
     // ineligible: B is picked, w runs at 1 ms.
     QTest::addRow("6.12 + idle_preempt_matched=false")
-        << QStringList{"idle_preempt_matched=false"} << qint64(1000000);
+        << "6.12" << QStringList{"idle_preempt_matched=false"} << qint64(1000000);
+    // 7.2's and 7.3's wakeup_preempt_fair() test the matched entities first too (so every
+    // profile from 6.12 on): on 7.1 A's protection (vprot, §3.7) is cancelled the same way and B's
+    // earlier deadline wins at 0.3 ms; without the trait the tick at 1 ms, as above.
+    QTest::addRow("7.1 matched entities") << "7.1" << QStringList{} << qint64(300000);
+    QTest::addRow("7.1 + idle_preempt_matched=false")
+        << "7.1" << QStringList{"idle_preempt_matched=false"} << qint64(1000000);
+    QTest::addRow("6.13 matched entities") << "6.13" << QStringList{} << qint64(300000);
+    // 6.6 has the old order and no custom slices (B's slice is the 0.75 ms base slice): w is
+    // turned away, and at the 1 ms tick A (v 1.0e6 past d 0.75e6) is ineligible against
+    // V = 0.65e6: w runs at 1 ms.
+    QTest::addRow("6.6 old order") << "6.6" << QStringList{} << qint64(1000000);
 }
 
 void TestFairBehaviour::idlePreemptMatched()
 {
+    QFETCH(QString, profile);
     QFETCH(QStringList, overrides);
     QFETCH(qint64, wRuns);
 
     const auto s = load(kIdleGroupBatchWakee);
     QVERIFY(s);
-    Simulation sim(*s, options("6.12", {}, overrides));
+    Simulation sim(*s, options(profile, {}, overrides));
     sim.run();
     VERIFY_INVARIANTS(sim);
     const Recording& rec = sim.recording();
