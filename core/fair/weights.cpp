@@ -63,13 +63,24 @@ uint64_t calcDeltaFixed(uint64_t delta, uint64_t weight, LoadWeight& lw)
     return static_cast<uint64_t>((static_cast<UInt128>(delta) * fact) >> shift);
 }
 
-uint64_t calcDeltaExactWide(uint64_t delta, uint64_t weight, uint64_t lwWeight)
+uint64_t calcDeltaExact(uint64_t delta, uint64_t weight, uint64_t lwWeight)
 {
+    if (!lwWeight)
+        return delta;
+    // 64-bit when the product fits (a tick's delta times a weight does): the same quotient
+    // without the 128-bit division.
+    uint64_t product = 0;
+    if (!__builtin_mul_overflow(delta, weight, &product))
+        return product / lwWeight;
     return static_cast<uint64_t>(static_cast<UInt128>(delta) * weight / lwWeight);
 }
 
-uint64_t calcDeltaFairFixed(uint64_t delta, LoadWeight& lw)
+uint64_t calcDeltaFair(uint64_t delta, LoadWeight& lw, WeightPrecision precision)
 {
+    if (lw.weight == kNice0Load)
+        return delta;
+    if (precision == WeightPrecision::Full)
+        return calcDeltaExact(delta, kNice0Load, lw.weight);
     return calcDeltaFixed(delta, kNice0Load, lw);
 }
 

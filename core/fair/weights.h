@@ -57,31 +57,9 @@ inline LoadWeight loadWeightOf(uint64_t weight)
 /// __calc_delta() ≤7.0: delta * weight / lw.weight with the 32-bit inverse and normalisation
 /// shifts (§2.2 steps 1–6). Computes lw.invWeight on first use, as __update_inv_weight() does.
 uint64_t calcDeltaFixed(uint64_t delta, uint64_t weight, LoadWeight& lw);
-/// calcDeltaExact() when delta * weight does not fit in 64 bits.
-uint64_t calcDeltaExactWide(uint64_t delta, uint64_t weight, uint64_t lwWeight);
 /// __calc_delta() 7.1+ on 64-bit: exact floor(delta * weight / lw.weight) (db4551e2ba34).
-inline uint64_t calcDeltaExact(uint64_t delta, uint64_t weight, uint64_t lwWeight)
-{
-    if (!lwWeight)
-        return delta;
-    // 64-bit when the product fits (a tick's delta times a weight does): the same quotient
-    // without the 128-bit division.
-    uint64_t product = 0;
-    if (!__builtin_mul_overflow(delta, weight, &product)) [[likely]]
-        return product / lwWeight;
-    return calcDeltaExactWide(delta, weight, lwWeight);
-}
-/// calcDeltaFixed(delta, NICE_0_LOAD, lw): calc_delta_fair()'s ≤7.0 path, out of line.
-uint64_t calcDeltaFairFixed(uint64_t delta, LoadWeight& lw);
+uint64_t calcDeltaExact(uint64_t delta, uint64_t weight, uint64_t lwWeight);
 /// calc_delta_fair(): delta unchanged for a nice-0 entity, else delta * NICE_0_LOAD / w (§2.2).
-/// Inline: the nice-0 test and 7.1+'s exact quotient are a few instructions at each call.
-inline uint64_t calcDeltaFair(uint64_t delta, LoadWeight& lw, WeightPrecision precision)
-{
-    if (lw.weight == kNice0Load)
-        return delta;
-    if (precision == WeightPrecision::Full)
-        return calcDeltaExact(delta, kNice0Load, lw.weight);
-    return calcDeltaFairFixed(delta, lw);
-}
+uint64_t calcDeltaFair(uint64_t delta, LoadWeight& lw, WeightPrecision precision);
 
 } // namespace schedlab
