@@ -378,9 +378,14 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
 
 void CfsRq::sliceInsert(int64_t slice)
 {
-    // One slice shared by every tree entity (the common case): no search.
+    // One slice shared by every tree entity (the common case): no search. An empty tree (a group
+    // level whose only entity runs) takes the slice without one either.
     if (m_slices.size() == 1 && m_slices.front().first == slice) {
         ++m_slices.front().second;
+        return;
+    }
+    if (m_slices.empty()) {
+        m_slices.emplace_back(slice, 1);
         return;
     }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
