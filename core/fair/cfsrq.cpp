@@ -143,13 +143,6 @@ void CfsRq::clearTrees()
     sumWeight = 0;
 }
 
-uint64_t CfsRq::avgWeight(const SchedEntity& se) const
-{
-    // 7.3 flat run queue: the task's hierarchical weight h_load (kernel-model.md §6.1).
-    const uint64_t w = m_choices.flat ? se.hLoad.weight : se.load.weight;
-    return m_choices.weightPrecision == WeightPrecision::Full ? w : scaleLoadDown(w);
-}
-
 void CfsRq::enqueueTree(SchedEntity& se)
 {
     const Int128 w = avgWeight(se);
@@ -186,48 +179,18 @@ void CfsRq::moveV0(int64_t delta)
     v0 += static_cast<uint64_t>(delta);
 }
 
-uint64_t CfsRq::peekAvgVruntime() const
+uint64_t CfsRq::peekAvgVruntimeWide() const
 {
     const SchedEntity* running = eevdfCurr();
     const bool queued = running && running->onRq;
-    // 64-bit fast path (sums of a few entities a few slices apart): the same floor as below.
-    const auto num64 = static_cast<int64_t>(sumWVruntime);
-    const auto den64 = static_cast<int64_t>(sumWeight);
-    if (num64 == sumWVruntime && den64 == sumWeight) {
-        int64_t num = num64;
-        int64_t den = den64;
-        bool fits = true;
-        if (queued) {
-            const uint64_t w = avgWeight(*running);
-            int64_t product = 0;
-            fits = w <= static_cast<uint64_t>(INT64_MAX)
-                && !__builtin_mul_overflow(key(*running), static_cast<int64_t>(w), &product)
-                && !__builtin_add_overflow(num, product, &num)
-                && !__builtin_add_overflow(den, static_cast<int64_t>(w), &den);
-        }
-        if (fits) {
-            int64_t q = 0;
-            if (den > 0) {
-                q = num / den;
-                if ((num % den != 0) && (num < 0))
-                    --q; // floor toward -inf (den > 0)
-            } else if (queued) {
-                q = key(*running);
-            }
-            return v0 + static_cast<uint64_t>(q);
-        }
-    }
     return v0
         + static_cast<uint64_t>(avgKeyWide(sumWVruntime, sumWeight, queued,
             queued ? key(*running) : 0, queued ? avgWeight(*running) : 0));
 }
 
-uint64_t CfsRq::avgVruntime()
+void CfsRq::pullV0(uint64_t v)
 {
-    const uint64_t v = peekAvgVruntime();
-    if (m_choices.v0 == V0Mode::ZeroVruntimeAvg)
-        moveV0(vdiff(v, v0)); // 7.0+: avg_vruntime() pulls zero_vruntime to V
-    return v;
+    moveV0(vdiff(v, v0));
 }
 
 void CfsRq::syncZeroVruntime()
@@ -415,9 +378,14 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
 
 void CfsRq::sliceInsert(int64_t slice)
 {
-    // One slice shared by every tree entity (the common case): no search.
+    // One slice shared by every tree entity (the common case): no search. An empty tree (a group
+    // level whose only entity runs) takes the slice without one either.
     if (m_slices.size() == 1 && m_slices.front().first == slice) {
         ++m_slices.front().second;
+        return;
+    }
+    if (m_slices.empty()) {
+        m_slices.emplace_back(slice, 1);
         return;
     }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));

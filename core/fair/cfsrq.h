@@ -130,7 +130,12 @@ public:
 
     /// Weight an entity contributes to V: ŵ or full w (weight_precision, §3.2); with a flat run
     /// queue the task's h_load (§6.1).
-    uint64_t avgWeight(const SchedEntity& se) const;
+    uint64_t avgWeight(const SchedEntity& se) const
+    {
+        // 7.3 flat run queue: the task's hierarchical weight h_load (kernel-model.md §6.1).
+        const uint64_t w = m_choices.flat ? se.hLoad.weight : se.load.weight;
+        return m_choices.weightPrecision == WeightPrecision::Full ? w : scaleLoadDown(w);
+    }
     /// The entity V, eligibility and the pick treat as curr: `curr` when every level is an EEVDF
     /// queue; with a flat run queue (7.3, §6.1) the running task (`taskCurr`, rq->cfs only) while
     /// `curr` is the hierarchical h_curr of the level.
@@ -144,9 +149,44 @@ public:
     int64_t key(const SchedEntity& se) const { return vdiff(se.vruntime, v0); }
 
     /// avg_vruntime(): V. With v0 = zero_vruntime_avg it also moves v0 to V (§3.2 step 4).
-    uint64_t avgVruntime();
-    /// V without side effects (for display and invariant checks).
-    uint64_t peekAvgVruntime() const;
+    uint64_t avgVruntime()
+    {
+        const uint64_t v = peekAvgVruntime();
+        if (m_choices.v0 == V0Mode::ZeroVruntimeAvg)
+            pullV0(v); // 7.0+: avg_vruntime() pulls zero_vruntime to V
+        return v;
+    }
+    /// V without side effects (for display, invariant checks and the samples). The 64-bit path
+    /// (sums of a few entities a few slices apart) inline, the 128-bit one out of line.
+    uint64_t peekAvgVruntime() const
+    {
+        const SchedEntity* running = eevdfCurr();
+        const bool queued = running && running->onRq;
+        const auto num64 = static_cast<int64_t>(sumWVruntime);
+        const auto den64 = static_cast<int64_t>(sumWeight);
+        if (num64 != sumWVruntime || den64 != sumWeight) [[unlikely]]
+            return peekAvgVruntimeWide();
+        int64_t num = num64;
+        int64_t den = den64;
+        if (queued) {
+            const uint64_t w = avgWeight(*running);
+            int64_t product = 0;
+            if (w > static_cast<uint64_t>(INT64_MAX)
+                || __builtin_mul_overflow(key(*running), static_cast<int64_t>(w), &product)
+                || __builtin_add_overflow(num, product, &num)
+                || __builtin_add_overflow(den, static_cast<int64_t>(w), &den)) [[unlikely]]
+                return peekAvgVruntimeWide();
+        }
+        int64_t q = 0;
+        if (den > 0) {
+            q = num / den;
+            if ((num % den != 0) && (num < 0))
+                --q; // floor toward -inf (den > 0)
+        } else if (queued) {
+            q = key(*running);
+        }
+        return v0 + static_cast<uint64_t>(q);
+    }
     /// vruntime_eligible(): V ≥ v without division (§3.3).
     bool vruntimeEligible(uint64_t v) const;
     bool entityEligible(const SchedEntity& se) const { return vruntimeEligible(se.vruntime); }
@@ -267,6 +307,10 @@ public:
     std::vector<int> limbo;      ///< 6.18+: tasks parked at return to user (throttled_limbo_list)
 
 private:
+    /// peekAvgVruntime() in 128 bits (avgKeyWide(), kernel-model.md §3.2).
+    [[gnu::noinline]] uint64_t peekAvgVruntimeWide() const;
+    /// avgVruntime()'s move of v0 to V (out of line: moveV0() is rare outside it).
+    void pullV0(uint64_t v);
     void sliceInsert(int64_t slice);
     void sliceErase(int64_t slice);
     /// Builds the vruntime tree from the deadline tree if it is not kept (see Storage above).

@@ -375,13 +375,16 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
     if (se.myQ)
         listLeaf(*se.myQ);                     // the group entity's own average changes too
     const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
-    // A task entity and its cfs_rq both updated less than one 1024 ns PELT "µs" ago (the switch
-    // that follows a tick at the same instant puts the task the tick has just updated), with no
-    // removed load to take out: neither sum accrues, nothing decays, a task propagates nothing and
-    // is attached already, so the whole update below would change nothing.
-    if (se.peltAttached && se.isTask() && now - se.avg.lastUpdateTime < 1024
+    // An entity and its cfs_rq both updated less than one 1024 ns PELT "µs" ago (the switch
+    // that follows a tick at the same instant puts the task the tick has just updated, and the
+    // group entities above it; a put and a set of the same group levels at one switch), with no
+    // removed load to take out: neither sum accrues, nothing decays, a task or a group whose
+    // cfs_rq has nothing to pass on (propagate unset) propagates nothing, and the entity is
+    // attached already, so the whole update below would change nothing.
+    if (se.peltAttached && now - se.avg.lastUpdateTime < 1024
         && now - cfsRq.avg.lastUpdateTime < 1024
-        && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable))
+        && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
+        && (se.isTask() || !se.myQ->propagate))
         return;
     if (se.peltAttached
         && peltUpdateSumInline(

@@ -210,6 +210,8 @@ private:
     void addFinding(const Finding& finding) override { m_rtFindings.push_back(finding); }
     /// Bug-hunt metric: the task's lag against vslice(slice + tick) (kernel-model.md §4.1).
     void checkLagBound(const SchedEntity& se) override;
+    /// checkLagBound()'s bound recomputed after a change of the task's slice or weight.
+    [[gnu::noinline]] void refreshLagBound(Task& task, int64_t slice, LoadWeight lw);
     /// RunOptions::recordMaxSlice: a MaxSlice record for each cfs_rq from @p se's up to the
     /// root whose largest queued slice differs from the one last recorded for it.
     void recordMaxSlices(const SchedEntity& se);

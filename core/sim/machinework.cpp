@@ -190,21 +190,27 @@ void Machine::checkLagBound(const SchedEntity& se)
     const CfsRq& rq = flat ? *m_rqs[static_cast<size_t>(se.cfsRq->cpu)]->cfs : *se.cfsRq;
     const int64_t lag = vdiff(rq.peekAvgVruntime(), se.vruntime);
     Task& task = taskOf(se);
-    LoadWeight lw = flat ? se.hLoad : se.load;
+    const LoadWeight& lw = flat ? se.hLoad : se.load;
     if (se.slice != task.lagBoundSlice || lw.weight != task.lagBoundWeight
-        || lw.invWeight != task.lagBoundInvWeight) {
-        task.lagBoundSlice = se.slice;
-        task.lagBoundWeight = lw.weight;
-        task.lagBoundInvWeight = lw.invWeight;
-        task.lagBound = static_cast<int64_t>(
-            calcDeltaFair(static_cast<uint64_t>(std::max<int64_t>(se.slice, 0) + m_tickNs), lw,
-                m_choices.weightPrecision));
-    }
+        || lw.invWeight != task.lagBoundInvWeight) [[unlikely]]
+        refreshLagBound(task, se.slice, lw);
     const int64_t excess = (lag < 0 ? -lag : lag) - task.lagBound;
     if (excess <= 0)
         return;
     ++task.lagExcessSamples;
     task.lagExcessMaxNs = std::max(task.lagExcessMaxNs, excess);
+}
+
+void Machine::refreshLagBound(Task& task, int64_t slice, LoadWeight lw)
+{
+    // The bound changes only with the slice or the weight (checkLagBound()'s rare path, out of
+    // line so that the common path saves no registers for the call).
+    task.lagBoundSlice = slice;
+    task.lagBoundWeight = lw.weight;
+    task.lagBoundInvWeight = lw.invWeight;
+    task.lagBound = static_cast<int64_t>(
+        calcDeltaFair(static_cast<uint64_t>(std::max<int64_t>(slice, 0) + m_tickNs), lw,
+            m_choices.weightPrecision));
 }
 
 void Machine::accountExec(SchedEntity& taskSe, int64_t delta)
