@@ -103,8 +103,8 @@ struct ProfileTraits
     /// SCHED_IDLE-curr shortcut before find_matching_se(); the idle test is made on the matched
     /// entities (a group entity is idle by its cpu.idle), and a BATCH or IDLE wakee is turned
     /// away only after it. Off: the 6.6 order (idle curr preempted by any non-idle wakee, batch
-    /// and idle wakees turned away first). Set on profile 6.12 only; 7.2's and 7.3's sources
-    /// have the same order as 6.12.117 (the other profiles are left unchanged so far).
+    /// and idle wakees turned away first). On for every profile from 6.12 on (7.2's and 7.3's
+    /// sources have the same order as 6.12.117); off for 6.6.
     bool idlePreemptMatched = false;
 };
 
