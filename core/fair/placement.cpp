@@ -161,6 +161,11 @@ PlacementResult Placement::selectTaskRq(const Task& p, const WakeContext& ctx)
     PlacementResult r;
     const bool fork = ctx.flags & (WakeFork | WakeExec);
     const int prev = fork ? ctx.thisCpu : p.cpu;
+    // wake_up_new_task(): a new task's recent_used_cpu is the CPU it was forked on (task_cpu()
+    // set by sched_cgroup_fork() to the parent's CPU), before the fork balance moves it
+    // (kernel-model.md §8.2).
+    if (ctx.flags & WakeFork)
+        wakee(p.index).recentUsedCpu = ctx.thisCpu;
     r.cpu = prev;
     if (p.cpus.count() > 1) {
         int cpu = ctx.thisCpu;

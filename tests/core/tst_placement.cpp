@@ -32,6 +32,7 @@ private Q_SLOTS:
     void wakeWideKeepsPrev();
     void sisUtilLimitsTheScan();
     void forkFindsTheIdlestCpu();
+    void forkRemembersTheParentsCpu();
     void forkOnSmtPicksTheIdleCoreLatestIdle();
     void affinityRespected();
     void affinityDistribute();
@@ -327,6 +328,36 @@ void TestPlacement::forkFindsTheIdlestCpu()
     m.makeIdle(0);
     m.runHog(2);
     QCOMPARE(p.selectTaskRq(child, wake(2, kWaker, WakeFork)).cpu, 3);
+}
+
+void TestPlacement::forkRemembersTheParentsCpu()
+{
+    // wake_up_new_task() sets the child's recent_used_cpu to task_cpu(), the parent's CPU,
+    // before the fork balance. 2 CPUs, one LLC. The parent forks on CPU 0 (a hog there); CPU 1
+    // is idle, so sched_balance_find_dst_cpu() puts the child on CPU 1 (has_spare beats
+    // fully_busy, as in forkFindsTheIdlestCpu).
+    PlaceMachine m(2);
+    m.runHog(0);
+    Placement p(m, m, CpuTopology{2, 1, 2, {}, {}}, 1000);
+    Task child = makeTask(5, 0, 2);
+    QCOMPARE(p.selectTaskRq(child, wake(0, kWaker, WakeFork)).cpu, 1);
+    QCOMPARE(p.recentUsedCpu(5), 0);
+    // The child sleeps on CPU 1; CPU 1 then runs a hog and CPU 0 goes idle. An LLC 85 % busy
+    // stops SIS_UTIL's scan: sum_util 1800, x = 900, 810000·13689/10240000 = 1082 ≥ 1024, so
+    // nr_idle_scan = 0. The child's timer fires on CPU 1 (this_cpu = prev = target = 1): target
+    // and prev busy, recent_used_cpu 0 is idle, shares the cache and is neither: CPU 0.
+    child.cpu = 1;
+    m.makeIdle(0);
+    m.runHog(1);
+    p.updateIdleCpuScan(1, 1800);
+    QCOMPARE(p.nrIdleScan(1), 0);
+    const PlacementResult r = p.selectTaskRq(child, wake(1, kWaker));
+    QCOMPARE(r.cpu, 0);
+    QCOMPARE(r.detail.wake, WakePath::RecentUsed);
+    // That pass replaced recent_used_cpu by prev (1): the same wakeup from CPU 1 again finds
+    // recent = prev and no scan, and stays on the busy target.
+    QCOMPARE(p.recentUsedCpu(5), 1);
+    QCOMPARE(p.selectTaskRq(child, wake(1, kWaker)).cpu, 1);
 }
 
 void TestPlacement::forkOnSmtPicksTheIdleCoreLatestIdle()
