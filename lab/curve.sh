@@ -22,7 +22,9 @@
 # e.g. 6.18.15: its series' profile with the fix catalogue),
 # CURVE_SPREAD (the standard deviations of the sleepers' bursts in µs, "P C1 C2": the parent's,
 # the child's first and its last; default the lab's measured ones, 0 for fixed costs: see
-# spread_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
+# spread_default below), CURVE_TAIL (the runner's CPU time after its last clock read before the
+# task blocks, in µs, "P C1 C2": before the parent's wait, the child's sleep and its exit; default
+# the lab's measured ones, 0 for none: see tail_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
 # scenario reads the CPU clock after every run, as schedlab-run does on the real kernel; 0: plain runs), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
@@ -55,6 +57,13 @@ if [ -n "${CURVE_SPREAD:-}" ] && [ "$CURVE_SPREAD" != 0 ]; then
     [ $# -eq 3 ] || { echo "curve: CURVE_SPREAD is 0 or three deviations in µs (\"P C1 C2\")" >&2; exit 2; }
     for n in "$@"; do
         case "$n" in ''|*[!0-9]*) echo "curve: CURVE_SPREAD's deviations are whole µs" >&2; exit 2;; esac
+    done
+fi
+if [ -n "${CURVE_TAIL:-}" ] && [ "$CURVE_TAIL" != 0 ]; then
+    set -- $CURVE_TAIL
+    [ $# -eq 3 ] || { echo "curve: CURVE_TAIL is 0 or three means in µs (\"P C1 C2\")" >&2; exit 2; }
+    for n in "$@"; do
+        case "$n" in ''|*[!0-9]*) echo "curve: CURVE_TAIL's means are whole µs" >&2; exit 2;; esac
     done
 fi
 if [ "$START" -ge "$SWITCH" ] || [ $((SWITCH + SOAK)) -ge "$DURATION" ]; then
@@ -97,6 +106,28 @@ spread_default() {
     shell) echo "410 680 420" ;;
     esac
 }
+# The runner's tail (CURVE_TAIL). A run ends at a read of the CPU clock (schedlab-run's last
+# clock_gettime(CLOCK_THREAD_CPUTIME_ID), which runs update_curr() and, when the return to user
+# mode finds a reschedule pending, switches the task out runnable); what the runner does after it
+# before the task blocks (the return, its bookkeeping, the wait4(), nanosleep() or exit entry)
+# costs CPU time too. Measured in 6 runs on 6.18.15 and 6.12.117 (fork helper at 100, 250, 350,
+# 500 ms, 60 shell loops) as the CPU time from a sleeper's last resume after such a switch to its
+# block, when under 400 µs: before the parent's wait 77-109 µs on average (10th-90th percentile
+# about 45-135), before the child's sleep 123-142 (60-240), before its exit 115-190
+# (docs/real-kernels.md, "The runner's tail"). Without it every such task blocks the instant it
+# runs again: tasks switched out together then block at one nanosecond, their timers expire at
+# one nanosecond, and the sleepers run as a clump ever after. A tail of mean M is a run step
+# uniform over [M/2, 3M/2] after the clock read, its mean taken off the run before it (each
+# burst's CPU time is the same). CURVE_TAIL="P C1 C2" (µs) sets the means; 0 (or CURVE_CLOCK=0,
+# no clock read to follow) writes none.
+tail_default() {
+    echo "90 130 150"
+}
+# tail_step MEAN_US: the tail's run step after a clock read (nothing for 0).
+tail_step() {
+    [ "$1" -gt 0 ] || return 0
+    printf ', { "run": { "uniform": ["%dus", "%dus"] } }' $(( ($1 + 1) / 2 )) $(( (3 * $1 + 1) / 2 ))
+}
 # run_step NOMINAL_US SD_US: the JSON value of a run step of NOMINAL µs with that deviation.
 run_step() {
     awk -v m="$1" -v sd="$2" 'BEGIN {
@@ -105,8 +136,9 @@ run_step() {
         printf "{ \"uniform\": [\"%dus\", \"%dus\"] }", lo, m + h }'
 }
 
-# scenario POINT FILE [SPREAD]: the setup at one point, NO_PLACE_LAG until SWITCH; SPREAD as
-# CURVE_SPREAD (0: the fixed costs the real run is given: its own spread is the machine's).
+# scenario POINT FILE [SPREAD [TAIL]]: the setup at one point, NO_PLACE_LAG until SWITCH; SPREAD
+# and TAIL as CURVE_SPREAD and CURVE_TAIL (0 0: the fixed costs the real run is given: its own
+# spread and tails are the machine's).
 # CURVE_CLOCK=1 (the default): every run ends with a read of the CPU clock, as schedlab-run's do
 # (kernel-model.md §7.2, "Between ticks"; docs/real-kernels.md, "The runner's clock reads").
 clock=
@@ -120,20 +152,22 @@ scenario() {
     esac
     sd=${3:-${CURVE_SPREAD:-$(spread_default "$kind")}}
     [ "$sd" = 0 ] && sd="0 0 0"
-    set -- "$1" "$2" $sd
+    tl=${4:-${CURVE_TAIL:-$(tail_default)}}
+    { [ "$tl" = 0 ] || [ -z "$clock" ]; } && tl="0 0 0"
+    set -- "$1" "$2" $sd $tl
     case "$kind" in
     fork)
         # The fork helper (scenarios/lab-mirror-fork.json): 2.3 ms in the parent, a child of
         # 1.8 ms, a sleep of ARG and 1 ms at its exit, waited for.
         sleepers=20
-        program="{ \"run\": $(run_step 2300 "$3") }$clock,
-        { \"fork\": { \"program\": [ { \"run\": $(run_step 1800 "$4") }$clock, { \"sleep\": \"$arg\" }, { \"run\": $(run_step 1000 "$5") }$clock ] }, \"wait\": true }"
+        program="{ \"run\": $(run_step $((2300 - $6)) "$3") }$clock$(tail_step "$6"),
+        { \"fork\": { \"program\": [ { \"run\": $(run_step $((1800 - $7)) "$4") }$clock$(tail_step "$7"), { \"sleep\": \"$arg\" }, { \"run\": $(run_step $((1000 - $8)) "$5") }$clock$(tail_step "$8") ] }, \"wait\": true }"
         ;;
     shell)
         # ARG busybox loops `while true; do sleep 1; done` (scenarios/lab-mirror-shell.json).
         sleepers=$arg
-        program="{ \"run\": $(run_step 2800 "$3") }$clock,
-        { \"fork\": { \"program\": [ { \"run\": $(run_step 8600 "$4") }$clock, { \"sleep\": \"1s\" }, { \"run\": $(run_step 2000 "$5") }$clock ] }, \"wait\": true }"
+        program="{ \"run\": $(run_step $((2800 - $6)) "$3") }$clock$(tail_step "$6"),
+        { \"fork\": { \"program\": [ { \"run\": $(run_step $((8600 - $7)) "$4") }$clock$(tail_step "$7"), { \"sleep\": \"1s\" }, { \"run\": $(run_step $((2000 - $8)) "$5") }$clock$(tail_step "$8") ] }, \"wait\": true }"
         ;;
     esac
     cat > "$2" <<EOF
@@ -227,7 +261,7 @@ for point in $POINTS; do
     "$CLI" validate "$scen" >/dev/null || { echo "curve: $scen does not validate" >&2; exit 2; }
     # The real run is given every burst as written: the machine adds its own spread.
     lscen="$OUT/$tag-lab.json"
-    scenario "$point" "$lscen" 0
+    scenario "$point" "$lscen" 0 0
     "$CLI" validate "$lscen" >/dev/null || { echo "curve: $lscen does not validate" >&2; exit 2; }
     # The model, CURVE_SEEDS seeds.
     : > "$OUT/$tag.model"

@@ -5,9 +5,14 @@
 #  - a run step of NOMINAL µs with deviation SD is uniform over NOMINAL ± round(sqrt(3) SD), the
 #    low end kept at 50 µs or more: the fork helper's defaults 490 / 300 / 190 µs give half-widths
 #    sqrt(3)·490 = 848.7 → 849, sqrt(3)·300 = 519.6 → 520, sqrt(3)·190 = 329.1 → 329, so
-#    2300 → [1451, 3149], 1800 → [1280, 2320], 1000 → [671, 1329]; CURVE_SPREAD="100 0 2000":
-#    2300 ± 173 → [2127, 2473], 1800 fixed, 1000 ± 3464 → [50, 4464];
-#  - the real run's scenario keeps every burst fixed;
+#    without tails 2300 → [1451, 3149], 1800 → [1280, 2320], 1000 → [671, 1329];
+#    CURVE_SPREAD="100 0 2000": 2210 ± 173 → [2037, 2383], 1670 fixed, 850 ± 3464 → [50, 4314];
+#  - the runner's tail (CURVE_TAIL, default means 90 / 130 / 150 µs) follows each clock read as a
+#    run uniform over [M/2, 3M/2] (rounded up: (M + 1)/2 and (3M + 1)/2), its mean taken off the
+#    run before it: 2300 - 90 = 2210 ± 849 → [1361, 3059], tail [45, 135]; 1800 - 130 = 1670 ±
+#    520 → [1150, 2190], tail [65, 195]; 1000 - 150 = 850 ± 329 → [521, 1179], tail [75, 225];
+#    CURVE_TAIL="10 0 3": tails [5, 15], none, [2, 5]; CURVE_TAIL=0: none;
+#  - the real run's scenario keeps every burst fixed, without tails;
 #  - bursts.awk over a hand-made trace: the parent's bursts 2 ms (0-2) and 4 ms (10.5-12.5 and,
 #    after sleeper-2's turn, 13.5-15.5): mean 3, sd 1 ms = 1000 µs; the children's first bursts
 #    1 ms and 1 ms (sd 0), their last 0.5 and 1.5 ms (sd 500 µs).
@@ -23,26 +28,40 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 runs() { tr -d ' \n' < "$1" | grep -o '"run":\({"uniform":\["[0-9]*us","[0-9]*us"\]}\|"[0-9.]*[mu]*s"\)' | sed 's/"run"://'; }
 short="CURVE_MODEL_ONLY=1 CURVE_SEEDS=1 CURVE_DURATION=3 CURVE_SWITCH=1 CURVE_SOAK=1 CURVE_START=0"
 
+u() { printf '{"uniform":["%sus","%sus"]} ' "$1" "$2"; }
 env $short CURVE_POINTS=fork:250ms BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/a" >/dev/null
 got=$(runs "$out/a/fork-250ms.json" | tr '\n' ' ')
-want='{"uniform":["1451us","3149us"]} {"uniform":["1280us","2320us"]} {"uniform":["671us","1329us"]} '
-[ "$got" = "$want" ] || fail "default spread: $got"
+want="$(u 1361 3059)$(u 45 135)$(u 1150 2190)$(u 65 195)$(u 521 1179)$(u 75 225)"
+[ "$got" = "$want" ] || fail "default spread and tails: $got"
+env $short CURVE_POINTS=fork:250ms CURVE_TAIL=0 BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/a0" >/dev/null
+got=$(runs "$out/a0/fork-250ms.json" | tr '\n' ' ')
+want="$(u 1451 3149)$(u 1280 2320)$(u 671 1329)"
+[ "$got" = "$want" ] || fail "default spread without tails: $got"
+env $short CURVE_POINTS=fork:250ms CURVE_TAIL="10 0 3" CURVE_SPREAD=0 BUILD="$build" \
+    "$here/lab/curve.sh" 6.18.15 "$out/a1" >/dev/null
+got=$(runs "$out/a1/fork-250ms.json" | tr '\n' ' ')
+want="\"2290us\" $(u 5 15)\"1800us\" \"997us\" $(u 2 5)"
+[ "$got" = "$want" ] || fail "CURVE_TAIL=\"10 0 3\": $got"
 got=$(runs "$out/a/fork-250ms-lab.json" | tr '\n' ' ')
 [ "$got" = '"2300us" "1800us" "1000us" ' ] || fail "the real run's scenario: $got"
 
 env $short CURVE_POINTS=fork:100ms CURVE_SPREAD="100 0 2000" BUILD="$build" \
     "$here/lab/curve.sh" 6.18.15 "$out/b" >/dev/null
 got=$(runs "$out/b/fork-100ms.json" | tr '\n' ' ')
-want='{"uniform":["2127us","2473us"]} "1800us" {"uniform":["50us","4464us"]} '
+want="$(u 2037 2383)$(u 45 135)\"1670us\" $(u 65 195)$(u 50 4314)$(u 75 225)"
 [ "$got" = "$want" ] || fail "CURVE_SPREAD=\"100 0 2000\": $got"
 
 env $short CURVE_POINTS=shell:20 CURVE_SPREAD=0 BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/c" >/dev/null
 got=$(runs "$out/c/shell-20.json" | tr '\n' ' ')
-[ "$got" = '"2800us" "8600us" "2000us" ' ] || fail "CURVE_SPREAD=0: $got"
+want="\"2710us\" $(u 45 135)\"8470us\" $(u 65 195)\"1850us\" $(u 75 225)"
+[ "$got" = "$want" ] || fail "CURVE_SPREAD=0: $got"
 
 rc=0
 env $short CURVE_SPREAD="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/d" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "CURVE_SPREAD=\"1 2\" exits $rc, not 2"
+rc=0
+env $short CURVE_TAIL="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/e" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "CURVE_TAIL=\"1 2\" exits $rc, not 2"
 
 # A parent (sleeper-1) and its children, on one CPU; times in ns.
 cat > "$out/t.rec" <<'REC'
