@@ -79,7 +79,8 @@ SystemPlan planSystem(const Scenario& scenario, const Plan& plan, const RunConfi
 /// The plan as --check prints it: one line per change, "  mkdir DIR", "  write FILE VALUE" …
 void printSystemPlan(const SystemPlan& plan, std::ostream& out);
 
-/// The cgroup files of @p f as (file, value) pairs, in the order they are written.
+/// The cgroup files of @p f as (file, value) pairs, in the order they are written (cpu.idle 0
+/// first, cpu.idle 1 last: the kernel refuses a weight while the group is idle).
 std::vector<std::pair<std::string, std::string>> cgroupFileValues(const CgroupFiles& f);
 
 /// Where cgroup2 is mounted ("" if nowhere).

@@ -34,10 +34,15 @@ std::string parentPath(const std::string& path)
 
 } // namespace
 
-// The cgroup files of @p f as (file, value) pairs, in the order they are written.
+// The cgroup files of @p f as (file, value) pairs, in the order they are written: cpu.idle 0
+// before the weights and cpu.idle 1 after them, since the kernel refuses a weight while the group
+// is idle (EINVAL); the model writes them in the same order (writeWeightFiles(),
+// docs/scenario-format.md §1.5).
 std::vector<std::pair<std::string, std::string>> cgroupFileValues(const CgroupFiles& f)
 {
     std::vector<std::pair<std::string, std::string>> out;
+    if (f.idle && !*f.idle)
+        out.emplace_back("cpu.idle", "0");
     if (f.weight)
         out.emplace_back("cpu.weight", std::to_string(*f.weight));
     if (f.weightNice)
@@ -46,8 +51,8 @@ std::vector<std::pair<std::string, std::string>> cgroupFileValues(const CgroupFi
         out.emplace_back("cpu.max",
             (f.cpuMax->quotaUs ? std::to_string(*f.cpuMax->quotaUs) : "max") + " "
                 + std::to_string(f.cpuMax->periodUs));
-    if (f.idle)
-        out.emplace_back("cpu.idle", *f.idle ? "1" : "0");
+    if (f.idle && *f.idle)
+        out.emplace_back("cpu.idle", "1");
     return out;
 }
 

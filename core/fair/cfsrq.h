@@ -295,6 +295,8 @@ private:
 public:
     int64_t propRunnableSum = 0;  ///< prop_runnable_sum: the load_sum change to pass on (rare)
     SchedEntity* owner = nullptr; ///< the group entity whose my_q this is (null for rq->cfs)
+    /// cfs_rq_is_idle(): the queue of a cpu.idle group (its entity is idle, §6.1).
+    bool isIdle() const { return owner && owner->idlePolicy; }
     // CFS bandwidth, per CPU (§9.1–§9.3).
     int64_t runtimeRemaining = 0;
     uint64_t v0Fi = 0;         ///< min_vruntime_fi / zero_vruntime_fi (core scheduling, §11.3)

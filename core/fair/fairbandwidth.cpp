@@ -13,7 +13,7 @@ void FairClass::throttleDequeue(Rq& rq, CfsRq& cfsRq)
 {
     const int queuedDelta = cfsRq.hNrQueued;
     const int runnableDelta = cfsRq.hNrRunnable;
-    const int idleDelta = cfsRq.hNrIdle;
+    int idleDelta = cfsRq.hNrIdle; // every task once a cpu.idle group's queue is left behind
     cfsRq.throttleDequeued = true;
     SchedEntity* se = cfsRq.owner;
     for (; se; se = se->parent) {
@@ -25,6 +25,8 @@ void FairClass::throttleDequeue(Rq& rq, CfsRq& cfsRq)
         if (se->schedDelayed)
             flags |= DequeueDelayed;
         dequeueEntity(qcfsRq, *se, flags);
+        if (se->myQ->isIdle())
+            idleDelta = queuedDelta;
         qcfsRq.hNrQueued -= queuedDelta;
         qcfsRq.hNrRunnable -= runnableDelta;
         qcfsRq.hNrIdle -= idleDelta;
@@ -40,6 +42,8 @@ void FairClass::throttleDequeue(Rq& rq, CfsRq& cfsRq)
         if (!se->onRq)
             return;
         updateLoadAvg(qcfsRq, *se, false);
+        if (se->myQ->isIdle())
+            idleDelta = queuedDelta;
         qcfsRq.hNrQueued -= queuedDelta;
         qcfsRq.hNrRunnable -= runnableDelta;
         qcfsRq.hNrIdle -= idleDelta;
@@ -56,7 +60,7 @@ void FairClass::unthrottleEnqueue(Rq& rq, CfsRq& cfsRq)
         return; // nothing queued: nothing to put back
     const int queuedDelta = cfsRq.hNrQueued;
     const int runnableDelta = cfsRq.hNrRunnable;
-    const int idleDelta = cfsRq.hNrIdle;
+    int idleDelta = cfsRq.hNrIdle;
     SchedEntity* se = cfsRq.owner;
     for (; se; se = se->parent) {
         CfsRq& qcfsRq = *se->cfsRq;
@@ -65,6 +69,8 @@ void FairClass::unthrottleEnqueue(Rq& rq, CfsRq& cfsRq)
         else if (se->onRq)
             break;
         enqueueEntity(qcfsRq, *se, EnqueueWakeup);
+        if (se->myQ->isIdle())
+            idleDelta = queuedDelta;
         qcfsRq.hNrQueued += queuedDelta;
         qcfsRq.hNrRunnable += runnableDelta;
         qcfsRq.hNrIdle += idleDelta;
@@ -75,6 +81,8 @@ void FairClass::unthrottleEnqueue(Rq& rq, CfsRq& cfsRq)
         CfsRq& qcfsRq = *se->cfsRq;
         updateLoadAvg(qcfsRq, *se, true);
         updateCfsGroup(*se);
+        if (se->myQ->isIdle())
+            idleDelta = queuedDelta;
         qcfsRq.hNrQueued += queuedDelta;
         qcfsRq.hNrRunnable += runnableDelta;
         qcfsRq.hNrIdle += idleDelta;

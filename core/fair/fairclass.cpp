@@ -611,7 +611,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         taskQueued(rq, taskSe, true, flags);
         return;
     }
-    const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
+    // Counted idle from the level above a cpu.idle group's queue on (h_nr_idle = 1 there).
+    int hNrIdle = taskSe.idlePolicy ? 1 : 0;
     // A delayed task enqueued without ENQUEUE_WAKEUP (moved by the balancer, §5.4) stays delayed:
     // queued, not runnable (enqueue_task_fair(): task_new && sched_delayed).
     const int hNrRunnable = (taskSe.schedDelayed && !(flags & EnqueueWakeup)) ? 0 : 1;
@@ -633,6 +634,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         cfsRq.hNrRunnable += hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.isIdle())
+            hNrIdle = 1;
         if (cfsRq.throttleDequeued)
             return; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
         flags = EnqueueWakeup;
@@ -649,6 +652,8 @@ void FairClass::enqueueTask(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         cfsRq.hNrRunnable += hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.isIdle())
+            hNrIdle = 1;
         if (cfsRq.throttleDequeued)
             return;
     }
@@ -692,6 +697,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.isIdle())
+            hNrIdle = hNrQueued; // the tasks below an idle group's queue are idle above it
         if (cfsRq.throttleDequeued)
             return 1; // ≤6.17: the walk ends at a throttled cfs_rq (§6.7)
         if (cfsRq.loadWeight) {
@@ -717,6 +724,8 @@ int FairClass::dequeueEntities(Rq& rq, SchedEntity& start, int flags)
         cfsRq.hNrQueued -= hNrQueued;
         cfsRq.hNrRunnable -= hNrRunnable;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.isIdle())
+            hNrIdle = hNrQueued;
         if (cfsRq.throttleDequeued)
             return 1;
     }

@@ -144,8 +144,8 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
         taskSe.hLoad = taskSe.load; // a task that never competed yet: its own weight
     const bool isCurr = root.taskCurr == &taskSe;
     if (isCurr)
-        placeEntity(root, taskSe, flags); // before the counters include it
-    const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
+        placeEntity(root, taskSe, flags);    // before the counters include it
+    int hNrIdle = taskSe.idlePolicy ? 1 : 0; // 1 above a cpu.idle group's queue
     const int hNrRunnable = (taskSe.schedDelayed && !(flags & EnqueueWakeup)) ? 0 : 1; // §5.4
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
@@ -167,6 +167,8 @@ void FairClass::enqueueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
         ++cfsRq.hNrQueued;
         cfsRq.hNrRunnable += hNrRunnable;
         cfsRq.hNrIdle += hNrIdle;
+        if (cfsRq.isIdle())
+            hNrIdle = 1;
         levelFlags = EnqueueWakeup;
     }
     if (!isCurr) {
@@ -227,7 +229,7 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
         }
     }
     const int hNrRunnable = (taskSleep || taskDelayed || !taskSe.schedDelayed) ? 1 : 0;
-    const int hNrIdle = taskSe.idlePolicy ? 1 : 0;
+    int hNrIdle = taskSe.idlePolicy ? 1 : 0; // 1 above a cpu.idle group's queue
     bool dequeue = true;
     int levelFlags = flags;
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
@@ -253,6 +255,8 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
         cfsRq.hNrRunnable -= hNrRunnable;
         --cfsRq.hNrQueued;
         cfsRq.hNrIdle -= hNrIdle;
+        if (cfsRq.isIdle())
+            hNrIdle = 1;
         levelFlags |= DequeueSleep;
         levelFlags &= ~(DequeueDelayed | DequeueSpecial);
     }

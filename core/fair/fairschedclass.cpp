@@ -230,6 +230,58 @@ uint64_t sharesFromCpuWeight(int cpuWeight)
     return std::clamp(scaleLoad(unscaled), scaleLoad(kMinShares), scaleLoad(kMaxShares));
 }
 
+int cpuWeightRead(uint64_t shares)
+{
+    // cpu_weight_read_u64(): sched_weight_to_cgroup(tg_weight()) = clamp(DIV_ROUND_CLOSEST(
+    // scale_load_down(shares) · 100, 1024), CGROUP_WEIGHT_MIN, CGROUP_WEIGHT_MAX).
+    const uint64_t read = (scaleLoadDown(shares) * 100 + 512) / 1024;
+    return static_cast<int>(std::clamp<uint64_t>(read, 1, 10000));
+}
+
+WeightWrite writeWeightFiles(uint64_t& shares, bool& idle, const CgroupFiles& files,
+    const std::string& path, std::vector<std::string>* refused)
+{
+    WeightWrite out;
+    // __sched_group_set_shares(): clamped; an unchanged value is not propagated.
+    auto setShares = [&](uint64_t value) {
+        value = std::clamp(value, scaleLoad(kMinShares), scaleLoad(kMaxShares));
+        if (value != shares) {
+            shares = value;
+            out.sharesChanged = true;
+        }
+    };
+    // sched_group_set_idle(): nothing for the flag the group already has; otherwise idle groups
+    // get WEIGHT_IDLEPRIO and a group leaving idle gets NICE_0_LOAD.
+    auto setIdle = [&](bool value) {
+        if (value == idle)
+            return;
+        idle = value;
+        out.idleChanged = true;
+        setShares(idle ? scaleLoad(kWeightIdlePrio) : kNice0Load);
+    };
+    // sched_group_set_shares() (cpu.weight, cpu.weight.nice): -EINVAL while tg_is_idle().
+    auto setWeight = [&](const std::string& file, int written, uint64_t value) {
+        if (idle) {
+            if (refused)
+                refused->push_back("write " + std::to_string(written) + " > " + path + "/" + file
+                    + ": EINVAL (the group is idle: cpu.idle 1 keeps its weight at 3, "
+                      "cpu.weight reads 1)");
+            return;
+        }
+        setShares(value);
+    };
+    if (files.idle && !*files.idle)
+        setIdle(false);
+    if (files.weight)
+        setWeight("cpu.weight", *files.weight, sharesFromCpuWeight(*files.weight));
+    if (files.weightNice)
+        setWeight("cpu.weight.nice", *files.weightNice,
+            scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]));
+    if (files.idle && *files.idle)
+        setIdle(true);
+    return out;
+}
+
 void FairSchedClass::groupCreated(int group, int /*parent*/)
 {
     // sched_online_group() → online_fair_sched_group(): the new group's entities are attached to
@@ -239,28 +291,31 @@ void FairSchedClass::groupCreated(int group, int /*parent*/)
 }
 
 RtWalkCount FairSchedClass::writeFiles(
-    int group, const CgroupFiles& files, std::vector<std::string>& /*refused*/)
+    int group, const CgroupFiles& files, std::vector<std::string>& refused)
 {
-    TaskGroup& g = m_fair.groups()[static_cast<size_t>(group)];
-    bool sharesChanged = false;
-    if (files.weight && group != 0) {
-        g.cpuWeight = *files.weight;
-        g.shares = sharesFromCpuWeight(*files.weight);
-        sharesChanged = true;
-    }
-    if (files.weightNice && group != 0) {
-        g.shares = scaleLoad(kPrioToWeight[static_cast<size_t>(*files.weightNice + 20)]);
-        sharesChanged = true;
-    }
     if (files.cpuMax)
         m_bw->setCpuMax(group, *files.cpuMax);
-    if (files.idle && group != 0) {
-        g.idle = *files.idle;
-        for (auto& se : g.se)
-            se->idlePolicy = g.idle;
+    if (group == 0)
+        return {}; // the root has no cpu.weight or cpu.idle (the reader refuses them there)
+    TaskGroup& g = m_fair.groups()[static_cast<size_t>(group)];
+    const WeightWrite w = writeWeightFiles(g.shares, g.idle, files, g.path, &refused);
+    if (w.idleChanged) {
+        // sched_group_set_idle(), per CPU: grp_cfs_rq->idle (se_is_idle() of the group entity),
+        // then the tasks below that were not idle yet become idle (or stop being) in h_nr_idle
+        // of every queue above, up to the first idle one, which counted them already.
+        for (size_t c = 0; c < g.se.size(); ++c) {
+            g.se[c]->idlePolicy = g.idle;
+            const CfsRq& grq = *g.cfsRq[c];
+            const int delta = (grq.hNrQueued - grq.hNrIdle) * (g.idle ? 1 : -1);
+            for (SchedEntity* se = g.se[c].get(); se && se->onRq; se = se->parent) {
+                se->cfsRq->hNrIdle += delta;
+                if (se->cfsRq->isIdle())
+                    break;
+            }
+        }
     }
-    if (sharesChanged) {
-        // sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
+    if (w.sharesChanged) {
+        // __sched_group_set_shares(): refresh the group entity on every CPU, bottom-up.
         for (auto& groupSe : g.se) {
             for (SchedEntity* se = groupSe.get(); se; se = se->parent) {
                 if (se->onRq) {
@@ -359,7 +414,8 @@ void FairSchedClass::updateCurr(Rq& rq)
 
 bool FairSchedClass::schedIdleCpu(int cpu) const
 {
-    // sched_idle_cpu(): every runnable task is SCHED_IDLE (none at all: the CPU is idle instead).
+    // sched_idle_cpu(): every runnable task is SCHED_IDLE or below a cpu.idle group (none at all:
+    // the CPU is idle instead).
     const int idle = m_ctx.rq(cpu).cfs->hNrIdle;
     return idle > 0 && m_ctx.nrRunning(cpu) == idle;
 }

@@ -39,7 +39,13 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
     auto report = [&](const std::string& what) {
         violations.push_back("t=" + std::to_string(machine.clock()) + " " + what);
     };
-    std::map<const CfsRq*, std::pair<int, int>> counts; // h_nr_queued, h_nr_runnable
+    struct Counts
+    {
+        int queued = 0;
+        int runnable = 0;
+        int idle = 0;
+    };
+    std::map<const CfsRq*, Counts> counts; // h_nr_queued, h_nr_runnable, h_nr_idle
     std::vector<int> perCpu(static_cast<size_t>(cpus), 0);
     for (int i = 0; i < machine.taskCount(); ++i) {
         const Task* t = machine.findTask(i); // null: released at its exit
@@ -49,11 +55,15 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
             report("task " + t->name + " is queued on cpu" + std::to_string(t->se.cfsRq->cpu)
                 + " but belongs to cpu" + std::to_string(t->cpu));
         bool reachedRoot = true;
+        // h_nr_idle: a SCHED_IDLE task, or any task above the queue of a cpu.idle group.
+        bool idle = t->se.idlePolicy;
         for (const SchedEntity* se = &t->se; se; se = se->parent) {
             auto& c = counts[se->cfsRq];
-            ++c.first;
+            ++c.queued;
             if (!t->se.schedDelayed)
-                ++c.second;
+                ++c.runnable;
+            c.idle += idle ? 1 : 0;
+            idle = idle || se->cfsRq->isIdle();
             if (se->cfsRq->throttleDequeued) {
                 reachedRoot = false; // ≤6.17: counted up to the throttled cfs_rq only (§9.2)
                 break;
@@ -66,13 +76,16 @@ void checkInvariants(const MachineView& machine, std::vector<std::string>& viola
         if (std::string err = rq.checkInvariants(); !err.empty())
             report(where + ": " + err);
         const auto it = counts.find(&rq);
-        const auto expected = it == counts.end() ? std::pair<int, int>{0, 0} : it->second;
-        if (rq.hNrQueued != expected.first)
+        const Counts expected = it == counts.end() ? Counts{} : it->second;
+        if (rq.hNrQueued != expected.queued)
             report(where + ": h_nr_queued " + std::to_string(rq.hNrQueued)
-                + " != " + std::to_string(expected.first));
-        if (rq.hNrRunnable != expected.second)
+                + " != " + std::to_string(expected.queued));
+        if (rq.hNrRunnable != expected.runnable)
             report(where + ": h_nr_runnable " + std::to_string(rq.hNrRunnable)
-                + " != " + std::to_string(expected.second));
+                + " != " + std::to_string(expected.runnable));
+        if (rq.hNrIdle != expected.idle)
+            report(where + ": h_nr_idle " + std::to_string(rq.hNrIdle)
+                + " != " + std::to_string(expected.idle));
         // Σ ŵ·(V − v) over queued entities is within rounding of 0: V is the floor of the mean.
         const uint64_t v = rq.peekAvgVruntime();
         Int128 sum = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The scheduler invariants of kernel-model.md §13 (checked builds): per cfs_rq h_nr_queued and
-// h_nr_runnable match the queued tasks, nr_running per CPU, Σ ŵ·(V − v) within rounding of 0,
-// the running task out of the tree, each cfs_rq's own checks, the core scheduler's.
+// The scheduler invariants of kernel-model.md §13 (checked builds): per cfs_rq h_nr_queued,
+// h_nr_runnable and h_nr_idle match the queued tasks, nr_running per CPU, Σ ŵ·(V − v) within
+// rounding of 0, the running task out of the tree, each cfs_rq's own checks, the core scheduler's.
 #pragma once
 
 #include <string>

@@ -300,7 +300,7 @@ std::vector<CgroupView> Machine::cgroupViews() const
 {
     std::vector<CgroupView> out;
     for (const auto& g : m_groups)
-        out.push_back({g.index, g.path, g.parent, g.cpuWeight});
+        out.push_back({g.index, g.path, g.parent, cpuWeightRead(g.shares)});
     return out;
 }
 

@@ -45,7 +45,7 @@ struct CgroupView
     int index = 0;
     std::string path;
     int parent = -1;
-    int weight = 100; ///< cpu.weight
+    int weight = 100; ///< cpu.weight as the kernel reads it (1 while cpu.idle is 1)
 };
 
 class Machine;

@@ -1628,19 +1628,19 @@ void TestFairBehaviour::idlePreemptMatched_data()
     QTest::addColumn<QStringList>("overrides");
     QTest::addColumn<qint64>("wRuns"); // ns: w's first switch in
 
-    // Root level: /a's entity A and /b's entity B; vslice(x) = x at the default shares (the
-    // kernel gives an idle group WEIGHT_IDLEPRIO shares, which the model does not, §7.1; the
-    // times below hold with either weight of A). 0: A placed at V = 0, d 0.7e6 (its queue's
-    // 0.7 ms slice), picked and protected (vlag = d). 0.3 ms: A's v 0.3e6; B placed at
-    // V = 0.3e6 with no lag, d 0.3e6 + 0.1e6 = 0.4e6 (the minimum slice of /b).
+    // Root level: /a's entity A, which weighs 3 (cpu.idle: tg->shares = WEIGHT_IDLEPRIO, §6.1),
+    // so its v moves 1024/3 times as fast as time, and /b's entity B (1024: vslice(x) = x).
+    // 0: A placed at V = 0, d = 0.7e6·1024/3 ≈ 238.9e6 (its queue's 0.7 ms slice), picked and
+    // protected (vlag = d). 0.3 ms: A's v ≈ 102.4e6; B placed at V = 102.4e6 (A alone) with no
+    // lag, d = V + 0.1e6 (the minimum slice of /b).
     // 6.12.117 check_preempt_wakeup_fair(): find_matching_se() gives A and B; A is idle (cpu.idle)
     // and B is not, so A's protection is cancelled (vlag = d + 1) and curr is rescheduled before
-    // the !normal_policy() test could turn the batch wakee away. The pick: V = 0.3e6, both
-    // eligible, A not protected; B has the earlier deadline (0.4e6 < 0.7e6): w runs at 0.3 ms.
+    // the !normal_policy() test could turn the batch wakee away. The pick: V ≈ 102.4e6, both
+    // eligible, A not protected; B has the earlier deadline (102.5e6 < 238.9e6): w runs at 0.3 ms.
     QTest::addRow("6.12 matched entities") << "6.12" << QStringList{} << qint64(300000);
     // The 6.6 order: a batch wakee is turned away first; A keeps the CPU until the 1 ms tick
-    // renews its deadline (v 1.0e6 ≥ 0.7e6) and V = (1.0e6 + 0.3e6)/2 = 0.65e6 leaves A
-    // ineligible: B is picked, w runs at 1 ms.
+    // renews its deadline (v ≈ 341.3e6 ≥ 238.9e6) and V = (3·341.3e6 + 1024·102.4e6)/1027 ≈
+    // 103.1e6 leaves A ineligible: B is picked, w runs at 1 ms.
     QTest::addRow("6.12 + idle_preempt_matched=false")
         << "6.12" << QStringList{"idle_preempt_matched=false"} << qint64(1000000);
     // 7.2's and 7.3's wakeup_preempt_fair() test the matched entities first too (so every
@@ -1651,8 +1651,8 @@ void TestFairBehaviour::idlePreemptMatched_data()
         << "7.1" << QStringList{"idle_preempt_matched=false"} << qint64(1000000);
     QTest::addRow("6.13 matched entities") << "6.13" << QStringList{} << qint64(300000);
     // 6.6 has the old order and no custom slices (B's slice is the 0.75 ms base slice): w is
-    // turned away, and at the 1 ms tick A (v 1.0e6 past d 0.75e6) is ineligible against
-    // V = 0.65e6: w runs at 1 ms.
+    // turned away, and at the 1 ms tick A (v ≈ 341.3e6 past d = 0.75e6·1024/3 = 256e6) is
+    // ineligible against V ≈ 103.1e6: w runs at 1 ms.
     QTest::addRow("6.6 old order") << "6.6" << QStringList{} << qint64(1000000);
 }
 

@@ -48,6 +48,10 @@ private Q_SLOTS:
     void sharesFromCpuWeight();
     void calcGroupShares_data();
     void calcGroupShares();
+    void writeWeightFiles_data();
+    void writeWeightFiles();
+    void cpuWeightRead_data();
+    void cpuWeightRead();
 
     // PELT load behind tg->load_avg, observed through a group entity's weight
     void newTaskLoadIsItsWeight_data();
@@ -67,6 +71,12 @@ private Q_SLOTS:
     void moveAccountsToNewGroup();
     void setCpuWeightAtRunTime_data();
     void setCpuWeightAtRunTime();
+    void idleGroupAtCreation_data();
+    void idleGroupAtCreation();
+    void idleGroupAtRunTime_data();
+    void idleGroupAtRunTime();
+    void idleGroupIsSchedIdle_data();
+    void idleGroupIsSchedIdle();
     void migrationKeepsLag_data();
     void migrationKeepsLag();
 };
@@ -300,6 +310,35 @@ QByteArray weightChangeScenario(int w0, int w1)
         + QByteArray::number(w1) + R"( } } ] })";
 }
 
+// One CPU: a root hog r (1024) and a hog i in /I, which is written cpu.weight 300 and then
+// cpu.idle 1 (the order of docs/scenario-format.md §1.5).
+const QByteArray kIdleAtCreation = R"({ "schedlab": 1, "name": "idle-at-creation",
+  "duration": "10s", "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "cgroups": [ { "path": "/I", "cpu.weight": 300, "cpu.idle": 1 } ],
+  "tasks": [ { "name": "r", "program": [ { "run": "forever" } ] },
+             { "name": "i", "cgroup": "/I", "program": [ { "run": "forever" } ] } ] })";
+
+// Four CPUs of one LLC: n (root) runs on CPU 0, i (in the idle group /I) on CPU 1, CPUs 2 and 3
+// are idle. w starts on CPU 0, widens its affinity to every CPU and sleeps 2 ms.
+const QByteArray kIdleGroupCpu = R"({ "schedlab": 1, "name": "idle-group-cpu",
+  "duration": "6ms", "kernel": { "hz": 1000 }, "machine": { "cpus": 4 },
+  "cgroups": [ { "path": "/I", "cpu.idle": 1 } ],
+  "tasks": [ { "name": "n", "cpus": "0", "program": [ { "run": "forever" } ] },
+             { "name": "i", "cgroup": "/I", "cpus": "1", "program": [ { "run": "forever" } ] },
+             { "name": "w", "cpus": "0",
+               "program": [ { "cpus": "0-3" }, { "sleep": "2ms" }, { "run": "forever" } ] } ] })";
+
+// One CPU: a root hog r and a hog a in /A (cpu.weight 300). /A becomes idle at 2 s, a cpu.weight
+// write at 5 s finds it idle, and cpu.idle goes back to 0 at 12 s.
+const QByteArray kIdleAtRunTime = R"({ "schedlab": 1, "name": "idle-at-run-time",
+  "duration": "14s", "kernel": { "hz": 1000 }, "machine": { "cpus": 1 },
+  "cgroups": [ { "path": "/A", "cpu.weight": 300 } ],
+  "tasks": [ { "name": "r", "program": [ { "run": "forever" } ] },
+             { "name": "a", "cgroup": "/A", "program": [ { "run": "forever" } ] } ],
+  "actions": [ { "at": "2s", "set": { "cgroup": "/A", "cpu.idle": 1 } },
+               { "at": "5s", "set": { "cgroup": "/A", "cpu.weight": 900 } },
+               { "at": "12s", "set": { "cgroup": "/A", "cpu.idle": 0 } } ] })";
+
 } // namespace
 
 // --- formulas -----------------------------------------------------------------------------------
@@ -423,6 +462,107 @@ void TestGroups::calcGroupShares()
     grq.avg.loadAvg = loadAvg;
     grq.tgLoadAvgContrib = contrib;
     QCOMPARE(quint64(fair.calcGroupShares(grq)), expected);
+}
+
+// sched_group_set_idle() and sched_group_set_shares() (fair.c): cpu.idle 1 sets tg->shares to
+// scale_load(WEIGHT_IDLEPRIO) = 3·1024, cpu.idle 0 to NICE_0_LOAD = 1024·1024 (whatever the weight
+// was before); a write of the flag the group has changes nothing; cpu.weight and cpu.weight.nice
+// fail with EINVAL while the group is idle; an unchanged tg->shares is not propagated. In one
+// write: cpu.idle 0 first, the weights, cpu.idle 1 last (the order of schedlab-run).
+void TestGroups::writeWeightFiles_data()
+{
+    QTest::addColumn<quint64>("shares0"); // scaled
+    QTest::addColumn<bool>("idle0");
+    QTest::addColumn<int>("weight");     // cpu.weight, 0: not written
+    QTest::addColumn<int>("nice");       // cpu.weight.nice, 99: not written
+    QTest::addColumn<int>("idle");       // cpu.idle, -1: not written
+    QTest::addColumn<quint64>("shares"); // scaled, after
+    QTest::addColumn<bool>("idleAfter");
+    QTest::addColumn<bool>("changed");
+    QTest::addColumn<QString>("refused"); // the message, empty: none
+
+    constexpr quint64 k = 1024;
+    // cpu.weight 300 (S = 3072) → idle: 3.
+    QTest::addRow("idle 1") << 3072 * k << false << 0 << 99 << 1 << 3 * k << true << true << "";
+    // Back to 0: NICE_0_LOAD (1024), not the 3072 of cpu.weight 300.
+    QTest::addRow("idle 0") << 3 * k << true << 0 << 99 << 0 << 1024 * k << false << true << "";
+    QTest::addRow("idle 1 again") << 3 * k << true << 0 << 99 << 1 << 3 * k << true << false << "";
+    QTest::addRow("idle 0 when not idle")
+        << 3072 * k << false << 0 << 99 << 0 << 3072 * k << false << false << "";
+    QTest::addRow("cpu.weight while idle")
+        << 3 * k << true << 900 << 99 << -1 << 3 * k << true << false
+        << "write 900 > /g/cpu.weight: EINVAL (the group is idle: cpu.idle 1 keeps its weight at "
+           "3, cpu.weight reads 1)";
+    QTest::addRow("cpu.weight.nice while idle")
+        << 3 * k << true << 0 << -5 << -1 << 3 * k << true << false
+        << "write -5 > /g/cpu.weight.nice: EINVAL (the group is idle: cpu.idle 1 keeps its weight "
+           "at 3, cpu.weight reads 1)";
+    // cpu.idle 0 is written first: the group is no longer idle when cpu.weight 500 (5120) comes.
+    QTest::addRow("cpu.weight 500 + idle 0 while idle")
+        << 3 * k << true << 500 << 99 << 0 << 5120 * k << false << true << "";
+    // cpu.idle 1 is written last: 5120, then 3.
+    QTest::addRow("cpu.weight 500 + idle 1")
+        << 1024 * k << false << 500 << 99 << 1 << 3 * k << true << true << "";
+    // nice −5: sched_prio_to_weight[15] = 3121.
+    QTest::addRow("cpu.weight.nice -5")
+        << 1024 * k << false << 0 << -5 << -1 << 3121 * k << false << true << "";
+    QTest::addRow("same cpu.weight")
+        << 3072 * k << false << 300 << 99 << -1 << 3072 * k << false << false << "";
+}
+
+void TestGroups::writeWeightFiles()
+{
+    QFETCH(quint64, shares0);
+    QFETCH(bool, idle0);
+    QFETCH(int, weight);
+    QFETCH(int, nice);
+    QFETCH(int, idle);
+    QFETCH(quint64, shares);
+    QFETCH(bool, idleAfter);
+    QFETCH(bool, changed);
+    QFETCH(QString, refused);
+
+    CgroupFiles files;
+    if (weight)
+        files.weight = weight;
+    if (nice != 99)
+        files.weightNice = nice;
+    if (idle >= 0)
+        files.idle = idle == 1;
+    uint64_t s = shares0;
+    bool i = idle0;
+    std::vector<std::string> messages;
+    const WeightWrite w = schedlab::writeWeightFiles(s, i, files, "/g", &messages);
+    QCOMPARE(quint64(s), shares);
+    QCOMPARE(i, idleAfter);
+    QCOMPARE(w.sharesChanged, changed);
+    QCOMPARE(w.idleChanged, idle0 != idleAfter);
+    QCOMPARE(messages.size(), size_t(refused.isEmpty() ? 0 : 1));
+    if (!refused.isEmpty())
+        QCOMPARE(QString::fromStdString(messages[0]), refused);
+}
+
+// cpu_weight_read_u64(): clamp(DIV_ROUND_CLOSEST(ŵ·100, 1024), 1, 10000).
+void TestGroups::cpuWeightRead_data()
+{
+    QTest::addColumn<quint64>("shares"); // scaled
+    QTest::addColumn<int>("read");
+
+    constexpr quint64 k = 1024;
+    QTest::addRow("idle: 3") << 3 * k << 1;          // 300/1024 = 0.29 → 0 → clamped to 1
+    QTest::addRow("NICE_0_LOAD") << 1024 * k << 100; // 102400/1024
+    QTest::addRow("cpu.weight 300") << 3072 * k << 300;
+    QTest::addRow("cpu.weight 1") << 10 * k << 1;      // 1000/1024 = 0.98 → 1
+    QTest::addRow("nice -5: 3121") << 3121 * k << 305; // 312100/1024 = 304.79 → 305
+    QTest::addRow("nice 19: 15") << 15 * k << 1;       // 1500/1024 = 1.46 → 1
+    QTest::addRow("cpu.weight 10000") << 102400 * k << 10000;
+}
+
+void TestGroups::cpuWeightRead()
+{
+    QFETCH(quint64, shares);
+    QFETCH(int, read);
+    QCOMPARE(schedlab::cpuWeightRead(shares), read);
 }
 
 // --- PELT behind tg->load_avg -------------------------------------------------------------------
@@ -780,6 +920,141 @@ void TestGroups::setCpuWeightAtRunTime()
     const double shareAfter = double(groupCpu(m10, "/A") - groupCpu(m6, "/A")) / 4e9;
     VERIFY_SHARE(shareBefore, before, 0.01);
     VERIFY_SHARE(shareAfter, after, tol);
+    VERIFY_INVARIANTS(sim);
+}
+
+// /I is written cpu.weight 300 and cpu.idle 1: its shares are 3 (scaled 3072), and on one CPU
+// calc_group_shares() gives its entity all of them (tg_weight = its own load; the clamp
+// [MIN_SHARES, S] keeps 3072). Against r's 1024·1024: i gets 3072/(3072 + 1048576) = 3/1027 =
+// 0.2921 % = 29.2 ms of 10 s. Its entity's vruntime advances 1024/3 times as fast as real time, so
+// it runs in whole ticks of 1 ms after about 341 ms of r: ±10 %. cpu.weight reads 1.
+void TestGroups::idleGroupAtCreation_data()
+{
+    QTest::addColumn<QString>("profile");
+    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
+        QTest::addRow("%s", p) << QString(p);
+}
+
+void TestGroups::idleGroupAtCreation()
+{
+    QFETCH(QString, profile);
+    const auto scenario = parse(kIdleAtCreation);
+    QVERIFY(scenario);
+    Simulation sim(*scenario, options(profile));
+    sim.runUntil(Nanoseconds(1 * kS));
+    for (const CgroupView& g : sim.cgroups())
+        if (g.path == "/I")
+            QCOMPARE(g.weight, 1);
+    sim.run();
+    const Metrics m = sim.metrics();
+    const Recording& rec = sim.recording();
+    QCOMPARE(quint64(weightAt(rec, groupRef(rec, "/I", 0), 10 * kS)), quint64(3072));
+    VERIFY_SHARE(taskCpu(m, "i") / 10e9, 3.0 / 1027, 0.1);
+    QVERIFY(std::none_of(m.findings.begin(), m.findings.end(),
+        [](const Finding& f) { return f.kind == "failed_action"; }));
+    VERIFY_INVARIANTS(sim);
+}
+
+// enqueue_task_fair(): a task below an idle group's queue counts in h_nr_idle of the queues
+// above it (h_nr_idle = 1 after an idle level), so CPU 1, running only i, is sched_idle_cpu()
+// (rq->nr_running 1 = rq->cfs.h_nr_idle 1). w's wakeup from its sleep (timer on CPU 0: this CPU
+// = prev = 0, no wake_affine()) goes to select_idle_sibling(prev 0, target 0): CPU 0 runs n and
+// is not idle; prev = target; no recent CPU (w has not woken before); select_idle_cpu() scans
+// the LLC from target + 1 (nr_idle_scan = 3 or 4: the LLC's utilization is about 1100 of 4096,
+// §8.2) and takes the first CPU that is idle or sched-idle: CPU 1. Counting only SCHED_IDLE
+// tasks, CPU 1 is busy and the scan goes on to the idle CPU 2.
+void TestGroups::idleGroupIsSchedIdle_data()
+{
+    QTest::addColumn<QString>("profile");
+    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
+        QTest::addRow("%s", p) << QString(p);
+}
+
+void TestGroups::idleGroupIsSchedIdle()
+{
+    QFETCH(QString, profile);
+    const auto scenario = parse(kIdleGroupCpu);
+    QVERIFY(scenario);
+    Simulation sim(*scenario, options(profile));
+    sim.run();
+    const Recording& rec = sim.recording();
+    const EntityRef w = taskRef(rec, "w");
+    std::vector<int> wakeCpus;
+    for (const Record& r : rec.records())
+        if (r.kind == RecordKind::Wakeup && r.entity == w)
+            wakeCpus.push_back(r.cpu);
+    QCOMPARE(wakeCpus.size(), size_t(1));
+    QCOMPARE(wakeCpus[0], 1);
+    VERIFY_INVARIANTS(sim);
+}
+
+// /A (S = 3072) against r (1024) on one CPU:
+// 0–2 s: a gets 3072/4096 = 75 %.
+// 2 s, cpu.idle 1: S = 3 (scaled 3072): a gets 3/1027 = 0.2921 %, 26.3 ms in 3–12 s (±10 %, whole
+//   ticks as in idleGroupAtCreation).
+// 5 s, cpu.weight 900: refused (EINVAL, a failed_action finding), S stays 3.
+// 12 s, cpu.idle 0: S = NICE_0_LOAD = 1024, not the 3072 of before: a gets 1024/2048 = 50 % in
+//   13–14 s (75 % if the old weight came back).
+void TestGroups::idleGroupAtRunTime_data()
+{
+    QTest::addColumn<QString>("profile");
+    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
+        QTest::addRow("%s", p) << QString(p);
+}
+
+void TestGroups::idleGroupAtRunTime()
+{
+    QFETCH(QString, profile);
+    const auto scenario = parse(kIdleAtRunTime);
+    QVERIFY(scenario);
+    Simulation sim(*scenario, options(profile));
+    auto readWeight = [&sim] {
+        for (const CgroupView& g : sim.cgroups())
+            if (g.path == "/A")
+                return g.weight;
+        return -1;
+    };
+    sim.runUntil(Nanoseconds(1 * kS));
+    const Metrics m1 = sim.metrics();
+    QCOMPARE(readWeight(), 300);
+    sim.runUntil(Nanoseconds(2 * kS));
+    const Metrics m2 = sim.metrics();
+    sim.runUntil(Nanoseconds(3 * kS));
+    const Metrics m3 = sim.metrics();
+    QCOMPARE(readWeight(), 1);
+    sim.runUntil(Nanoseconds(6 * kS));
+    QCOMPARE(readWeight(), 1); // the write at 5 s changed nothing
+    sim.runUntil(Nanoseconds(12 * kS) - Nanoseconds(1));
+    const Metrics m12 = sim.metrics();
+    sim.runUntil(Nanoseconds(13 * kS));
+    const Metrics m13 = sim.metrics();
+    QCOMPARE(readWeight(), 100);
+    sim.run();
+    const Metrics m14 = sim.metrics();
+
+    const Recording& rec = sim.recording();
+    const EntityRef a0 = groupRef(rec, "/A", 0);
+    QCOMPARE(quint64(weightAt(rec, a0, 1900 * kMs)), quint64(3072) * 1024);
+    QCOMPARE(quint64(weightAt(rec, a0, 3 * kS)), quint64(3072));
+    QCOMPARE(quint64(weightAt(rec, a0, 11 * kS)), quint64(3072));
+    QCOMPARE(quint64(weightAt(rec, a0, 14 * kS)), quint64(1048576));
+
+    auto share = [](const Metrics& from, const Metrics& to, double seconds) {
+        return double(taskCpu(to, "a") - taskCpu(from, "a")) / (seconds * 1e9);
+    };
+    VERIFY_SHARE(share(m1, m2, 1), 0.75, 0.01);
+    VERIFY_SHARE(share(m3, m12, 9), 3.0 / 1027, 0.1);
+    VERIFY_SHARE(share(m13, m14, 1), 0.5, 0.01);
+
+    std::vector<Finding> failed;
+    for (const Finding& f : m14.findings)
+        if (f.kind == "failed_action")
+            failed.push_back(f);
+    QCOMPARE(failed.size(), size_t(1));
+    QCOMPARE(failed[0].fromNs, 5 * kS);
+    QCOMPARE(QString::fromStdString(failed[0].detail),
+        QString("write 900 > /A/cpu.weight: EINVAL (the group is idle: cpu.idle 1 keeps its "
+                "weight at 3, cpu.weight reads 1)"));
     VERIFY_INVARIANTS(sim);
 }
 

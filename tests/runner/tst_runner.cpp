@@ -574,6 +574,22 @@ private slots:
         QVERIFY(sp.errors[0].find("--restore") != std::string::npos);
     }
 
+    void cgroupFilesInTheKernelsOrder()
+    {
+        // sched_group_set_shares() refuses a weight while the group is idle (EINVAL): cpu.idle 0
+        // goes before the weights, cpu.idle 1 after them (writeWeightFiles() in the model).
+        using Pairs = std::vector<std::pair<std::string, std::string>>;
+        CgroupFiles f;
+        f.weight = 500;
+        f.cpuMax = CpuMax{20000, 100000};
+        f.idle = false;
+        QVERIFY(cgroupFileValues(f)
+            == (Pairs{{"cpu.idle", "0"}, {"cpu.weight", "500"}, {"cpu.max", "20000 100000"}}));
+        f.idle = true;
+        QVERIFY(cgroupFileValues(f)
+            == (Pairs{{"cpu.weight", "500"}, {"cpu.max", "20000 100000"}, {"cpu.idle", "1"}}));
+    }
+
     void checkListsEveryChangeAndMakesNone()
     {
         QTemporaryDir tmp;

@@ -534,6 +534,21 @@ void TestCapture::cliCapture()
     const auto badGroup = run({QStringLiteral("--weight"), QStringLiteral("/nope=100")});
     QCOMPARE(badGroup.first, 2);
     QVERIFY(badGroup.second.contains("--weight expects CGROUP=W"));
+    // An idle group weighs 3 whatever its cpu.weight (sched_group_set_idle()): refused.
+    QFile idleFile(dir.filePath(QStringLiteral("idle.json")));
+    QVERIFY(idleFile.open(QIODevice::WriteOnly));
+    idleFile.write(R"({"schedlab": 1, "name": "idle", "duration": "5ms", "machine": {"cpus": 1},
+        "cgroups": [{"path": "/i", "cpu.idle": 1}],
+        "tasks": [{"name": "t", "cgroup": "/i", "program": [{"run": "forever"}]}]})");
+    idleFile.close();
+    QProcess idle;
+    idle.start(QStringLiteral(SCHEDLAB_CLI),
+        {QStringLiteral("capture"), idleFile.fileName(), QStringLiteral("--from"),
+            QStringLiteral("0"), QStringLiteral("--to"), QStringLiteral("5ms"),
+            QStringLiteral("--out"), out, QStringLiteral("--weight"), QStringLiteral("/i=500")});
+    QVERIFY(idle.waitForFinished(120000));
+    QCOMPARE(idle.exitCode(), 2);
+    QVERIFY(idle.readAllStandardError().contains("/i has cpu.idle 1"));
 
     // A run stopped by a guard: the picture of what happened up to the stop is written, the
     // reason is on stderr and the exit code is 3, as for `run` (docs/limits.md). Each of the

@@ -312,6 +312,40 @@ private Q_SLOTS:
         QCOMPARE(requested.count(), 1);
     }
 
+    void idleGroupWeight()
+    {
+        // sched_group_set_idle(): /i (cpu.weight 300, then cpu.idle 1) weighs WEIGHT_IDLEPRIO = 3,
+        // which cpu.weight reads as round(3·100/1024) = 0, clamped to 1; a cpu.weight edit is
+        // refused (the kernel's EINVAL). cpu.idle 0 at 10 ms leaves NICE_0_LOAD: 100, not 300.
+        Scenario s;
+        CgroupSpec idle = cgroup("/i", 300);
+        idle.files.idle = true;
+        s.cgroups = {idle, cgroup("/n", 300)};
+        schedlab::Action back;
+        back.at = Nanoseconds(10'000'000);
+        back.kind = schedlab::Action::Kind::Set;
+        back.set.cgroup = "/i";
+        back.set.files.idle = false;
+        s.actions = {back};
+        MachineTreeModel model;
+        model.setScenario(&s);
+        QSignalSpy requested(&model, &MachineTreeModel::actionRequested);
+        QSignalSpy rejected(&model, &MachineTreeModel::editRejected);
+        const QModelIndex root = model.index(0, 0);
+        QCOMPARE(dump(model), QStringLiteral("/[|](i[1 (idle)|],n[300|])"));
+        const QModelIndex weight = model.index(0, MachineTreeModel::WeightColumn, root);
+        QVERIFY(weight.data(Qt::ToolTipRole).toString().contains(QStringLiteral("cpu.idle: 1")));
+        QVERIFY(!model.setData(weight, 500, Qt::EditRole));
+        QCOMPARE(requested.count(), 0);
+        QCOMPARE(rejected.count(), 1);
+        QVERIFY(rejected.at(0).at(0).toString().contains(QStringLiteral("EINVAL")));
+        model.setTime(Nanoseconds(20'000'000));
+        QCOMPARE(dump(model), QStringLiteral("/[|](i[100|],n[300|])"));
+        QVERIFY(model.setData(
+            model.index(0, MachineTreeModel::WeightColumn, model.index(0, 0)), 500, Qt::EditRole));
+        QCOMPARE(requested.count(), 1);
+    }
+
     void resetOnLoad()
     {
         const Scenario first = threeHogs();

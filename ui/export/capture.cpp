@@ -328,6 +328,14 @@ bool applyScenarioEdits(Scenario& scenario, const std::vector<std::string>& sets
                 + edit + "\"";
             return false;
         }
+        if (group->files.idle.value_or(false)) {
+            // The weight would be written before cpu.idle 1, which sets it to 3
+            // (sched_group_set_idle()).
+            *error = "--weight " + edit + ": " + group->path
+                + " has cpu.idle 1: an idle group weighs 3 (cpu.weight reads 1) whatever its "
+                  "cpu.weight";
+            return false;
+        }
         group->files.weight = weight;
     }
     return true;

@@ -2,6 +2,7 @@
 #include "ui/machine/machinetreemodel.h"
 
 #include "core/base/cpuset.h"
+#include "core/fair/taskgroup.h"
 #include "core/scenario/jsonvalues.h"
 #include "ui/common/format.h"
 #include "ui/common/taskpalette.h"
@@ -142,6 +143,9 @@ void MachineTreeModel::rebuild()
         Node node;
         node.kind = NodeKind::Cgroup;
         node.spec = i;
+        // The group's cpu.weight and cpu.idle as the kernel keeps them (cpu.idle 1 makes it 3).
+        writeWeightFiles(
+            node.shares, node.idle, cgroups[static_cast<size_t>(i)].files, path, nullptr);
         byPath[path] = addChild(byPath[up], node);
     }
 
@@ -275,8 +279,11 @@ void MachineTreeModel::foldActions()
                 if (group <= 0)
                     break;
                 Node& n = m_nodes[static_cast<size_t>(group)];
-                if (a->set.files.weight)
-                    n.weight = a->set.files.weight;
+                // A weight written while the group is idle is refused (EINVAL), as the run's
+                // failed_action finding says; cpu.idle 0 leaves cpu.weight 100.
+                if (writeWeightFiles(n.shares, n.idle, a->set.files, *a->set.cgroup, nullptr)
+                        .sharesChanged)
+                    n.weight = cpuWeightRead(n.shares);
                 if (a->set.files.cpuMax)
                     n.cpuMax = a->set.files.cpuMax;
             }
@@ -401,6 +408,9 @@ QVariant MachineTreeModel::displayData(const Node& node, int column) const
             return {}; // the root group has no cpu.weight
         {
             const CgroupFiles& f = m_scenario->cgroups[static_cast<size_t>(node.spec)].files;
+            if (node.idle) // cpu_weight_read_u64() of WEIGHT_IDLEPRIO
+                return QString(
+                    QString::number(cpuWeightRead(node.shares)) + QStringLiteral(" (idle)"));
             if (node.weight)
                 return QString::number(*node.weight);
             if (f.weightNice && !f.weight)
@@ -465,15 +475,19 @@ QString MachineTreeModel::toolTip(const Node& node) const
     lines << QStringLiteral("cgroup %1").arg(cgroupPath(node));
     if (node.spec >= 0) {
         const CgroupFiles& f = m_scenario->cgroups[static_cast<size_t>(node.spec)].files;
-        if (node.weight || f.weight)
+        if (node.idle)
+            lines << QStringLiteral("cpu.weight: %1 (cpu.idle 1: the group weighs 3, "
+                                    "WEIGHT_IDLEPRIO; cpu.weight writes fail with EINVAL)")
+                         .arg(cpuWeightRead(node.shares));
+        else if (node.weight || f.weight)
             lines << QStringLiteral("cpu.weight: %1 (share of the parent against siblings)")
                          .arg(node.weight.value_or(f.weight.value_or(100)));
-        if (f.weightNice)
+        if (f.weightNice && !node.idle)
             lines << QStringLiteral("cpu.weight.nice: %1").arg(*f.weightNice);
         if (const auto max = effectiveCpuMax(node))
             lines << QStringLiteral("cpu.max: %1 (quota and period in µs)").arg(cpuMaxText(*max));
-        if (f.idle)
-            lines << QStringLiteral("cpu.idle: %1").arg(*f.idle ? 1 : 0);
+        if (f.idle || node.idle)
+            lines << QStringLiteral("cpu.idle: %1").arg(node.idle ? 1 : 0);
     }
     if (node.parent >= 0 && lines.size() == 1)
         lines << QStringLiteral("cpu.weight: 100 (default)");
@@ -646,6 +660,12 @@ bool MachineTreeModel::setData(const QModelIndex& index, const QVariant& value, 
         const QString path = cgroupPath(node);
         action.set.cgroup = path.toStdString();
         if (index.column() == WeightColumn) {
+            if (node.idle) { // sched_group_set_shares(): -EINVAL while tg_is_idle()
+                Q_EMIT editRejected(tr("%1 is idle (cpu.idle 1): the kernel refuses a cpu.weight "
+                                       "write (EINVAL); its weight stays 3 (cpu.weight reads 1)")
+                                        .arg(path));
+                return false;
+            }
             bool ok = false;
             const int weight = text.toInt(&ok);
             if (!ok || weight < 1 || weight > 10000) {

@@ -113,9 +113,11 @@ private:
         // State folded in from actions up to m_time.
         std::optional<int> nice;
         std::optional<std::string> cpus;
-        std::optional<int> weight;
+        std::optional<int> weight; ///< Cgroup: cpu.weight as read after a folded write
         std::optional<CpuMax> cpuMax;
-        std::optional<std::string> movedTo; ///< Task: cgroup after a move
+        uint64_t shares = uint64_t{1} << 20; ///< Cgroup: tg->shares (scaled), files and actions
+        bool idle = false;                   ///< Cgroup: cpu.idle, files and actions
+        std::optional<std::string> movedTo;  ///< Task: cgroup after a move
         bool killed = false;
     };
 
