@@ -149,6 +149,33 @@ bool FairClass::updateEntityLag(CfsRq& cfsRq, SchedEntity& se)
     return differs;
 }
 
+// reweight_entity() of a group entity alone on its cfs_rq (no tree entity, curr): its V is its
+// own vruntime, so update_entity_lag() saves 0 (clamped by any limit); 7.0's avg_vruntime() pulls
+// v0 to it, and 6.17–6.19's curr loses its protection (vprot shares vlag's storage).
+void FairClass::placeLoneCurrLag(CfsRq& cfsRq, SchedEntity& se)
+{
+    if (m_p.choices->v0 == V0Mode::ZeroVruntimeAvg)
+        cfsRq.avgVruntime(); // moves zero_vruntime to se.vruntime (a second call: no move)
+    se.vlag = 0;
+    if (m_p.choices->protection == Protection::VprotUnion)
+        se.vprot = se.vruntime;
+}
+
+// place_entity() of the same entity after the change: V is still its vruntime, no other entity
+// is queued (no lag to inflate), so it stays where it is; the relative deadline comes back.
+void FairClass::placeLoneCurr(SchedEntity& se)
+{
+    if (!se.customSlice)
+        se.slice = m_p.baseSlice;
+    m_ctx.record(RecordKind::Place, se, static_cast<int64_t>(se.vruntime), int64_t{0}, se.vlag);
+    if (se.relDeadline && (feature(Feature::PlaceRelDeadline) || m_p.traits->relDeadlineUngated)) {
+        se.deadline += se.vruntime;
+        se.relDeadline = false;
+        return;
+    }
+    se.deadline = se.vruntime + vslice(se.slice, se);
+}
+
 // --- §4.2 placement -------------------------------------------------------------------------
 
 void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
@@ -340,6 +367,14 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
     uint64_t avg = 0;
     int64_t relDeadline = 0;
     int64_t relVprot = 0;
+    // A group entity running alone on its cfs_rq (nothing in the tree, so the tree's sums are
+    // zero): V = v0 + ⌊key·ŵ / ŵ⌋ = its own vruntime before and after the change, whatever the
+    // weight, so update_entity_lag() saves a lag of 0 and place_entity() (no other entity: no
+    // inflation) puts it back where it is. Taken without the two V and the lag clamp; the
+    // records, the deadline's rescale and every other step as below (6.13–7.0's rule).
+    const bool lone = rule == ReweightRule::Place && isCurr && se.onRq && se.myQ
+        && cfsRq.nrQueued == 1 && cfsRq.sumWeight == 0 && cfsRq.sumWVruntime == 0
+        && !(m_p.choices->delayRules == DelayRules::V72 && se.schedDelayed);
 
     if (se.onRq) {
         updateCurr(cfsRq);
@@ -350,7 +385,10 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
             avg = cfsRq.avgVruntime(); // 6.9: V taken before se leaves the sums
             break;
         case ReweightRule::Place:
-            updateEntityLag(cfsRq, se); // V includes se (as curr or in the tree)
+            if (lone)
+                placeLoneCurrLag(cfsRq, se); // V is se's own vruntime: lag 0
+            else
+                updateEntityLag(cfsRq, se); // V includes se (as curr or in the tree)
             se.deadline -= se.vruntime;
             se.relDeadline = true;
             if (protectedCurr)
@@ -404,7 +442,10 @@ void FairClass::reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, u
         case ReweightRule::Eevdf:
             break;
         case ReweightRule::Place:
-            placeEntity(cfsRq, se, 0); // 6.13–7.0: lag inflated again, V still contains curr
+            if (lone)
+                placeLoneCurr(se);
+            else
+                placeEntity(cfsRq, se, 0); // 6.13–7.0: lag inflated again, V contains curr
             if (protectedCurr)
                 se.vprot = se.vruntime + static_cast<uint64_t>(relVprot);
             ++cfsRq.nrQueued;

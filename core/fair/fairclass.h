@@ -94,6 +94,10 @@ public:
     bool updateEntityLag(CfsRq& cfsRq, SchedEntity& se);
     int64_t lagLimit(const CfsRq& cfsRq, SchedEntity& se) const;
     void placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
+    /// reweight_entity()'s update_entity_lag() and place_entity() for a group entity running
+    /// alone on its cfs_rq, where V is its own vruntime (6.13–7.0's rule).
+    void placeLoneCurrLag(CfsRq& cfsRq, SchedEntity& se);
+    void placeLoneCurr(SchedEntity& se);
     void enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
     /// Returns false when the entity stays queued as delayed (§5.1).
     bool dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags);

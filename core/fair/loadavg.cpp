@@ -216,8 +216,9 @@ __attribute__((always_inline)) inline bool LoadTracker::updateCfsRqLoadBody(
         decayed = true;
     }
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSumInline(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
-            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr)) {
+    if (peltUpdateSumShared(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr,
+            m_step)) {
         peltUpdateAvg(cfsRq.avg, 1);
         decayed = true;
     }
@@ -387,8 +388,8 @@ void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
         && (se.isTask() || !se.myQ->propagate))
         return;
     if (se.peltAttached
-        && peltUpdateSumInline(
-            now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se)) {
+        && peltUpdateSumShared(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices),
+            cfsRq.curr == &se, m_step)) {
         peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
         if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
             utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)

@@ -109,6 +109,8 @@ private:
         bool scaled = false;  ///< a capacity was set (otherwise time is not scaled)
     };
     std::vector<PeltClock> m_peltClock;
+    /// The last PELT sum step of update_load_avg() (peltUpdateSumShared()).
+    PeltStep m_step;
 };
 
 } // namespace schedlab

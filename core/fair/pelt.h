@@ -132,6 +132,74 @@ inline bool updateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnabl
 
 } // namespace pelt_detail
 
+/// One ___update_load_sum() step, kept for the next sum that starts where this one started:
+/// the same last_update_time and period_contrib advanced to the same now cross the same µs and
+/// periods, so they share the decay factor y^periods and the segments' contribution
+/// (__accumulate_pelt_segments()). An entity and its cfs_rq updated together keep the same
+/// last_update_time (attach aligns them), and the group levels of a tick all start from the
+/// previous tick: one computation serves them all.
+struct PeltStep
+{
+    uint64_t from = 0;               ///< the sum's last_update_time before the step
+    uint64_t now = 0;                ///< the PELT clock of the step
+    uint32_t fromContrib = ~0u;      ///< its period_contrib before (never < 1024: no match yet)
+    uint32_t toContrib = 0;          ///< period_contrib after
+    uint32_t contrib = 0;            ///< µs credited to a sum with load (c1 + c2 + c3, or delta)
+    bool crossed = false;            ///< at least one period boundary crossed
+    uint64_t to = 0;                 ///< last_update_time after
+    pelt_detail::PeltDecay decay{0}; ///< y^periods, if crossed
+};
+
+/// peltUpdateSumInline() with the step's arithmetic taken from (or left in) @p step.
+__attribute__((always_inline)) inline bool peltUpdateSumShared(
+    uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running, PeltStep& step)
+{
+    if (now - sa.lastUpdateTime < 1024)
+        return false;
+    if (sa.lastUpdateTime != step.from || now != step.now || sa.periodContrib != step.fromContrib) {
+        const uint64_t elapsed = now - sa.lastUpdateTime;
+        if (static_cast<int64_t>(elapsed) < 0) {
+            // Time went backwards: resynchronise without accumulating anything.
+            sa.lastUpdateTime = now;
+            return false;
+        }
+        const uint64_t delta = elapsed >> 10; // 1024 ns "µs", ≥ 1 here
+        step.from = sa.lastUpdateTime;
+        step.now = now;
+        step.fromContrib = sa.periodContrib;
+        step.to = sa.lastUpdateTime + (delta << 10);
+        uint64_t pos = delta + sa.periodContrib;
+        const uint64_t periods = pos / 1024;
+        step.crossed = periods != 0;
+        if (periods) {
+            step.decay = pelt_detail::PeltDecay(periods);
+            pos %= 1024;
+            step.contrib = pelt_detail::accumulateSegments(
+                step.decay, 1024 - sa.periodContrib, static_cast<uint32_t>(pos));
+        } else {
+            step.contrib = static_cast<uint32_t>(delta);
+        }
+        step.toContrib = static_cast<uint32_t>(pos);
+    }
+    sa.lastUpdateTime = step.to;
+    if (step.crossed) {
+        sa.loadSum = step.decay(sa.loadSum);
+        sa.runnableSum = step.decay(sa.runnableSum);
+        sa.utilSum = static_cast<uint32_t>(step.decay(sa.utilSum));
+    }
+    sa.periodContrib = step.toContrib;
+    // running ⊆ runnable ⊆ load: an entity without load accrues nothing.
+    if (load) {
+        const uint32_t contrib = step.contrib;
+        sa.loadSum += load * contrib;
+        if (runnable)
+            sa.runnableSum += (runnable * contrib) << kSchedCapacityShift;
+        if (running)
+            sa.utilSum += contrib << kSchedCapacityShift;
+    }
+    return step.crossed;
+}
+
 /// ___update_load_sum(): advances @p sa to @p now (ns). @p load, @p runnable, @p running are the
 /// state held during the elapsed interval (load/runnable as 0/1 or a count for cfs_rq's).
 /// Returns true when at least one 1024 µs period boundary was crossed.
