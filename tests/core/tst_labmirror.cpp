@@ -298,8 +298,8 @@ struct CurvePoint
 // 0.630; 500 ms 0.496, 0.540, 0.696, 0.598, 0.425, 0.533, 0.468, 0.410, 0.475, 0.411; 250 ms 0.458,
 // 0.403, 0.566, 0.324, 0.432, 0.403, 0.415, 0.379 (7 December 2026, LAB_PROBE); 100 ms
 // 0.0004, 0.0000, 0.0000, 0.0000 (7 December 2026); 50 ms 0.0008, 0.0004, 0.0008 (the last two
-// on 7 December 2026); 150 ms 0.060, 0.064 (7 December 2026); 20 shell loops 0.601, 0.497, 0.429; 60 shell loops 0.267,
-// 0.249; 350 ms (7 December 2026) 0.473, 0.382. 6.12.117 (voluntary
+// on 7 December 2026); 150 ms 0.060, 0.064 (7 December 2026); 20 shell loops 0.601, 0.497, 0.429;
+// 60 shell loops 0.267, 0.249; 350 ms (7 December 2026) 0.473, 0.382. 6.12.117 (voluntary
 // preemption: it has no lazy mode, and lab/curve.sh writes its scenarios so): fork 1 s 0.952 (the
 // later three runs flagged); 500 ms 1.027, 0.771, 1.001, 0.883, 0.970 (the last two on 7
 // December 2026); 250 ms 0.892, 0.854, 0.829, 0.912 (the
