@@ -52,20 +52,19 @@ MODEL_ONLY=${CURVE_MODEL_ONLY:-0}
 for n in "$RUNS" "$SEEDS" "$DURATION" "$SWITCH" "$SOAK" "$START"; do
     case "$n" in ''|*[!0-9]*) echo "curve: CURVE_* counts and times are whole numbers" >&2; exit 2;; esac
 done
-if [ -n "${CURVE_SPREAD:-}" ] && [ "$CURVE_SPREAD" != 0 ]; then
-    set -- $CURVE_SPREAD
-    [ $# -eq 3 ] || { echo "curve: CURVE_SPREAD is 0 or three deviations in µs (\"P C1 C2\")" >&2; exit 2; }
+# check_triple NAME WHAT VALUE: VALUE is unset, 0 or three whole numbers of µs ("P C1 C2").
+check_triple() {
+    [ -n "$3" ] && [ "$3" != 0 ] || return 0
+    set -- "$1" "$2" $3
+    [ $# -eq 5 ] || { echo "curve: $1 is 0 or three $2 in µs (\"P C1 C2\")" >&2; exit 2; }
+    name=$1 what=$2
+    shift 2
     for n in "$@"; do
-        case "$n" in ''|*[!0-9]*) echo "curve: CURVE_SPREAD's deviations are whole µs" >&2; exit 2;; esac
+        case "$n" in ''|*[!0-9]*) echo "curve: $name's $what are whole µs" >&2; exit 2;; esac
     done
-fi
-if [ -n "${CURVE_TAIL:-}" ] && [ "$CURVE_TAIL" != 0 ]; then
-    set -- $CURVE_TAIL
-    [ $# -eq 3 ] || { echo "curve: CURVE_TAIL is 0 or three means in µs (\"P C1 C2\")" >&2; exit 2; }
-    for n in "$@"; do
-        case "$n" in ''|*[!0-9]*) echo "curve: CURVE_TAIL's means are whole µs" >&2; exit 2;; esac
-    done
-fi
+}
+check_triple CURVE_SPREAD deviations "${CURVE_SPREAD:-}"
+check_triple CURVE_TAIL means "${CURVE_TAIL:-}"
 if [ "$START" -ge "$SWITCH" ] || [ $((SWITCH + SOAK)) -ge "$DURATION" ]; then
     echo "curve: the windows [START, SWITCH) and [SWITCH + SOAK, DURATION) must not be empty" >&2
     exit 2

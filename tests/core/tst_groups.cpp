@@ -135,6 +135,23 @@ int64_t groupCpu(const Metrics& m, const std::string& path)
 using test::taskRef;
 using test::taskView;
 
+/// One data row per profile with cgroup support worth testing: 6.6 to 7.3.
+void addEveryProfile()
+{
+    QTest::addColumn<QString>("profile");
+    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
+        QTest::addRow("%s", p) << QString(p);
+}
+
+/// cpu.weight as read back from the running simulation (-1: no such group).
+int cgroupWeight(const Simulation& sim, const std::string& path)
+{
+    for (const CgroupView& g : sim.cgroups())
+        if (g.path == path)
+            return g.weight;
+    return -1;
+}
+
 EntityRef groupRef(const Recording& rec, const std::string& path, int cpu)
 {
     const auto it = std::find(rec.groupPaths.begin(), rec.groupPaths.end(), path);
@@ -930,9 +947,7 @@ void TestGroups::setCpuWeightAtRunTime()
 // it runs in whole ticks of 1 ms after about 341 ms of r: ±10 %. cpu.weight reads 1.
 void TestGroups::idleGroupAtCreation_data()
 {
-    QTest::addColumn<QString>("profile");
-    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
-        QTest::addRow("%s", p) << QString(p);
+    addEveryProfile();
 }
 
 void TestGroups::idleGroupAtCreation()
@@ -942,9 +957,7 @@ void TestGroups::idleGroupAtCreation()
     QVERIFY(scenario);
     Simulation sim(*scenario, options(profile));
     sim.runUntil(Nanoseconds(1 * kS));
-    for (const CgroupView& g : sim.cgroups())
-        if (g.path == "/I")
-            QCOMPARE(g.weight, 1);
+    QCOMPARE(cgroupWeight(sim, "/I"), 1);
     sim.run();
     const Metrics m = sim.metrics();
     const Recording& rec = sim.recording();
@@ -965,9 +978,7 @@ void TestGroups::idleGroupAtCreation()
 // tasks, CPU 1 is busy and the scan goes on to the idle CPU 2.
 void TestGroups::idleGroupIsSchedIdle_data()
 {
-    QTest::addColumn<QString>("profile");
-    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
-        QTest::addRow("%s", p) << QString(p);
+    addEveryProfile();
 }
 
 void TestGroups::idleGroupIsSchedIdle()
@@ -997,9 +1008,7 @@ void TestGroups::idleGroupIsSchedIdle()
 //   13–14 s (75 % if the old weight came back).
 void TestGroups::idleGroupAtRunTime_data()
 {
-    QTest::addColumn<QString>("profile");
-    for (const char* p : {"6.6", "6.12", "6.13", "7.0", "7.1", "7.3"})
-        QTest::addRow("%s", p) << QString(p);
+    addEveryProfile();
 }
 
 void TestGroups::idleGroupAtRunTime()
@@ -1008,27 +1017,21 @@ void TestGroups::idleGroupAtRunTime()
     const auto scenario = parse(kIdleAtRunTime);
     QVERIFY(scenario);
     Simulation sim(*scenario, options(profile));
-    auto readWeight = [&sim] {
-        for (const CgroupView& g : sim.cgroups())
-            if (g.path == "/A")
-                return g.weight;
-        return -1;
-    };
     sim.runUntil(Nanoseconds(1 * kS));
     const Metrics m1 = sim.metrics();
-    QCOMPARE(readWeight(), 300);
+    QCOMPARE(cgroupWeight(sim, "/A"), 300);
     sim.runUntil(Nanoseconds(2 * kS));
     const Metrics m2 = sim.metrics();
     sim.runUntil(Nanoseconds(3 * kS));
     const Metrics m3 = sim.metrics();
-    QCOMPARE(readWeight(), 1);
+    QCOMPARE(cgroupWeight(sim, "/A"), 1);
     sim.runUntil(Nanoseconds(6 * kS));
-    QCOMPARE(readWeight(), 1); // the write at 5 s changed nothing
+    QCOMPARE(cgroupWeight(sim, "/A"), 1); // the write at 5 s changed nothing
     sim.runUntil(Nanoseconds(12 * kS) - Nanoseconds(1));
     const Metrics m12 = sim.metrics();
     sim.runUntil(Nanoseconds(13 * kS));
     const Metrics m13 = sim.metrics();
-    QCOMPARE(readWeight(), 100);
+    QCOMPARE(cgroupWeight(sim, "/A"), 100);
     sim.run();
     const Metrics m14 = sim.metrics();
 
