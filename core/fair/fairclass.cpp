@@ -167,13 +167,24 @@ void FairClass::placeLoneCurr(SchedEntity& se)
 {
     if (!se.customSlice)
         se.slice = m_p.baseSlice;
-    m_ctx.record(RecordKind::Place, se, static_cast<int64_t>(se.vruntime), int64_t{0}, se.vlag);
+    placeDeadline(se, se.vruntime, 0, false);
+}
+
+// The end of place_entity() once the vruntime is placed: the Place record (V @p v, the inflated
+// @p lag), then the relative deadline kept across the move (PLACE_REL_DEADLINE) or a new one a
+// slice on, half a slice for a new task (@p initial: PLACE_DEADLINE_INITIAL and ENQUEUE_INITIAL).
+void FairClass::placeDeadline(SchedEntity& se, uint64_t v, int64_t lag, bool initial)
+{
+    m_ctx.record(RecordKind::Place, se, static_cast<int64_t>(v), lag, se.vlag);
     if (se.relDeadline && (feature(Feature::PlaceRelDeadline) || m_p.traits->relDeadlineUngated)) {
-        se.deadline += se.vruntime;
+        se.deadline += se.vruntime; // relative deadline kept across the move (PLACE_REL_DEADLINE)
         se.relDeadline = false;
         return;
     }
-    se.deadline = se.vruntime + vslice(se.slice, se);
+    uint64_t vs = vslice(se.slice, se);
+    if (initial)
+        vs /= 2; // new tasks start with half a slice
+    se.deadline = se.vruntime + vs;
 }
 
 // --- §4.2 placement -------------------------------------------------------------------------
@@ -184,7 +195,6 @@ void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
     const uint64_t v = cfsRq.avgVruntime();
     if (!se.customSlice)
         se.slice = m_p.baseSlice;
-    uint64_t vs = vslice(se.slice, se);
     int64_t lag = 0;
     // 7.3 (flat): the other tasks are h_nr_queued of rq->cfs, less the entity itself when the
     // caller already counted it (ENQUEUE_QUEUED).
@@ -200,15 +210,7 @@ void FairClass::placeEntity(CfsRq& cfsRq, SchedEntity& se, int flags)
         lag = mulDivS128(se.vlag, load + w, load);
     }
     se.vruntime = v - static_cast<uint64_t>(lag);
-    m_ctx.record(RecordKind::Place, se, static_cast<int64_t>(v), lag, se.vlag);
-    if (se.relDeadline && (feature(Feature::PlaceRelDeadline) || m_p.traits->relDeadlineUngated)) {
-        se.deadline += se.vruntime; // relative deadline kept across the move (PLACE_REL_DEADLINE)
-        se.relDeadline = false;
-        return;
-    }
-    if (feature(Feature::PlaceDeadlineInitial) && (flags & EnqueueInitial))
-        vs /= 2; // new tasks start with half a slice
-    se.deadline = se.vruntime + vs;
+    placeDeadline(se, v, lag, feature(Feature::PlaceDeadlineInitial) && (flags & EnqueueInitial));
 }
 
 // --- §6.5 enqueue_entity / dequeue_entity ------------------------------------------------------

@@ -98,6 +98,8 @@ public:
     /// alone on its cfs_rq, where V is its own vruntime (6.13–7.0's rule).
     void placeLoneCurrLag(CfsRq& cfsRq, SchedEntity& se);
     void placeLoneCurr(SchedEntity& se);
+    /// place_entity()'s end, shared by both: the Place record and the deadline.
+    void placeDeadline(SchedEntity& se, uint64_t v, int64_t lag, bool initial);
     void enqueueEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
     /// Returns false when the entity stays queued as delayed (§5.1).
     bool dequeueEntity(CfsRq& cfsRq, SchedEntity& se, int flags);
