@@ -48,8 +48,8 @@ uint64_t peltDecayLoad(uint64_t val, uint64_t n);
 /// and d3 (µs of the new, current period) undecayed.
 uint32_t peltAccumulateSegments(uint64_t periods, uint32_t d1, uint32_t d3);
 
-/// The arithmetic of ___update_load_sum(), inline for the callers on the hot path
-/// (peltUpdateSumInline()); peltUpdateSumSlow() is its out-of-line copy.
+/// The arithmetic of ___update_load_sum(), inline for peltUpdateSumSlow(); the hot path's
+/// update_load_avg() uses peltUpdateSumShared() below, which keeps the step for the next sum.
 namespace pelt_detail {
 
 // decay_load()'s factor y^n taken apart once, for as many values as need it: n > 63·32 gives 0,
@@ -150,7 +150,7 @@ struct PeltStep
     pelt_detail::PeltDecay decay{0}; ///< y^periods, if crossed
 };
 
-/// peltUpdateSumInline() with the step's arithmetic taken from (or left in) @p step.
+/// peltUpdateSum() inline, with the step's arithmetic taken from (or left in) @p step.
 __attribute__((always_inline)) inline bool peltUpdateSumShared(
     uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running, PeltStep& step)
 {
@@ -211,14 +211,6 @@ inline bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t run
     if (now - sa.lastUpdateTime < 1024)
         return false;
     return peltUpdateSumSlow(now, sa, load, runnable, running);
-}
-/// peltUpdateSum() with the whole update inline (update_load_avg()'s two updates per call).
-__attribute__((always_inline)) inline bool peltUpdateSumInline(
-    uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
-{
-    if (now - sa.lastUpdateTime < 1024)
-        return false;
-    return pelt_detail::updateSum(now, sa, load, runnable, running);
 }
 /// ___update_load_avg(): averages from the sums; @p loadWeight is ŵ (unscaled) for entities,
 /// 1 for cfs_rq's whose load sums already carry weights.

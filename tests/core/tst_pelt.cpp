@@ -257,6 +257,26 @@ void TestPelt::updateSum()
     const QList<quint64> got{sa.lastUpdateTime, sa.loadSum, sa.runnableSum, sa.utilSum,
         sa.periodContrib, sa.loadAvg, sa.runnableAvg, sa.utilAvg};
     QCOMPARE(got, expected);
+
+    // peltUpdateSumShared() (update_load_avg()'s path): the same figures, for the sum that
+    // computes the step and for a second one at the same last update and period position, which
+    // is served the kept step.
+    PeltAvg first;
+    PeltAvg second;
+    PeltStep step;
+    for (qsizetype i = 0; i < nows.size(); ++i) {
+        for (PeltAvg* a : {&first, &second}) {
+            const bool crossed = peltUpdateSumShared(nows[i], *a, load, runnable, running, step);
+            QCOMPARE(crossed, returns[i]);
+            if (crossed)
+                peltUpdateAvg(*a, weight);
+        }
+    }
+    for (const PeltAvg* a : {&first, &second}) {
+        const QList<quint64> shared{a->lastUpdateTime, a->loadSum, a->runnableSum, a->utilSum,
+            a->periodContrib, a->loadAvg, a->runnableAvg, a->utilAvg};
+        QCOMPARE(shared, expected);
+    }
 }
 
 // A constantly runnable, running entity: after ~350 ms (345 periods saturate the series) the
