@@ -195,32 +195,18 @@ scenario() {
 EOF
 }
 
-# shares RECORDS: root-spin's share of CPU 1's busy time in the two windows, and /testgroup@1's
-# reweights per tick of CPU 1 (HZ 250) in the second window when the records have them
-# ("-" for a real trace, which has no reweight events), from `--records` text (one line per
-# event: t=NS cpuN KIND ...; a switch is "switch PREV->NEXT").
+# shares RECORDS [cut]: root-spin's share of CPU 1's busy time in the two windows, and
+# /testgroup@1's reweights per tick of CPU 1 (HZ 250) in the second window ("-" for a real
+# trace), from `--records` text (lab/shares.awk). With "cut" (a replay) the second window ends
+# where the replay's first sleeper falls silent, printed as a fourth field.
 shares() {
-    awk -v a1="$START" -v b1="$SWITCH" -v a2=$((SWITCH + SOAK)) -v b2="$DURATION" '
-    function acc(t,   lo, hi) {
-        lo = last > A1 ? last : A1; hi = t < B1 ? t : B1
-        if (hi > lo) { if (cur != "idle") busy1 += hi - lo; if (cur == "root-spin") mine1 += hi - lo }
-        lo = last > A2 ? last : A2; hi = t < B2 ? t : B2
-        if (hi > lo) { if (cur != "idle") busy2 += hi - lo; if (cur == "root-spin") mine2 += hi - lo }
-    }
-    BEGIN { A1 = a1 * 1e9; B1 = b1 * 1e9; A2 = a2 * 1e9; B2 = b2 * 1e9; cur = "idle"; last = 0 }
-    $2 == "cpu1" && $3 == "switch" {
-        t = substr($1, 3) + 0; acc(t); n = split($4, p, "->"); cur = p[n]; last = t
-    }
-    $2 == "cpu1" && $3 == "reweight" && $4 == "/testgroup@1" {
-        t = substr($1, 3) + 0; if (t >= A2 && t < B2) rw++
-    }
-    END {
-        acc(B2)
-        s1 = busy1 > 0 ? mine1 / busy1 : -1; s2 = busy2 > 0 ? mine2 / busy2 : -1
-        # (no comparison inside printf: awk reads its ">" as an output redirection)
-        per = (rw > 0) ? sprintf("%.3f", rw / ((B2 - A2) / 4e6)) : "-"
-        printf "%.4f %.4f %s\n", s1, s2, per
-    }' "$1"
+    if [ "${2:-}" = cut ]; then
+        awk -v A1="$START" -v B1="$SWITCH" -v A2=$((SWITCH + SOAK)) -v B2="$DURATION" -v CUT=1 \
+            -f "$here/shares.awk" "$1" "$1"
+    else
+        awk -v A1="$START" -v B1="$SWITCH" -v A2=$((SWITCH + SOAK)) -v B2="$DURATION" \
+            -f "$here/shares.awk" "$1"
+    fi
 }
 
 # reweights DIR: /testgroup's entity on CPU 1, reweights per tick of CPU 1 in the PLACE_LAG
@@ -251,7 +237,7 @@ table="$OUT/curve.txt"
 {
     echo "# lab/curve.sh $KERNEL: root-spin's share of CPU 1, NO_PLACE_LAG in [$START s, $SWITCH s), PLACE_LAG in [$((SWITCH + SOAK)) s, $DURATION s); model profile $PROFILE, $SEEDS seeds"
     printf "%-12s %-28s %-22s %-8s %s\n" point "model ratio (min-max)" "model NPL/PL share" \
-        "model rw" "real ratio per run (NPL/PL share, the run replayed by the model, the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
+        "model rw" "real ratio per run (NPL/PL share, the run replayed by the model (to T s: where its sleepers ran out), the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
 } > "$table"
 for point in $POINTS; do
     tag=$(echo "$point" | tr ':' '-')
@@ -315,7 +301,10 @@ for point in $POINTS; do
             rp="-"
             if [ -s "$dir/replay.json" ] &&
                 "$CLI" run "$dir/replay.json" --no-samples --quiet --records "$dir/replay.rec" 2>/dev/null; then
-                rp=$(shares "$dir/replay.rec" | awk '$1 > 0 { printf "%.3f", $2 / $1 }')
+                # (its sleepers run the traced iterations once: the window ends where the
+                # first of them falls silent, said when that is over a second early)
+                rp=$(shares "$dir/replay.rec" cut | awk -v d="$DURATION" '$1 > 0 {
+                    printf "%.3f", $2 / $1; if ($4 + 1 < d) printf " to %.0f s", $4 }')
             fi
             rm -f "$dir/replay.rec"
             real="$real $rr ($1/$2$rw, replayed ${rp:--}, bursts' sd $spread µs, timers ${late:-?} late, $verdict)"

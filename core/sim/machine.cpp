@@ -101,6 +101,15 @@ void Machine::timerWakeUp(int taskIndex, int64_t due)
         m_work->timerHeldOff(t.name, cpu, due, late);
     }
     tryToWakeUp(t);
+    // The hrtimer interrupt returns to the task it interrupted (kernel-model.md §7.1): in user
+    // mode, exit_to_user_mode() acts on a NEED_RESCHED_LAZY that was pending on this CPU,
+    // whoever asked for it (another CPU's wakeup sends no IPI), even when this wakeup went to
+    // another CPU. A task in a kernel section keeps it until the section's end.
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (rq.needReschedLazy && rq.curr && !inKernelMode(cpu)) {
+        rq.needReschedLazy = false;
+        resched(cpu, false);
+    }
 }
 
 void Machine::tryToWakeUp(Task& task, int wakeFlags)

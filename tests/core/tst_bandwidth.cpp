@@ -47,6 +47,8 @@ private Q_SLOTS:
     void kernelSectionNotPreemptedUnderVoluntary();
     void lazyPreemptionWaitsForReturnToUser_data();
     void lazyPreemptionWaitsForReturnToUser();
+    void timerInterruptActsOnRemoteLazyRequest_data();
+    void timerInterruptActsOnRemoteLazyRequest();
     void inversionReproducesAndRemediesShrinkIt_data();
     void inversionReproducesAndRemediesShrinkIt();
     void quotaChangeAtRunTime();
@@ -547,6 +549,51 @@ void TestBandwidth::lazyPreemptionWaitsForReturnToUser()
         + sleep.toStdString() + R"("}, {"run": "100us"}]},
                   {"name": "sys", "start": "1us",
                    "program": [{"kernel": [{"run": "2500us"}]}, {"run": "forever"}]}]})");
+    Simulation sim(sc);
+    sim.run();
+    const Metrics m = sim.metrics();
+    QCOMPARE(taskMetrics(m, "w")->exitedAtNs, std::optional<int64_t>(exit));
+    QVERIFY(sim.invariantViolations().empty());
+}
+
+void TestBandwidth::timerInterruptActsOnRemoteLazyRequest_data()
+{
+    QTest::addColumn<QString>("preempt");
+    QTest::addColumn<QString>("timer");
+    QTest::addColumn<int64_t>("exit");
+    // CPU 0 runs `hog` in user mode from 1 µs. At 1 ms `waker` on CPU 1 completes `go` and wakes
+    // `w` (slice 0.1 ms, pinned to CPU 0): w is placed at V with deadline V + 0.1 ms, before the
+    // hog's, and PREEMPT_SHORT ends the hog's protection, so the wakeup preempts. From CPU 1
+    // under PREEMPT_LAZY that is NEED_RESCHED_LAZY on CPU 0 and no IPI (kernel-model.md §7.1).
+    // `s` went to sleep on CPU 0, so its hrtimer interrupts CPU 0 when it expires; at 1.5 ms it
+    // was allowed CPU 1 only, so its wakeup goes there. The interrupt's return to the hog's user
+    // mode (exit_to_user_mode()) acts on CPU 0's lazy request: w runs 100 µs from then.
+    QTest::addRow("lazy, s's timer at 2 ms: at the interrupt") << "lazy"
+                                                               << "2ms" << int64_t(2'100'000);
+    QTest::addRow("lazy, s's timer after the 4 ms tick: at the tick")
+        << "lazy"
+        << "6ms" << int64_t(4'100'000);
+    QTest::addRow("voluntary: the IPI at once") << "voluntary"
+                                                << "2ms" << int64_t(1'100'000);
+}
+
+void TestBandwidth::timerInterruptActsOnRemoteLazyRequest()
+{
+    QFETCH(QString, preempt);
+    QFETCH(QString, timer);
+    QFETCH(int64_t, exit);
+    const Scenario sc = parse(R"({"schedlab": 1, "name": "t", "duration": "20ms",
+        "kernel": {"profile": "7.1", "hz": 250, "preempt": ")"
+        + preempt.toStdString() + R"(", "overrides": {"exit_group_move": false}},
+        "machine": {"cpus": 2},
+        "tasks": [{"name": "hog", "cpus": "0", "start": "1us", "program": [{"run": "forever"}]},
+                  {"name": "w", "cpus": "0", "slice": "0.1ms",
+                   "program": [{"wait_for_completion": "go"}, {"run": "100us"}]},
+                  {"name": "waker", "cpus": "1",
+                   "program": [{"sleep": "1ms"}, {"complete": "go"}]},
+                  {"name": "s", "cpus": "0", "program": [{"sleep": ")"
+        + timer.toStdString() + R"("}, {"run": "100us"}]}],
+        "actions": [{"at": "1500us", "set": {"task": "s", "cpus": "1"}}]})");
     Simulation sim(sc);
     sim.run();
     const Metrics m = sim.metrics();

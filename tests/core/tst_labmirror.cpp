@@ -314,12 +314,12 @@ constexpr CurvePoint kCurve[] = {
     {"fork-250ms", "6.18.15", 0.4225},
     {"fork-150ms", "6.18.15", 0.062,
         "docs/real-kernels.md, the dose-response curve: at 150 ms the kernel's ratio has fallen "
-        "to 0.060 and 0.064 (two runs) where the model's is 0.138 (seeds 1-5; 0.10-0.17 over "
-        "ten), 0.07 above in absolute terms but just outside the factor of 2: the real curve falls "
+        "to 0.060 and 0.064 (two runs) where the model's is 0.152 (seeds 1-5; 0.13-0.24 over "
+        "ten), 0.09 above in absolute terms but just outside the factor of 2: the real curve falls "
         "more steeply between 250 ms and 150 ms"},
     {"fork-100ms", "6.18.15", 0.0001,
         "docs/real-kernels.md, the dose-response curve: at 100 ms the model leaves root-spin "
-        "about 0.25 % of its share after the switch (ratio 0.0016-0.0058 over ten seeds, 5-18 "
+        "about 0.5 % of its share after the switch (ratio 0.0008-0.0086 over ten seeds, 2-26 "
         "ticks) where the kernel leaves it under 0.05 % (0.0000-0.0004 in four runs): starved on "
         "both sides, but not within the factor of 2"},
     {"fork-50ms", "6.18.15", 0.00065},

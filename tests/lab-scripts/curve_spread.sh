@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lab/curve.sh's sleepers' spread and lab/bursts.awk, without a VM (docs/real-kernels.md, "The
-# sleepers' spread"). Expected values by hand:
+# lab/curve.sh's sleepers' spread, lab/bursts.awk and lab/shares.awk, without a VM
+# (docs/real-kernels.md, "The sleepers' spread"). Expected values by hand:
 #  - a run step of NOMINAL µs with deviation SD is uniform over NOMINAL ± round(sqrt(3) SD), the
 #    low end kept at 50 µs or more: the fork helper's defaults 490 / 300 / 190 µs give half-widths
 #    sqrt(3)·490 = 848.7 → 849, sqrt(3)·300 = 519.6 → 520, sqrt(3)·190 = 329.1 → 329, so
@@ -91,4 +91,32 @@ t=21500000 cpu0 switch sleeper-1.2->sleeper-1
 REC
 got=$(awk -v A=0 -f "$here/lab/bursts.awk" "$out/t.rec")
 [ "$got" = "1000/0/500" ] || fail "bursts.awk: $got, not 1000/0/500"
+
+# lab/shares.awk over hand-made records (times in ns; windows [0, 10 ms) and [20 ms, 40 ms)):
+# root-spin runs 0-2 ms of the first window's 10: 0.2000. In the second it runs 21-22 ms and
+# from 30 ms to the end: 11 of 20 ms, 0.5500, and /testgroup@1 is reweighted twice in its 5 ticks
+# of 4 ms: 0.400. With CUT the window ends where the first parent falls silent: sleeper-1's last
+# record is at 29 ms (sleeper-2's at 35 ms; sleeper-9's, before the window, and a child's do not
+# count; a switch names two tasks and counts for neither): root-spin 1 of 9 ms, 0.1111; one
+# reweight in 9 / 4 = 2.25 ticks, 0.444; end 0.029 s.
+cat > "$out/s.rec" <<'REC'
+t=0 cpu1 switch idle->root-spin
+t=2000000 cpu1 switch root-spin->test-spin
+t=5000000 cpu0 wakeup sleeper-9 0 0 0
+t=21000000 cpu1 switch test-spin->root-spin
+t=22000000 cpu1 switch root-spin->test-spin
+t=24000000 cpu1 reweight /testgroup@1 100 200 0
+t=25000000 cpu0 wakeup sleeper-1 0 0 0
+t=28000000 cpu0 spawn sleeper-1.3 0 0 0
+t=29000000 cpu0 dequeue sleeper-1 1 0 0
+t=30000000 cpu1 switch test-spin->root-spin
+t=32000000 cpu1 reweight /testgroup@1 200 100 0
+t=33000000 cpu0 exit sleeper-1.3 0 0 0
+t=35000000 cpu0 wakeup sleeper-2 0 0 0
+REC
+sh_awk() { awk -v A1=0 -v B1=0.010 -v A2=0.020 -v B2=0.040 "$@"; }
+got=$(sh_awk -f "$here/lab/shares.awk" "$out/s.rec")
+[ "$got" = "0.2000 0.5500 0.400" ] || fail "shares.awk: $got"
+got=$(sh_awk -v CUT=1 -f "$here/lab/shares.awk" "$out/s.rec" "$out/s.rec")
+[ "$got" = "0.2000 0.1111 0.444 0.029" ] || fail "shares.awk with CUT: $got"
 echo "curve_spread: ok"
