@@ -237,7 +237,7 @@ table="$OUT/curve.txt"
 {
     echo "# lab/curve.sh $KERNEL: root-spin's share of CPU 1, NO_PLACE_LAG in [$START s, $SWITCH s), PLACE_LAG in [$((SWITCH + SOAK)) s, $DURATION s); model profile $PROFILE, $SEEDS seeds"
     printf "%-12s %-28s %-22s %-8s %s\n" point "model ratio (min-max)" "model NPL/PL share" \
-        "model rw" "real ratio per run (NPL/PL share, the run replayed by the model (to T s: where its sleepers ran out), the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
+        "model rw" "real ratio per run (NPL/PL share, with CURVE_COUNT the reweights per tick, the run replayed by the model (to T s: where its sleepers ran out), the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
 } > "$table"
 for point in $POINTS; do
     tag=$(echo "$point" | tr ':' '-')
@@ -291,7 +291,7 @@ for point in $POINTS; do
             spread=$(bursts "$dir/real.rec")
             set -- $(shares "$dir/real.rec")
             rw=""
-            [ "${CURVE_COUNT:-0}" = 1 ] && rw=" $(reweights "$dir"), rw"
+            [ "${CURVE_COUNT:-0}" = 1 ] && rw=", $(reweights "$dir") reweights per tick"
             verdict=$(cut -d: -f1 "$dir/steadiness.txt" | cut -d' ' -f1)
             # how late the sleepers' timers fired (lab/init): the share over 1 ms
             late=$(sed -n 's/.*, \([0-9.]*\) % over 1 ms.*/\1 %/p' "$dir/steadiness.txt")
