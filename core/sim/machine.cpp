@@ -105,11 +105,8 @@ void Machine::timerWakeUp(int taskIndex, int64_t due)
     // mode, exit_to_user_mode() acts on a NEED_RESCHED_LAZY that was pending on this CPU,
     // whoever asked for it (another CPU's wakeup sends no IPI), even when this wakeup went to
     // another CPU. A task in a kernel section keeps it until the section's end.
-    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    if (rq.needReschedLazy && rq.curr && !inKernelMode(cpu)) {
-        rq.needReschedLazy = false;
-        resched(cpu, false);
-    }
+    if (m_rqs[static_cast<size_t>(cpu)]->curr && !inKernelMode(cpu))
+        promoteLazyResched(cpu);
 }
 
 void Machine::tryToWakeUp(Task& task, int wakeFlags)
@@ -364,6 +361,16 @@ void Machine::resched(int cpu, bool lazy)
         rq.needResched = true;
         m_reschedPending.push_back(cpu);
     }
+}
+
+bool Machine::promoteLazyResched(int cpu)
+{
+    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+    if (!rq.needReschedLazy)
+        return false;
+    rq.needReschedLazy = false;
+    resched(cpu, false);
+    return true;
 }
 
 void Machine::processResched()
@@ -663,10 +670,7 @@ void Machine::tick(int cpu)
     classOf(curr).taskTick(rq, curr);
     // sched_balance_trigger(): periodic balance of the domains when due, NOHZ idle balance kick.
     m_balancer->tick(cpu);
-    if (rq.needReschedLazy) {
-        rq.needReschedLazy = false;
-        resched(cpu, false);
-    }
+    promoteLazyResched(cpu);
     startTick(cpu);
 }
 

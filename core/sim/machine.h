@@ -93,6 +93,9 @@ public:
     /// drawn from a program never wraps an event into the past.
     int64_t after(int64_t d) const { return saturatingAdd(clock(), d); }
     void resched(int cpu, bool lazy = false) override;
+    /// NEED_RESCHED_LAZY pending on @p cpu becomes NEED_RESCHED (a return to user mode acts on it,
+    /// the tick promotes it); false when none was pending.
+    bool promoteLazyResched(int cpu);
     void accountExec(SchedEntity& taskSe, int64_t delta) override;
     void buildRecord(
         RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) override;

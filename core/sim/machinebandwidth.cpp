@@ -17,14 +17,12 @@ void Machine::returnToUser(Task& task)
     Rq& rq = *m_rqs[static_cast<size_t>(task.cpu)];
     if (rq.curr != &task.se)
         return;
-    if (m_bw->shouldPark(task)) {
-        resched(task.cpu, false); // the throttle task work parks it
-    } else if (rq.needReschedLazy) {
-        rq.needReschedLazy = false; // exit_to_user_mode(): NEED_RESCHED_LAZY is acted on
+    // exit_to_user_mode(): the throttle's task work parks the task; else NEED_RESCHED_LAZY is
+    // acted on like NEED_RESCHED, or a preemption the kernel section deferred is.
+    if (m_bw->shouldPark(task))
         resched(task.cpu, false);
-    } else if (rq.needResched) {
-        m_reschedPending.push_back(task.cpu); // a preemption deferred by the kernel section
-    }
+    else if (!promoteLazyResched(task.cpu) && rq.needResched)
+        m_reschedPending.push_back(task.cpu);
 }
 
 bool Machine::readCpuClock(Task& task)
