@@ -22,7 +22,8 @@
 # e.g. 6.18.15: its series' profile with the fix catalogue),
 # CURVE_SPREAD (the standard deviations of the sleepers' bursts in µs, "P C1 C2": the parent's,
 # the child's first and its last; default the lab's measured ones, 0 for fixed costs: see
-# spread_default below), CURVE_TAIL (the runner's CPU time after its last clock read before the
+# spread_default below), CURVE_NEWIDLE (the new-idle balance's cost in the guest, µs, for the
+# model's cost gate; default the lab's measured one, 0 for none: see newidle_default below), CURVE_TAIL (the runner's CPU time after its last clock read before the
 # task blocks, in µs, "P C1 C2": before the parent's wait, the child's sleep and its exit; default
 # the lab's measured ones, 0 for none: see tail_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
 # scenario reads the CPU clock after every run, as schedlab-run does on the real kernel; 0: plain runs), CURVE_COUNT (1: each real run also counts
@@ -86,6 +87,17 @@ case "$major$minor" in *[!0-9]*|'') major=6 minor=18 ;; esac
 PREEMPT=lazy
 [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 13 ]; } && PREEMPT=voluntary
 kernel_json="\"profile\": \"$PROFILE\", \"hz\": 250, \"preempt\": \"$PREEMPT\""
+# The new-idle balance's cost (CURVE_NEWIDLE, µs): what the guest's sched_clock measures over
+# one new-idle balance of its domain, which the kernel's cost gate compares with the CPU's mean
+# idle time (kernel-model.md §8.3, "The new-idle cost gate"). Under TCG it is far above a native
+# machine's few µs; see newidle_default below. 0 writes none (every gate passes).
+newidle_default() {
+    echo 0
+}
+NEWIDLE=${CURVE_NEWIDLE:-$(newidle_default)}
+case "$NEWIDLE" in ''|*[!0-9]*) echo "curve: CURVE_NEWIDLE is whole µs" >&2; exit 2;; esac
+[ "$NEWIDLE" -gt 0 ] &&
+    kernel_json="$kernel_json, \"costs\": { \"newidle_balance\": \"${NEWIDLE}us\" }"
 
 # The sleepers' spread (CURVE_SPREAD). On the lab the runner keeps each task's CPU account exact
 # over its life (--exact-costs), but not each burst: what a fork, a wait, a wake-up or an exit

@@ -47,11 +47,20 @@ void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reaso
     const int64_t now = jiffies();
     int64_t nextBalance = now + 60 * int64_t{m_hz};
     bool update = false;
+    bool needDecay = false;
+    int64_t maxCost = 0;
     auto& domains = m_sd.domains(cpu);
     for (size_t level = 0; level < domains.size(); ++level) {
         SchedDomain& sd = domains[level];
-        if (!continueBalancing)
+        // The new-idle costs decay here, a regular visit to every domain (§8.3); the flag is
+        // the last domain's, as in the kernel.
+        needDecay = updateNewidleCost(sd, 0);
+        maxCost += sd.maxNewidleLbCost;
+        if (!continueBalancing) {
+            if (needDecay)
+                continue;
             break;
+        }
         int64_t interval = balanceIntervalJiffies(sd, busy);
         if (now >= sd.lastBalance + interval) {
             if (balanceRq(cpu, static_cast<int>(level), idle, reason, &continueBalancing)) {
@@ -67,6 +76,8 @@ void LoadBalancer::balanceDomains(int cpu, CpuIdleType idle, MigrateReason reaso
             update = true;
         }
     }
+    if (needDecay) // the rq-wide cost decays too, to no less than the migration cost
+        m_maxIdleBalanceCost[static_cast<size_t>(cpu)] = std::max(kSchedMigrationCostNs, maxCost);
     if (update)
         m_nextBalance[static_cast<size_t>(cpu)] = nextBalance;
 }
@@ -90,18 +101,22 @@ bool LoadBalancer::newIdle(int cpu)
         nextBalance = std::min(nextBalance, sd.lastBalance + balanceIntervalJiffies(sd, false));
     };
     int pulled = 0;
-    // Only when some CPU has more than one task (rd->overloaded). The avg_idle gates against
-    // max_newidle_lb_cost always pass: balancing costs no simulated time here, so the cost
-    // stays 0 (§8.3).
-    if (!m_rdOverloaded) {
+    // Only when some CPU has more than one task (rd->overloaded) and the CPU's mean idle time
+    // is at least what balancing its domains has cost (the cost gate, §8.3: the costs are the
+    // scenario's newidle_balance, 0 by default, when the gates always pass).
+    const int64_t avgIdle = m_avgIdle[static_cast<size_t>(cpu)];
+    if (!m_rdOverloaded || avgIdle < domains.front().maxNewidleLbCost) {
         updateNext(domains.front());
     } else {
         // before the domain walk, as the kernel does
         updateBlocked(cpu);
         bool continueBalancing = true;
+        int64_t currCost = 0;
         for (size_t level = 0; level < domains.size(); ++level) {
             SchedDomain& sd = domains[level];
             updateNext(sd);
+            if (avgIdle < currCost + sd.maxNewidleLbCost)
+                break;
             if (sd.flags & SdBalanceNewidle) {
                 // NI_RANDOM (§8.3): a 1024-sided die; the domain is balanced only with the
                 // probability of its recent success, and a success then counts 1024 / that
@@ -119,12 +134,16 @@ bool LoadBalancer::newIdle(int cpu)
                 pulled = balanceRq(cpu, static_cast<int>(level), CpuIdleType::NewlyIdle,
                     MigrateReason::NewIdle, &continueBalancing);
                 // update_newidle_cost(): the statistics move with every balance that cost
-                // time, which on a real machine is every one.
+                // time, which on a real machine is every one (so here even at cost 0).
+                currCost += m_newidleCostNs;
                 updateNewidleStats(sd, pulled ? weight : 0);
+                updateNewidleCost(sd, m_newidleCostNs);
             }
             if (pulled || !continueBalancing)
                 break;
         }
+        int64_t& maxIdle = m_maxIdleBalanceCost[static_cast<size_t>(cpu)];
+        maxIdle = std::max(maxIdle, currCost);
     }
     int64_t& next = m_nextBalance[static_cast<size_t>(cpu)];
     if (next > nextBalance)
@@ -190,11 +209,26 @@ void LoadBalancer::cpuEnteredIdle(int cpu)
 
 void LoadBalancer::idleEnded(int cpu, int64_t idleNs)
 {
-    // update_avg() in ttwu_do_activate(), capped at 2 · max_idle_balance_cost; that cost stays at
-    // its floor sysctl_sched_migration_cost because balancing costs no simulated time (§8.3).
+    // update_avg() in ttwu_do_activate(), capped at 2 · max_idle_balance_cost (§8.3).
     int64_t& avg = m_avgIdle[static_cast<size_t>(cpu)];
     avg += (idleNs - avg) / 8;
-    avg = std::min(avg, 2 * kSchedMigrationCostNs);
+    avg = std::min(avg, 2 * m_maxIdleBalanceCost[static_cast<size_t>(cpu)]);
+}
+
+bool LoadBalancer::updateNewidleCost(SchedDomain& sd, int64_t cost)
+{
+    // update_newidle_cost() without its statistics: the largest cost of a new-idle balance of
+    // the domain, decayed by 3/256 (about 1 %) once a second; true when it decayed.
+    const int64_t now = jiffies();
+    if (cost > sd.maxNewidleLbCost) {
+        sd.maxNewidleLbCost = cost;
+        sd.lastDecayMaxLbCost = now;
+    } else if (now > sd.lastDecayMaxLbCost + m_hz) {
+        sd.maxNewidleLbCost = sd.maxNewidleLbCost * 253 / 256;
+        sd.lastDecayMaxLbCost = now;
+        return true;
+    }
+    return false;
 }
 
 void LoadBalancer::nohzBalancerKick(int cpu)

@@ -252,6 +252,7 @@ LoadBalancer::LoadBalancer(
     , m_hasBlockedLoad(static_cast<size_t>(domains.cpus()), 0)
     , m_newIlbKick(static_cast<size_t>(domains.cpus()), 0)
     , m_avgIdle(static_cast<size_t>(domains.cpus()), 2 * kSchedMigrationCostNs)
+    , m_maxIdleBalanceCost(static_cast<size_t>(domains.cpus()), kSchedMigrationCostNs)
 { }
 
 bool LoadBalancer::utilEst() const

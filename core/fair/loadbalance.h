@@ -144,6 +144,14 @@ public:
     void idleEnded(int cpu, int64_t idleNs);
     /// rq->avg_idle (ns).
     int64_t avgIdle(int cpu) const { return m_avgIdle[static_cast<size_t>(cpu)]; }
+    /// rq->max_idle_balance_cost (ns): avg_idle's cap is twice this.
+    int64_t maxIdleBalanceCost(int cpu) const
+    {
+        return m_maxIdleBalanceCost[static_cast<size_t>(cpu)];
+    }
+    /// What sched_clock measures over one domain's new-idle balance (the scenario's
+    /// kernel.costs.newidle_balance): it feeds the cost gate of §8.3 and takes no simulated time.
+    void setNewidleCost(int64_t ns) { m_newidleCostNs = ns; }
     /// The profile's traits, read at each use (the profile may change during a run); null:
     /// the newest kernels' rules.
     void setTraits(const ProfileTraits* traits) { m_traits = traits; }
@@ -216,22 +224,25 @@ private:
     SchedDomains& m_sd;
     int m_hz = 1000;
     int64_t m_tickNs = 1000000;
-    std::vector<int64_t> m_nextBalance;    ///< rq->next_balance (jiffies)
-    bool m_rdOverloaded = false;           ///< rd->overloaded
-    int64_t m_nohzNextBalance = 0;         ///< nohz.next_balance (jiffies)
-    int64_t m_nohzNextBlocked = 0;         ///< nohz.next_blocked (jiffies)
-    bool m_nohzHasBlocked = false;         ///< nohz.has_blocked
-    bool m_nohzNeedsUpdate = false;        ///< nohz.needs_update
-    std::vector<uint8_t> m_tickStopped;    ///< rq->nohz_tick_stopped: in nohz.idle_cpus_mask
-    int m_nrTickStopped = 0;               ///< nohz.nr_cpus: the CPUs with m_tickStopped set
-    std::vector<uint8_t> m_hasBlockedLoad; ///< rq->has_blocked_load
-    std::vector<uint8_t> m_newIlbKick;     ///< NOHZ_NEWILB_KICK set by the new-idle balance
-    std::vector<int64_t> m_avgIdle;        ///< rq->avg_idle (ns)
+    std::vector<int64_t> m_nextBalance;        ///< rq->next_balance (jiffies)
+    bool m_rdOverloaded = false;               ///< rd->overloaded
+    int64_t m_nohzNextBalance = 0;             ///< nohz.next_balance (jiffies)
+    int64_t m_nohzNextBlocked = 0;             ///< nohz.next_blocked (jiffies)
+    bool m_nohzHasBlocked = false;             ///< nohz.has_blocked
+    bool m_nohzNeedsUpdate = false;            ///< nohz.needs_update
+    std::vector<uint8_t> m_tickStopped;        ///< rq->nohz_tick_stopped: in nohz.idle_cpus_mask
+    int m_nrTickStopped = 0;                   ///< nohz.nr_cpus: the CPUs with m_tickStopped set
+    std::vector<uint8_t> m_hasBlockedLoad;     ///< rq->has_blocked_load
+    std::vector<uint8_t> m_newIlbKick;         ///< NOHZ_NEWILB_KICK set by the new-idle balance
+    std::vector<int64_t> m_avgIdle;            ///< rq->avg_idle (ns)
+    std::vector<int64_t> m_maxIdleBalanceCost; ///< rq->max_idle_balance_cost (ns)
+    int64_t m_newidleCostNs = 0;               ///< one domain's new-idle balance (ns)
     const ProfileTraits* m_traits = nullptr;
     const ProfileChoices* m_choices = nullptr;
     const FeatureSet* m_features = nullptr;
     std::vector<Prng> m_rng; ///< sched_rng() per CPU (seedRng())
     void updateNewidleStats(SchedDomain& sd, uint32_t success);
+    bool updateNewidleCost(SchedDomain& sd, int64_t cost);
     uint32_t schedRng(int cpu);
     const CoreScheduler* m_core = nullptr;
     Placement* m_placement = nullptr;

@@ -6,7 +6,7 @@ namespace schedlab {
 const std::vector<std::string_view>& costNames()
 {
     static const std::vector<std::string_view> names{
-        "cgroup_write", "rt_walk_group", "rt_walk_task", "fork"};
+        "cgroup_write", "rt_walk_group", "rt_walk_task", "fork", "newidle_balance"};
     return names;
 }
 
@@ -20,6 +20,8 @@ bool applyCost(KernelCosts& costs, std::string_view name, int64_t ns)
         costs.rtWalkTaskNs = ns;
     else if (name == "fork")
         costs.forkNs = ns;
+    else if (name == "newidle_balance")
+        costs.newidleBalanceNs = ns;
     else
         return false;
     return true;

@@ -38,6 +38,11 @@ struct KernelCosts
     /// fork: the part of copy_process() done with tasklist_lock held for writing, irqs off.
     /// 0 (the default) keeps forks instantaneous, as in scenarios written before the cost model.
     int64_t forkNs = 0;
+    /// newidle_balance: what sched_clock measures over one domain's new-idle balance
+    /// (sched_balance_rq(CPU_NEWLY_IDLE), the first domain's with the blocked-load update before
+    /// it). It feeds the kernel's cost gate (max_newidle_lb_cost, max_idle_balance_cost,
+    /// kernel-model.md §8.3) and takes no simulated time. 0 (the default): the gate always passes.
+    int64_t newidleBalanceNs = 0;
 };
 
 /// Cost names as used in scenario files, in a stable order.

@@ -34,6 +34,7 @@ SchedDomain initDomain(const RawLevel& raw, int64_t jiffies)
     sd.imbalancePct = 117;
     sd.cacheNiceTries = 0;
     sd.lastBalance = jiffies;
+    sd.lastDecayMaxLbCost = jiffies;
     if (sd.flags & SdShareCpuCapacity) {
         sd.imbalancePct = 110;
     } else if (sd.flags & SdShareLlc) {

@@ -71,8 +71,11 @@ struct SchedDomain
     // Balancing state (per CPU and level).
     int balanceInterval = 1; ///< ms; doubled while balanced, back to min after an imbalance
     int nrBalanceFailed = 0;
-    int64_t lastBalance = 0;      ///< jiffies
-    int64_t maxNewidleLbCost = 0; ///< ns (no balance costs simulated time: stays 0)
+    int64_t lastBalance = 0; ///< jiffies
+    /// ns: the largest cost of a new-idle balance of this level, decayed by 1 % a second
+    /// (stays 0 while the scenario's newidle_balance cost is 0)
+    int64_t maxNewidleLbCost = 0;
+    int64_t lastDecayMaxLbCost = 0; ///< jiffies
     // NI_RANDOM's success statistics (sd_init(): a 50 % success rate to start with).
     uint32_t newidleCall = 512;
     uint32_t newidleSuccess = 256;

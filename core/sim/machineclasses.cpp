@@ -48,6 +48,7 @@ void Machine::initClasses(const Scenario& scenario)
     m_fairSched->setUnits(
         m_dlServer.get(), m_load.get(), m_bw.get(), m_core.get(), m_balancer.get());
     m_balancer->setUnits(&m_features, m_core.get(), &m_fairSched->placement());
+    m_balancer->setNewidleCost(costs.newidleBalanceNs);
     m_fair->setLoadTracker(m_load.get());
     m_fair->setBandwidth(m_bw.get());
     m_load->setTraits(&m_traits);

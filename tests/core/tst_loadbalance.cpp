@@ -24,9 +24,11 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace schedlab;
@@ -40,6 +42,8 @@ private Q_SLOTS:
     void nohzStatsCadence();
     void newidleProportional_data();
     void newidleProportional();
+    void newidleCostGate();
+    void newidleCostDecay();
     void domainsTwoCpus();
     void domainsSmtMcPkg();
     void domainsSmtOneLlc();
@@ -1268,6 +1272,81 @@ void TestLoadBalance::newidleProportional()
         QVERIFY2(pulls >= 1 && pulls <= 30, qPrintable(QString::number(pulls)));
     } else {
         QCOMPARE(pulls, 300);
+    }
+}
+
+// The new-idle cost gate (kernel-model.md §8.3): with a balance costing 300 µs, the first balance
+// of CPU 0 (avg_idle at its start, 2 × 500 µs) runs and sets max_newidle_lb_cost; once avg_idle
+// has fallen below 300 µs the next one is skipped, and after one long idle period it runs and
+// pulls. At cost 0 it pulls at any avg_idle.
+// avg_idle by hand (update_avg(): += (sample − avg) / 8, truncated toward 0), ten idle periods of
+// 0 ns from 1 000 000: 875 000, 765 625, 669 922, 586 182, 512 910, 448 797, 392 698, 343 611,
+// 300 660, 263 078; then one of 1 ms: 263 078 + 736 922 / 8 = 355 193.
+void TestLoadBalance::newidleCostGate()
+{
+    Rig r(topology(2, 1, 2));
+    r.lb.setNewidleCost(300000);
+    r.lb.noteOverloaded();
+    QVERIFY(!r.lb.newIdle(0)); // nothing to pull, but the balance ran and cost 300 µs
+    const SchedDomain& sd = r.d.domains(0)[0];
+    QCOMPARE(sd.maxNewidleLbCost, int64_t{300000});
+    QCOMPARE(r.lb.maxIdleBalanceCost(0), int64_t{500000});    // 300 µs is below its floor
+    QCOMPARE(r.d.domains(1)[0].maxNewidleLbCost, int64_t{0}); // CPU 1's own view of the level
+    for (int k = 0; k < 9; ++k)
+        r.lb.idleEnded(0, 0);
+    QCOMPARE(r.lb.avgIdle(0), int64_t{300660});
+    r.lb.idleEnded(0, 0);
+    QCOMPARE(r.lb.avgIdle(0), int64_t{263078});
+    SchedEntity& running = r.m.addTask(1, 1024, r.m.now, true);
+    r.m.task(static_cast<int>(running.task.index())).cpus = CpuSet::single(1);
+    SchedEntity& waiting = r.m.addTask(1, 1024, 0); // last ran long ago: not cache hot
+    r.lb.noteOverloaded();     // CPU 1 has two tasks (the empty balance above cleared the flag)
+    QVERIFY(!r.lb.newIdle(0)); // 263 078 < 300 000: skipped
+    QVERIFY(r.m.moves.empty());
+    r.lb.idleEnded(0, 1000000);
+    QCOMPARE(r.lb.avgIdle(0), int64_t{355193});
+    QVERIFY(r.lb.newIdle(0));
+    QCOMPARE(r.m.moves.size(), size_t{1});
+    QCOMPARE(r.m.moves[0].task, static_cast<int>(waiting.task.index()));
+    QCOMPARE(r.m.moves[0].cpu, 0);
+
+    // At cost 0 (the default) the gate never closes: avg_idle can fall to 0.
+    Rig z(topology(2, 1, 2));
+    z.lb.noteOverloaded();
+    QVERIFY(!z.lb.newIdle(0));
+    for (int k = 0; k < 200; ++k)
+        z.lb.idleEnded(0, 0);
+    QCOMPARE(z.lb.avgIdle(0), int64_t{7}); // 1 000 000 · (7/8)^k until (avg − 0) / 8 is 0
+    SchedEntity& zr = z.m.addTask(1, 1024, z.m.now, true);
+    z.m.task(static_cast<int>(zr.task.index())).cpus = CpuSet::single(1);
+    z.m.addTask(1, 1024, 0);
+    z.lb.noteOverloaded();
+    QVERIFY(z.lb.newIdle(0));
+}
+
+// The costs' decay and avg_idle's cap (kernel-model.md §8.3): a 700 µs balance raises
+// max_idle_balance_cost to 700 µs, so avg_idle may reach 1.4 ms; the periodic balance more than a
+// second (HZ jiffies) later decays the domain's cost to 700 000 · 253 / 256 = 691 796 and sets
+// max_idle_balance_cost to that sum (above the 500 µs floor); a 300 µs cost decays to 296 484,
+// below the floor, so max_idle_balance_cost goes back to 500 µs.
+void TestLoadBalance::newidleCostDecay()
+{
+    for (const auto& [cost, decayed, floorOrCost] :
+        {std::tuple<int64_t, int64_t, int64_t>{700000, 691796, 691796}, {300000, 296484, 500000}}) {
+        Rig r(topology(2, 1, 2));
+        r.lb.setNewidleCost(cost);
+        r.lb.noteOverloaded();
+        QVERIFY(!r.lb.newIdle(0));
+        QCOMPARE(r.lb.maxIdleBalanceCost(0), std::max<int64_t>(cost, 500000));
+        r.lb.idleEnded(0, 5000000); // 1 000 000 + 4 000 000 / 8 = 1 500 000, capped
+        QCOMPARE(r.lb.avgIdle(0), std::min<int64_t>(1500000, 2 * std::max<int64_t>(cost, 500000)));
+        r.m.now += 1000 * 1000000; // HZ jiffies later: not yet after the decay's second
+        r.lb.tick(0);
+        QCOMPARE(r.d.domains(0)[0].maxNewidleLbCost, cost);
+        r.m.now += 5 * 1000000; // past the second, and CPU 0's next balance (2 ms) is due
+        r.lb.tick(0);
+        QCOMPARE(r.d.domains(0)[0].maxNewidleLbCost, decayed);
+        QCOMPARE(r.lb.maxIdleBalanceCost(0), floorOrCost);
     }
 }
 
