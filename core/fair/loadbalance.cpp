@@ -272,11 +272,14 @@ bool LoadBalancer::cookieMatch(const SchedEntity& taskSe, int cpu) const
 
 bool LoadBalancer::migratable(const SchedEntity& taskSe) const
 {
-    // can_migrate_task() over rq->cfs_tasks: fair tasks only.
+    // can_migrate_task() over rq->cfs_tasks: fair tasks only. The running task is on the list
+    // too: it is refused only after the affinity test, so it clears LBF_ALL_PINNED (§8.3). A
+    // delayed task is queued while its task sleeps (§5.4).
     const Task& task = m_ctx.task(static_cast<int>(taskSe.task.index()));
-    // A delayed task is queued while its task sleeps (§5.4).
     return taskSe.onRq && !task.isRt()
-        && (task.state == TaskRunState::Runnable || taskSe.schedDelayed) && !task.parked;
+        && (task.state == TaskRunState::Runnable || task.state == TaskRunState::Running
+            || taskSe.schedDelayed)
+        && !task.parked;
 }
 
 bool LoadBalancer::throttledLbPair(const SchedEntity& taskSe, int srcCpu, int dstCpu) const
