@@ -668,6 +668,11 @@ void TestLoadBalance::ineligibleSoftLimit()
         m.task(2).cpus = CpuSet::single(0);
     }
     SchedEntity& c = m.addTask(0, 1024, m.now, true);
+    // As on the machine: the running task's state is Running. It stays on cfs_tasks and is
+    // refused only after the affinity test, so an eligible one clears LBF_ALL_PINNED and the
+    // first soft-limited balance fails instead of backing off as all pinned (the model refused
+    // it first until December 2026: "two waiting, soft_limit" then moved nothing at all).
+    m.task(static_cast<int>(c.task.index())).state = TaskRunState::Running;
     c.vruntime = curr ? 3 * kMsV : 0;
     q0.curr = &c; // counted in V as the running entity
     ++q0.nrQueued;
