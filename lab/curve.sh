@@ -22,7 +22,9 @@
 # e.g. 6.18.15: its series' profile with the fix catalogue),
 # CURVE_SPREAD (the standard deviations of the sleepers' bursts in µs, "P C1 C2": the parent's,
 # the child's first and its last; default the lab's measured ones, 0 for fixed costs: see
-# spread_default below), CURVE_NEWIDLE (the new-idle balance's cost in the guest, µs, for the
+# spread_default below), CURVE_RCU (the guest's rcu_preempt kthread in the model's scenario,
+# "RATE RUN": wake-ups per second and µs per run; default the lab's measured ones, 0 for none: see
+# rcu_default below), CURVE_NEWIDLE (the new-idle balance's cost in the guest, µs, for the
 # model's cost gate; default the lab's measured one, 0 for none: see newidle_default below), CURVE_TAIL (the runner's CPU time after its last clock read before the
 # task blocks, in µs, "P C1 C2": before the parent's wait, the child's sleep and its exit; default
 # the lab's measured ones, 0 for none: see tail_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
@@ -66,6 +68,12 @@ check_triple() {
 }
 check_triple CURVE_SPREAD deviations "${CURVE_SPREAD:-}"
 check_triple CURVE_TAIL means "${CURVE_TAIL:-}"
+case "${CURVE_RCU:-}" in
+''|0) ;;
+*) set -- ${CURVE_RCU}
+    { [ $# -eq 2 ] && case "$1$2" in *[!0-9]*) false ;; esac; } ||
+        { echo "curve: CURVE_RCU is 0 or \"RATE RUN\" (wake-ups per second, µs per run)" >&2; exit 2; } ;;
+esac
 if [ "$START" -ge "$SWITCH" ] || [ $((SWITCH + SOAK)) -ge "$DURATION" ]; then
     echo "curve: the windows [START, SWITCH) and [SWITCH + SOAK, DURATION) must not be empty" >&2
     exit 2
@@ -147,9 +155,55 @@ run_step() {
         printf "{ \"uniform\": [\"%dus\", \"%dus\"] }", lo, m + h }'
 }
 
-# scenario POINT FILE [SPREAD [TAIL]]: the setup at one point, NO_PLACE_LAG until SWITCH; SPREAD
-# and TAIL as CURVE_SPREAD and CURVE_TAIL (0 0: the fixed costs the real run is given: its own
-# spread and tails are the machine's).
+# The guest's RCU grace-period thread (CURVE_RCU, "RATE RUN": its wake-ups per second and the
+# CPU time of each in µs). The real sleepers' exits free their task structures after an RCU grace
+# period, so the guest's rcu_preempt kthread (a fair task of the root cgroup, unpinned) runs while
+# grace periods are pending: every 2 jiffies (7.8 ms at HZ 250) for about 120 µs under TCG, in
+# bursts whose share of the time grows with the exit rate. It is the only kernel thread that runs
+# often beside the sleepers, and each of its runs on CPU 0 is one more time CPU 0 goes idle and
+# balances (docs/real-kernels.md, "The guest's kernel threads"). Measured in the traces of
+# 6.18.15 runs (curve.sh's replays): see rcu_default below, where a point between two measured
+# ones is interpolated linearly in its fork (or loop) rate, and one outside them takes the nearest
+# one's figure. The scenario runs
+# it as a task of the root cgroup waking RATE times a second (each sleep uniform over 3/4 to 5/4
+# of the mean gap) and running uniform [RUN/2, 3·RUN/2]. 0 writes none (the real run's file never
+# has it: the guest has its own).
+rcu_default() {
+    # The measured points, "kind:period_ms_or_loops:wakeups_per_s:run_us" (the replays of one
+    # steady 6.18.15 run each, 7 December 2026), interpolated linearly in the rate of forks per
+    # sleeper (fork: 1000 / period; shell: the loops), the nearest one outside them.
+    awk -v kind="$1" -v arg="$2" 'BEGIN {
+        n = split("fork:1000:36.5:128 fork:500:78.4:118 fork:350:99.5:116 fork:250:113.0:135 fork:150:121.3:123 fork:100:113.9:104 shell:20:56.0:117 shell:60:103.8:102", m, " ")
+        x = (kind == "fork") ? 1000.0 / arg : arg
+        for (i = 1; i <= n; i++) {
+            split(m[i], f, ":"); if (f[1] != kind) continue
+            k++; px[k] = (kind == "fork") ? 1000.0 / f[2] : f[2]; pr[k] = f[3]; pu[k] = f[4]
+        }
+        if (k == 0) { print 0; exit }
+        # sort by x
+        for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (px[j] < px[i]) {
+            t = px[i]; px[i] = px[j]; px[j] = t; t = pr[i]; pr[i] = pr[j]; pr[j] = t
+            t = pu[i]; pu[i] = pu[j]; pu[j] = t }
+        if (x <= px[1]) { printf "%d %d\n", pr[1] + 0.5, pu[1]; exit }
+        if (x >= px[k]) { printf "%d %d\n", pr[k] + 0.5, pu[k]; exit }
+        for (i = 1; i < k; i++) if (x >= px[i] && x <= px[i + 1]) {
+            a = (x - px[i]) / (px[i + 1] - px[i])
+            printf "%d %d\n", pr[i] + a * (pr[i + 1] - pr[i]) + 0.5, pu[i] + a * (pu[i + 1] - pu[i]) + 0.5
+            exit }
+    }'
+}
+# rcu_task RATE RUN: the thread's task object (with a leading comma), nothing for 0.
+rcu_task() {
+    [ "${1:-0}" -gt 0 ] 2>/dev/null || return 0
+    gap=$((1000000 / $1 - $2))
+    [ "$gap" -gt 100 ] || gap=100
+    printf ',\n    { "name": "rcu_preempt", "cgroup": "/", "program": [ { "loop": [ { "sleep": { "uniform": ["%dus", "%dus"] } }, { "run": { "uniform": ["%dus", "%dus"] } } ] } ] }' \
+        $((gap * 3 / 4)) $((gap * 5 / 4)) $((($2 + 1) / 2)) $(((3 * $2 + 1) / 2))
+}
+
+# scenario POINT FILE [SPREAD [TAIL [RCU]]]: the setup at one point, NO_PLACE_LAG until SWITCH;
+# SPREAD, TAIL and RCU as CURVE_SPREAD, CURVE_TAIL and CURVE_RCU (0 0 0: the fixed costs the real
+# run is given: its own spread, tails and kernel threads are the machine's).
 # CURVE_CLOCK=1 (the default): every run ends with a read of the CPU clock, as schedlab-run's do
 # (kernel-model.md §7.2, "Between ticks"; docs/real-kernels.md, "The runner's clock reads").
 clock=
@@ -165,6 +219,12 @@ scenario() {
     [ "$sd" = 0 ] && sd="0 0 0"
     tl=${4:-${CURVE_TAIL:-$(tail_default)}}
     { [ "$tl" = 0 ] || [ -z "$clock" ]; } && tl="0 0 0"
+    # the period in ms (fork:1s, fork:1.5s, fork:250ms, fork:500000us) or the loops
+    rate_arg=$(echo "$arg" | awk '{ v = $0 + 0; if ($0 ~ /us$/) v /= 1000; else if ($0 ~ /ms$/) v += 0;
+        else if ($0 ~ /s$/) v *= 1000; print v }')
+    rcu=${5:-${CURVE_RCU:-$(rcu_default "$kind" "$rate_arg")}}
+    [ "$rcu" = 0 ] && rcu="0 0"
+    rcu_json=$(rcu_task $rcu)
     set -- "$1" "$2" $sd $tl
     case "$kind" in
     fork)
@@ -200,7 +260,7 @@ scenario() {
       "start": { "uniform": ["0ms", "100ms"] },
       "program": [ { "loop": [
         $program
-      ] } ] }
+      ] } ] }$rcu_json
   ],
   "actions": [ { "at": "${SWITCH}s", "feature": { "PLACE_LAG": true } } ]
 }
@@ -258,7 +318,7 @@ for point in $POINTS; do
     "$CLI" validate "$scen" >/dev/null || { echo "curve: $scen does not validate" >&2; exit 2; }
     # The real run is given every burst as written: the machine adds its own spread.
     lscen="$OUT/$tag-lab.json"
-    scenario "$point" "$lscen" 0 0
+    scenario "$point" "$lscen" 0 0 0
     "$CLI" validate "$lscen" >/dev/null || { echo "curve: $lscen does not validate" >&2; exit 2; }
     # The model, CURVE_SEEDS seeds.
     : > "$OUT/$tag.model"

@@ -26,7 +26,10 @@ trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # runs FILE: the sleepers' run steps, one per line, as written
 runs() { tr -d ' \n' < "$1" | grep -o '"run":\({"uniform":\["[0-9]*us","[0-9]*us"\]}\|"[0-9.]*[mu]*s"\)' | sed 's/"run"://'; }
-short="CURVE_MODEL_ONLY=1 CURVE_SEEDS=1 CURVE_DURATION=3 CURVE_SWITCH=1 CURVE_SOAK=1 CURVE_START=0"
+short="CURVE_MODEL_ONLY=1 CURVE_SEEDS=1 CURVE_DURATION=3 CURVE_SWITCH=1 CURVE_SOAK=1 CURVE_START=0 CURVE_RCU=0"
+# rcu FILE: the rcu_preempt task's sleep and run bounds, as written ("" when it has none)
+rcu() { tr -d ' \n' < "$1" | grep -o '"name":"rcu_preempt"[^]]*\]}},{"run":{"uniform":\["[0-9]*us","[0-9]*us"\]' |
+    grep -o '[0-9]*us' | tr '\n' ' '; }
 
 u() { printf '{"uniform":["%sus","%sus"]} ' "$1" "$2"; }
 env $short CURVE_POINTS=fork:250ms BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/a" >/dev/null
@@ -55,6 +58,33 @@ env $short CURVE_POINTS=shell:20 CURVE_SPREAD=0 BUILD="$build" "$here/lab/curve.
 got=$(runs "$out/c/shell-20.json" | tr '\n' ' ')
 want="\"2710us\" $(u 45 135)\"8470us\" $(u 65 195)\"1850us\" $(u 75 225)"
 [ "$got" = "$want" ] || fail "CURVE_SPREAD=0: $got"
+
+# The guest's rcu_preempt (CURVE_RCU "RATE RUN"): a gap of 1 000 000 / RATE − RUN µs between
+# runs, each sleep uniform over [3/4, 5/4] of it, each run over [RUN/2, 3·RUN/2] (rounded up):
+# "125 120": 8 000 − 120 = 7 880 → [5 910, 9 850], run [60, 180]. By default the measured points
+# interpolated in the forks per second of a sleeper: 300 ms (3.333/s) lies 0.4762 / 1.1429 =
+# 0.4167 of the way from 350 ms (2.857/s: 99.5 wake-ups a second, 116 µs) to 250 ms (4/s: 113.0,
+# 135 µs): 99.5 + 0.4167 · 13.5 = 105.1 → 105 a second, 116 + 0.4167 · 19 = 123.9 → 124 µs; gap
+# 1 000 000 / 105 = 9 523 (integer) − 124 = 9 399 → [7 049, 11 748], run [62, 186]. 40 shell
+# loops lie half way from 20 (56 a second, 117 µs) to 60 (103.8, 102 µs): 79.9 → 80 a second,
+# 109.5 → 110 µs; gap 12 500 − 110 = 12 390 → [9 292, 15 487], run [55, 165]. 100 loops lie
+# beyond 60: its figures, 104 a second and 102 µs, gap 9 615 − 102 = 9 513 → [7 134, 11 891],
+# run [51, 153]. The real run's file has none.
+env $short CURVE_RCU="125 120" CURVE_POINTS=fork:250ms BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/r1" >/dev/null
+got=$(rcu "$out/r1/fork-250ms.json")
+[ "$got" = "5910us 9850us 60us 180us " ] || fail "CURVE_RCU=\"125 120\": $got"
+[ -z "$(rcu "$out/r1/fork-250ms-lab.json")" ] || fail "the real run's scenario has an rcu_preempt"
+env $short CURVE_RCU= CURVE_POINTS="fork:300ms shell:40 shell:100" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/r2" >/dev/null
+got=$(rcu "$out/r2/fork-300ms.json")
+[ "$got" = "7049us 11748us 62us 186us " ] || fail "default rcu_preempt at 300 ms: $got"
+got=$(rcu "$out/r2/shell-40.json")
+[ "$got" = "9292us 15487us 55us 165us " ] || fail "default rcu_preempt for 40 shell loops: $got"
+got=$(rcu "$out/r2/shell-100.json")
+[ "$got" = "7134us 11891us 51us 153us " ] || fail "default rcu_preempt for 100 shell loops: $got"
+[ -z "$(rcu "$out/a/fork-250ms.json")" ] || fail "CURVE_RCU=0 wrote an rcu_preempt"
+rc=0
+env $short CURVE_RCU="1 2 3" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/r3" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "CURVE_RCU=\"1 2 3\" exits $rc, not 2"
 
 rc=0
 env $short CURVE_SPREAD="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/d" >/dev/null 2>&1 || rc=$?
