@@ -25,9 +25,12 @@
 # spread_default below), CURVE_RCU (the guest's rcu_preempt kthread in the model's scenario,
 # "RATE RUN": wake-ups per second and µs per run; default the lab's measured ones, 0 for none: see
 # rcu_default below), CURVE_NEWIDLE (the new-idle balance's cost in the guest, µs, for the
-# model's cost gate; default 0, none: see NEWIDLE below), CURVE_TAIL (the runner's CPU time after its last clock read before the
-# task blocks, in µs, "P C1 C2": before the parent's wait, the child's sleep and its exit; default
-# the lab's measured ones, 0 for none: see tail_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
+# model's cost gate; default 0, none: see NEWIDLE below), CURVE_BURSTS (the sleepers' bursts' CPU
+# times in the model's scenario, µs, "P C1 C2": the parent's per iteration, the child's first and
+# its last; default the lab's measured ones, 0 for the workload's own: see bursts_default below),
+# CURVE_TAIL (the runner's CPU time after its last clock read in each burst, in µs, "P C1 C2": to
+# the parent's wait, the child's sleep and the end of its exit; default the lab's measured ones,
+# 0 for none: see tail_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
 # scenario reads the CPU clock after every run, as schedlab-run does on the real kernel; 0: plain runs), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
@@ -69,6 +72,7 @@ check_numbers() {
 }
 check_numbers CURVE_SPREAD 3 'three deviations in whole µs ("P C1 C2")' "${CURVE_SPREAD:-}"
 check_numbers CURVE_TAIL 3 'three means in whole µs ("P C1 C2")' "${CURVE_TAIL:-}"
+check_numbers CURVE_BURSTS 3 'three means in whole µs ("P C1 C2")' "${CURVE_BURSTS:-}"
 check_numbers CURVE_RCU 2 '"RATE RUN" (whole wake-ups per second, µs per run)' "${CURVE_RCU:-}"
 if [ "$START" -ge "$SWITCH" ] || [ $((SWITCH + SOAK)) -ge "$DURATION" ]; then
     echo "curve: the windows [START, SWITCH) and [SWITCH + SOAK, DURATION) must not be empty" >&2
@@ -120,27 +124,51 @@ spread_default() {
     shell) echo "410 680 420" ;;
     esac
 }
-# The runner's tail (CURVE_TAIL). A run ends at a read of the CPU clock (schedlab-run's last
-# clock_gettime(CLOCK_THREAD_CPUTIME_ID), which runs update_curr() and, when the return to user
-# mode finds a reschedule pending, switches the task out runnable); what the runner does after it
-# before the task blocks (the return, its bookkeeping, the wait4(), nanosleep() or exit entry)
-# costs CPU time too. Measured in 6 runs on 6.18.15 and 6.12.117 (fork helper at 100, 250, 350,
-# 500 ms, 60 shell loops) as the CPU time from a sleeper's last resume after such a switch to its
-# block, when under 400 µs: before the parent's wait 77-109 µs on average (10th-90th percentile
-# about 45-135), before the child's sleep 123-142 (60-240), before its exit 115-190
-# (docs/real-kernels.md, "The runner's tail"). Without it every such task blocks the instant it
-# runs again: tasks switched out together then block at one nanosecond, their timers expire at
-# one nanosecond, and the sleepers run as a clump ever after. A tail of mean M is a run step
-# uniform over [M/2, 3M/2] after the clock read, its mean taken off the run before it (each
-# burst's CPU time is the same). CURVE_TAIL="P C1 C2" (µs) sets the means; 0 (or CURVE_CLOCK=0,
-# no clock read to follow) writes none.
-tail_default() {
-    echo "90 130 150"
+# The sleepers' bursts (CURVE_BURSTS) and where the runner's last clock read falls in them
+# (CURVE_TAIL). The real run is given the workload's own figures (the fork helper: 2.3 ms in the
+# parent, 1.8 ms in the child, then 1 ms at its exit); what its bursts cost on the guest, and where
+# in each the runner's last read of the CPU clock falls, are measured with lab/tails.sh on a run
+# probed with lab/probes-clock-read.txt (docs/real-kernels.md, "Where the runner's clock reads
+# fall"), and the model's scenario runs those. A read of the CPU clock runs update_curr() and, when
+# the return to user mode finds a reschedule pending, switches the task out runnable
+# (kernel-model.md §7.2, "Between ticks"), so where it falls decides whether the task's slice is
+# over there. CURVE_BURSTS="P C1 C2" (µs): the parent's CPU time per iteration (from its wake-up
+# to its wait's block), the child's first burst (to its sleep) and its last (to its exit);
+# 0 writes the workload's figures. CURVE_TAIL="P C1 C2" (µs): the mean CPU time after the last
+# read: the parent's to its wait (the return, the fork system call up to the child's wake-up and,
+# after it, the way into wait4(): the scenario has no step between a fork and its wait, so all of
+# it runs before the fork), the child's to its sleep, and to the end of its exit (the exit system
+# call, which wakes the parent). The parent's and the exit's tails are system calls, written as
+# kernel sections; a tail of mean M is uniform over [M/2, 3M/2], its mean taken off the burst.
+# 0 (or CURVE_CLOCK=0, no clock read to follow) writes none. The defaults are 6.18.15's, measured
+# over [10 s, 120 s) of one run each (lab/tails.sh): the fork helper at 250 ms, the parent
+# 1 365 + 726 + 214 µs, the child's first burst 2 039 with a tail of 110, its last 1 292 with 495
+# (the bursts of the 1 s to 100 ms traces are the same within a few per cent at every rate); 20
+# shell loops, the parent 1 968 + 653 + 182, the child 9 247 with 124, then 1 920 with 460.
+bursts_default() {
+    case "$1" in
+    fork) echo "2300 2040 1290" ;;
+    shell) echo "2800 9250 1920" ;;
+    esac
 }
-# tail_step MEAN_US: the tail's run step after a clock read (nothing for 0).
+tail_default() {
+    case "$1" in
+    fork) echo "940 110 500" ;;
+    shell) echo "840 120 460" ;;
+    esac
+}
+# tail_step MEAN_US [kernel]: the tail's run step after a clock read (nothing for 0), in a kernel
+# section with "kernel" (a system call: fork(), exit()).
 tail_step() {
     [ "$1" -gt 0 ] || return 0
-    printf ', { "run": { "uniform": ["%dus", "%dus"] } }' $(( ($1 + 1) / 2 )) $(( (3 * $1 + 1) / 2 ))
+    step=$(printf '{ "run": { "uniform": ["%dus", "%dus"] } }' $(( ($1 + 1) / 2 )) $(( (3 * $1 + 1) / 2 )))
+    if [ "${2:-}" = kernel ]; then printf ', { "kernel": [ %s ] }' "$step"; else printf ', %s' "$step"; fi
+}
+# burst_sd SD_US TAIL_US: the deviation left for the run before a tail of mean TAIL (uniform
+# over [TAIL/2, 3 TAIL/2], deviation TAIL/sqrt(12)) for the whole burst to keep deviation SD:
+# sqrt(SD^2 - TAIL^2/12), rounded, 0 when the tail alone deviates as much.
+burst_sd() {
+    awk -v sd="$1" -v t="$2" 'BEGIN { v = sd * sd - t * t / 12; printf "%d\n", (v > 0 ? int(sqrt(v) + 0.5) : 0) }'
 }
 # run_step NOMINAL_US SD_US: the JSON value of a run step of NOMINAL µs with that deviation.
 run_step() {
@@ -192,9 +220,10 @@ rcu_task() {
         $((gap * 3 / 4)) $((gap * 5 / 4)) $((($2 + 1) / 2)) $(((3 * $2 + 1) / 2))
 }
 
-# scenario POINT FILE [SPREAD [TAIL [RCU]]]: the setup at one point, NO_PLACE_LAG until SWITCH;
-# SPREAD, TAIL and RCU as CURVE_SPREAD, CURVE_TAIL and CURVE_RCU (0 0 0: the fixed costs the real
-# run is given: its own spread, tails and kernel threads are the machine's).
+# scenario POINT FILE [SPREAD [TAIL [RCU [BURSTS]]]]: the setup at one point, NO_PLACE_LAG until
+# SWITCH; SPREAD, TAIL, RCU and BURSTS as CURVE_SPREAD, CURVE_TAIL, CURVE_RCU and CURVE_BURSTS
+# (0 0 0 0: the workload's fixed costs, which the real run is given: its own costs, spread, tails
+# and kernel threads are the machine's).
 # CURVE_CLOCK=1 (the default): every run ends with a read of the CPU clock, as schedlab-run's do
 # (kernel-model.md §7.2, "Between ticks"; docs/real-kernels.md, "The runner's clock reads").
 clock=
@@ -208,29 +237,28 @@ scenario() {
     esac
     sd=${3:-${CURVE_SPREAD:-$(spread_default "$kind")}}
     [ "$sd" = 0 ] && sd="0 0 0"
-    tl=${4:-${CURVE_TAIL:-$(tail_default)}}
+    tl=${4:-${CURVE_TAIL:-$(tail_default "$kind")}}
     { [ "$tl" = 0 ] || [ -z "$clock" ]; } && tl="0 0 0"
     # the period in ms (fork:1s, fork:1.5s, fork:250ms, fork:500000us) or the loops
     rate_arg=$(echo "$arg" | awk '{ v = $0 + 0; if (/us$/) v /= 1000; else if (!/ms$/ && /s$/) v *= 1000; print v }')
     rcu=${5:-${CURVE_RCU:-$(rcu_default "$kind" "$rate_arg")}}
     [ "$rcu" = 0 ] && rcu="0 0"
     rcu_json=$(rcu_task $rcu)
-    set -- "$1" "$2" $sd $tl
+    bu=${6:-${CURVE_BURSTS:-$(bursts_default "$kind")}}
     case "$kind" in
     fork)
         # The fork helper (scenarios/lab-mirror-fork.json): 2.3 ms in the parent, a child of
         # 1.8 ms, a sleep of ARG and 1 ms at its exit, waited for.
-        sleepers=20
-        program="{ \"run\": $(run_step $((2300 - $6)) "$3") }$clock$(tail_step "$6"),
-        { \"fork\": { \"program\": [ { \"run\": $(run_step $((1800 - $7)) "$4") }$clock$(tail_step "$7"), { \"sleep\": \"$arg\" }, { \"run\": $(run_step $((1000 - $8)) "$5") }$clock$(tail_step "$8") ] }, \"wait\": true }"
-        ;;
+        sleepers=20 nominal="2300 1800 1000" sleep=$arg ;;
     shell)
         # ARG busybox loops `while true; do sleep 1; done` (scenarios/lab-mirror-shell.json).
-        sleepers=$arg
-        program="{ \"run\": $(run_step $((2800 - $6)) "$3") }$clock$(tail_step "$6"),
-        { \"fork\": { \"program\": [ { \"run\": $(run_step $((8600 - $7)) "$4") }$clock$(tail_step "$7"), { \"sleep\": \"1s\" }, { \"run\": $(run_step $((2000 - $8)) "$5") }$clock$(tail_step "$8") ] }, \"wait\": true }"
-        ;;
+        sleepers=$arg nominal="2800 8600 2000" sleep=1s ;;
     esac
+    [ "$bu" = 0 ] && bu=$nominal
+    set -- "$1" "$2" $(burst_sd "${sd%% *}" "${tl%% *}") $(burst_sd "$(echo $sd | cut -d' ' -f2)" "$(echo $tl | cut -d' ' -f2)") \
+        $(burst_sd "${sd##* }" "${tl##* }") $tl $bu
+    program="{ \"run\": $(run_step $(($9 - $6)) "$3") }$clock$(tail_step "$6" kernel),
+        { \"fork\": { \"program\": [ { \"run\": $(run_step $((${10} - $7)) "$4") }$clock$(tail_step "$7"), { \"sleep\": \"$sleep\" }, { \"run\": $(run_step $((${11} - $8)) "$5") }$clock$(tail_step "$8" kernel) ] }, \"wait\": true }"
     cat > "$2" <<EOF
 {
   "schedlab": 1,
@@ -308,7 +336,7 @@ for point in $POINTS; do
     "$CLI" validate "$scen" >/dev/null || { echo "curve: $scen does not validate" >&2; exit 2; }
     # The real run is given every burst as written: the machine adds its own spread.
     lscen="$OUT/$tag-lab.json"
-    scenario "$point" "$lscen" 0 0 0
+    scenario "$point" "$lscen" 0 0 0 0
     "$CLI" validate "$lscen" >/dev/null || { echo "curve: $lscen does not validate" >&2; exit 2; }
     # The model, CURVE_SEEDS seeds.
     : > "$OUT/$tag.model"

@@ -1,18 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lab/curve.sh's sleepers' spread, lab/bursts.awk and lab/shares.awk, without a VM
-# (docs/real-kernels.md, "The sleepers' spread"). Expected values by hand:
-#  - a run step of NOMINAL µs with deviation SD is uniform over NOMINAL ± round(sqrt(3) SD), the
-#    low end kept at 50 µs or more: the fork helper's defaults 490 / 300 / 190 µs give half-widths
-#    sqrt(3)·490 = 848.7 → 849, sqrt(3)·300 = 519.6 → 520, sqrt(3)·190 = 329.1 → 329, so
-#    without tails 2300 → [1451, 3149], 1800 → [1280, 2320], 1000 → [671, 1329];
-#    CURVE_SPREAD="100 0 2000": 2210 ± 173 → [2037, 2383], 1670 fixed, 850 ± 3464 → [50, 4314];
-#  - the runner's tail (CURVE_TAIL, default means 90 / 130 / 150 µs) follows each clock read as a
-#    run uniform over [M/2, 3M/2] (rounded up: (M + 1)/2 and (3M + 1)/2), its mean taken off the
-#    run before it: 2300 - 90 = 2210 ± 849 → [1361, 3059], tail [45, 135]; 1800 - 130 = 1670 ±
-#    520 → [1150, 2190], tail [65, 195]; 1000 - 150 = 850 ± 329 → [521, 1179], tail [75, 225];
-#    CURVE_TAIL="10 0 3": tails [5, 15], none, [2, 5]; CURVE_TAIL=0: none;
-#  - the real run's scenario keeps every burst fixed, without tails;
+# lab/curve.sh's sleepers' bursts, spread and tails, lab/bursts.awk and lab/shares.awk, without a
+# VM (docs/real-kernels.md, "The sleepers' spread" and "Where the runner's clock reads fall").
+# Expected values by hand:
+#  - the model's bursts (CURVE_BURSTS) default to the fork helper's measured 2300 / 2040 / 1290 µs
+#    (the 20 shell loops' 2800 / 9250 / 1920); the real run's scenario keeps the workload's own
+#    2300 / 1800 / 1000, fixed, without tails;
+#  - after each clock read the runner's tail (CURVE_TAIL, default means 940 / 110 / 500 µs; the
+#    shell loops' 840 / 120 / 460) runs uniform over [M/2, 3M/2] (rounded down: (M + 1)/2 and
+#    (3M + 1)/2), its mean taken off the burst, in a kernel section for the parent's (the fork)
+#    and the exit's: 2300 - 940 = 1360, tail [470, 1410]; 2040 - 110 = 1930, tail [55, 165];
+#    1290 - 500 = 790, tail [250, 750];
+#  - a burst of deviation SD (CURVE_SPREAD, default 490 / 300 / 190) keeps it with its tail: the
+#    run before a tail of mean M deviates sqrt(SD^2 - M^2/12) (rounded; 0 when negative), and is
+#    uniform over its mean ± round(sqrt(3) of that), the low end kept at 50 µs or more:
+#    sqrt(490^2 - 940^2/12) = sqrt(166 466.7) = 408.0 → 408, half-width 706.7 → 707:
+#    [653, 2067]; sqrt(300^2 - 110^2/12) = sqrt(88 991.7) = 298.3 → 298, 516.2 → 516:
+#    [1414, 2446]; sqrt(190^2 - 500^2/12) = sqrt(15 266.7) = 123.6 → 124, 214.8 → 215: [575, 1005];
+#    without tails (CURVE_TAIL=0) the deviations are whole: 2300 ± 849 → [1451, 3149], 2040 ± 520
+#    → [1520, 2560], 1290 ± 329 → [961, 1619];
+#    CURVE_SPREAD="100 0 2000": 100^2 < 940^2/12 and 0 < 110^2/12 give fixed 1360 and 1930;
+#    sqrt(2000^2 - 500^2/12) = sqrt(3 979 166.7) = 1994.8 → 1995, half-width 3455.4 → 3455:
+#    790 - 3455 → 50, [50, 4245];
+#    CURVE_TAIL="10 0 3" CURVE_SPREAD=0: 2290, tail [5, 15]; 2040; 1287, tail [2, 5];
+#    CURVE_BURSTS=0 CURVE_SPREAD=0: the workload's figures less the tails: 1360, 1690, 500;
+#    20 shell loops, CURVE_SPREAD=0: 2800 - 840 = 1960, [420, 1260]; 9250 - 120 = 9130,
+#    [60, 180]; 1920 - 460 = 1460, [230, 690];
 #  - bursts.awk over a hand-made trace: the parent's bursts 2 ms (0-2) and 4 ms (10.5-12.5 and,
 #    after sleeper-2's turn, 13.5-15.5): mean 3, sd 1 ms = 1000 µs; the children's first bursts
 #    1 ms and 1 ms (sd 0), their last 0.5 and 1.5 ms (sd 500 µs).
@@ -34,29 +47,37 @@ rcu() { tr -d ' \n' < "$1" | grep -o '"name":"rcu_preempt"[^]]*\]}},{"run":{"uni
 u() { printf '{"uniform":["%sus","%sus"]} ' "$1" "$2"; }
 env $short CURVE_POINTS=fork:250ms BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/a" >/dev/null
 got=$(runs "$out/a/fork-250ms.json" | tr '\n' ' ')
-want="$(u 1361 3059)$(u 45 135)$(u 1150 2190)$(u 65 195)$(u 521 1179)$(u 75 225)"
-[ "$got" = "$want" ] || fail "default spread and tails: $got"
+want="$(u 653 2067)$(u 470 1410)$(u 1414 2446)$(u 55 165)$(u 575 1005)$(u 250 750)"
+[ "$got" = "$want" ] || fail "default bursts, spread and tails: $got"
+# the parent's and the exit's tails are kernel sections, the child's before its sleep is not
+steps=$(tr -d ' \n' < "$out/a/fork-250ms.json" | grep -o '"cpu_clock":true},{"[a-z]*"' | sed 's/.*{"//; s/"//' | tr '\n' ' ')
+[ "$steps" = "kernel run kernel " ] || fail "the steps after the clock reads: $steps"
 env $short CURVE_POINTS=fork:250ms CURVE_TAIL=0 BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/a0" >/dev/null
 got=$(runs "$out/a0/fork-250ms.json" | tr '\n' ' ')
-want="$(u 1451 3149)$(u 1280 2320)$(u 671 1329)"
+want="$(u 1451 3149)$(u 1520 2560)$(u 961 1619)"
 [ "$got" = "$want" ] || fail "default spread without tails: $got"
 env $short CURVE_POINTS=fork:250ms CURVE_TAIL="10 0 3" CURVE_SPREAD=0 BUILD="$build" \
     "$here/lab/curve.sh" 6.18.15 "$out/a1" >/dev/null
 got=$(runs "$out/a1/fork-250ms.json" | tr '\n' ' ')
-want="\"2290us\" $(u 5 15)\"1800us\" \"997us\" $(u 2 5)"
+want="\"2290us\" $(u 5 15)\"2040us\" \"1287us\" $(u 2 5)"
 [ "$got" = "$want" ] || fail "CURVE_TAIL=\"10 0 3\": $got"
+env $short CURVE_POINTS=fork:250ms CURVE_BURSTS=0 CURVE_SPREAD=0 BUILD="$build" \
+    "$here/lab/curve.sh" 6.18.15 "$out/a2" >/dev/null
+got=$(runs "$out/a2/fork-250ms.json" | tr '\n' ' ')
+want="\"1360us\" $(u 470 1410)\"1690us\" $(u 55 165)\"500us\" $(u 250 750)"
+[ "$got" = "$want" ] || fail "CURVE_BURSTS=0: $got"
 got=$(runs "$out/a/fork-250ms-lab.json" | tr '\n' ' ')
 [ "$got" = '"2300us" "1800us" "1000us" ' ] || fail "the real run's scenario: $got"
 
 env $short CURVE_POINTS=fork:100ms CURVE_SPREAD="100 0 2000" BUILD="$build" \
     "$here/lab/curve.sh" 6.18.15 "$out/b" >/dev/null
 got=$(runs "$out/b/fork-100ms.json" | tr '\n' ' ')
-want="$(u 2037 2383)$(u 45 135)\"1670us\" $(u 65 195)$(u 50 4314)$(u 75 225)"
+want="\"1360us\" $(u 470 1410)\"1930us\" $(u 55 165)$(u 50 4245)$(u 250 750)"
 [ "$got" = "$want" ] || fail "CURVE_SPREAD=\"100 0 2000\": $got"
 
 env $short CURVE_POINTS=shell:20 CURVE_SPREAD=0 BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/c" >/dev/null
 got=$(runs "$out/c/shell-20.json" | tr '\n' ' ')
-want="\"2710us\" $(u 45 135)\"8470us\" $(u 65 195)\"1850us\" $(u 75 225)"
+want="\"1960us\" $(u 420 1260)\"9130us\" $(u 60 180)\"1460us\" $(u 230 690)"
 [ "$got" = "$want" ] || fail "CURVE_SPREAD=0: $got"
 
 # The guest's rcu_preempt (CURVE_RCU "RATE RUN"): a gap of 1 000 000 / RATE − RUN µs between
@@ -92,6 +113,9 @@ env $short CURVE_SPREAD="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/
 rc=0
 env $short CURVE_TAIL="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/e" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "CURVE_TAIL=\"1 2\" exits $rc, not 2"
+rc=0
+env $short CURVE_BURSTS="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/f" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "CURVE_BURSTS=\"1 2\" exits $rc, not 2"
 
 # A parent (sleeper-1) and its children, on one CPU; times in ns.
 cat > "$out/t.rec" <<'REC'

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The sleepers' bursts and where the runner's last clock read falls in them, from a lab run probed
+# with lab/probes-clock-read.txt (docs/real-kernels.md, "Where the runner's clock reads fall"):
+#
+#   lab/tails.sh RUNDIR [FROM TO]
+#
+# RUNDIR holds the run's trace.txt (sched_switch, sched_process_fork) and probes.txt (tsr: every
+# task_sched_runtime(), a read of a thread's CPU clock). FROM and TO (seconds from the trace's
+# first sched_ event; default 10 and 120) bound the bursts counted. The parents are the sleepers
+# (comm sleeper-N, no dot) seen switching in the first second; every other task whose comm starts
+# with "sleeper" is a child.
+#
+# Prints one line of means in µs, each with the number of bursts it is over:
+#   p_read   the parent's CPU time from its wake-up to its last clock read before fork()
+#   p_fork   from that read to the fork's trace point (the runner's return and the fork system
+#            call up to the child's wake-up: kernel work)
+#   p_wait   from the fork to the block of its wait
+#   c1       the child's first burst (to its sleep), c1_tail the part of it after its last read
+#   c2       the child's last burst (to its switch-out at exit), c2_tail the part after its last
+#            read (the exit system call, which wakes the parent)
+# Exit codes: 0 ok, 1 no parent burst seen (no probe events, or not the fork helper), 2 usage.
+set -eu
+[ $# -ge 1 ] && [ -f "$1/trace.txt" ] && [ -f "$1/probes.txt" ] ||
+    { echo "usage: lab/tails.sh RUNDIR [FROM TO]   (RUNDIR with trace.txt and probes.txt)" >&2; exit 2; }
+FROM=${2:-10}
+TO=${3:-120}
+cat "$1/trace.txt" "$1/probes.txt" | awk '
+    /^#/ { next }
+    { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1), $0; next } }' |
+    sort -g -k1,1 | awk -v A="$FROM" -v B="$TO" '
+    function val(key,   i, s) {
+        for (i = 1; i <= NF; i++) if (index($i, key "=") == 1) { s = substr($i, length(key) + 2); return s + 0 }
+        return ""
+    }
+    function add(name, x) { if (t - t0 >= A && t - t0 < B) { sum[name] += x; n[name]++ } }
+    $0 ~ / sched_switch: / {
+        t = $1; if (t0 == "") t0 = t
+        prev = ""; state = ""; next_pid = ""
+        for (i = 1; i <= NF; i++) {
+            if ($i ~ /^prev_comm=/) pcomm = substr($i, 11)
+            else if ($i ~ /^prev_pid=/) prev = substr($i, 10)
+            else if ($i ~ /^prev_state=/) state = substr($i, 12)
+            else if ($i ~ /^next_comm=/) ncomm = substr($i, 11)
+            else if ($i ~ /^next_pid=/) next_pid = substr($i, 10)
+        }
+        if (pcomm ~ /^sleeper-[0-9]+$/ && t - t0 < 1) parent[prev] = 1
+        if (pcomm ~ /^sleeper/) child[prev] = !(prev in parent)
+        if (prev in on) { acc[prev] += t - on[prev]; delete on[prev] }
+        if (state !~ /^R/) {
+            if ((prev in parent) && phase[prev] == "fork") add("p_wait", acc[prev] * 1e6)
+            else if (child[prev] && (prev in lastread)) {
+                if (state ~ /^S/) { add("c1", acc[prev] * 1e6); add("c1_tail", (acc[prev] - lastread[prev]) * 1e6) }
+                else { add("c2", acc[prev] * 1e6); add("c2_tail", (acc[prev] - lastread[prev]) * 1e6) }
+            }
+            acc[prev] = 0; phase[prev] = ""; delete lastread[prev]
+        }
+        on[next_pid] = t
+        next
+    }
+    $0 ~ / tsr: / {
+        t = $1; pid = val("pid")
+        if (pid in on) lastread[pid] = acc[pid] + t - on[pid]
+        next
+    }
+    $0 ~ / sched_process_fork: / {
+        t = $1
+        for (i = 1; i <= NF; i++) if ($i ~ /^pid=/) { pid = substr($i, 5); break }
+        if ((pid in parent) && (pid in on) && (pid in lastread)) {
+            now = acc[pid] + t - on[pid]
+            add("p_read", lastread[pid] * 1e6); add("p_fork", (now - lastread[pid]) * 1e6)
+            acc[pid] = 0; on[pid] = t; phase[pid] = "fork"; delete lastread[pid]
+        }
+        next
+    }
+    END {
+        if (!n["p_read"]) { print "tails: no parent burst with a clock read before its fork" > "/dev/stderr"; exit 1 }
+        split("p_read p_fork p_wait c1 c1_tail c2 c2_tail", k, " ")
+        for (j = 1; j <= 7; j++) printf "%s%s %.0f (%d)", (j > 1 ? ", " : ""), k[j], n[k[j]] ? sum[k[j]] / n[k[j]] : 0, n[k[j]]
+        printf "\n"
+    }'
