@@ -299,18 +299,17 @@ struct CurvePoint
 // (light children woken as after fork(), exact costs): 6.18.15 fork 1 s 0.714, 0.709, 0.693,
 // 0.630, 0.609, 0.656; 500 ms 0.496, 0.540, 0.696, 0.598, 0.425, 0.533, 0.468, 0.410, 0.475, 0.411,
 // 0.530, 0.593; 250 ms 0.458, 0.403, 0.566, 0.324, 0.432, 0.403, 0.415, 0.379 (LAB_PROBE), 0.289,
-// 0.357, 0.498 (LAB_PROBE, the clock reads); 100 ms 0.0004, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000; 50 ms 0.0008, 0.0004, 0.0008;
-// 150 ms 0.060, 0.064, 0.053, 0.059 (LAB_PROBE); 20 shell loops 0.601, 0.497, 0.429, 0.452,
-// 0.558, 0.593 (LAB_PROBE, the clock reads); 60 shell loops 0.267, 0.249, 0.201, 0.326; 350 ms 0.473, 0.382, 0.393, 0.431 (the runs
-// with CURVE_COUNT of 7 December 2026 also counted the reweights; the last run of each point, of
-// the evening of 7 December, measured the guest's rcu_preempt the scenarios now carry). 6.12.117
-// (voluntary preemption: it has no lazy mode, and lab/curve.sh writes its scenarios so): fork 1 s
-// 0.952 (the later three runs flagged); 500 ms 1.027, 0.771, 1.001, 0.883, 0.970 (the last two on 7
-// December 2026); 250 ms 0.892, 0.854, 0.829, 0.912 (the
-// last three on 7 December 2026, the last with LAB_PROBE); 150 ms 0.881, 0.899 (7 December
-// 2026); 100 ms 1.002, 0.979; 50
-// ms 1.020, 0.972. 20 shell loops 0.887 (with 2 GB for the guest; the two earlier runs were
-// flagged); 60 shell loops 0.822.
+// 0.357, 0.498 (LAB_PROBE, the clock reads); 100 ms 0.0004, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000;
+// 50 ms 0.0008, 0.0004, 0.0008; 150 ms 0.060, 0.064, 0.053, 0.059 (LAB_PROBE); 20 shell loops
+// 0.601, 0.497, 0.429, 0.452, 0.558, 0.593 (LAB_PROBE, the clock reads); 60 shell loops 0.267,
+// 0.249, 0.201, 0.326; 350 ms 0.473, 0.382, 0.393, 0.431 (the runs with CURVE_COUNT of 7 December
+// 2026 also counted the reweights; the last run of each point, of the evening of 7 December,
+// measured the guest's rcu_preempt the scenarios now carry). 6.12.117 (voluntary preemption: it has
+// no lazy mode, and lab/curve.sh writes its scenarios so): fork 1 s 0.952 (the later three runs
+// flagged); 500 ms 1.027, 0.771, 1.001, 0.883, 0.970 (the last two on 7 December 2026); 250 ms
+// 0.892, 0.854, 0.829, 0.912 (the last three on 7 December 2026, the last with LAB_PROBE); 150 ms
+// 0.881, 0.899 (7 December 2026); 100 ms 1.002, 0.979; 50 ms 1.020, 0.972. 20 shell loops 0.887
+// (with 2 GB for the guest; the two earlier runs were flagged); 60 shell loops 0.822.
 constexpr CurvePoint kCurve[] = {
     {"fork-1s", "6.18.15", 0.6685},
     {"fork-500ms", "6.18.15", 0.5146},
