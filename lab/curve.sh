@@ -33,7 +33,10 @@
 # 0 for none: see tail_default below), CURVE_MODEL_ONLY (1: no VM, the model's column only), CURVE_CLOCK (default 1: the model's
 # scenario reads the CPU clock after every run, as schedlab-run does on the real kernel; 0: plain runs), CURVE_COUNT (1: each real run also counts
 # the kernel's reweight_entity() calls, LAB_COUNT, for /testgroup's entity on CPU 1's reweights
-# per tick in the PLACE_LAG window; the probe costs the guest a little time per call). Every lab.sh variable (LAB_LIGHT,
+# per tick in the PLACE_LAG window; the probe costs the guest a little time per call). With
+# LAB_PROBE=lab/probes-clock-read.txt each real run also measures its own bursts and where the
+# runner's last clock reads fell in them (lab/tails.sh), prints them and runs the model's scenario
+# at those figures (CURVE_SEEDS seeds) beside the run. Every lab.sh variable (LAB_LIGHT,
 # LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT and LAB_EXACT default to 1 here (the children
 # cost what their programs say, as in the model). A disturbed run is flagged in the table and
 # left out of the point's real ratio.
@@ -320,6 +323,24 @@ reweights() {
 # "P/C1/C2" (lab/bursts.awk).
 bursts() { awk -v A="$START" -f "$here/bursts.awk" "$1"; }
 
+# run_model SCENARIO FILE: the model at CURVE_SEEDS seeds, one line "SEED NPL PL RW" per seed
+# in FILE (shares above).
+run_model() {
+    : > "$2"
+    s=1
+    while [ "$s" -le "$SEEDS" ]; do
+        "$CLI" run "$1" --seed "$s" --no-samples --quiet --records "$2.rec"
+        echo "$s $(shares "$2.rec")" >> "$2"
+        rm -f "$2.rec"
+        s=$((s + 1))
+    done
+}
+# model_ratios FILE: the median, lowest and highest of a run_model file's ratios.
+model_ratios() {
+    echo "$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | median)" \
+        "$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | sort -g | head -n 1)" \
+        "$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | sort -g | tail -n 1)"
+}
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -327,7 +348,7 @@ table="$OUT/curve.txt"
 {
     echo "# lab/curve.sh $KERNEL: root-spin's share of CPU 1, NO_PLACE_LAG in [$START s, $SWITCH s), PLACE_LAG in [$((SWITCH + SOAK)) s, $DURATION s); model profile $PROFILE, $SEEDS seeds"
     printf "%-12s %-28s %-22s %-8s %s\n" point "model ratio (min-max)" "model NPL/PL share" \
-        "model rw" "real ratio per run (NPL/PL share, with CURVE_COUNT the reweights per tick, the run replayed by the model (to T s: where its sleepers ran out), the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
+        "model rw" "real ratio per run (NPL/PL share, with CURVE_COUNT the reweights per tick, the run replayed by the model (to T s: where its sleepers ran out), with LAB_PROBE=lab/probes-clock-read.txt the model at the run's own bursts and clock reads, the sleepers' bursts' standard deviations P/C1/C2, their timers over 1 ms late, steadiness)"
 } > "$table"
 for point in $POINTS; do
     tag=$(echo "$point" | tr ':' '-')
@@ -339,18 +360,9 @@ for point in $POINTS; do
     scenario "$point" "$lscen" 0 0 0 0
     "$CLI" validate "$lscen" >/dev/null || { echo "curve: $lscen does not validate" >&2; exit 2; }
     # The model, CURVE_SEEDS seeds.
-    : > "$OUT/$tag.model"
-    s=1
-    while [ "$s" -le "$SEEDS" ]; do
-        "$CLI" run "$scen" --seed "$s" --no-samples --quiet \
-            --records "$OUT/$tag.seed$s.rec"
-        echo "$s $(shares "$OUT/$tag.seed$s.rec")" >> "$OUT/$tag.model"
-        rm -f "$OUT/$tag.seed$s.rec"
-        s=$((s + 1))
-    done
-    mratio=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$OUT/$tag.model" | median)
-    mmin=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$OUT/$tag.model" | sort -g | head -n 1)
-    mmax=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$OUT/$tag.model" | sort -g | tail -n 1)
+    run_model "$scen" "$OUT/$tag.model"
+    set -- $(model_ratios "$OUT/$tag.model")
+    mratio=$1 mmin=$2 mmax=$3
     mnpl=$(awk '{ print $2 }' "$OUT/$tag.model" | median)
     mpl=$(awk '{ print $3 }' "$OUT/$tag.model" | median)
     mrw=$(awk '{ print $4 }' "$OUT/$tag.model" | median)
@@ -397,7 +409,22 @@ for point in $POINTS; do
                     printf "%.3f", $2 / $1; if ($4 + 1 < d) printf " to %.0f s", $4 }')
             fi
             rm -f "$dir/replay.rec"
-            real="$real $rr ($1/$2$rw, replayed ${rp:--}, bursts' sd $spread µs, timers ${late:-?} late, $verdict)"
+            # With LAB_PROBE=lab/probes-clock-read.txt: the run's own bursts and where its last
+            # clock reads fell (lab/tails.sh), and the model's scenario at those, CURVE_SEEDS seeds.
+            at=""
+            if [ -s "$dir/probes.txt" ] && grep -q ' tsr: ' "$dir/probes.txt" &&
+                m=$("$here/tails.sh" "$dir" "$START" "$DURATION" 2>/dev/null); then
+                set -- $(echo "$m" | tr -d '(),' | awk '{ for (i = 1; i < NF; i++) v[$i] = int($(i + 1) + 0.5)
+                    print v["p_read"] + v["p_fork"] + v["p_wait"], v["c1"], v["c2"], v["p_fork"] + v["p_wait"], v["c1_tail"], v["c2_tail"] }')
+                if [ $# -eq 6 ]; then
+                    scenario "$point" "$dir/measured.json" "" "$4 $5 $6" "" "$1 $2 $3"
+                    run_model "$dir/measured.json" "$dir/measured.model"
+                    set -- "$@" $(model_ratios "$dir/measured.model")
+                    at=", at its bursts $1/$2/$3 µs with tails $4/$5/$6 the model gives $7 ($8-$9)"
+                fi
+            fi
+            set -- $(shares "$dir/real.rec")
+            real="$real $rr ($1/$2$rw, replayed ${rp:--}$at, bursts' sd $spread µs, timers ${late:-?} late, $verdict)"
             rm -f "$dir/real.rec"
             r=$((r + 1))
         done
