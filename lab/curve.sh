@@ -36,11 +36,12 @@
 # per tick in the PLACE_LAG window; the probe costs the guest a little time per call). With
 # LAB_PROBE=lab/probes-clock-read.txt each real run also measures its own bursts and where the
 # runner's last clock reads fell in them (lab/tails.sh), prints them and runs the model's scenario
-# at those figures (CURVE_SEEDS seeds) beside the run. Every lab.sh variable (LAB_LIGHT,
+# at those figures and the run's own spread (CURVE_SEEDS seeds) beside the run. Every lab.sh variable (LAB_LIGHT,
 # LAB_STRICT, LAB_MITIGATIONS, ...) passes through; LAB_LIGHT and LAB_EXACT default to 1 here (the children
 # cost what their programs say, as in the model). A disturbed run is flagged in the table and
 # left out of the point's real ratio.
-# Exit codes: 0 ok, 2 bad arguments, 3 a tool is missing, 4 a VM run failed.
+# Exit codes: 0 ok, 2 bad arguments (or a scenario the model refuses), 3 a tool is missing, 4 a VM
+# run failed.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -258,6 +259,9 @@ scenario() {
         sleepers=$arg nominal="2800 8600 2000" sleep=1s ;;
     esac
     [ "$bu" = 0 ] && bu=$nominal
+    # each burst must outlast the tail taken off it
+    echo "$bu $tl" | awk '{ split("P C1 C2", n, " "); for (i = 1; i <= 3; i++) if ($(i + 3) > 0 && $(i + 3) >= $i) {
+        printf "curve: the %s burst (CURVE_BURSTS, %d µs) must be longer than its tail (CURVE_TAIL, %d µs)\n", n[i], $i, $(i + 3) > "/dev/stderr"; exit 1 } }' || exit 2
     set -- "$1" "$2" $(burst_sd "${sd%% *}" "${tl%% *}") $(burst_sd "$(echo $sd | cut -d' ' -f2)" "$(echo $tl | cut -d' ' -f2)") \
         $(burst_sd "${sd##* }" "${tl##* }") $tl $bu
     program="{ \"run\": $(run_step $(($9 - $6)) "$3") }$clock$(tail_step "$6" kernel),
@@ -329,7 +333,8 @@ run_model() {
     : > "$2"
     s=1
     while [ "$s" -le "$SEEDS" ]; do
-        "$CLI" run "$1" --seed "$s" --no-samples --quiet --records "$2.rec"
+        "$CLI" run "$1" --seed "$s" --no-samples --quiet --records "$2.rec" ||
+            { echo "curve: the model failed on $1 at seed $s" >&2; exit 2; }
         echo "$s $(shares "$2.rec")" >> "$2"
         rm -f "$2.rec"
         s=$((s + 1))
@@ -411,16 +416,21 @@ for point in $POINTS; do
             rm -f "$dir/replay.rec"
             # With LAB_PROBE=lab/probes-clock-read.txt: the run's own bursts and where its last
             # clock reads fell (lab/tails.sh), and the model's scenario at those, CURVE_SEEDS seeds.
+            # (With CURVE_CLOCK=0 the model's scenario has no clock reads, so no tails to place.)
             at=""
-            if [ -s "$dir/probes.txt" ] && grep -q ' tsr: ' "$dir/probes.txt" &&
-                m=$("$here/tails.sh" "$dir" "$START" "$DURATION" 2>/dev/null); then
-                set -- $(echo "$m" | tr -d '(),' | awk '{ for (i = 1; i < NF; i++) v[$i] = int($(i + 1) + 0.5)
-                    print v["p_read"] + v["p_fork"] + v["p_wait"], v["c1"], v["c2"], v["p_fork"] + v["p_wait"], v["c1_tail"], v["c2_tail"] }')
-                if [ $# -eq 6 ]; then
-                    scenario "$point" "$dir/measured.json" "" "$4 $5 $6" "" "$1 $2 $3"
+            if [ -n "$clock" ] && [ -s "$dir/probes.txt" ] && grep -q ' tsr: ' "$dir/probes.txt"; then
+                if m=$("$here/tails.sh" "$dir" "$START" "$DURATION" 2>&1); then
+                    set -- $(echo "$m" | tr -d '(),' | awk '{ for (i = 1; i < NF; i++) v[$i] = int($(i + 1) + 0.5)
+                        print v["p_read"] + v["p_fork"] + v["p_wait"], v["c1"], v["c2"], v["p_fork"] + v["p_wait"], v["c1_tail"], v["c2_tail"] }')
+                    # the run's own spread (bursts.awk's P/C1/C2) with its own bursts and tails
+                    scenario "$point" "$dir/measured.json" "$(echo "$spread" | tr '/' ' ')" "$4 $5 $6" "" "$1 $2 $3"
+                    "$CLI" validate "$dir/measured.json" >/dev/null ||
+                        { echo "curve: $dir/measured.json does not validate" >&2; exit 2; }
                     run_model "$dir/measured.json" "$dir/measured.model"
                     set -- "$@" $(model_ratios "$dir/measured.model")
-                    at=", at its bursts $1/$2/$3 µs with tails $4/$5/$6 the model gives $7 ($8-$9)"
+                    at=", at its bursts $1/$2/$3 µs with tails $4/$5/$6 and its spread the model gives $7 ($8-$9)"
+                else
+                    at=", its bursts not measured ($(echo "$m" | head -n 1))"
                 fi
             fi
             set -- $(shares "$dir/real.rec")

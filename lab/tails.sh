@@ -7,9 +7,11 @@
 #
 # RUNDIR holds the run's trace.txt (sched_switch, sched_process_fork) and probes.txt (tsr: every
 # task_sched_runtime(), a read of a thread's CPU clock). FROM and TO (seconds from the trace's
-# first sched_ event; default 10 and 120) bound the bursts counted. The parents are the sleepers
-# (comm sleeper-N, no dot) seen switching in the first second; every other task whose comm starts
-# with "sleeper" is a child.
+# first sched_switch; default 10 and 120) bound the bursts counted, each by the time it ends (its
+# fork, or its block). The parents are the tasks named sleeper* that no sleeper's fork in the
+# trace created; a child is one a sleeper's fork created (whatever its name: a child preempted
+# before it takes its own still has its parent's). A child's first burst ends at its first sleep (switched out in
+# state S), its last at its exit (state Z or X); other blocks (D) do not end a burst.
 #
 # Prints one line of means in µs, each with the number of bursts it is over:
 #   p_read   the parent's CPU time from its wake-up to its last clock read before fork()
@@ -19,16 +21,22 @@
 #   c1       the child's first burst (to its sleep), c1_tail the part of it after its last read
 #   c2       the child's last burst (to its switch-out at exit), c2_tail the part after its last
 #            read (the exit system call, which wakes the parent)
-# Exit codes: 0 ok, 1 no parent burst seen (no probe events, or not the fork helper), 2 usage.
+# Exit codes: 0 ok, 1 no parent burst with a clock read before its fork in the window (a run
+# without the probe's events, or a workload whose parents do not fork), 2 usage (a RUNDIR
+# without the two files, FROM or TO not a number, FROM not below TO).
 set -eu
-[ $# -ge 1 ] && [ -f "$1/trace.txt" ] && [ -f "$1/probes.txt" ] ||
-    { echo "usage: lab/tails.sh RUNDIR [FROM TO]   (RUNDIR with trace.txt and probes.txt)" >&2; exit 2; }
+usage() { echo "usage: lab/tails.sh RUNDIR [FROM TO]   (RUNDIR with trace.txt and probes.txt; FROM < TO, seconds)" >&2; exit 2; }
+{ [ $# -eq 1 ] || [ $# -eq 3 ]; } && [ -f "$1/trace.txt" ] && [ -f "$1/probes.txt" ] || usage
 FROM=${2:-10}
 TO=${3:-120}
+for n in "$FROM" "$TO"; do
+    case "$n" in ''|*[!0-9.]*|*.*.*|.) usage ;; esac
+done
+awk -v a="$FROM" -v b="$TO" 'BEGIN { exit !(a + 0 < b + 0) }' || usage
 cat "$1/trace.txt" "$1/probes.txt" | awk '
     /^#/ { next }
     { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1), $0; next } }' |
-    sort -g -k1,1 | awk -v A="$FROM" -v B="$TO" '
+    sort -s -g -k1,1 | awk -v A="$FROM" -v B="$TO" '
     function val(key,   i, s) {
         for (i = 1; i <= NF; i++) if (index($i, key "=") == 1) { s = substr($i, length(key) + 2); return s + 0 }
         return ""
@@ -44,15 +52,15 @@ cat "$1/trace.txt" "$1/probes.txt" | awk '
             else if ($i ~ /^next_comm=/) ncomm = substr($i, 11)
             else if ($i ~ /^next_pid=/) next_pid = substr($i, 10)
         }
-        if (pcomm ~ /^sleeper-[0-9]+$/ && t - t0 < 1) parent[prev] = 1
-        if (pcomm ~ /^sleeper/) child[prev] = !(prev in parent)
+        if (pcomm ~ /^sleeper/ && !(prev in forked)) parent[prev] = 1
         if (prev in on) { acc[prev] += t - on[prev]; delete on[prev] }
-        if (state !~ /^R/) {
+        if (state ~ /^[SZX]/) {
             if ((prev in parent) && phase[prev] == "fork") add("p_wait", acc[prev] * 1e6)
-            else if (child[prev] && (prev in lastread)) {
-                if (state ~ /^S/) { add("c1", acc[prev] * 1e6); add("c1_tail", (acc[prev] - lastread[prev]) * 1e6) }
-                else { add("c2", acc[prev] * 1e6); add("c2_tail", (acc[prev] - lastread[prev]) * 1e6) }
+            else if ((prev in forked) && (prev in lastread)) {
+                if (state ~ /^S/ && !(prev in slept)) { add("c1", acc[prev] * 1e6); add("c1_tail", (acc[prev] - lastread[prev]) * 1e6) }
+                else if (state !~ /^S/) { add("c2", acc[prev] * 1e6); add("c2_tail", (acc[prev] - lastread[prev]) * 1e6) }
             }
+            if (state ~ /^S/ && (prev in forked)) slept[prev] = 1
             acc[prev] = 0; phase[prev] = ""; delete lastread[prev]
         }
         on[next_pid] = t
@@ -65,7 +73,13 @@ cat "$1/trace.txt" "$1/probes.txt" | awk '
     }
     $0 ~ / sched_process_fork: / {
         t = $1
-        for (i = 1; i <= NF; i++) if ($i ~ /^pid=/) { pid = substr($i, 5); break }
+        fcomm = ""; cpid = ""
+        for (i = 1; i <= NF; i++) {
+            if ($i ~ /^comm=/) fcomm = substr($i, 6)
+            else if ($i ~ /^pid=/) pid = substr($i, 5)
+            else if ($i ~ /^child_pid=/) cpid = substr($i, 11)
+        }
+        if (fcomm ~ /^sleeper/ && cpid != "") forked[cpid] = 1
         if ((pid in parent) && (pid in on) && (pid in lastread)) {
             now = acc[pid] + t - on[pid]
             add("p_read", lastread[pid] * 1e6); add("p_fork", (now - lastread[pid]) * 1e6)
@@ -74,7 +88,7 @@ cat "$1/trace.txt" "$1/probes.txt" | awk '
         next
     }
     END {
-        if (!n["p_read"]) { print "tails: no parent burst with a clock read before its fork" > "/dev/stderr"; exit 1 }
+        if (!n["p_read"]) { print "tails: no parent burst with a clock read before its fork in [" A " s, " B " s)" > "/dev/stderr"; exit 1 }
         split("p_read p_fork p_wait c1 c1_tail c2 c2_tail", k, " ")
         for (j = 1; j <= 7; j++) printf "%s%s %.0f (%d)", (j > 1 ? ", " : ""), k[j], n[k[j]] ? sum[k[j]] / n[k[j]] : 0, n[k[j]]
         printf "\n"

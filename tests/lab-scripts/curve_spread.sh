@@ -7,8 +7,8 @@
 #    (the 20 shell loops' 2800 / 9250 / 1920); the real run's scenario keeps the workload's own
 #    2300 / 1800 / 1000, fixed, without tails;
 #  - after each clock read the runner's tail (CURVE_TAIL, default means 940 / 110 / 500 µs; the
-#    shell loops' 840 / 120 / 460) runs uniform over [M/2, 3M/2] (rounded down: (M + 1)/2 and
-#    (3M + 1)/2), its mean taken off the burst, in a kernel section for the parent's (the fork)
+#    shell loops' 840 / 120 / 460) runs uniform over [M/2, 3M/2] (in whole µs, (M + 1)/2 and
+#    (3M + 1)/2 with the remainder dropped: halves round up), its mean taken off the burst, in a kernel section for the parent's (the fork)
 #    and the exit's: 2300 - 940 = 1360, tail [470, 1410]; 2040 - 110 = 1930, tail [55, 165];
 #    1290 - 500 = 790, tail [250, 750];
 #  - a burst of deviation SD (CURVE_SPREAD, default 490 / 300 / 190) keeps it with its tail: the
@@ -116,6 +116,10 @@ env $short CURVE_TAIL="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/e"
 rc=0
 env $short CURVE_BURSTS="1 2" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/f" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "CURVE_BURSTS=\"1 2\" exits $rc, not 2"
+# a burst no longer than its tail: 900 µs in the parent against the default 940 µs after its read
+rc=0
+env $short CURVE_BURSTS="900 2040 1290" BUILD="$build" "$here/lab/curve.sh" 6.18.15 "$out/g" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "CURVE_BURSTS=\"900 2040 1290\" exits $rc, not 2"
 
 # A parent (sleeper-1) and its children, on one CPU; times in ns.
 cat > "$out/t.rec" <<'REC'
