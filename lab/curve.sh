@@ -168,11 +168,13 @@ tail_step() {
     step=$(printf '{ "run": { "uniform": ["%dus", "%dus"] } }' $(( ($1 + 1) / 2 )) $(( (3 * $1 + 1) / 2 )))
     if [ "${2:-}" = kernel ]; then printf ', { "kernel": [ %s ] }' "$step"; else printf ', %s' "$step"; fi
 }
-# burst_sd SD_US TAIL_US: the deviation left for the run before a tail of mean TAIL (uniform
-# over [TAIL/2, 3 TAIL/2], deviation TAIL/sqrt(12)) for the whole burst to keep deviation SD:
-# sqrt(SD^2 - TAIL^2/12), rounded, 0 when the tail alone deviates as much.
-burst_sd() {
-    awk -v sd="$1" -v t="$2" 'BEGIN { v = sd * sd - t * t / 12; printf "%d\n", (v > 0 ? int(sqrt(v) + 0.5) : 0) }'
+# burst_sds "SD SD SD" "TAIL TAIL TAIL" (µs, P C1 C2): for each burst the deviation left for the
+# run before a tail of mean TAIL (uniform over [TAIL/2, 3 TAIL/2], deviation TAIL/sqrt(12)) for the
+# whole burst to keep deviation SD: sqrt(SD^2 - TAIL^2/12), rounded, 0 when the tail alone
+# deviates as much.
+burst_sds() {
+    echo "$1 $2" | awk '{ for (i = 1; i <= 3; i++) { v = $i * $i - $(i + 3) * $(i + 3) / 12
+        printf "%d%s", (v > 0 ? int(sqrt(v) + 0.5) : 0), (i < 3 ? " " : "\n") } }'
 }
 # run_step NOMINAL_US SD_US: the JSON value of a run step of NOMINAL µs with that deviation.
 run_step() {
@@ -262,8 +264,7 @@ scenario() {
     # each burst must outlast the tail taken off it
     echo "$bu $tl" | awk '{ split("P C1 C2", n, " "); for (i = 1; i <= 3; i++) if ($(i + 3) > 0 && $(i + 3) >= $i) {
         printf "curve: the %s burst (CURVE_BURSTS, %d µs) must be longer than its tail (CURVE_TAIL, %d µs)\n", n[i], $i, $(i + 3) > "/dev/stderr"; exit 1 } }' || exit 2
-    set -- "$1" "$2" $(burst_sd "${sd%% *}" "${tl%% *}") $(burst_sd "$(echo $sd | cut -d' ' -f2)" "$(echo $tl | cut -d' ' -f2)") \
-        $(burst_sd "${sd##* }" "${tl##* }") $tl $bu
+    set -- "$1" "$2" $(burst_sds "$sd" "$tl") $tl $bu
     program="{ \"run\": $(run_step $(($9 - $6)) "$3") }$clock$(tail_step "$6" kernel),
         { \"fork\": { \"program\": [ { \"run\": $(run_step $((${10} - $7)) "$4") }$clock$(tail_step "$7"), { \"sleep\": \"$sleep\" }, { \"run\": $(run_step $((${11} - $8)) "$5") }$clock$(tail_step "$8" kernel) ] }, \"wait\": true }"
     cat > "$2" <<EOF
@@ -340,11 +341,12 @@ run_model() {
         s=$((s + 1))
     done
 }
-# model_ratios FILE: the median, lowest and highest of a run_model file's ratios.
+# model_ratios FILE: the median, lowest and highest of a run_model file's ratios; only "-" when no
+# seed has a share before the switch (callers pad with two empty words).
 model_ratios() {
-    echo "$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | median)" \
-        "$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | sort -g | head -n 1)" \
-        "$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | sort -g | tail -n 1)"
+    ratios=$(awk '$2 > 0 { printf "%.4f\n", $3 / $2 }' "$1" | sort -g)
+    [ -n "$ratios" ] || { echo "-"; return; }
+    echo "$(echo "$ratios" | median)" "$(echo "$ratios" | head -n 1)" "$(echo "$ratios" | tail -n 1)"
 }
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -366,7 +368,7 @@ for point in $POINTS; do
     "$CLI" validate "$lscen" >/dev/null || { echo "curve: $lscen does not validate" >&2; exit 2; }
     # The model, CURVE_SEEDS seeds.
     run_model "$scen" "$OUT/$tag.model"
-    set -- $(model_ratios "$OUT/$tag.model")
+    set -- $(model_ratios "$OUT/$tag.model") "" ""
     mratio=$1 mmin=$2 mmax=$3
     mnpl=$(awk '{ print $2 }' "$OUT/$tag.model" | median)
     mpl=$(awk '{ print $3 }' "$OUT/$tag.model" | median)
@@ -427,7 +429,7 @@ for point in $POINTS; do
                     "$CLI" validate "$dir/measured.json" >/dev/null ||
                         { echo "curve: $dir/measured.json does not validate" >&2; exit 2; }
                     run_model "$dir/measured.json" "$dir/measured.model"
-                    set -- "$@" $(model_ratios "$dir/measured.model")
+                    set -- "$@" $(model_ratios "$dir/measured.model") "" ""
                     at=", at its bursts $1/$2/$3 µs with tails $4/$5/$6 and its spread the model gives $7 ($8-$9)"
                 else
                     at=", its bursts not measured ($(echo "$m" | head -n 1))"

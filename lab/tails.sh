@@ -10,8 +10,9 @@
 # first sched_switch; default 10 and 120) bound the bursts counted, each by the time it ends (its
 # fork, or its block). The parents are the tasks named sleeper* that no sleeper's fork in the
 # trace created; a child is one a sleeper's fork created (whatever its name: a child preempted
-# before it takes its own still has its parent's). A child's first burst ends at its first sleep (switched out in
-# state S), its last at its exit (state Z or X); other blocks (D) do not end a burst.
+# before it takes its own still has its parent's). A child's first burst ends at its first sleep
+# (switched out in state S), its last at its exit (state Z or X); other blocks (D) do not end a
+# burst.
 #
 # Prints one line of means in µs, each with the number of bursts it is over:
 #   p_read   the parent's CPU time from its wake-up to its last clock read before fork()
@@ -37,21 +38,15 @@ cat "$1/trace.txt" "$1/probes.txt" | awk '
     /^#/ { next }
     { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print substr($i, 1, length($i) - 1), $0; next } }' |
     sort -s -g -k1,1 | awk -v A="$FROM" -v B="$TO" '
-    function val(key,   i, s) {
-        for (i = 1; i <= NF; i++) if (index($i, key "=") == 1) { s = substr($i, length(key) + 2); return s + 0 }
+    # the value of the field KEY=VALUE ("" when the line has none)
+    function val(key,   i) {
+        for (i = 1; i <= NF; i++) if (index($i, key "=") == 1) return substr($i, length(key) + 2)
         return ""
     }
     function add(name, x) { if (t - t0 >= A && t - t0 < B) { sum[name] += x; n[name]++ } }
     $0 ~ / sched_switch: / {
         t = $1; if (t0 == "") t0 = t
-        prev = ""; state = ""; next_pid = ""
-        for (i = 1; i <= NF; i++) {
-            if ($i ~ /^prev_comm=/) pcomm = substr($i, 11)
-            else if ($i ~ /^prev_pid=/) prev = substr($i, 10)
-            else if ($i ~ /^prev_state=/) state = substr($i, 12)
-            else if ($i ~ /^next_comm=/) ncomm = substr($i, 11)
-            else if ($i ~ /^next_pid=/) next_pid = substr($i, 10)
-        }
+        pcomm = val("prev_comm"); prev = val("prev_pid"); state = val("prev_state"); next_pid = val("next_pid")
         if (pcomm ~ /^sleeper/ && !(prev in forked)) parent[prev] = 1
         if (prev in on) { acc[prev] += t - on[prev]; delete on[prev] }
         if (state ~ /^[SZX]/) {
@@ -73,13 +68,8 @@ cat "$1/trace.txt" "$1/probes.txt" | awk '
     }
     $0 ~ / sched_process_fork: / {
         t = $1
-        fcomm = ""; cpid = ""
-        for (i = 1; i <= NF; i++) {
-            if ($i ~ /^comm=/) fcomm = substr($i, 6)
-            else if ($i ~ /^pid=/) pid = substr($i, 5)
-            else if ($i ~ /^child_pid=/) cpid = substr($i, 11)
-        }
-        if (fcomm ~ /^sleeper/ && cpid != "") forked[cpid] = 1
+        pid = val("pid"); cpid = val("child_pid")
+        if (val("comm") ~ /^sleeper/ && cpid != "") forked[cpid] = 1
         if ((pid in parent) && (pid in on) && (pid in lastread)) {
             now = acc[pid] + t - on[pid]
             add("p_read", lastread[pid] * 1e6); add("p_fork", (now - lastread[pid]) * 1e6)

@@ -8,8 +8,8 @@
 #    2300 / 1800 / 1000, fixed, without tails;
 #  - after each clock read the runner's tail (CURVE_TAIL, default means 940 / 110 / 500 µs; the
 #    shell loops' 840 / 120 / 460) runs uniform over [M/2, 3M/2] (in whole µs, (M + 1)/2 and
-#    (3M + 1)/2 with the remainder dropped: halves round up), its mean taken off the burst, in a kernel section for the parent's (the fork)
-#    and the exit's: 2300 - 940 = 1360, tail [470, 1410]; 2040 - 110 = 1930, tail [55, 165];
+#    (3M + 1)/2 with the remainder dropped: halves round up), its mean taken off the burst, in a
+#    kernel section for the parent's (the fork) and the exit's: 2300 - 940 = 1360, tail [470, 1410]; 2040 - 110 = 1930, tail [55, 165];
 #    1290 - 500 = 790, tail [250, 750];
 #  - a burst of deviation SD (CURVE_SPREAD, default 490 / 300 / 190) keeps it with its tail: the
 #    run before a tail of mean M deviates sqrt(SD^2 - M^2/12) (rounded; 0 when negative), and is
