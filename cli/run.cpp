@@ -299,6 +299,9 @@ int cmdRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     try {
         if (!ra.csvDir.empty() || !ra.traceOut.empty())
             ra.options.recordPelt = true; // samples.csv's PELT columns, the trace's counters
+        // Only the metrics file reads the lag-bound measure (lag_excess_*): without one the
+        // samples are not checked against it.
+        ra.options.lagBoundMetric = !ra.metricsOut.empty();
         Simulation sim(*scenario, ra.options);
         std::optional<EntitySelection> only;
         if (!ra.entities.empty()) {

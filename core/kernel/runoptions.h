@@ -54,6 +54,10 @@ struct RunOptions
     /// is seen to change at an entity sample, for the lag band of the timeline. Off by default;
     /// the window and `capture` turn it on.
     bool recordMaxSlice = false;
+    /// The bug-hunt measure lag_excess_samples / lag_excess_max_ns of the metrics (kernel-model.md
+    /// §4.1): every sample of a queued task checks its lag |V − v| against its bound. On by
+    /// default; `run` turns it off when it writes no metrics file, the only output that reads it.
+    bool lagBoundMetric = true;
     Nanoseconds watchdogThreshold{1'000'000'000};
     ResourceLimits limits;
 };

@@ -93,7 +93,7 @@ public:
     }
     /// Samples @p se's state after a change (vruntime, lag, deadline, weight). While nothing
     /// reads the recording the sample is counted here; a queued task's still goes to the
-    /// machine's lag-bound metric (checkLagBound()).
+    /// machine's lag-bound metric (checkLagBound()) while the run measures it.
     void sample(const SchedEntity& se)
     {
         if (!m_counted || !m_counted->discarding()) {
@@ -103,7 +103,7 @@ public:
         if (!se.cfsRq)
             return;
         if (se.isTask()) {
-            if (se.onRq)
+            if (se.onRq && m_lagBound)
                 checkLagBound(se);
             if (m_countSamples)
                 m_counted->drop();
@@ -137,8 +137,13 @@ protected:
         m_countFlat = flat;
     }
 
+    /// Whether queued tasks' samples feed the lag-bound metric (RunOptions::lagBoundMetric).
+    void measureLagBound(bool on) { m_lagBound = on; }
+    bool lagBoundMeasured() const { return m_lagBound; }
+
 private:
     Recording* m_counted = nullptr;
+    bool m_lagBound = true;
     bool m_countEvents = false;
     bool m_countSamples = false;
     bool m_countFlat = false;

@@ -58,6 +58,7 @@ Machine::Machine(const Scenario& scenario, const RunOptions& options)
     // While nothing reads the recording, records and samples are counted in place (the run
     // queue's structure, flat or not, is fixed for the run after buildKernel()).
     countOnly(&m_rec, options.recordEvents, options.recordSamples, m_choices.flat);
+    measureLagBound(options.lagBoundMetric);
     for (int c = 0; c < m_cpus; ++c)
         m_rqs.push_back(std::make_unique<Rq>(c, m_choices));
     m_threadsPerCore = std::clamp(scenario.machine.threadsPerCore.value_or(1), 1, m_cpus);

@@ -90,7 +90,7 @@ void Machine::recordMigrate(
 
 void Machine::buildSample(const SchedEntity& se)
 {
-    if (se.isTask() && se.onRq && se.cfsRq)
+    if (se.isTask() && se.onRq && se.cfsRq && lagBoundMeasured())
         checkLagBound(se);
     if (!m_options.recordSamples || !se.cfsRq)
         return;

@@ -360,13 +360,19 @@ void TestCatalogue::delayedRunnable6126vs6127()
 // protectionMinSlice), and the bound holds.
 void TestCatalogue::bugHuntMetrics()
 {
-    auto run = [](const char* json, const char* profile) {
+    // @p stream: the recording discarded as `run` without an export (the samples counted in
+    // place); @p measured: RunOptions::lagBoundMetric (`run` without a metrics file: off).
+    auto run = [](const char* json, const char* profile, bool stream = false,
+                   bool measured = true) {
         const auto sc = test::loadScenario(json, "tst_catalogue");
         if (!sc)
             qFatal("bad scenario");
         RunOptions o;
         o.profile = profile;
+        o.lagBoundMetric = measured;
         Simulation sim(*sc, o);
+        if (stream)
+            sim.streamRecording(nullptr);
         sim.run();
         return sim.metrics();
     };
@@ -394,6 +400,21 @@ void TestCatalogue::bugHuntMetrics()
             }
         }
     }
+    // The same measure from samples counted in place; none when the run does not measure it
+    // (nothing else of the run changes: the same CPU times).
+    const Metrics kept = run(custom, "6.13");
+    const Metrics counted = run(custom, "6.13", true);
+    const Metrics unmeasured = run(custom, "6.13", true, false);
+    for (size_t i = 0; i < kept.tasks.size(); ++i) {
+        QCOMPARE(counted.tasks[i].lagExcessSamples, kept.tasks[i].lagExcessSamples);
+        QCOMPARE(counted.tasks[i].lagExcessMaxNs, kept.tasks[i].lagExcessMaxNs);
+        QCOMPARE(unmeasured.tasks[i].lagExcessSamples, int64_t(0));
+        QCOMPARE(unmeasured.tasks[i].lagExcessMaxNs, int64_t(0));
+        QCOMPARE(unmeasured.tasks[i].cpuTimeNs, kept.tasks[i].cpuTimeNs);
+        QCOMPARE(unmeasured.tasks[i].switches, kept.tasks[i].switches);
+    }
+    QCOMPARE(unmeasured.tasks[1].name, std::string("short"));
+    QCOMPARE(kept.tasks[1].lagExcessMaxNs, int64_t(2800000));
 }
 
 // 052c3d87c82e alone (kernel-model.md §3.7): the scenario "c" of bugHuntMetrics, a 10 ms-slice

@@ -94,6 +94,7 @@ private Q_SLOTS:
     void outputIsADirectory();
     void csvDirectoryCreatedUnderExistingParent();
     void outputReplacedWhole();
+    void metricsCarryLagBound();
     void resourceGuardExitCode();
     void limitOption_data();
     void limitOption();
@@ -299,6 +300,25 @@ void TestCli::outputReplacedWhole()
     QVERIFY(text.endsWith("}\n"));
     QVERIFY(!text.contains("old content"));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"m.json"});
+}
+
+// `run` checks samples against the lag bound only when a metrics file reads it: with --metrics
+// the 6.13 custom-slice case of tst_catalogue's bugHuntMetrics (a 10 ms slice against a
+// default-slice task: the short task's lag 2.8 ms beyond vslice(0.7 ms + 1 ms)) is measured
+// there, with the recording discarded as always in `run`.
+void TestCli::metricsCarryLagBound()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string scenario = writeFile(dir, "custom.json",
+        R"({"schedlab": 1, "name": "c", "duration": "100ms", "kernel": {"hz": 1000},
+        "machine": {"cpus": 1},
+        "tasks": [{"name": "long", "slice": "10ms", "program": [{"run": "forever"}]},
+                  {"name": "short", "program": [{"run": "forever"}]}]})");
+    QVERIFY(!scenario.empty());
+    const Result r = cli({"run", scenario, "--profile", "6.13", "--metrics", "-"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(contains(r.out, "\"lag_excess_max_ns\": 2800000"), r.out.c_str());
 }
 
 // A fork loop beyond --limit live-tasks=5: exit 3, the reason on stderr, and the outputs of the

@@ -170,7 +170,9 @@ Figures runSchedlab(const std::string& json, double seconds, InstructionCounter&
     }
     Figures f;
     f.simSeconds = seconds;
-    Simulation sim(*r.scenario, RunOptions{});
+    RunOptions options;
+    options.lagBoundMetric = false; // as `schedlab-cli run` without a metrics file
+    Simulation sim(*r.scenario, options);
     sim.streamRecording(nullptr); // as `schedlab-cli run` without an export
     const double t0 = cpuSeconds();
     counter.start();
