@@ -58,48 +58,43 @@ uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
 
 // --- §3.6 update_curr, §3.8 update_deadline ---------------------------------------------------
 
-void FairClass::updateCurr(CfsRq& cfsRq)
+void FairClass::updateCurrRan(CfsRq& cfsRq, SchedEntity& curr)
 {
     // update_curr(): one function for both run-queue layouts. With a flat run queue (7.3, §6.1)
     // every level is charged for bandwidth, but only a task has EEVDF state: its vruntime
     // advances at its h_load in rq->cfs.
-    SchedEntity* curr = cfsRq.curr;
-    if (!curr)
-        return;
     const int64_t now = m_ctx.clock();
-    const int64_t delta = now - curr->execStart;
-    if (delta <= 0)
-        return;
-    curr->execStart = now;
-    curr->sumExecRuntime += delta;
+    const int64_t delta = now - curr.execStart;
+    curr.execStart = now;
+    curr.sumExecRuntime += delta;
     if (flat()) {
         accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
-        if (!curr->isTask())
+        if (!curr.isTask())
             return;
     }
-    CfsRq& q = flat() ? eevdfRq(*curr) : cfsRq; // the queue curr's EEVDF runs in
-    curr->vruntime +=
-        calcDeltaFair(static_cast<uint64_t>(delta), eevdfLoad(*curr), m_p.choices->weightPrecision);
-    const bool resched = updateDeadline(q, *curr);
+    CfsRq& q = flat() ? eevdfRq(curr) : cfsRq; // the queue curr's EEVDF runs in
+    curr.vruntime +=
+        calcDeltaFair(static_cast<uint64_t>(delta), eevdfLoad(curr), m_p.choices->weightPrecision);
+    const bool resched = updateDeadline(q, curr);
     if (m_p.choices->v0 == V0Mode::MinVruntime)
         q.updateMinVruntime();
-    if (curr->isTask())
-        m_ctx.accountExec(*curr, delta);
+    if (curr.isTask())
+        m_ctx.accountExec(curr, delta);
     if (!flat())
         accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
-    m_ctx.sample(*curr);
+    m_ctx.sample(curr);
     if ((flat() ? q.hNrQueued : q.nrQueued) == 1)
         return;
     bool doResched = resched;
     if (!doResched) {
         if (m_p.traits->resched617)
-            doResched = !isProtected(*curr); // 6.17+: end of a protected period
+            doResched = !isProtected(curr); // 6.17+: end of a protected period
         else if (m_p.traits->customSlices)
-            doResched = didPreemptShort(q, *curr); // 6.12–6.16 PREEMPT_SHORT
+            doResched = didPreemptShort(q, curr); // 6.12–6.16 PREEMPT_SHORT
     }
     if (doResched) {
         m_ctx.resched(q.cpu, true);
-        clearBuddies(q, *curr);
+        clearBuddies(q, curr);
     }
 }
 

@@ -88,7 +88,15 @@ public:
     std::vector<TaskGroup>& groups() { return m_groups; }
 
     // --- entity level (§3.6–§5) -------------------------------------------------------------
-    void updateCurr(CfsRq& cfsRq);
+    /// update_curr(): the common early return inline (no running entity, or no time since its
+    /// last update: a second call at the same clock, as put_prev and the pick make after the
+    /// tick), the accounting out of line (updateCurrRan()).
+    void updateCurr(CfsRq& cfsRq)
+    {
+        SchedEntity* curr = cfsRq.curr;
+        if (curr && m_ctx.clock() > curr->execStart)
+            updateCurrRan(cfsRq, *curr);
+    }
     bool updateDeadline(CfsRq& cfsRq, SchedEntity& se);
     /// §4.1; returns true when (7.2 rules) the stored lag differs from V − v.
     bool updateEntityLag(CfsRq& cfsRq, SchedEntity& se);
@@ -189,6 +197,9 @@ private:
     void returnCfsRqRuntime(CfsRq& cfsRq);                 ///< return_cfs_rq_runtime()
 
     FairParams m_p;
+    /// update_curr() once @p curr ran since its last update.
+    void updateCurrRan(CfsRq& cfsRq, SchedEntity& curr);
+
     MachineContext& m_ctx;
     FairHooks* m_hooks = nullptr;
     LoadTracker* m_load = nullptr;

@@ -34,8 +34,10 @@ class MachineContext
 public:
     virtual ~MachineContext() = default;
 
-    /// rq_clock() / rq_clock_task() (ns): one clock for every CPU.
-    virtual int64_t clock() const = 0;
+    /// rq_clock() / rq_clock_task() (ns): one clock for every CPU. Read through the clock the
+    /// implementation binds (bindClock()): the hot paths read it many times per event, and a
+    /// virtual call for each would cost more than the read.
+    int64_t clock() const { return *m_clock; }
     /// nr_cpu_ids.
     virtual int cpuCount() const = 0;
     /// cpu_rq(@p cpu).
@@ -120,6 +122,8 @@ public:
     virtual bool timerPending(EventId id) const = 0;
 
 protected:
+    /// The implementation's clock, read by clock(); it must outlive the context.
+    void bindClock(const int64_t* now) { m_clock = now; }
     /// record() and sample() when the recording is read: the machine builds the records.
     virtual void buildRecord(
         RecordKind kind, const SchedEntity& se, int64_t a, int64_t b, int64_t c) = 0;
@@ -142,6 +146,8 @@ protected:
     bool lagBoundMeasured() const { return m_lagBound; }
 
 private:
+    static constexpr int64_t kNoClock = 0;
+    const int64_t* m_clock = &kNoClock;
     Recording* m_counted = nullptr;
     bool m_lagBound = true;
     bool m_countEvents = false;

@@ -82,7 +82,7 @@ void EventQueue::releaseSlot(uint32_t slot)
 
 EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
 {
-    if (at < m_now)
+    if (at.count() < m_now)
         throw std::logic_error("EventQueue: event scheduled in the past");
     uint32_t slot = 0;
     if (!m_freeSlots.empty()) {
@@ -98,7 +98,7 @@ EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
 
 EventId EventQueue::post(Nanoseconds at, Event event, int priority)
 {
-    if (at < m_now)
+    if (at.count() < m_now)
         throw std::logic_error("EventQueue: event scheduled in the past");
     if (event.kind == kFunctionKind || !m_dispatch)
         throw std::logic_error("EventQueue: a tagged event needs a kind and a dispatcher");
@@ -235,8 +235,8 @@ bool EventQueue::step()
         popLane();
     m_done[e.seq - m_doneBase] = 1;
     --m_live;
-    assert(e.time >= m_now.count() && "simulated time must be monotonic");
-    m_now = Nanoseconds(e.time);
+    assert(e.time >= m_now && "simulated time must be monotonic");
+    m_now = e.time;
     ++m_executed;
     if (e.kind != kFunctionKind) {
         m_dispatch(m_owner, Event{e.kind, e.a, e.b});
@@ -253,8 +253,8 @@ void EventQueue::runUntil(Nanoseconds until)
 {
     while (nextTime() <= until)
         step();
-    if (until > m_now)
-        m_now = until;
+    if (until.count() > m_now)
+        m_now = until.count();
 }
 
 } // namespace schedlab

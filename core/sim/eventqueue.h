@@ -76,7 +76,9 @@ public:
     /// Runs every event with time <= @p until, then sets now() to @p until.
     void runUntil(Nanoseconds until);
 
-    Nanoseconds now() const { return m_now; }
+    Nanoseconds now() const { return Nanoseconds(m_now); }
+    /// now() in ns, where it is kept (MachineContext::clock() reads it in place).
+    const int64_t& nowNs() const { return m_now; }
     bool empty() const { return m_live == 0; }
     size_t pending() const { return m_live; }
     /// Time of the next live event, or Nanoseconds::max() when empty.
@@ -136,7 +138,7 @@ private:
     // the "none" id.
     std::vector<uint8_t> m_done{1}; // bytes, not bits: cheaper to test and set per event
     uint64_t m_doneBase = 0;
-    Nanoseconds m_now{0};
+    int64_t m_now = 0;
     uint64_t m_nextSeq = 1;
     uint64_t m_executed = 0;
     size_t m_live = 0;

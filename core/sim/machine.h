@@ -88,7 +88,6 @@ public:
     const std::string& stopReason() const { return m_guard.stopReason(); }
 
     // MachineContext (core/sched/machinecontext.h)
-    int64_t clock() const override { return m_events.now().count(); }
     /// clock() + @p d, saturated at the end of the 64-bit clock (docs/limits.md): a duration
     /// drawn from a program never wraps an event into the past.
     int64_t after(int64_t d) const { return saturatingAdd(clock(), d); }

@@ -50,6 +50,7 @@ Machine::Machine(const Scenario& scenario, const RunOptions& options)
     , m_waits(m_guard, options.watchdogThreshold.count())
 {
     m_events.setDispatcher(this, &Machine::dispatchEvent);
+    bindClock(&m_events.nowNs());
     m_end = options.duration.value_or(scenario.durationOrDefault());
     m_guard.checkScenario(scenario); // before anything is allocated
     buildKernel(scenario, options);

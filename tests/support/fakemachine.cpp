@@ -9,6 +9,7 @@ namespace schedlab::test {
 FakeMachine::FakeMachine(int cpus, const ProfileChoices& c)
     : choices(c)
 {
+    bindClock(&now);
     for (int cpu = 0; cpu < cpus; ++cpu)
         rqs.push_back(std::make_unique<Rq>(cpu, choices));
     TaskGroup root;

@@ -94,7 +94,6 @@ public:
     bool fire(size_t index);
 
     // --- MachineView ------------------------------------------------------------------------
-    int64_t clock() const override { return now; }
     int cpuCount() const override { return static_cast<int>(rqs.size()); }
     Rq& rq(int cpu) override { return *rqs.at(static_cast<size_t>(cpu)); }
     const Rq& rq(int cpu) const override { return *rqs.at(static_cast<size_t>(cpu)); }
