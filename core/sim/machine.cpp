@@ -1029,6 +1029,12 @@ bool Machine::step()
             m_events.runUntil(m_end);
         return false;
     }
+    runNextEvent();
+    return true;
+}
+
+void Machine::runNextEvent()
+{
     m_events.step();
     processResched();
     if (!m_exitedThisEvent.empty())
@@ -1037,14 +1043,14 @@ bool Machine::step()
 #ifdef SCHEDLAB_CHECKED
     checkInvariants(static_cast<const MachineView&>(*this), m_violations);
 #endif
-    return true;
 }
 
 void Machine::runUntil(Nanoseconds t)
 {
     t = std::min(t, m_end);
+    // What step() checks first holds here: not stopped, an event due no later than the end.
     while (!m_guard.stopped() && m_events.nextTime() <= t)
-        step();
+        runNextEvent();
     if (!m_guard.stopped() && t > m_events.now())
         m_events.runUntil(t); // a stopped run stays at the time it stopped
 }

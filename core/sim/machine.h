@@ -159,6 +159,8 @@ private:
     /// Frees the tasks that exited during the event just run (releaseExitedTasks()): their
     /// metrics rows are summarised first (ExitedTaskSummary), the index stays taken.
     void releaseExited();
+    /// step() once the run is known not to be finished: the next event and what follows it.
+    void runNextEvent();
     Task* taskByName(const std::string& name);
     Task& taskOf(const SchedEntity& se) { return *m_tasks[se.task.index()]; }
 
