@@ -30,9 +30,15 @@ std::optional<int> parseNumber(std::string_view s)
 
 CpuSet CpuSet::all(int cpus)
 {
+    // Whole words at once (a load balance starts from every CPU): the words set() would leave.
     CpuSet s;
-    for (int i = 0; i < cpus; ++i)
-        s.set(i);
+    if (cpus <= 0)
+        return s;
+    const auto full = static_cast<size_t>(cpus) / 64;
+    const int rest = cpus % 64;
+    s.m_words.assign(full + (rest ? 1 : 0), ~uint64_t{0});
+    if (rest)
+        s.m_words.back() = (uint64_t{1} << rest) - 1;
     return s;
 }
 
@@ -95,12 +101,6 @@ void CpuSet::clear(int cpu)
     const auto word = static_cast<size_t>(cpu) / 64;
     if (word < m_words.size())
         m_words[word] &= ~(uint64_t{1} << (cpu % 64));
-}
-
-bool CpuSet::test(int cpu) const
-{
-    const auto word = static_cast<size_t>(cpu) / 64;
-    return cpu >= 0 && word < m_words.size() && ((m_words[word] >> (cpu % 64)) & 1U);
 }
 
 bool CpuSet::empty() const

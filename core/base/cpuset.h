@@ -24,7 +24,11 @@ public:
 
     void set(int cpu);
     void clear(int cpu);
-    bool test(int cpu) const;
+    bool test(int cpu) const
+    {
+        const auto word = static_cast<size_t>(cpu) / 64;
+        return cpu >= 0 && word < m_words.size() && ((m_words[word] >> (cpu % 64)) & 1U);
+    }
     bool empty() const;
     int count() const;
     int first() const;            ///< lowest CPU, or -1

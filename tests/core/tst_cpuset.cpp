@@ -181,6 +181,8 @@ void TestCpuSet::factories_data()
 
     QTest::addRow("all(4)") << true << 4 << QByteArray("0-3") << 4;
     QTest::addRow("all(65) spans two words") << true << 65 << QByteArray("0-64") << 65;
+    QTest::addRow("all(64) fills one word") << true << 64 << QByteArray("0-63") << 64;
+    QTest::addRow("all(256) fills four words") << true << 256 << QByteArray("0-255") << 256;
     QTest::addRow("all(0) is empty") << true << 0 << QByteArray("") << 0;
     QTest::addRow("single(5)") << false << 5 << QByteArray("5") << 1;
     QTest::addRow("single(64)") << false << 64 << QByteArray("64") << 1;
@@ -197,6 +199,11 @@ void TestCpuSet::factories()
     QCOMPARE(QByteArray::fromStdString(set.toString()), canonical);
     QCOMPARE(set.count(), count);
     QCOMPARE(set.empty(), count == 0);
+    if (all) { // every CPU below n, none from n on
+        QVERIFY(!set.test(n));
+        QVERIFY(n == 0 || set.test(n - 1));
+        QCOMPARE(set.highest(), n - 1);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestCpuSet)
