@@ -62,10 +62,12 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
             return curr;
         return deadlineKey ? cfsRq.leftmostDeadline() : cfsRq.leftmostVruntime();
     }
+    // The sums do not change during the pick: read once for every eligibility test below.
+    const CfsRq::Eligibility eligible(cfsRq);
     // Step 2: 6.14+ PICK_BUDDY (7.x: only with protect).
     SchedEntity* next = cfsRq.next;
     if (next) {
-        t.buddyEligible = cfsRq.entityEligible(*next);
+        t.buddyEligible = eligible(*next);
         t.buddyHonoured = p.traits->pickBuddy && p.traits->buddyInPickEevdf
             && p.feature(Feature::PickBuddy) && (protect || !p.traits->pickBuddyNeedsProtect);
         if (t.buddyEligible && t.buddyHonoured) {
@@ -74,7 +76,7 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
         }
     }
     // Step 3: curr only while queued and eligible.
-    t.currEligible = curr && curr->onRq && cfsRq.entityEligible(*curr);
+    t.currEligible = curr && curr->onRq && eligible(*curr);
     if (!t.currEligible)
         curr = nullptr;
     // Step 4: protection (6.8–6.16 gated on RUN_TO_PARITY inside the pick, 6.17+ not).
@@ -89,8 +91,8 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
         }
     }
     // Steps 5–6 (6.8+) or 3–4 (6.6): the tree walk.
-    SchedEntity* best =
-        deadlineKey ? cfsRq.firstEligibleByDeadline() : cfsRq.earliestDeadlineInEligiblePrefix();
+    SchedEntity* best = deadlineKey ? cfsRq.firstEligibleByDeadline(eligible)
+                                    : cfsRq.earliestDeadlineInEligiblePrefix(eligible);
     t.best = best;
     if (!best) {
         if (curr) {
