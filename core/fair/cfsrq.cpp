@@ -338,14 +338,8 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
     return best;
 }
 
-void CfsRq::sliceInsert(int64_t slice)
+void CfsRq::sliceInsertSearch(int64_t slice)
 {
-    // One slice shared by every tree entity (the common case): no search. An empty tree (a group
-    // level whose only entity runs) takes the slice without one either.
-    if (m_slices.size() == 1 && m_slices.front().first == slice) {
-        ++m_slices.front().second;
-        return;
-    }
     if (m_slices.empty()) {
         m_slices.emplace_back(slice, 1);
         return;
@@ -357,25 +351,11 @@ void CfsRq::sliceInsert(int64_t slice)
         m_slices.insert(it, {slice, 1});
 }
 
-void CfsRq::sliceErase(int64_t slice)
+void CfsRq::sliceEraseSearch(int64_t slice)
 {
-    if (m_slices.size() == 1 && m_slices.front().first == slice) {
-        if (--m_slices.front().second == 0)
-            m_slices.clear();
-        return;
-    }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
     if (it != m_slices.end() && it->first == slice && --it->second == 0)
         m_slices.erase(it);
-}
-
-int64_t CfsRq::minSlice() const
-{
-    int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
-    const SchedEntity* ec = eevdfCurr();
-    if (ec && ec->onRq && ec->slice < s)
-        s = ec->slice;
-    return s;
 }
 
 void CfsRq::setSlice(SchedEntity& se, int64_t slice)
@@ -385,15 +365,6 @@ void CfsRq::setSlice(SchedEntity& se, int64_t slice)
         sliceInsert(slice);
     }
     se.slice = slice;
-}
-
-int64_t CfsRq::maxSlice() const
-{
-    int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
-    const SchedEntity* ec = eevdfCurr();
-    if (ec && ec->onRq && ec->slice > s)
-        s = ec->slice;
-    return s;
 }
 
 std::string CfsRq::checkInvariants() const

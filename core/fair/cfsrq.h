@@ -267,9 +267,23 @@ public:
     }
 
     /// cfs_rq_min_slice(): over tree entities and curr if queued; kNoSlice (~0) if none.
-    int64_t minSlice() const;
+    int64_t minSlice() const
+    {
+        int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
+        const SchedEntity* ec = eevdfCurr();
+        if (ec && ec->onRq && ec->slice < s)
+            s = ec->slice;
+        return s;
+    }
     /// cfs_rq_max_slice(): over tree entities and curr if queued; 0 if none.
-    int64_t maxSlice() const;
+    int64_t maxSlice() const
+    {
+        int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
+        const SchedEntity* ec = eevdfCurr();
+        if (ec && ec->onRq && ec->slice > s)
+            s = ec->slice;
+        return s;
+    }
     /// Changes the slice of a queued entity (kept in the slice multiset while in the tree).
     void setSlice(SchedEntity& se, int64_t slice);
     static constexpr int64_t kNoSlice = INT64_MAX;
@@ -360,8 +374,24 @@ private:
     [[gnu::noinline]] uint64_t peekAvgVruntimeWide() const;
     /// avgVruntime()'s move of v0 to V (out of line: moveV0() is rare outside it).
     void pullV0(uint64_t v);
-    void sliceInsert(int64_t slice);
-    void sliceErase(int64_t slice);
+    // One slice shared by every tree entity (the common case) needs no search: inline; an empty
+    // tree (a group level whose only entity runs) takes the slice without one either.
+    void sliceInsert(int64_t slice)
+    {
+        if (m_slices.size() == 1 && m_slices.front().first == slice)
+            ++m_slices.front().second;
+        else
+            sliceInsertSearch(slice);
+    }
+    void sliceErase(int64_t slice)
+    {
+        if (m_slices.size() != 1 || m_slices.front().first != slice)
+            sliceEraseSearch(slice);
+        else if (--m_slices.front().second == 0)
+            m_slices.clear();
+    }
+    void sliceInsertSearch(int64_t slice);
+    void sliceEraseSearch(int64_t slice);
     /// Builds the vruntime tree from the deadline tree if it is not kept (see Storage above).
     void ensureVTree() const;
     /// The smallest vruntime of the tree entities (false if the tree is empty).
