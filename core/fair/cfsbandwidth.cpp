@@ -355,13 +355,6 @@ void CfsBandwidthControl::slackTimer(int group)
 
 // --- task-based throttle: parking at return to user (§9.2 step 5, 6.18+) -------------------------
 
-bool CfsBandwidthControl::shouldPark(const Task& task) const
-{
-    return m_choices.throttle == ThrottleModel::Task && task.se.cfsRq
-        && task.se.cfsRq->throttleCount > 0 && task.kernelDepth == 0 && task.lockWaiting.empty()
-        && !task.exiting && !task.blocking && task.state != TaskRunState::Exited;
-}
-
 void CfsBandwidthControl::parkTask(Task& task)
 {
     Rq& rq = m_ctx.rq(task.cpu);

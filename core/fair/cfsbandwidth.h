@@ -5,13 +5,12 @@
 
 #include "core/fair/fairclass.h"
 #include "core/kernel/cgroupfiles.h"
+#include "core/workload/task.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace schedlab {
-
-struct Task;
 
 class CfsBandwidthControl
 {
@@ -30,8 +29,14 @@ public:
 
     /// ≤6.17 put_prev_entity() check: throttle exhausted cfs_rq's on the running task's path.
     void checkPrevRuntime(Task& prev);
-    /// 6.18+: @p task's hierarchy is throttled and it is about to return to user mode.
-    bool shouldPark(const Task& task) const;
+    /// 6.18+: @p task's hierarchy is throttled and it is about to return to user mode (inline:
+    /// asked of prev and of the picked task at every switch).
+    bool shouldPark(const Task& task) const
+    {
+        return m_choices.throttle == ThrottleModel::Task && task.se.cfsRq
+            && task.se.cfsRq->throttleCount > 0 && task.kernelDepth == 0 && task.lockWaiting.empty()
+            && !task.exiting && !task.blocking && task.state != TaskRunState::Exited;
+    }
     void parkTask(Task& task);
     void unlinkParked(Task& task);
     /// enqueue_throttled_task(): back on a limbo list if its hierarchy is throttled, else queued.
