@@ -38,13 +38,6 @@ const char* pickStepName(PickStep step)
     return "?";
 }
 
-bool buddyCheckedInPickNextEntity(const PickPolicy& p)
-{
-    // 6.12: PICK_BUDDY in pick_next_entity(); 6.6: NEXT_BUDDY there (§3.5 step 2 note).
-    return (p.traits->pickBuddy && !p.traits->buddyInPickEevdf && p.feature(Feature::PickBuddy))
-        || (p.traits->pick66 && p.feature(Feature::NextBuddy));
-}
-
 // §3.5: the steps of pick_eevdf(). FairClass::pickEevdf() is this function with trace == null.
 SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protect, PickTrace* trace)
 {
