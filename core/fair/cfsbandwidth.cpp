@@ -124,11 +124,8 @@ void CfsBandwidthControl::accountRuntime(CfsRq& cfsRq, int64_t delta)
         throttle(cfsRq); // 6.18+: at once; tasks are parked at return to user
 }
 
-bool CfsBandwidthControl::checkRuntime(CfsRq& cfsRq)
+bool CfsBandwidthControl::throttleAtPick(CfsRq& cfsRq)
 {
-    if (m_choices.throttle != ThrottleModel::Group || !cfsRq.runtimeEnabled
-        || cfsRq.runtimeRemaining > 0 || cfsRq.boostPick)
-        return false;
     if (cfsRq.throttled) {
         if (!cfsRq.throttleDequeued) {
             // Throttled under the task model before a switch to the group model: dequeue now.
@@ -244,10 +241,8 @@ void CfsBandwidthControl::unthrottle(CfsRq& cfsRq, bool boost)
         m_ctx.resched(rq.cpu); // kick the idle CPU
 }
 
-void CfsBandwidthControl::checkPrevRuntime(Task& prev)
+void CfsBandwidthControl::checkPrevRuntimeGroup(Task& prev)
 {
-    if (m_choices.throttle != ThrottleModel::Group)
-        return;
     for (SchedEntity* se = &prev.se; se; se = se->parent) {
         CfsRq& c = *se->cfsRq;
         if (c.throttleDequeued)
@@ -354,13 +349,6 @@ void CfsBandwidthControl::slackTimer(int group)
 }
 
 // --- task-based throttle: parking at return to user (§9.2 step 5, 6.18+) -------------------------
-
-bool CfsBandwidthControl::shouldPark(const Task& task) const
-{
-    return m_choices.throttle == ThrottleModel::Task && task.se.cfsRq
-        && task.se.cfsRq->throttleCount > 0 && task.kernelDepth == 0 && task.lockWaiting.empty()
-        && !task.exiting && !task.blocking && task.state != TaskRunState::Exited;
-}
 
 void CfsBandwidthControl::parkTask(Task& task)
 {

@@ -71,57 +71,21 @@ uint32_t nextPriority(uint64_t& state)
 
 } // namespace
 
-/// vruntime_eligible() with the sums read once, for the walks (kernel-model.md §3.3).
-class CfsRq::Eligibility
+bool CfsRq::Eligibility::exactFor(int64_t minKey, int64_t maxKey) const
 {
-public:
-    explicit Eligibility(const CfsRq& rq)
-        : m_v0(rq.v0)
-        , m_full(rq.m_choices.weightPrecision == WeightPrecision::Full)
-    {
-        m_num = rq.sumWVruntime;
-        m_den = rq.sumWeight;
-        const SchedEntity* ec = rq.eevdfCurr();
-        if (ec && ec->onRq) {
-            const Int128 w = rq.avgWeight(*ec);
-            m_num += static_cast<Int128>(rq.key(*ec)) * w;
-            m_den += w;
-        }
-    }
-    bool operator()(uint64_t v) const
-    {
-        const int64_t k = vdiff(v, m_v0);
-        if (m_full)
-            return m_num >= static_cast<Int128>(k) * m_den; // 7.1+: 128-bit product (b6eee96843e8)
-        // ≤7.0: plain 64-bit arithmetic, which wraps on overflow like the kernel's.
-        const auto lhs = static_cast<int64_t>(static_cast<uint64_t>(m_num));
-        const auto rhs =
-            static_cast<int64_t>(static_cast<uint64_t>(k) * static_cast<uint64_t>(m_den));
-        return lhs >= rhs;
-    }
-    /// Whether k·den cannot wrap for any key in [minKey, maxKey] (so eligibility is monotone).
-    bool exactFor(int64_t minKey, int64_t maxKey) const
-    {
-        // Keys within ±2^62 also keep the wrap-safe order of the trees equal to key order.
-        constexpr int64_t kKeyBound = INT64_MAX / 2;
-        const auto mag = [](int64_t k) {
-            return k < 0 ? static_cast<Int128>(-static_cast<Int128>(k)) : static_cast<Int128>(k);
-        };
-        const Int128 m = std::max(mag(minKey), mag(maxKey));
-        if (m > kKeyBound)
-            return false;
-        if (m_full)
-            return true;
-        const Int128 den = static_cast<Int128>(static_cast<uint64_t>(m_den));
-        return den <= INT64_MAX && m * den <= INT64_MAX;
-    }
-
-private:
-    Int128 m_num = 0;
-    Int128 m_den = 0;
-    uint64_t m_v0 = 0;
-    bool m_full = false;
-};
+    // Keys within ±2^62 also keep the wrap-safe order of the trees equal to key order.
+    constexpr int64_t kKeyBound = INT64_MAX / 2;
+    const auto mag = [](int64_t k) {
+        return k < 0 ? static_cast<Int128>(-static_cast<Int128>(k)) : static_cast<Int128>(k);
+    };
+    const Int128 m = std::max(mag(minKey), mag(maxKey));
+    if (m > kKeyBound)
+        return false;
+    if (m_full)
+        return true;
+    const Int128 den = static_cast<Int128>(static_cast<uint64_t>(m_den));
+    return den <= INT64_MAX && m * den <= INT64_MAX;
+}
 
 CfsRq::CfsRq(const ProfileChoices& choices)
     : m_choices(choices)
@@ -290,9 +254,8 @@ void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
 // entity iff its smallest vruntime is eligible (eligibility is monotone in vruntime), so the walk
 // descends left whenever the left subtree holds one, else takes the node if it is eligible, else
 // goes right: O(depth).
-SchedEntity* CfsRq::firstEligibleByDeadline() const
+SchedEntity* CfsRq::firstEligibleByDeadline(const Eligibility& eligible) const
 {
-    const Eligibility eligible(*this);
     SchedEntity* node = m_tree.root();
     if (!node)
         return nullptr;
@@ -324,10 +287,9 @@ SchedEntity* CfsRq::firstEligibleByDeadline() const
 // the first met among equal deadlines. An eligible node's left subtree is eligible entirely, so
 // its cached earliest-deadline entity stands for it; candidates are met in vruntime order, so a
 // later one replaces the best only with a strictly earlier deadline: O(depth).
-SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix() const
+SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix(const Eligibility& eligible) const
 {
     ensureVTree();
-    const Eligibility eligible(*this);
     SchedEntity* node = m_vtree.root();
     if (!node)
         return nullptr;
@@ -376,14 +338,8 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefixWalk() const
     return best;
 }
 
-void CfsRq::sliceInsert(int64_t slice)
+void CfsRq::sliceInsertSearch(int64_t slice)
 {
-    // One slice shared by every tree entity (the common case): no search. An empty tree (a group
-    // level whose only entity runs) takes the slice without one either.
-    if (m_slices.size() == 1 && m_slices.front().first == slice) {
-        ++m_slices.front().second;
-        return;
-    }
     if (m_slices.empty()) {
         m_slices.emplace_back(slice, 1);
         return;
@@ -395,25 +351,11 @@ void CfsRq::sliceInsert(int64_t slice)
         m_slices.insert(it, {slice, 1});
 }
 
-void CfsRq::sliceErase(int64_t slice)
+void CfsRq::sliceEraseSearch(int64_t slice)
 {
-    if (m_slices.size() == 1 && m_slices.front().first == slice) {
-        if (--m_slices.front().second == 0)
-            m_slices.clear();
-        return;
-    }
     auto it = std::lower_bound(m_slices.begin(), m_slices.end(), std::make_pair(slice, 0));
     if (it != m_slices.end() && it->first == slice && --it->second == 0)
         m_slices.erase(it);
-}
-
-int64_t CfsRq::minSlice() const
-{
-    int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
-    const SchedEntity* ec = eevdfCurr();
-    if (ec && ec->onRq && ec->slice < s)
-        s = ec->slice;
-    return s;
 }
 
 void CfsRq::setSlice(SchedEntity& se, int64_t slice)
@@ -423,15 +365,6 @@ void CfsRq::setSlice(SchedEntity& se, int64_t slice)
         sliceInsert(slice);
     }
     se.slice = slice;
-}
-
-int64_t CfsRq::maxSlice() const
-{
-    int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
-    const SchedEntity* ec = eevdfCurr();
-    if (ec && ec->onRq && ec->slice > s)
-        s = ec->slice;
-    return s;
 }
 
 std::string CfsRq::checkInvariants() const

@@ -190,6 +190,45 @@ public:
     /// vruntime_eligible(): V ≥ v without division (§3.3).
     bool vruntimeEligible(uint64_t v) const;
     bool entityEligible(const SchedEntity& se) const { return vruntimeEligible(se.vruntime); }
+    /// vruntime_eligible() with the sums read once: for the walks, and for a pick, which asks of
+    /// several entities while the sums stay the same (§3.5).
+    class Eligibility
+    {
+    public:
+        explicit Eligibility(const CfsRq& rq)
+            : m_num(rq.sumWVruntime)
+            , m_den(rq.sumWeight)
+            , m_v0(rq.v0)
+            , m_full(rq.m_choices.weightPrecision == WeightPrecision::Full)
+        {
+            const SchedEntity* ec = rq.eevdfCurr();
+            if (ec && ec->onRq) {
+                const Int128 w = rq.avgWeight(*ec);
+                m_num += static_cast<Int128>(rq.key(*ec)) * w;
+                m_den += w;
+            }
+        }
+        bool operator()(uint64_t v) const
+        {
+            const int64_t k = vdiff(v, m_v0);
+            if (m_full) // 7.1+: 128-bit product (b6eee96843e8)
+                return m_num >= static_cast<Int128>(k) * m_den;
+            // ≤7.0: plain 64-bit arithmetic, which wraps on overflow like the kernel's.
+            const auto lhs = static_cast<int64_t>(static_cast<uint64_t>(m_num));
+            const auto rhs =
+                static_cast<int64_t>(static_cast<uint64_t>(k) * static_cast<uint64_t>(m_den));
+            return lhs >= rhs;
+        }
+        bool operator()(const SchedEntity& se) const { return (*this)(se.vruntime); }
+        /// Whether k·den cannot wrap for any key in [minKey, maxKey] (so eligibility is monotone).
+        bool exactFor(int64_t minKey, int64_t maxKey) const;
+
+    private:
+        Int128 m_num = 0;
+        Int128 m_den = 0;
+        uint64_t m_v0 = 0;
+        bool m_full = false;
+    };
     /// Moves the reference point by @p delta keeping Σ(v−v0)·w consistent.
     void moveV0(int64_t delta);
     /// ≤6.18 update_min_vruntime(): monotonic max(v0, min(curr.v, min tree v)) (§3.2 step 5).
@@ -206,9 +245,17 @@ public:
     SchedEntity* leftmostDeadline() const;
     SchedEntity* leftmostVruntime() const;
     /// First eligible tree entity in deadline order (the 6.8+ pick over the tree, §3.5 5–6).
-    SchedEntity* firstEligibleByDeadline() const;
+    SchedEntity* firstEligibleByDeadline() const
+    {
+        return firstEligibleByDeadline(Eligibility(*this));
+    }
+    SchedEntity* firstEligibleByDeadline(const Eligibility& eligible) const;
     /// Earliest-deadline eligible tree entity among the eligible vruntime prefix (6.6, §3.5 3–4).
-    SchedEntity* earliestDeadlineInEligiblePrefix() const;
+    SchedEntity* earliestDeadlineInEligiblePrefix() const
+    {
+        return earliestDeadlineInEligiblePrefix(Eligibility(*this));
+    }
+    SchedEntity* earliestDeadlineInEligiblePrefix(const Eligibility& eligible) const;
     /// The O(n) walks the two picks above replace (kept for the 64-bit wrap case and tests).
     SchedEntity* firstEligibleByDeadlineWalk() const;
     SchedEntity* earliestDeadlineInEligiblePrefixWalk() const;
@@ -220,9 +267,23 @@ public:
     }
 
     /// cfs_rq_min_slice(): over tree entities and curr if queued; kNoSlice (~0) if none.
-    int64_t minSlice() const;
+    int64_t minSlice() const
+    {
+        int64_t s = m_slices.empty() ? kNoSlice : m_slices.front().first;
+        const SchedEntity* ec = eevdfCurr();
+        if (ec && ec->onRq && ec->slice < s)
+            s = ec->slice;
+        return s;
+    }
     /// cfs_rq_max_slice(): over tree entities and curr if queued; 0 if none.
-    int64_t maxSlice() const;
+    int64_t maxSlice() const
+    {
+        int64_t s = m_slices.empty() ? 0 : m_slices.back().first;
+        const SchedEntity* ec = eevdfCurr();
+        if (ec && ec->onRq && ec->slice > s)
+            s = ec->slice;
+        return s;
+    }
     /// Changes the slice of a queued entity (kept in the slice multiset while in the tree).
     void setSlice(SchedEntity& se, int64_t slice);
     static constexpr int64_t kNoSlice = INT64_MAX;
@@ -313,8 +374,24 @@ private:
     [[gnu::noinline]] uint64_t peekAvgVruntimeWide() const;
     /// avgVruntime()'s move of v0 to V (out of line: moveV0() is rare outside it).
     void pullV0(uint64_t v);
-    void sliceInsert(int64_t slice);
-    void sliceErase(int64_t slice);
+    // One slice shared by every tree entity (the common case) needs no search: inline; an empty
+    // tree (a group level whose only entity runs) takes the slice without one either.
+    void sliceInsert(int64_t slice)
+    {
+        if (m_slices.size() == 1 && m_slices.front().first == slice)
+            ++m_slices.front().second;
+        else
+            sliceInsertSearch(slice);
+    }
+    void sliceErase(int64_t slice)
+    {
+        if (m_slices.size() != 1 || m_slices.front().first != slice)
+            sliceEraseSearch(slice);
+        else if (--m_slices.front().second == 0)
+            m_slices.clear();
+    }
+    void sliceInsertSearch(int64_t slice);
+    void sliceEraseSearch(int64_t slice);
     /// Builds the vruntime tree from the deadline tree if it is not kept (see Storage above).
     void ensureVTree() const;
     /// The smallest vruntime of the tree entities (false if the tree is empty).
@@ -322,7 +399,6 @@ private:
     /// The smallest key of the tree entities and the largest, or (without the vruntime tree) a
     /// bound at least as large; the tree must not be empty.
     void keyRange(int64_t& lo, int64_t& hi) const;
-    class Eligibility;
 
     mutable VTree m_vtree;
 };

@@ -38,13 +38,6 @@ const char* pickStepName(PickStep step)
     return "?";
 }
 
-bool buddyCheckedInPickNextEntity(const PickPolicy& p)
-{
-    // 6.12: PICK_BUDDY in pick_next_entity(); 6.6: NEXT_BUDDY there (§3.5 step 2 note).
-    return (p.traits->pickBuddy && !p.traits->buddyInPickEevdf && p.feature(Feature::PickBuddy))
-        || (p.traits->pick66 && p.feature(Feature::NextBuddy));
-}
-
 // §3.5: the steps of pick_eevdf(). FairClass::pickEevdf() is this function with trace == null.
 SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protect, PickTrace* trace)
 {
@@ -62,10 +55,12 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
             return curr;
         return deadlineKey ? cfsRq.leftmostDeadline() : cfsRq.leftmostVruntime();
     }
+    // The sums do not change during the pick: read once for every eligibility test below.
+    const CfsRq::Eligibility eligible(cfsRq);
     // Step 2: 6.14+ PICK_BUDDY (7.x: only with protect).
     SchedEntity* next = cfsRq.next;
     if (next) {
-        t.buddyEligible = cfsRq.entityEligible(*next);
+        t.buddyEligible = eligible(*next);
         t.buddyHonoured = p.traits->pickBuddy && p.traits->buddyInPickEevdf
             && p.feature(Feature::PickBuddy) && (protect || !p.traits->pickBuddyNeedsProtect);
         if (t.buddyEligible && t.buddyHonoured) {
@@ -74,7 +69,7 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
         }
     }
     // Step 3: curr only while queued and eligible.
-    t.currEligible = curr && curr->onRq && cfsRq.entityEligible(*curr);
+    t.currEligible = curr && curr->onRq && eligible(*curr);
     if (!t.currEligible)
         curr = nullptr;
     // Step 4: protection (6.8–6.16 gated on RUN_TO_PARITY inside the pick, 6.17+ not).
@@ -89,8 +84,8 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
         }
     }
     // Steps 5–6 (6.8+) or 3–4 (6.6): the tree walk.
-    SchedEntity* best =
-        deadlineKey ? cfsRq.firstEligibleByDeadline() : cfsRq.earliestDeadlineInEligiblePrefix();
+    SchedEntity* best = deadlineKey ? cfsRq.firstEligibleByDeadline(eligible)
+                                    : cfsRq.earliestDeadlineInEligiblePrefix(eligible);
     t.best = best;
     if (!best) {
         if (curr) {

@@ -65,8 +65,14 @@ struct PickTrace
 /// The steps of pick_eevdf(cfs_rq, protect) (§3.5); @p trace may be null (the scheduler's path).
 SchedEntity* pickEevdfSteps(
     const CfsRq& cfsRq, const PickPolicy& policy, bool protect, PickTrace* trace);
-/// pick_next_entity()'s buddy check before pick_eevdf (6.6 NEXT_BUDDY, 6.12 PICK_BUDDY).
-bool buddyCheckedInPickNextEntity(const PickPolicy& policy);
+/// pick_next_entity()'s buddy check before pick_eevdf (6.6 NEXT_BUDDY, 6.12 PICK_BUDDY); inline:
+/// asked at every pick.
+inline bool buddyCheckedInPickNextEntity(const PickPolicy& p)
+{
+    // 6.12: PICK_BUDDY in pick_next_entity(); 6.6: NEXT_BUDDY there (§3.5 step 2 note).
+    return (p.traits->pickBuddy && !p.traits->buddyInPickEevdf && p.feature(Feature::PickBuddy))
+        || (p.traits->pick66 && p.feature(Feature::NextBuddy));
+}
 
 struct PickExplanation
 {

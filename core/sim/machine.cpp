@@ -581,6 +581,10 @@ void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
 void Machine::armHrtick(Rq& rq)
 {
     EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
+    // Only the fair class arms it, under sched_feat(HRTICK): without the feature and with no
+    // timer armed there is nothing to cancel or to arm (the common case).
+    if (!ev.valid() && !m_features.has(Feature::HrTick))
+        return;
     m_events.cancel(ev);
     ev = {};
     // hrtick_update(): the running task's class arms the high-resolution tick (the fair class's

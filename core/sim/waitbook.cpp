@@ -2,7 +2,6 @@
 // The busy and wait bookkeeping behind the metrics. See waitbook.h.
 #include "core/sim/waitbook.h"
 
-#include "core/sched/rq.h"
 #include "core/sim/resourceguard.h"
 #include "core/workload/task.h"
 
@@ -26,18 +25,6 @@ void WaitBook::endWaiting(Task& task, int64_t now)
             m_watchdog.push_back(
                 {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
         task.waitStart = -1;
-    }
-}
-
-void WaitBook::switched(Rq& rq, bool fromTask, bool toTask, int64_t now)
-{
-    // Busy time: from leaving idle to entering idle.
-    int64_t& since = rq.busySince;
-    if (!fromTask && toTask)
-        since = now;
-    if (fromTask && !toTask && since >= 0) {
-        rq.busyNs += now - since;
-        since = -1;
     }
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/record/metrics.h"
+#include "core/sched/rq.h"
 
 #include <cstdint>
 #include <vector>
@@ -13,7 +14,6 @@
 namespace schedlab {
 
 class ResourceGuard;
-struct Rq;
 struct Task;
 
 class WaitBook
@@ -30,8 +30,19 @@ public:
     static void markWaiting(Task& task, int cpu, int64_t now);
     /// @p task runs at @p now: its wait ends and is kept.
     void endWaiting(Task& task, int64_t now);
-    /// A context switch on @p rq at @p now, from a task (or idle) to a task (or idle).
-    static void switched(Rq& rq, bool fromTask, bool toTask, int64_t now);
+    /// A context switch on @p rq at @p now, from a task (or idle) to a task (or idle) (inline:
+    /// at every switch).
+    static void switched(Rq& rq, bool fromTask, bool toTask, int64_t now)
+    {
+        // Busy time: from leaving idle to entering idle.
+        int64_t& since = rq.busySince;
+        if (!fromTask && toTask)
+            since = now;
+        if (fromTask && !toTask && since >= 0) {
+            rq.busyNs += now - since;
+            since = -1;
+        }
+    }
     /// The completed waits longer than the threshold.
     const std::vector<Finding>& watchdog() const { return m_watchdog; }
 
