@@ -32,6 +32,17 @@ int64_t capScale(int64_t delta, int64_t capacity)
 
 } // namespace
 
+void LoadTracker::setCapacities(const std::vector<int64_t>& capacities)
+{
+    // A CPU of capacity 1024 is not scaled: cap_scale(delta, 1024) is delta (kernel-model.md
+    // §6.6; delta · 1024 cannot overflow, a busy stretch being shorter than the 24 h clock).
+    constexpr int64_t unscaled = int64_t{1} << kSchedCapacityShift;
+    for (size_t cpu = 0; cpu < m_peltClock.size(); ++cpu) {
+        m_peltClock[cpu].scaled = cpu < capacities.size() && capacities[cpu] != unscaled;
+        m_peltClock[cpu].capacity = m_peltClock[cpu].scaled ? capacities[cpu] : 0;
+    }
+}
+
 uint64_t LoadTracker::peltClock(int cpu) const
 {
     // rq_clock_pelt() (kernel-model.md §6.6): update_rq_clock_pelt() scales the time a CPU runs
