@@ -226,14 +226,21 @@ __attribute__((always_inline)) inline bool LoadTracker::updateCfsRqLoadBody(
         takeRemoved();
         decayed = true;
     }
+    return updateCfsRqSum(cfsRq, now) || decayed;
+}
+
+__attribute__((always_inline)) inline bool LoadTracker::updateCfsRqSum(CfsRq& cfsRq, uint64_t now)
+{
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSumShared(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
-            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr,
-            m_step)) {
-        peltUpdateAvg(cfsRq.avg, 1);
-        decayed = true;
-    }
-    return decayed;
+    // Updated less than one 1024 ns "µs" ago (an entity's update after its cfs_rq's at the same
+    // instant), nothing accrues: checked before the inputs are read.
+    if (now - cfsRq.avg.lastUpdateTime < 1024)
+        return false;
+    if (!peltUpdateSumShared(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr, m_step))
+        return false;
+    peltUpdateAvg(cfsRq.avg, 1);
+    return true;
 }
 
 bool LoadTracker::updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now)
@@ -381,30 +388,45 @@ void LoadTracker::addLeaf(CfsRq& cfsRq)
         cfsRq.groupIndex);
 }
 
+__attribute__((always_inline)) inline void LoadTracker::updateEntitySum(
+    const CfsRq& cfsRq, SchedEntity& se, uint64_t now)
+{
+    // __update_load_avg_se(): load while queued, runnable as se_runnable(), util while running.
+    if (now - se.avg.lastUpdateTime < 1024)
+        return; // nothing accrues (a put after the tick at the same instant)
+    if (!peltUpdateSumShared(
+            now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se, m_step))
+        return;
+    peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+    if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
+        utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
+}
+
 void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 {
     listLeaf(cfsRq);
     if (se.myQ)
         listLeaf(*se.myQ);                     // the group entity's own average changes too
     const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
-    // An entity and its cfs_rq both updated less than one 1024 ns PELT "µs" ago (the switch
-    // that follows a tick at the same instant puts the task the tick has just updated, and the
-    // group entities above it; a put and a set of the same group levels at one switch), with no
-    // removed load to take out: neither sum accrues, nothing decays, a task or a group whose
-    // cfs_rq has nothing to pass on (propagate unset) propagates nothing, and the entity is
-    // attached already, so the whole update below would change nothing.
-    if (se.peltAttached && now - se.avg.lastUpdateTime < 1024
-        && now - cfsRq.avg.lastUpdateTime < 1024
-        && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
-        && (se.isTask() || !se.myQ->propagate))
+    // The common case, inline: an attached entity, no removed load to take out, and a task or a
+    // group whose cfs_rq has nothing to pass on (propagate unset), so only the two sums move
+    // (neither does when both were updated less than one 1024 ns PELT "µs" ago: the switch that
+    // follows a tick at the same instant puts the task the tick has just updated).
+    if (!se.peltAttached || (cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
+        || (!se.isTask() && se.myQ->propagate)) [[unlikely]] {
+        updateLoadAvgAt(cfsRq, se, updateTg, now);
         return;
-    if (se.peltAttached
-        && peltUpdateSumShared(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices),
-            cfsRq.curr == &se, m_step)) {
-        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
-        if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
-            utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
     }
+    updateEntitySum(cfsRq, se, now);
+    if (updateCfsRqSum(cfsRq, now) && updateTg)
+        updateTgLoadAvg(cfsRq);
+}
+
+__attribute__((noinline)) void LoadTracker::updateLoadAvgAt(
+    CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now)
+{
+    if (se.peltAttached)
+        updateEntitySum(cfsRq, se, now);
     bool decayed = updateCfsRqLoadBody(cfsRq, now); // the same CPU's PELT clock
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls

@@ -72,6 +72,13 @@ private:
     bool updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now);
     /// Its body, inlined into updateLoadAvg() (defined in loadavg.cpp, used there only).
     bool updateCfsRqLoadBody(CfsRq& cfsRq, uint64_t now);
+    /// __update_load_avg_cfs_rq(), the part of the body without removed load (inline).
+    bool updateCfsRqSum(CfsRq& cfsRq, uint64_t now);
+    /// __update_load_avg_se() of attached entity @p se on @p cfsRq (inline).
+    void updateEntitySum(const CfsRq& cfsRq, SchedEntity& se, uint64_t now);
+    /// updateLoadAvg() at @p now when the entity is not attached, its cfs_rq has removed load or
+    /// its own cfs_rq something to propagate (out of line: rare).
+    void updateLoadAvgAt(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now);
     /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq: false at once
     /// for a task or a group with nothing to pass on (the common case, inline).
     bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
