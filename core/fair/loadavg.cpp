@@ -53,7 +53,7 @@ uint64_t LoadTracker::peltClock(int cpu) const
     const int64_t now = m_ctx.clock();
     const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
     int64_t clock = now;
-    if (pc.busySince >= 0 && pc.scaled)
+    if (pc.scaled && pc.busySince >= 0) // most CPUs are not scaled: tested first
         clock = pc.busySince + capScale(now - pc.busySince, pc.capacity);
     return static_cast<uint64_t>(clock - pc.lostIdleTime);
 }
