@@ -354,10 +354,6 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
 {
     if (cfsRq.groupIndex == 0)
         return;
-    const int64_t now = m_ctx.clock();
-    const bool ratelimit = !m_traits || m_traits->tgLoadAvgRatelimit;
-    if (ratelimit && cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
-        return;
     const int64_t delta =
         static_cast<int64_t>(cfsRq.avg.loadAvg) - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
     // 7.3 (group_shares=concur, kernel-model.md §6.2): tg->runnable_avg is published with
@@ -366,17 +362,23 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
     const int64_t deltaRunnable = concur ? static_cast<int64_t>(cfsRq.avg.runnableAvg)
             - static_cast<int64_t>(cfsRq.tgRunnableAvgContrib)
                                          : 0;
-    if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)
-        || std::abs(deltaRunnable) > static_cast<int64_t>(cfsRq.tgRunnableAvgContrib / 64)) {
-        TaskGroup& tg = m_groups[static_cast<size_t>(cfsRq.groupIndex)];
-        tg.loadAvg += delta;
-        cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
-        if (concur) {
-            tg.runnableAvg += deltaRunnable;
-            cfsRq.tgRunnableAvgContrib = cfsRq.avg.runnableAvg;
-        }
-        cfsRq.lastTgUpdate = now;
+    if (std::abs(delta) <= static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)
+        && std::abs(deltaRunnable) <= static_cast<int64_t>(cfsRq.tgRunnableAvgContrib / 64))
+        return;
+    // A change to publish, at most once per 1 ms (6.7+; the kernel tests the rate limit first,
+    // the same result: the clock is read only when there is something to publish).
+    const int64_t now = m_ctx.clock();
+    const bool ratelimit = !m_traits || m_traits->tgLoadAvgRatelimit;
+    if (ratelimit && cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
+        return;
+    TaskGroup& tg = m_groups[static_cast<size_t>(cfsRq.groupIndex)];
+    tg.loadAvg += delta;
+    cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
+    if (concur) {
+        tg.runnableAvg += deltaRunnable;
+        cfsRq.tgRunnableAvgContrib = cfsRq.avg.runnableAvg;
     }
+    cfsRq.lastTgUpdate = now;
 }
 
 void LoadTracker::addLeaf(CfsRq& cfsRq)
