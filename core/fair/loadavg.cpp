@@ -32,6 +32,17 @@ int64_t capScale(int64_t delta, int64_t capacity)
 
 } // namespace
 
+void LoadTracker::setCapacities(const std::vector<int64_t>& capacities)
+{
+    // A CPU of capacity 1024 is not scaled: cap_scale(delta, 1024) is delta (kernel-model.md
+    // §6.6; delta · 1024 cannot overflow, a busy stretch being shorter than the 24 h clock).
+    constexpr int64_t unscaled = int64_t{1} << kSchedCapacityShift;
+    for (size_t cpu = 0; cpu < m_peltClock.size(); ++cpu) {
+        m_peltClock[cpu].scaled = cpu < capacities.size() && capacities[cpu] != unscaled;
+        m_peltClock[cpu].capacity = m_peltClock[cpu].scaled ? capacities[cpu] : 0;
+    }
+}
+
 uint64_t LoadTracker::peltClock(int cpu) const
 {
     // rq_clock_pelt() (kernel-model.md §6.6): update_rq_clock_pelt() scales the time a CPU runs
@@ -42,7 +53,7 @@ uint64_t LoadTracker::peltClock(int cpu) const
     const int64_t now = m_ctx.clock();
     const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
     int64_t clock = now;
-    if (pc.busySince >= 0 && pc.scaled)
+    if (pc.scaled && pc.busySince >= 0) // most CPUs are not scaled: tested first
         clock = pc.busySince + capScale(now - pc.busySince, pc.capacity);
     return static_cast<uint64_t>(clock - pc.lostIdleTime);
 }
@@ -215,14 +226,21 @@ __attribute__((always_inline)) inline bool LoadTracker::updateCfsRqLoadBody(
         takeRemoved();
         decayed = true;
     }
+    return updateCfsRqSum(cfsRq, now) || decayed;
+}
+
+__attribute__((always_inline)) inline bool LoadTracker::updateCfsRqSum(CfsRq& cfsRq, uint64_t now)
+{
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
-    if (peltUpdateSumShared(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
-            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr,
-            m_step)) {
-        peltUpdateAvg(cfsRq.avg, 1);
-        decayed = true;
-    }
-    return decayed;
+    // Updated less than one 1024 ns "µs" ago (an entity's update after its cfs_rq's at the same
+    // instant), nothing accrues: checked before the inputs are read.
+    if (now - cfsRq.avg.lastUpdateTime < 1024)
+        return false;
+    if (!peltUpdateSumShared(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
+            static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr, m_step))
+        return false;
+    peltUpdateAvg(cfsRq.avg, 1);
+    return true;
 }
 
 bool LoadTracker::updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now)
@@ -336,10 +354,6 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
 {
     if (cfsRq.groupIndex == 0)
         return;
-    const int64_t now = m_ctx.clock();
-    const bool ratelimit = !m_traits || m_traits->tgLoadAvgRatelimit;
-    if (ratelimit && cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
-        return;
     const int64_t delta =
         static_cast<int64_t>(cfsRq.avg.loadAvg) - static_cast<int64_t>(cfsRq.tgLoadAvgContrib);
     // 7.3 (group_shares=concur, kernel-model.md §6.2): tg->runnable_avg is published with
@@ -348,17 +362,23 @@ void LoadTracker::updateTgLoadAvg(CfsRq& cfsRq)
     const int64_t deltaRunnable = concur ? static_cast<int64_t>(cfsRq.avg.runnableAvg)
             - static_cast<int64_t>(cfsRq.tgRunnableAvgContrib)
                                          : 0;
-    if (std::abs(delta) > static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)
-        || std::abs(deltaRunnable) > static_cast<int64_t>(cfsRq.tgRunnableAvgContrib / 64)) {
-        TaskGroup& tg = m_groups[static_cast<size_t>(cfsRq.groupIndex)];
-        tg.loadAvg += delta;
-        cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
-        if (concur) {
-            tg.runnableAvg += deltaRunnable;
-            cfsRq.tgRunnableAvgContrib = cfsRq.avg.runnableAvg;
-        }
-        cfsRq.lastTgUpdate = now;
+    if (std::abs(delta) <= static_cast<int64_t>(cfsRq.tgLoadAvgContrib / 64)
+        && std::abs(deltaRunnable) <= static_cast<int64_t>(cfsRq.tgRunnableAvgContrib / 64))
+        return;
+    // A change to publish, at most once per 1 ms (6.7+; the kernel tests the rate limit first,
+    // the same result: the clock is read only when there is something to publish).
+    const int64_t now = m_ctx.clock();
+    const bool ratelimit = !m_traits || m_traits->tgLoadAvgRatelimit;
+    if (ratelimit && cfsRq.lastTgUpdate >= 0 && now - cfsRq.lastTgUpdate < kTgUpdateRatelimitNs)
+        return;
+    TaskGroup& tg = m_groups[static_cast<size_t>(cfsRq.groupIndex)];
+    tg.loadAvg += delta;
+    cfsRq.tgLoadAvgContrib = cfsRq.avg.loadAvg;
+    if (concur) {
+        tg.runnableAvg += deltaRunnable;
+        cfsRq.tgRunnableAvgContrib = cfsRq.avg.runnableAvg;
     }
+    cfsRq.lastTgUpdate = now;
 }
 
 void LoadTracker::addLeaf(CfsRq& cfsRq)
@@ -370,30 +390,45 @@ void LoadTracker::addLeaf(CfsRq& cfsRq)
         cfsRq.groupIndex);
 }
 
+__attribute__((always_inline)) inline void LoadTracker::updateEntitySum(
+    const CfsRq& cfsRq, SchedEntity& se, uint64_t now)
+{
+    // __update_load_avg_se(): load while queued, runnable as se_runnable(), util while running.
+    if (now - se.avg.lastUpdateTime < 1024)
+        return; // nothing accrues (a put after the tick at the same instant)
+    if (!peltUpdateSumShared(
+            now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se, m_step))
+        return;
+    peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
+    if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
+        utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
+}
+
 void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
 {
     listLeaf(cfsRq);
     if (se.myQ)
         listLeaf(*se.myQ);                     // the group entity's own average changes too
     const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
-    // An entity and its cfs_rq both updated less than one 1024 ns PELT "µs" ago (the switch
-    // that follows a tick at the same instant puts the task the tick has just updated, and the
-    // group entities above it; a put and a set of the same group levels at one switch), with no
-    // removed load to take out: neither sum accrues, nothing decays, a task or a group whose
-    // cfs_rq has nothing to pass on (propagate unset) propagates nothing, and the entity is
-    // attached already, so the whole update below would change nothing.
-    if (se.peltAttached && now - se.avg.lastUpdateTime < 1024
-        && now - cfsRq.avg.lastUpdateTime < 1024
-        && !(cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
-        && (se.isTask() || !se.myQ->propagate))
+    // The common case, inline: an attached entity, no removed load to take out, and a task or a
+    // group whose cfs_rq has nothing to pass on (propagate unset), so only the two sums move
+    // (neither does when both were updated less than one 1024 ns PELT "µs" ago: the switch that
+    // follows a tick at the same instant puts the task the tick has just updated).
+    if (!se.peltAttached || (cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
+        || (!se.isTask() && se.myQ->propagate)) [[unlikely]] {
+        updateLoadAvgAt(cfsRq, se, updateTg, now);
         return;
-    if (se.peltAttached
-        && peltUpdateSumShared(now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices),
-            cfsRq.curr == &se, m_step)) {
-        peltUpdateAvg(se.avg, scaleLoadDown(se.load.weight));
-        if (se.isTask() && m_features && m_features->has(Feature::UtilEst))
-            utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
     }
+    updateEntitySum(cfsRq, se, now);
+    if (updateCfsRqSum(cfsRq, now) && updateTg)
+        updateTgLoadAvg(cfsRq);
+}
+
+__attribute__((noinline)) void LoadTracker::updateLoadAvgAt(
+    CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now)
+{
+    if (se.peltAttached)
+        updateEntitySum(cfsRq, se, now);
     bool decayed = updateCfsRqLoadBody(cfsRq, now); // the same CPU's PELT clock
     decayed = propagateEntityLoadAvg(cfsRq, se) || decayed;
     // DO_ATTACH: a new or migrated task is attached when it is enqueued (enqueue_entity() calls

@@ -51,13 +51,7 @@ public:
     /// The sched features, read at every update (UTIL_EST).
     void setFeatures(const FeatureSet* features) { m_features = features; }
     /// arch_scale_cpu_capacity() of every CPU, for the PELT clock (all 1024 if never set).
-    void setCapacities(const std::vector<int64_t>& capacities)
-    {
-        for (size_t cpu = 0; cpu < m_peltClock.size(); ++cpu) {
-            m_peltClock[cpu].scaled = cpu < capacities.size();
-            m_peltClock[cpu].capacity = m_peltClock[cpu].scaled ? capacities[cpu] : 0;
-        }
-    }
+    void setCapacities(const std::vector<int64_t>& capacities);
     /// rq_clock_pelt() of @p cpu (ns): clock_task while the CPU is idle; while it runs, time
     /// scaled by its capacity; minus the idle time lost to an always-running CPU (§6.6).
     uint64_t peltClock(int cpu) const;
@@ -78,6 +72,13 @@ private:
     bool updateCfsRqLoadAt(CfsRq& cfsRq, uint64_t now);
     /// Its body, inlined into updateLoadAvg() (defined in loadavg.cpp, used there only).
     bool updateCfsRqLoadBody(CfsRq& cfsRq, uint64_t now);
+    /// __update_load_avg_cfs_rq(), the part of the body without removed load (inline).
+    bool updateCfsRqSum(CfsRq& cfsRq, uint64_t now);
+    /// __update_load_avg_se() of attached entity @p se on @p cfsRq (inline).
+    void updateEntitySum(const CfsRq& cfsRq, SchedEntity& se, uint64_t now);
+    /// updateLoadAvg() at @p now when the entity is not attached, its cfs_rq has removed load or
+    /// its own cfs_rq something to propagate (out of line: rare).
+    void updateLoadAvgAt(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now);
     /// propagate_entity_load_avg() of group entity @p se into its parent @p cfsRq: false at once
     /// for a task or a group with nothing to pass on (the common case, inline).
     bool propagateEntityLoadAvg(CfsRq& cfsRq, SchedEntity& se)
@@ -106,7 +107,7 @@ private:
         int64_t busySince = -1;
         int64_t lostIdleTime = 0;
         int64_t capacity = 0; ///< arch_scale_cpu_capacity(), if scaled
-        bool scaled = false;  ///< a capacity was set (otherwise time is not scaled)
+        bool scaled = false;  ///< a capacity other than 1024 was set (otherwise time is not scaled)
     };
     std::vector<PeltClock> m_peltClock;
     /// The last PELT sum step of update_load_avg() (peltUpdateSumShared()).
