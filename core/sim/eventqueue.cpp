@@ -182,15 +182,10 @@ void EventQueue::dropCancelledTop()
     }
 }
 
-void EventQueue::popLane()
+void EventQueue::dropLaneHead()
 {
-    if (++m_laneHead == m_lane.size()) {
-        m_lane.clear();
-        m_laneHead = 0;
-    } else if (m_laneHead >= 256 && 2 * m_laneHead >= m_lane.size()) {
-        m_lane.erase(m_lane.begin(), m_lane.begin() + static_cast<std::ptrdiff_t>(m_laneHead));
-        m_laneHead = 0;
-    }
+    m_lane.erase(m_lane.begin(), m_lane.begin() + static_cast<std::ptrdiff_t>(m_laneHead));
+    m_laneHead = 0;
 }
 
 const EventQueue::Entry* EventQueue::top()
@@ -214,12 +209,6 @@ const EventQueue::Entry* EventQueue::nextEntry()
         return heapTop;
     const Entry* laneTop = &m_lane[m_laneHead];
     return heapTop && before(*heapTop, *laneTop) ? heapTop : laneTop;
-}
-
-Nanoseconds EventQueue::nextTime()
-{
-    const Entry* e = top();
-    return e ? Nanoseconds(e->time) : Nanoseconds::max();
 }
 
 bool EventQueue::step()

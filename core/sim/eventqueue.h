@@ -81,8 +81,13 @@ public:
     const int64_t& nowNs() const { return m_now; }
     bool empty() const { return m_live == 0; }
     size_t pending() const { return m_live; }
-    /// Time of the next live event, or Nanoseconds::max() when empty.
-    Nanoseconds nextTime();
+    /// Time of the next live event, or Nanoseconds::max() when empty. Inline while top() is
+    /// known (the event loop asks, then runs it).
+    Nanoseconds nextTime()
+    {
+        const Entry* e = m_topKnown ? m_top : top();
+        return e ? Nanoseconds(e->time) : Nanoseconds::max();
+    }
     uint64_t executed() const { return m_executed; }
     /// Entries held (live + cancelled not yet dropped): bounded by about 2 × pending() + a slack.
     size_t stored() const { return m_heap.size() + m_lane.size() - m_laneHead; }
@@ -121,7 +126,17 @@ private:
     /// The next entry to run (heap top or lane front, cancelled ones dropped); null if none.
     const Entry* top();
     const Entry* nextEntry();
-    void popLane();
+    void popLane()
+    {
+        if (++m_laneHead == m_lane.size()) {
+            m_lane.clear();
+            m_laneHead = 0;
+        } else if (m_laneHead >= 256 && 2 * m_laneHead >= m_lane.size()) {
+            dropLaneHead();
+        }
+    }
+    /// popLane()'s rare half: the lane's executed front erased.
+    void dropLaneHead();
     bool done(uint64_t seq) const { return seq < m_doneBase || m_done[seq - m_doneBase] != 0; }
     void compact();
 
