@@ -382,12 +382,6 @@ __attribute__((always_inline)) inline void LoadTracker::updateEntitySum(
 
 void LoadTracker::updateLoadAvgSums(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now)
 {
-    // The common case, inline: an attached entity, no removed load to take out, and a task or a
-    // group whose cfs_rq has nothing to pass on (propagate unset), so only the two sums move.
-    if (rareUpdate(cfsRq, se)) [[unlikely]] {
-        updateLoadAvgAt(cfsRq, se, updateTg, now);
-        return;
-    }
     updateEntitySum(cfsRq, se, now);
     if (updateCfsRqSum(cfsRq, now) && updateTg)
         updateTgLoadAvg(cfsRq);

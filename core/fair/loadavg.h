@@ -27,16 +27,23 @@ public:
         updateLoadAvg(cfsRq, se, updateTg, peltClock(cfsRq.cpu)); // cfs_rq_clock_pelt()
     }
     /// The same at @p now, the PELT clock of their CPU read once by a caller that updates
-    /// several levels at one instant (a switch). Inline when nothing accrues: both were updated
-    /// less than one 1024 ns PELT "µs" ago (the put_prev that follows a tick at the same instant)
-    /// and nothing rare is pending; the call is saved, not only its work.
+    /// several levels at one instant (a switch). The rare cases are told apart here, so the
+    /// common one calls the two sums' update directly, and not even that when nothing accrues:
+    /// both were updated less than one 1024 ns PELT "µs" ago (the put_prev that follows a tick
+    /// at the same instant).
     void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now)
     {
         listLeaf(cfsRq);
         if (se.myQ)
             listLeaf(*se.myQ); // the group entity's own average changes too
-        if (now - se.avg.lastUpdateTime < 1024 && now - cfsRq.avg.lastUpdateTime < 1024
-            && !rareUpdate(cfsRq, se))
+        // An entity not attached yet (DO_ATTACH), removed load on its cfs_rq, or a group entity
+        // whose cfs_rq has something to propagate.
+        if (!se.peltAttached || (cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
+            || (!se.isTask() && se.myQ->propagate)) [[unlikely]] {
+            updateLoadAvgAt(cfsRq, se, updateTg, now);
+            return;
+        }
+        if (now - se.avg.lastUpdateTime < 1024 && now - cfsRq.avg.lastUpdateTime < 1024)
             return;
         updateLoadAvgSums(cfsRq, se, updateTg, now);
     }
@@ -107,15 +114,8 @@ private:
     bool updateCfsRqSum(CfsRq& cfsRq, uint64_t now);
     /// __update_load_avg_se() of attached entity @p se on @p cfsRq (inline).
     void updateEntitySum(const CfsRq& cfsRq, SchedEntity& se, uint64_t now);
-    /// update_load_avg()'s rare cases, taken by updateLoadAvgAt(): an entity not attached yet
-    /// (DO_ATTACH), removed load on its cfs_rq, or a group entity whose cfs_rq has something to
-    /// propagate.
-    static bool rareUpdate(const CfsRq& cfsRq, const SchedEntity& se)
-    {
-        return !se.peltAttached || (cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
-            || (!se.isTask() && se.myQ->propagate);
-    }
-    /// updateLoadAvg() at @p now when there is something to accrue or a rare case (out of line).
+    /// updateLoadAvg() at @p now of an attached entity and a cfs_rq with no rare case (out of
+    /// line): only the two sums move.
     void updateLoadAvgSums(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now);
     /// updateLoadAvg() at @p now when the entity is not attached, its cfs_rq has removed load or
     /// its own cfs_rq something to propagate (out of line: rare).
