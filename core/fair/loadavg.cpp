@@ -23,15 +23,6 @@ LoadTracker::LoadTracker(
     , m_peltClock(static_cast<size_t>(cpus))
 { }
 
-namespace {
-
-int64_t capScale(int64_t delta, int64_t capacity)
-{
-    return (delta * capacity) >> kSchedCapacityShift; // cap_scale()
-}
-
-} // namespace
-
 void LoadTracker::setCapacities(const std::vector<int64_t>& capacities)
 {
     // A CPU of capacity 1024 is not scaled: cap_scale(delta, 1024) is delta (kernel-model.md
@@ -41,21 +32,6 @@ void LoadTracker::setCapacities(const std::vector<int64_t>& capacities)
         m_peltClock[cpu].scaled = cpu < capacities.size() && capacities[cpu] != unscaled;
         m_peltClock[cpu].capacity = m_peltClock[cpu].scaled ? capacities[cpu] : 0;
     }
-}
-
-uint64_t LoadTracker::peltClock(int cpu) const
-{
-    // rq_clock_pelt() (kernel-model.md §6.6): update_rq_clock_pelt() scales the time a CPU runs
-    // by arch_scale_cpu_capacity() (no frequency scaling: every CPU runs at its top frequency),
-    // so a task accrues utilization by the work it does; an idle CPU's clock catches up with
-    // clock_task. Kept lazily here: one scaling of the whole busy stretch instead of one per
-    // rq clock update (a few ns of rounding).
-    const int64_t now = m_ctx.clock();
-    const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
-    int64_t clock = now;
-    if (pc.scaled && pc.busySince >= 0) // most CPUs are not scaled: tested first
-        clock = pc.busySince + capScale(now - pc.busySince, pc.capacity);
-    return static_cast<uint64_t>(clock - pc.lostIdleTime);
 }
 
 void LoadTracker::cpuBusy(int cpu)
@@ -404,21 +380,8 @@ __attribute__((always_inline)) inline void LoadTracker::updateEntitySum(
         utilEstUtilChanged(se.avg); // cfs_se_util_change() (§6.8)
 }
 
-void LoadTracker::updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
+void LoadTracker::updateLoadAvgSums(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now)
 {
-    listLeaf(cfsRq);
-    if (se.myQ)
-        listLeaf(*se.myQ);                     // the group entity's own average changes too
-    const uint64_t now = peltClock(cfsRq.cpu); // cfs_rq_clock_pelt()
-    // The common case, inline: an attached entity, no removed load to take out, and a task or a
-    // group whose cfs_rq has nothing to pass on (propagate unset), so only the two sums move
-    // (neither does when both were updated less than one 1024 ns PELT "µs" ago: the switch that
-    // follows a tick at the same instant puts the task the tick has just updated).
-    if (!se.peltAttached || (cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
-        || (!se.isTask() && se.myQ->propagate)) [[unlikely]] {
-        updateLoadAvgAt(cfsRq, se, updateTg, now);
-        return;
-    }
     updateEntitySum(cfsRq, se, now);
     if (updateCfsRqSum(cfsRq, now) && updateTg)
         updateTgLoadAvg(cfsRq);

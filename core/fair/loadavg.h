@@ -22,7 +22,31 @@ public:
     LoadTracker(MachineContext& ctx, std::vector<TaskGroup>& groups, int cpus, int64_t tickNs);
 
     /// update_load_avg() of @p se and its @p cfsRq (DO_ATTACH; UPDATE_TG with @p updateTg).
-    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg);
+    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg)
+    {
+        updateLoadAvg(cfsRq, se, updateTg, peltClock(cfsRq.cpu)); // cfs_rq_clock_pelt()
+    }
+    /// The same at @p now, the PELT clock of their CPU read once by a caller that updates
+    /// several levels at one instant (a switch). The rare cases are told apart here, so the
+    /// common one calls the two sums' update directly, and not even that when nothing accrues:
+    /// both were updated less than one 1024 ns PELT "µs" ago (the put_prev that follows a tick
+    /// at the same instant).
+    void updateLoadAvg(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now)
+    {
+        listLeaf(cfsRq);
+        if (se.myQ)
+            listLeaf(*se.myQ); // the group entity's own average changes too
+        // An entity not attached yet (DO_ATTACH), removed load on its cfs_rq, or a group entity
+        // whose cfs_rq has something to propagate.
+        if (!se.peltAttached || (cfsRq.removedLoad | cfsRq.removedUtil | cfsRq.removedRunnable)
+            || (!se.isTask() && se.myQ->propagate)) [[unlikely]] {
+            updateLoadAvgAt(cfsRq, se, updateTg, now);
+            return;
+        }
+        if (now - se.avg.lastUpdateTime < 1024 && now - cfsRq.avg.lastUpdateTime < 1024)
+            return;
+        updateLoadAvgSums(cfsRq, se, updateTg, now);
+    }
     /// attach_entity_load_avg().
     void attach(CfsRq& cfsRq, SchedEntity& se);
     /// online_fair_sched_group() of group @p group: attach_entity_cfs_rq() of its entity on every
@@ -54,7 +78,21 @@ public:
     void setCapacities(const std::vector<int64_t>& capacities);
     /// rq_clock_pelt() of @p cpu (ns): clock_task while the CPU is idle; while it runs, time
     /// scaled by its capacity; minus the idle time lost to an always-running CPU (§6.6).
-    uint64_t peltClock(int cpu) const;
+    uint64_t peltClock(int cpu) const
+    {
+        // update_rq_clock_pelt() scales the time a CPU runs by arch_scale_cpu_capacity() (no
+        // frequency scaling: every CPU runs at its top frequency), so a task accrues utilization
+        // by the work it does; an idle CPU's clock catches up with clock_task. Kept lazily here:
+        // one scaling of the whole busy stretch instead of one per rq clock update (a few ns of
+        // rounding).
+        const int64_t now = m_ctx.clock();
+        const PeltClock& pc = m_peltClock[static_cast<size_t>(cpu)];
+        int64_t clock = now;
+        if (pc.scaled && pc.busySince >= 0) [[unlikely]] // most CPUs are not scaled: tested first
+            clock = pc.busySince
+                + ((now - pc.busySince) * pc.capacity >> kSchedCapacityShift); // cap_scale()
+        return static_cast<uint64_t>(clock - pc.lostIdleTime);
+    }
     /// The CPU switches from idle to a task: its PELT clock has been following clock_task.
     void cpuBusy(int cpu);
     /// update_idle_rq_clock_pelt(): the CPU is about to go idle.
@@ -76,6 +114,9 @@ private:
     bool updateCfsRqSum(CfsRq& cfsRq, uint64_t now);
     /// __update_load_avg_se() of attached entity @p se on @p cfsRq (inline).
     void updateEntitySum(const CfsRq& cfsRq, SchedEntity& se, uint64_t now);
+    /// updateLoadAvg() at @p now of an attached entity and a cfs_rq with no rare case (out of
+    /// line): only the two sums move.
+    void updateLoadAvgSums(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now);
     /// updateLoadAvg() at @p now when the entity is not attached, its cfs_rq has removed load or
     /// its own cfs_rq something to propagate (out of line: rare).
     void updateLoadAvgAt(CfsRq& cfsRq, SchedEntity& se, bool updateTg, uint64_t now);
