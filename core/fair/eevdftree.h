@@ -58,6 +58,9 @@ public:
         augmentSubtree(m_root);
     }
 
+    /// The treap priority @p se was inserted with.
+    static uint32_t priority(const SchedEntity& se) { return links(se).priority; }
+
     /// In-order successor, or null after the last entity.
     static SchedEntity* next(const SchedEntity& se)
     {
