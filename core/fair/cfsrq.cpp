@@ -44,19 +44,19 @@ Int128 floorDiv(Int128 num, Int128 den)
     return static_cast<int64_t>(q);
 }
 
-// Builds the vruntime tree from the deadline tree's entities in their insertion order: each takes
-// the place (equal keys in insertion order) the incremental inserts gave it; the priorities only
+// Builds one tree from the other's entities in their insertion order: each takes the place (equal
+// keys in insertion order) the incremental inserts gave it; the priorities (the kept tree's) only
 // shape the treap.
-[[gnu::noinline]] void buildVTree(const CfsRq::Tree& tree, CfsRq::VTree& vtree)
+template <typename From, typename To> [[gnu::noinline]] void buildTree(const From& from, To& to)
 {
     std::vector<SchedEntity*> entities;
-    entities.reserve(tree.size());
-    for (SchedEntity* se = tree.leftmost(); se; se = CfsRq::Tree::next(*se))
+    entities.reserve(from.size());
+    for (SchedEntity* se = from.leftmost(); se; se = From::next(*se))
         entities.push_back(se);
     std::sort(entities.begin(), entities.end(),
         [](const SchedEntity* a, const SchedEntity* b) { return a->treeSeq < b->treeSeq; });
     for (SchedEntity* se : entities)
-        vtree.insert(*se, se->treeLinks.priority);
+        to.insert(*se, From::priority(*se));
 }
 
 // splitmix64: the treap priorities (any sequence independent of the keys keeps the expected depth
@@ -90,6 +90,7 @@ bool CfsRq::Eligibility::exactFor(int64_t minKey, int64_t maxKey) const
 CfsRq::CfsRq(const ProfileChoices& choices)
     : m_choices(choices)
     , m_vtreeKept(choices.treeKey == TreeKey::Vruntime)
+    , m_dtreeKept(choices.treeKey == TreeKey::Deadline)
 { }
 
 CfsRq::~CfsRq()
@@ -102,6 +103,7 @@ void CfsRq::clearTrees()
     m_tree.clear();
     m_vtree.clear();
     m_vtreeKept = m_choices.treeKey == TreeKey::Vruntime;
+    m_dtreeKept = m_choices.treeKey == TreeKey::Deadline;
     m_slices.clear();
     sumWVruntime = 0;
     sumWeight = 0;
@@ -114,9 +116,10 @@ void CfsRq::enqueueTree(SchedEntity& se)
     sumWeight += w;
     const uint32_t priority = nextPriority(m_prioritySeed);
     se.treeSeq = m_treeSeq++;
-    if (m_tree.empty() || vdiff(se.vruntime, m_vruntimeMark) > 0)
+    if (treeSize() == 0 || vdiff(se.vruntime, m_vruntimeMark) > 0)
         m_vruntimeMark = se.vruntime;
-    m_tree.insert(se, priority);
+    if (m_dtreeKept)
+        m_tree.insert(se, priority);
     if (m_vtreeKept)
         m_vtree.insert(se, priority);
     sliceInsert(se.slice);
@@ -126,7 +129,8 @@ void CfsRq::enqueueTree(SchedEntity& se)
 
 void CfsRq::dequeueTree(SchedEntity& se)
 {
-    m_tree.erase(se);
+    if (m_dtreeKept)
+        m_tree.erase(se);
     if (m_vtreeKept)
         m_vtree.erase(se);
     sliceErase(se.slice);
@@ -203,6 +207,7 @@ uint64_t CfsRq::ineligibleVruntime() const
 
 SchedEntity* CfsRq::leftmostDeadline() const
 {
+    ensureDTree();
     return m_tree.leftmost();
 }
 
@@ -217,7 +222,13 @@ void CfsRq::ensureVTree() const
     if (m_vtreeKept)
         return;
     m_vtreeKept = true;
-    buildVTree(m_tree, m_vtree);
+    buildTree(m_tree, m_vtree);
+}
+
+void CfsRq::buildDTree() const
+{
+    m_dtreeKept = true;
+    buildTree(m_vtree, m_tree);
 }
 
 bool CfsRq::minTreeVruntime(uint64_t& v) const
@@ -256,6 +267,7 @@ void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
 // goes right: O(depth).
 SchedEntity* CfsRq::firstEligibleByDeadline(const Eligibility& eligible) const
 {
+    ensureDTree();
     SchedEntity* node = m_tree.root();
     if (!node)
         return nullptr;
@@ -317,6 +329,7 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix(const Eligibility& eligible
 
 SchedEntity* CfsRq::firstEligibleByDeadlineWalk() const
 {
+    ensureDTree();
     const Eligibility eligible(*this);
     for (SchedEntity* se = m_tree.leftmost(); se; se = Tree::next(*se))
         if (eligible(se->vruntime))
@@ -376,6 +389,7 @@ std::string CfsRq::checkInvariants() const
     bool anyEligible = false;
     const SchedEntity* ec = eevdfCurr();
     const bool flat = m_choices.flat;
+    ensureDTree();
     if (const char* problem = m_tree.check())
         return std::string("deadline tree: ") + problem;
     if (const char* problem = m_vtreeKept ? m_vtree.check() : nullptr)

@@ -8,14 +8,15 @@
 //     vruntime of its subtree (the kernel's min_vruntime);
 //   - the vruntime tree, ordered by vruntime (the 6.6–6.7 key); every node caches the entity of
 //     its subtree with the earliest deadline (6.6's min_deadline).
-// The profile's tree_key decides which order the pick walks (§3.4, §3.5). The deadline tree is
-// always kept; the vruntime tree only while the profile's key is vruntime or since something read
-// it (leftmostVruntime(), the 6.6 pick, a pick explanation): it is then built from the deadline
-// tree in the entities' insertion order (SchedEntity::treeSeq), which gives the in-order sequence
-// the incremental inserts would have given, and kept from then on. Without it, min_vruntime is
-// the deadline tree's root value (as the kernel's 6.8+ update_min_vruntime() reads it). A tree
-// keeps its cached values from the first reader on (EevdfTree::augment()). Slices of tree
-// entities are kept as a sorted (slice, count) vector (cfs_rq_min_slice / max_slice, §3.4).
+// The profile's tree_key decides which order the pick walks (§3.4, §3.5). The tree of the
+// profile's key is always kept; the other one only since something read it (the deadline tree:
+// leftmostDeadline(), forEachTree(), the 6.8+ pick, an invariant check; the vruntime tree:
+// leftmostVruntime(), the 6.6 pick, a pick explanation): it is then built from the kept tree in
+// the entities' insertion order (SchedEntity::treeSeq), which gives the in-order sequence the
+// incremental inserts would have given, and kept from then on. Without the vruntime tree,
+// min_vruntime is the deadline tree's root value (as the kernel's 6.8+ update_min_vruntime()
+// reads it). A tree keeps its cached values from the first reader on (EevdfTree::augment()). Slices
+// of tree entities are kept as a sorted (slice, count) vector (cfs_rq_min_slice / max_slice, §3.4).
 //
 // Sums (§3.2): sumWVruntime = Σ (v_i − v0)·ŵ_i and sumWeight = Σ ŵ_i over tree entities only
 // (ŵ = scale_load_down(w) or the full w, per weight_precision). 128-bit so that full weights
@@ -125,8 +126,11 @@ public:
     // --- tree and sums (__enqueue_entity / __dequeue_entity) ---------------------------------
     void enqueueTree(SchedEntity& se);
     void dequeueTree(SchedEntity& se);
-    bool inTree(const SchedEntity& se) const { return se.treeLinks.linked; }
-    size_t treeSize() const { return m_tree.size(); }
+    bool inTree(const SchedEntity& se) const
+    {
+        return m_dtreeKept ? se.treeLinks.linked : se.vtreeLinks.linked;
+    }
+    size_t treeSize() const { return m_dtreeKept ? m_tree.size() : m_vtree.size(); }
 
     /// Weight an entity contributes to V: ŵ or full w (weight_precision, §3.2); with a flat run
     /// queue the task's h_load (§6.1).
@@ -262,6 +266,7 @@ public:
     /// Calls @p f on every tree entity in deadline order.
     template <typename F> void forEachTree(F&& f) const
     {
+        ensureDTree();
         for (const SchedEntity* se = m_tree.leftmost(); se; se = Tree::next(*se))
             f(*se);
     }
@@ -352,6 +357,7 @@ public:
 
 private:
     mutable bool m_vtreeKept = false; // the vruntime tree holds every tree entity
+    mutable bool m_dtreeKept = true;  // the deadline tree holds every tree entity
 
 public:
     int64_t propRunnableSum = 0;  ///< prop_runnable_sum: the load_sum change to pass on (rare)
@@ -394,6 +400,13 @@ private:
     void sliceEraseSearch(int64_t slice);
     /// Builds the vruntime tree from the deadline tree if it is not kept (see Storage above).
     void ensureVTree() const;
+    /// Builds the deadline tree from the vruntime tree if it is not kept (see Storage above).
+    void ensureDTree() const
+    {
+        if (!m_dtreeKept) [[unlikely]]
+            buildDTree();
+    }
+    void buildDTree() const;
     /// The smallest vruntime of the tree entities (false if the tree is empty).
     bool minTreeVruntime(uint64_t& v) const;
     /// The smallest key of the tree entities and the largest, or (without the vruntime tree) a

@@ -58,6 +58,9 @@ public:
         augmentSubtree(m_root);
     }
 
+    /// The treap priority @p se was inserted with.
+    static uint32_t priority(const SchedEntity& se) { return links(se).priority; }
+
     /// In-order successor, or null after the last entity.
     static SchedEntity* next(const SchedEntity& se)
     {
@@ -127,27 +130,39 @@ public:
         if (m_leftmost == &se)
             m_leftmost = x.right ? leftmostOf(x.right) : x.parent;
         SchedEntity* const oldParent = x.parent;
-        // Rotate se down to a leaf (the child with the higher priority goes up), then cut it.
-        while (x.left || x.right) {
-            SchedEntity* c = !x.left                                 ? x.right
-                : !x.right                                           ? x.left
-                : links(*x.left).priority > links(*x.right).priority ? x.left
-                                                                     : x.right;
-            rotateUp(*c, false);
+        // se's place goes to the merge of its subtrees by priority, the tree that rotating se down
+        // to a leaf (the child with the higher priority up, the right one on a tie) and cutting
+        // it leaves, without the rotations: each step links the winner into the open slot and
+        // continues on its inner side (the left subtree's right spine, the right's left spine).
+        SchedEntity** slot = !oldParent     ? &m_root
+            : links(*oldParent).left == &se ? &links(*oldParent).left
+                                            : &links(*oldParent).right;
+        SchedEntity* up = oldParent; // the parent of the open slot
+        SchedEntity* l = x.left;
+        SchedEntity* r = x.right;
+        while (l && r) {
+            SchedEntity* const w = links(*l).priority > links(*r).priority ? l : r;
+            *slot = w;
+            links(*w).parent = up;
+            up = w;
+            if (w == l) {
+                slot = &links(*w).right;
+                l = *slot;
+            } else {
+                slot = &links(*w).left;
+                r = *slot;
+            }
         }
-        SchedEntity* p = x.parent;
-        if (!p)
-            m_root = nullptr;
-        else if (links(*p).left == &se)
-            links(*p).left = nullptr;
-        else
-            links(*p).right = nullptr;
+        SchedEntity* const rest = l ? l : r;
+        *slot = rest;
+        if (rest)
+            links(*rest).parent = up;
         x.reset();
         --m_size;
-        // The entities rotated up (below oldParent) moved; recompute them all, then climb from
-        // oldParent until a cached value stays the same.
+        // The merged entities (from up to below oldParent) have new children; recompute them all,
+        // then climb from oldParent until a cached value stays the same.
         bool above = false;
-        for (SchedEntity* s = m_augmented ? p : nullptr; s; s = links(*s).parent) {
+        for (SchedEntity* s = m_augmented ? up : nullptr; s; s = links(*s).parent) {
             above = above || s == oldParent;
             if (!Ops::update(*s) && above)
                 break;
