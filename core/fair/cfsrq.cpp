@@ -248,17 +248,17 @@ bool CfsRq::minTreeVruntime(uint64_t& v) const
 
 void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
 {
+    // The largest vruntime is not kept (finding it walks the vruntime tree's right spine); the
+    // mark bounds it from above (vruntimes do not change in the tree), so a range it declares
+    // exact is exact, and the walk serves the other cases with the same answer (§3.5
+    // "Complexity").
+    hi = vdiff(m_vruntimeMark, v0);
     if (m_vtreeKept) {
         lo = key(*m_vtree.leftmost());
-        hi = key(*m_vtree.rightmost());
         return;
     }
-    // No largest vruntime is kept without the vruntime tree; the mark bounds it from above
-    // (vruntimes do not change in the tree), so a range it declares exact is exact, and the
-    // walk serves the other cases with the same answer (§3.5 "Complexity").
     m_tree.augment();
     lo = vdiff(m_tree.root()->subtreeMinVruntime, v0);
-    hi = vdiff(m_vruntimeMark, v0);
 }
 
 // §3.5 steps 5–6 (6.8+): the first eligible entity in deadline order. A subtree holds an eligible
@@ -268,12 +268,16 @@ void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
 SchedEntity* CfsRq::firstEligibleByDeadline(const Eligibility& eligible) const
 {
     ensureDTree();
-    SchedEntity* node = m_tree.root();
-    if (!node)
-        return nullptr;
     // Step 5's fast path: an eligible leftmost is the first eligible entity, monotone or not.
-    if (SchedEntity* first = m_tree.leftmost(); eligible(first->vruntime))
+    SchedEntity* first = m_tree.leftmost();
+    if (!first || eligible(first->vruntime))
         return first;
+    return firstEligibleByDeadlineSearch(eligible);
+}
+
+SchedEntity* CfsRq::firstEligibleByDeadlineSearch(const Eligibility& eligible) const
+{
+    SchedEntity* node = m_tree.root();
     int64_t lo = 0;
     int64_t hi = 0;
     keyRange(lo, hi);
@@ -305,7 +309,10 @@ SchedEntity* CfsRq::earliestDeadlineInEligiblePrefix(const Eligibility& eligible
     SchedEntity* node = m_vtree.root();
     if (!node)
         return nullptr;
-    if (!eligible.exactFor(key(*m_vtree.leftmost()), key(*m_vtree.rightmost())))
+    int64_t lo = 0;
+    int64_t hi = 0;
+    keyRange(lo, hi);
+    if (!eligible.exactFor(lo, hi))
         return earliestDeadlineInEligiblePrefixWalk();
     m_vtree.augment();
     SchedEntity* best = nullptr;

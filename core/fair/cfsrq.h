@@ -407,10 +407,13 @@ private:
             buildDTree();
     }
     void buildDTree() const;
+    /// firstEligibleByDeadline() past its fast path (out of line: the common pick saves fewer
+    /// registers); the leftmost is not eligible.
+    [[gnu::noinline]] SchedEntity* firstEligibleByDeadlineSearch(const Eligibility& eligible) const;
     /// The smallest vruntime of the tree entities (false if the tree is empty).
     bool minTreeVruntime(uint64_t& v) const;
-    /// The smallest key of the tree entities and the largest, or (without the vruntime tree) a
-    /// bound at least as large; the tree must not be empty.
+    /// The smallest key of the tree entities and a bound at least as large as the largest (from
+    /// m_vruntimeMark); the tree must not be empty.
     void keyRange(int64_t& lo, int64_t& hi) const;
 
     mutable VTree m_vtree;
