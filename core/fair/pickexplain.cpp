@@ -38,11 +38,13 @@ const char* pickStepName(PickStep step)
     return "?";
 }
 
-// §3.5: the steps of pick_eevdf(). FairClass::pickEevdf() is this function with trace == null.
-SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protect, PickTrace* trace)
+namespace {
+
+// §3.5: the steps of pick_eevdf(), recording into @p t. Inlined into both paths of
+// pickEevdfSteps(): without a trace, t is a local nothing reads, and its stores vanish.
+[[gnu::always_inline]] inline SchedEntity* pickSteps(
+    const CfsRq& cfsRq, const PickPolicy& p, bool protect, PickTrace& t)
 {
-    PickTrace local;
-    PickTrace& t = trace ? *trace : local;
     const bool deadlineKey = p.choices->treeKey == TreeKey::Deadline;
     SchedEntity* curr = cfsRq.eevdfCurr();
     t.curr = curr;
@@ -106,6 +108,17 @@ SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protec
     }
     t.step = PickStep::EarliestDeadline;
     return best;
+}
+
+} // namespace
+
+// FairClass::pickEevdf() is this function with trace == null.
+SchedEntity* pickEevdfSteps(const CfsRq& cfsRq, const PickPolicy& p, bool protect, PickTrace* trace)
+{
+    if (trace)
+        return pickSteps(cfsRq, p, protect, *trace);
+    PickTrace unread;
+    return pickSteps(cfsRq, p, protect, unread);
 }
 
 namespace {
