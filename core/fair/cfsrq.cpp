@@ -59,14 +59,14 @@ template <typename From, typename To> [[gnu::noinline]] void buildTree(const Fro
         to.insert(*se, From::priority(*se));
 }
 
-// splitmix64: the treap priorities (any sequence independent of the keys keeps the expected depth
-// O(log n); this one is deterministic, so the trees' shapes are too).
+// The treap priorities: a Weyl sequence (splitmix64's increment) through one xor-shift-multiply
+// round of its finaliser. Any sequence independent of the keys keeps the expected depth
+// O(log n); this one is deterministic, so the trees' shapes are too.
 uint32_t nextPriority(uint64_t& state)
 {
     uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return static_cast<uint32_t>((z ^ (z >> 31)) >> 32);
+    z = (z ^ (z >> 32)) * 0xbf58476d1ce4e5b9ULL;
+    return static_cast<uint32_t>(z >> 32);
 }
 
 } // namespace

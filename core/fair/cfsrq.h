@@ -333,7 +333,7 @@ private:
     std::vector<std::pair<int64_t, int>> m_slices; // sorted (slice, count) of tree entities
     uint64_t m_treeSeq = 0;                        // next SchedEntity::treeSeq
     uint64_t m_vruntimeMark = 0; // the largest vruntime inserted since the tree was empty
-    uint64_t m_prioritySeed = 0; // the treap priorities' generator (splitmix64 state)
+    uint64_t m_prioritySeed = 0; // the treap priorities' generator (Weyl sequence state)
 
 public:
     /// Flat run queue (7.3), rq->cfs only: the running task, the kernel's 7.3 cfs_rq->curr.
