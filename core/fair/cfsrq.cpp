@@ -44,6 +44,15 @@ Int128 floorDiv(Int128 num, Int128 den)
     return static_cast<int64_t>(q);
 }
 
+// (v − v0)·ŵ of §3.2's sum, exactly: one signed 64×64→128 multiply while ŵ fits 63 bits (every
+// real weight), the full 128-bit one otherwise.
+Int128 weightedKey(int64_t key, uint64_t w)
+{
+    if (static_cast<int64_t>(w) >= 0) [[likely]]
+        return static_cast<Int128>(key) * static_cast<int64_t>(w);
+    return static_cast<Int128>(key) * static_cast<Int128>(w);
+}
+
 // Builds one tree from the other's entities in their insertion order: each takes the place (equal
 // keys in insertion order) the incremental inserts gave it; the priorities (the kept tree's) only
 // shape the treap.
@@ -111,8 +120,8 @@ void CfsRq::clearTrees()
 
 void CfsRq::enqueueTree(SchedEntity& se)
 {
-    const Int128 w = avgWeight(se);
-    sumWVruntime += static_cast<Int128>(key(se)) * w;
+    const uint64_t w = avgWeight(se);
+    sumWVruntime += weightedKey(key(se), w);
     sumWeight += w;
     const uint32_t priority = nextPriority(m_prioritySeed);
     se.treeSeq = m_treeSeq++;
@@ -134,8 +143,8 @@ void CfsRq::dequeueTree(SchedEntity& se)
     if (m_vtreeKept)
         m_vtree.erase(se);
     sliceErase(se.slice);
-    const Int128 w = avgWeight(se);
-    sumWVruntime -= static_cast<Int128>(key(se)) * w;
+    const uint64_t w = avgWeight(se);
+    sumWVruntime -= weightedKey(key(se), w);
     sumWeight -= w;
     if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
         syncZeroVruntime();
