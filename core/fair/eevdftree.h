@@ -39,13 +39,6 @@ public:
 
     SchedEntity* root() const { return m_root; }
     SchedEntity* leftmost() const { return m_leftmost; }
-    SchedEntity* rightmost() const
-    {
-        SchedEntity* s = m_root;
-        while (s && links(*s).right)
-            s = links(*s).right;
-        return s;
-    }
     size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
     bool augmented() const { return m_augmented; }
