@@ -210,7 +210,7 @@ __attribute__((always_inline)) inline bool LoadTracker::updateCfsRqSum(CfsRq& cf
     // __update_load_avg_cfs_rq(): the queued weight accrues, the rest (blocked load) decays.
     // Updated less than one 1024 ns "µs" ago (an entity's update after its cfs_rq's at the same
     // instant), nothing accrues: checked before the inputs are read.
-    if (now - cfsRq.avg.lastUpdateTime < 1024)
+    if (peltNothingAccrues(now, cfsRq.avg))
         return false;
     if (!peltUpdateSumShared(now, cfsRq.avg, scaleLoadDown(cfsRq.loadWeight),
             static_cast<uint64_t>(runnableCount(cfsRq, m_choices)), cfsRq.curr != nullptr, m_step))
@@ -370,8 +370,8 @@ __attribute__((always_inline)) inline void LoadTracker::updateEntitySum(
     const CfsRq& cfsRq, SchedEntity& se, uint64_t now)
 {
     // __update_load_avg_se(): load while queued, runnable as se_runnable(), util while running.
-    if (now - se.avg.lastUpdateTime < 1024)
-        return; // nothing accrues (a put after the tick at the same instant)
+    if (peltNothingAccrues(now, se.avg))
+        return; // a put after the tick at the same instant
     if (!peltUpdateSumShared(
             now, se.avg, se.onRq ? 1 : 0, entityRunnable(se, m_choices), cfsRq.curr == &se, m_step))
         return;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/fair/cfsrq.h"
+#include "core/fair/pelt.h"
 #include "core/fair/taskgroup.h"
 #include "core/kernel/profile.h"
 #include "core/sched/machinecontext.h"
@@ -43,7 +44,7 @@ public:
             updateLoadAvgAt(cfsRq, se, updateTg, now);
             return;
         }
-        if (now - se.avg.lastUpdateTime < 1024 && now - cfsRq.avg.lastUpdateTime < 1024)
+        if (peltNothingAccrues(now, se.avg) && peltNothingAccrues(now, cfsRq.avg))
             return;
         updateLoadAvgSums(cfsRq, se, updateTg, now);
     }

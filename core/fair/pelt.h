@@ -39,6 +39,14 @@ struct PeltAvg
     uint32_t utilEst = 0;
 };
 
+/// ___update_load_sum()'s first test (`delta >>= 10; if (!delta) return 0`): less than one
+/// 1024 ns "µs" since @p sa's last update, nothing accrues and nothing changes. Time going
+/// backwards is not "nothing": the unsigned difference is then large.
+inline bool peltNothingAccrues(uint64_t now, const PeltAvg& sa)
+{
+    return now - sa.lastUpdateTime < 1024;
+}
+
 /// decay_load(val, n): val * y^n (exact integer form: halvings for n ≥ 32, then the table;
 /// 0 once n > 63 · 32).
 uint64_t peltDecayLoad(uint64_t val, uint64_t n);
@@ -154,7 +162,7 @@ struct PeltStep
 __attribute__((always_inline)) inline bool peltUpdateSumShared(
     uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running, PeltStep& step)
 {
-    if (now - sa.lastUpdateTime < 1024)
+    if (peltNothingAccrues(now, sa))
         return false;
     if (sa.lastUpdateTime != step.from || now != step.now || sa.periodContrib != step.fromContrib) {
         const uint64_t elapsed = now - sa.lastUpdateTime;
@@ -206,9 +214,8 @@ __attribute__((always_inline)) inline bool peltUpdateSumShared(
 bool peltUpdateSumSlow(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running);
 inline bool peltUpdateSum(uint64_t now, PeltAvg& sa, uint64_t load, uint64_t runnable, bool running)
 {
-    // Less than one 1024 ns "µs" since the last update (the common case within one event):
-    // nothing accrues, nothing changes. Time going backwards takes the slow path.
-    if (now - sa.lastUpdateTime < 1024)
+    // The common case within one event; time going backwards takes the slow path.
+    if (peltNothingAccrues(now, sa))
         return false;
     return peltUpdateSumSlow(now, sa, load, runnable, running);
 }
