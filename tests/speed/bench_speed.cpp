@@ -402,6 +402,32 @@ int main(int argc, char** argv)
     std::printf("\n256 CPUs x 10 000 tasks (50 cgroups, profile 6.13, %.1f s simulated): %.2fx "
                 "real time, %.0f ns/event, %llu events\n",
         bigSeconds, big.simPerCpu(), big.nsPerEvent(), static_cast<unsigned long long>(big.events));
+    // The same machine with 10 000 hogs and no groups, beside the minimal loop: what an EEVDF
+    // simulation that does nothing but update_curr, V and the pick costs per event on 256 CPUs,
+    // and the real-time factor it would reach at the big case's rate of events.
+    {
+        const Figures mine = runSchedlab(hogs(1250, 256, "7.1", bigSeconds), bigSeconds, counter);
+        std::printf("10 000 hogs on 256 CPUs (7.1, no groups, %.1f s): schedlab %.2fx real time, "
+                    "%.0f ns/event",
+            bigSeconds, mine.simPerCpu(), mine.nsPerEvent());
+        std::string err;
+        std::optional<double> t;
+        if (!peers.limit.empty())
+            t = runPeer({peers.limit, std::to_string(bigSeconds), niceList(), "1250", "256"}, &err);
+        const auto at = err.find(" events=");
+        const uint64_t limitEvents =
+            at == std::string::npos ? 0 : std::strtoull(err.c_str() + at + 8, nullptr, 10);
+        const double limitCpu = t.value_or(0);
+        if (limitCpu > 0 && limitEvents) {
+            const double limitNs = limitCpu * 1e9 / static_cast<double>(limitEvents);
+            const double bigRate = static_cast<double>(big.events) / bigSeconds;
+            std::printf("; minimal loop %.2fx real time, %.0f ns/event (at the big case's %.0f "
+                        "events per simulated second: %.1fx real time)\n",
+                bigSeconds / limitCpu, limitNs, bigRate, 1e9 / (limitNs * bigRate));
+        } else {
+            std::printf("; minimal loop skipped\n");
+        }
+    }
     if (!peers.limit.empty())
         std::filesystem::remove(peers.limit);
     return 0;
