@@ -226,8 +226,13 @@ private:
     RtWalkCount writeCgroupFiles(
         int group, const CgroupFiles& files, const std::string& by) override;
     bool completeFork(Task& task, const Op& op) override;
-    /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
-    bool preemptible(int cpu) const override { return m_work->preemptible(cpu); }
+    /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it:
+    /// KernelWork::preemptible() with the machine's side inline (every schedule() asks).
+    bool preemptible(int cpu) const override
+    {
+        return m_rqs[static_cast<size_t>(cpu)]->sections.nonPreemptUntil <= clock()
+            && kernelSectionPreemptible(cpu);
+    }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu, MigrateDetail placed = {}, int parentCpu = -1);
     void timerWakeUp(int taskIndex, int64_t due);
@@ -256,10 +261,20 @@ private:
     void returnToUser(Task& task) override;
     bool readCpuClock(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
-    bool kernelSectionPreemptible(int cpu) const override;
+    bool kernelSectionPreemptible(int cpu) const override
+    {
+        return !m_rqs[static_cast<size_t>(cpu)]->curr || preemptsInKernel() || !inKernelMode(cpu);
+    }
     /// The task running on @p cpu is inside a kernel section of its program (and not on its way
     /// out of the CPU): an interrupt returns to kernel mode, not to user mode.
-    bool inKernelMode(int cpu) const;
+    bool inKernelMode(int cpu) const
+    {
+        const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+        if (!rq.curr)
+            return false;
+        const Task& task = *m_tasks[rq.curr->task.index()];
+        return task.kernelDepth > 0 && !task.blocking && !task.exiting;
+    }
     void wakeUp(Task& task) override { tryToWakeUp(task); }
     void programError(const Task& task, const std::string& what) override;
 
