@@ -552,39 +552,39 @@ void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
         m_dlServer->starve(rq.cpu);
 }
 
-void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
+void Machine::recordSwitch(int cpu, Task* prev, Task* next)
 {
     ++m_contextSwitches;
-    if (m_rec.discarding()) { // nothing reads it: counted, not built
+    const int64_t now = clock();
+    if (m_rec.discarding()) // nothing reads it: counted, not built
         m_rec.drop();
-    } else {
-        Record r;
-        r.time = clock();
-        r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
-        r.cpu = static_cast<uint16_t>(cpu);
-        r.kind = RecordKind::Switch;
-        r.payload.generic.a = next ? next->index : -1;
-        m_rec.append(r);
-    }
-    WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, clock());
+    else
+        appendSwitchRecord(cpu, prev, next);
+    WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, now);
     // The longest run of each task (a bug-hunt metric): from switch-in to switch-out.
     if (prev) {
-        Task& p = *m_tasks[static_cast<size_t>(prev->index)];
-        if (p.onCpuSince >= 0)
-            p.longestRunNs = std::max(p.longestRunNs, clock() - p.onCpuSince);
-        p.onCpuSince = -1;
+        if (prev->onCpuSince >= 0)
+            prev->longestRunNs = std::max(prev->longestRunNs, now - prev->onCpuSince);
+        prev->onCpuSince = -1;
     }
     if (next)
-        m_tasks[static_cast<size_t>(next->index)]->onCpuSince = clock();
+        next->onCpuSince = now;
 }
 
-void Machine::armHrtick(Rq& rq)
+void Machine::appendSwitchRecord(int cpu, const Task* prev, const Task* next)
 {
-    EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
-    // Only the fair class arms it, under sched_feat(HRTICK): without the feature and with no
-    // timer armed there is nothing to cancel or to arm (the common case).
-    if (!ev.valid() && !m_features.has(Feature::HrTick))
-        return;
+    Record r;
+    r.time = clock();
+    r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
+    r.cpu = static_cast<uint16_t>(cpu);
+    r.kind = RecordKind::Switch;
+    r.payload.generic.a = next ? next->index : -1;
+    m_rec.append(r);
+}
+
+void Machine::armHrtickNow(Rq& rq)
+{
+    EventId& ev = rq.hrtick;
     m_events.cancel(ev);
     ev = {};
     // hrtick_update(): the running task's class arms the high-resolution tick (the fair class's

@@ -171,8 +171,17 @@ private:
     void startTick(int cpu);
     void startRunning(Task& task);
     void stopRunning(Task& task);
-    void armHrtick(Rq& rq);
-    void recordSwitch(int cpu, const Task* prev, const Task* next);
+    /// hrtick_update(): only the fair class arms it, under sched_feat(HRTICK): without the
+    /// feature and with no timer armed there is nothing to cancel or to arm (the common case).
+    void armHrtick(Rq& rq)
+    {
+        if (rq.hrtick.valid() || m_features.has(Feature::HrTick))
+            armHrtickNow(rq);
+    }
+    void armHrtickNow(Rq& rq);
+    /// A context switch on @p cpu: the record, the CPU's busy time, the tasks' longest runs.
+    void recordSwitch(int cpu, Task* prev, Task* next);
+    [[gnu::noinline]] void appendSwitchRecord(int cpu, const Task* prev, const Task* next);
     void setUserNice(Task& task, int nice) override;
     void setSlice(Task& task, std::optional<Nanoseconds> slice);
     void setPolicy(Task& task, Policy policy);

@@ -15,17 +15,10 @@ void WaitBook::markWaiting(Task& task, int cpu, int64_t now)
     }
 }
 
-void WaitBook::endWaiting(Task& task, int64_t now)
+void WaitBook::starved(const Task& task, int64_t wait)
 {
-    if (task.waitStart >= 0) {
-        const int64_t wait = now - task.waitStart;
-        task.waits.push_back(wait);
-        m_guard.waitKept();
-        if (wait > m_watchdogNs)
-            m_watchdog.push_back(
-                {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
-        task.waitStart = -1;
-    }
+    m_watchdog.push_back(
+        {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
 }
 
 } // namespace schedlab

@@ -7,14 +7,13 @@
 
 #include "core/record/metrics.h"
 #include "core/sched/rq.h"
+#include "core/sim/resourceguard.h"
+#include "core/workload/task.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace schedlab {
-
-class ResourceGuard;
-struct Task;
 
 class WaitBook
 {
@@ -28,8 +27,18 @@ public:
 
     /// @p task became runnable on @p cpu at @p now (a wait already running goes on).
     static void markWaiting(Task& task, int cpu, int64_t now);
-    /// @p task runs at @p now: its wait ends and is kept.
-    void endWaiting(Task& task, int64_t now);
+    /// @p task runs at @p now: its wait ends and is kept (inline: at every switch).
+    void endWaiting(Task& task, int64_t now)
+    {
+        if (task.waitStart < 0)
+            return;
+        const int64_t wait = now - task.waitStart;
+        task.waits.push_back(wait);
+        m_guard.waitKept();
+        if (wait > m_watchdogNs) [[unlikely]]
+            starved(task, wait);
+        task.waitStart = -1;
+    }
     /// A context switch on @p rq at @p now, from a task (or idle) to a task (or idle) (inline:
     /// at every switch).
     static void switched(Rq& rq, bool fromTask, bool toTask, int64_t now)
@@ -47,6 +56,9 @@ public:
     const std::vector<Finding>& watchdog() const { return m_watchdog; }
 
 private:
+    /// A starvation finding: @p task waited @p wait ns, more than the threshold.
+    [[gnu::noinline]] void starved(const Task& task, int64_t wait);
+
     ResourceGuard& m_guard;
     int64_t m_watchdogNs;
     std::vector<Finding> m_watchdog;
