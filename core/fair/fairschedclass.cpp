@@ -116,16 +116,6 @@ bool FairSchedClass::schedulePrev(Rq& rq, Task& prev)
     return false;
 }
 
-void FairSchedClass::putPrevSetNextTask(Rq& rq, Task* prev, Task& next)
-{
-    if (prev != &next || !prev->se.onRq)
-        m_fair.switchTasks(rq, prev ? &prev->se : nullptr, next.se);
-    if (next.se.groupNode.is_linked()) { // list_move(&se->group_node, &rq->cfs_tasks)
-        next.se.groupNode.unlink();
-        rq.cfsTasks.push_front(next.se);
-    }
-}
-
 bool FairSchedClass::parkPicked(Rq& /*rq*/, Task& next)
 {
     if (!m_bw->shouldPark(next))

@@ -6,8 +6,10 @@
 #include "core/fair/fairclass.h"
 #include "core/fair/placement.h"
 #include "core/kernel/profile.h"
+#include "core/sched/rq.h"
 #include "core/sched/schedclass.h"
 #include "core/sched/topology.h"
+#include "core/workload/task.h"
 
 namespace schedlab {
 
@@ -57,7 +59,16 @@ public:
     /// pick_next_task_fair()'s put/set: only the levels where @p prev and @p next differ
     /// (is_same_group()), nothing when prev is picked again; set_next_task_fair() moves the
     /// picked task to the front of rq->cfs_tasks.
-    void putPrevSetNextTask(Rq& rq, Task* prev, Task& next) override;
+    /// (Inline: the machine's fair-to-fair switch calls it directly.)
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task& next) override
+    {
+        if (prev != &next || !prev->se.onRq)
+            m_fair.switchTasks(rq, prev ? &prev->se : nullptr, next.se);
+        if (next.se.groupNode.is_linked()) { // list_move(&se->group_node, &rq->cfs_tasks)
+            next.se.groupNode.unlink();
+            rq.cfsTasks.push_front(next.se);
+        }
+    }
     /// 6.18+ task-based throttle: a task of a throttled hierarchy picked in user mode is parked.
     bool parkPicked(Rq& rq, Task& next) override;
     /// balance_fair(): sched_balance_newidle() (core/fair/loadbalance.h).

@@ -132,6 +132,8 @@ private:
             return *m_classes[kDlClass];
         return *m_classes[task.isRt() ? kRtClass : kFairClass];
     }
+    /// classOf(task) is the fair class.
+    static bool isFair(const Task& task) { return !task.isDl() && !task.isRt(); }
 
 private:
     // construction

@@ -13,8 +13,10 @@ SchedEntity* Machine::classPick(int cpu)
     // Only fair tasks can be picked (no boosting fair server, no queued deadline or RT task):
     // the classes above fair would each return nothing, and idle always does. The kernel's
     // __pick_next_task() has the same shortcut (rq->nr_running == rq->cfs.h_nr_queued).
+    // (FairSchedClass::pickTask() with the fair server's test already made: the fair class's
+    // pick at once.)
     if (!rq.fairServer.running && rq.dl.tree.empty() && rq.rt.empty())
-        return m_classes[kFairClass]->pickTask(rq);
+        return m_fair->pickTask(rq);
     for (SchedClass* cls : m_classes)
         if (SchedEntity* se = cls->pickTask(rq))
             return se;
