@@ -539,7 +539,7 @@ bool FairClass::doPreemptShort(CfsRq& cfsRq, SchedEntity& pse, SchedEntity& se) 
 
 SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
 {
-    // The steps live in pickexplain.cpp, shared with the pick explanation.
+    // The steps live in pickexplain.h, shared with the pick explanation.
     return pickEevdfSteps(cfsRq, pickPolicy(), protect, nullptr);
 }
 
@@ -558,7 +558,7 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
     else if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;
     else
-        se = pickEevdf(cfsRq, protect);
+        se = pickEevdfInline(cfsRq, protect);
     if (se && se->schedDelayed) {
         // §5.2 A: a picked delayed entity is eligible; dequeue it for real and restart.
         dequeueEntities(rq, *se, DequeueSleep | DequeueDelayed);

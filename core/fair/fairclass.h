@@ -115,6 +115,12 @@ public:
     /// reweight_entity() for every profile (§6.4 A–D).
     void reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight = 0);
     SchedEntity* pickEevdf(CfsRq& cfsRq, bool protect);
+    /// pickEevdf() of __schedule()'s pick (pick_next_entity()): the steps inline, nothing traced.
+    SchedEntity* pickEevdfInline(const CfsRq& cfsRq, bool protect) const
+    {
+        PickTrace unread;
+        return pickSteps(cfsRq, pickPolicy(), protect, unread);
+    }
     void setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first);
     void putPrevEntity(CfsRq& cfsRq, SchedEntity& se);
 

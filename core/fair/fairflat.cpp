@@ -280,7 +280,7 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
 // 7.3 pick_next_entity(): one pick_eevdf() on rq->cfs; a delayed task is dequeued for good.
 SchedEntity* FairClass::pickNextEntityFlat(Rq& rq, bool protect)
 {
-    SchedEntity* se = pickEevdf(*rq.cfs, protect);
+    SchedEntity* se = pickEevdfInline(*rq.cfs, protect);
     if (se && se->schedDelayed) {
         dequeueTaskFlat(rq, *se, DequeueSleep | DequeueDelayed);
         return nullptr;
