@@ -605,7 +605,10 @@ bool FairClass::isIdleEntity(const SchedEntity& se) const
 
 // --- §7.3 set_next_entity / put_prev_entity ----------------------------------------------------
 
-void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
+// set_next_entity() and put_prev_entity() inline into their walks (switchTasks(), setNextTask(),
+// putPrevTask()): a switch calls each once per level.
+[[gnu::always_inline]] inline void FairClass::setNextEntity(
+    CfsRq& cfsRq, SchedEntity& se, bool first)
 {
     clearBuddies(cfsRq, se);
     if (se.onRq) {
@@ -624,7 +627,7 @@ void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
     m_ctx.sample(se);
 }
 
-void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
+[[gnu::always_inline]] inline void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
 {
     if (se.onRq)
         updateCurr(cfsRq);
