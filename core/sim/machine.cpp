@@ -556,7 +556,8 @@ void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
         m_dlServer->starve(rq.cpu);
 }
 
-void Machine::recordSwitch(int cpu, Task* prev, Task* next)
+// Inline into schedule() (and the stopper's preemption): at every switch.
+[[gnu::always_inline]] inline void Machine::recordSwitch(int cpu, Task* prev, Task* next)
 {
     ++m_contextSwitches;
     const int64_t now = clock();
