@@ -444,7 +444,9 @@ void Machine::schedule(int cpu)
     Task* unput = nullptr;
     if (prev) {
         stopRunning(*prev);
-        if (!classOf(*prev).schedulePrev(rq, *prev))
+        // (A fair prev's class is called directly: every switch of the fair workloads.)
+        if (!(isFair(*prev) ? m_fairSched->schedulePrev(rq, *prev)
+                            : classOf(*prev).schedulePrev(rq, *prev)))
             unput = prev;
     }
     // The pick walks the classes (classPick(): fair server, deadline, RT, fair, idle); under core
@@ -458,7 +460,9 @@ void Machine::schedule(int cpu)
     };
     Task* nextTask = pick();
     // The picked task's class may take it out of the pick (6.18+: parked by the throttle).
-    while (nextTask && nextTask != prev && classOf(*nextTask).parkPicked(rq, *nextTask))
+    while (nextTask && nextTask != prev
+        && (isFair(*nextTask) ? m_fairSched->parkPicked(rq, *nextTask)
+                              : classOf(*nextTask).parkPicked(rq, *nextTask)))
         nextTask = pick();
     if (!nextTask && !forcedIdle) {
         // About to go idle: prev is put, then the classes' balance() may pull a task
