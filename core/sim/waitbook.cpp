@@ -15,10 +15,14 @@ void WaitBook::markWaiting(Task& task, int cpu, int64_t now)
     }
 }
 
-void WaitBook::starved(const Task& task, int64_t wait)
+std::vector<Finding> WaitBook::watchdog(const std::vector<std::string>& taskNames) const
 {
-    m_watchdog.push_back(
-        {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
+    std::vector<Finding> out;
+    out.reserve(m_starved.size());
+    for (const Starvation& s : m_starved)
+        out.push_back({"starvation", taskNames[static_cast<size_t>(s.task)], s.cpu, s.fromNs,
+            s.waitNs, "runnable, not run"});
+    return out;
 }
 
 } // namespace schedlab

@@ -11,6 +11,7 @@
 #include "core/workload/task.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace schedlab {
@@ -35,8 +36,8 @@ public:
         const int64_t wait = now - task.waitStart;
         task.waits.push_back(wait);
         m_guard.waitKept();
-        if (wait > m_watchdogNs) [[unlikely]]
-            starved(task, wait);
+        if (wait > m_watchdogNs) [[unlikely]] // a starvation finding, named when read
+            m_starved.push_back({task.index, task.waitCpu, task.waitStart, wait});
         task.waitStart = -1;
     }
     /// A context switch on @p rq at @p now, from a task (or idle) to a task (or idle) (inline:
@@ -52,16 +53,23 @@ public:
             since = -1;
         }
     }
-    /// The completed waits longer than the threshold.
-    const std::vector<Finding>& watchdog() const { return m_watchdog; }
+    /// The completed waits longer than the threshold, as findings; @p taskNames by task index
+    /// (Recording::taskNames).
+    std::vector<Finding> watchdog(const std::vector<std::string>& taskNames) const;
 
 private:
-    /// A starvation finding: @p task waited @p wait ns, more than the threshold.
-    [[gnu::noinline]] void starved(const Task& task, int64_t wait);
+    /// A wait longer than the threshold, kept compact (no strings) until the findings are read.
+    struct Starvation
+    {
+        int task = 0;
+        int cpu = 0;
+        int64_t fromNs = 0;
+        int64_t waitNs = 0;
+    };
 
     ResourceGuard& m_guard;
     int64_t m_watchdogNs;
-    std::vector<Finding> m_watchdog;
+    std::vector<Starvation> m_starved;
 };
 
 } // namespace schedlab
