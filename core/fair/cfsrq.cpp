@@ -274,16 +274,6 @@ void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
 // entity iff its smallest vruntime is eligible (eligibility is monotone in vruntime), so the walk
 // descends left whenever the left subtree holds one, else takes the node if it is eligible, else
 // goes right: O(depth).
-SchedEntity* CfsRq::firstEligibleByDeadline(const Eligibility& eligible) const
-{
-    ensureDTree();
-    // Step 5's fast path: an eligible leftmost is the first eligible entity, monotone or not.
-    SchedEntity* first = m_tree.leftmost();
-    if (!first || eligible(first->vruntime))
-        return first;
-    return firstEligibleByDeadlineSearch(eligible);
-}
-
 SchedEntity* CfsRq::firstEligibleByDeadlineSearch(const Eligibility& eligible) const
 {
     SchedEntity* node = m_tree.root();

@@ -253,7 +253,16 @@ public:
     {
         return firstEligibleByDeadline(Eligibility(*this));
     }
-    SchedEntity* firstEligibleByDeadline(const Eligibility& eligible) const;
+    SchedEntity* firstEligibleByDeadline(const Eligibility& eligible) const
+    {
+        ensureDTree();
+        // Step 5's fast path (inline): an eligible leftmost is the first eligible entity,
+        // monotone or not.
+        SchedEntity* first = m_tree.leftmost();
+        if (!first || eligible(first->vruntime))
+            return first;
+        return firstEligibleByDeadlineSearch(eligible);
+    }
     /// Earliest-deadline eligible tree entity among the eligible vruntime prefix (6.6, §3.5 3–4).
     SchedEntity* earliestDeadlineInEligiblePrefix() const
     {
