@@ -471,24 +471,15 @@ bool FairClass::isProtected(const SchedEntity& se) const
     return entityProtected(se, m_p.choices->protection);
 }
 
-void FairClass::setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
+void FairClass::protectShorterSlice(CfsRq& cfsRq, SchedEntity& se, int64_t slice)
 {
-    if (m_p.choices->protection == Protection::DeadlineHack) {
-        se.vlag = static_cast<int64_t>(se.deadline); // stash the deadline at pick time
-        return;
-    }
-    int64_t slice = feature(Feature::RunToParity) ? cfsRq.minSlice() : m_p.normalizedBaseSlice;
-    slice = std::min(slice, se.slice);
-    se.vprot = se.deadline;
-    if (slice != se.slice) {
-        uint64_t limit = 0;
-        if (m_p.traits->protectIneligible && feature(Feature::PreemptShort))
-            limit = cfsRq.ineligibleVruntime();
-        else
-            limit = se.vruntime + vslice(slice, se);
-        if (vdiff(limit, se.vprot) < 0)
-            se.vprot = limit;
-    }
+    uint64_t limit = 0;
+    if (m_p.traits->protectIneligible && feature(Feature::PreemptShort))
+        limit = cfsRq.ineligibleVruntime();
+    else
+        limit = se.vruntime + vslice(slice, se);
+    if (vdiff(limit, se.vprot) < 0)
+        se.vprot = limit;
 }
 
 void FairClass::cancelProtectSlice(SchedEntity& se)

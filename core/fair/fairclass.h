@@ -16,6 +16,7 @@
 #include "core/sched/machinecontext.h"
 #include "core/sched/rq.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace schedlab {
@@ -126,7 +127,21 @@ public:
 
     // --- slice protection (§3.7) -------------------------------------------------------------
     bool isProtected(const SchedEntity& se) const;
-    void setProtectSlice(CfsRq& cfsRq, SchedEntity& se);
+    /// set_protect_slice() (inline: at every set_next_entity(); a protection shorter than the
+    /// deadline out of line).
+    void setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
+    {
+        if (m_p.choices->protection == Protection::DeadlineHack) {
+            se.vlag = static_cast<int64_t>(se.deadline); // stash the deadline at pick time
+            return;
+        }
+        int64_t slice = feature(Feature::RunToParity) ? cfsRq.minSlice() : m_p.normalizedBaseSlice;
+        slice = std::min(slice, se.slice);
+        se.vprot = se.deadline;
+        if (slice != se.slice)
+            protectShorterSlice(cfsRq, se, slice);
+    }
+    void protectShorterSlice(CfsRq& cfsRq, SchedEntity& se, int64_t slice);
     void cancelProtectSlice(SchedEntity& se);
     void updateProtectSlice(CfsRq& cfsRq, SchedEntity& se);
 
