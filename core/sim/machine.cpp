@@ -538,16 +538,12 @@ void Machine::schedule(int cpu)
             cls->balance(rq);
 }
 
-void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
+void Machine::putPrevSetNextTaskClasses(Rq& rq, Task* prev, Task* next)
 {
     // put_prev_set_next_task(): @p prev (not yet put by its class) is put by its class unless
     // @p next's class takes over both (the fair class's pick_next_task_fair() walk); then
     // next's class sets it. A higher class's pick with fair tasks waiting starves the fair
     // server (dl_server_start() in defer mode).
-    if (next && isFair(*next) && (!prev || isFair(*prev))) { // fair to fair: no class to walk
-        m_fairSched->putPrevSetNextTask(rq, prev, *next);
-        return;
-    }
     if (prev && (!next || &classOf(*prev) != &classOf(*next))) {
         classOf(*prev).putPrevTask(rq, *prev);
         prev = nullptr;

@@ -204,8 +204,17 @@ private:
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     /// The stopper preempts @p task, running on @p rq (it stays queued).
     void stopperPreempt(Rq& rq, Task& task);
-    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class).
-    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next);
+    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class). Inline: from
+    /// a fair task (or none) to a fair task the fair class does both at once, without the class
+    /// walk of putPrevSetNextTaskClasses().
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
+    {
+        if (next && isFair(*next) && (!prev || isFair(*prev)))
+            m_fairSched->putPrevSetNextTask(rq, prev, *next);
+        else
+            putPrevSetNextTaskClasses(rq, prev, next);
+    }
+    void putPrevSetNextTaskClasses(Rq& rq, Task* prev, Task* next);
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
