@@ -603,7 +603,7 @@ bool FairClass::isIdleEntity(const SchedEntity& se) const
 {
     clearBuddies(cfsRq, se);
     if (se.onRq) {
-        cfsRq.dequeueTree(se); // curr is never in the tree
+        cfsRq.dequeueTreeInline(se); // curr is never in the tree
         // PELT with UPDATE_TG (§7.3); put_prev_entity() updates without it.
         updateLoadAvg(cfsRq, se, true);
         // 6.6–6.19: protection set at every set_next; 7.0+ (bcd74b2ffdd0 "Only set slice
@@ -623,7 +623,7 @@ bool FairClass::isIdleEntity(const SchedEntity& se) const
     if (se.onRq)
         updateCurr(cfsRq);
     if (se.onRq) {
-        cfsRq.enqueueTree(se); // while curr still points to se (6.19 double count, §3.2)
+        cfsRq.enqueueTreeInline(se); // while curr still points to se (6.19 double count, §3.2)
         updateLoadAvg(cfsRq, se, false);
     }
     cfsRq.curr = nullptr;
