@@ -273,7 +273,19 @@ private:
     void onWorkDone(int taskIndex);
 
     // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
-    SchedEntity* classPick(int cpu); ///< the class walk of __pick_next_task()
+    /// The class walk of __pick_next_task() (inline: at every schedule()). Only fair tasks can
+    /// be picked (no boosting fair server, no queued deadline or RT task): the classes above fair
+    /// would each return nothing, and idle always does. The kernel's __pick_next_task() has the
+    /// same shortcut (rq->nr_running == rq->cfs.h_nr_queued); FairSchedClass::pickTask() with the
+    /// fair server's test already made is the fair class's pick.
+    SchedEntity* classPick(int cpu)
+    {
+        Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+        if (!rq.fairServer.running && rq.dl.tree.empty() && rq.rt.empty())
+            return m_fair->pickTask(rq);
+        return classWalkPick(rq);
+    }
+    SchedEntity* classWalkPick(Rq& rq);
     SchedEntity* pickTask(int cpu) override { return classPick(cpu); }
     void applyCookieOp(Task& task, const Op& op) override;
     // kernel sections (machinebandwidth.cpp)

@@ -7,14 +7,6 @@
 
 namespace schedlab {
 
-void WaitBook::markWaiting(Task& task, int cpu, int64_t now)
-{
-    if (task.waitStart < 0) {
-        task.waitStart = now;
-        task.waitCpu = cpu;
-    }
-}
-
 std::vector<Finding> WaitBook::watchdog(const std::vector<std::string>& taskNames) const
 {
     std::vector<Finding> out;

@@ -27,7 +27,13 @@ public:
     { }
 
     /// @p task became runnable on @p cpu at @p now (a wait already running goes on).
-    static void markWaiting(Task& task, int cpu, int64_t now);
+    static void markWaiting(Task& task, int cpu, int64_t now)
+    {
+        if (task.waitStart < 0) {
+            task.waitStart = now;
+            task.waitCpu = cpu;
+        }
+    }
     /// @p task runs at @p now: its wait ends and is kept (inline: at every switch).
     void endWaiting(Task& task, int64_t now)
     {
