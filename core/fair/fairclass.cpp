@@ -598,7 +598,7 @@ bool FairClass::isIdleEntity(const SchedEntity& se) const
 
 // set_next_entity() and put_prev_entity() inline into their walks (switchTasks(), setNextTask(),
 // putPrevTask()): a switch calls each once per level.
-[[gnu::always_inline]] inline void FairClass::setNextEntity(
+[[gnu::always_inline]] inline void FairClass::setNextEntityInline(
     CfsRq& cfsRq, SchedEntity& se, bool first)
 {
     clearBuddies(cfsRq, se);
@@ -616,6 +616,12 @@ bool FairClass::isIdleEntity(const SchedEntity& se) const
     se.prevSumExecRuntime = se.sumExecRuntime;
     se.execStart = m_ctx.clock();
     m_ctx.sample(se);
+}
+
+void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
+{
+    // (The walks below take the inline body.)
+    setNextEntityInline(cfsRq, se, first);
 }
 
 [[gnu::always_inline]] inline void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
@@ -825,7 +831,7 @@ void FairClass::setNextTask(Rq& rq, SchedEntity& taskSe, bool first)
         return;
     }
     for (SchedEntity* se = &taskSe; se; se = se->parent)
-        setNextEntity(*se->cfsRq, *se, first);
+        setNextEntityInline(*se->cfsRq, *se, first);
 }
 
 void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
@@ -849,12 +855,12 @@ void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
             pse = pse->parent;
         }
         if (seDepth >= pseDepth) {
-            setNextEntity(*se->cfsRq, *se, true);
+            setNextEntityInline(*se->cfsRq, *se, true);
             se = se->parent;
         }
     }
     putPrevEntity(*pse->cfsRq, *pse);
-    setNextEntity(*se->cfsRq, *se, true);
+    setNextEntityInline(*se->cfsRq, *se, true);
 }
 
 // --- §7.2 tick ----------------------------------------------------------------------------------

@@ -123,6 +123,7 @@ public:
         return pickSteps(cfsRq, pickPolicy(), protect, unread);
     }
     void setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first);
+    void setNextEntityInline(CfsRq& cfsRq, SchedEntity& se, bool first);
     void putPrevEntity(CfsRq& cfsRq, SchedEntity& se);
 
     // --- slice protection (§3.7) -------------------------------------------------------------
