@@ -44,15 +44,6 @@ Int128 floorDiv(Int128 num, Int128 den)
     return static_cast<int64_t>(q);
 }
 
-// (v − v0)·ŵ of §3.2's sum, exactly: one signed 64×64→128 multiply while ŵ fits 63 bits (every
-// real weight), the full 128-bit one otherwise.
-Int128 weightedKey(int64_t key, uint64_t w)
-{
-    if (static_cast<int64_t>(w) >= 0) [[likely]]
-        return static_cast<Int128>(key) * static_cast<int64_t>(w);
-    return static_cast<Int128>(key) * static_cast<Int128>(w);
-}
-
 // Builds one tree from the other's entities in their insertion order: each takes the place (equal
 // keys in insertion order) the incremental inserts gave it; the priorities (the kept tree's) only
 // shape the treap.
@@ -66,16 +57,6 @@ template <typename From, typename To> [[gnu::noinline]] void buildTree(const Fro
         [](const SchedEntity* a, const SchedEntity* b) { return a->treeSeq < b->treeSeq; });
     for (SchedEntity* se : entities)
         to.insert(*se, From::priority(*se));
-}
-
-// The treap priorities: a Weyl sequence (splitmix64's increment) through one xor-shift-multiply
-// round of its finaliser. Any sequence independent of the keys keeps the expected depth
-// O(log n); this one is deterministic, so the trees' shapes are too.
-uint32_t nextPriority(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 32)) * 0xbf58476d1ce4e5b9ULL;
-    return static_cast<uint32_t>(z >> 32);
 }
 
 } // namespace
@@ -120,34 +101,12 @@ void CfsRq::clearTrees()
 
 void CfsRq::enqueueTree(SchedEntity& se)
 {
-    const uint64_t w = avgWeight(se);
-    sumWVruntime += weightedKey(key(se), w);
-    sumWeight += w;
-    const uint32_t priority = nextPriority(m_prioritySeed);
-    se.treeSeq = m_treeSeq++;
-    if (treeSize() == 0 || vdiff(se.vruntime, m_vruntimeMark) > 0)
-        m_vruntimeMark = se.vruntime;
-    if (m_dtreeKept)
-        m_tree.insert(se, priority);
-    if (m_vtreeKept)
-        m_vtree.insert(se, priority);
-    sliceInsert(se.slice);
-    if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
-        syncZeroVruntime();
+    enqueueTreeInline(se);
 }
 
 void CfsRq::dequeueTree(SchedEntity& se)
 {
-    if (m_dtreeKept)
-        m_tree.erase(se);
-    if (m_vtreeKept)
-        m_vtree.erase(se);
-    sliceErase(se.slice);
-    const uint64_t w = avgWeight(se);
-    sumWVruntime -= weightedKey(key(se), w);
-    sumWeight -= w;
-    if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
-        syncZeroVruntime();
+    dequeueTreeInline(se);
 }
 
 void CfsRq::moveV0(int64_t delta)
@@ -274,16 +233,6 @@ void CfsRq::keyRange(int64_t& lo, int64_t& hi) const
 // entity iff its smallest vruntime is eligible (eligibility is monotone in vruntime), so the walk
 // descends left whenever the left subtree holds one, else takes the node if it is eligible, else
 // goes right: O(depth).
-SchedEntity* CfsRq::firstEligibleByDeadline(const Eligibility& eligible) const
-{
-    ensureDTree();
-    // Step 5's fast path: an eligible leftmost is the first eligible entity, monotone or not.
-    SchedEntity* first = m_tree.leftmost();
-    if (!first || eligible(first->vruntime))
-        return first;
-    return firstEligibleByDeadlineSearch(eligible);
-}
-
 SchedEntity* CfsRq::firstEligibleByDeadlineSearch(const Eligibility& eligible) const
 {
     SchedEntity* node = m_tree.root();

@@ -126,6 +126,38 @@ public:
     // --- tree and sums (__enqueue_entity / __dequeue_entity) ---------------------------------
     void enqueueTree(SchedEntity& se);
     void dequeueTree(SchedEntity& se);
+    /// enqueueTree() and dequeueTree() inline, for put_prev_entity() and set_next_entity() (the
+    /// tree insert and erase of every switch); the other callers take the out-of-line copies.
+    [[gnu::always_inline]] void enqueueTreeInline(SchedEntity& se)
+    {
+        const uint64_t w = avgWeight(se);
+        sumWVruntime += weightedKey(key(se), w);
+        sumWeight += w;
+        const uint32_t priority = nextPriority(m_prioritySeed);
+        se.treeSeq = m_treeSeq++;
+        if (treeSize() == 0 || vdiff(se.vruntime, m_vruntimeMark) > 0)
+            m_vruntimeMark = se.vruntime;
+        if (m_dtreeKept)
+            m_tree.insert(se, priority);
+        if (m_vtreeKept)
+            m_vtree.insert(se, priority);
+        sliceInsert(se.slice);
+        if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
+            syncZeroVruntime();
+    }
+    [[gnu::always_inline]] void dequeueTreeInline(SchedEntity& se)
+    {
+        if (m_dtreeKept)
+            m_tree.erase(se);
+        if (m_vtreeKept)
+            m_vtree.erase(se);
+        sliceErase(se.slice);
+        const uint64_t w = avgWeight(se);
+        sumWVruntime -= weightedKey(key(se), w);
+        sumWeight -= w;
+        if (m_choices.v0 == V0Mode::ZeroVruntimeEnqueue)
+            syncZeroVruntime();
+    }
     bool inTree(const SchedEntity& se) const
     {
         return m_dtreeKept ? se.treeLinks.linked : se.vtreeLinks.linked;
@@ -253,7 +285,16 @@ public:
     {
         return firstEligibleByDeadline(Eligibility(*this));
     }
-    SchedEntity* firstEligibleByDeadline(const Eligibility& eligible) const;
+    SchedEntity* firstEligibleByDeadline(const Eligibility& eligible) const
+    {
+        ensureDTree();
+        // Step 5's fast path (inline): an eligible leftmost is the first eligible entity,
+        // monotone or not.
+        SchedEntity* first = m_tree.leftmost();
+        if (!first || eligible(first->vruntime))
+            return first;
+        return firstEligibleByDeadlineSearch(eligible);
+    }
     /// Earliest-deadline eligible tree entity among the eligible vruntime prefix (6.6, §3.5 3–4).
     SchedEntity* earliestDeadlineInEligiblePrefix() const
     {
@@ -376,6 +417,23 @@ public:
     std::vector<int> limbo;      ///< 6.18+: tasks parked at return to user (throttled_limbo_list)
 
 private:
+    /// (v − v0)·ŵ of §3.2's sum, exactly: one signed 64×64→128 multiply while ŵ fits 63 bits
+    /// (every real weight), the full 128-bit one otherwise.
+    static Int128 weightedKey(int64_t key, uint64_t w)
+    {
+        if (static_cast<int64_t>(w) >= 0) [[likely]]
+            return static_cast<Int128>(key) * static_cast<int64_t>(w);
+        return static_cast<Int128>(key) * static_cast<Int128>(w);
+    }
+    /// The treap priorities: a Weyl sequence (splitmix64's increment) through one
+    /// xor-shift-multiply round of its finaliser. Any sequence independent of the keys keeps the
+    /// expected depth O(log n); this one is deterministic, so the trees' shapes are too.
+    static uint32_t nextPriority(uint64_t& state)
+    {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 32)) * 0xbf58476d1ce4e5b9ULL;
+        return static_cast<uint32_t>(z >> 32);
+    }
     /// peekAvgVruntime() in 128 bits (avgKeyWide(), kernel-model.md §3.2).
     [[gnu::noinline]] uint64_t peekAvgVruntimeWide() const;
     /// avgVruntime()'s move of v0 to V (out of line: moveV0() is rare outside it).

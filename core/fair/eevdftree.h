@@ -109,9 +109,12 @@ public:
         x.parent = p;
         if (leftmost)
             m_leftmost = &se;
-        // Restore the heap order; each rotation recomputes the node it moves down, then se.
+        // Restore the heap order; each rotation recomputes the node it moves down (from its new
+        // children, none of which is se), se itself once at the end (a leaf unless it rotated).
         while (x.parent && links(*x.parent).priority < x.priority)
             rotateUp(se, m_augmented);
+        if (m_augmented && (x.left || x.right))
+            Ops::update(se);
         // Every ancestor's subtree gained se; once a cached value does not change, none above do.
         if (m_augmented)
             for (SchedEntity* s = x.parent; s && Ops::update(*s); s = links(*s).parent) { }
@@ -198,7 +201,8 @@ private:
         return s;
     }
 
-    /// Moves @p se one level up over its parent, keeping the in-order sequence.
+    /// Moves @p se one level up over its parent, keeping the in-order sequence; with
+    /// @p recompute the parent's cached value is recomputed (se's is left to the caller).
     void rotateUp(SchedEntity& se, bool recompute)
     {
         TreeLinks& x = links(se);
@@ -224,10 +228,8 @@ private:
             links(*g).left = &se;
         else
             links(*g).right = &se;
-        if (recompute) {
+        if (recompute)
             Ops::update(*p);
-            Ops::update(se);
-        }
     }
 
     static void resetSubtree(SchedEntity* s)

@@ -471,24 +471,15 @@ bool FairClass::isProtected(const SchedEntity& se) const
     return entityProtected(se, m_p.choices->protection);
 }
 
-void FairClass::setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
+void FairClass::protectShorterSlice(CfsRq& cfsRq, SchedEntity& se, int64_t slice)
 {
-    if (m_p.choices->protection == Protection::DeadlineHack) {
-        se.vlag = static_cast<int64_t>(se.deadline); // stash the deadline at pick time
-        return;
-    }
-    int64_t slice = feature(Feature::RunToParity) ? cfsRq.minSlice() : m_p.normalizedBaseSlice;
-    slice = std::min(slice, se.slice);
-    se.vprot = se.deadline;
-    if (slice != se.slice) {
-        uint64_t limit = 0;
-        if (m_p.traits->protectIneligible && feature(Feature::PreemptShort))
-            limit = cfsRq.ineligibleVruntime();
-        else
-            limit = se.vruntime + vslice(slice, se);
-        if (vdiff(limit, se.vprot) < 0)
-            se.vprot = limit;
-    }
+    uint64_t limit = 0;
+    if (m_p.traits->protectIneligible && feature(Feature::PreemptShort))
+        limit = cfsRq.ineligibleVruntime();
+    else
+        limit = se.vruntime + vslice(slice, se);
+    if (vdiff(limit, se.vprot) < 0)
+        se.vprot = limit;
 }
 
 void FairClass::cancelProtectSlice(SchedEntity& se)
@@ -539,7 +530,7 @@ bool FairClass::doPreemptShort(CfsRq& cfsRq, SchedEntity& pse, SchedEntity& se) 
 
 SchedEntity* FairClass::pickEevdf(CfsRq& cfsRq, bool protect)
 {
-    // The steps live in pickexplain.cpp, shared with the pick explanation.
+    // The steps live in pickexplain.h, shared with the pick explanation.
     return pickEevdfSteps(cfsRq, pickPolicy(), protect, nullptr);
 }
 
@@ -558,7 +549,7 @@ SchedEntity* FairClass::pickNextEntity(Rq& rq, CfsRq& cfsRq, bool protect)
     else if (buddyHere && next && cfsRq.entityEligible(*next))
         se = next;
     else
-        se = pickEevdf(cfsRq, protect);
+        se = pickEevdfInline(cfsRq, protect);
     if (se && se->schedDelayed) {
         // §5.2 A: a picked delayed entity is eligible; dequeue it for real and restart.
         dequeueEntities(rq, *se, DequeueSleep | DequeueDelayed);
@@ -605,11 +596,14 @@ bool FairClass::isIdleEntity(const SchedEntity& se) const
 
 // --- §7.3 set_next_entity / put_prev_entity ----------------------------------------------------
 
-void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
+// set_next_entity() and put_prev_entity() inline into their walks (switchTasks(), setNextTask(),
+// putPrevTask()): a switch calls each once per level.
+[[gnu::always_inline]] inline void FairClass::setNextEntityInline(
+    CfsRq& cfsRq, SchedEntity& se, bool first)
 {
     clearBuddies(cfsRq, se);
     if (se.onRq) {
-        cfsRq.dequeueTree(se); // curr is never in the tree
+        cfsRq.dequeueTreeInline(se); // curr is never in the tree
         // PELT with UPDATE_TG (§7.3); put_prev_entity() updates without it.
         updateLoadAvg(cfsRq, se, true);
         // 6.6–6.19: protection set at every set_next; 7.0+ (bcd74b2ffdd0 "Only set slice
@@ -624,12 +618,18 @@ void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
     m_ctx.sample(se);
 }
 
-void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
+void FairClass::setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first)
+{
+    // (The walks below take the inline body.)
+    setNextEntityInline(cfsRq, se, first);
+}
+
+[[gnu::always_inline]] inline void FairClass::putPrevEntity(CfsRq& cfsRq, SchedEntity& se)
 {
     if (se.onRq)
         updateCurr(cfsRq);
     if (se.onRq) {
-        cfsRq.enqueueTree(se); // while curr still points to se (6.19 double count, §3.2)
+        cfsRq.enqueueTreeInline(se); // while curr still points to se (6.19 double count, §3.2)
         updateLoadAvg(cfsRq, se, false);
     }
     cfsRq.curr = nullptr;
@@ -831,7 +831,7 @@ void FairClass::setNextTask(Rq& rq, SchedEntity& taskSe, bool first)
         return;
     }
     for (SchedEntity* se = &taskSe; se; se = se->parent)
-        setNextEntity(*se->cfsRq, *se, first);
+        setNextEntityInline(*se->cfsRq, *se, first);
 }
 
 void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
@@ -855,12 +855,12 @@ void FairClass::switchTasks(Rq& rq, SchedEntity* prevSe, SchedEntity& nextSe)
             pse = pse->parent;
         }
         if (seDepth >= pseDepth) {
-            setNextEntity(*se->cfsRq, *se, true);
+            setNextEntityInline(*se->cfsRq, *se, true);
             se = se->parent;
         }
     }
     putPrevEntity(*pse->cfsRq, *pse);
-    setNextEntity(*se->cfsRq, *se, true);
+    setNextEntityInline(*se->cfsRq, *se, true);
 }
 
 // --- §7.2 tick ----------------------------------------------------------------------------------

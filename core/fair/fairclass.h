@@ -16,6 +16,7 @@
 #include "core/sched/machinecontext.h"
 #include "core/sched/rq.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace schedlab {
@@ -115,12 +116,33 @@ public:
     /// reweight_entity() for every profile (§6.4 A–D).
     void reweightEntity(CfsRq& cfsRq, SchedEntity& se, uint64_t weight, uint32_t invWeight = 0);
     SchedEntity* pickEevdf(CfsRq& cfsRq, bool protect);
+    /// pickEevdf() of __schedule()'s pick (pick_next_entity()): the steps inline, nothing traced.
+    SchedEntity* pickEevdfInline(const CfsRq& cfsRq, bool protect) const
+    {
+        PickTrace unread;
+        return pickSteps(cfsRq, pickPolicy(), protect, unread);
+    }
     void setNextEntity(CfsRq& cfsRq, SchedEntity& se, bool first);
+    void setNextEntityInline(CfsRq& cfsRq, SchedEntity& se, bool first);
     void putPrevEntity(CfsRq& cfsRq, SchedEntity& se);
 
     // --- slice protection (§3.7) -------------------------------------------------------------
     bool isProtected(const SchedEntity& se) const;
-    void setProtectSlice(CfsRq& cfsRq, SchedEntity& se);
+    /// set_protect_slice() (inline: at every set_next_entity(); a protection shorter than the
+    /// deadline out of line).
+    void setProtectSlice(CfsRq& cfsRq, SchedEntity& se)
+    {
+        if (m_p.choices->protection == Protection::DeadlineHack) {
+            se.vlag = static_cast<int64_t>(se.deadline); // stash the deadline at pick time
+            return;
+        }
+        int64_t slice = feature(Feature::RunToParity) ? cfsRq.minSlice() : m_p.normalizedBaseSlice;
+        slice = std::min(slice, se.slice);
+        se.vprot = se.deadline;
+        if (slice != se.slice)
+            protectShorterSlice(cfsRq, se, slice);
+    }
+    void protectShorterSlice(CfsRq& cfsRq, SchedEntity& se, int64_t slice);
     void cancelProtectSlice(SchedEntity& se);
     void updateProtectSlice(CfsRq& cfsRq, SchedEntity& se);
 

@@ -280,7 +280,7 @@ int FairClass::dequeueTaskFlat(Rq& rq, SchedEntity& taskSe, int flags)
 // 7.3 pick_next_entity(): one pick_eevdf() on rq->cfs; a delayed task is dequeued for good.
 SchedEntity* FairClass::pickNextEntityFlat(Rq& rq, bool protect)
 {
-    SchedEntity* se = pickEevdf(*rq.cfs, protect);
+    SchedEntity* se = pickEevdfInline(*rq.cfs, protect);
     if (se && se->schedDelayed) {
         dequeueTaskFlat(rq, *se, DequeueSleep | DequeueDelayed);
         return nullptr;
@@ -320,7 +320,7 @@ void FairClass::putPrevTaskFlat(Rq& rq, SchedEntity& taskSe, const SchedEntity* 
     CfsRq& root = *rq.cfs;
     root.taskCurr = nullptr;
     if (taskSe.onRq)
-        root.enqueueTree(taskSe);
+        root.enqueueTreeInline(taskSe);
     m_ctx.sample(taskSe);
 }
 
@@ -333,7 +333,7 @@ void FairClass::setNextTaskFlat(Rq& rq, SchedEntity& taskSe, bool first)
     clearBuddies(root, taskSe);
     const bool onRq = taskSe.onRq;
     if (onRq)
-        root.dequeueTree(taskSe);
+        root.dequeueTreeInline(taskSe);
     for (SchedEntity* se = &taskSe; se; se = se->parent) {
         CfsRq& cfsRq = *se->cfsRq;
         if (!first || !cfsRq.curr) {

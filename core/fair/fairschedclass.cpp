@@ -99,39 +99,14 @@ void FairSchedClass::setNextTask(Rq& rq, Task& next, bool first)
 // --- __schedule()
 // ---------------------------------------------------------------------------------
 
-bool FairSchedClass::schedulePrev(Rq& rq, Task& prev)
+void FairSchedClass::blockPrev(Rq& rq, Task& prev)
 {
-    if (prev.blocking || prev.exiting) {
-        m_bw->endBoost(prev);
-        // block_task(): dequeue_task_fair(DEQUEUE_SLEEP), which may leave the task delayed (§5.1);
-        // task_dead_fair(): a dead task never stays delayed.
-        const int r = m_fair.dequeueEntities(rq, prev.se, DequeueSleep);
-        if (prev.exiting && r < 0)
-            m_fair.dequeueEntities(rq, prev.se, DequeueSleep | DequeueDelayed);
-    } else {
-        m_bw->checkPrevRuntime(prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
-        if (m_bw->shouldPark(prev))
-            m_bw->parkTask(prev); // 6.18+: task work at return to user
-    }
-    return false;
-}
-
-void FairSchedClass::putPrevSetNextTask(Rq& rq, Task* prev, Task& next)
-{
-    if (prev != &next || !prev->se.onRq)
-        m_fair.switchTasks(rq, prev ? &prev->se : nullptr, next.se);
-    if (next.se.groupNode.is_linked()) { // list_move(&se->group_node, &rq->cfs_tasks)
-        next.se.groupNode.unlink();
-        rq.cfsTasks.push_front(next.se);
-    }
-}
-
-bool FairSchedClass::parkPicked(Rq& /*rq*/, Task& next)
-{
-    if (!m_bw->shouldPark(next))
-        return false;
-    m_bw->parkTask(next);
-    return true;
+    m_bw->endBoost(prev);
+    // block_task(): dequeue_task_fair(DEQUEUE_SLEEP), which may leave the task delayed (§5.1);
+    // task_dead_fair(): a dead task never stays delayed.
+    const int r = m_fair.dequeueEntities(rq, prev.se, DequeueSleep);
+    if (prev.exiting && r < 0)
+        m_fair.dequeueEntities(rq, prev.se, DequeueSleep | DequeueDelayed);
 }
 
 bool FairSchedClass::newIdleBalance(Rq& rq)

@@ -3,11 +3,14 @@
 // points over FairClass (EEVDF on the hierarchical cfs_rq's) and select_task_rq_fair().
 #pragma once
 
+#include "core/fair/cfsbandwidth.h"
 #include "core/fair/fairclass.h"
 #include "core/fair/placement.h"
 #include "core/kernel/profile.h"
+#include "core/sched/rq.h"
 #include "core/sched/schedclass.h"
 #include "core/sched/topology.h"
+#include "core/workload/task.h"
 
 namespace schedlab {
 
@@ -52,14 +55,40 @@ public:
     /// Before the pick: block_task()'s dequeue_task_fair(DEQUEUE_SLEEP) (and task_dead_fair()'s
     /// completion of a delayed dequeue) of a task that blocks or dies; for one that stays, the
     /// ≤6.17 runtime check of put_prev_entity() and the 6.18+ throttle task work. Returns false:
-    /// put_prev_task_fair() waits for the pick.
-    bool schedulePrev(Rq& rq, Task& prev) override;
+    /// put_prev_task_fair() waits for the pick. (Inline: the machine calls it directly for a
+    /// fair prev at every switch; the dequeue of one that blocks or dies out of line.)
+    bool schedulePrev(Rq& rq, Task& prev) override
+    {
+        if (prev.blocking || prev.exiting) {
+            blockPrev(rq, prev);
+        } else {
+            m_bw->checkPrevRuntime(prev); // ≤6.17 put_prev_entity(): throttle an exhausted group
+            if (m_bw->shouldPark(prev))
+                m_bw->parkTask(prev); // 6.18+: task work at return to user
+        }
+        return false;
+    }
     /// pick_next_task_fair()'s put/set: only the levels where @p prev and @p next differ
     /// (is_same_group()), nothing when prev is picked again; set_next_task_fair() moves the
     /// picked task to the front of rq->cfs_tasks.
-    void putPrevSetNextTask(Rq& rq, Task* prev, Task& next) override;
+    /// (Inline: the machine's fair-to-fair switch calls it directly.)
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task& next) override
+    {
+        if (prev != &next || !prev->se.onRq)
+            m_fair.switchTasks(rq, prev ? &prev->se : nullptr, next.se);
+        if (next.se.groupNode.is_linked()) { // list_move(&se->group_node, &rq->cfs_tasks)
+            next.se.groupNode.unlink();
+            rq.cfsTasks.push_front(next.se);
+        }
+    }
     /// 6.18+ task-based throttle: a task of a throttled hierarchy picked in user mode is parked.
-    bool parkPicked(Rq& rq, Task& next) override;
+    bool parkPicked(Rq& /*rq*/, Task& next) override
+    {
+        if (!m_bw->shouldPark(next))
+            return false;
+        m_bw->parkTask(next);
+        return true;
+    }
     /// balance_fair(): sched_balance_newidle() (core/fair/loadbalance.h).
     bool newIdleBalance(Rq& rq) override;
     void cpuIdleChanged(Rq& rq, bool idle) override;
@@ -126,6 +155,9 @@ private:
     uint64_t taskUtil(const Task& p) const override;
     uint64_t cpuRunnable(int cpu) const override;
     uint64_t taskHLoad(int task) const override;
+
+    /// schedulePrev() of a task that blocks or dies: block_task() / task_dead_fair().
+    void blockPrev(Rq& rq, Task& prev);
 
     FairClass& m_fair;
     MachineContext& m_ctx;

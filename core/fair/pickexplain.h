@@ -28,7 +28,13 @@ struct PickPolicy
 };
 
 /// §3.7: "protected" ⇔ vlag == deadline (6.6–6.16) or v < vprot (6.17+).
-bool entityProtected(const SchedEntity& se, Protection protection);
+inline bool entityProtected(const SchedEntity& se, Protection protection)
+{
+    // 6.6–6.16 stash the deadline in vlag at pick time; 6.17+ compare v with vprot.
+    if (protection == Protection::DeadlineHack)
+        return se.vlag == static_cast<int64_t>(se.deadline);
+    return vdiff(se.vruntime, se.vprot) < 0;
+}
 
 /// The step of pick_eevdf()/pick_next_entity() that decided.
 enum class PickStep {
@@ -61,6 +67,77 @@ struct PickTrace
     bool protectionChecked = false;    ///< protect was true and curr was still considered
     const SchedEntity* best = nullptr; ///< the tree walk's earliest eligible deadline
 };
+
+/// §3.5: the steps of pick_eevdf(), recording into @p t. Inlined into both paths of
+/// pickEevdfSteps() and into the scheduler's pick (FairClass::pickNextEntity()): without a trace,
+/// t is a local nothing reads, and its stores vanish.
+[[gnu::always_inline]] inline SchedEntity* pickSteps(
+    const CfsRq& cfsRq, const PickPolicy& p, bool protect, PickTrace& t)
+{
+    const bool deadlineKey = p.choices->treeKey == TreeKey::Deadline;
+    SchedEntity* curr = cfsRq.eevdfCurr();
+    t.curr = curr;
+    t.currQueued = curr && curr->onRq;
+    t.buddy = cfsRq.next;
+    // Step 1: a single queued entity.
+    if (cfsRq.eevdfQueued() == 1) {
+        t.step = PickStep::Single;
+        if (curr && curr->onRq)
+            return curr;
+        return deadlineKey ? cfsRq.leftmostDeadline() : cfsRq.leftmostVruntime();
+    }
+    // The sums do not change during the pick: read once for every eligibility test below.
+    const CfsRq::Eligibility eligible(cfsRq);
+    // Step 2: 6.14+ PICK_BUDDY (7.x: only with protect).
+    SchedEntity* next = cfsRq.next;
+    if (next) {
+        t.buddyEligible = eligible(*next);
+        t.buddyHonoured = p.traits->pickBuddy && p.traits->buddyInPickEevdf
+            && p.feature(Feature::PickBuddy) && (protect || !p.traits->pickBuddyNeedsProtect);
+        if (t.buddyEligible && t.buddyHonoured) {
+            t.step = PickStep::Buddy;
+            return next;
+        }
+    }
+    // Step 3: curr only while queued and eligible.
+    t.currEligible = curr && curr->onRq && eligible(*curr);
+    if (!t.currEligible)
+        curr = nullptr;
+    // Step 4: protection (6.8–6.16 gated on RUN_TO_PARITY inside the pick, 6.17+ not).
+    if (curr && protect) {
+        t.protectionChecked = true;
+        t.currProtected = p.choices->protection == Protection::DeadlineHack
+            ? p.feature(Feature::RunToParity) && entityProtected(*curr, p.choices->protection)
+            : entityProtected(*curr, p.choices->protection);
+        if (t.currProtected) {
+            t.step = PickStep::ProtectedCurr;
+            return curr;
+        }
+    }
+    // Steps 5–6 (6.8+) or 3–4 (6.6): the tree walk.
+    SchedEntity* best = deadlineKey ? cfsRq.firstEligibleByDeadline(eligible)
+                                    : cfsRq.earliestDeadlineInEligiblePrefix(eligible);
+    t.best = best;
+    if (!best) {
+        if (curr) {
+            t.step = PickStep::CurrOnlyEligible;
+            return curr;
+        }
+        t.step = PickStep::Fallback;
+        return deadlineKey ? cfsRq.leftmostDeadline() : cfsRq.leftmostVruntime();
+    }
+    // Step 7: curr against best. 6.6: curr wins an exact tie (best starts as curr); 6.8+: the
+    // tree entity wins.
+    if (curr) {
+        const int64_t diff = vdiff(curr->deadline, best->deadline);
+        if (diff < 0 || (p.traits->pick66 && diff == 0)) {
+            t.step = PickStep::CurrEarlierDeadline;
+            return curr;
+        }
+    }
+    t.step = PickStep::EarliestDeadline;
+    return best;
+}
 
 /// The steps of pick_eevdf(cfs_rq, protect) (§3.5); @p trace may be null (the scheduler's path).
 SchedEntity* pickEevdfSteps(

@@ -124,11 +124,6 @@ EventId EventQueue::insert(Nanoseconds at, int priority, const Event& ev)
     return EventId{seq};
 }
 
-bool EventQueue::isPending(EventId id) const
-{
-    return id.valid() && id.seq < m_nextSeq && !done(id.seq);
-}
-
 bool EventQueue::cancel(EventId id)
 {
     if (!isPending(id))

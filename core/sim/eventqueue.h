@@ -69,7 +69,7 @@ public:
     EventId post(Nanoseconds at, Event event, int priority = 0);
     /// Cancels a pending event; returns false if it already ran or was cancelled.
     bool cancel(EventId id);
-    bool isPending(EventId id) const;
+    bool isPending(EventId id) const { return id.valid() && id.seq < m_nextSeq && !done(id.seq); }
 
     /// Runs the next event; returns false if the queue is empty.
     bool step();

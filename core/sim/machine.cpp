@@ -444,7 +444,9 @@ void Machine::schedule(int cpu)
     Task* unput = nullptr;
     if (prev) {
         stopRunning(*prev);
-        if (!classOf(*prev).schedulePrev(rq, *prev))
+        // (A fair prev's class is called directly: every switch of the fair workloads.)
+        if (!(isFair(*prev) ? m_fairSched->schedulePrev(rq, *prev)
+                            : classOf(*prev).schedulePrev(rq, *prev)))
             unput = prev;
     }
     // The pick walks the classes (classPick(): fair server, deadline, RT, fair, idle); under core
@@ -458,7 +460,9 @@ void Machine::schedule(int cpu)
     };
     Task* nextTask = pick();
     // The picked task's class may take it out of the pick (6.18+: parked by the throttle).
-    while (nextTask && nextTask != prev && classOf(*nextTask).parkPicked(rq, *nextTask))
+    while (nextTask && nextTask != prev
+        && (isFair(*nextTask) ? m_fairSched->parkPicked(rq, *nextTask)
+                              : classOf(*nextTask).parkPicked(rq, *nextTask)))
         nextTask = pick();
     if (!nextTask && !forcedIdle) {
         // About to go idle: prev is put, then the classes' balance() may pull a task
@@ -534,7 +538,7 @@ void Machine::schedule(int cpu)
             cls->balance(rq);
 }
 
-void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
+void Machine::putPrevSetNextTaskClasses(Rq& rq, Task* prev, Task* next)
 {
     // put_prev_set_next_task(): @p prev (not yet put by its class) is put by its class unless
     // @p next's class takes over both (the fair class's pick_next_task_fair() walk); then
@@ -552,39 +556,40 @@ void Machine::putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
         m_dlServer->starve(rq.cpu);
 }
 
-void Machine::recordSwitch(int cpu, const Task* prev, const Task* next)
+// Inline into schedule() (and the stopper's preemption): at every switch.
+[[gnu::always_inline]] inline void Machine::recordSwitch(int cpu, Task* prev, Task* next)
 {
     ++m_contextSwitches;
-    if (m_rec.discarding()) { // nothing reads it: counted, not built
+    const int64_t now = clock();
+    if (m_rec.discarding()) // nothing reads it: counted, not built
         m_rec.drop();
-    } else {
-        Record r;
-        r.time = clock();
-        r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
-        r.cpu = static_cast<uint16_t>(cpu);
-        r.kind = RecordKind::Switch;
-        r.payload.generic.a = next ? next->index : -1;
-        m_rec.append(r);
-    }
-    WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, clock());
+    else
+        appendSwitchRecord(cpu, prev, next);
+    WaitBook::switched(*m_rqs[static_cast<size_t>(cpu)], prev, next, now);
     // The longest run of each task (a bug-hunt metric): from switch-in to switch-out.
     if (prev) {
-        Task& p = *m_tasks[static_cast<size_t>(prev->index)];
-        if (p.onCpuSince >= 0)
-            p.longestRunNs = std::max(p.longestRunNs, clock() - p.onCpuSince);
-        p.onCpuSince = -1;
+        if (prev->onCpuSince >= 0)
+            prev->longestRunNs = std::max(prev->longestRunNs, now - prev->onCpuSince);
+        prev->onCpuSince = -1;
     }
     if (next)
-        m_tasks[static_cast<size_t>(next->index)]->onCpuSince = clock();
+        next->onCpuSince = now;
 }
 
-void Machine::armHrtick(Rq& rq)
+void Machine::appendSwitchRecord(int cpu, const Task* prev, const Task* next)
 {
-    EventId& ev = m_rqs[static_cast<size_t>(rq.cpu)]->hrtick;
-    // Only the fair class arms it, under sched_feat(HRTICK): without the feature and with no
-    // timer armed there is nothing to cancel or to arm (the common case).
-    if (!ev.valid() && !m_features.has(Feature::HrTick))
-        return;
+    Record r;
+    r.time = clock();
+    r.entity = prev ? EntityRef::task(prev->index) : EntityRef{};
+    r.cpu = static_cast<uint16_t>(cpu);
+    r.kind = RecordKind::Switch;
+    r.payload.generic.a = next ? next->index : -1;
+    m_rec.append(r);
+}
+
+void Machine::armHrtickNow(Rq& rq)
+{
+    EventId& ev = rq.hrtick;
     m_events.cancel(ev);
     ev = {};
     // hrtick_update(): the running task's class arms the high-resolution tick (the fair class's

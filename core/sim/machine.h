@@ -132,6 +132,8 @@ private:
             return *m_classes[kDlClass];
         return *m_classes[task.isRt() ? kRtClass : kFairClass];
     }
+    /// classOf(task) is the fair class.
+    static bool isFair(const Task& task) { return !task.isDl() && !task.isRt(); }
 
 private:
     // construction
@@ -171,8 +173,17 @@ private:
     void startTick(int cpu);
     void startRunning(Task& task);
     void stopRunning(Task& task);
-    void armHrtick(Rq& rq);
-    void recordSwitch(int cpu, const Task* prev, const Task* next);
+    /// hrtick_update(): only the fair class arms it, under sched_feat(HRTICK): without the
+    /// feature and with no timer armed there is nothing to cancel or to arm (the common case).
+    void armHrtick(Rq& rq)
+    {
+        if (rq.hrtick.valid() || m_features.has(Feature::HrTick))
+            armHrtickNow(rq);
+    }
+    void armHrtickNow(Rq& rq);
+    /// A context switch on @p cpu: the record, the CPU's busy time, the tasks' longest runs.
+    void recordSwitch(int cpu, Task* prev, Task* next);
+    [[gnu::noinline]] void appendSwitchRecord(int cpu, const Task* prev, const Task* next);
     void setUserNice(Task& task, int nice) override;
     void setSlice(Task& task, std::optional<Nanoseconds> slice);
     void setPolicy(Task& task, Policy policy);
@@ -193,8 +204,17 @@ private:
     template <typename F> void changeTask(Task& task, int dequeueFlags, F&& mutate);
     /// The stopper preempts @p task, running on @p rq (it stays queued).
     void stopperPreempt(Rq& rq, Task& task);
-    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class).
-    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next);
+    /// put_prev_set_next_task() after the pick (@p prev: not yet put by its class). Inline: from
+    /// a fair task (or none) to a fair task the fair class does both at once, without the class
+    /// walk of putPrevSetNextTaskClasses().
+    void putPrevSetNextTask(Rq& rq, Task* prev, Task* next)
+    {
+        if (next && isFair(*next) && (!prev || isFair(*prev)))
+            m_fairSched->putPrevSetNextTask(rq, prev, *next);
+        else
+            putPrevSetNextTaskClasses(rq, prev, next);
+    }
+    void putPrevSetNextTaskClasses(Rq& rq, Task* prev, Task* next);
     void setFeature(Feature f, bool on);
     void rebuildSums();
 
@@ -226,8 +246,13 @@ private:
     RtWalkCount writeCgroupFiles(
         int group, const CgroupFiles& files, const std::string& by) override;
     bool completeFork(Task& task, const Op& op) override;
-    /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it.
-    bool preemptible(int cpu) const override { return m_work->preemptible(cpu); }
+    /// Neither a cost-model section nor a kernel section (preempt none/voluntary) blocks it:
+    /// KernelWork::preemptible() with the machine's side inline (every schedule() asks).
+    bool preemptible(int cpu) const override
+    {
+        return m_rqs[static_cast<size_t>(cpu)]->sections.nonPreemptUntil <= clock()
+            && kernelSectionPreemptible(cpu);
+    }
     /// The Spawn record of a task entering the scheduler (wake_up_new_task, either class).
     void recordSpawn(const Task& task, int cpu, MigrateDetail placed = {}, int parentCpu = -1);
     void timerWakeUp(int taskIndex, int64_t due);
@@ -248,7 +273,19 @@ private:
     void onWorkDone(int taskIndex);
 
     // core scheduling (core/coresched/; the machine's side in machinecore.cpp)
-    SchedEntity* classPick(int cpu); ///< the class walk of __pick_next_task()
+    /// The class walk of __pick_next_task() (inline: at every schedule()). Only fair tasks can
+    /// be picked (no boosting fair server, no queued deadline or RT task): the classes above fair
+    /// would each return nothing, and idle always does. The kernel's __pick_next_task() has the
+    /// same shortcut (rq->nr_running == rq->cfs.h_nr_queued); FairSchedClass::pickTask() with the
+    /// fair server's test already made is the fair class's pick.
+    SchedEntity* classPick(int cpu)
+    {
+        Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+        if (!rq.fairServer.running && rq.dl.tree.empty() && rq.rt.empty())
+            return m_fair->pickTask(rq);
+        return classWalkPick(rq);
+    }
+    SchedEntity* classWalkPick(Rq& rq);
     SchedEntity* pickTask(int cpu) override { return classPick(cpu); }
     void applyCookieOp(Task& task, const Op& op) override;
     // kernel sections (machinebandwidth.cpp)
@@ -256,10 +293,20 @@ private:
     void returnToUser(Task& task) override;
     bool readCpuClock(Task& task) override;
     /// Under preempt none/voluntary a task inside a kernel section is not preempted.
-    bool kernelSectionPreemptible(int cpu) const override;
+    bool kernelSectionPreemptible(int cpu) const override
+    {
+        return !m_rqs[static_cast<size_t>(cpu)]->curr || preemptsInKernel() || !inKernelMode(cpu);
+    }
     /// The task running on @p cpu is inside a kernel section of its program (and not on its way
     /// out of the CPU): an interrupt returns to kernel mode, not to user mode.
-    bool inKernelMode(int cpu) const;
+    bool inKernelMode(int cpu) const
+    {
+        const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
+        if (!rq.curr)
+            return false;
+        const Task& task = *m_tasks[rq.curr->task.index()];
+        return task.kernelDepth > 0 && !task.blocking && !task.exiting;
+    }
     void wakeUp(Task& task) override { tryToWakeUp(task); }
     void programError(const Task& task, const std::string& what) override;
 

@@ -48,28 +48,11 @@ bool Machine::readCpuClock(Task& task)
     return rq.needResched;
 }
 
-bool Machine::inKernelMode(int cpu) const
-{
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    if (!rq.curr)
-        return false;
-    const Task& task = *m_tasks[rq.curr->task.index()];
-    return task.kernelDepth > 0 && !task.blocking && !task.exiting;
-}
-
 void Machine::programError(const Task& task, const std::string& what)
 {
     // A mistake of the workload, not of the model: a finding, and the run goes on.
     if (m_rtFindings.size() < 1000)
         m_rtFindings.push_back({"program_error", task.name, task.cpu, clock(), 0, what});
-}
-
-bool Machine::kernelSectionPreemptible(int cpu) const
-{
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    if (!rq.curr || preemptsInKernel())
-        return true;
-    return !inKernelMode(cpu);
 }
 
 } // namespace schedlab

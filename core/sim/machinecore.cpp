@@ -5,16 +5,10 @@
 
 namespace schedlab {
 
-SchedEntity* Machine::classPick(int cpu)
+SchedEntity* Machine::classWalkPick(Rq& rq)
 {
     // The class walk of __pick_next_task(): the fair server (while it boosts), deadline, RT, fair,
     // idle.
-    Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    // Only fair tasks can be picked (no boosting fair server, no queued deadline or RT task):
-    // the classes above fair would each return nothing, and idle always does. The kernel's
-    // __pick_next_task() has the same shortcut (rq->nr_running == rq->cfs.h_nr_queued).
-    if (!rq.fairServer.running && rq.dl.tree.empty() && rq.rt.empty())
-        return m_classes[kFairClass]->pickTask(rq);
     for (SchedClass* cls : m_classes)
         if (SchedEntity* se = cls->pickTask(rq))
             return se;

@@ -319,8 +319,9 @@ Metrics Machine::metrics() const
         m.overrides[choice] = value;
     for (const auto& [choice, value] : m_options.overrides)
         m.overrides[choice] = value;
+    const std::vector<Finding> watchdog = m_waits.watchdog(m_rec.taskNames);
     addMachineMetrics(m, *this, m_options.watchdogThreshold.count(),
-        {{&m_waits.watchdog(), &m_guard.findings(), &m_rtFindings}, &m_violations});
+        {{&watchdog, &m_guard.findings(), &m_rtFindings}, &m_violations});
     m.run.events = m_events.executed();
     m.run.contextSwitches = m_contextSwitches;
     m.run.recordedEvents = m_rec.size();

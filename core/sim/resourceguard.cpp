@@ -103,11 +103,6 @@ void ResourceGuard::taskReleased(size_t nameBytes, size_t waits)
     m_modelBytes -= std::min(m_modelBytes, freed - std::min(freed, kept));
 }
 
-void ResourceGuard::waitKept()
-{
-    m_modelBytes += ScenarioLimits::bytesPerWait;
-}
-
 void ResourceGuard::stop(const std::string& task, int cpu, const std::string& reason, int64_t now)
 {
     if (!m_stopReason.empty())

@@ -5,6 +5,7 @@
 // asks stopped() in its event loop.
 #pragma once
 
+#include "core/base/limits.h"
 #include "core/kernel/runoptions.h"
 #include "core/record/metrics.h"
 
@@ -40,7 +41,7 @@ public:
     /// stays (ScenarioLimits::bytesPerReleasedTask), and its name in the recording.
     void taskReleased(size_t nameBytes, size_t waits);
     /// A completed wait kept for the metrics.
-    void waitKept();
+    void waitKept() { m_modelBytes += ScenarioLimits::bytesPerWait; }
 
     /// Counts one event (or schedule()) at @p now and checks every guard.
     void check(int64_t now, int cpu, uint64_t recordingBytes)

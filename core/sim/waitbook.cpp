@@ -7,25 +7,14 @@
 
 namespace schedlab {
 
-void WaitBook::markWaiting(Task& task, int cpu, int64_t now)
+std::vector<Finding> WaitBook::watchdog(const std::vector<std::string>& taskNames) const
 {
-    if (task.waitStart < 0) {
-        task.waitStart = now;
-        task.waitCpu = cpu;
-    }
-}
-
-void WaitBook::endWaiting(Task& task, int64_t now)
-{
-    if (task.waitStart >= 0) {
-        const int64_t wait = now - task.waitStart;
-        task.waits.push_back(wait);
-        m_guard.waitKept();
-        if (wait > m_watchdogNs)
-            m_watchdog.push_back(
-                {"starvation", task.name, task.waitCpu, task.waitStart, wait, "runnable, not run"});
-        task.waitStart = -1;
-    }
+    std::vector<Finding> out;
+    out.reserve(m_starved.size());
+    for (const Starvation& s : m_starved)
+        out.push_back({"starvation", taskNames[static_cast<size_t>(s.task)], s.cpu, s.fromNs,
+            s.waitNs, "runnable, not run"});
+    return out;
 }
 
 } // namespace schedlab

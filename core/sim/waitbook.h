@@ -7,14 +7,14 @@
 
 #include "core/record/metrics.h"
 #include "core/sched/rq.h"
+#include "core/sim/resourceguard.h"
+#include "core/workload/task.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace schedlab {
-
-class ResourceGuard;
-struct Task;
 
 class WaitBook
 {
@@ -27,9 +27,25 @@ public:
     { }
 
     /// @p task became runnable on @p cpu at @p now (a wait already running goes on).
-    static void markWaiting(Task& task, int cpu, int64_t now);
-    /// @p task runs at @p now: its wait ends and is kept.
-    void endWaiting(Task& task, int64_t now);
+    static void markWaiting(Task& task, int cpu, int64_t now)
+    {
+        if (task.waitStart < 0) {
+            task.waitStart = now;
+            task.waitCpu = cpu;
+        }
+    }
+    /// @p task runs at @p now: its wait ends and is kept (inline: at every switch).
+    void endWaiting(Task& task, int64_t now)
+    {
+        if (task.waitStart < 0)
+            return;
+        const int64_t wait = now - task.waitStart;
+        task.waits.push_back(wait);
+        m_guard.waitKept();
+        if (wait > m_watchdogNs) [[unlikely]] // a starvation finding, named when read
+            m_starved.push_back({task.index, task.waitCpu, task.waitStart, wait});
+        task.waitStart = -1;
+    }
     /// A context switch on @p rq at @p now, from a task (or idle) to a task (or idle) (inline:
     /// at every switch).
     static void switched(Rq& rq, bool fromTask, bool toTask, int64_t now)
@@ -43,13 +59,23 @@ public:
             since = -1;
         }
     }
-    /// The completed waits longer than the threshold.
-    const std::vector<Finding>& watchdog() const { return m_watchdog; }
+    /// The completed waits longer than the threshold, as findings; @p taskNames by task index
+    /// (Recording::taskNames).
+    std::vector<Finding> watchdog(const std::vector<std::string>& taskNames) const;
 
 private:
+    /// A wait longer than the threshold, kept compact (no strings) until the findings are read.
+    struct Starvation
+    {
+        int task = 0;
+        int cpu = 0;
+        int64_t fromNs = 0;
+        int64_t waitNs = 0;
+    };
+
     ResourceGuard& m_guard;
     int64_t m_watchdogNs;
-    std::vector<Finding> m_watchdog;
+    std::vector<Starvation> m_starved;
 };
 
 } // namespace schedlab
