@@ -61,5 +61,19 @@ uint64_t calcDeltaFixed(uint64_t delta, uint64_t weight, LoadWeight& lw);
 uint64_t calcDeltaExact(uint64_t delta, uint64_t weight, uint64_t lwWeight);
 /// calc_delta_fair(): delta unchanged for a nice-0 entity, else delta * NICE_0_LOAD / w (§2.2).
 uint64_t calcDeltaFair(uint64_t delta, LoadWeight& lw, WeightPrecision precision);
+/// calcDeltaFair() with its common cases inline (a nice-0 entity; 7.1+'s exact quotient when
+/// delta · NICE_0_LOAD fits in 64 bits): for update_curr() and update_deadline(), two calls per
+/// tick. The same integers; the fixed-point path and the 128-bit product are the call's.
+__attribute__((always_inline)) inline uint64_t calcDeltaFairInline(
+    uint64_t delta, LoadWeight& lw, WeightPrecision precision)
+{
+    if (lw.weight == kNice0Load)
+        return delta;
+    uint64_t product = 0;
+    if (precision == WeightPrecision::Full && lw.weight != 0
+        && !__builtin_mul_overflow(delta, kNice0Load, &product))
+        return product / lw.weight;
+    return calcDeltaFair(delta, lw, precision);
+}
 
 } // namespace schedlab
