@@ -145,6 +145,11 @@ void DlServerClass::fairEmpty(int cpu)
         rc.inactiveTimer = m_ctx.startTimer(zerolag, cpu, leave);
 }
 
+void DlServerClass::account(int cpu, int64_t delta)
+{
+    account(m_ctx.rq(cpu).fairServer, cpu, delta);
+}
+
 void DlServerClass::replenishCbs(DlServer& rc, int cpu, int64_t delta)
 {
     rc.cbsDeadline = m_ctx.clock() + kFairServerPeriodNs;

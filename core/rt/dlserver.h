@@ -51,6 +51,8 @@ public:
     void starve(int cpu);
     /// The zero-laxity / replenishment timer of @p cpu fired.
     void timer(int cpu);
+    /// dl_server_update() of @p cpu's server (rq(cpu).fairServer).
+    void account(int cpu, int64_t delta);
     /// dl_server_update(): fair execution of @p delta ns on @p cpu, whose server is @p rc,
     /// consumes the budget. Inline up to the rare cases (a CBS budget used up, a period
     /// started), which are out of line.
