@@ -20,11 +20,9 @@ constexpr unsigned kNohzNextKick = 1u << 2; ///< only nohz.next_balance is recom
 
 } // namespace
 
-void LoadBalancer::tick(int cpu)
+void LoadBalancer::tickBalance(int cpu)
 {
     // sched_balance_trigger(): the SCHED_SOFTIRQ when rq->next_balance is due.
-    if (m_sd.domains(cpu).empty())
-        return;
     if (jiffies() >= m_nextBalance[static_cast<size_t>(cpu)]) {
         // sched_balance_softirq(): the CPU's blocked averages, then its domains (§6.6).
         updateBlocked(cpu);

@@ -124,11 +124,6 @@ uint64_t CfsRq::peekAvgVruntimeWide() const
             queued ? key(*running) : 0, queued ? avgWeight(*running) : 0));
 }
 
-void CfsRq::pullV0(uint64_t v)
-{
-    moveV0(vdiff(v, v0));
-}
-
 void CfsRq::syncZeroVruntime()
 {
     moveV0(vdiff(peekAvgVruntime(), v0));

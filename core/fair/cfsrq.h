@@ -436,8 +436,13 @@ private:
     }
     /// peekAvgVruntime() in 128 bits (avgKeyWide(), kernel-model.md §3.2).
     [[gnu::noinline]] uint64_t peekAvgVruntimeWide() const;
-    /// avgVruntime()'s move of v0 to V (out of line: moveV0() is rare outside it).
-    void pullV0(uint64_t v);
+    /// avgVruntime()'s move of v0 to V (7.0+: once per tick's update_deadline(), inline).
+    void pullV0(uint64_t v)
+    {
+        const int64_t delta = vdiff(v, v0); // moveV0(), inline
+        sumWVruntime -= sumWeight * delta;
+        v0 += static_cast<uint64_t>(delta);
+    }
     // One slice shared by every tree entity (the common case) needs no search: inline; an empty
     // tree (a group level whose only entity runs) takes the slice without one either.
     void sliceInsert(int64_t slice)

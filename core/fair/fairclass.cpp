@@ -30,7 +30,7 @@ void FairClass::taskQueued(Rq& rq, SchedEntity& taskSe, bool enqueued, int flags
 
 void FairClass::accountCfsRqRuntime(CfsRq& cfsRq, int64_t delta)
 {
-    if (m_bw)
+    if (m_bw && cfsRq.runtimeEnabled) // accountRuntime()'s first test, without the call
         m_bw->accountRuntime(cfsRq, delta);
 }
 
@@ -58,32 +58,52 @@ uint64_t FairClass::vslice(int64_t slice, SchedEntity& se) const
 
 // --- §3.6 update_curr, §3.8 update_deadline ---------------------------------------------------
 
+// update_deadline(), inline into update_curr() (once per tick) and behind updateDeadline().
+__attribute__((always_inline)) inline bool FairClass::renewDeadline(
+    CfsRq& cfsRq, SchedEntity& se, const ProfileChoices& choices)
+{
+    if (vdiff(se.vruntime, se.deadline) < 0)
+        return false;
+    if (!se.customSlice)
+        se.slice = m_p.baseSlice; // sysctl changes take effect at renewal
+    // d := v + vslice — from the current vruntime, missed periods are not caught up (§3.8).
+    se.deadline = se.vruntime
+        + calcDeltaFairInline(static_cast<uint64_t>(se.slice), choices.flat ? se.hLoad : se.load,
+            choices.weightPrecision);
+    m_ctx.record(RecordKind::DeadlineRenew, se, static_cast<int64_t>(se.deadline), se.slice);
+    if (choices.v0 == V0Mode::ZeroVruntimeAvg)
+        cfsRq.avgVruntime(); // 7.0+: moves zero_vruntime
+    return true;
+}
+
 void FairClass::updateCurrRan(CfsRq& cfsRq, SchedEntity& curr)
 {
     // update_curr(): one function for both run-queue layouts. With a flat run queue (7.3, §6.1)
     // every level is charged for bandwidth, but only a task has EEVDF state: its vruntime
-    // advances at its h_load in rq->cfs.
+    // advances at its h_load in rq->cfs. The choices are read once: nothing below changes them.
+    const ProfileChoices& choices = *m_p.choices;
+    const bool flatRq = choices.flat;
     const int64_t now = m_ctx.clock();
     const int64_t delta = now - curr.execStart;
     curr.execStart = now;
     curr.sumExecRuntime += delta;
-    if (flat()) {
+    if (flatRq) {
         accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
         if (!curr.isTask())
             return;
     }
-    CfsRq& q = flat() ? eevdfRq(curr) : cfsRq; // the queue curr's EEVDF runs in
-    curr.vruntime +=
-        calcDeltaFair(static_cast<uint64_t>(delta), eevdfLoad(curr), m_p.choices->weightPrecision);
-    const bool resched = updateDeadline(q, curr);
-    if (m_p.choices->v0 == V0Mode::MinVruntime)
+    CfsRq& q = flatRq ? eevdfRq(curr) : cfsRq; // the queue curr's EEVDF runs in
+    curr.vruntime += calcDeltaFairInline(
+        static_cast<uint64_t>(delta), flatRq ? curr.hLoad : curr.load, choices.weightPrecision);
+    const bool resched = renewDeadline(q, curr, choices);
+    if (choices.v0 == V0Mode::MinVruntime)
         q.updateMinVruntime();
     if (curr.isTask())
         m_ctx.accountExec(curr, delta);
-    if (!flat())
+    if (!flatRq)
         accountCfsRqRuntime(cfsRq, delta); // §9.2 step 1, every level
     m_ctx.sample(curr);
-    if ((flat() ? q.hNrQueued : q.nrQueued) == 1)
+    if ((flatRq ? q.hNrQueued : q.nrQueued) == 1)
         return;
     bool doResched = resched;
     if (!doResched) {
@@ -100,16 +120,7 @@ void FairClass::updateCurrRan(CfsRq& cfsRq, SchedEntity& curr)
 
 bool FairClass::updateDeadline(CfsRq& cfsRq, SchedEntity& se)
 {
-    if (vdiff(se.vruntime, se.deadline) < 0)
-        return false;
-    if (!se.customSlice)
-        se.slice = m_p.baseSlice; // sysctl changes take effect at renewal
-    // d := v + vslice — from the current vruntime, missed periods are not caught up (§3.8).
-    se.deadline = se.vruntime + vslice(se.slice, se);
-    m_ctx.record(RecordKind::DeadlineRenew, se, static_cast<int64_t>(se.deadline), se.slice);
-    if (m_p.choices->v0 == V0Mode::ZeroVruntimeAvg)
-        cfsRq.avgVruntime(); // 7.0+: moves zero_vruntime
-    return true;
+    return renewDeadline(cfsRq, se, *m_p.choices);
 }
 
 // --- §4.1 lag -------------------------------------------------------------------------------

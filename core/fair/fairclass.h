@@ -221,6 +221,8 @@ private:
     FairParams m_p;
     /// update_curr() once @p curr ran since its last update.
     void updateCurrRan(CfsRq& cfsRq, SchedEntity& curr);
+    /// update_deadline() with the choices the caller read (inline into updateCurrRan()).
+    bool renewDeadline(CfsRq& cfsRq, SchedEntity& se, const ProfileChoices& choices);
 
     MachineContext& m_ctx;
     FairHooks* m_hooks = nullptr;

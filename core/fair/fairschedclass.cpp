@@ -306,7 +306,8 @@ RtWalkCount FairSchedClass::writeFiles(
 void FairSchedClass::taskTick(Rq& rq, Task& curr)
 {
     m_fair.taskTick(rq);
-    updateMisfitStatus(rq, &curr);
+    if (m_domains.asymCapacity()) // update_misfit_status()'s first test, without the call
+        updateMisfitStatus(rq, &curr);
     if (m_core)
         m_core->taskTick(rq.cpu); // task_tick_core()
 }

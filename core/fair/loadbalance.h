@@ -129,7 +129,12 @@ public:
 
     /// sched_balance_trigger() from the tick of busy @p cpu: the periodic balance of its domains
     /// when rq->next_balance is due, then nohz_balancer_kick() (the idle balance of idle CPUs).
-    void tick(int cpu);
+    /// A CPU without domains (a one-CPU machine) has nothing to balance: tested inline.
+    void tick(int cpu)
+    {
+        if (!m_sd.domains(cpu).empty())
+            tickBalance(cpu);
+    }
     /// sched_balance_newidle(): @p cpu is about to go idle; true if it pulled a task.
     bool newIdle(int cpu);
     /// The per-CPU streams of sched_rng() (NI_RANDOM), derived from the run's @p seed.
@@ -218,6 +223,8 @@ private:
     /// detach_task() + attach_task(): MachineContext::moveQueuedTask() and wakeup_preempt() on
     /// @p dstCpu (an idle destination is rescheduled, except a new-idle one: it is picking).
     void moveTask(SchedEntity& se, int dstCpu, MigrateReason reason, MigrateDetail detail);
+    /// tick() of a CPU with domains.
+    void tickBalance(int cpu);
 
     MachineContext& m_ctx;
     BalanceServices& m_s;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "weights.h"
 
-#include <bit>
-
 namespace schedlab {
 
 // kernel-model.md §2.1 (sched_prio_to_weight / sched_prio_to_wmult, nice -20 … 19).
@@ -22,45 +20,6 @@ LoadWeight taskLoadWeight(int nice, bool idlePolicy)
         return {scaleLoad(kWeightIdlePrio), kWmultIdlePrio};
     const auto idx = static_cast<size_t>(nice + 20);
     return {scaleLoad(kPrioToWeight[idx]), kPrioToWmult[idx]};
-}
-
-namespace {
-
-// __update_inv_weight(): §2.2 step 1.
-void updateInvWeight(LoadWeight& lw)
-{
-    if (lw.invWeight)
-        return;
-    const uint64_t w = scaleLoadDown(lw.weight);
-    if (w >= kWmultConst)
-        lw.invWeight = 1;
-    else if (!w)
-        lw.invWeight = static_cast<uint32_t>(kWmultConst);
-    else
-        lw.invWeight = static_cast<uint32_t>(kWmultConst / w);
-}
-
-// Normalisation of §2.2 steps 3 and 5: keep fact within 32 bits by reducing the shift.
-void normalise(uint64_t& fact, int& shift)
-{
-    if (fact >> 32) {
-        const int fs = static_cast<int>(std::bit_width(fact >> 32));
-        shift -= fs;
-        fact >>= fs;
-    }
-}
-
-} // namespace
-
-uint64_t calcDeltaFixed(uint64_t delta, uint64_t weight, LoadWeight& lw)
-{
-    updateInvWeight(lw);
-    uint64_t fact = scaleLoadDown(weight);
-    int shift = kWmultShift;
-    normalise(fact, shift);
-    fact = fact * lw.invWeight; // fits: fact < 2^32 and inv < 2^32
-    normalise(fact, shift);
-    return static_cast<uint64_t>((static_cast<UInt128>(delta) * fact) >> shift);
 }
 
 uint64_t calcDeltaExact(uint64_t delta, uint64_t weight, uint64_t lwWeight)

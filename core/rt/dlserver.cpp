@@ -147,21 +147,21 @@ void DlServerClass::fairEmpty(int cpu)
 
 void DlServerClass::account(int cpu, int64_t delta)
 {
-    // dl_server_update(): fair execution consumes the server's budget within its period.
-    if (!m_enabled)
-        return;
-    DlServer& rc = m_ctx.rq(cpu).fairServer;
-    if (rc.active) {
-        // The deferred server's own CBS: a budget used up by the fair tasks themselves starts a
-        // new period (replenish_dl_new_period(), §15.6).
-        rc.cbsRuntime -= delta;
-        if (rc.cbsRuntime <= 0) {
-            rc.cbsDeadline = m_ctx.clock() + kFairServerPeriodNs;
-            rc.cbsRuntime = kFairServerRuntimeNs;
-        }
-    }
+    account(m_ctx.rq(cpu).fairServer, cpu, delta);
+}
+
+void DlServerClass::replenishCbs(DlServer& rc, int cpu, int64_t delta)
+{
+    rc.cbsDeadline = m_ctx.clock() + kFairServerPeriodNs;
+    rc.cbsRuntime = kFairServerRuntimeNs;
     if (rc.periodEnd < 0 || m_ctx.clock() > rc.periodEnd)
         return;
+    consumeBudget(rc, cpu, delta);
+}
+
+void DlServerClass::consumeBudget(DlServer& rc, int cpu, int64_t delta)
+{
+    // dl_server_update(): fair execution consumes the server's budget within its period.
     rc.runtime = std::max<int64_t>(0, rc.runtime - delta);
     if (rc.running && rc.runtime == 0) {
         rc.running = false;

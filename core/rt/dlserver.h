@@ -51,8 +51,28 @@ public:
     void starve(int cpu);
     /// The zero-laxity / replenishment timer of @p cpu fired.
     void timer(int cpu);
-    /// dl_server_update(): fair execution of @p delta ns on @p cpu consumes the budget.
+    /// dl_server_update() of @p cpu's server (rq(cpu).fairServer).
     void account(int cpu, int64_t delta);
+    /// dl_server_update(): fair execution of @p delta ns on @p cpu, whose server is @p rc,
+    /// consumes the budget. Inline up to the rare cases (a CBS budget used up, a period
+    /// started), which are out of line.
+    void account(DlServer& rc, int cpu, int64_t delta)
+    {
+        if (!m_enabled)
+            return;
+        if (rc.active) {
+            // The deferred server's own CBS: a budget used up by the fair tasks themselves
+            // starts a new period (replenish_dl_new_period(), §15.6).
+            rc.cbsRuntime -= delta;
+            if (rc.cbsRuntime <= 0) {
+                replenishCbs(rc, cpu, delta); // and the rest of the update
+                return;
+            }
+        }
+        if (rc.periodEnd < 0 || m_ctx.clock() > rc.periodEnd)
+            return;
+        consumeBudget(rc, cpu, delta);
+    }
     /// dl_server_stop(): no fair task left on @p rq.
     void stopIfIdle(Rq& rq);
     /// dl_server_start() / dl_server_stop() for the server's active utilization: the first fair
@@ -76,6 +96,10 @@ public:
     void updateCurr(Rq&) override { }
 
 private:
+    /// account()'s rare cases, each the last call of the update (no registers kept around it):
+    /// a new CBS period, then the rest of the update; the budget of a started period consumed.
+    void replenishCbs(DlServer& rc, int cpu, int64_t delta);
+    void consumeBudget(DlServer& rc, int cpu, int64_t delta);
     bool starved(int cpu);
     /// Arms the zero-laxity / replenishment timer of @p cpu at @p at.
     EventId startTimer(int cpu, int64_t at)

@@ -96,7 +96,7 @@ EventId EventQueue::schedule(Nanoseconds at, Handler handler, int priority)
     return insert(at, priority, Event{kFunctionKind, static_cast<int32_t>(slot), 0});
 }
 
-EventId EventQueue::post(Nanoseconds at, Event event, int priority)
+EventId EventQueue::postChecked(Nanoseconds at, Event event, int priority)
 {
     if (at.count() < m_now)
         throw std::logic_error("EventQueue: event scheduled in the past");
@@ -118,8 +118,7 @@ EventId EventQueue::insert(Nanoseconds at, int priority, const Event& ev)
         siftUp(m_heap.size() - 1);
     }
     ++m_live;
-    constexpr size_t kBitsSlack = 1 << 16;
-    if (m_done.size() > 4 * stored() + kBitsSlack)
+    if (m_done.size() > 4 * stored() + kDoneSlack)
         compact(); // the done-bits of executed events
     return EventId{seq};
 }

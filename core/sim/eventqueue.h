@@ -24,6 +24,7 @@
 #include "core/base/eventid.h"
 #include "core/base/time.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -65,8 +66,27 @@ public:
     /// lower @p priority runs first, then insertion order.
     EventId schedule(Nanoseconds at, Handler handler, int priority = 0);
     /// Schedules the tagged @p event (kind ≠ 0) at @p at, ordered exactly as schedule() orders
-    /// (same key: time, priority, insertion order); run by the dispatcher.
-    EventId post(Nanoseconds at, Event event, int priority = 0);
+    /// (same key: time, priority, insertion order); run by the dispatcher. Inline for an event
+    /// of the FIFO lane (a periodic tick re-armed in key order) while the lane and the
+    /// done-bytes have room and the done-bytes are fewer than the compaction's slack (so no
+    /// compaction is due: it needs more than 4 × stored() + the slack); otherwise insert().
+    EventId post(Nanoseconds at, Event event, int priority = 0)
+    {
+        const uint64_t seq = m_nextSeq;
+        const Entry e{at.count(), priority, event.kind, seq, event.a, event.b};
+        if (priority != 0 && at.count() >= m_now && event.kind != kFunctionKind && m_dispatch
+            && m_done.size() < std::min(m_done.capacity(), kDoneSlack)
+            && m_lane.size() < m_lane.capacity()
+            && (m_laneHead == m_lane.size() || !before(e, m_lane.back()))) [[likely]] {
+            m_nextSeq = seq + 1;
+            m_done.push_back(0); // index == seq - m_doneBase
+            m_topKnown = false;
+            m_lane.push_back(e); // in key order: the lane stays sorted
+            ++m_live;
+            return EventId{seq};
+        }
+        return postChecked(at, event, priority);
+    }
     /// Cancels a pending event; returns false if it already ran or was cancelled.
     bool cancel(EventId id);
     bool isPending(EventId id) const { return id.valid() && id.seq < m_nextSeq && !done(id.seq); }
@@ -102,6 +122,9 @@ private:
         int32_t a;
         int64_t b;
     };
+    /// The done-bytes held before insert() considers a compaction (4 × stored() + this).
+    static constexpr size_t kDoneSlack = size_t{1} << 16;
+    EventId postChecked(Nanoseconds at, Event event, int priority);
     EventId insert(Nanoseconds at, int priority, const Event& ev);
     static bool before(const Entry& a, const Entry& b)
     {

@@ -217,11 +217,11 @@ void Machine::accountExec(SchedEntity& taskSe, int64_t delta)
 {
     Task& task = taskOf(taskSe);
     task.cpuTime += delta;
+    m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
     // update_curr() of the fair class feeds the fair server (dl_server_update());
     // update_curr_rt() does not. Both classes charge through here.
     if (&classOf(task) == m_classes[kFairClass])
-        m_dlServer->account(task.cpu, delta);
-    m_groupCpuTime[static_cast<size_t>(task.group)] += delta; // the ancestors when asked
+        m_dlServer->account(m_rqs[static_cast<size_t>(task.cpu)]->fairServer, task.cpu, delta);
 }
 
 std::vector<int64_t> Machine::groupCpuTimes() const
