@@ -126,7 +126,6 @@ QColor TimelineView::groupEntityColor(int32_t raw) const
 
 void TimelineView::refreshWeights()
 {
-    constexpr size_t kMaxGroupEntities = 16;
     std::vector<int32_t> keys;
     if (m_recording) {
         const auto& all = m_samples.groupEntities();
@@ -159,6 +158,7 @@ void TimelineView::refreshWeights()
         }
         m_weightKeys = keys;
         m_weightDrawnFor = {};
+        m_weightStepsFor = {};
     }
     if (legend)
         legend->setVisible(!m_weightGraphs.empty());
@@ -168,22 +168,32 @@ void TimelineView::refreshWeights()
     const Nanoseconds from = viewStart();
     const Nanoseconds to = viewEnd();
     const int bins = columns();
-    if (!m_caching)
+    if (!m_caching) {
         m_weightDrawnFor = {};
+        m_weightStepsFor = {};
+    }
     const std::array<int64_t, 5> drawnFor{from.count(), to.count(), bins, m_now.count(),
         static_cast<int64_t>(m_samples.consumedRecords())};
     if (drawnFor == m_weightDrawnFor)
         return; // the same lines as drawn
     m_weightDrawnFor = drawnFor;
     pane(m_weightRect)->invalidate();
+    // The decimated samples do not depend on the present: a new one alone reuses them.
+    const std::array<int64_t, 4> stepsFor{
+        from.count(), to.count(), bins, static_cast<int64_t>(m_samples.consumedRecords())};
+    if (stepsFor != m_weightStepsFor || m_weightSteps.size() != m_weightGraphs.size()) {
+        m_weightStepsFor = stepsFor;
+        m_weightSteps.assign(m_weightGraphs.size(), {});
+        for (size_t i = 0; i < m_weightGraphs.size(); ++i)
+            for (const EntitySample& s : m_samples.groupSeries(
+                     *m_recording, m_weightKeys[i], from, to, bins, SampleIndex::KeepWeight))
+                m_weightSteps[i].push_back({s.time, static_cast<int64_t>(s.weight)});
+    }
     int points = 0;
     for (size_t i = 0; i < m_weightGraphs.size(); ++i) {
         // The weight holds between samples (it changes only where update_cfs_group() records
         // one): a step line, drawn to the present.
-        std::vector<LinePoint> steps;
-        for (const EntitySample& s : m_samples.groupSeries(
-                 *m_recording, m_weightKeys[i], from, to, bins, SampleIndex::KeepWeight))
-            steps.push_back({s.time, static_cast<int64_t>(s.weight)});
+        const std::vector<LinePoint>& steps = m_weightSteps[i];
         m_weightGraphs[i]->data()->set(
             toGraph(envelope(heldLine(steps, std::min(m_now, to)), from, to, bins),
                 1.0 / 1024.0), // scale_load_down

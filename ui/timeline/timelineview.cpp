@@ -249,6 +249,8 @@ TimelineView::TimelineView(QWidget* parent)
     m_plot->setToolTip(QString());
 
     applyPalette();
+    // The weight pane draws these at once: summarized from the records the indexing pass reads.
+    m_samples.summarizeGroupsWhileIndexing(kMaxGroupEntities);
     setRecording(nullptr, Nanoseconds{1'000'000'000});
 }
 
@@ -309,6 +311,8 @@ void TimelineView::setRecording(const Recording* recording, Nanoseconds duration
     m_segments.clear();
     m_samples.clear();
     m_weightDrawnFor = {};
+    m_weightSteps.clear();
+    m_weightStepsFor = {};
     ++m_seriesGeneration;
     m_now = Nanoseconds{0};
     m_duration = std::max(duration, Nanoseconds{1000});

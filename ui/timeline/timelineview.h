@@ -206,6 +206,9 @@ private:
     bool m_inRangeChange = false;
     CpuLanesPlottable* m_lanes;
     static constexpr int kPanes = 5; ///< lanes, vruntime, lag, weight, PELT
+    /// Group entities whose weights the weight pane draws: the first ones seen (their series
+    /// are summarized in the indexing pass, SampleIndex::summarizeGroupsWhileIndexing()).
+    static constexpr size_t kMaxGroupEntities = 16;
     QCPItemLine* m_nowLines[kPanes];
     QCPItemLine* m_cursorLines[kPanes];
     Nanoseconds m_cursor{-1};
@@ -228,6 +231,12 @@ private:
     /// What the weight pane's lines were last decimated for (window, columns, present, records
     /// indexed): a refresh for the same skips the decimation.
     std::array<int64_t, 5> m_weightDrawnFor{};
+    /// The weight pane's decimated samples as step points, per drawn entity, and what they were
+    /// decimated for (window, columns, records indexed): a new present alone (the first
+    /// drawing of a finished run, a live run's step without new records) only redraws the lines
+    /// from them.
+    std::vector<std::vector<LinePoint>> m_weightSteps;
+    std::array<int64_t, 4> m_weightStepsFor{};
     /// The same for the task panes (window, columns, present, records indexed, PELT shown,
     /// settings generation, pane width); m_seriesGeneration counts changes of the settings the
     /// lines depend on (tasks plotted, clamp rules, cgroups, recording).

@@ -160,13 +160,6 @@ SampleIndex::SampleSummary leafSummary(const Record& r, uint64_t reference, uint
 
 } // namespace
 
-void SampleIndex::Series::append(const Record& r, uint32_t position)
-{
-    if (positions.empty())
-        reference = r.payload.sample.vruntime;
-    positions.push_back(position);
-}
-
 void SampleIndex::Series::summarize(const std::vector<Record>& records) const
 {
     if (summarized < positions.size() && positions.size() - summarized >= summarized) {
@@ -185,14 +178,29 @@ void SampleIndex::Series::summarize(const std::vector<Record>& records) const
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 2 * sizeof(Record) - 1); // with its Pelt record
         }
-        summary.push(leafSummary(records[position], reference, position));
-        // The PELT extremes are summarised while every sample has them (a run records PELT for
-        // all or none); a sample without stops it for good (decimate() then reads them one by
-        // one).
-        const Record* pelt = peltOf(records, position);
-        peltAligned = peltAligned && pelt;
-        if (peltAligned)
-            peltSummary.push(peltLeaf(*pelt, position));
+        summarizeOne(records, position);
+    }
+}
+
+void SampleIndex::Series::summarizeOne(const std::vector<Record>& records, uint32_t position) const
+{
+    summary.push(leafSummary(records[position], reference, position));
+    // The PELT extremes are summarised while every sample has them (a run records PELT for
+    // all or none); a sample without stops it for good (decimate() then reads them one by
+    // one).
+    const Record* pelt = peltOf(records, position);
+    peltAligned = peltAligned && pelt;
+    if (peltAligned)
+        peltSummary.push(peltLeaf(*pelt, position));
+}
+
+void SampleIndex::Series::summarizeAppended(const std::vector<Record>& records) const
+{
+    if (summarized + 1 == positions.size()) {
+        summarizeOne(records, positions.back());
+        ++summarized;
+    } else {
+        summarize(records);
     }
 }
 
@@ -221,66 +229,88 @@ void SampleIndex::begin(const Recording& recording)
 void SampleIndex::consume(const std::vector<Record>& records, size_t i)
 {
     const Record& r = records[i];
-    if (r.kind == RecordKind::DeadlineRenew && r.entity.isTask()) {
-        const auto task = static_cast<size_t>(r.entity.taskIndex());
-        if (task >= m_slices.size())
-            m_slices.resize(task + 1);
-        auto& slices = m_slices[task];
-        if (slices.empty() || slices.back().second != r.payload.generic.b)
-            slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+    switch (r.kind) {
+    case RecordKind::Sample:
+        consumeSample(records, i);
         return;
-    }
-    if (r.kind == RecordKind::Exit && r.entity.isTask()) {
-        const auto task = static_cast<size_t>(r.entity.taskIndex());
-        if (task >= m_exits.size())
-            m_exits.resize(task + 1, -1);
-        m_exits[task] = r.time;
+    case RecordKind::DeadlineRenew:
+        if (r.entity.isTask()) {
+            const auto task = static_cast<size_t>(r.entity.taskIndex());
+            if (task >= m_slices.size())
+                m_slices.resize(task + 1);
+            auto& slices = m_slices[task];
+            if (slices.empty() || slices.back().second != r.payload.generic.b)
+                slices.emplace_back(Nanoseconds{r.time}, r.payload.generic.b);
+        }
         return;
-    }
-    if (r.kind == RecordKind::MaxSlice) {
+    case RecordKind::Exit:
+        if (r.entity.isTask()) {
+            const auto task = static_cast<size_t>(r.entity.taskIndex());
+            if (task >= m_exits.size())
+                m_exits.resize(task + 1, -1);
+            m_exits[task] = r.time;
+        }
+        return;
+    case RecordKind::MaxSlice: {
         const uint32_t key = (static_cast<uint32_t>(r.payload.generic.b) << 12)
             | (static_cast<uint32_t>(r.cpu) & 0xfffu);
         m_maxSlices[key].emplace_back(Nanoseconds{r.time}, r.payload.generic.a);
         return;
     }
-    if (r.kind != RecordKind::Sample)
+    default:
         return;
-    const Record* pelt = peltOf(records, i);
-    m_hasPelt = m_hasPelt || pelt;
+    }
+}
+
+void SampleIndex::consumeSample(const std::vector<Record>& records, size_t i)
+{
+    const Record& r = records[i];
+    if (!m_hasPelt) [[unlikely]]
+        m_hasPelt = peltOf(records, i) != nullptr;
+    const auto position = static_cast<uint32_t>(i);
     if (r.flags & Record::kQueued) {
-        if (m_queuedPerCpu.size() <= r.cpu)
+        if (m_queuedPerCpu.size() <= r.cpu) [[unlikely]]
             m_queuedPerCpu.resize(static_cast<size_t>(r.cpu) + 1);
-        m_queuedPerCpu[r.cpu].push_back(static_cast<uint32_t>(i));
+        m_queuedPerCpu[r.cpu].push_back(position);
     }
     if (r.entity.isGroup()) {
         const auto group = static_cast<size_t>(r.entity.groupIndex());
         const auto cpu = static_cast<size_t>(r.entity.groupCpu());
-        if (group >= m_groupSlot.size())
+        if (group >= m_groupSlot.size()) [[unlikely]]
             m_groupSlot.resize(group + 1);
         auto& perCpu = m_groupSlot[group];
-        if (cpu >= perCpu.size())
+        if (cpu >= perCpu.size()) [[unlikely]]
             perCpu.resize(cpu + 1, 0);
-        if (perCpu[cpu] == 0) {
+        if (perCpu[cpu] == 0) [[unlikely]] {
             m_groupOrder.push_back(r.entity.raw);
             m_perGroup.emplace_back();
             perCpu[cpu] = static_cast<uint32_t>(m_groupOrder.size());
         }
-        m_perGroup[perCpu[cpu] - 1].append(r, static_cast<uint32_t>(i));
+        const size_t slot = perCpu[cpu] - 1;
+        Series& series = m_perGroup[slot];
+        series.append(r, position);
+        if (slot < m_summarizedGroups)
+            series.summarizeAppended(records);
         return;
     }
     if (!r.entity.isTask())
         return;
     const auto task = static_cast<size_t>(r.entity.taskIndex());
-    if (task >= m_perTask.size())
+    if (task >= m_perTask.size()) [[unlikely]]
         m_perTask.resize(task + 1);
-    m_perTask[task].append(r, static_cast<uint32_t>(i));
+    m_perTask[task].append(r, position);
 }
 
 void SampleIndex::shrinkToFit()
 {
     for (auto* all : {&m_perTask, &m_perGroup})
-        for (Series& s : *all)
+        for (Series& s : *all) {
             s.positions.shrink_to_fit();
+            // Summaries built while indexing grew by doubling (those built for a drawing were
+            // allocated at their size: nothing to give back).
+            s.summary.shrinkToFit();
+            s.peltSummary.shrinkToFit();
+        }
     for (auto& cpu : m_queuedPerCpu)
         cpu.shrink_to_fit();
     for (auto& slices : m_slices)
@@ -300,9 +330,27 @@ void updateIndexes(const Recording& recording, RunSegmentIndex& lanes, SampleInd
         lanes.update(recording);
         samples.update(recording);
     } else {
+        // One dispatch on the kind per record: the lanes read switches and throttling, the
+        // samples index the rest (RunSegmentIndex::consume(), SampleIndex::consume()).
         for (size_t i = samples.consumedRecords(); i < records.size(); ++i) {
-            lanes.consume(records[i]);
-            samples.consume(records, i);
+            const Record& r = records[i];
+            switch (r.kind) {
+            case RecordKind::Sample:
+                samples.consumeSample(records, i);
+                break;
+            case RecordKind::Switch:
+            case RecordKind::Throttle:
+            case RecordKind::Unthrottle:
+                lanes.consume(r);
+                break;
+            case RecordKind::DeadlineRenew:
+            case RecordKind::Exit:
+            case RecordKind::MaxSlice:
+                samples.consume(records, i);
+                break;
+            default:
+                break;
+            }
         }
         lanes.end(records.size());
         samples.end(records.size());

@@ -8,6 +8,8 @@
 #pragma once
 
 #include "core/base/time.h"
+#include "core/record/recording.h"
+#include "ui/timeline/model/podvector.h"
 #include "ui/timeline/model/summarypyramid.h"
 
 #include <array>
@@ -15,11 +17,6 @@
 #include <functional>
 #include <unordered_map>
 #include <vector>
-
-namespace schedlab {
-class Recording;
-struct Record;
-} // namespace schedlab
 
 namespace schedlab::ui {
 
@@ -62,6 +59,8 @@ public:
     /// position in @p records.
     void begin(const Recording& recording);
     void consume(const std::vector<Record>& records, size_t i);
+    /// consume() of a Sample record.
+    void consumeSample(const std::vector<Record>& records, size_t i);
     void end(size_t consumed) { m_consumed = consumed; }
     size_t consumedRecords() const { return m_consumed; }
     size_t sampleCount(int task) const;
@@ -171,6 +170,12 @@ public:
 
     /// Group entities (EntityRef raw values) that have samples, in first-seen order.
     const std::vector<int32_t>& groupEntities() const { return m_groupOrder; }
+    /// The series of the first @p count group entities (in first-seen order) are summarized as
+    /// their samples are indexed, not when a window first needs them: a view that draws them at
+    /// once (the weights pane) then finds their summaries built, from records read in the
+    /// indexing pass anyway, instead of reading every sample again from all over the recording.
+    /// The summaries are the same either way.
+    void summarizeGroupsWhileIndexing(size_t count) { m_summarizedGroups = count; }
     /// Decimated samples of group entity @p raw (as decimatedSeries()).
     std::vector<EntitySample> groupSeries(const Recording& recording, int32_t raw, Nanoseconds from,
         Nanoseconds to, int bins, unsigned keep = KeepAll) const;
@@ -181,16 +186,26 @@ private:
     /// a run costs one pass over its records, and series nobody draws cost no summaries.
     struct Series
     {
-        std::vector<uint32_t> positions; ///< record positions of the entity's samples
-        uint64_t reference = 0;          ///< vruntime of its first sample
+        PodVector<uint32_t> positions; ///< record positions of the entity's samples
+        uint64_t reference = 0;        ///< vruntime of its first sample
         mutable SummaryPyramid<SampleSummary> summary;
         mutable SummaryPyramid<PeltSummary>
             peltSummary;                 ///< item for item with `summary` if aligned
         mutable bool peltAligned = true; ///< every sample summarized had PELT
         mutable size_t summarized = 0;   ///< samples folded into the summaries
-        void append(const Record& r, uint32_t position);
+        void append(const Record& r, uint32_t position)
+        {
+            if (positions.empty()) [[unlikely]]
+                reference = r.payload.sample.vruntime;
+            positions.push_back(position);
+        }
         /// Folds the samples not yet summarized into the summaries.
         void summarize(const std::vector<Record>& records) const;
+        /// summarize() right after append() (the indexing pass): the new sample is the only
+        /// one not summarized, unless the series was not summarized while indexed before.
+        void summarizeAppended(const std::vector<Record>& records) const;
+        /// Folds the sample at record position @p position, the next one, into the summaries.
+        void summarizeOne(const std::vector<Record>& records, uint32_t position) const;
     };
     /// The sample at record position @p position, with its PELT from the Pelt record that
     /// follows it, if any.
@@ -206,12 +221,13 @@ private:
     /// The position of group entity @p raw in m_groupOrder, or SIZE_MAX.
     size_t groupSlot(int32_t raw) const;
     std::vector<Series> m_perTask;
-    std::vector<std::vector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
+    std::vector<PodVector<uint32_t>> m_queuedPerCpu; ///< positions of queued entities' samples
     std::vector<std::vector<std::pair<Nanoseconds, int64_t>>> m_slices; ///< per task
     std::vector<int64_t> m_exits; ///< per task: its exit time, -1 while alive
     /// Per cfs_rq, (group << 12 | cpu) as Machine keys them: its MaxSlice records.
     std::unordered_map<uint32_t, std::vector<std::pair<Nanoseconds, int64_t>>> m_maxSlices;
     size_t m_consumed = 0;
+    size_t m_summarizedGroups = 0; ///< see summarizeGroupsWhileIndexing()
     bool m_hasPelt = false;
 };
 

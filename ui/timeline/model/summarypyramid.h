@@ -8,6 +8,8 @@
 // items that follow into it (in order). The items themselves are stored by the owner.
 #pragma once
 
+#include "ui/timeline/model/podvector.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -102,7 +104,7 @@ public:
     }
 
     /// Stored nodes of @p level (tests and memory accounting).
-    const std::vector<Node>& level(size_t k) const { return m_levels[k]; }
+    const PodVector<Node>& level(size_t k) const { return m_levels[k]; }
     size_t levelCount() const { return m_levels.size(); }
     /// Memory held by the stored nodes.
     size_t bytes() const
@@ -114,10 +116,10 @@ public:
     }
 
 private:
-    std::vector<std::vector<Node>> m_levels; ///< complete nodes per level
-    std::vector<Node> m_pending;             ///< the block being filled, per level
-    std::vector<size_t> m_pendingCount;      ///< its number of children so far
-    size_t m_reserved = 0;                   ///< items reserve() made room for
+    std::vector<PodVector<Node>> m_levels; ///< complete nodes per level
+    std::vector<Node> m_pending;           ///< the block being filled, per level
+    std::vector<size_t> m_pendingCount;    ///< its number of children so far
+    size_t m_reserved = 0;                 ///< items reserve() made room for
 };
 
 } // namespace schedlab::ui

@@ -7,6 +7,7 @@
 
 #include "core/base/time.h"
 #include "core/record/recording.h"
+#include "ui/timeline/model/podvector.h"
 #include "ui/timeline/model/summarypyramid.h"
 
 #include <cstddef>
@@ -133,16 +134,16 @@ private:
     };
     struct Lane
     {
-        std::vector<Run> closed;
+        PodVector<Run> closed;
         SummaryPyramid<RunSummary> summary; ///< over `closed`
-        std::vector<int64_t> busyBefore;    ///< run time of closed[0 .. i) (prefix sums)
+        PodVector<int64_t> busyBefore;      ///< run time of closed[0 .. i) (prefix sums)
         /// Per task: where its runs are in `closed` (4 bytes a run, not a second copy of their
         /// times), and its run time before each of them (one more entry than runs: the total
         /// last).
         struct TaskRuns
         {
-            std::vector<uint32_t> runs;
-            std::vector<int64_t> before{0};
+            PodVector<uint32_t> runs;
+            PodVector<int64_t> before{0};
         };
         std::vector<TaskRuns> perTask;
         int current = -1; ///< running task, -1 idle
