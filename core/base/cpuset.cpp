@@ -116,6 +116,19 @@ int CpuSet::count() const
     return n;
 }
 
+bool CpuSet::moreThanOne() const
+{
+    bool seen = false;
+    for (uint64_t w : m_words) {
+        if (!w)
+            continue;
+        if (seen || (w & (w - 1)))
+            return true;
+        seen = true;
+    }
+    return false;
+}
+
 int CpuSet::first() const
 {
     return next(-1);

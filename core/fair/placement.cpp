@@ -5,6 +5,7 @@
 #include "core/fair/placement.h"
 
 #include "core/fair/fairclass.h"
+#include "core/sched/rq.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -167,7 +168,7 @@ PlacementResult Placement::selectTaskRq(const Task& p, const WakeContext& ctx)
     if (ctx.flags & WakeFork)
         wakee(p.index).recentUsedCpu = ctx.thisCpu;
     r.cpu = prev;
-    if (p.cpus.count() > 1) {
+    if (p.cpus.moreThanOne()) {
         int cpu = ctx.thisCpu;
         bool wantAffine = false;
         if (ctx.flags & WakeTtwu) {
@@ -294,8 +295,35 @@ int Placement::wakeAffineWeight(
 
 // --- select_idle_sibling() ----------------------------------------------------------------------
 
+bool Placement::cpuIdle(int cpu) const
+{
+    if (m_rqs)
+        return rqIdle(*(*m_rqs)[static_cast<size_t>(cpu)]); // the machine's idle_cpu()
+    return m_ctx.idleCpu(cpu);
+}
+
+bool Placement::schedIdleCpu(int cpu) const
+{
+    if (m_rqs) {
+        // FairSchedClass::schedIdleCpu() of the same run queue.
+        const Rq& rq = *(*m_rqs)[static_cast<size_t>(cpu)];
+        const int idle = rq.cfs->hNrIdle;
+        return idle > 0 && rqNrRunning(rq) == idle;
+    }
+    return m_s.schedIdleCpu(cpu);
+}
+
 bool Placement::idleOrSchedIdle(int cpu) const
 {
+    if (m_rqs) {
+        // The two tests above of one run queue, its nr_running counted once.
+        const Rq& rq = *(*m_rqs)[static_cast<size_t>(cpu)];
+        const int nr = rqNrRunning(rq);
+        if (nr == 0 && !rq.curr)
+            return true;
+        const int idle = rq.cfs->hNrIdle;
+        return idle > 0 && nr == idle;
+    }
     return m_ctx.idleCpu(cpu) || m_s.schedIdleCpu(cpu);
 }
 
@@ -440,10 +468,10 @@ int Placement::selectIdleCore(const Task& /*p*/, int core, std::vector<bool>& cp
     const int end = first + topo().coreSize(core);
     bool idle = true;
     for (int c = first; c < end; ++c) {
-        if (!m_ctx.idleCpu(c)) {
+        if (!cpuIdle(c)) {
             idle = false;
             if (idleCpu == -1) {
-                if (m_s.schedIdleCpu(c) && cpus[static_cast<size_t>(c)]) {
+                if (schedIdleCpu(c) && cpus[static_cast<size_t>(c)]) {
                     idleCpu = c;
                     break;
                 }
