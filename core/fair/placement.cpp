@@ -313,17 +313,25 @@ bool Placement::schedIdleCpu(int cpu) const
     return m_s.schedIdleCpu(cpu);
 }
 
+namespace {
+
+/// The machine's idle_cpu() || FairSchedClass::schedIdleCpu() of @p rq, its nr_running counted
+/// once.
+inline bool rqIdleOrSchedIdle(const Rq& rq)
+{
+    const int nr = rqNrRunning(rq);
+    if (nr == 0 && !rq.curr)
+        return true;
+    const int idle = rq.cfs->hNrIdle;
+    return idle > 0 && nr == idle;
+}
+
+} // namespace
+
 bool Placement::idleOrSchedIdle(int cpu) const
 {
-    if (m_rqs) {
-        // The two tests above of one run queue, its nr_running counted once.
-        const Rq& rq = *(*m_rqs)[static_cast<size_t>(cpu)];
-        const int nr = rqNrRunning(rq);
-        if (nr == 0 && !rq.curr)
-            return true;
-        const int idle = rq.cfs->hNrIdle;
-        return idle > 0 && nr == idle;
-    }
+    if (m_rqs)
+        return rqIdleOrSchedIdle(*(*m_rqs)[static_cast<size_t>(cpu)]);
     return m_ctx.idleCpu(cpu) || m_s.schedIdleCpu(cpu);
 }
 
@@ -432,7 +440,8 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
                 continue;
             if (--nr <= 0)
                 return -1;
-            if (idleOrSchedIdle(c)) {
+            // idleOrSchedIdle(), its run-queue test inline (the scan's per-CPU step).
+            if (m_rqs ? rqIdleOrSchedIdle(*(*m_rqs)[static_cast<size_t>(c)]) : idleOrSchedIdle(c)) {
                 idleCpu = c;
                 break;
             }
