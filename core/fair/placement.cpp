@@ -431,23 +431,30 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
     int idleCpu = -1;
     if (!hasIdleCore) {
         // The mask is only read: each CPU is tested against p->cpus_ptr as the walk reaches it,
-        // without building the mask (the scan usually stops long before the LLC's end).
-        for (int k = 0, off = start; k < weight; ++k) {
-            const int c = first + off;
-            if (++off == weight)
-                off = 0;
-            if (!p.cpus.test(c))
-                continue;
-            if (--nr <= 0)
-                return -1;
-            // idleOrSchedIdle(), its run-queue test inline (the scan's per-CPU step).
-            if (m_rqs ? rqIdleOrSchedIdle(*(*m_rqs)[static_cast<size_t>(c)]) : idleOrSchedIdle(c)) {
-                idleCpu = c;
-                break;
+        // without building the mask (the scan usually stops long before the LLC's end), and
+        // not at all when the task may run on the whole LLC. The wrap as two ranges: from
+        // target + 1 to the LLC's end, then from its start. -2: nr ran out.
+        const bool allAllowed = p.cpus.containsRange(first, weight);
+        auto scan = [&](int from, int to) {
+            for (int c = from; c < to; ++c) {
+                if (!allAllowed && !p.cpus.test(c))
+                    continue;
+                if (--nr <= 0)
+                    return -2;
+                // idleOrSchedIdle(), its run-queue test inline (the scan's per-CPU step).
+                if (m_rqs ? rqIdleOrSchedIdle(*(*m_rqs)[static_cast<size_t>(c)])
+                          : idleOrSchedIdle(c))
+                    return c;
             }
-        }
+            return -1;
+        };
+        int i = scan(first + start, first + weight);
+        if (i == -1)
+            i = scan(first, first + start);
+        if (i == -2)
+            return -1;
         path = WakePath::IdleCpu;
-        return idleCpu;
+        return i;
     }
     // select_idle_core() takes the CPUs of each busy core it visits out of the mask.
     std::vector<bool>& cpus = m_scanMask;
