@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cpuset.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 
@@ -114,6 +115,38 @@ int CpuSet::count() const
     for (uint64_t w : m_words)
         n += std::popcount(w);
     return n;
+}
+
+bool CpuSet::moreThanOne() const
+{
+    bool seen = false;
+    for (uint64_t w : m_words) {
+        if (!w)
+            continue;
+        if (seen || (w & (w - 1)))
+            return true;
+        seen = true;
+    }
+    return false;
+}
+
+bool CpuSet::containsRange(int first, int n) const
+{
+    if (first < 0 || n < 0)
+        return false;
+    const int end = first + n;
+    for (int c = first; c < end;) {
+        const auto word = static_cast<size_t>(c) / 64;
+        if (word >= m_words.size())
+            return false;
+        const int bit = c % 64;
+        const int len = std::min(64 - bit, end - c);
+        const uint64_t mask = (len == 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << bit;
+        if ((m_words[word] & mask) != mask)
+            return false;
+        c += len;
+    }
+    return true;
 }
 
 int CpuSet::first() const

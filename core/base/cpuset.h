@@ -31,6 +31,10 @@ public:
     }
     bool empty() const;
     int count() const;
+    /// count() > 1, without counting: stops at the second CPU (nr_cpus_allowed > 1).
+    bool moreThanOne() const;
+    /// Every CPU of [@p first, @p first + @p n) is in the set (a word at a time).
+    bool containsRange(int first, int n) const;
     int first() const;            ///< lowest CPU, or -1
     int next(int after) const;    ///< lowest CPU > after, or -1
     int highest() const;          ///< highest CPU, or -1

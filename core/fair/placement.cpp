@@ -5,6 +5,7 @@
 #include "core/fair/placement.h"
 
 #include "core/fair/fairclass.h"
+#include "core/sched/rq.h"
 #include "core/workload/task.h"
 
 #include <algorithm>
@@ -167,7 +168,7 @@ PlacementResult Placement::selectTaskRq(const Task& p, const WakeContext& ctx)
     if (ctx.flags & WakeFork)
         wakee(p.index).recentUsedCpu = ctx.thisCpu;
     r.cpu = prev;
-    if (p.cpus.count() > 1) {
+    if (p.cpus.moreThanOne()) {
         int cpu = ctx.thisCpu;
         bool wantAffine = false;
         if (ctx.flags & WakeTtwu) {
@@ -294,8 +295,43 @@ int Placement::wakeAffineWeight(
 
 // --- select_idle_sibling() ----------------------------------------------------------------------
 
+bool Placement::cpuIdle(int cpu) const
+{
+    if (m_rqs)
+        return rqIdle(*(*m_rqs)[static_cast<size_t>(cpu)]); // the machine's idle_cpu()
+    return m_ctx.idleCpu(cpu);
+}
+
+bool Placement::schedIdleCpu(int cpu) const
+{
+    if (m_rqs) {
+        // FairSchedClass::schedIdleCpu() of the same run queue.
+        const Rq& rq = *(*m_rqs)[static_cast<size_t>(cpu)];
+        const int idle = rq.cfs->hNrIdle;
+        return idle > 0 && rqNrRunning(rq) == idle;
+    }
+    return m_s.schedIdleCpu(cpu);
+}
+
+namespace {
+
+/// The machine's idle_cpu() || FairSchedClass::schedIdleCpu() of @p rq, its nr_running counted
+/// once.
+inline bool rqIdleOrSchedIdle(const Rq& rq)
+{
+    const int nr = rqNrRunning(rq);
+    if (nr == 0 && !rq.curr)
+        return true;
+    const int idle = rq.cfs->hNrIdle;
+    return idle > 0 && nr == idle;
+}
+
+} // namespace
+
 bool Placement::idleOrSchedIdle(int cpu) const
 {
+    if (m_rqs)
+        return rqIdleOrSchedIdle(*(*m_rqs)[static_cast<size_t>(cpu)]);
     return m_ctx.idleCpu(cpu) || m_s.schedIdleCpu(cpu);
 }
 
@@ -395,22 +431,30 @@ int Placement::selectIdleCpu(const Task& p, bool hasIdleCore, int target, WakePa
     int idleCpu = -1;
     if (!hasIdleCore) {
         // The mask is only read: each CPU is tested against p->cpus_ptr as the walk reaches it,
-        // without building the mask (the scan usually stops long before the LLC's end).
-        for (int k = 0, off = start; k < weight; ++k) {
-            const int c = first + off;
-            if (++off == weight)
-                off = 0;
-            if (!p.cpus.test(c))
-                continue;
-            if (--nr <= 0)
-                return -1;
-            if (idleOrSchedIdle(c)) {
-                idleCpu = c;
-                break;
+        // without building the mask (the scan usually stops long before the LLC's end), and
+        // not at all when the task may run on the whole LLC. The wrap as two ranges: from
+        // target + 1 to the LLC's end, then from its start. -2: nr ran out.
+        const bool allAllowed = p.cpus.containsRange(first, weight);
+        auto scan = [&](int from, int to) {
+            for (int c = from; c < to; ++c) {
+                if (!allAllowed && !p.cpus.test(c))
+                    continue;
+                if (--nr <= 0)
+                    return -2;
+                // idleOrSchedIdle(), its run-queue test inline (the scan's per-CPU step).
+                if (m_rqs ? rqIdleOrSchedIdle(*(*m_rqs)[static_cast<size_t>(c)])
+                          : idleOrSchedIdle(c))
+                    return c;
             }
-        }
+            return -1;
+        };
+        int i = scan(first + start, first + weight);
+        if (i == -1)
+            i = scan(first, first + start);
+        if (i == -2)
+            return -1;
         path = WakePath::IdleCpu;
-        return idleCpu;
+        return i;
     }
     // select_idle_core() takes the CPUs of each busy core it visits out of the mask.
     std::vector<bool>& cpus = m_scanMask;
@@ -440,10 +484,10 @@ int Placement::selectIdleCore(const Task& /*p*/, int core, std::vector<bool>& cp
     const int end = first + topo().coreSize(core);
     bool idle = true;
     for (int c = first; c < end; ++c) {
-        if (!m_ctx.idleCpu(c)) {
+        if (!cpuIdle(c)) {
             idle = false;
             if (idleCpu == -1) {
-                if (m_s.schedIdleCpu(c) && cpus[static_cast<size_t>(c)]) {
+                if (schedIdleCpu(c) && cpus[static_cast<size_t>(c)]) {
                     idleCpu = c;
                     break;
                 }

@@ -23,6 +23,7 @@
 
 namespace schedlab {
 
+struct Rq;
 struct Task;
 class CpuSet;
 
@@ -76,6 +77,12 @@ public:
     /// select_task_rq() of a fair task: select_task_rq_fair() when more than one CPU is allowed,
     /// then the fallback to an allowed CPU (select_fallback_rq()).
     PlacementResult selectTaskRq(const Task& task, const WakeContext& ctx);
+
+    /// @p rqs are the run queues of the context and of the services, whose nrRunning() and
+    /// idleCpu() are rqNrRunning() and rqIdle() of them (the machine's): the idle-CPU tests
+    /// (idle_cpu(), sched_idle_cpu()) read them in place, without two or three virtual calls
+    /// per CPU of a scan. Null: through the context and the services (unit tests).
+    void readRunQueuesInPlace(const std::vector<std::unique_ptr<Rq>>* rqs) { m_rqs = rqs; }
 
     /// A CPU switched to its idle task: rq->idle_stamp (sched_balance_newidle()) and
     /// update_idle_core() (has_idle_cores of the LLC when the whole core is idle).
@@ -132,6 +139,9 @@ private:
         const SchedDomain& sd, const Task& p, int thisCpu, int prevCpu, bool sync, int waker);
     /// cpus_share_cache(): @p b is in the span of @p a's sd_llc.
     bool sharesCache(int a, int b) const;
+    /// idle_cpu() and sched_idle_cpu() (in place over m_rqs when set), and the two together.
+    bool cpuIdle(int cpu) const;
+    bool schedIdleCpu(int cpu) const;
     bool idleOrSchedIdle(int cpu) const;
     /// capacity_of(): arch_scale_cpu_capacity() of the topology (no RT/IRQ pressure modelled).
     int64_t capacity(int cpu) const { return topo().capacityOf(cpu); }
@@ -150,6 +160,9 @@ private:
 
     const MachineContext& m_ctx;
     const PlacementServices& m_s;
+    /// The machine's run queues when the services are the fair class's over them
+    /// (readRunQueuesInPlace()), else null.
+    const std::vector<std::unique_ptr<Rq>>* m_rqs = nullptr;
     std::unique_ptr<SchedDomains> m_ownDomains; ///< built from a topology (unit tests)
     const SchedDomains* m_sd = nullptr;
     int m_hz;

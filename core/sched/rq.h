@@ -66,4 +66,18 @@ struct Rq
     int64_t busyNs = 0;     ///< completed busy time
 };
 
+/// rq->nr_running of @p rq: its tasks of every class, the running one included (the machine's
+/// MachineContext::nrRunning()).
+inline int rqNrRunning(const Rq& rq)
+{
+    return rq.nrRunning + rq.rt.nrQueued + rq.dl.nrRunning();
+}
+
+/// idle_cpu() of @p rq: nothing runs and nothing is queued (the machine's
+/// MachineContext::idleCpu()).
+inline bool rqIdle(const Rq& rq)
+{
+    return !rq.curr && rqNrRunning(rq) == 0;
+}
+
 } // namespace schedlab

@@ -30,13 +30,12 @@ void Machine::initBalancer(const Scenario& scenario)
 
 int Machine::nrRunning(int cpu) const
 {
-    const Rq& rq = *m_rqs[static_cast<size_t>(cpu)];
-    return rq.nrRunning + rq.rt.nrQueued + rq.dl.nrRunning();
+    return rqNrRunning(*m_rqs[static_cast<size_t>(cpu)]);
 }
 
 bool Machine::idleCpu(int cpu) const
 {
-    return !m_rqs[static_cast<size_t>(cpu)]->curr && nrRunning(cpu) == 0;
+    return rqIdle(*m_rqs[static_cast<size_t>(cpu)]);
 }
 
 bool Machine::stopperPreempt(int cpu)

@@ -39,6 +39,8 @@ void Machine::initClasses(const Scenario& scenario)
     m_dlServer->setEarliestDeadline([this](const Rq& rq) { return m_dl->earliestDeadline(rq); });
     m_fairSched = std::make_unique<FairSchedClass>(*m_fair, ctx, m_domains, m_hz);
     m_fairSched->setTraits(&m_traits);
+    // nrRunning() and idleCpu() are rqNrRunning() and rqIdle() of these run queues.
+    m_fairSched->placement().readRunQueuesInPlace(&m_rqs);
     m_classes = {m_dlServer.get(), m_dl.get(), m_rt.get(), m_fairSched.get(), &m_idle};
     m_core = std::make_unique<CoreScheduler>(ctx, m_domains.topology());
     m_bw = std::make_unique<CfsBandwidthControl>(ctx, *m_fair, m_groups, m_choices);

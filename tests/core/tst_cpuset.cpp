@@ -124,6 +124,10 @@ void TestCpuSet::bitOps_data()
     QTest::addRow("word edges") << QList<int>{0, 63, 64, 127, 128} << QByteArray("0,63-64,127-128");
     QTest::addRow("high only") << QList<int>{200} << QByteArray("200");
     QTest::addRow("dense") << QList<int>{2, 3, 4, 5, 6, 7, 8} << QByteArray("2-8");
+    QList<int> wide; // across two word boundaries
+    for (int c = 10; c < 140; ++c)
+        wide.append(c);
+    QTest::addRow("wide") << wide << QByteArray("10-139");
 }
 
 void TestCpuSet::bitOps()
@@ -152,6 +156,16 @@ void TestCpuSet::bitOps()
 
     for (int c = -1; c <= 260; ++c)
         QCOMPARE(set.test(c), cpus.contains(c));
+
+    QCOMPARE(set.moreThanOne(), set.count() > 1);
+    for (int first = 0; first <= 200; first += 5) {
+        for (const int n : {0, 1, 2, 16, 32, 59, 63, 64, 65, 128, 130}) {
+            bool all = true;
+            for (int c = first; c < first + n; ++c)
+                all = all && cpus.contains(c);
+            QCOMPARE(set.containsRange(first, n), all);
+        }
+    }
 }
 
 void TestCpuSet::clearAndEquality()
