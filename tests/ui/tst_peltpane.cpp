@@ -159,6 +159,7 @@ private Q_SLOTS:
     void hogFollowsTheKernelSums();
     void linesEndAtExit();
     void groupEntityFollowsTheKernelSums();
+    void groupSummariesBuiltWhileIndexingAreTheSame();
     void decimationKeepsEveryExcursion();
     void bandLimitFormula();
     void bandFollowsSliceWeightAndRule();
@@ -378,6 +379,57 @@ void TstPeltPane::groupEntityFollowsTheKernelSums()
         ++rows;
     }
     QCOMPARE(rows, checked);
+}
+
+void TstPeltPane::groupSummariesBuiltWhileIndexingAreTheSame()
+{
+    // The weight pane's group entities are summarized in the indexing pass
+    // (SampleIndex::summarizeGroupsWhileIndexing()) instead of when first drawn: the decimated
+    // series must be the very ones the lazily built summaries give, sample for sample, in every
+    // window and at every column count. Two groups on two CPUs, so the shares (and the group
+    // entities' weights) move at every tick; the second index summarizes only the first group
+    // entity in its pass, so both ways are read from it as well.
+    const LoadResult loaded = load(R"({"schedlab": 1, "name": "two groups", "duration": "400ms",
+        "kernel": {"profile": "7.1", "hz": 1000}, "machine": {"cpus": 2},
+        "cgroups": [{"path": "/a", "cpu.weight": 100}, {"path": "/b", "cpu.weight": 300}],
+        "tasks": [{"name": "a", "count": 3, "cgroup": "/a", "program": [{"run": "forever"}]},
+                  {"name": "b", "count": 2, "cgroup": "/b", "program": [{"loop": [
+                      {"run": "3ms"}, {"sleep": "2ms"}]}]}]})");
+    QVERIFY(loaded.ok());
+    const auto sim = runWithPelt(*loaded.scenario);
+    const Recording& rec = sim->recording();
+    SampleIndex lazy;
+    lazy.update(rec);
+    SampleIndex inPass;
+    inPass.summarizeGroupsWhileIndexing(1);
+    inPass.update(rec);
+    std::vector<int32_t> groups;
+    for (int32_t g = 0; g < static_cast<int32_t>(rec.groupPaths.size()); ++g)
+        if (rec.groupPaths[static_cast<size_t>(g)] != "/")
+            for (int32_t cpu = 0; cpu < 2; ++cpu)
+                groups.push_back(EntityRef::group(g, cpu).raw);
+    QVERIFY(groups.size() >= 4);
+    int decimated = 0;
+    for (const int32_t raw : groups) {
+        for (const auto& [from, to] : {std::pair{0, 400}, std::pair{37, 211}, std::pair{300, 400}})
+            for (const int bins : {0, 7, 50, 333}) {
+                const auto a = lazy.groupSeries(rec, raw, Nanoseconds{from * kMs},
+                    Nanoseconds{to * kMs}, bins, SampleIndex::KeepWeight);
+                const auto b = inPass.groupSeries(rec, raw, Nanoseconds{from * kMs},
+                    Nanoseconds{to * kMs}, bins, SampleIndex::KeepWeight);
+                QCOMPARE(b.size(), a.size());
+                for (size_t i = 0; i < a.size(); ++i) {
+                    QCOMPARE(b[i].time, a[i].time);
+                    QCOMPARE(b[i].weight, a[i].weight);
+                    QCOMPARE(b[i].afterGap, a[i].afterGap);
+                }
+                const auto all = lazy.groupSeries(rec, raw, Nanoseconds{from * kMs},
+                    Nanoseconds{to * kMs}, 0, SampleIndex::KeepWeight);
+                if (bins > 0 && a.size() < all.size())
+                    ++decimated;
+            }
+    }
+    QVERIFY(decimated > 0); // the summaries were read, not only every sample
 }
 
 void TstPeltPane::decimationKeepsEveryExcursion()
